@@ -1,0 +1,19 @@
+"""artic: articulated rigid bodies the PhysX way, batched over environments on NVIDIA Warp."""
+
+from .build.articulation import Articulation, Drive, FrictionParams, Joint, Limit, Link
+from .build.shapes import Box, Capsule, Cylinder, Mesh, Plane, Shape, Sphere
+from .build.types import ArticulationFlag, Axis, DriveType, JointType, Motion
+from .build.urdf import load_urdf
+from .cache import ArticulationCache, CacheFlag
+from .errors import ArticError, StateError, TopologyError, UrdfError, ValidationError
+from .math.np_spatial import Transform
+from .scene import Scene
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ArticError", "Articulation", "ArticulationCache", "ArticulationFlag", "Axis", "Box", "CacheFlag", "Capsule",
+    "Cylinder", "Drive", "DriveType", "FrictionParams", "Joint", "JointType", "Limit", "Link", "Mesh", "Motion",
+    "Plane", "Scene", "Shape", "Sphere", "StateError", "TopologyError", "Transform", "UrdfError", "ValidationError",
+    "load_urdf",
+]

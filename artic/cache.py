@@ -1,0 +1,74 @@
+"""`ArticulationCache` and `CacheFlag` (PhysX `PxArticulationCache`, physx-notes 6).
+
+Fields are NumPy arrays with a leading env dimension E; n = dof_count, L = link_count, N = n (fixed base) or n + 6
+(floating base: root linear then angular first). Six-vectors are (linear, angular) / (force, torque) in the world,
+about link COMs. Sizes are exact (PhysX over-allocates n + 6 and reports the used size; artic's arrays are the used
+size). artic adds `root_force`, the floating root's (force, torque) generalized force, so that
+`compute_joint_force` and `compute_joint_acceleration` are exact inverses for floating bases too.
+"""
+
+from __future__ import annotations
+
+from enum import IntFlag
+
+import numpy as np
+
+
+class CacheFlag(IntFlag):
+    """`PxArticulationCacheFlag`, with PhysX's bit values. ALL excludes FORCE, LINK_INCOMING_JOINT_FORCE, the
+    targets and LINK_FORCE/LINK_TORQUE, as in PhysX."""
+
+    VELOCITY = 1 << 0
+    ACCELERATION = 1 << 1
+    POSITION = 1 << 2
+    FORCE = 1 << 3
+    LINK_VELOCITY = 1 << 4
+    LINK_ACCELERATION = 1 << 5
+    ROOT_TRANSFORM = 1 << 6
+    ROOT_VELOCITIES = 1 << 7
+    LINK_INCOMING_JOINT_FORCE = 1 << 10
+    JOINT_TARGET_POSITIONS = 1 << 11
+    JOINT_TARGET_VELOCITIES = 1 << 12
+    LINK_FORCE = 1 << 13
+    LINK_TORQUE = 1 << 14
+    ALL = VELOCITY | ACCELERATION | POSITION | LINK_VELOCITY | LINK_ACCELERATION | ROOT_TRANSFORM | ROOT_VELOCITIES
+
+
+class ArticulationCache:
+    """Host-side snapshot of one articulation over all envs (create it with `Articulation.create_cache`)."""
+
+    def __init__(self, articulation, num_envs: int, link_count: int, dof_count: int, floating: bool):
+        e, n, nl = num_envs, dof_count, link_count
+        ng = n + (6 if floating else 0)
+        rows = 6 * (nl if floating else nl - 1)
+        self.articulation = articulation
+        self.num_envs = num_envs
+        f = np.float32
+        self.joint_position = np.zeros((e, n), f)  # [rad or m]
+        self.joint_velocity = np.zeros((e, n), f)  # [rad/s or m/s]
+        self.joint_acceleration = np.zeros((e, n), f)  # [rad/s^2 or m/s^2]
+        self.joint_force = np.zeros((e, n), f)  # [Nm or N]
+        self.joint_target_positions = np.zeros((e, n), f)
+        self.joint_target_velocities = np.zeros((e, n), f)
+        self.root_transform = np.zeros((e, 7), f)  # (px, py, pz, qx, qy, qz, qw) of the root actor frame
+        self.root_transform[:, 6] = 1.0
+        self.root_linear_velocity = np.zeros((e, 3), f)  # root COM [m/s], world
+        self.root_angular_velocity = np.zeros((e, 3), f)  # [rad/s], world
+        self.root_linear_acceleration = np.zeros((e, 3), f)  # root COM [m/s^2], world
+        self.root_angular_acceleration = np.zeros((e, 3), f)  # [rad/s^2], world
+        self.root_force = np.zeros((e, 6), f)  # floating root (force [N], torque about the root COM [Nm]), world
+        self.link_velocity = np.zeros((e, nl, 6), f)  # (linear at COM, angular), world
+        self.link_acceleration = np.zeros((e, nl, 6), f)  # classical COM acceleration (linear, angular)
+        self.link_incoming_joint_force = np.zeros((e, nl, 6), f)  # (force, torque) in the child joint frame
+        self.link_force = np.zeros((e, nl, 3), f)  # [N] at the COM, world, next step only
+        self.link_torque = np.zeros((e, nl, 3), f)  # [Nm], world, next step only
+        self.external_forces = np.zeros((e, nl, 6), f)  # (force, torque) at each COM, world (inverse dynamics)
+        self.mass_matrix = np.zeros((e, ng, ng), f)
+        self.coriolis_force = np.zeros((e, ng), f)
+        self.gravity_compensation_force = np.zeros((e, ng), f)
+        self.dense_jacobian = np.zeros((e, rows, ng), f)
+        self.centroidal_momentum_matrix = np.zeros((e, 6, ng), f)
+        self.centroidal_momentum_bias = np.zeros((e, 6), f)
+
+    def __repr__(self):
+        return f"ArticulationCache('{self.articulation.name}', envs={self.num_envs})"

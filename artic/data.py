@@ -1,0 +1,62 @@
+"""`ArticulationData`: per-env intermediates and outputs of the dynamics kernels (E envs, L links, n dofs, N gen).
+
+Spatial vectors here are artic's internal form (docs/conventions.md): world axes, about the env's reference point
+O = the root link's actor origin, motion vectors (angular, linear) and force vectors (torque about O, force).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import warp as wp
+
+from .model import ArticulationModel
+
+
+@dataclass
+class ArticulationData:
+    origin: wp.array  # (E,) vec3 [m]: reference point O of the env (root actor origin, world)
+    link_com: wp.array  # (E, L) vec3 [m]: link COM relative to O, world axes
+    link_inertia: wp.array  # (E, L) spatial_matrix: link spatial inertia about O
+    dof_motion: wp.array  # (E, n) spatial_vector: joint motion subspace columns (motion about O)
+    link_v: wp.array  # (E, L) spatial_vector: scratch, link spatial velocities
+    link_a: wp.array  # (E, L) spatial_vector: scratch, link spatial accelerations
+    link_f: wp.array  # (E, L) spatial_vector: scratch, link forces (RNEA) or articulated bias forces (ABA)
+    link_c: wp.array  # (E, L) spatial_vector: scratch, velocity-product accelerations (ABA)
+    link_ia: wp.array  # (E, L) spatial_matrix: scratch, composite (CRBA) or articulated (ABA) inertias
+    link_dinv: wp.array  # (E, L) mat33: scratch, inverse joint-space articulated inertia (ABA), padded to 3x3
+    link_u: wp.array  # (E, L) vec3: scratch, ABA joint-space bias u, padded to 3
+    dof_u: wp.array  # (E, n) spatial_vector: scratch, ABA U = I^A S columns
+    gen_v: wp.array  # (E, N) float32: generalized velocity input
+    gen_a: wp.array  # (E, N) float32: generalized acceleration input/output
+    gen_f: wp.array  # (E, N) float32: generalized force input/output
+    link_fext: wp.array  # (E, L) spatial_vector: external (force, torque) at each COM, world, public order
+    mass_matrix: wp.array  # (E, N, N) float32: M(q), generalized order
+    jacobian: wp.array  # (E, 6R, N) float32: dense Jacobian, R = L (floating) or L-1 (fixed)
+    com: wp.array  # (E,) vec3 [m]: articulation COM, world or root frame
+    centroidal_matrix: wp.array  # (E, 6, N) float32: centroidal momentum matrix A_G (linear rows first)
+    centroidal_bias: wp.array  # (E, 6) float32: A_G-dot q-dot
+    joint_acceleration: wp.array  # (E, n) float32: reported joint accelerations of the last step
+    link_acceleration: wp.array  # (E, L) spatial_vector: reported (linear at COM, angular) accelerations
+    link_incoming_joint_force: wp.array  # (E, L) spatial_vector: reported (force, torque), child joint frame
+
+
+def build_data(m: ArticulationModel, num_envs: int, device) -> ArticulationData:
+    e, n_l, n_d, n_g = num_envs, m.link_count, m.dof_count, m.gen_count
+    rows = 6 * (n_l if m.floating else n_l - 1)
+
+    def z(shape, dtype):
+        return wp.zeros(shape, dtype=dtype, device=device)
+
+    return ArticulationData(
+        origin=z(e, wp.vec3), link_com=z((e, n_l), wp.vec3), link_inertia=z((e, n_l), wp.spatial_matrix),
+        dof_motion=z((e, n_d), wp.spatial_vector), link_v=z((e, n_l), wp.spatial_vector),
+        link_a=z((e, n_l), wp.spatial_vector), link_f=z((e, n_l), wp.spatial_vector),
+        link_c=z((e, n_l), wp.spatial_vector), link_ia=z((e, n_l), wp.spatial_matrix),
+        link_dinv=z((e, n_l), wp.mat33), link_u=z((e, n_l), wp.vec3), dof_u=z((e, n_d), wp.spatial_vector),
+        gen_v=z((e, n_g), wp.float32), gen_a=z((e, n_g), wp.float32), gen_f=z((e, n_g), wp.float32),
+        link_fext=z((e, n_l), wp.spatial_vector), mass_matrix=z((e, n_g, n_g), wp.float32),
+        jacobian=z((e, rows, n_g), wp.float32), com=z(e, wp.vec3), centroidal_matrix=z((e, 6, n_g), wp.float32),
+        centroidal_bias=z((e, 6), wp.float32), joint_acceleration=z((e, n_d), wp.float32),
+        link_acceleration=z((e, n_l), wp.spatial_vector), link_incoming_joint_force=z((e, n_l), wp.spatial_vector),
+    )

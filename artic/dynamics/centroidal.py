@@ -1,0 +1,77 @@
+"""Articulation centre of mass and the centroidal momentum matrix A_G with its bias (Orin, Goswami and Lee, 2013).
+
+With the floating root's generalized velocity (COM linear v_c, angular w), the first six rows of M map q-dot to
+(linear momentum p, angular momentum about the root COM c_0), and the first six entries of C(q, q-dot) q-dot are the
+rate of that momentum when q-double-dot = 0. Moving the angular part to the articulation COM G (L_G = L_c0 +
+(c_0 - G) x p) gives A_G = T M[:6] and bias A_G-dot q-dot = T C[:6], T = [[1, 0], [[c_0 - G]x, 1]]. Rows are linear
+then angular, as PhysX.
+"""
+
+import warp as wp
+
+
+@wp.func
+def _com(link_count: int, link_mass: wp.array(dtype=float), link_com: wp.array2d(dtype=wp.vec3), env: int):
+    total = float(0.0)
+    s = wp.vec3(0.0)
+    for i in range(link_count):
+        total += link_mass[i]
+        s += link_mass[i] * link_com[env, i]
+    return s / wp.max(total, 1.0e-30)
+
+
+@wp.kernel
+def _articulation_com(
+    link_count: int,
+    link_mass: wp.array(dtype=float),
+    link_com: wp.array2d(dtype=wp.vec3),
+    origin: wp.array(dtype=wp.vec3),
+    root_pose: wp.array(dtype=wp.transform),
+    root_frame: int,
+    com: wp.array(dtype=wp.vec3),
+):
+    env = wp.tid()
+    g = _com(link_count, link_mass, link_com, env) + origin[env]
+    if root_frame != 0:
+        g = wp.transform_point(wp.transform_inverse(root_pose[env]), g)
+    com[env] = g
+
+
+@wp.kernel
+def _centroidal_momentum(
+    link_count: int,
+    link_mass: wp.array(dtype=float),
+    link_com: wp.array2d(dtype=wp.vec3),
+    mass_matrix: wp.array3d(dtype=float),
+    coriolis: wp.array2d(dtype=float),
+    matrix: wp.array3d(dtype=float),
+    bias: wp.array2d(dtype=float),
+):
+    env = wp.tid()
+    arm = link_com[env, 0] - _com(link_count, link_mass, link_com, env)
+    for c in range(mass_matrix.shape[2]):
+        p = wp.vec3(mass_matrix[env, 0, c], mass_matrix[env, 1, c], mass_matrix[env, 2, c])
+        l = wp.vec3(mass_matrix[env, 3, c], mass_matrix[env, 4, c], mass_matrix[env, 5, c]) + wp.cross(arm, p)
+        for k in range(3):
+            matrix[env, k, c] = p[k]
+            matrix[env, 3 + k, c] = l[k]
+    p = wp.vec3(coriolis[env, 0], coriolis[env, 1], coriolis[env, 2])
+    l = wp.vec3(coriolis[env, 3], coriolis[env, 4], coriolis[env, 5]) + wp.cross(arm, p)
+    for k in range(3):
+        bias[env, k] = p[k]
+        bias[env, 3 + k] = l[k]
+
+
+def articulation_com(model, state, data, root_frame: bool):
+    """Articulation COM into data.com (world, or the root link's actor frame); needs forward_kinematics first."""
+    wp.launch(_articulation_com, dim=data.com.shape[0], device=data.com.device,
+              inputs=[model.link_count, model.link_mass, data.link_com, data.origin, state.root_pose,
+                      int(root_frame)],
+              outputs=[data.com])
+
+
+def centroidal_momentum(model, data, coriolis, matrix, bias):
+    """A_G and its bias from data.mass_matrix and the Coriolis force `coriolis` (E, N) into `matrix`, `bias`."""
+    wp.launch(_centroidal_momentum, dim=matrix.shape[0], device=matrix.device,
+              inputs=[model.link_count, model.link_mass, data.link_com, data.mass_matrix, coriolis],
+              outputs=[matrix, bias])

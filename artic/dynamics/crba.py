@@ -1,0 +1,80 @@
+"""Composite-rigid-body algorithm: the generalized mass matrix M(q) (Featherstone, ch. 6.2).
+
+Composite inertias are summed leaf to root (all in the same world frame about O, so no transforms). For each dof d
+of link i, F = Ic_i S_d and M[d', d] = S_d'^T F for every dof d' of i and of its ancestors; the floating root's six
+columns (COM linear, angular; physx-notes 6.2) take part like an ancestor joint. Armature is added to the joint
+diagonal; artic's M includes it everywhere (PhysX leaves it out of computeMassMatrix only: docs/conventions.md).
+"""
+
+import warp as wp
+
+from ..math.spatial import root_column
+from ..model import JOINT_FREE_ROOT
+
+
+@wp.kernel
+def _crba(
+    link_count: int,
+    link_parent: wp.array(dtype=int),
+    joint_type: wp.array(dtype=int),
+    joint_dof_start: wp.array(dtype=int),
+    joint_dof_count: wp.array(dtype=int),
+    dof_armature: wp.array(dtype=float),
+    link_com: wp.array2d(dtype=wp.vec3),
+    link_inertia: wp.array2d(dtype=wp.spatial_matrix),
+    dof_motion: wp.array2d(dtype=wp.spatial_vector),
+    link_ic: wp.array2d(dtype=wp.spatial_matrix),
+    mass_matrix: wp.array3d(dtype=float),
+):
+    env = wp.tid()
+    n = mass_matrix.shape[1]
+    floating = joint_type[0] == JOINT_FREE_ROOT
+    off = 0
+    if floating:
+        off = 6
+    for r in range(n):
+        for c in range(n):
+            mass_matrix[env, r, c] = 0.0
+    for i in range(link_count):
+        link_ic[env, i] = link_inertia[env, i]
+    for ii in range(link_count - 1):
+        i = link_count - 1 - ii
+        p = link_parent[i]
+        link_ic[env, p] = link_ic[env, p] + link_ic[env, i]
+    c0 = link_com[env, 0]
+    for i in range(1, link_count):
+        ic = link_ic[env, i]
+        for k in range(joint_dof_count[i]):
+            d = joint_dof_start[i] + k
+            f = ic * dof_motion[env, d]
+            j = i
+            while j > 0:
+                for kk in range(joint_dof_count[j]):
+                    dd = joint_dof_start[j] + kk
+                    val = wp.dot(dof_motion[env, dd], f)
+                    mass_matrix[env, off + dd, off + d] = val
+                    mass_matrix[env, off + d, off + dd] = val
+                j = link_parent[j]
+            if floating:
+                for r in range(6):
+                    val = wp.dot(root_column(c0, r), f)
+                    mass_matrix[env, r, off + d] = val
+                    mass_matrix[env, off + d, r] = val
+            mass_matrix[env, off + d, off + d] = mass_matrix[env, off + d, off + d] + dof_armature[d]
+    if floating:
+        ic0 = link_ic[env, 0]
+        for c in range(6):
+            f = ic0 * root_column(c0, c)
+            for r in range(6):
+                mass_matrix[env, r, c] = wp.dot(root_column(c0, r), f)
+
+
+def crba(model, data):
+    """M(q) into data.mass_matrix; needs forward_kinematics first."""
+    m = model
+    wp.launch(
+        _crba, dim=data.mass_matrix.shape[0], device=data.mass_matrix.device,
+        inputs=[m.link_count, m.link_parent, m.joint_type, m.joint_dof_start, m.joint_dof_count, m.dof_armature,
+                data.link_com, data.link_inertia, data.dof_motion],
+        outputs=[data.link_ia, data.mass_matrix],
+    )

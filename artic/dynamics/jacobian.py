@@ -1,0 +1,67 @@
+"""Dense Jacobian J(q): link COM velocities (linear, angular; world) from generalized velocities.
+
+Rows are links in low-level order (the root skipped when the base is fixed), six per link; columns the generalized
+dofs (physx-notes 6.2). Column d of link i's block is the motion column S_d of an ancestor dof, moved from O to the
+link COM c_i: (s_lin + s_ang x c_i, s_ang).
+"""
+
+import warp as wp
+
+from ..math.spatial import root_column
+from ..model import JOINT_FREE_ROOT
+
+
+@wp.func
+def _put(jac: wp.array3d(dtype=float), env: int, row: int, col: int, s: wp.spatial_vector, c: wp.vec3):
+    w = wp.spatial_top(s)
+    lin = wp.spatial_bottom(s) + wp.cross(w, c)
+    for k in range(3):
+        jac[env, row + k, col] = lin[k]
+        jac[env, row + 3 + k, col] = w[k]
+
+
+@wp.kernel
+def _dense_jacobian(
+    link_count: int,
+    link_parent: wp.array(dtype=int),
+    joint_type: wp.array(dtype=int),
+    joint_dof_start: wp.array(dtype=int),
+    joint_dof_count: wp.array(dtype=int),
+    link_com: wp.array2d(dtype=wp.vec3),
+    dof_motion: wp.array2d(dtype=wp.spatial_vector),
+    jac: wp.array3d(dtype=float),
+):
+    env = wp.tid()
+    floating = joint_type[0] == JOINT_FREE_ROOT
+    off = 0
+    first = 1
+    if floating:
+        off = 6
+        first = 0
+    for r in range(jac.shape[1]):
+        for c in range(jac.shape[2]):
+            jac[env, r, c] = 0.0
+    c0 = link_com[env, 0]
+    for i in range(first, link_count):
+        row = 6 * (i - first)
+        ci = link_com[env, i]
+        j = i
+        while j > 0:
+            for k in range(joint_dof_count[j]):
+                d = joint_dof_start[j] + k
+                _put(jac, env, row, off + d, dof_motion[env, d], ci)
+            j = link_parent[j]
+        if floating:
+            for k in range(6):
+                _put(jac, env, row, k, root_column(c0, k), ci)
+
+
+def dense_jacobian(model, data):
+    """J(q) into data.jacobian; needs forward_kinematics first."""
+    m = model
+    wp.launch(
+        _dense_jacobian, dim=data.jacobian.shape[0], device=data.jacobian.device,
+        inputs=[m.link_count, m.link_parent, m.joint_type, m.joint_dof_start, m.joint_dof_count,
+                data.link_com, data.dof_motion],
+        outputs=[data.jacobian],
+    )

@@ -1,0 +1,164 @@
+"""Float64 NumPy rigid-body math for host-side building and for tests.
+
+Quaternions are (x, y, z, w) as in Warp and PhysX; a `Transform` is (p, q) and maps child coordinates to parent
+coordinates: x_parent = q * x_child + p. Rotation vectors follow PhysX's `PxExp` (axis times angle).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+def quat_mul(a, b):
+    """Hamilton product a*b of (x, y, z, w) quaternions."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return np.array(
+        [
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz,
+        ]
+    )
+
+
+def quat_conj(q):
+    return np.array([-q[0], -q[1], -q[2], q[3]])
+
+
+def quat_rotate(q, v):
+    """Rotate vector v by unit quaternion q."""
+    u = np.asarray(q[:3], dtype=float)
+    w = q[3]
+    v = np.asarray(v, dtype=float)
+    return v + 2.0 * np.cross(u, np.cross(u, v) + w * v)
+
+
+def quat_to_matrix(q):
+    x, y, z, w = q
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
+def quat_from_matrix(m):
+    """Unit quaternion of a proper rotation matrix (Shepperd's method, stable for every angle)."""
+    m = np.asarray(m, dtype=float)
+    tr = np.trace(m)
+    if tr > 0:
+        s = 2.0 * np.sqrt(tr + 1.0)
+        q = [(m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s, 0.25 * s]
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
+        q = [0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s, (m[2, 1] - m[1, 2]) / s]
+    elif m[1, 1] > m[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2])
+        q = [(m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s, (m[0, 2] - m[2, 0]) / s]
+    else:
+        s = 2.0 * np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
+        q = [(m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s, (m[1, 0] - m[0, 1]) / s]
+    q = np.array(q)
+    return q / np.linalg.norm(q)
+
+
+def quat_from_axis_angle(axis, angle):
+    axis = np.asarray(axis, dtype=float)
+    axis = axis / np.linalg.norm(axis)
+    s = np.sin(0.5 * angle)
+    return np.array([axis[0] * s, axis[1] * s, axis[2] * s, np.cos(0.5 * angle)])
+
+
+def quat_exp(rotvec):
+    """Quaternion of a rotation vector (PhysX `PxExp`)."""
+    rotvec = np.asarray(rotvec, dtype=float)
+    angle = np.linalg.norm(rotvec)
+    if angle < 1e-12:
+        return np.array([0.5 * rotvec[0], 0.5 * rotvec[1], 0.5 * rotvec[2], 1.0]) / np.sqrt(1 + 0.25 * angle**2)
+    return quat_from_axis_angle(rotvec / angle, angle)
+
+
+def quat_from_rpy(roll, pitch, yaw):
+    """URDF's fixed-axis roll-pitch-yaw: R = Rz(yaw) Ry(pitch) Rx(roll)."""
+    qx = quat_from_axis_angle((1, 0, 0), roll)
+    qy = quat_from_axis_angle((0, 1, 0), pitch)
+    qz = quat_from_axis_angle((0, 0, 1), yaw)
+    return quat_mul(qz, quat_mul(qy, qx))
+
+
+def quat_between(a, b):
+    """The shortest rotation taking unit vector a onto unit vector b."""
+    a = np.asarray(a, dtype=float) / np.linalg.norm(a)
+    b = np.asarray(b, dtype=float) / np.linalg.norm(b)
+    d = float(np.dot(a, b))
+    if d < -1.0 + 1e-12:
+        # opposite vectors: rotate by pi about any axis orthogonal to a
+        ortho = np.cross(a, (1.0, 0.0, 0.0))
+        if np.linalg.norm(ortho) < 1e-6:
+            ortho = np.cross(a, (0.0, 1.0, 0.0))
+        return quat_from_axis_angle(ortho, np.pi)
+    c = np.cross(a, b)
+    q = np.array([c[0], c[1], c[2], 1.0 + d])
+    return q / np.linalg.norm(q)
+
+
+def skew(v):
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+@dataclass
+class Transform:
+    """A rigid transform (p, q): position and (x, y, z, w) unit quaternion, like `PxTransform`."""
+
+    p: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    q: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 0.0, 1.0]))
+
+    def __post_init__(self):
+        self.p = np.array(self.p, dtype=float).reshape(3)
+        self.q = np.array(self.q, dtype=float).reshape(4)
+
+    def __mul__(self, other: "Transform") -> "Transform":
+        return Transform(self.p + quat_rotate(self.q, other.p), quat_mul(self.q, other.q))
+
+    def inverse(self) -> "Transform":
+        qi = quat_conj(self.q)
+        return Transform(-quat_rotate(qi, self.p), qi)
+
+    def transform_point(self, v) -> np.ndarray:
+        return self.p + quat_rotate(self.q, v)
+
+    def rotate(self, v) -> np.ndarray:
+        return quat_rotate(self.q, v)
+
+    def as_array(self) -> np.ndarray:
+        """(px, py, pz, qx, qy, qz, qw), Warp's transform layout."""
+        return np.concatenate([self.p, self.q])
+
+    def is_finite(self) -> bool:
+        return bool(np.all(np.isfinite(self.p)) and np.all(np.isfinite(self.q)))
+
+    @staticmethod
+    def from_array(a) -> "Transform":
+        a = np.asarray(a, dtype=float)
+        return Transform(a[:3], a[3:7])
+
+    def copy(self) -> "Transform":
+        return Transform(self.p.copy(), self.q.copy())
+
+
+def spatial_inertia(mass, com, inertia_com):
+    """6x6 spatial inertia about the origin, in (angular, linear) order, of a body with COM `com` and rotational
+    inertia `inertia_com` about the COM (all in the same frame). Featherstone (2008), eq. 2.63."""
+    c = skew(com)
+    out = np.zeros((6, 6))
+    out[:3, :3] = inertia_com + mass * c @ c.T
+    out[:3, 3:] = mass * c
+    out[3:, :3] = mass * c.T
+    out[3:, 3:] = mass * np.eye(3)
+    return out

@@ -1,0 +1,105 @@
+"""Spatial algebra as Warp functions (Featherstone, "Rigid Body Dynamics Algorithms", ch. 2).
+
+artic's internal spatial vectors use world axes about a per-env reference point O: a motion vector is
+(angular, linear velocity of the body point at O), a force vector is (torque about O, force). With every quantity in
+one frame, the tree algorithms need no coordinate transforms between links.
+"""
+
+import warp as wp
+
+
+@wp.func
+def mcross(v: wp.spatial_vector, m: wp.spatial_vector):
+    """Motion cross product v x m."""
+    w = wp.spatial_top(v)
+    vo = wp.spatial_bottom(v)
+    mw = wp.spatial_top(m)
+    mv = wp.spatial_bottom(m)
+    return wp.spatial_vector(wp.cross(w, mw), wp.cross(w, mv) + wp.cross(vo, mw))
+
+
+@wp.func
+def fcross(v: wp.spatial_vector, f: wp.spatial_vector):
+    """Force cross product v x* f."""
+    w = wp.spatial_top(v)
+    vo = wp.spatial_bottom(v)
+    t = wp.spatial_top(f)
+    ff = wp.spatial_bottom(f)
+    return wp.spatial_vector(wp.cross(w, t) + wp.cross(vo, ff), wp.cross(w, ff))
+
+
+@wp.func
+def spatial_inertia(mass: float, c: wp.vec3, inertia_com: wp.mat33):
+    """Spatial inertia about O of a body with COM c (relative to O) and rotational inertia about the COM."""
+    cx = wp.skew(c)
+    a = inertia_com + mass * cx * wp.transpose(cx)
+    b = mass * cx
+    bt = wp.transpose(b)
+    return wp.spatial_matrix(
+        a[0, 0], a[0, 1], a[0, 2], b[0, 0], b[0, 1], b[0, 2],
+        a[1, 0], a[1, 1], a[1, 2], b[1, 0], b[1, 1], b[1, 2],
+        a[2, 0], a[2, 1], a[2, 2], b[2, 0], b[2, 1], b[2, 2],
+        bt[0, 0], bt[0, 1], bt[0, 2], mass, 0.0, 0.0,
+        bt[1, 0], bt[1, 1], bt[1, 2], 0.0, mass, 0.0,
+        bt[2, 0], bt[2, 1], bt[2, 2], 0.0, 0.0, mass,
+    )
+
+
+@wp.func
+def unit(k: int):
+    v = wp.vec3(0.0)
+    v[k] = 1.0
+    return v
+
+
+@wp.func
+def root_motion(c: wp.vec3, lin: wp.vec3, ang: wp.vec3):
+    """Spatial motion about O of a floating root with COM velocity `lin` and angular velocity `ang` (c = COM - O)."""
+    return wp.spatial_vector(ang, lin + wp.cross(c, ang))
+
+
+@wp.func
+def root_column(c: wp.vec3, k: int):
+    """Column k of the floating root's motion subspace: k < 3 COM linear velocity, k >= 3 angular velocity."""
+    if k < 3:
+        return wp.spatial_vector(wp.vec3(0.0), unit(k))
+    e = unit(k - 3)
+    return wp.spatial_vector(e, wp.cross(c, e))
+
+
+@wp.func
+def com_force_to_o(c: wp.vec3, f: wp.spatial_vector):
+    """A public (force, torque at the COM c) pair as an internal force about O."""
+    force = wp.spatial_top(f)
+    return wp.spatial_vector(wp.spatial_bottom(f) + wp.cross(c, force), force)
+
+
+@wp.func
+def cholesky_solve6(a: wp.spatial_matrix, b: wp.spatial_vector):
+    """Solve a x = b for symmetric positive-definite 6x6 a (floating-root articulated inertia)."""
+    l = wp.spatial_matrix()
+    for j in range(6):
+        s = a[j, j]
+        for k in range(j):
+            s -= l[j, k] * l[j, k]
+        d = wp.sqrt(wp.max(s, 1.0e-30))
+        l[j, j] = d
+        for i in range(j + 1, 6):
+            t = a[i, j]
+            for k in range(j):
+                t -= l[i, k] * l[j, k]
+            l[i, j] = t / d
+    y = wp.spatial_vector()
+    for i in range(6):
+        t = b[i]
+        for k in range(i):
+            t -= l[i, k] * y[k]
+        y[i] = t / l[i, i]
+    x = wp.spatial_vector()
+    for ii in range(6):
+        i = 5 - ii
+        t = y[i]
+        for k in range(i + 1, 6):
+            t -= l[k, i] * x[k]
+        x[i] = t / l[i, i]
+    return x

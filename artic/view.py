@@ -1,0 +1,280 @@
+"""`ArticulationView`: one articulation's device blocks in a scene, its cache I/O and its inverse dynamics.
+
+The PhysX calls on `Articulation` (apply_cache, compute_mass_matrix, ...) land here. Positions come from the
+articulation's state (set them with apply_cache), velocity-dependent functions read velocities from the cache, as
+the PhysX guide prescribes ("Inverse Dynamics"). Each function is a fixed sequence of kernel launches over all envs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import warp as wp
+
+from .build.articulation import Articulation
+from .build.types import JointType
+from .cache import ArticulationCache, CacheFlag
+from .control import build_control, write_description_targets
+from .data import build_data
+from .dynamics.aba import aba
+from .dynamics.centroidal import articulation_com, centroidal_momentum
+from .dynamics.crba import crba
+from .dynamics.jacobian import dense_jacobian
+from .dynamics.kinematics import forward_kinematics
+from .dynamics.rnea import rnea
+from .errors import StateError, ValidationError
+from .model import build_model, refresh_model
+from .state import build_state, write_description_state
+
+_ZERO_G = (0.0, 0.0, 0.0)
+
+
+class ArticulationView:
+    def __init__(self, art: Articulation, num_envs: int, gravity, device):
+        self.art = art
+        self.num_envs = num_envs
+        self.gravity = tuple(float(g) for g in gravity)
+        self.device = device
+        self.model = build_model(art, device)
+        self.state = build_state(art, num_envs, device)
+        self.control = build_control(art, num_envs, device)
+        self.data = build_data(self.model, num_envs, device)
+        self._revolute_dofs, self._spherical_dofs = self._position_ranges()
+        self._kinematics_valid = False
+        self.update_kinematics()
+
+    def _position_ranges(self):
+        topo = self.art._topology()
+        rev, sph = [], []
+        for i, link in enumerate(topo.links):
+            j = link.inbound_joint
+            if j is None:
+                continue
+            dofs = range(topo.dof_start[i], topo.dof_start[i] + len(topo.dof_axes[i]))
+            if j.get_joint_type() == JointType.REVOLUTE:
+                rev.extend(dofs)
+            elif j.get_joint_type() == JointType.SPHERICAL:
+                sph.extend(dofs)
+        return np.array(rev, int), np.array(sph, int)
+
+    # -- description changes --------------------------------------------------------------------------------------
+    def on_description_changed(self, what: str):
+        if what == "model":
+            refresh_model(self.model, self.art)
+        elif what == "state":
+            write_description_state(self.state, self.art)
+        elif what == "control":
+            write_description_targets(self.control, self.art)
+        self._kinematics_valid = False
+
+    def update_kinematics(self):
+        forward_kinematics(self.model, self.state, self.data)
+        self._kinematics_valid = True
+
+    def ensure_kinematics(self):
+        if not self._kinematics_valid:
+            self.update_kinematics()
+
+    # -- cache ----------------------------------------------------------------------------------------------------
+    def create_cache(self) -> ArticulationCache:
+        return ArticulationCache(self.art, self.num_envs, self.model.link_count, self.model.dof_count,
+                                 self.model.floating)
+
+    def _check_cache(self, cache):
+        if not isinstance(cache, ArticulationCache) or cache.articulation is not self.art:
+            raise ValidationError(f"articulation '{self.art.name}': the cache was not created by this articulation; "
+                                  "use art.create_cache()")
+
+    def _input(self, cache, name: str, shape) -> np.ndarray:
+        """A cache field checked for shape and finiteness before it reaches the device."""
+        a = np.asarray(getattr(cache, name))
+        if a.shape != shape:
+            raise ValidationError(f"articulation '{self.art.name}': cache.{name} has shape {a.shape}, "
+                                  f"expected {shape}; do not replace cache arrays with arrays of another shape")
+        if not np.all(np.isfinite(a)):
+            bad = np.argwhere(~np.isfinite(a))[0]
+            raise ValidationError(f"articulation '{self.art.name}': cache.{name} has a non-finite value at index "
+                                  f"{tuple(int(i) for i in bad)}")
+        return np.ascontiguousarray(a, dtype=np.float32)
+
+    def copy_internal_state_to_cache(self, cache, flags):
+        self._check_cache(cache)
+        flags = CacheFlag(flags)
+        s, c, d = self.state, self.control, self.data
+        if flags & (CacheFlag.LINK_VELOCITY | CacheFlag.ROOT_VELOCITIES):
+            self.ensure_kinematics()
+        if flags & CacheFlag.POSITION:
+            cache.joint_position[:] = s.joint_q.numpy()
+        if flags & CacheFlag.VELOCITY:
+            cache.joint_velocity[:] = s.joint_qd.numpy()
+        if flags & CacheFlag.ACCELERATION:
+            cache.joint_acceleration[:] = d.joint_acceleration.numpy()
+        if flags & CacheFlag.FORCE:
+            cache.joint_force[:] = c.joint_force.numpy()
+        if flags & CacheFlag.JOINT_TARGET_POSITIONS:
+            cache.joint_target_positions[:] = c.joint_target_position.numpy()
+        if flags & CacheFlag.JOINT_TARGET_VELOCITIES:
+            cache.joint_target_velocities[:] = c.joint_target_velocity.numpy()
+        if flags & CacheFlag.ROOT_TRANSFORM:
+            cache.root_transform[:] = s.root_pose.numpy()
+        if flags & CacheFlag.ROOT_VELOCITIES:
+            cache.root_linear_velocity[:] = s.root_lin_vel.numpy()
+            cache.root_angular_velocity[:] = s.root_ang_vel.numpy()
+            acc = d.link_acceleration.numpy()[:, 0]
+            cache.root_linear_acceleration[:] = acc[:, :3]
+            cache.root_angular_acceleration[:] = acc[:, 3:]
+        if flags & CacheFlag.LINK_VELOCITY:
+            cache.link_velocity[:] = s.link_velocity.numpy()
+        if flags & CacheFlag.LINK_ACCELERATION:
+            cache.link_acceleration[:] = d.link_acceleration.numpy()
+        if flags & CacheFlag.LINK_INCOMING_JOINT_FORCE:
+            cache.link_incoming_joint_force[:] = d.link_incoming_joint_force.numpy()
+        if flags & CacheFlag.LINK_FORCE:
+            cache.link_force[:] = c.link_force.numpy()
+        if flags & CacheFlag.LINK_TORQUE:
+            cache.link_torque[:] = c.link_torque.numpy()
+
+    def apply_cache(self, cache, flags):
+        self._check_cache(cache)
+        flags = CacheFlag(flags)
+        e, n, nl = self.num_envs, self.model.dof_count, self.model.link_count
+        s, c = self.state, self.control
+        name = self.art.name
+        if flags & CacheFlag.POSITION:
+            q = self._input(cache, "joint_position", (e, n))
+            if self._revolute_dofs.size and np.abs(q[:, self._revolute_dofs]).max() > 2 * np.pi + 1e-6:
+                raise ValidationError(f"articulation '{name}': REVOLUTE joint positions must lie in [-2pi, 2pi]; "
+                                      "use REVOLUTE_UNWRAPPED for unbounded angles")
+            if self._spherical_dofs.size and np.abs(q[:, self._spherical_dofs]).max() > np.pi + 1e-6:
+                raise ValidationError(f"articulation '{name}': SPHERICAL joint positions must lie in [-pi, pi]")
+            s.joint_q.assign(q)
+        if flags & CacheFlag.VELOCITY:
+            s.joint_qd.assign(self._input(cache, "joint_velocity", (e, n)))
+        if flags & CacheFlag.ROOT_TRANSFORM:
+            x = self._input(cache, "root_transform", (e, 7)).copy()
+            norms = np.linalg.norm(x[:, 3:], axis=1)
+            if np.any(np.abs(norms - 1.0) > 1e-3):
+                raise ValidationError(f"articulation '{name}': cache.root_transform quaternions (x, y, z, w) must "
+                                      f"be unit length; got norms {norms[np.abs(norms - 1) > 1e-3][:3]}")
+            x[:, 3:] /= norms[:, None]
+            s.root_pose.assign(x)
+        if flags & CacheFlag.ROOT_VELOCITIES:
+            s.root_lin_vel.assign(self._input(cache, "root_linear_velocity", (e, 3)))
+            s.root_ang_vel.assign(self._input(cache, "root_angular_velocity", (e, 3)))
+        if flags & CacheFlag.FORCE:
+            c.joint_force.assign(self._input(cache, "joint_force", (e, n)))
+        if flags & CacheFlag.JOINT_TARGET_POSITIONS:
+            c.joint_target_position.assign(self._input(cache, "joint_target_positions", (e, n)))
+        if flags & CacheFlag.JOINT_TARGET_VELOCITIES:
+            c.joint_target_velocity.assign(self._input(cache, "joint_target_velocities", (e, n)))
+        if flags & CacheFlag.LINK_FORCE:
+            c.link_force.assign(self._input(cache, "link_force", (e, nl, 3)))
+        if flags & CacheFlag.LINK_TORQUE:
+            c.link_torque.assign(self._input(cache, "link_torque", (e, nl, 3)))
+        if flags & (CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES):
+            self.update_kinematics()
+
+    # -- inverse dynamics -----------------------------------------------------------------------------------------
+    def _gen(self, cache, joint_field: str, root_fields) -> np.ndarray:
+        """A generalized (E, N) vector from cache fields: the floating root's six entries, then the joints."""
+        e, n = self.num_envs, self.model.dof_count
+        joints = self._input(cache, joint_field, (e, n))
+        if not self.model.floating:
+            return joints
+        parts = [self._input(cache, f, (e, k)) for f, k in root_fields]
+        return np.concatenate(parts + [joints], axis=1)
+
+    def _velocities(self, cache):
+        return self._gen(cache, "joint_velocity", [("root_linear_velocity", 3), ("root_angular_velocity", 3)])
+
+    def _split(self, gen: np.ndarray, joint_out: np.ndarray, root_out: np.ndarray | None):
+        off = self.model.gen_offset
+        joint_out[:] = gen[:, off:]
+        if off and root_out is not None:
+            root_out[:] = gen[:, :off]
+
+    def common_init(self):
+        self.update_kinematics()
+
+    def compute_mass_matrix(self, cache):
+        self._check_cache(cache)
+        self.ensure_kinematics()
+        crba(self.model, self.data)
+        cache.mass_matrix[:] = self.data.mass_matrix.numpy()
+
+    def compute_gravity_compensation(self, cache):
+        self._check_cache(cache)
+        self.ensure_kinematics()
+        self.data.gen_v.zero_()
+        self.data.gen_a.zero_()
+        rnea(self.model, self.data, self.gravity, use_fext=False)
+        cache.gravity_compensation_force[:] = self.data.gen_f.numpy()
+
+    def _coriolis(self, cache):
+        self.data.gen_v.assign(self._velocities(cache))
+        self.data.gen_a.zero_()
+        rnea(self.model, self.data, _ZERO_G, use_fext=False)
+
+    def compute_coriolis_compensation(self, cache):
+        self._check_cache(cache)
+        self.ensure_kinematics()
+        self._coriolis(cache)
+        cache.coriolis_force[:] = self.data.gen_f.numpy()
+
+    def compute_generalized_external_force(self, cache):
+        self._check_cache(cache)
+        self.ensure_kinematics()
+        d = self.data
+        d.link_fext.assign(self._input(cache, "external_forces", (self.num_envs, self.model.link_count, 6)))
+        d.gen_v.zero_()
+        d.gen_a.zero_()
+        rnea(self.model, d, _ZERO_G, use_fext=True)
+        self._split(d.gen_f.numpy(), cache.joint_force, cache.root_force)
+
+    def compute_joint_acceleration(self, cache):
+        self._check_cache(cache)
+        self.ensure_kinematics()
+        d = self.data
+        d.gen_v.assign(self._velocities(cache))
+        forces = self._gen(cache, "joint_force", [("root_force", 6)])
+        d.gen_f.assign(forces)
+        aba(self.model, d, self.gravity, use_fext=False)
+        gen = d.gen_a.numpy()
+        self._split(gen, cache.joint_acceleration, None)
+        if self.model.floating:
+            cache.root_linear_acceleration[:] = gen[:, :3]
+            cache.root_angular_acceleration[:] = gen[:, 3:6]
+
+    def compute_joint_force(self, cache):
+        self._check_cache(cache)
+        self.ensure_kinematics()
+        d = self.data
+        d.gen_v.assign(self._velocities(cache))
+        d.gen_a.assign(self._gen(cache, "joint_acceleration", [("root_linear_acceleration", 3),
+                                                                ("root_angular_acceleration", 3)]))
+        rnea(self.model, d, _ZERO_G, use_fext=False)
+        self._split(d.gen_f.numpy(), cache.joint_force, cache.root_force)
+
+    def compute_dense_jacobian(self, cache) -> tuple[int, int]:
+        self._check_cache(cache)
+        self.ensure_kinematics()
+        dense_jacobian(self.model, self.data)
+        cache.dense_jacobian[:] = self.data.jacobian.numpy()
+        return cache.dense_jacobian.shape[1], cache.dense_jacobian.shape[2]
+
+    def compute_centroidal_momentum_matrix(self, cache):
+        self._check_cache(cache)
+        if not self.model.floating:
+            raise StateError(f"articulation '{self.art.name}': the centroidal momentum matrix is defined for "
+                             "floating-base articulations only (clear FIX_BASE)")
+        self.ensure_kinematics()
+        crba(self.model, self.data)
+        self._coriolis(cache)
+        centroidal_momentum(self.model, self.data, self.data.gen_f, self.data.centroidal_matrix,
+                            self.data.centroidal_bias)
+        cache.centroidal_momentum_matrix[:] = self.data.centroidal_matrix.numpy()
+        cache.centroidal_momentum_bias[:] = self.data.centroidal_bias.numpy()
+
+    def compute_articulation_com(self, root_frame: bool) -> np.ndarray:
+        self.ensure_kinematics()
+        articulation_com(self.model, self.state, self.data, root_frame)
+        return self.data.com.numpy().astype(np.float64)
