@@ -17,13 +17,16 @@ from .model import ArticulationModel
 class ArticulationData:
     origin: wp.array  # (E,) vec3 [m]: reference point O of the env (root actor origin, world)
     link_com: wp.array  # (E, L) vec3 [m]: link COM relative to O, world axes
-    link_inertia: wp.array  # (E, L) spatial_matrix: link spatial inertia about O
+    link_inertia: wp.array  # (E, L) mat33 [kg m^2]: link rotational inertia about O, world axes
     dof_motion: wp.array  # (E, n) spatial_vector: joint motion subspace columns (motion about O)
     link_v: wp.array  # (E, L) spatial_vector: scratch, link spatial velocities
     link_a: wp.array  # (E, L) spatial_vector: scratch, link spatial accelerations
     link_f: wp.array  # (E, L) spatial_vector: scratch, link forces (RNEA) or articulated bias forces (ABA)
     link_c: wp.array  # (E, L) spatial_vector: scratch, velocity-product accelerations (ABA)
-    link_ia: wp.array  # (E, L) spatial_matrix: scratch, composite (CRBA) or articulated (ABA) inertias
+    link_ia: wp.array  # (E, L) spatial_matrix: scratch, articulated inertias (ABA)
+    comp_mass: wp.array  # (E, L) float32: scratch, composite mass (CRBA)
+    comp_h: wp.array  # (E, L) vec3: scratch, composite first moment sum m c (CRBA)
+    comp_j: wp.array  # (E, L) mat33: scratch, composite rotational inertia about O (CRBA)
     link_dinv: wp.array  # (E, L) mat33: scratch, inverse joint-space articulated inertia (ABA), padded to 3x3
     link_u: wp.array  # (E, L) vec3: scratch, ABA joint-space bias u, padded to 3
     dof_u: wp.array  # (E, n) spatial_vector: scratch, ABA U = I^A S columns
@@ -49,7 +52,8 @@ def build_data(m: ArticulationModel, num_envs: int, device) -> ArticulationData:
         return wp.zeros(shape, dtype=dtype, device=device)
 
     return ArticulationData(
-        origin=z(e, wp.vec3), link_com=z((e, n_l), wp.vec3), link_inertia=z((e, n_l), wp.spatial_matrix),
+        origin=z(e, wp.vec3), link_com=z((e, n_l), wp.vec3), link_inertia=z((e, n_l), wp.mat33),
+        comp_mass=z((e, n_l), wp.float32), comp_h=z((e, n_l), wp.vec3), comp_j=z((e, n_l), wp.mat33),
         dof_motion=z((e, n_d), wp.spatial_vector), link_v=z((e, n_l), wp.spatial_vector),
         link_a=z((e, n_l), wp.spatial_vector), link_f=z((e, n_l), wp.spatial_vector),
         link_c=z((e, n_l), wp.spatial_vector), link_ia=z((e, n_l), wp.spatial_matrix),

@@ -14,7 +14,6 @@ import warp as wp
 
 from .build.articulation import Articulation
 from .build.types import ArticulationFlag, JointType
-from .math.np_spatial import quat_to_matrix
 
 # joint type codes seen by kernels; the root link's code says whether the base is fixed or floating
 JOINT_FIX = int(JointType.FIX)
@@ -36,11 +35,13 @@ class ArticulationModel:
     joint_type: wp.array = None  # (L,) int32: JointType of the inbound joint; JOINT_FIX/JOINT_FREE_ROOT at the root
     joint_parent_pose: wp.array = None  # (L,) transform: joint frame in the parent's actor frame
     joint_child_pose: wp.array = None  # (L,) transform: joint frame in the child's actor frame
+    joint_child_pose_inv: wp.array = None  # (L,) transform: its inverse (kept to save the inversion per step)
     joint_dof_start: wp.array = None  # (L,) int32: first dof of the inbound joint
     joint_dof_count: wp.array = None  # (L,) int32: unlocked axes of the inbound joint (0..3)
     link_mass: wp.array = None  # (L,) float32 [kg]
     link_com: wp.array = None  # (L,) vec3 [m]: COM in the link's actor frame
-    link_inertia: wp.array = None  # (L,) mat33 [kg m^2]: inertia about the COM, actor-frame axes
+    link_principal_inertia: wp.array = None  # (L,) vec3 [kg m^2]: principal moments about the COM
+    link_com_rot: wp.array = None  # (L,) quat: principal axes in the link's actor frame
     dof_axis: wp.array = None  # (n,) int32: PhysX Axis of each dof (0..2 rotations, 3..5 translations)
     dof_armature: wp.array = None  # (n,) float32 [kg m^2 or kg]: added to the dof's mass-matrix diagonal
     flags: int = 0  # ArticulationFlag bits
@@ -68,11 +69,13 @@ def model_arrays(art: Articulation) -> dict:
         "joint_type": np.zeros(n_links, np.int32),
         "joint_parent_pose": np.tile(np.array([0, 0, 0, 0, 0, 0, 1.0], np.float32), (n_links, 1)),
         "joint_child_pose": np.tile(np.array([0, 0, 0, 0, 0, 0, 1.0], np.float32), (n_links, 1)),
+        "joint_child_pose_inv": np.tile(np.array([0, 0, 0, 0, 0, 0, 1.0], np.float32), (n_links, 1)),
         "joint_dof_start": np.array(topo.dof_start, np.int32),
         "joint_dof_count": np.array([len(a) for a in topo.dof_axes], np.int32),
         "link_mass": np.zeros(n_links, np.float32),
         "link_com": np.zeros((n_links, 3), np.float32),
-        "link_inertia": np.zeros((n_links, 3, 3), np.float32),
+        "link_principal_inertia": np.zeros((n_links, 3), np.float32),
+        "link_com_rot": np.zeros((n_links, 4), np.float32),
         "dof_axis": np.array([int(a) for axes in topo.dof_axes for a in axes], np.int32),
         "dof_armature": np.zeros(art.dof_count, np.float32),
     }
@@ -80,9 +83,9 @@ def model_arrays(art: Articulation) -> dict:
     for i, link in enumerate(links):
         h["link_mass"][i] = link.mass
         cm = link.cmass_local_pose
-        r = quat_to_matrix(cm.q)
         h["link_com"][i] = cm.p
-        h["link_inertia"][i] = r @ np.diag(link.inertia) @ r.T
+        h["link_com_rot"][i] = cm.q
+        h["link_principal_inertia"][i] = link.inertia
         j = link.inbound_joint
         if j is None:
             continue
@@ -90,6 +93,7 @@ def model_arrays(art: Articulation) -> dict:
         h["joint_type"][i] = int(j.get_joint_type())
         h["joint_parent_pose"][i] = j.parent_pose.as_array()
         h["joint_child_pose"][i] = j.child_pose.as_array()
+        h["joint_child_pose_inv"][i] = j.child_pose.inverse().as_array()
         for k, a in enumerate(topo.dof_axes[i]):
             h["dof_armature"][topo.dof_start[i] + k] = j.get_armature(a)
     return h
@@ -97,8 +101,9 @@ def model_arrays(art: Articulation) -> dict:
 
 _DTYPES = {
     "link_parent": wp.int32, "joint_type": wp.int32, "joint_parent_pose": wp.transform, "joint_child_pose": wp.transform,
+    "joint_child_pose_inv": wp.transform,
     "joint_dof_start": wp.int32, "joint_dof_count": wp.int32, "link_mass": wp.float32, "link_com": wp.vec3,
-    "link_inertia": wp.mat33, "dof_axis": wp.int32, "dof_armature": wp.float32,
+    "link_principal_inertia": wp.vec3, "link_com_rot": wp.quat, "dof_axis": wp.int32, "dof_armature": wp.float32,
 }
 
 

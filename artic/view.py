@@ -19,7 +19,7 @@ from .dynamics.aba import aba
 from .dynamics.centroidal import articulation_com, centroidal_momentum
 from .dynamics.crba import crba
 from .dynamics.jacobian import dense_jacobian
-from .dynamics.kinematics import forward_kinematics
+from .dynamics.kinematics import forward_kinematics, link_velocities
 from .dynamics.rnea import rnea
 from .errors import StateError, ValidationError
 from .model import build_model, refresh_model
@@ -39,8 +39,8 @@ class ArticulationView:
         self.control = build_control(art, num_envs, device)
         self.data = build_data(self.model, num_envs, device)
         self._revolute_dofs, self._spherical_dofs = self._position_ranges()
-        self._kinematics_valid = False
-        self.update_kinematics()
+        self._positions_valid = False  # link poses and Data's shared per-env quantities follow the state
+        self._velocities_valid = False  # link velocities follow the state
 
     def _position_ranges(self):
         topo = self.art._topology()
@@ -64,15 +64,22 @@ class ArticulationView:
             write_description_state(self.state, self.art)
         elif what == "control":
             write_description_targets(self.control, self.art)
-        self._kinematics_valid = False
+        self._positions_valid = self._velocities_valid = False
 
     def update_kinematics(self):
         forward_kinematics(self.model, self.state, self.data)
-        self._kinematics_valid = True
+        self._positions_valid = True
+        self._velocities_valid = False
 
     def ensure_kinematics(self):
-        if not self._kinematics_valid:
+        if not self._positions_valid:
             self.update_kinematics()
+
+    def ensure_velocities(self):
+        self.ensure_kinematics()
+        if not self._velocities_valid:
+            link_velocities(self.model, self.state, self.data)
+            self._velocities_valid = True
 
     # -- cache ----------------------------------------------------------------------------------------------------
     def create_cache(self) -> ArticulationCache:
@@ -100,8 +107,8 @@ class ArticulationView:
         self._check_cache(cache)
         flags = CacheFlag(flags)
         s, c, d = self.state, self.control, self.data
-        if flags & (CacheFlag.LINK_VELOCITY | CacheFlag.ROOT_VELOCITIES):
-            self.ensure_kinematics()
+        if flags & CacheFlag.LINK_VELOCITY:
+            self.ensure_velocities()
         if flags & CacheFlag.POSITION:
             cache.joint_position[:] = s.joint_q.numpy()
         if flags & CacheFlag.VELOCITY:
@@ -170,8 +177,10 @@ class ArticulationView:
             c.link_force.assign(self._input(cache, "link_force", (e, nl, 3)))
         if flags & CacheFlag.LINK_TORQUE:
             c.link_torque.assign(self._input(cache, "link_torque", (e, nl, 3)))
-        if flags & (CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES):
-            self.update_kinematics()
+        if flags & (CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM):
+            self.update_kinematics()  # link poses now; link velocities when next asked for
+        if flags & (CacheFlag.VELOCITY | CacheFlag.ROOT_VELOCITIES):
+            self._velocities_valid = False
 
     # -- inverse dynamics -----------------------------------------------------------------------------------------
     def _gen(self, cache, joint_field: str, root_fields) -> np.ndarray:

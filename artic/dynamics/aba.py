@@ -8,8 +8,10 @@ its 6x6 system by Cholesky in the root's generalized coordinates (COM linear, an
 
 import warp as wp
 
-from ..math.spatial import cholesky_solve6, com_force_to_o, fcross, mcross, root_column, root_motion
+from ..math.spatial import cholesky_solve6, com_force_to_o, fcross, inertia_matrix, mcross, root_column, root_motion
 from ..model import JOINT_FREE_ROOT
+
+wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
 
 @wp.kernel
@@ -20,8 +22,9 @@ def _aba(
     joint_dof_start: wp.array(dtype=int),
     joint_dof_count: wp.array(dtype=int),
     dof_armature: wp.array(dtype=float),
+    link_mass: wp.array(dtype=float),
     link_com: wp.array2d(dtype=wp.vec3),
-    link_inertia: wp.array2d(dtype=wp.spatial_matrix),
+    link_inertia: wp.array2d(dtype=wp.mat33),
     dof_motion: wp.array2d(dtype=wp.spatial_vector),
     gen_v: wp.array2d(dtype=float),
     gen_f: wp.array2d(dtype=float),
@@ -63,7 +66,7 @@ def _aba(
             c = mcross(v, vj)
         link_v[env, i] = v
         link_c[env, i] = c
-        inertia = link_inertia[env, i]
+        inertia = inertia_matrix(link_mass[i], link_mass[i] * link_com[env, i], link_inertia[env, i])
         link_ia[env, i] = inertia
         pa = fcross(v, inertia * v) - inertia * g
         if use_fext != 0:
@@ -138,7 +141,7 @@ def aba(model, data, gravity, use_fext: bool):
     wp.launch(
         _aba, dim=data.gen_a.shape[0], device=data.gen_a.device,
         inputs=[m.link_count, m.link_parent, m.joint_type, m.joint_dof_start, m.joint_dof_count, m.dof_armature,
-                data.link_com, data.link_inertia, data.dof_motion, data.gen_v, data.gen_f, data.link_fext,
+                m.link_mass, data.link_com, data.link_inertia, data.dof_motion, data.gen_v, data.gen_f, data.link_fext,
                 wp.vec3(*gravity), int(use_fext)],
         outputs=[data.link_v, data.link_c, data.link_ia, data.link_f, data.dof_u, data.link_dinv, data.link_u,
                  data.link_a, data.gen_a],

@@ -9,6 +9,8 @@ then angular, as PhysX.
 
 import warp as wp
 
+wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
+
 
 @wp.func
 def _com(link_count: int, link_mass: wp.array(dtype=float), link_com: wp.array2d(dtype=wp.vec3), env: int):

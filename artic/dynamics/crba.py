@@ -8,8 +8,10 @@ diagonal; artic's M includes it everywhere (PhysX leaves it out of computeMassMa
 
 import warp as wp
 
-from ..math.spatial import root_column
+from ..math.spatial import inertia_mul, root_column
 from ..model import JOINT_FREE_ROOT
+
+wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
 
 @wp.kernel
@@ -20,10 +22,13 @@ def _crba(
     joint_dof_start: wp.array(dtype=int),
     joint_dof_count: wp.array(dtype=int),
     dof_armature: wp.array(dtype=float),
+    link_mass: wp.array(dtype=float),
     link_com: wp.array2d(dtype=wp.vec3),
-    link_inertia: wp.array2d(dtype=wp.spatial_matrix),
+    link_inertia: wp.array2d(dtype=wp.mat33),
     dof_motion: wp.array2d(dtype=wp.spatial_vector),
-    link_ic: wp.array2d(dtype=wp.spatial_matrix),
+    comp_mass: wp.array2d(dtype=float),
+    comp_h: wp.array2d(dtype=wp.vec3),
+    comp_j: wp.array2d(dtype=wp.mat33),
     mass_matrix: wp.array3d(dtype=float),
 ):
     env = wp.tid()
@@ -36,17 +41,23 @@ def _crba(
         for c in range(n):
             mass_matrix[env, r, c] = 0.0
     for i in range(link_count):
-        link_ic[env, i] = link_inertia[env, i]
+        comp_mass[env, i] = link_mass[i]
+        comp_h[env, i] = link_mass[i] * link_com[env, i]
+        comp_j[env, i] = link_inertia[env, i]
     for ii in range(link_count - 1):
         i = link_count - 1 - ii
         p = link_parent[i]
-        link_ic[env, p] = link_ic[env, p] + link_ic[env, i]
+        comp_mass[env, p] = comp_mass[env, p] + comp_mass[env, i]
+        comp_h[env, p] = comp_h[env, p] + comp_h[env, i]
+        comp_j[env, p] = comp_j[env, p] + comp_j[env, i]
     c0 = link_com[env, 0]
     for i in range(1, link_count):
-        ic = link_ic[env, i]
+        cm = comp_mass[env, i]
+        ch = comp_h[env, i]
+        cj = comp_j[env, i]
         for k in range(joint_dof_count[i]):
             d = joint_dof_start[i] + k
-            f = ic * dof_motion[env, d]
+            f = inertia_mul(cm, ch, cj, dof_motion[env, d])
             j = i
             while j > 0:
                 for kk in range(joint_dof_count[j]):
@@ -62,9 +73,8 @@ def _crba(
                     mass_matrix[env, off + d, r] = val
             mass_matrix[env, off + d, off + d] = mass_matrix[env, off + d, off + d] + dof_armature[d]
     if floating:
-        ic0 = link_ic[env, 0]
         for c in range(6):
-            f = ic0 * root_column(c0, c)
+            f = inertia_mul(comp_mass[env, 0], comp_h[env, 0], comp_j[env, 0], root_column(c0, c))
             for r in range(6):
                 mass_matrix[env, r, c] = wp.dot(root_column(c0, r), f)
 
@@ -75,6 +85,6 @@ def crba(model, data):
     wp.launch(
         _crba, dim=data.mass_matrix.shape[0], device=data.mass_matrix.device,
         inputs=[m.link_count, m.link_parent, m.joint_type, m.joint_dof_start, m.joint_dof_count, m.dof_armature,
-                data.link_com, data.link_inertia, data.dof_motion],
-        outputs=[data.link_ia, data.mass_matrix],
+                m.link_mass, data.link_com, data.link_inertia, data.dof_motion],
+        outputs=[data.comp_mass, data.comp_h, data.comp_j, data.mass_matrix],
     )

@@ -10,6 +10,8 @@ import warp as wp
 from ..math.spatial import root_column
 from ..model import JOINT_FREE_ROOT
 
+wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
+
 
 @wp.func
 def _put(jac: wp.array3d(dtype=float), env: int, row: int, col: int, s: wp.spatial_vector, c: wp.vec3):

@@ -8,8 +8,10 @@ dof (0, u), with u the child joint frame's axis in the world and a its origin (F
 
 import warp as wp
 
-from ..math.spatial import root_motion, spatial_inertia, unit
+from ..math.spatial import root_motion, unit
 from ..model import JOINT_FREE_ROOT, JOINT_PRISMATIC, JOINT_SPHERICAL
+
+wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
 
 @wp.func
@@ -31,85 +33,129 @@ def joint_transform(jtype: int, q: wp.array2d(dtype=float), env: int, dof0: int,
     return wp.transform(wp.vec3(0.0), wp.quat_from_axis_angle(unit(dof_axis[dof0]), q[env, dof0]))
 
 
+@wp.func
+def world_inertia_about_o(q: wp.quat, d: wp.vec3, mass: float, c: wp.vec3):
+    """R diag(d) R^T + m (|c|^2 1 - c c^T), R the world axes of the principal frame, written out entry by entry
+    (symmetric: six distinct entries); Warp's generic outer/matmul expressions cost twice as much on the CPU."""
+    r = wp.quat_to_matrix(q)
+    a0 = r[0, 0] * d[0]
+    a1 = r[0, 1] * d[1]
+    a2 = r[0, 2] * d[2]
+    b0 = r[1, 0] * d[0]
+    b1 = r[1, 1] * d[1]
+    b2 = r[1, 2] * d[2]
+    cc = wp.dot(c, c)
+    xx = a0 * r[0, 0] + a1 * r[0, 1] + a2 * r[0, 2] + mass * (cc - c[0] * c[0])
+    xy = a0 * r[1, 0] + a1 * r[1, 1] + a2 * r[1, 2] - mass * c[0] * c[1]
+    xz = a0 * r[2, 0] + a1 * r[2, 1] + a2 * r[2, 2] - mass * c[0] * c[2]
+    yy = b0 * r[1, 0] + b1 * r[1, 1] + b2 * r[1, 2] + mass * (cc - c[1] * c[1])
+    yz = b0 * r[2, 0] + b1 * r[2, 1] + b2 * r[2, 2] - mass * c[1] * c[2]
+    zz = (r[2, 0] * d[0] * r[2, 0] + r[2, 1] * d[1] * r[2, 1] + r[2, 2] * d[2] * r[2, 2]
+          + mass * (cc - c[2] * c[2]))
+    return wp.mat33(xx, xy, xz, xy, yy, yz, xz, yz, zz)
+
+
 @wp.kernel
 def _forward_kinematics(
     link_count: int,
     link_parent: wp.array(dtype=int),
     joint_type: wp.array(dtype=int),
     joint_parent_pose: wp.array(dtype=wp.transform),
-    joint_child_pose: wp.array(dtype=wp.transform),
+    joint_child_pose_inv: wp.array(dtype=wp.transform),
     joint_dof_start: wp.array(dtype=int),
     joint_dof_count: wp.array(dtype=int),
     link_mass: wp.array(dtype=float),
     link_com_local: wp.array(dtype=wp.vec3),
-    link_inertia_local: wp.array(dtype=wp.mat33),
+    link_principal_inertia: wp.array(dtype=wp.vec3),
+    link_com_rot: wp.array(dtype=wp.quat),
     dof_axis: wp.array(dtype=int),
     joint_q: wp.array2d(dtype=float),
-    joint_qd: wp.array2d(dtype=float),
     root_pose: wp.array(dtype=wp.transform),
-    root_lin_vel: wp.array(dtype=wp.vec3),
-    root_ang_vel: wp.array(dtype=wp.vec3),
     # outputs
     link_pose: wp.array2d(dtype=wp.transform),
-    link_velocity: wp.array2d(dtype=wp.spatial_vector),
     origin: wp.array(dtype=wp.vec3),
     link_com: wp.array2d(dtype=wp.vec3),
-    link_inertia: wp.array2d(dtype=wp.spatial_matrix),
+    link_inertia: wp.array2d(dtype=wp.mat33),
     dof_motion: wp.array2d(dtype=wp.spatial_vector),
-    link_v: wp.array2d(dtype=wp.spatial_vector),
 ):
     env = wp.tid()
     x0 = root_pose[env]
     o = wp.transform_get_translation(x0)
     origin[env] = o
     for i in range(link_count):
-        if i == 0:
-            x = x0
-        else:
-            p = link_parent[i]
-            d0 = joint_dof_start[i]
-            nd = joint_dof_count[i]
-            jx = joint_transform(joint_type[i], joint_q, env, d0, nd, dof_axis)
-            cp = joint_child_pose[i]
-            x = link_pose[env, p] * joint_parent_pose[i] * jx * wp.transform_inverse(cp)
+        xj = x0  # the child joint frame (unused for the root)
+        x = x0
+        if i > 0:
+            jx = joint_transform(joint_type[i], joint_q, env, joint_dof_start[i], joint_dof_count[i], dof_axis)
+            xj = link_pose[env, link_parent[i]] * joint_parent_pose[i] * jx
+            x = xj * joint_child_pose_inv[i]
         link_pose[env, i] = x
-        rot = wp.quat_to_matrix(wp.transform_get_rotation(x))
         c = wp.transform_point(x, link_com_local[i]) - o
         link_com[env, i] = c
-        link_inertia[env, i] = spatial_inertia(link_mass[i], c, rot * link_inertia_local[i] * wp.transpose(rot))
-        if i == 0:
-            v = wp.spatial_vector()
-            if joint_type[0] == JOINT_FREE_ROOT:
-                v = root_motion(c, root_lin_vel[env], root_ang_vel[env])
-        else:
-            xj = x * joint_child_pose[i]
+        link_inertia[env, i] = world_inertia_about_o(
+            wp.transform_get_rotation(x) * link_com_rot[i], link_principal_inertia[i], link_mass[i], c)
+        if i > 0:
             a = wp.transform_get_translation(xj) - o
-            v = link_v[env, link_parent[i]]
             for k in range(joint_dof_count[i]):
                 d = joint_dof_start[i] + k
                 ax = dof_axis[d]
-                s = wp.spatial_vector()
                 if ax < 3:
                     u = wp.transform_vector(xj, unit(ax))
-                    s = wp.spatial_vector(u, wp.cross(a, u))
+                    dof_motion[env, d] = wp.spatial_vector(u, wp.cross(a, u))
                 else:
-                    s = wp.spatial_vector(wp.vec3(0.0), wp.transform_vector(xj, unit(ax - 3)))
-                dof_motion[env, d] = s
-                v += s * joint_qd[env, d]
+                    dof_motion[env, d] = wp.spatial_vector(wp.vec3(0.0), wp.transform_vector(xj, unit(ax - 3)))
+
+
+@wp.kernel
+def _link_velocities(
+    link_count: int,
+    link_parent: wp.array(dtype=int),
+    joint_type: wp.array(dtype=int),
+    joint_dof_start: wp.array(dtype=int),
+    joint_dof_count: wp.array(dtype=int),
+    link_com: wp.array2d(dtype=wp.vec3),
+    dof_motion: wp.array2d(dtype=wp.spatial_vector),
+    joint_qd: wp.array2d(dtype=float),
+    root_lin_vel: wp.array(dtype=wp.vec3),
+    root_ang_vel: wp.array(dtype=wp.vec3),
+    link_v: wp.array2d(dtype=wp.spatial_vector),
+    link_velocity: wp.array2d(dtype=wp.spatial_vector),
+):
+    env = wp.tid()
+    for i in range(link_count):
+        v = wp.spatial_vector()
+        if i == 0:
+            if joint_type[0] == JOINT_FREE_ROOT:
+                v = root_motion(link_com[env, 0], root_lin_vel[env], root_ang_vel[env])
+        else:
+            v = link_v[env, link_parent[i]]
+            for k in range(joint_dof_count[i]):
+                d = joint_dof_start[i] + k
+                v += dof_motion[env, d] * joint_qd[env, d]
         link_v[env, i] = v
         w = wp.spatial_top(v)
-        link_velocity[env, i] = wp.spatial_vector(wp.spatial_bottom(v) + wp.cross(w, c), w)
+        link_velocity[env, i] = wp.spatial_vector(wp.spatial_bottom(v) + wp.cross(w, link_com[env, i]), w)
 
 
 def forward_kinematics(model, state, data):
-    """Update link poses/velocities (State) and the shared per-env quantities (Data) from q, qd and the root."""
+    """Link poses (State) and the shared per-env quantities (Data: O, COMs, inertias, motion columns) from q and
+    the root pose."""
     m = model
     wp.launch(
         _forward_kinematics, dim=state.joint_q.shape[0], device=state.joint_q.device,
-        inputs=[m.link_count, m.link_parent, m.joint_type, m.joint_parent_pose, m.joint_child_pose,
-                m.joint_dof_start, m.joint_dof_count, m.link_mass, m.link_com, m.link_inertia, m.dof_axis,
-                state.joint_q, state.joint_qd, state.root_pose, state.root_lin_vel, state.root_ang_vel],
-        outputs=[state.link_pose, state.link_velocity, data.origin, data.link_com, data.link_inertia,
-                 data.dof_motion, data.link_v],
+        inputs=[m.link_count, m.link_parent, m.joint_type, m.joint_parent_pose, m.joint_child_pose_inv,
+                m.joint_dof_start, m.joint_dof_count, m.link_mass, m.link_com, m.link_principal_inertia,
+                m.link_com_rot, m.dof_axis, state.joint_q, state.root_pose],
+        outputs=[state.link_pose, data.origin, data.link_com, data.link_inertia, data.dof_motion],
     )
 
+
+def link_velocities(model, state, data):
+    """Link COM velocities (State) from joint and root velocities; needs forward_kinematics first."""
+    m = model
+    wp.launch(
+        _link_velocities, dim=state.joint_qd.shape[0], device=state.joint_qd.device,
+        inputs=[m.link_count, m.link_parent, m.joint_type, m.joint_dof_start, m.joint_dof_count, data.link_com,
+                data.dof_motion, state.joint_qd, state.root_lin_vel, state.root_ang_vel],
+        outputs=[data.link_v, state.link_velocity],
+    )

@@ -7,8 +7,10 @@ to the root's spatial acceleration. Root generalized forces are (force, torque a
 
 import warp as wp
 
-from ..math.spatial import com_force_to_o, fcross, mcross, root_motion
+from ..math.spatial import com_force_to_o, fcross, inertia_mul, mcross, root_motion
 from ..model import JOINT_FREE_ROOT
+
+wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
 
 @wp.kernel
@@ -19,8 +21,9 @@ def _rnea(
     joint_dof_start: wp.array(dtype=int),
     joint_dof_count: wp.array(dtype=int),
     dof_armature: wp.array(dtype=float),
+    link_mass: wp.array(dtype=float),
     link_com: wp.array2d(dtype=wp.vec3),
-    link_inertia: wp.array2d(dtype=wp.spatial_matrix),
+    link_inertia: wp.array2d(dtype=wp.mat33),
     dof_motion: wp.array2d(dtype=wp.spatial_vector),
     gen_v: wp.array2d(dtype=float),
     gen_a: wp.array2d(dtype=float),
@@ -61,8 +64,10 @@ def _rnea(
             a = link_a[env, p] + aj + mcross(v, vj)
         link_v[env, i] = v
         link_a[env, i] = a
-        inertia = link_inertia[env, i]
-        f = inertia * a + fcross(v, inertia * v)
+        mass = link_mass[i]
+        h = mass * link_com[env, i]
+        j = link_inertia[env, i]
+        f = inertia_mul(mass, h, j, a) + fcross(v, inertia_mul(mass, h, j, v))
         if use_fext != 0:
             f -= com_force_to_o(link_com[env, i], link_fext[env, i])
         link_f[env, i] = f
@@ -89,7 +94,7 @@ def rnea(model, data, gravity, use_fext: bool):
     wp.launch(
         _rnea, dim=data.gen_f.shape[0], device=data.gen_f.device,
         inputs=[m.link_count, m.link_parent, m.joint_type, m.joint_dof_start, m.joint_dof_count, m.dof_armature,
-                data.link_com, data.link_inertia, data.dof_motion, data.gen_v, data.gen_a, data.link_fext,
+                m.link_mass, data.link_com, data.link_inertia, data.dof_motion, data.gen_v, data.gen_a, data.link_fext,
                 wp.vec3(*gravity), int(use_fext)],
         outputs=[data.link_v, data.link_a, data.link_f, data.gen_f],
     )

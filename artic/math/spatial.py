@@ -29,19 +29,25 @@ def fcross(v: wp.spatial_vector, f: wp.spatial_vector):
 
 
 @wp.func
-def spatial_inertia(mass: float, c: wp.vec3, inertia_com: wp.mat33):
-    """Spatial inertia about O of a body with COM c (relative to O) and rotational inertia about the COM."""
-    cx = wp.skew(c)
-    a = inertia_com + mass * cx * wp.transpose(cx)
-    b = mass * cx
-    bt = wp.transpose(b)
+def inertia_mul(mass: float, h: wp.vec3, j: wp.mat33, v: wp.spatial_vector):
+    """I v for a rigid-body spatial inertia in compact form: mass, first moment h = m c and 3x3 inertia j about
+    O. Featherstone eq. 2.63 without forming the 6x6 matrix: (j w + h x v_O, m v_O - h x w)."""
+    w = wp.spatial_top(v)
+    lin = wp.spatial_bottom(v)
+    return wp.spatial_vector(j * w + wp.cross(h, lin), mass * lin - wp.cross(h, w))
+
+
+@wp.func
+def inertia_matrix(mass: float, h: wp.vec3, j: wp.mat33):
+    """The 6x6 spatial inertia [[j, [h]x], [[h]x^T, m 1]] of a compact rigid-body inertia (for ABA's I^A)."""
+    b = wp.skew(h)
     return wp.spatial_matrix(
-        a[0, 0], a[0, 1], a[0, 2], b[0, 0], b[0, 1], b[0, 2],
-        a[1, 0], a[1, 1], a[1, 2], b[1, 0], b[1, 1], b[1, 2],
-        a[2, 0], a[2, 1], a[2, 2], b[2, 0], b[2, 1], b[2, 2],
-        bt[0, 0], bt[0, 1], bt[0, 2], mass, 0.0, 0.0,
-        bt[1, 0], bt[1, 1], bt[1, 2], 0.0, mass, 0.0,
-        bt[2, 0], bt[2, 1], bt[2, 2], 0.0, 0.0, mass,
+        j[0, 0], j[0, 1], j[0, 2], b[0, 0], b[0, 1], b[0, 2],
+        j[1, 0], j[1, 1], j[1, 2], b[1, 0], b[1, 1], b[1, 2],
+        j[2, 0], j[2, 1], j[2, 2], b[2, 0], b[2, 1], b[2, 2],
+        b[0, 0], b[1, 0], b[2, 0], mass, 0.0, 0.0,
+        b[0, 1], b[1, 1], b[2, 1], 0.0, mass, 0.0,
+        b[0, 2], b[1, 2], b[2, 2], 0.0, 0.0, mass,
     )
 
 

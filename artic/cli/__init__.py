@@ -1,0 +1,1 @@
+"""The `artic` command line."""
