@@ -1,0 +1,1 @@
+"""Host-side descriptions: articulations, links, joints, shapes, and the URDF importer."""

@@ -1,0 +1,719 @@
+"""Host-side articulation description: `Articulation`, `Link`, `Joint`, `Drive`, `Limit`.
+
+PhysX's reduced-coordinate articulation API (specs/physx-articulations-guide.txt, "Creating an Articulation",
+"Articulation Joints", "Cache Indexing") in snake_case, with PhysX's defaults (reference/physx-notes.md 7.2). Every
+setter validates its input and raises an `ArticError` naming the object. Nothing here touches a device: a `Scene`
+turns descriptions into Model/State arrays, and an articulation in a scene forwards its inverse-dynamics calls to it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import StateError, TopologyError, ValidationError
+from ..math.np_spatial import Transform, quat_from_matrix
+from .shapes import Shape, mass_properties
+from .types import ANGULAR_AXES, AXIS_NAMES, LINEAR_AXES, ArticulationFlag, Axis, DriveType, JointType, Motion
+
+_MAX_F32 = float(np.finfo(np.float32).max)
+
+
+def _finite(owner: str, what: str, value) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{owner}: {what} must be a number, got {value!r}") from None
+    if not np.isfinite(value):
+        raise ValidationError(f"{owner}: {what} must be finite, got {value}")
+    return value
+
+
+def _nonneg(owner: str, what: str, value) -> float:
+    value = _finite(owner, what, value) if value != _MAX_F32 else value
+    if value < 0.0:
+        raise ValidationError(f"{owner}: {what} must be >= 0, got {value}")
+    return value
+
+
+def _as_transform(owner: str, what: str, pose) -> Transform:
+    if pose is None:
+        return Transform()
+    if not isinstance(pose, Transform):
+        try:
+            p, q = pose
+            pose = Transform(p, q)
+        except (TypeError, ValueError):
+            raise ValidationError(f"{owner}: {what} must be a Transform or a (p, q) pair, got {pose!r}") from None
+    if not pose.is_finite():
+        raise ValidationError(f"{owner}: {what} is not finite: {pose}")
+    n = np.linalg.norm(pose.q)
+    if abs(n - 1.0) > 1e-3:
+        raise ValidationError(f"{owner}: {what} quaternion {pose.q} is not unit length (norm {n:.6g}); normalize it")
+    return Transform(pose.p, pose.q / n)
+
+
+def _axis(owner: str, axis) -> Axis:
+    try:
+        return Axis(axis)
+    except ValueError:
+        raise ValidationError(f"{owner}: unknown axis {axis!r}; use artic.Axis (TWIST..Z)") from None
+
+
+@dataclass
+class Limit:
+    """`PxArticulationLimit`: position range [low, high] of one axis (rad or m)."""
+
+    low: float = 0.0
+    high: float = 0.0
+
+
+@dataclass
+class Drive:
+    """`PxArticulationDrive`: implicit PD gains, force (or impulse) limit and drive type of one axis."""
+
+    stiffness: float = 0.0
+    damping: float = 0.0
+    max_force: float = 0.0
+    drive_type: DriveType = DriveType.NONE
+
+
+@dataclass
+class FrictionParams:
+    """`PxJointFrictionParams` (PhysX 5.6 model): static and dynamic friction efforts [N or Nm] and a viscous
+    coefficient [N s/m or Nm s/rad]. All zero (the default) leaves the axis to the coefficient model."""
+
+    static_friction_effort: float = 0.0
+    dynamic_friction_effort: float = 0.0
+    viscous_friction_coefficient: float = 0.0
+
+
+class Link:
+    """`PxArticulationLink`: a rigid body of an articulation, created by `Articulation.create_link`."""
+
+    def __init__(self, articulation: "Articulation", parent: "Link | None", pose: Transform, name: str):
+        self.articulation = articulation
+        self.parent = parent
+        self.name = name
+        self.children: list[Link] = []
+        self.initial_pose = pose
+        self.shapes: list[Shape] = []
+        self._mass = 1.0
+        self._inertia = np.ones(3)
+        self._cmass_local_pose = Transform()
+        self._linear_damping = 0.05
+        self._angular_damping = 0.05
+        self._max_linear_velocity = 100.0
+        self._max_angular_velocity = 50.0
+        self._cfm_scale = 0.025
+        self.inbound_joint: Joint | None = Joint(self, parent, name) if parent is not None else None
+
+    def __repr__(self):
+        return f"Link('{self.name}')"
+
+    def _owner(self) -> str:
+        return f"link '{self.name}'"
+
+    def _changed(self):
+        self.articulation._changed("model")
+
+    # -- mass properties ------------------------------------------------------------------------------------------
+    @property
+    def mass(self) -> float:
+        """Mass [kg] (PhysX default 1)."""
+        return self._mass
+
+    @mass.setter
+    def mass(self, value):
+        self._mass = _nonneg(self._owner(), "mass", value)
+        self._changed()
+
+    @property
+    def inertia(self) -> np.ndarray:
+        """Principal moments of inertia about the COM [kg m^2], along the axes of `cmass_local_pose` (default 1)."""
+        return self._inertia.copy()
+
+    @inertia.setter
+    def inertia(self, value):
+        v = np.asarray(value, dtype=float)
+        if v.shape != (3,):
+            raise ValidationError(f"{self._owner()}: inertia must be 3 principal moments, got shape {v.shape}")
+        for k in range(3):
+            _nonneg(self._owner(), "principal inertia", v[k])
+        self._inertia = v.copy()
+        self._changed()
+
+    @property
+    def cmass_local_pose(self) -> Transform:
+        """COM position and principal-axes orientation in the link's actor frame."""
+        return self._cmass_local_pose.copy()
+
+    @cmass_local_pose.setter
+    def cmass_local_pose(self, pose):
+        self._cmass_local_pose = _as_transform(self._owner(), "cmass_local_pose", pose)
+        self._changed()
+
+    def set_mass_and_inertia_tensor(self, mass: float, com, inertia_tensor):
+        """Set mass, COM (actor frame) and a full 3x3 inertia tensor about the COM (actor axes); the tensor is
+        diagonalized into principal moments and the orientation of `cmass_local_pose`."""
+        owner = self._owner()
+        tensor = np.asarray(inertia_tensor, dtype=float)
+        if tensor.shape != (3, 3) or not np.all(np.isfinite(tensor)):
+            raise ValidationError(f"{owner}: inertia tensor must be a finite 3x3 matrix, got {tensor!r}")
+        if not np.allclose(tensor, tensor.T, atol=1e-9 * max(1.0, np.abs(tensor).max())):
+            raise ValidationError(f"{owner}: inertia tensor is not symmetric")
+        moments, axes = np.linalg.eigh(0.5 * (tensor + tensor.T))
+        scale = max(1e-12, np.abs(moments).max())
+        if moments.min() < -1e-6 * scale:
+            raise ValidationError(f"{owner}: inertia tensor is not positive semi-definite (moments {moments})")
+        if np.linalg.det(axes) < 0:
+            axes[:, 2] = -axes[:, 2]
+        self.mass = mass
+        self._inertia = np.maximum(moments, 0.0)
+        self._cmass_local_pose = _as_transform(owner, "COM", (com, quat_from_matrix(axes)))
+        self._changed()
+
+    def attach_shape(self, shape: Shape) -> Shape:
+        """Attach a collision shape (used for mass properties now and for contacts later)."""
+        if not isinstance(shape, Shape):
+            raise ValidationError(f"{self._owner()}: attach_shape takes an artic shape, got {type(shape).__name__}")
+        self.shapes.append(shape)
+        return shape
+
+    def update_mass_and_inertia(self, density: float):
+        """`PxRigidBodyExt::updateMassAndInertia`: mass, COM and inertia from the attached shapes at `density`."""
+        mass, com, tensor = mass_properties(self.shapes, density, self._owner())
+        self.set_mass_and_inertia_tensor(mass, com, tensor)
+
+    # -- rigid-body parameters ------------------------------------------------------------------------------------
+    def _scalar(name, doc):  # noqa: N805  (a small property factory used only in this class body)
+        attr = "_" + name
+
+        def get(self):
+            return getattr(self, attr)
+
+        def set_(self, value):
+            setattr(self, attr, _nonneg(self._owner(), name, value))
+            self._changed()
+
+        return property(get, set_, doc=doc)
+
+    linear_damping = _scalar("linear_damping", "Linear damping coefficient [1/s] (default 0.05).")
+    angular_damping = _scalar("angular_damping", "Angular damping coefficient [1/s] (default 0.05).")
+    max_linear_velocity = _scalar("max_linear_velocity", "Max linear COM speed [m/s] (default 100).")
+    max_angular_velocity = _scalar("max_angular_velocity", "Max angular speed [rad/s] (default 50).")
+    cfm_scale = _scalar("cfm_scale", "Per-link constraint softening of limits and friction (default 0.025).")
+    del _scalar
+
+    # -- indexing -------------------------------------------------------------------------------------------------
+    @property
+    def link_index(self) -> int:
+        """PhysX low-level index: breadth-first from the root (0), children in creation order."""
+        return self.articulation._topology().link_index[self]
+
+    @property
+    def inbound_joint_dof(self) -> int:
+        """Number of unlocked axes of the inbound joint (0 for the root)."""
+        return 0 if self.inbound_joint is None else len(self.inbound_joint.dof_axes())
+
+
+class Joint:
+    """`PxArticulationJointReducedCoordinate`: the inbound joint of a non-root link."""
+
+    def __init__(self, child: Link, parent: Link, name: str):
+        self.child_link = child
+        self.parent_link = parent
+        self.name = name
+        self._parent_pose = Transform()
+        self._child_pose = Transform()
+        self._type = JointType.UNDEFINED
+        self._motion = [Motion.LOCKED] * 6
+        self._limit = [Limit() for _ in range(6)]
+        self._drive = [Drive() for _ in range(6)]
+        self._friction_params = [FrictionParams() for _ in range(6)]
+        self._drive_target = np.zeros(6)
+        self._drive_velocity = np.zeros(6)
+        self._armature = np.zeros(6)
+        self._max_joint_velocity = np.full(6, 100.0)
+        self._position = np.zeros(6)
+        self._velocity = np.zeros(6)
+        self._friction_coefficient = 0.05
+
+    def __repr__(self):
+        return f"Joint('{self.name}', {self._type.name})"
+
+    def _owner(self) -> str:
+        return f"joint '{self.name}'"
+
+    @property
+    def articulation(self) -> "Articulation":
+        return self.child_link.articulation
+
+    def _changed(self, what="model"):
+        self.articulation._changed(what)
+
+    # -- frames and type ------------------------------------------------------------------------------------------
+    @property
+    def parent_pose(self) -> Transform:
+        """Joint frame in the parent link's actor frame."""
+        return self._parent_pose.copy()
+
+    @parent_pose.setter
+    def parent_pose(self, pose):
+        self._parent_pose = _as_transform(self._owner(), "parent_pose", pose)
+        self._changed()
+
+    @property
+    def child_pose(self) -> Transform:
+        """Joint frame in the child link's actor frame."""
+        return self._child_pose.copy()
+
+    @child_pose.setter
+    def child_pose(self, pose):
+        self._child_pose = _as_transform(self._owner(), "child_pose", pose)
+        self._changed()
+
+    def set_joint_type(self, joint_type: JointType):
+        self.articulation._check_topology_change(self._owner(), "set_joint_type")
+        try:
+            self._type = JointType(joint_type)
+        except ValueError:
+            raise ValidationError(f"{self._owner()}: unknown joint type {joint_type!r}; use artic.JointType") from None
+        self._changed()
+
+    def get_joint_type(self) -> JointType:
+        return self._type
+
+    def set_motion(self, axis: Axis, motion: Motion):
+        """Lock, limit or free one axis. The joint type must be set first, and the axis must suit it (PhysX's
+        `isValidMotion`): prismatic takes one of X/Y/Z, revolute one of TWIST/SWING1/SWING2, spherical angular
+        axes only, FIX none."""
+        owner = self._owner()
+        self.articulation._check_topology_change(owner, "set_motion")
+        axis = _axis(owner, axis)
+        try:
+            motion = Motion(motion)
+        except ValueError:
+            raise ValidationError(f"{owner}: unknown motion {motion!r}; use artic.Motion") from None
+        if motion != Motion.LOCKED:
+            t = self._type
+            if t == JointType.UNDEFINED:
+                raise ValidationError(f"{owner}: set the joint type before set_motion")
+            if t == JointType.FIX:
+                raise ValidationError(f"{owner}: a FIX joint has no free axes")
+            if t == JointType.PRISMATIC and axis not in LINEAR_AXES:
+                raise ValidationError(f"{owner}: a PRISMATIC joint moves along X, Y or Z, not {axis.name}")
+            if t in (JointType.REVOLUTE, JointType.REVOLUTE_UNWRAPPED, JointType.SPHERICAL) and axis in LINEAR_AXES:
+                raise ValidationError(f"{owner}: a {t.name} joint rotates about TWIST, SWING1 or SWING2, not {axis.name}")
+            if t in (JointType.PRISMATIC, JointType.REVOLUTE, JointType.REVOLUTE_UNWRAPPED):
+                others = [Axis(a).name for a in range(6) if a != axis and self._motion[a] != Motion.LOCKED]
+                if others:
+                    raise ValidationError(f"{owner}: a {t.name} joint has one free axis; {others[0]} is already free")
+        self._motion[axis] = motion
+        self._changed("topology")
+
+    def get_motion(self, axis: Axis) -> Motion:
+        return self._motion[_axis(self._owner(), axis)]
+
+    def dof_axes(self) -> list[Axis]:
+        """The unlocked axes in PhysX dof order (TWIST, SWING1, SWING2, X, Y, Z)."""
+        return [Axis(a) for a in range(6) if self._motion[a] != Motion.LOCKED]
+
+    # -- per-axis parameters --------------------------------------------------------------------------------------
+    def set_limit_params(self, axis: Axis, limit: Limit):
+        owner = self._owner()
+        axis = _axis(owner, axis)
+        low = _finite(owner, f"{AXIS_NAMES[axis]} limit low", limit.low)
+        high = _finite(owner, f"{AXIS_NAMES[axis]} limit high", limit.high)
+        if low >= high:
+            raise ValidationError(f"{owner}: {AXIS_NAMES[axis]} limit low {low} >= high {high}; give low < high")
+        self._limit[axis] = Limit(low, high)
+        self._changed()
+
+    def get_limit_params(self, axis: Axis) -> Limit:
+        lim = self._limit[_axis(self._owner(), axis)]
+        return Limit(lim.low, lim.high)
+
+    def set_drive_params(self, axis: Axis, drive: Drive):
+        owner = self._owner()
+        axis = _axis(owner, axis)
+        name = AXIS_NAMES[axis]
+        try:
+            drive_type = DriveType(drive.drive_type)
+        except ValueError:
+            raise ValidationError(f"{owner}: unknown drive type {drive.drive_type!r}; use artic.DriveType") from None
+        self._drive[axis] = Drive(
+            _nonneg(owner, f"{name} drive stiffness", drive.stiffness),
+            _nonneg(owner, f"{name} drive damping", drive.damping),
+            _nonneg(owner, f"{name} drive max_force", drive.max_force),
+            drive_type,
+        )
+        self._changed()
+
+    def get_drive_params(self, axis: Axis) -> Drive:
+        d = self._drive[_axis(self._owner(), axis)]
+        return Drive(d.stiffness, d.damping, d.max_force, d.drive_type)
+
+    def set_friction_params(self, axis: Axis, params: FrictionParams):
+        owner, axis = self._owner(), _axis(self._owner(), axis)
+        name = AXIS_NAMES[axis]
+        self._friction_params[axis] = FrictionParams(
+            _nonneg(owner, f"{name} static friction effort", params.static_friction_effort),
+            _nonneg(owner, f"{name} dynamic friction effort", params.dynamic_friction_effort),
+            _nonneg(owner, f"{name} viscous friction coefficient", params.viscous_friction_coefficient),
+        )
+        self._changed()
+
+    def get_friction_params(self, axis: Axis) -> FrictionParams:
+        p = self._friction_params[_axis(self._owner(), axis)]
+        return FrictionParams(p.static_friction_effort, p.dynamic_friction_effort, p.viscous_friction_coefficient)
+
+    def _set_axis_value(self, store, axis, value, what, nonneg=False, kind="model"):
+        owner = self._owner()
+        axis = _axis(owner, axis)
+        check = _nonneg if nonneg else _finite
+        store[axis] = check(owner, f"{AXIS_NAMES[axis]} {what}", value)
+        self._changed(kind)
+
+    def set_drive_target(self, axis: Axis, target: float):
+        self._set_axis_value(self._drive_target, axis, target, "drive target", kind="control")
+
+    def get_drive_target(self, axis: Axis) -> float:
+        return float(self._drive_target[_axis(self._owner(), axis)])
+
+    def set_drive_velocity(self, axis: Axis, velocity: float):
+        self._set_axis_value(self._drive_velocity, axis, velocity, "drive velocity", kind="control")
+
+    def get_drive_velocity(self, axis: Axis) -> float:
+        return float(self._drive_velocity[_axis(self._owner(), axis)])
+
+    def set_armature(self, axis: Axis, armature: float):
+        """Reflected rotor inertia added to the dof's diagonal of the mass matrix [kg m^2 or kg]."""
+        self._set_axis_value(self._armature, axis, armature, "armature", nonneg=True)
+
+    def get_armature(self, axis: Axis) -> float:
+        return float(self._armature[_axis(self._owner(), axis)])
+
+    def set_max_joint_velocity(self, axis: Axis, max_velocity: float):
+        self._set_axis_value(self._max_joint_velocity, axis, max_velocity, "max joint velocity", nonneg=True)
+
+    def get_max_joint_velocity(self, axis: Axis) -> float:
+        return float(self._max_joint_velocity[_axis(self._owner(), axis)])
+
+    def set_joint_position(self, axis: Axis, position: float):
+        """Set the position of one axis; in a scene this writes every env's state."""
+        self._set_axis_value(self._position, axis, position, "joint position", kind="state")
+
+    def get_joint_position(self, axis: Axis) -> float:
+        return float(self._position[_axis(self._owner(), axis)])
+
+    def set_joint_velocity(self, axis: Axis, velocity: float):
+        self._set_axis_value(self._velocity, axis, velocity, "joint velocity", kind="state")
+
+    def get_joint_velocity(self, axis: Axis) -> float:
+        return float(self._velocity[_axis(self._owner(), axis)])
+
+    @property
+    def friction_coefficient(self) -> float:
+        """PhysX's coefficient joint-friction model, the same for all axes (default 0.05, active by default)."""
+        return self._friction_coefficient
+
+    @friction_coefficient.setter
+    def friction_coefficient(self, value):
+        self._friction_coefficient = _nonneg(self._owner(), "friction coefficient", value)
+        self._changed()
+
+    def validate(self):
+        """Checks that need the whole joint (run when the articulation enters a scene)."""
+        owner = self._owner()
+        free = self.dof_axes()
+        t = self._type
+        if t == JointType.UNDEFINED:
+            raise ValidationError(f"{owner}: joint type is UNDEFINED; call set_joint_type before adding to a scene")
+        if t in (JointType.PRISMATIC, JointType.REVOLUTE, JointType.REVOLUTE_UNWRAPPED) and len(free) != 1:
+            raise ValidationError(f"{owner}: a {t.name} joint needs exactly one unlocked axis, has {len(free)}")
+        if t == JointType.SPHERICAL and not free:
+            raise ValidationError(f"{owner}: a SPHERICAL joint needs at least one unlocked angular axis")
+        for a in free:
+            if self._motion[a] == Motion.LIMITED:
+                lim = self._limit[a]
+                if lim.low >= lim.high:
+                    raise ValidationError(
+                        f"{owner}: axis {a.name} is LIMITED but its limit is [{lim.low}, {lim.high}]; "
+                        "call set_limit_params with low < high"
+                    )
+            if t == JointType.REVOLUTE and abs(self._position[a]) > 2 * np.pi:
+                raise ValidationError(f"{owner}: a REVOLUTE position must lie in [-2pi, 2pi], got {self._position[a]}")
+            if t == JointType.SPHERICAL and abs(self._position[a]) > np.pi:
+                raise ValidationError(f"{owner}: a SPHERICAL position must lie in [-pi, pi], got {self._position[a]}")
+
+
+@dataclass
+class _Topology:
+    """Low-level indexing: links breadth-first, dofs in link order then axis order (physx-notes 6.3)."""
+
+    links: list  # Link in low-level order
+    link_index: dict  # Link -> low-level index
+    dof_start: list  # per low-level link: first dof index
+    dof_axes: list  # per low-level link: unlocked axes
+
+
+class Articulation:
+    """`PxArticulationReducedCoordinate`: a tree of links joined by reduced-coordinate joints."""
+
+    def __init__(self, name: str = "articulation"):
+        self.name = name
+        self._links: list[Link] = []
+        self._flags = ArticulationFlag(0)
+        self._iterations = (4, 1)
+        self._sleep_threshold = 5e-3
+        self._stabilization_threshold = 5e-4
+        self._wake_counter = 0.4
+        self._root_pose: Transform | None = None
+        self._topo: _Topology | None = None
+        self._scene = None
+        self.urdf_mimics: list = []  # (joint, reference joint, multiplier, offset) from URDF <mimic>, kept for later
+
+    def __repr__(self):
+        return f"Articulation('{self.name}', links={len(self._links)}, dofs={self.dof_count})"
+
+    def _owner(self) -> str:
+        return f"articulation '{self.name}'"
+
+    # -- scene plumbing -------------------------------------------------------------------------------------------
+    def _changed(self, what: str):
+        if what == "topology":
+            self._topo = None
+        if self._scene is not None:
+            self._scene._on_description_changed(self, what)
+
+    def _check_topology_change(self, owner: str, action: str):
+        if self._scene is not None:
+            raise TopologyError(f"{owner}: {action} changes the topology of {self._owner()}, which is in a scene; "
+                                "remove it from the scene first")
+
+    def _require_scene(self):
+        if self._scene is None:
+            raise StateError(f"{self._owner()} is not in a scene; call scene.add_articulation first")
+        return self._scene
+
+    # -- building -------------------------------------------------------------------------------------------------
+    def create_link(self, parent: Link | None, pose=None, name: str | None = None) -> Link:
+        """Add a link; `parent=None` creates the root (once). Each non-root link gets an inbound joint named like it."""
+        self._check_topology_change(self._owner(), "create_link")
+        pose = _as_transform(self._owner(), "link pose", pose)
+        if parent is None and self._links:
+            raise TopologyError(f"{self._owner()}: already has root '{self._links[0].name}'; give a parent link")
+        if parent is not None and (not isinstance(parent, Link) or parent.articulation is not self):
+            raise TopologyError(f"{self._owner()}: the parent of a new link must be a link of this articulation")
+        name = name if name is not None else f"link{len(self._links)}"
+        if any(link.name == name for link in self._links):
+            raise ValidationError(f"{self._owner()}: a link named '{name}' already exists; link names must be unique")
+        link = Link(self, parent, pose, name)
+        if parent is not None:
+            parent.children.append(link)
+        else:
+            self._root_pose = pose
+        self._links.append(link)
+        self._changed("topology")
+        return link
+
+    def get_links(self) -> list[Link]:
+        """Links in creation order (PhysX `getLinks`)."""
+        return list(self._links)
+
+    def get_link(self, name: str) -> Link:
+        for link in self._links:
+            if link.name == name:
+                return link
+        raise ValidationError(f"{self._owner()}: no link named '{name}'")
+
+    def get_joint(self, name: str) -> Joint:
+        for link in self._links:
+            if link.inbound_joint is not None and link.inbound_joint.name == name:
+                return link.inbound_joint
+        raise ValidationError(f"{self._owner()}: no joint named '{name}'")
+
+    @property
+    def root(self) -> Link:
+        if not self._links:
+            raise TopologyError(f"{self._owner()} has no links; call create_link(None, pose) first")
+        return self._links[0]
+
+    # -- flags and solver settings --------------------------------------------------------------------------------
+    def set_articulation_flag(self, flag: ArticulationFlag, value: bool = True):
+        flag = ArticulationFlag(flag)
+        if flag & ArticulationFlag.FIX_BASE:
+            self._check_topology_change(self._owner(), "changing FIX_BASE")
+        self._flags = (self._flags | flag) if value else (self._flags & ~flag)
+        self._changed("model")
+
+    def get_articulation_flags(self) -> ArticulationFlag:
+        return self._flags
+
+    @property
+    def fix_base(self) -> bool:
+        return bool(self._flags & ArticulationFlag.FIX_BASE)
+
+    def set_solver_iteration_counts(self, min_position_iters: int, min_velocity_iters: int = 1):
+        """Position iterations in [1, 255], velocity iterations in [0, 255] (PhysX defaults 4 / 1)."""
+        p, v = int(min_position_iters), int(min_velocity_iters)
+        if not (1 <= p <= 255 and 0 <= v <= 255):
+            raise ValidationError(f"{self._owner()}: iteration counts must be in [1, 255] and [0, 255], got {p}, {v}")
+        self._iterations = (p, v)
+        self._changed("model")
+
+    def get_solver_iteration_counts(self) -> tuple[int, int]:
+        return self._iterations
+
+    def _threshold(name, doc):  # noqa: N805  (property factory used only in this class body)
+        attr = "_" + name
+
+        def get(self):
+            return getattr(self, attr)
+
+        def set_(self, value):
+            setattr(self, attr, _nonneg(self._owner(), name, value))
+            self._changed("model")
+
+        return property(get, set_, doc=doc)
+
+    sleep_threshold = _threshold("sleep_threshold", "Mass-normalized kinetic energy below which it may sleep (5e-3).")
+    stabilization_threshold = _threshold("stabilization_threshold", "Stabilization energy threshold (5e-4).")
+    wake_counter = _threshold("wake_counter", "Seconds the articulation stays awake without motion (0.4).")
+    del _threshold
+
+    @property
+    def root_global_pose(self) -> Transform:
+        """Pose of the root link's actor frame in the world (the pose given to create_link for the root)."""
+        return self.root.initial_pose.copy()
+
+    def set_root_global_pose(self, pose):
+        self.root.initial_pose = _as_transform(self._owner(), "root pose", pose)
+        self._changed("state")
+
+    # -- indexing -------------------------------------------------------------------------------------------------
+    def _topology(self) -> _Topology:
+        if self._topo is None:
+            order = []
+            queue = deque([self.root])
+            while queue:
+                link = queue.popleft()
+                order.append(link)
+                queue.extend(link.children)
+            dof_start, dof_axes, n = [], [], 0
+            for link in order:
+                axes = link.inbound_joint.dof_axes() if link.inbound_joint is not None else []
+                dof_start.append(n)
+                dof_axes.append(axes)
+                n += len(axes)
+            self._topo = _Topology(order, {link: i for i, link in enumerate(order)}, dof_start, dof_axes)
+        return self._topo
+
+    @property
+    def link_count(self) -> int:
+        return len(self._links)
+
+    @property
+    def dof_count(self) -> int:
+        return sum(link.inbound_joint_dof for link in self._links)
+
+    @property
+    def link_names(self) -> list[str]:
+        """Link names in low-level (breadth-first) order."""
+        return [link.name for link in self._topology().links]
+
+    @property
+    def joint_names(self) -> list[str]:
+        """Inbound-joint names of the non-root links, in low-level link order."""
+        return [link.inbound_joint.name for link in self._topology().links[1:]]
+
+    @property
+    def dof_names(self) -> list[str]:
+        """One name per dof in cache order: a 1-dof joint's dof is named after the joint, others 'joint:axis'."""
+        topo = self._topology()
+        names = []
+        for link, axes in zip(topo.links, topo.dof_axes):
+            for a in axes:
+                names.append(link.inbound_joint.name if len(axes) == 1 else f"{link.inbound_joint.name}:{AXIS_NAMES[a]}")
+        return names
+
+    def validate(self):
+        """Whole-articulation checks, run when it enters a scene."""
+        if not self._links:
+            raise TopologyError(f"{self._owner()} has no links; call create_link(None, pose) first")
+        names = [link.inbound_joint.name for link in self._links[1:]]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ValidationError(f"{self._owner()}: joint names must be unique, repeated: {sorted(dup)}")
+        for link in self._links:
+            if link.inbound_joint is not None:
+                link.inbound_joint.validate()
+
+    # -- cache and inverse dynamics (forwarded to the scene, which owns the device data) --------------------------
+    def create_cache(self):
+        return self._require_scene()._create_cache(self)
+
+    def copy_internal_state_to_cache(self, cache, flags):
+        self._require_scene()._copy_internal_state_to_cache(self, cache, flags)
+
+    def apply_cache(self, cache, flags):
+        self._require_scene()._apply_cache(self, cache, flags)
+
+    def pack_joint_data(self, maximum, reduced=None):
+        """Maximal (..., link_count-1, 6) per-axis data -> reduced (..., dof_count) in cache order."""
+        topo = self._topology()
+        maximum = np.asarray(maximum)
+        if maximum.shape[-2:] != (self.link_count - 1, 6):
+            raise ValidationError(f"{self._owner()}: pack_joint_data expects shape (..., {self.link_count - 1}, 6), "
+                                  f"got {maximum.shape}")
+        out = np.zeros(maximum.shape[:-2] + (self.dof_count,)) if reduced is None else reduced
+        for i, axes in enumerate(topo.dof_axes[1:], start=1):
+            for k, a in enumerate(axes):
+                out[..., topo.dof_start[i] + k] = maximum[..., i - 1, int(a)]
+        return out
+
+    def unpack_joint_data(self, reduced, maximum=None):
+        """Reduced (..., dof_count) in cache order -> maximal (..., link_count-1, 6), zeros on locked axes."""
+        topo = self._topology()
+        reduced = np.asarray(reduced)
+        if reduced.shape[-1:] != (self.dof_count,):
+            raise ValidationError(f"{self._owner()}: unpack_joint_data expects shape (..., {self.dof_count}), "
+                                  f"got {reduced.shape}")
+        out = np.zeros(reduced.shape[:-1] + (self.link_count - 1, 6)) if maximum is None else maximum
+        for i, axes in enumerate(topo.dof_axes[1:], start=1):
+            for k, a in enumerate(axes):
+                out[..., i - 1, int(a)] = reduced[..., topo.dof_start[i] + k]
+        return out
+
+    def common_init(self):
+        self._require_scene()._common_init(self)
+
+    def compute_mass_matrix(self, cache):
+        self._require_scene()._inverse_dynamics(self).compute_mass_matrix(cache)
+
+    def compute_gravity_compensation(self, cache):
+        self._require_scene()._inverse_dynamics(self).compute_gravity_compensation(cache)
+
+    def compute_coriolis_compensation(self, cache):
+        self._require_scene()._inverse_dynamics(self).compute_coriolis_compensation(cache)
+
+    def compute_generalized_external_force(self, cache):
+        self._require_scene()._inverse_dynamics(self).compute_generalized_external_force(cache)
+
+    def compute_joint_acceleration(self, cache):
+        self._require_scene()._inverse_dynamics(self).compute_joint_acceleration(cache)
+
+    def compute_joint_force(self, cache):
+        self._require_scene()._inverse_dynamics(self).compute_joint_force(cache)
+
+    def compute_dense_jacobian(self, cache) -> tuple[int, int]:
+        return self._require_scene()._inverse_dynamics(self).compute_dense_jacobian(cache)
+
+    def compute_centroidal_momentum_matrix(self, cache):
+        self._require_scene()._inverse_dynamics(self).compute_centroidal_momentum_matrix(cache)
+
+    def compute_articulation_com(self, root_frame: bool = False) -> np.ndarray:
+        return self._require_scene()._inverse_dynamics(self).compute_articulation_com(root_frame)
