@@ -24,6 +24,20 @@ JOINT_SPHERICAL = int(JointType.SPHERICAL)
 JOINT_FREE_ROOT = 6  # internal: a floating root link
 
 
+@wp.struct
+class Tree:
+    """The topology arrays every tree kernel walks, passed as one argument (fields as in ArticulationModel)."""
+
+    link_count: int
+    link_parent: wp.array(dtype=int)
+    joint_type: wp.array(dtype=int)
+    joint_dof_start: wp.array(dtype=int)
+    joint_dof_count: wp.array(dtype=int)
+    dof_axis: wp.array(dtype=int)
+    dof_armature: wp.array(dtype=float)
+    link_mass: wp.array(dtype=float)
+
+
 @dataclass
 class ArticulationModel:
     """Topology and constant parameters of one articulation (sizes: L links, n dofs, N = n + 6 if floating)."""
@@ -46,6 +60,15 @@ class ArticulationModel:
     dof_armature: wp.array = None  # (n,) float32 [kg m^2 or kg]: added to the dof's mass-matrix diagonal
     flags: int = 0  # ArticulationFlag bits
     host: dict = field(default_factory=dict)  # the same arrays as NumPy, for host-side bookkeeping
+    tree: Tree = None  # the topology arrays above bundled for kernels
+
+    def bundle(self):
+        t = Tree()
+        t.link_count = self.link_count
+        for name in ("link_parent", "joint_type", "joint_dof_start", "joint_dof_count", "dof_axis", "dof_armature",
+                     "link_mass"):
+            setattr(t, name, getattr(self, name))
+        self.tree = t
 
     @property
     def gen_count(self) -> int:
@@ -100,7 +123,8 @@ def model_arrays(art: Articulation) -> dict:
 
 
 _DTYPES = {
-    "link_parent": wp.int32, "joint_type": wp.int32, "joint_parent_pose": wp.transform, "joint_child_pose": wp.transform,
+    "link_parent": wp.int32, "joint_type": wp.int32, "joint_parent_pose": wp.transform,
+    "joint_child_pose": wp.transform,
     "joint_child_pose_inv": wp.transform,
     "joint_dof_start": wp.int32, "joint_dof_count": wp.int32, "link_mass": wp.float32, "link_com": wp.vec3,
     "link_principal_inertia": wp.vec3, "link_com_rot": wp.quat, "dof_axis": wp.int32, "dof_armature": wp.float32,
@@ -113,6 +137,7 @@ def build_model(art: Articulation, device) -> ArticulationModel:
                           flags=int(art.get_articulation_flags()), host=h)
     for name, dtype in _DTYPES.items():
         setattr(m, name, wp.array(h[name], dtype=dtype, device=device))
+    m.bundle()
     return m
 
 

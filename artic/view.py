@@ -8,7 +8,6 @@ the PhysX guide prescribes ("Inverse Dynamics"). Each function is a fixed sequen
 from __future__ import annotations
 
 import numpy as np
-import warp as wp
 
 from .build.articulation import Articulation
 from .build.types import JointType

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import StateError, TopologyError, ValidationError
 from ..math.np_spatial import Transform, quat_from_matrix
 from .shapes import Shape, mass_properties
-from .types import ANGULAR_AXES, AXIS_NAMES, LINEAR_AXES, ArticulationFlag, Axis, DriveType, JointType, Motion
+from .types import AXIS_NAMES, LINEAR_AXES, ArticulationFlag, Axis, DriveType, JointType, Motion
 
 _MAX_F32 = float(np.finfo(np.float32).max)
 
@@ -306,7 +306,8 @@ class Joint:
             if t == JointType.PRISMATIC and axis not in LINEAR_AXES:
                 raise ValidationError(f"{owner}: a PRISMATIC joint moves along X, Y or Z, not {axis.name}")
             if t in (JointType.REVOLUTE, JointType.REVOLUTE_UNWRAPPED, JointType.SPHERICAL) and axis in LINEAR_AXES:
-                raise ValidationError(f"{owner}: a {t.name} joint rotates about TWIST, SWING1 or SWING2, not {axis.name}")
+                raise ValidationError(
+                    f"{owner}: a {t.name} joint rotates about TWIST, SWING1 or SWING2, not {axis.name}")
             if t in (JointType.PRISMATIC, JointType.REVOLUTE, JointType.REVOLUTE_UNWRAPPED):
                 others = [Axis(a).name for a in range(6) if a != axis and self._motion[a] != Motion.LOCKED]
                 if others:
@@ -635,9 +636,10 @@ class Articulation:
         """One name per dof in cache order: a 1-dof joint's dof is named after the joint, others 'joint:axis'."""
         topo = self._topology()
         names = []
-        for link, axes in zip(topo.links, topo.dof_axes):
+        for link, axes in zip(topo.links, topo.dof_axes, strict=True):
             for a in axes:
-                names.append(link.inbound_joint.name if len(axes) == 1 else f"{link.inbound_joint.name}:{AXIS_NAMES[a]}")
+                jname = link.inbound_joint.name
+                names.append(jname if len(axes) == 1 else f"{jname}:{AXIS_NAMES[a]}")
         return names
 
     def validate(self):

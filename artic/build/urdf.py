@@ -235,7 +235,9 @@ def _fill_link(link, el, resolve, where, repair_inertia):
         t = np.zeros((3, 3))
         if i_el is not None:
             g = {k: _attr_float(i_el, k, 0.0, where + " <inertia>") for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
-            t = np.array([[g["ixx"], g["ixy"], g["ixz"]], [g["ixy"], g["iyy"], g["iyz"]], [g["ixz"], g["iyz"], g["izz"]]])
+            t = np.array([[g["ixx"], g["ixy"], g["ixz"]],
+                          [g["ixy"], g["iyy"], g["iyz"]],
+                          [g["ixz"], g["iyz"], g["izz"]]])
         r = quat_to_matrix(origin.q)
         link.set_mass_and_inertia_tensor(mass, origin.p, _repair(r @ t @ r.T, where, repair_inertia))
     else:

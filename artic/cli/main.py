@@ -73,7 +73,8 @@ def cmd_info(args) -> int:
     g = cache.gravity_compensation_force[0]
     print("at q = 0:")
     print(f"  gravity compensation  {np.array2string(g[off:], precision=4, max_line_width=100)}")
-    print(f"  mass-matrix diagonal  {np.array2string(np.diag(cache.mass_matrix[0])[off:], precision=4, max_line_width=100)}")
+    diag = np.diag(cache.mass_matrix[0])[off:]
+    print(f"  mass-matrix diagonal  {np.array2string(diag, precision=4, max_line_width=100)}")
     for w in caught:
         print(f"warning: {w.message}")
     return 0

@@ -9,20 +9,14 @@ its 6x6 system by Cholesky in the root's generalized coordinates (COM linear, an
 import warp as wp
 
 from ..math.spatial import cholesky_solve6, com_force_to_o, fcross, inertia_matrix, mcross, root_column, root_motion
-from ..model import JOINT_FREE_ROOT
+from ..model import JOINT_FREE_ROOT, Tree
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
 
 @wp.kernel
 def _aba(
-    link_count: int,
-    link_parent: wp.array(dtype=int),
-    joint_type: wp.array(dtype=int),
-    joint_dof_start: wp.array(dtype=int),
-    joint_dof_count: wp.array(dtype=int),
-    dof_armature: wp.array(dtype=float),
-    link_mass: wp.array(dtype=float),
+    tree: Tree,
     link_com: wp.array2d(dtype=wp.vec3),
     link_inertia: wp.array2d(dtype=wp.mat33),
     dof_motion: wp.array2d(dtype=wp.spatial_vector),
@@ -42,7 +36,7 @@ def _aba(
     gen_a: wp.array2d(dtype=float),
 ):
     env = wp.tid()
-    floating = joint_type[0] == JOINT_FREE_ROOT
+    floating = tree.joint_type[0] == JOINT_FREE_ROOT
     off = 0
     if floating:
         off = 6
@@ -54,31 +48,31 @@ def _aba(
         vl = wp.vec3(gen_v[env, 0], gen_v[env, 1], gen_v[env, 2])
         w = wp.vec3(gen_v[env, 3], gen_v[env, 4], gen_v[env, 5])
     # outward: velocities, velocity-product accelerations, isolated inertias and bias forces
-    for i in range(link_count):
+    for i in range(tree.link_count):
         v = root_motion(c0, vl, w)
         c = wp.spatial_vector(wp.vec3(0.0), -wp.cross(w, vl))
         if i > 0:
             vj = wp.spatial_vector()
-            for k in range(joint_dof_count[i]):
-                d = joint_dof_start[i] + k
+            for k in range(tree.joint_dof_count[i]):
+                d = tree.joint_dof_start[i] + k
                 vj += dof_motion[env, d] * gen_v[env, off + d]
-            v = link_v[env, link_parent[i]] + vj
+            v = link_v[env, tree.link_parent[i]] + vj
             c = mcross(v, vj)
         link_v[env, i] = v
         link_c[env, i] = c
-        inertia = inertia_matrix(link_mass[i], link_mass[i] * link_com[env, i], link_inertia[env, i])
+        inertia = inertia_matrix(tree.link_mass[i], tree.link_mass[i] * link_com[env, i], link_inertia[env, i])
         link_ia[env, i] = inertia
         pa = fcross(v, inertia * v) - inertia * g
         if use_fext != 0:
             pa -= com_force_to_o(link_com[env, i], link_fext[env, i])
         link_pa[env, i] = pa
     # inward: articulated inertias and bias forces
-    for ii in range(link_count - 1):
-        i = link_count - 1 - ii
+    for ii in range(tree.link_count - 1):
+        i = tree.link_count - 1 - ii
         ia = link_ia[env, i]
         pa = link_pa[env, i]
-        nd = joint_dof_count[i]
-        d0 = joint_dof_start[i]
+        nd = tree.joint_dof_count[i]
+        d0 = tree.joint_dof_start[i]
         dmat = wp.identity(n=3, dtype=float)
         u = wp.vec3(0.0)
         for k in range(nd):
@@ -87,7 +81,7 @@ def _aba(
             u[k] = gen_f[env, off + d0 + k] - wp.dot(dof_motion[env, d0 + k], pa)
             for kk in range(nd):
                 dmat[kk, k] = wp.dot(dof_motion[env, d0 + kk], uk)
-            dmat[k, k] = dmat[k, k] + dof_armature[d0 + k]
+            dmat[k, k] = dmat[k, k] + tree.dof_armature[d0 + k]
         dinv = wp.inverse(dmat)
         link_dinv[env, i] = dinv
         link_u[env, i] = u
@@ -99,7 +93,7 @@ def _aba(
         for k in range(nd):
             for kk in range(nd):
                 pa_child += dof_u[env, d0 + k] * (dinv[k, kk] * u[kk])
-        p = link_parent[i]
+        p = tree.link_parent[i]
         link_ia[env, p] = link_ia[env, p] + ia_child
         link_pa[env, p] = link_pa[env, p] + pa_child
     # root
@@ -120,10 +114,10 @@ def _aba(
         a0 = root_motion(c0, wp.vec3(nu[0], nu[1], nu[2]), wp.vec3(nu[3], nu[4], nu[5])) + link_c[env, 0]
     link_a[env, 0] = a0
     # outward: accelerations
-    for i in range(1, link_count):
-        a = link_a[env, link_parent[i]] + link_c[env, i]
-        nd = joint_dof_count[i]
-        d0 = joint_dof_start[i]
+    for i in range(1, tree.link_count):
+        a = link_a[env, tree.link_parent[i]] + link_c[env, i]
+        nd = tree.joint_dof_count[i]
+        d0 = tree.joint_dof_start[i]
         if nd > 0:
             rhs_j = link_u[env, i]
             for k in range(nd):
@@ -140,8 +134,7 @@ def aba(model, data, gravity, use_fext: bool):
     m = model
     wp.launch(
         _aba, dim=data.gen_a.shape[0], device=data.gen_a.device,
-        inputs=[m.link_count, m.link_parent, m.joint_type, m.joint_dof_start, m.joint_dof_count, m.dof_armature,
-                m.link_mass, data.link_com, data.link_inertia, data.dof_motion, data.gen_v, data.gen_f, data.link_fext,
+        inputs=[m.tree, data.link_com, data.link_inertia, data.dof_motion, data.gen_v, data.gen_f, data.link_fext,
                 wp.vec3(*gravity), int(use_fext)],
         outputs=[data.link_v, data.link_c, data.link_ia, data.link_f, data.dof_u, data.link_dinv, data.link_u,
                  data.link_a, data.gen_a],

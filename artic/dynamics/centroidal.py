@@ -9,23 +9,24 @@ then angular, as PhysX.
 
 import warp as wp
 
+from ..model import Tree
+
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
 
 @wp.func
-def _com(link_count: int, link_mass: wp.array(dtype=float), link_com: wp.array2d(dtype=wp.vec3), env: int):
+def _com(tree: Tree, link_com: wp.array2d(dtype=wp.vec3), env: int):
     total = float(0.0)
     s = wp.vec3(0.0)
-    for i in range(link_count):
-        total += link_mass[i]
-        s += link_mass[i] * link_com[env, i]
+    for i in range(tree.link_count):
+        total += tree.link_mass[i]
+        s += tree.link_mass[i] * link_com[env, i]
     return s / wp.max(total, 1.0e-30)
 
 
 @wp.kernel
 def _articulation_com(
-    link_count: int,
-    link_mass: wp.array(dtype=float),
+    tree: Tree,
     link_com: wp.array2d(dtype=wp.vec3),
     origin: wp.array(dtype=wp.vec3),
     root_pose: wp.array(dtype=wp.transform),
@@ -33,7 +34,7 @@ def _articulation_com(
     com: wp.array(dtype=wp.vec3),
 ):
     env = wp.tid()
-    g = _com(link_count, link_mass, link_com, env) + origin[env]
+    g = _com(tree, link_com, env) + origin[env]
     if root_frame != 0:
         g = wp.transform_point(wp.transform_inverse(root_pose[env]), g)
     com[env] = g
@@ -41,8 +42,7 @@ def _articulation_com(
 
 @wp.kernel
 def _centroidal_momentum(
-    link_count: int,
-    link_mass: wp.array(dtype=float),
+    tree: Tree,
     link_com: wp.array2d(dtype=wp.vec3),
     mass_matrix: wp.array3d(dtype=float),
     coriolis: wp.array2d(dtype=float),
@@ -50,24 +50,24 @@ def _centroidal_momentum(
     bias: wp.array2d(dtype=float),
 ):
     env = wp.tid()
-    arm = link_com[env, 0] - _com(link_count, link_mass, link_com, env)
+    arm = link_com[env, 0] - _com(tree, link_com, env)
     for c in range(mass_matrix.shape[2]):
         p = wp.vec3(mass_matrix[env, 0, c], mass_matrix[env, 1, c], mass_matrix[env, 2, c])
-        l = wp.vec3(mass_matrix[env, 3, c], mass_matrix[env, 4, c], mass_matrix[env, 5, c]) + wp.cross(arm, p)
+        ang = wp.vec3(mass_matrix[env, 3, c], mass_matrix[env, 4, c], mass_matrix[env, 5, c]) + wp.cross(arm, p)
         for k in range(3):
             matrix[env, k, c] = p[k]
-            matrix[env, 3 + k, c] = l[k]
+            matrix[env, 3 + k, c] = ang[k]
     p = wp.vec3(coriolis[env, 0], coriolis[env, 1], coriolis[env, 2])
-    l = wp.vec3(coriolis[env, 3], coriolis[env, 4], coriolis[env, 5]) + wp.cross(arm, p)
+    ang = wp.vec3(coriolis[env, 3], coriolis[env, 4], coriolis[env, 5]) + wp.cross(arm, p)
     for k in range(3):
         bias[env, k] = p[k]
-        bias[env, 3 + k] = l[k]
+        bias[env, 3 + k] = ang[k]
 
 
 def articulation_com(model, state, data, root_frame: bool):
     """Articulation COM into data.com (world, or the root link's actor frame); needs forward_kinematics first."""
     wp.launch(_articulation_com, dim=data.com.shape[0], device=data.com.device,
-              inputs=[model.link_count, model.link_mass, data.link_com, data.origin, state.root_pose,
+              inputs=[model.tree, data.link_com, data.origin, state.root_pose,
                       int(root_frame)],
               outputs=[data.com])
 
@@ -75,5 +75,5 @@ def articulation_com(model, state, data, root_frame: bool):
 def centroidal_momentum(model, data, coriolis, matrix, bias):
     """A_G and its bias from data.mass_matrix and the Coriolis force `coriolis` (E, N) into `matrix`, `bias`."""
     wp.launch(_centroidal_momentum, dim=matrix.shape[0], device=matrix.device,
-              inputs=[model.link_count, model.link_mass, data.link_com, data.mass_matrix, coriolis],
+              inputs=[model.tree, data.link_com, data.mass_matrix, coriolis],
               outputs=[matrix, bias])

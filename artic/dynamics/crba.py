@@ -9,20 +9,14 @@ diagonal; artic's M includes it everywhere (PhysX leaves it out of computeMassMa
 import warp as wp
 
 from ..math.spatial import inertia_mul, root_column
-from ..model import JOINT_FREE_ROOT
+from ..model import JOINT_FREE_ROOT, Tree
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
 
 @wp.kernel
 def _crba(
-    link_count: int,
-    link_parent: wp.array(dtype=int),
-    joint_type: wp.array(dtype=int),
-    joint_dof_start: wp.array(dtype=int),
-    joint_dof_count: wp.array(dtype=int),
-    dof_armature: wp.array(dtype=float),
-    link_mass: wp.array(dtype=float),
+    tree: Tree,
     link_com: wp.array2d(dtype=wp.vec3),
     link_inertia: wp.array2d(dtype=wp.mat33),
     dof_motion: wp.array2d(dtype=wp.spatial_vector),
@@ -33,45 +27,45 @@ def _crba(
 ):
     env = wp.tid()
     n = mass_matrix.shape[1]
-    floating = joint_type[0] == JOINT_FREE_ROOT
+    floating = tree.joint_type[0] == JOINT_FREE_ROOT
     off = 0
     if floating:
         off = 6
     for r in range(n):
         for c in range(n):
             mass_matrix[env, r, c] = 0.0
-    for i in range(link_count):
-        comp_mass[env, i] = link_mass[i]
-        comp_h[env, i] = link_mass[i] * link_com[env, i]
+    for i in range(tree.link_count):
+        comp_mass[env, i] = tree.link_mass[i]
+        comp_h[env, i] = tree.link_mass[i] * link_com[env, i]
         comp_j[env, i] = link_inertia[env, i]
-    for ii in range(link_count - 1):
-        i = link_count - 1 - ii
-        p = link_parent[i]
+    for ii in range(tree.link_count - 1):
+        i = tree.link_count - 1 - ii
+        p = tree.link_parent[i]
         comp_mass[env, p] = comp_mass[env, p] + comp_mass[env, i]
         comp_h[env, p] = comp_h[env, p] + comp_h[env, i]
         comp_j[env, p] = comp_j[env, p] + comp_j[env, i]
     c0 = link_com[env, 0]
-    for i in range(1, link_count):
+    for i in range(1, tree.link_count):
         cm = comp_mass[env, i]
         ch = comp_h[env, i]
         cj = comp_j[env, i]
-        for k in range(joint_dof_count[i]):
-            d = joint_dof_start[i] + k
+        for k in range(tree.joint_dof_count[i]):
+            d = tree.joint_dof_start[i] + k
             f = inertia_mul(cm, ch, cj, dof_motion[env, d])
             j = i
             while j > 0:
-                for kk in range(joint_dof_count[j]):
-                    dd = joint_dof_start[j] + kk
+                for kk in range(tree.joint_dof_count[j]):
+                    dd = tree.joint_dof_start[j] + kk
                     val = wp.dot(dof_motion[env, dd], f)
                     mass_matrix[env, off + dd, off + d] = val
                     mass_matrix[env, off + d, off + dd] = val
-                j = link_parent[j]
+                j = tree.link_parent[j]
             if floating:
                 for r in range(6):
                     val = wp.dot(root_column(c0, r), f)
                     mass_matrix[env, r, off + d] = val
                     mass_matrix[env, off + d, r] = val
-            mass_matrix[env, off + d, off + d] = mass_matrix[env, off + d, off + d] + dof_armature[d]
+            mass_matrix[env, off + d, off + d] = mass_matrix[env, off + d, off + d] + tree.dof_armature[d]
     if floating:
         for c in range(6):
             f = inertia_mul(comp_mass[env, 0], comp_h[env, 0], comp_j[env, 0], root_column(c0, c))
@@ -84,7 +78,6 @@ def crba(model, data):
     m = model
     wp.launch(
         _crba, dim=data.mass_matrix.shape[0], device=data.mass_matrix.device,
-        inputs=[m.link_count, m.link_parent, m.joint_type, m.joint_dof_start, m.joint_dof_count, m.dof_armature,
-                m.link_mass, data.link_com, data.link_inertia, data.dof_motion],
+        inputs=[m.tree, data.link_com, data.link_inertia, data.dof_motion],
         outputs=[data.comp_mass, data.comp_h, data.comp_j, data.mass_matrix],
     )

@@ -8,7 +8,7 @@ link COM c_i: (s_lin + s_ang x c_i, s_ang).
 import warp as wp
 
 from ..math.spatial import root_column
-from ..model import JOINT_FREE_ROOT
+from ..model import JOINT_FREE_ROOT, Tree
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
@@ -24,17 +24,13 @@ def _put(jac: wp.array3d(dtype=float), env: int, row: int, col: int, s: wp.spati
 
 @wp.kernel
 def _dense_jacobian(
-    link_count: int,
-    link_parent: wp.array(dtype=int),
-    joint_type: wp.array(dtype=int),
-    joint_dof_start: wp.array(dtype=int),
-    joint_dof_count: wp.array(dtype=int),
+    tree: Tree,
     link_com: wp.array2d(dtype=wp.vec3),
     dof_motion: wp.array2d(dtype=wp.spatial_vector),
     jac: wp.array3d(dtype=float),
 ):
     env = wp.tid()
-    floating = joint_type[0] == JOINT_FREE_ROOT
+    floating = tree.joint_type[0] == JOINT_FREE_ROOT
     off = 0
     first = 1
     if floating:
@@ -44,15 +40,15 @@ def _dense_jacobian(
         for c in range(jac.shape[2]):
             jac[env, r, c] = 0.0
     c0 = link_com[env, 0]
-    for i in range(first, link_count):
+    for i in range(first, tree.link_count):
         row = 6 * (i - first)
         ci = link_com[env, i]
         j = i
         while j > 0:
-            for k in range(joint_dof_count[j]):
-                d = joint_dof_start[j] + k
+            for k in range(tree.joint_dof_count[j]):
+                d = tree.joint_dof_start[j] + k
                 _put(jac, env, row, off + d, dof_motion[env, d], ci)
-            j = link_parent[j]
+            j = tree.link_parent[j]
         if floating:
             for k in range(6):
                 _put(jac, env, row, k, root_column(c0, k), ci)
@@ -63,7 +59,6 @@ def dense_jacobian(model, data):
     m = model
     wp.launch(
         _dense_jacobian, dim=data.jacobian.shape[0], device=data.jacobian.device,
-        inputs=[m.link_count, m.link_parent, m.joint_type, m.joint_dof_start, m.joint_dof_count,
-                data.link_com, data.dof_motion],
+        inputs=[m.tree, data.link_com, data.dof_motion],
         outputs=[data.jacobian],
     )

@@ -9,7 +9,7 @@ dof (0, u), with u the child joint frame's axis in the world and a its origin (F
 import warp as wp
 
 from ..math.spatial import root_motion, unit
-from ..model import JOINT_FREE_ROOT, JOINT_PRISMATIC, JOINT_SPHERICAL
+from ..model import JOINT_FREE_ROOT, Tree, JOINT_PRISMATIC, JOINT_SPHERICAL
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
@@ -57,18 +57,12 @@ def world_inertia_about_o(q: wp.quat, d: wp.vec3, mass: float, c: wp.vec3):
 
 @wp.kernel
 def _forward_kinematics(
-    link_count: int,
-    link_parent: wp.array(dtype=int),
-    joint_type: wp.array(dtype=int),
+    tree: Tree,
     joint_parent_pose: wp.array(dtype=wp.transform),
     joint_child_pose_inv: wp.array(dtype=wp.transform),
-    joint_dof_start: wp.array(dtype=int),
-    joint_dof_count: wp.array(dtype=int),
-    link_mass: wp.array(dtype=float),
     link_com_local: wp.array(dtype=wp.vec3),
     link_principal_inertia: wp.array(dtype=wp.vec3),
     link_com_rot: wp.array(dtype=wp.quat),
-    dof_axis: wp.array(dtype=int),
     joint_q: wp.array2d(dtype=float),
     root_pose: wp.array(dtype=wp.transform),
     # outputs
@@ -82,23 +76,24 @@ def _forward_kinematics(
     x0 = root_pose[env]
     o = wp.transform_get_translation(x0)
     origin[env] = o
-    for i in range(link_count):
+    for i in range(tree.link_count):
         xj = x0  # the child joint frame (unused for the root)
         x = x0
         if i > 0:
-            jx = joint_transform(joint_type[i], joint_q, env, joint_dof_start[i], joint_dof_count[i], dof_axis)
-            xj = link_pose[env, link_parent[i]] * joint_parent_pose[i] * jx
+            jx = joint_transform(tree.joint_type[i], joint_q, env, tree.joint_dof_start[i], tree.joint_dof_count[i],
+                                 tree.dof_axis)
+            xj = link_pose[env, tree.link_parent[i]] * joint_parent_pose[i] * jx
             x = xj * joint_child_pose_inv[i]
         link_pose[env, i] = x
         c = wp.transform_point(x, link_com_local[i]) - o
         link_com[env, i] = c
         link_inertia[env, i] = world_inertia_about_o(
-            wp.transform_get_rotation(x) * link_com_rot[i], link_principal_inertia[i], link_mass[i], c)
+            wp.transform_get_rotation(x) * link_com_rot[i], link_principal_inertia[i], tree.link_mass[i], c)
         if i > 0:
             a = wp.transform_get_translation(xj) - o
-            for k in range(joint_dof_count[i]):
-                d = joint_dof_start[i] + k
-                ax = dof_axis[d]
+            for k in range(tree.joint_dof_count[i]):
+                d = tree.joint_dof_start[i] + k
+                ax = tree.dof_axis[d]
                 if ax < 3:
                     u = wp.transform_vector(xj, unit(ax))
                     dof_motion[env, d] = wp.spatial_vector(u, wp.cross(a, u))
@@ -108,11 +103,7 @@ def _forward_kinematics(
 
 @wp.kernel
 def _link_velocities(
-    link_count: int,
-    link_parent: wp.array(dtype=int),
-    joint_type: wp.array(dtype=int),
-    joint_dof_start: wp.array(dtype=int),
-    joint_dof_count: wp.array(dtype=int),
+    tree: Tree,
     link_com: wp.array2d(dtype=wp.vec3),
     dof_motion: wp.array2d(dtype=wp.spatial_vector),
     joint_qd: wp.array2d(dtype=float),
@@ -122,15 +113,15 @@ def _link_velocities(
     link_velocity: wp.array2d(dtype=wp.spatial_vector),
 ):
     env = wp.tid()
-    for i in range(link_count):
+    for i in range(tree.link_count):
         v = wp.spatial_vector()
         if i == 0:
-            if joint_type[0] == JOINT_FREE_ROOT:
+            if tree.joint_type[0] == JOINT_FREE_ROOT:
                 v = root_motion(link_com[env, 0], root_lin_vel[env], root_ang_vel[env])
         else:
-            v = link_v[env, link_parent[i]]
-            for k in range(joint_dof_count[i]):
-                d = joint_dof_start[i] + k
+            v = link_v[env, tree.link_parent[i]]
+            for k in range(tree.joint_dof_count[i]):
+                d = tree.joint_dof_start[i] + k
                 v += dof_motion[env, d] * joint_qd[env, d]
         link_v[env, i] = v
         w = wp.spatial_top(v)
@@ -143,9 +134,8 @@ def forward_kinematics(model, state, data):
     m = model
     wp.launch(
         _forward_kinematics, dim=state.joint_q.shape[0], device=state.joint_q.device,
-        inputs=[m.link_count, m.link_parent, m.joint_type, m.joint_parent_pose, m.joint_child_pose_inv,
-                m.joint_dof_start, m.joint_dof_count, m.link_mass, m.link_com, m.link_principal_inertia,
-                m.link_com_rot, m.dof_axis, state.joint_q, state.root_pose],
+        inputs=[m.tree, m.joint_parent_pose, m.joint_child_pose_inv, m.link_com, m.link_principal_inertia,
+                m.link_com_rot, state.joint_q, state.root_pose],
         outputs=[state.link_pose, data.origin, data.link_com, data.link_inertia, data.dof_motion],
     )
 
@@ -155,7 +145,6 @@ def link_velocities(model, state, data):
     m = model
     wp.launch(
         _link_velocities, dim=state.joint_qd.shape[0], device=state.joint_qd.device,
-        inputs=[m.link_count, m.link_parent, m.joint_type, m.joint_dof_start, m.joint_dof_count, data.link_com,
-                data.dof_motion, state.joint_qd, state.root_lin_vel, state.root_ang_vel],
+        inputs=[m.tree, data.link_com, data.dof_motion, state.joint_qd, state.root_lin_vel, state.root_ang_vel],
         outputs=[data.link_v, state.link_velocity],
     )

@@ -8,20 +8,14 @@ to the root's spatial acceleration. Root generalized forces are (force, torque a
 import warp as wp
 
 from ..math.spatial import com_force_to_o, fcross, inertia_mul, mcross, root_motion
-from ..model import JOINT_FREE_ROOT
+from ..model import JOINT_FREE_ROOT, Tree
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
 
 @wp.kernel
 def _rnea(
-    link_count: int,
-    link_parent: wp.array(dtype=int),
-    joint_type: wp.array(dtype=int),
-    joint_dof_start: wp.array(dtype=int),
-    joint_dof_count: wp.array(dtype=int),
-    dof_armature: wp.array(dtype=float),
-    link_mass: wp.array(dtype=float),
+    tree: Tree,
     link_com: wp.array2d(dtype=wp.vec3),
     link_inertia: wp.array2d(dtype=wp.mat33),
     dof_motion: wp.array2d(dtype=wp.spatial_vector),
@@ -40,7 +34,7 @@ def _rnea(
     c0 = link_com[env, 0]
     v0 = wp.spatial_vector()
     a0 = wp.spatial_vector(wp.vec3(0.0), -gravity)
-    if joint_type[0] == JOINT_FREE_ROOT:
+    if tree.joint_type[0] == JOINT_FREE_ROOT:
         off = 6
         vl = wp.vec3(gen_v[env, 0], gen_v[env, 1], gen_v[env, 2])
         w = wp.vec3(gen_v[env, 3], gen_v[env, 4], gen_v[env, 5])
@@ -48,15 +42,15 @@ def _rnea(
         a0 += root_motion(c0, wp.vec3(gen_a[env, 0], gen_a[env, 1], gen_a[env, 2]),
                           wp.vec3(gen_a[env, 3], gen_a[env, 4], gen_a[env, 5]))
         a0 += wp.spatial_vector(wp.vec3(0.0), -wp.cross(w, vl))
-    for i in range(link_count):
+    for i in range(tree.link_count):
         v = v0
         a = a0
         if i > 0:
-            p = link_parent[i]
+            p = tree.link_parent[i]
             vj = wp.spatial_vector()
             aj = wp.spatial_vector()
-            for k in range(joint_dof_count[i]):
-                d = joint_dof_start[i] + k
+            for k in range(tree.joint_dof_count[i]):
+                d = tree.joint_dof_start[i] + k
                 s = dof_motion[env, d]
                 vj += s * gen_v[env, off + d]
                 aj += s * gen_a[env, off + d]
@@ -64,20 +58,20 @@ def _rnea(
             a = link_a[env, p] + aj + mcross(v, vj)
         link_v[env, i] = v
         link_a[env, i] = a
-        mass = link_mass[i]
+        mass = tree.link_mass[i]
         h = mass * link_com[env, i]
         j = link_inertia[env, i]
         f = inertia_mul(mass, h, j, a) + fcross(v, inertia_mul(mass, h, j, v))
         if use_fext != 0:
             f -= com_force_to_o(link_com[env, i], link_fext[env, i])
         link_f[env, i] = f
-    for ii in range(link_count - 1):
-        i = link_count - 1 - ii
+    for ii in range(tree.link_count - 1):
+        i = tree.link_count - 1 - ii
         f = link_f[env, i]
-        for k in range(joint_dof_count[i]):
-            d = joint_dof_start[i] + k
-            gen_f[env, off + d] = wp.dot(dof_motion[env, d], f) + dof_armature[d] * gen_a[env, off + d]
-        p = link_parent[i]
+        for k in range(tree.joint_dof_count[i]):
+            d = tree.joint_dof_start[i] + k
+            gen_f[env, off + d] = wp.dot(dof_motion[env, d], f) + tree.dof_armature[d] * gen_a[env, off + d]
+        p = tree.link_parent[i]
         link_f[env, p] = link_f[env, p] + f
     if off == 6:
         f0 = link_f[env, 0]
@@ -93,8 +87,7 @@ def rnea(model, data, gravity, use_fext: bool):
     m = model
     wp.launch(
         _rnea, dim=data.gen_f.shape[0], device=data.gen_f.device,
-        inputs=[m.link_count, m.link_parent, m.joint_type, m.joint_dof_start, m.joint_dof_count, m.dof_armature,
-                m.link_mass, data.link_com, data.link_inertia, data.dof_motion, data.gen_v, data.gen_a, data.link_fext,
+        inputs=[m.tree, data.link_com, data.link_inertia, data.dof_motion, data.gen_v, data.gen_a, data.link_fext,
                 wp.vec3(*gravity), int(use_fext)],
         outputs=[data.link_v, data.link_a, data.link_f, data.gen_f],
     )

@@ -83,29 +83,29 @@ def com_force_to_o(c: wp.vec3, f: wp.spatial_vector):
 @wp.func
 def cholesky_solve6(a: wp.spatial_matrix, b: wp.spatial_vector):
     """Solve a x = b for symmetric positive-definite 6x6 a (floating-root articulated inertia)."""
-    l = wp.spatial_matrix()
+    low = wp.spatial_matrix()
     for j in range(6):
         s = a[j, j]
         for k in range(j):
-            s -= l[j, k] * l[j, k]
+            s -= low[j, k] * low[j, k]
         d = wp.sqrt(wp.max(s, 1.0e-30))
-        l[j, j] = d
+        low[j, j] = d
         for i in range(j + 1, 6):
             t = a[i, j]
             for k in range(j):
-                t -= l[i, k] * l[j, k]
-            l[i, j] = t / d
+                t -= low[i, k] * low[j, k]
+            low[i, j] = t / d
     y = wp.spatial_vector()
     for i in range(6):
         t = b[i]
         for k in range(i):
-            t -= l[i, k] * y[k]
-        y[i] = t / l[i, i]
+            t -= low[i, k] * y[k]
+        y[i] = t / low[i, i]
     x = wp.spatial_vector()
     for ii in range(6):
         i = 5 - ii
         t = y[i]
         for k in range(i + 1, 6):
-            t -= l[k, i] * x[k]
-        x[i] = t / l[i, i]
+            t -= low[k, i] * x[k]
+        x[i] = t / low[i, i]
     return x

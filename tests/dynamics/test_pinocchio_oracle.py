@@ -31,8 +31,9 @@ def robot(request):
     rng = np.random.default_rng(abs(hash(name)) % 1000)
     cache = art.create_cache()
     n = art.dof_count
-    for lo_hi, dof in zip([art.get_joint(d) for d in art.dof_names], range(n)):
-        lim = lo_hi.get_limit_params(lo_hi.dof_axes()[0])
+    for dof, dname in enumerate(art.dof_names):
+        joint = art.get_joint(dname)
+        lim = joint.get_limit_params(joint.dof_axes()[0])
         lo, hi = (lim.low, lim.high) if lim.low < lim.high else (-np.pi, np.pi)
         cache.joint_position[:, dof] = rng.uniform(lo, hi, E)
     cache.joint_velocity[:] = rng.uniform(-2, 2, (E, n))
@@ -58,7 +59,8 @@ def _pin_reference(art, cache, pm, mp, floating, e):
     xr = cache.root_transform[e].astype(float)
     q = mp.q(cache.joint_position[e].astype(float), xr)
     joint_v = cache.joint_velocity[e].astype(float)
-    v = np.concatenate([cache.root_linear_velocity[e], cache.root_angular_velocity[e], joint_v]) if floating else joint_v
+    root_v = [cache.root_linear_velocity[e], cache.root_angular_velocity[e]]
+    v = np.concatenate(root_v + [joint_v]) if floating else joint_v
     t = mp.t_matrix(xr, art.root.cmass_local_pose.p)
     vp = t @ v
     pin.crba(pm, pd, q)
