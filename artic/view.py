@@ -247,6 +247,11 @@ class ArticulationView:
         d.gen_f.assign(forces)
         aba(self.model, d, self.gravity, use_fext=False)
         gen = d.gen_a.numpy()
+        if not np.all(np.isfinite(gen)):
+            envs = np.flatnonzero(~np.all(np.isfinite(gen), axis=1))
+            raise StateError(f"articulation '{self.art.name}': joint accelerations are not finite in env(s) "
+                             f"{envs[:5].tolist()}; the joint-space inertia is singular there (a link with a free "
+                             "dof but no mass or inertia below it?); give such links mass and inertia or armature")
         self._split(gen, cache.joint_acceleration, None)
         if self.model.floating:
             cache.root_linear_acceleration[:] = gen[:, :3]

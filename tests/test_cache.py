@@ -166,3 +166,24 @@ def test_description_state_and_targets_reach_every_env():
     k = art.dof_names.index("l1")
     assert np.all(cache.joint_position[:, k] == np.float32(0.7))
     assert np.all(cache.joint_target_positions[:, k] == np.float32(-0.2))
+
+
+def test_singular_tree_is_reported_not_propagated():
+    """A free dof carrying a massless, inertia-less link makes M singular: compute_joint_acceleration raises an
+    ArticError naming the articulation instead of returning NaN; armature on that dof makes it well posed."""
+    art = artic.Articulation("singular")
+    art.set_articulation_flag(artic.ArticulationFlag.FIX_BASE)
+    root = art.create_link(None, Transform(), "root")
+    link = art.create_link(root, None, "ghost")
+    link.mass = 0.0
+    link.inertia = (0.0, 0.0, 0.0)
+    link.inbound_joint.set_joint_type(artic.JointType.REVOLUTE)
+    link.inbound_joint.set_motion(artic.Axis.TWIST, artic.Motion.FREE)
+    artic.Scene(2).add_articulation(art)
+    cache = art.create_cache()
+    with pytest.raises(ArticError, match="singular.*not finite|not finite.*singular"):
+        art.compute_joint_acceleration(cache)
+    link.inbound_joint.set_armature(artic.Axis.TWIST, 0.5)
+    cache.joint_force[:] = 1.0
+    art.compute_joint_acceleration(cache)
+    assert cache.joint_acceleration == pytest.approx(np.full((2, 1), 2.0))

@@ -83,6 +83,8 @@ def _aba(
                 dmat[kk, k] = wp.dot(dof_motion[env, d0 + kk], uk)
             dmat[k, k] = dmat[k, k] + tree.dof_armature[d0 + k]
         dinv = wp.inverse(dmat)
+        if wp.determinant(dmat) <= 0.0:
+            dinv = wp.mat33(wp.nan)  # Warp's inverse returns zeros for a singular D: make it visible to the host
         link_dinv[env, i] = dinv
         link_u[env, i] = u
         ia_child = ia

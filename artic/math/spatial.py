@@ -88,7 +88,7 @@ def cholesky_solve6(a: wp.spatial_matrix, b: wp.spatial_vector):
         s = a[j, j]
         for k in range(j):
             s -= low[j, k] * low[j, k]
-        d = wp.sqrt(wp.max(s, 1.0e-30))
+        d = wp.sqrt(s)  # a singular root inertia yields inf/NaN, which the host reports
         low[j, j] = d
         for i in range(j + 1, 6):
             t = a[i, j]
