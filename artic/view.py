@@ -38,6 +38,7 @@ class ArticulationView:
         self.control = build_control(art, num_envs, device)
         self.data = build_data(self.model, num_envs, device)
         self._revolute_dofs, self._spherical_dofs = self._position_ranges()
+        self._model_dirty = False  # description parameters changed since the model was uploaded
         self._positions_valid = False  # link poses and Data's shared per-env quantities follow the state
         self._velocities_valid = False  # link velocities follow the state
 
@@ -58,7 +59,7 @@ class ArticulationView:
     # -- description changes --------------------------------------------------------------------------------------
     def on_description_changed(self, what: str):
         if what == "model":
-            refresh_model(self.model, self.art)
+            self._model_dirty = True  # re-uploaded once, before the next computation
         elif what == "state":
             write_description_state(self.state, self.art)
         elif what == "control":
@@ -66,6 +67,9 @@ class ArticulationView:
         self._positions_valid = self._velocities_valid = False
 
     def update_kinematics(self):
+        if self._model_dirty:
+            refresh_model(self.model, self.art)
+            self._model_dirty = False
         forward_kinematics(self.model, self.state, self.data)
         self._positions_valid = True
         self._velocities_valid = False
