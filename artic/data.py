@@ -13,6 +13,33 @@ import warp as wp
 from .model import ArticulationModel
 
 
+@wp.struct
+class Kin:
+    """Per-env kinematic quantities shared by the tree algorithms (fields as in ArticulationData)."""
+
+    origin: wp.array(dtype=wp.vec3)
+    link_com: wp.array2d(dtype=wp.vec3)
+    link_inertia: wp.array2d(dtype=wp.mat33)
+    dof_motion: wp.array2d(dtype=wp.spatial_vector)
+
+
+@wp.struct
+class Scratch:
+    """Per-env scratch of the tree algorithms (fields as in ArticulationData)."""
+
+    link_v: wp.array2d(dtype=wp.spatial_vector)
+    link_a: wp.array2d(dtype=wp.spatial_vector)
+    link_f: wp.array2d(dtype=wp.spatial_vector)
+    link_c: wp.array2d(dtype=wp.spatial_vector)
+    link_ia: wp.array2d(dtype=wp.spatial_matrix)
+    link_dinv: wp.array2d(dtype=wp.mat33)
+    link_u: wp.array2d(dtype=wp.vec3)
+    dof_u: wp.array2d(dtype=wp.spatial_vector)
+    comp_mass: wp.array2d(dtype=float)
+    comp_h: wp.array2d(dtype=wp.vec3)
+    comp_j: wp.array2d(dtype=wp.mat33)
+
+
 @dataclass
 class ArticulationData:
     origin: wp.array  # (E,) vec3 [m]: reference point O of the env (root actor origin, world)
@@ -42,6 +69,17 @@ class ArticulationData:
     joint_acceleration: wp.array  # (E, n) float32: reported joint accelerations of the last step
     link_acceleration: wp.array  # (E, L) spatial_vector: reported (linear at COM, angular) accelerations
     link_incoming_joint_force: wp.array  # (E, L) spatial_vector: reported (force, torque), child joint frame
+    kin: Kin = None  # origin, link_com, link_inertia, dof_motion bundled for kernels
+    scratch: Scratch = None  # the scratch arrays bundled for kernels
+
+    def bundle(self):
+        self.kin = Kin()
+        for name in ("origin", "link_com", "link_inertia", "dof_motion"):
+            setattr(self.kin, name, getattr(self, name))
+        self.scratch = Scratch()
+        for name in ("link_v", "link_a", "link_f", "link_c", "link_ia", "link_dinv", "link_u", "dof_u", "comp_mass",
+                     "comp_h", "comp_j"):
+            setattr(self.scratch, name, getattr(self, name))
 
 
 def build_data(m: ArticulationModel, num_envs: int, device) -> ArticulationData:
@@ -51,7 +89,7 @@ def build_data(m: ArticulationModel, num_envs: int, device) -> ArticulationData:
     def z(shape, dtype):
         return wp.zeros(shape, dtype=dtype, device=device)
 
-    return ArticulationData(
+    d = ArticulationData(
         origin=z(e, wp.vec3), link_com=z((e, n_l), wp.vec3), link_inertia=z((e, n_l), wp.mat33),
         comp_mass=z((e, n_l), wp.float32), comp_h=z((e, n_l), wp.vec3), comp_j=z((e, n_l), wp.mat33),
         dof_motion=z((e, n_d), wp.spatial_vector), link_v=z((e, n_l), wp.spatial_vector),
@@ -64,3 +102,5 @@ def build_data(m: ArticulationModel, num_envs: int, device) -> ArticulationData:
         centroidal_bias=z((e, 6), wp.float32), joint_acceleration=z((e, n_d), wp.float32),
         link_acceleration=z((e, n_l), wp.spatial_vector), link_incoming_joint_force=z((e, n_l), wp.spatial_vector),
     )
+    d.bundle()
+    return d

@@ -26,7 +26,8 @@ JOINT_FREE_ROOT = 6  # internal: a floating root link
 
 @wp.struct
 class Tree:
-    """The topology arrays every tree kernel walks, passed as one argument (fields as in ArticulationModel)."""
+    """The topology and inertia arrays every tree algorithm reads, passed as one argument (fields as in
+    ArticulationModel; `link_com_local` is its `link_com`)."""
 
     link_count: int
     link_parent: wp.array(dtype=int)
@@ -36,6 +37,11 @@ class Tree:
     dof_axis: wp.array(dtype=int)
     dof_armature: wp.array(dtype=float)
     link_mass: wp.array(dtype=float)
+    joint_parent_pose: wp.array(dtype=wp.transform)
+    joint_child_pose_inv: wp.array(dtype=wp.transform)
+    link_com_local: wp.array(dtype=wp.vec3)
+    link_principal_inertia: wp.array(dtype=wp.vec3)
+    link_com_rot: wp.array(dtype=wp.quat)
 
 
 @dataclass
@@ -60,14 +66,16 @@ class ArticulationModel:
     dof_armature: wp.array = None  # (n,) float32 [kg m^2 or kg]: added to the dof's mass-matrix diagonal
     flags: int = 0  # ArticulationFlag bits
     host: dict = field(default_factory=dict)  # the same arrays as NumPy, for host-side bookkeeping
-    tree: Tree = None  # the topology arrays above bundled for kernels
+    tree: Tree = None  # the arrays above bundled for kernels
 
     def bundle(self):
         t = Tree()
         t.link_count = self.link_count
         for name in ("link_parent", "joint_type", "joint_dof_start", "joint_dof_count", "dof_axis", "dof_armature",
-                     "link_mass"):
+                     "link_mass", "joint_parent_pose", "joint_child_pose_inv", "link_principal_inertia",
+                     "link_com_rot"):
             setattr(t, name, getattr(self, name))
+        t.link_com_local = self.link_com
         self.tree = t
 
     @property

@@ -8,45 +8,30 @@ its 6x6 system by Cholesky in the root's generalized coordinates (COM linear, an
 
 import warp as wp
 
+from ..data import Kin, Scratch
 from ..math.spatial import cholesky_solve6, com_force_to_o, fcross, inertia_matrix, mcross, root_column, root_motion
 from ..model import JOINT_FREE_ROOT, Tree
+from .rnea import gen_vec3
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
 
-@wp.kernel
-def _aba(
-    tree: Tree,
-    link_com: wp.array2d(dtype=wp.vec3),
-    link_inertia: wp.array2d(dtype=wp.mat33),
-    dof_motion: wp.array2d(dtype=wp.spatial_vector),
-    gen_v: wp.array2d(dtype=float),
-    gen_f: wp.array2d(dtype=float),
-    link_fext: wp.array2d(dtype=wp.spatial_vector),
-    gravity: wp.vec3,
-    use_fext: int,
-    link_v: wp.array2d(dtype=wp.spatial_vector),
-    link_c: wp.array2d(dtype=wp.spatial_vector),
-    link_ia: wp.array2d(dtype=wp.spatial_matrix),
-    link_pa: wp.array2d(dtype=wp.spatial_vector),
-    dof_u: wp.array2d(dtype=wp.spatial_vector),
-    link_dinv: wp.array2d(dtype=wp.mat33),
-    link_u: wp.array2d(dtype=wp.vec3),
-    link_a: wp.array2d(dtype=wp.spatial_vector),
-    gen_a: wp.array2d(dtype=float),
-):
-    env = wp.tid()
+@wp.func
+def aba_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), gen_f: wp.array2d(dtype=float),
+            link_fext: wp.array2d(dtype=wp.spatial_vector), gravity: wp.vec3, use_fext: int,
+            gen_a: wp.array2d(dtype=float), env: int):
+    """gen_a = ABA(q, gen_v, gen_f); link accelerations are left in sc.link_a."""
     floating = tree.joint_type[0] == JOINT_FREE_ROOT
     off = 0
     if floating:
         off = 6
     g = wp.spatial_vector(wp.vec3(0.0), gravity)
-    c0 = link_com[env, 0]
+    c0 = kin.link_com[env, 0]
     vl = wp.vec3(0.0)
     w = wp.vec3(0.0)
     if floating:
-        vl = wp.vec3(gen_v[env, 0], gen_v[env, 1], gen_v[env, 2])
-        w = wp.vec3(gen_v[env, 3], gen_v[env, 4], gen_v[env, 5])
+        vl = gen_vec3(gen_v, env, 0)
+        w = gen_vec3(gen_v, env, 3)
     # outward: velocities, velocity-product accelerations, isolated inertias and bias forces
     for i in range(tree.link_count):
         v = root_motion(c0, vl, w)
@@ -55,54 +40,54 @@ def _aba(
             vj = wp.spatial_vector()
             for k in range(tree.joint_dof_count[i]):
                 d = tree.joint_dof_start[i] + k
-                vj += dof_motion[env, d] * gen_v[env, off + d]
-            v = link_v[env, tree.link_parent[i]] + vj
+                vj += kin.dof_motion[env, d] * gen_v[env, off + d]
+            v = sc.link_v[env, tree.link_parent[i]] + vj
             c = mcross(v, vj)
-        link_v[env, i] = v
-        link_c[env, i] = c
-        inertia = inertia_matrix(tree.link_mass[i], tree.link_mass[i] * link_com[env, i], link_inertia[env, i])
-        link_ia[env, i] = inertia
+        sc.link_v[env, i] = v
+        sc.link_c[env, i] = c
+        inertia = inertia_matrix(tree.link_mass[i], tree.link_mass[i] * kin.link_com[env, i], kin.link_inertia[env, i])
+        sc.link_ia[env, i] = inertia
         pa = fcross(v, inertia * v) - inertia * g
         if use_fext != 0:
-            pa -= com_force_to_o(link_com[env, i], link_fext[env, i])
-        link_pa[env, i] = pa
+            pa -= com_force_to_o(kin.link_com[env, i], link_fext[env, i])
+        sc.link_f[env, i] = pa
     # inward: articulated inertias and bias forces
     for ii in range(tree.link_count - 1):
         i = tree.link_count - 1 - ii
-        ia = link_ia[env, i]
-        pa = link_pa[env, i]
+        ia = sc.link_ia[env, i]
+        pa = sc.link_f[env, i]
         nd = tree.joint_dof_count[i]
         d0 = tree.joint_dof_start[i]
         dmat = wp.identity(n=3, dtype=float)
         u = wp.vec3(0.0)
         for k in range(nd):
-            uk = ia * dof_motion[env, d0 + k]
-            dof_u[env, d0 + k] = uk
-            u[k] = gen_f[env, off + d0 + k] - wp.dot(dof_motion[env, d0 + k], pa)
+            uk = ia * kin.dof_motion[env, d0 + k]
+            sc.dof_u[env, d0 + k] = uk
+            u[k] = gen_f[env, off + d0 + k] - wp.dot(kin.dof_motion[env, d0 + k], pa)
             for kk in range(nd):
-                dmat[kk, k] = wp.dot(dof_motion[env, d0 + kk], uk)
+                dmat[kk, k] = wp.dot(kin.dof_motion[env, d0 + kk], uk)
             dmat[k, k] = dmat[k, k] + tree.dof_armature[d0 + k]
         dinv = wp.inverse(dmat)
         if wp.determinant(dmat) <= 0.0:
             dinv = wp.mat33(wp.nan)  # Warp's inverse returns zeros for a singular D: make it visible to the host
-        link_dinv[env, i] = dinv
-        link_u[env, i] = u
+        sc.link_dinv[env, i] = dinv
+        sc.link_u[env, i] = u
         ia_child = ia
         for k in range(nd):
             for kk in range(nd):
-                ia_child -= wp.outer(dof_u[env, d0 + k], dof_u[env, d0 + kk]) * dinv[k, kk]
-        pa_child = pa + ia_child * link_c[env, i]
+                ia_child -= wp.outer(sc.dof_u[env, d0 + k], sc.dof_u[env, d0 + kk]) * dinv[k, kk]
+        pa_child = pa + ia_child * sc.link_c[env, i]
         for k in range(nd):
             for kk in range(nd):
-                pa_child += dof_u[env, d0 + k] * (dinv[k, kk] * u[kk])
+                pa_child += sc.dof_u[env, d0 + k] * (dinv[k, kk] * u[kk])
         p = tree.link_parent[i]
-        link_ia[env, p] = link_ia[env, p] + ia_child
-        link_pa[env, p] = link_pa[env, p] + pa_child
+        sc.link_ia[env, p] = sc.link_ia[env, p] + ia_child
+        sc.link_f[env, p] = sc.link_f[env, p] + pa_child
     # root
     a0 = wp.spatial_vector()
     if floating:
-        ia0 = link_ia[env, 0]
-        bias = link_pa[env, 0] + ia0 * link_c[env, 0]
+        ia0 = sc.link_ia[env, 0]
+        bias = sc.link_f[env, 0] + ia0 * sc.link_c[env, 0]
         dm = wp.spatial_matrix()
         rhs = wp.spatial_vector()
         for cc in range(6):
@@ -113,31 +98,34 @@ def _aba(
         nu = cholesky_solve6(dm, rhs)
         for k in range(6):
             gen_a[env, k] = nu[k]
-        a0 = root_motion(c0, wp.vec3(nu[0], nu[1], nu[2]), wp.vec3(nu[3], nu[4], nu[5])) + link_c[env, 0]
-    link_a[env, 0] = a0
+        a0 = root_motion(c0, wp.vec3(nu[0], nu[1], nu[2]), wp.vec3(nu[3], nu[4], nu[5])) + sc.link_c[env, 0]
+    sc.link_a[env, 0] = a0
     # outward: accelerations
     for i in range(1, tree.link_count):
-        a = link_a[env, tree.link_parent[i]] + link_c[env, i]
+        a = sc.link_a[env, tree.link_parent[i]] + sc.link_c[env, i]
         nd = tree.joint_dof_count[i]
         d0 = tree.joint_dof_start[i]
         if nd > 0:
-            rhs_j = link_u[env, i]
+            rhs_j = sc.link_u[env, i]
             for k in range(nd):
-                rhs_j[k] = rhs_j[k] - wp.dot(dof_u[env, d0 + k], a)
-            qdd = link_dinv[env, i] * rhs_j
+                rhs_j[k] = rhs_j[k] - wp.dot(sc.dof_u[env, d0 + k], a)
+            qdd = sc.link_dinv[env, i] * rhs_j
             for k in range(nd):
                 gen_a[env, off + d0 + k] = qdd[k]
-                a += dof_motion[env, d0 + k] * qdd[k]
-        link_a[env, i] = a
+                a += kin.dof_motion[env, d0 + k] * qdd[k]
+        sc.link_a[env, i] = a
+
+
+@wp.kernel
+def _aba(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), gen_f: wp.array2d(dtype=float),
+         link_fext: wp.array2d(dtype=wp.spatial_vector), gravity: wp.vec3, use_fext: int,
+         gen_a: wp.array2d(dtype=float)):
+    aba_env(tree, kin, sc, gen_v, gen_f, link_fext, gravity, use_fext, gen_a, wp.tid())
 
 
 def aba(model, data, gravity, use_fext: bool):
     """data.gen_a = ABA(q, data.gen_v, data.gen_f) with `gravity` and, if asked, data.link_fext."""
-    m = model
-    wp.launch(
-        _aba, dim=data.gen_a.shape[0], device=data.gen_a.device,
-        inputs=[m.tree, data.link_com, data.link_inertia, data.dof_motion, data.gen_v, data.gen_f, data.link_fext,
-                wp.vec3(*gravity), int(use_fext)],
-        outputs=[data.link_v, data.link_c, data.link_ia, data.link_f, data.dof_u, data.link_dinv, data.link_u,
-                 data.link_a, data.gen_a],
-    )
+    wp.launch(_aba, dim=data.gen_a.shape[0], device=data.gen_a.device,
+              inputs=[model.tree, data.kin, data.scratch, data.gen_v, data.gen_f, data.link_fext, wp.vec3(*gravity),
+                      int(use_fext)],
+              outputs=[data.gen_a])

@@ -8,24 +8,15 @@ diagonal; artic's M includes it everywhere (PhysX leaves it out of computeMassMa
 
 import warp as wp
 
+from ..data import Kin, Scratch
 from ..math.spatial import inertia_mul, root_column
 from ..model import JOINT_FREE_ROOT, Tree
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
 
-@wp.kernel
-def _crba(
-    tree: Tree,
-    link_com: wp.array2d(dtype=wp.vec3),
-    link_inertia: wp.array2d(dtype=wp.mat33),
-    dof_motion: wp.array2d(dtype=wp.spatial_vector),
-    comp_mass: wp.array2d(dtype=float),
-    comp_h: wp.array2d(dtype=wp.vec3),
-    comp_j: wp.array2d(dtype=wp.mat33),
-    mass_matrix: wp.array3d(dtype=float),
-):
-    env = wp.tid()
+@wp.func
+def crba_env(tree: Tree, kin: Kin, sc: Scratch, mass_matrix: wp.array3d(dtype=float), env: int):
     n = mass_matrix.shape[1]
     floating = tree.joint_type[0] == JOINT_FREE_ROOT
     off = 0
@@ -35,28 +26,28 @@ def _crba(
         for c in range(n):
             mass_matrix[env, r, c] = 0.0
     for i in range(tree.link_count):
-        comp_mass[env, i] = tree.link_mass[i]
-        comp_h[env, i] = tree.link_mass[i] * link_com[env, i]
-        comp_j[env, i] = link_inertia[env, i]
+        sc.comp_mass[env, i] = tree.link_mass[i]
+        sc.comp_h[env, i] = tree.link_mass[i] * kin.link_com[env, i]
+        sc.comp_j[env, i] = kin.link_inertia[env, i]
     for ii in range(tree.link_count - 1):
         i = tree.link_count - 1 - ii
         p = tree.link_parent[i]
-        comp_mass[env, p] = comp_mass[env, p] + comp_mass[env, i]
-        comp_h[env, p] = comp_h[env, p] + comp_h[env, i]
-        comp_j[env, p] = comp_j[env, p] + comp_j[env, i]
-    c0 = link_com[env, 0]
+        sc.comp_mass[env, p] = sc.comp_mass[env, p] + sc.comp_mass[env, i]
+        sc.comp_h[env, p] = sc.comp_h[env, p] + sc.comp_h[env, i]
+        sc.comp_j[env, p] = sc.comp_j[env, p] + sc.comp_j[env, i]
+    c0 = kin.link_com[env, 0]
     for i in range(1, tree.link_count):
-        cm = comp_mass[env, i]
-        ch = comp_h[env, i]
-        cj = comp_j[env, i]
+        cm = sc.comp_mass[env, i]
+        ch = sc.comp_h[env, i]
+        cj = sc.comp_j[env, i]
         for k in range(tree.joint_dof_count[i]):
             d = tree.joint_dof_start[i] + k
-            f = inertia_mul(cm, ch, cj, dof_motion[env, d])
+            f = inertia_mul(cm, ch, cj, kin.dof_motion[env, d])
             j = i
             while j > 0:
                 for kk in range(tree.joint_dof_count[j]):
                     dd = tree.joint_dof_start[j] + kk
-                    val = wp.dot(dof_motion[env, dd], f)
+                    val = wp.dot(kin.dof_motion[env, dd], f)
                     mass_matrix[env, off + dd, off + d] = val
                     mass_matrix[env, off + d, off + dd] = val
                 j = tree.link_parent[j]
@@ -68,16 +59,17 @@ def _crba(
             mass_matrix[env, off + d, off + d] = mass_matrix[env, off + d, off + d] + tree.dof_armature[d]
     if floating:
         for c in range(6):
-            f = inertia_mul(comp_mass[env, 0], comp_h[env, 0], comp_j[env, 0], root_column(c0, c))
+            f = inertia_mul(sc.comp_mass[env, 0], sc.comp_h[env, 0], sc.comp_j[env, 0], root_column(c0, c))
             for r in range(6):
                 mass_matrix[env, r, c] = wp.dot(root_column(c0, r), f)
 
 
+@wp.kernel
+def _crba(tree: Tree, kin: Kin, sc: Scratch, mass_matrix: wp.array3d(dtype=float)):
+    crba_env(tree, kin, sc, mass_matrix, wp.tid())
+
+
 def crba(model, data):
     """M(q) into data.mass_matrix; needs forward_kinematics first."""
-    m = model
-    wp.launch(
-        _crba, dim=data.mass_matrix.shape[0], device=data.mass_matrix.device,
-        inputs=[m.tree, data.link_com, data.link_inertia, data.dof_motion],
-        outputs=[data.comp_mass, data.comp_h, data.comp_j, data.mass_matrix],
-    )
+    wp.launch(_crba, dim=data.mass_matrix.shape[0], device=data.mass_matrix.device,
+              inputs=[model.tree, data.kin, data.scratch], outputs=[data.mass_matrix])

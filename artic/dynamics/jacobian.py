@@ -7,6 +7,7 @@ link COM c_i: (s_lin + s_ang x c_i, s_ang).
 
 import warp as wp
 
+from ..data import Kin
 from ..math.spatial import root_column
 from ..model import JOINT_FREE_ROOT, Tree
 
@@ -25,8 +26,7 @@ def _put(jac: wp.array3d(dtype=float), env: int, row: int, col: int, s: wp.spati
 @wp.kernel
 def _dense_jacobian(
     tree: Tree,
-    link_com: wp.array2d(dtype=wp.vec3),
-    dof_motion: wp.array2d(dtype=wp.spatial_vector),
+    kin: Kin,
     jac: wp.array3d(dtype=float),
 ):
     env = wp.tid()
@@ -39,15 +39,15 @@ def _dense_jacobian(
     for r in range(jac.shape[1]):
         for c in range(jac.shape[2]):
             jac[env, r, c] = 0.0
-    c0 = link_com[env, 0]
+    c0 = kin.link_com[env, 0]
     for i in range(first, tree.link_count):
         row = 6 * (i - first)
-        ci = link_com[env, i]
+        ci = kin.link_com[env, i]
         j = i
         while j > 0:
             for k in range(tree.joint_dof_count[j]):
                 d = tree.joint_dof_start[j] + k
-                _put(jac, env, row, off + d, dof_motion[env, d], ci)
+                _put(jac, env, row, off + d, kin.dof_motion[env, d], ci)
             j = tree.link_parent[j]
         if floating:
             for k in range(6):
@@ -59,6 +59,6 @@ def dense_jacobian(model, data):
     m = model
     wp.launch(
         _dense_jacobian, dim=data.jacobian.shape[0], device=data.jacobian.device,
-        inputs=[m.tree, data.link_com, data.dof_motion],
+        inputs=[m.tree, data.kin],
         outputs=[data.jacobian],
     )

@@ -8,10 +8,28 @@ dof (0, u), with u the child joint frame's axis in the world and a its origin (F
 
 import warp as wp
 
+from ..data import Kin
 from ..math.spatial import root_motion, unit
-from ..model import JOINT_FREE_ROOT, Tree, JOINT_PRISMATIC, JOINT_SPHERICAL
+from ..model import JOINT_FREE_ROOT, JOINT_PRISMATIC, JOINT_SPHERICAL, Tree
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
+
+
+@wp.func
+def joint_rotation_vector(q: wp.array2d(dtype=float), env: int, dof0: int, ndof: int, dof_axis: wp.array(dtype=int)):
+    """Sum of q_k e_k over a joint's angular dofs (PhysX's PxExp argument)."""
+    rv = wp.vec3(0.0)
+    for k in range(ndof):
+        rv += unit(dof_axis[dof0 + k]) * q[env, dof0 + k]
+    return rv
+
+
+@wp.func
+def quat_exp(rv: wp.vec3):
+    angle = wp.length(rv)
+    if angle < 1.0e-12:
+        return wp.quat_identity()
+    return wp.quat_from_axis_angle(rv / angle, angle)
 
 
 @wp.func
@@ -23,13 +41,7 @@ def joint_transform(jtype: int, q: wp.array2d(dtype=float), env: int, dof0: int,
     if jtype == JOINT_PRISMATIC:
         return wp.transform(unit(dof_axis[dof0] - 3) * q[env, dof0], wp.quat_identity())
     if jtype == JOINT_SPHERICAL:
-        rv = wp.vec3(0.0)
-        for k in range(ndof):
-            rv += unit(dof_axis[dof0 + k]) * q[env, dof0 + k]
-        angle = wp.length(rv)
-        if angle < 1.0e-12:
-            return wp.transform_identity()
-        return wp.transform(wp.vec3(0.0), wp.quat_from_axis_angle(rv / angle, angle))
+        return wp.transform(wp.vec3(0.0), quat_exp(joint_rotation_vector(q, env, dof0, ndof, dof_axis)))
     return wp.transform(wp.vec3(0.0), wp.quat_from_axis_angle(unit(dof_axis[dof0]), q[env, dof0]))
 
 
@@ -55,40 +67,26 @@ def world_inertia_about_o(q: wp.quat, d: wp.vec3, mass: float, c: wp.vec3):
     return wp.mat33(xx, xy, xz, xy, yy, yz, xz, yz, zz)
 
 
-@wp.kernel
-def _forward_kinematics(
-    tree: Tree,
-    joint_parent_pose: wp.array(dtype=wp.transform),
-    joint_child_pose_inv: wp.array(dtype=wp.transform),
-    link_com_local: wp.array(dtype=wp.vec3),
-    link_principal_inertia: wp.array(dtype=wp.vec3),
-    link_com_rot: wp.array(dtype=wp.quat),
-    joint_q: wp.array2d(dtype=float),
-    root_pose: wp.array(dtype=wp.transform),
-    # outputs
-    link_pose: wp.array2d(dtype=wp.transform),
-    origin: wp.array(dtype=wp.vec3),
-    link_com: wp.array2d(dtype=wp.vec3),
-    link_inertia: wp.array2d(dtype=wp.mat33),
-    dof_motion: wp.array2d(dtype=wp.spatial_vector),
-):
-    env = wp.tid()
+@wp.func
+def forward_kinematics_env(tree: Tree, joint_q: wp.array2d(dtype=float), root_pose: wp.array(dtype=wp.transform),
+                           link_pose: wp.array2d(dtype=wp.transform), kin: Kin, env: int):
+    """Link poses, O, link COMs and inertias about O, and motion columns of one env."""
     x0 = root_pose[env]
     o = wp.transform_get_translation(x0)
-    origin[env] = o
+    kin.origin[env] = o
     for i in range(tree.link_count):
         xj = x0  # the child joint frame (unused for the root)
         x = x0
         if i > 0:
             jx = joint_transform(tree.joint_type[i], joint_q, env, tree.joint_dof_start[i], tree.joint_dof_count[i],
                                  tree.dof_axis)
-            xj = link_pose[env, tree.link_parent[i]] * joint_parent_pose[i] * jx
-            x = xj * joint_child_pose_inv[i]
+            xj = link_pose[env, tree.link_parent[i]] * tree.joint_parent_pose[i] * jx
+            x = xj * tree.joint_child_pose_inv[i]
         link_pose[env, i] = x
-        c = wp.transform_point(x, link_com_local[i]) - o
-        link_com[env, i] = c
-        link_inertia[env, i] = world_inertia_about_o(
-            wp.transform_get_rotation(x) * link_com_rot[i], link_principal_inertia[i], tree.link_mass[i], c)
+        c = wp.transform_point(x, tree.link_com_local[i]) - o
+        kin.link_com[env, i] = c
+        kin.link_inertia[env, i] = world_inertia_about_o(
+            wp.transform_get_rotation(x) * tree.link_com_rot[i], tree.link_principal_inertia[i], tree.link_mass[i], c)
         if i > 0:
             a = wp.transform_get_translation(xj) - o
             for k in range(tree.joint_dof_count[i]):
@@ -96,55 +94,53 @@ def _forward_kinematics(
                 ax = tree.dof_axis[d]
                 if ax < 3:
                     u = wp.transform_vector(xj, unit(ax))
-                    dof_motion[env, d] = wp.spatial_vector(u, wp.cross(a, u))
+                    kin.dof_motion[env, d] = wp.spatial_vector(u, wp.cross(a, u))
                 else:
-                    dof_motion[env, d] = wp.spatial_vector(wp.vec3(0.0), wp.transform_vector(xj, unit(ax - 3)))
+                    kin.dof_motion[env, d] = wp.spatial_vector(wp.vec3(0.0), wp.transform_vector(xj, unit(ax - 3)))
 
 
-@wp.kernel
-def _link_velocities(
-    tree: Tree,
-    link_com: wp.array2d(dtype=wp.vec3),
-    dof_motion: wp.array2d(dtype=wp.spatial_vector),
-    joint_qd: wp.array2d(dtype=float),
-    root_lin_vel: wp.array(dtype=wp.vec3),
-    root_ang_vel: wp.array(dtype=wp.vec3),
-    link_v: wp.array2d(dtype=wp.spatial_vector),
-    link_velocity: wp.array2d(dtype=wp.spatial_vector),
-):
-    env = wp.tid()
+@wp.func
+def link_velocities_env(tree: Tree, kin: Kin, joint_qd: wp.array2d(dtype=float), root_lin: wp.vec3,
+                        root_ang: wp.vec3, link_v: wp.array2d(dtype=wp.spatial_vector),
+                        link_velocity: wp.array2d(dtype=wp.spatial_vector), env: int):
+    """Internal spatial velocities (link_v) and public COM velocities (link_velocity) of one env."""
     for i in range(tree.link_count):
         v = wp.spatial_vector()
         if i == 0:
             if tree.joint_type[0] == JOINT_FREE_ROOT:
-                v = root_motion(link_com[env, 0], root_lin_vel[env], root_ang_vel[env])
+                v = root_motion(kin.link_com[env, 0], root_lin, root_ang)
         else:
             v = link_v[env, tree.link_parent[i]]
             for k in range(tree.joint_dof_count[i]):
                 d = tree.joint_dof_start[i] + k
-                v += dof_motion[env, d] * joint_qd[env, d]
+                v += kin.dof_motion[env, d] * joint_qd[env, d]
         link_v[env, i] = v
         w = wp.spatial_top(v)
-        link_velocity[env, i] = wp.spatial_vector(wp.spatial_bottom(v) + wp.cross(w, link_com[env, i]), w)
+        link_velocity[env, i] = wp.spatial_vector(wp.spatial_bottom(v) + wp.cross(w, kin.link_com[env, i]), w)
+
+
+@wp.kernel
+def _forward_kinematics(tree: Tree, joint_q: wp.array2d(dtype=float), root_pose: wp.array(dtype=wp.transform),
+                        link_pose: wp.array2d(dtype=wp.transform), kin: Kin):
+    forward_kinematics_env(tree, joint_q, root_pose, link_pose, kin, wp.tid())
+
+
+@wp.kernel
+def _link_velocities(tree: Tree, kin: Kin, joint_qd: wp.array2d(dtype=float), root_lin_vel: wp.array(dtype=wp.vec3),
+                     root_ang_vel: wp.array(dtype=wp.vec3), link_v: wp.array2d(dtype=wp.spatial_vector),
+                     link_velocity: wp.array2d(dtype=wp.spatial_vector)):
+    env = wp.tid()
+    link_velocities_env(tree, kin, joint_qd, root_lin_vel[env], root_ang_vel[env], link_v, link_velocity, env)
 
 
 def forward_kinematics(model, state, data):
-    """Link poses (State) and the shared per-env quantities (Data: O, COMs, inertias, motion columns) from q and
-    the root pose."""
-    m = model
-    wp.launch(
-        _forward_kinematics, dim=state.joint_q.shape[0], device=state.joint_q.device,
-        inputs=[m.tree, m.joint_parent_pose, m.joint_child_pose_inv, m.link_com, m.link_principal_inertia,
-                m.link_com_rot, state.joint_q, state.root_pose],
-        outputs=[state.link_pose, data.origin, data.link_com, data.link_inertia, data.dof_motion],
-    )
+    """Link poses (State) and the shared per-env quantities (Data.kin) from q and the root pose."""
+    wp.launch(_forward_kinematics, dim=state.joint_q.shape[0], device=state.joint_q.device,
+              inputs=[model.tree, state.joint_q, state.root_pose], outputs=[state.link_pose, data.kin])
 
 
 def link_velocities(model, state, data):
     """Link COM velocities (State) from joint and root velocities; needs forward_kinematics first."""
-    m = model
-    wp.launch(
-        _link_velocities, dim=state.joint_qd.shape[0], device=state.joint_qd.device,
-        inputs=[m.tree, data.link_com, data.dof_motion, state.joint_qd, state.root_lin_vel, state.root_ang_vel],
-        outputs=[data.link_v, state.link_velocity],
-    )
+    wp.launch(_link_velocities, dim=state.joint_qd.shape[0], device=state.joint_qd.device,
+              inputs=[model.tree, data.kin, state.joint_qd, state.root_lin_vel, state.root_ang_vel],
+              outputs=[data.link_v, state.link_velocity])
