@@ -8,12 +8,13 @@ from .cache import ArticulationCache, CacheFlag
 from .errors import ArticError, StateError, TopologyError, UrdfError, ValidationError
 from .math.np_spatial import Transform
 from .scene import Scene
+from .step import SolverType
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ArticError", "Articulation", "ArticulationCache", "ArticulationFlag", "Axis", "Box", "CacheFlag", "Capsule",
     "Cylinder", "Drive", "DriveType", "FrictionParams", "Joint", "JointType", "Limit", "Link", "Mesh", "Motion",
-    "Plane", "Scene", "Shape", "Sphere", "StateError", "TopologyError", "Transform", "UrdfError", "ValidationError",
+    "Plane", "Scene", "Shape", "SolverType", "Sphere", "StateError", "TopologyError", "Transform", "UrdfError", "ValidationError",
     "load_urdf",
 ]

@@ -10,6 +10,17 @@ import warp as wp
 from .build.articulation import Articulation
 
 
+@wp.struct
+class ControlArrays:
+    """The control arrays bundled for the step kernel (fields as in ArticulationControl)."""
+
+    joint_force: wp.array2d(dtype=float)
+    joint_target_position: wp.array2d(dtype=float)
+    joint_target_velocity: wp.array2d(dtype=float)
+    link_force: wp.array2d(dtype=wp.vec3)
+    link_torque: wp.array2d(dtype=wp.vec3)
+
+
 @dataclass
 class ArticulationControl:
     joint_force: wp.array  # (E, n) float32 [N or Nm]: persistent joint force, applied every step until changed
@@ -17,6 +28,12 @@ class ArticulationControl:
     joint_target_velocity: wp.array  # (E, n) float32 [rad/s or m/s]: drive target velocities
     link_force: wp.array  # (E, L) vec3 [N]: world force at the COM, for the next step only
     link_torque: wp.array  # (E, L) vec3 [Nm]: world torque, for the next step only
+    arrays: ControlArrays = None  # the arrays above bundled for kernels
+
+    def bundle(self):
+        self.arrays = ControlArrays()
+        for name in ControlArrays.vars:
+            setattr(self.arrays, name, getattr(self, name))
 
 
 def description_targets(art: Articulation):
@@ -38,6 +55,7 @@ def build_control(art: Articulation, num_envs: int, device) -> ArticulationContr
         link_force=wp.zeros((num_envs, art.link_count), dtype=wp.vec3, device=device),
         link_torque=wp.zeros((num_envs, art.link_count), dtype=wp.vec3, device=device),
     )
+    c.bundle()
     write_description_targets(c, art)
     return c
 

@@ -40,6 +40,34 @@ class Scratch:
     comp_j: wp.array2d(dtype=wp.mat33)
 
 
+@wp.struct
+class StepData:
+    """Per-env intermediates of one simulation step (E envs, n dofs, N generalized dofs, L links, R rows)."""
+
+    gen_v: wp.array2d(dtype=float)  # (E, N): the velocity the solver works on
+    gen_a: wp.array2d(dtype=float)  # (E, N): unconstrained acceleration
+    gen_f: wp.array2d(dtype=float)  # (E, N): applied generalized force; scratch output of RNEA passes
+    gen_v0: wp.array2d(dtype=float)  # (E, N): velocity at the start of the step, before the velocity pre-scale
+    gen_vpos: wp.array2d(dtype=float)  # (E, N): velocity at the end of the position iterations (PGS integrates it)
+    link_fext: wp.array2d(dtype=wp.spatial_vector)  # (E, L): applied (force, torque) at each COM this step
+    link_vel0: wp.array2d(dtype=wp.spatial_vector)  # (E, L): COM velocities at the start of the step
+    mass_matrix: wp.array3d(dtype=float)  # (E, N, N): M(q) at the start of the step
+    minv: wp.array3d(dtype=float)  # (E, N, N): M^-1 (its column d is the velocity change per unit impulse on d)
+    dof_r: wp.array2d(dtype=float)  # (E, n): response r = (M^-1)_dd
+    dof_recip: wp.array2d(dtype=float)  # (E, n): 1 / (r + cfm)
+    dof_geom_error: wp.array2d(dtype=float)  # (E, n): drive target - position at the start of the step
+    dof_err_low: wp.array2d(dtype=float)  # (E, n): q - low
+    dof_err_high: wp.array2d(dtype=float)  # (E, n): high - q
+    dof_dq: wp.array2d(dtype=float)  # (E, n): position change accumulated over TGS substeps
+    dof_friction_force: wp.array2d(dtype=float)  # (E, n): coefficient * (|F| + |T|) transmitted, [N or Nm]
+    dof_drive_coef: wp.array2d(dtype=wp.types.vector(length=5, dtype=float))  # (E, n): drive coefficients
+    row_lambda: wp.array2d(dtype=float)  # (E, R): accumulated impulse (the low side for limits)
+    row_lambda2: wp.array2d(dtype=float)  # (E, R): accumulated high-side limit impulse
+    joint_acceleration: wp.array2d(dtype=float)  # (E, n): reported (v_end - v_start) / dt
+    link_acceleration: wp.array2d(dtype=wp.spatial_vector)  # (E, L): reported COM accelerations
+    link_incoming_joint_force: wp.array2d(dtype=wp.spatial_vector)  # (E, L): reported, child joint frame
+
+
 @dataclass
 class ArticulationData:
     origin: wp.array  # (E,) vec3 [m]: reference point O of the env (root actor origin, world)
@@ -71,15 +99,37 @@ class ArticulationData:
     link_incoming_joint_force: wp.array  # (E, L) spatial_vector: reported (force, torque), child joint frame
     kin: Kin = None  # origin, link_com, link_inertia, dof_motion bundled for kernels
     scratch: Scratch = None  # the scratch arrays bundled for kernels
+    step: StepData = None  # the step's intermediates (shares gen_*, link_fext, mass_matrix and reported arrays)
 
     def bundle(self):
         self.kin = Kin()
-        for name in ("origin", "link_com", "link_inertia", "dof_motion"):
+        for name in Kin.vars:
             setattr(self.kin, name, getattr(self, name))
         self.scratch = Scratch()
-        for name in ("link_v", "link_a", "link_f", "link_c", "link_ia", "link_dinv", "link_u", "dof_u", "comp_mass",
-                     "comp_h", "comp_j"):
+        for name in Scratch.vars:
             setattr(self.scratch, name, getattr(self, name))
+
+
+def build_step_data(data: ArticulationData, row_count: int) -> StepData:
+    """The step's arrays: those it shares with the inverse-dynamics API plus its own."""
+    e, n = data.joint_acceleration.shape
+    n_g = data.gen_v.shape[1]
+    device = data.gen_v.device
+    sd = StepData()
+    for name in ("gen_v", "gen_a", "gen_f", "link_fext", "mass_matrix", "joint_acceleration", "link_acceleration",
+                 "link_incoming_joint_force"):
+        setattr(sd, name, getattr(data, name))
+    sd.gen_v0 = wp.zeros((e, n_g), dtype=wp.float32, device=device)
+    sd.gen_vpos = wp.zeros((e, n_g), dtype=wp.float32, device=device)
+    sd.link_vel0 = wp.zeros_like(data.link_v)
+    sd.minv = wp.zeros_like(data.mass_matrix)
+    for name in ("dof_r", "dof_recip", "dof_geom_error", "dof_err_low", "dof_err_high", "dof_dq",
+                 "dof_friction_force"):
+        setattr(sd, name, wp.zeros((e, n), dtype=wp.float32, device=device))
+    sd.dof_drive_coef = wp.zeros((e, n), dtype=wp.types.vector(length=5, dtype=float), device=device)
+    sd.row_lambda = wp.zeros((e, row_count), dtype=wp.float32, device=device)
+    sd.row_lambda2 = wp.zeros((e, row_count), dtype=wp.float32, device=device)
+    return sd
 
 
 def build_data(m: ArticulationModel, num_envs: int, device) -> ArticulationData:

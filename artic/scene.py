@@ -13,11 +13,12 @@ import warp as wp
 
 from .build.articulation import Articulation
 from .errors import StateError, TopologyError, ValidationError
+from .step import SolverType
 from .view import ArticulationView
 
 
 class Scene:
-    def __init__(self, num_envs: int = 1, gravity=(0.0, 0.0, -9.81), device=None):
+    def __init__(self, num_envs: int = 1, gravity=(0.0, 0.0, -9.81), device=None, solver_type=SolverType.PGS):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValidationError(f"scene: num_envs must be a positive integer, got {num_envs!r}")
         g = np.asarray(gravity, dtype=float)
@@ -28,13 +29,19 @@ class Scene:
             self.device = wp.get_device(device)
         except (RuntimeError, ValueError) as e:
             raise ValidationError(f"scene: unknown device {device!r} ({e}); use None, 'cpu' or 'cuda:0'") from None
+        try:
+            self.solver_type = SolverType(solver_type)
+        except ValueError:
+            raise ValidationError(f"scene: unknown solver_type {solver_type!r}; use artic.SolverType.PGS or TGS") from None
         self.num_envs = int(num_envs)
         self.gravity = tuple(g)
+        self.time = 0.0
         self._views: dict[int, ArticulationView] = {}
         self.articulations: list[Articulation] = []
 
     def __repr__(self):
-        return f"Scene(num_envs={self.num_envs}, articulations={len(self.articulations)}, device='{self.device}')"
+        return (f"Scene(num_envs={self.num_envs}, articulations={len(self.articulations)}, "
+                f"solver={self.solver_type.name}, device='{self.device}')")
 
     def add_articulation(self, art: Articulation):
         """Validate `art`, freeze its topology and build its arrays for every env."""
@@ -48,6 +55,18 @@ class Scene:
         self._views[id(art)] = view
         self.articulations.append(art)
         return art
+
+    def step(self, dt: float):
+        """Advance every articulation of every env by dt seconds (one fused kernel launch per articulation)."""
+        try:
+            dt = float(dt)
+        except (TypeError, ValueError):
+            raise ValidationError(f"scene: dt must be a number, got {dt!r}") from None
+        if not np.isfinite(dt) or dt <= 0.0:
+            raise ValidationError(f"scene: dt must be a positive finite number of seconds, got {dt}")
+        for art in self.articulations:
+            self._views[id(art)].step(dt, self.solver_type)
+        self.time += dt
 
     def remove_articulation(self, art: Articulation):
         if art._scene is not self:

@@ -10,6 +10,21 @@ import warp as wp
 from .build.articulation import Articulation
 
 
+@wp.struct
+class StateArrays:
+    """The state arrays bundled for the step kernel (fields as in ArticulationState)."""
+
+    joint_q: wp.array2d(dtype=float)
+    joint_qd: wp.array2d(dtype=float)
+    root_pose: wp.array(dtype=wp.transform)
+    root_lin_vel: wp.array(dtype=wp.vec3)
+    root_ang_vel: wp.array(dtype=wp.vec3)
+    link_pose: wp.array2d(dtype=wp.transform)
+    link_velocity: wp.array2d(dtype=wp.spatial_vector)
+    wake_counter: wp.array(dtype=float)
+    sleeping: wp.array(dtype=int)
+
+
 @dataclass
 class ArticulationState:
     joint_q: wp.array  # (E, n) float32 [rad or m]: joint positions, cache order
@@ -19,6 +34,14 @@ class ArticulationState:
     root_ang_vel: wp.array  # (E,) vec3 [rad/s]: root angular velocity, world
     link_pose: wp.array  # (E, L) transform: link actor frames in the world (derived from the above)
     link_velocity: wp.array  # (E, L) spatial_vector: (linear at COM, angular) [m/s, rad/s], world (derived)
+    wake_counter: wp.array  # (E,) float32 [s]: time left before the articulation may sleep (PhysX wake counter)
+    sleeping: wp.array  # (E,) int32: 1 while asleep (not simulated, velocities zero)
+    arrays: StateArrays = None  # the arrays above bundled for kernels
+
+    def bundle(self):
+        self.arrays = StateArrays()
+        for name in StateArrays.vars:
+            setattr(self.arrays, name, getattr(self, name))
 
 
 def description_state(art: Articulation) -> dict:
@@ -42,7 +65,10 @@ def build_state(art: Articulation, num_envs: int, device) -> ArticulationState:
         root_ang_vel=wp.zeros(num_envs, dtype=wp.vec3, device=device),
         link_pose=wp.zeros((num_envs, art.link_count), dtype=wp.transform, device=device),
         link_velocity=wp.zeros((num_envs, art.link_count), dtype=wp.spatial_vector, device=device),
+        wake_counter=wp.full(num_envs, art.wake_counter, dtype=wp.float32, device=device),
+        sleeping=wp.zeros(num_envs, dtype=wp.int32, device=device),
     )
+    s.bundle()
     write_description_state(s, art)
     return s
 

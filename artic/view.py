@@ -23,6 +23,7 @@ from .dynamics.rnea import rnea
 from .errors import StateError, ValidationError
 from .model import build_model, refresh_model
 from .state import build_state, write_description_state
+from .step import WAKE_COUNTER_RESET, Stepper
 
 _ZERO_G = (0.0, 0.0, 0.0)
 
@@ -38,6 +39,7 @@ class ArticulationView:
         self.control = build_control(art, num_envs, device)
         self.data = build_data(self.model, num_envs, device)
         self._revolute_dofs, self._spherical_dofs = self._position_ranges()
+        self._stepper = None  # built at the first step
         self._model_dirty = False  # description parameters changed since the model was uploaded
         self._positions_valid = False  # link poses and Data's shared per-env quantities follow the state
         self._velocities_valid = False  # link velocities follow the state
@@ -62,14 +64,21 @@ class ArticulationView:
             self._model_dirty = True  # re-uploaded once, before the next computation
         elif what == "state":
             write_description_state(self.state, self.art)
+            self.wake(np.ones(self.num_envs, bool))
         elif what == "control":
             write_description_targets(self.control, self.art)
+            self.wake(np.ones(self.num_envs, bool))
         self._positions_valid = self._velocities_valid = False
 
-    def update_kinematics(self):
+    def _sync_model(self):
         if self._model_dirty:
             refresh_model(self.model, self.art)
+            if self._stepper is not None:
+                self._stepper.refresh()
             self._model_dirty = False
+
+    def update_kinematics(self):
+        self._sync_model()
         forward_kinematics(self.model, self.state, self.data)
         self._positions_valid = True
         self._velocities_valid = False
@@ -83,6 +92,28 @@ class ArticulationView:
         if not self._velocities_valid:
             link_velocities(self.model, self.state, self.data)
             self._velocities_valid = True
+
+    # -- simulation -----------------------------------------------------------------------------------------------
+    def step(self, dt: float, solver_type):
+        self._sync_model()
+        if self._stepper is None:
+            self._stepper = Stepper(self)
+        self._stepper.step(dt, solver_type)
+        self._positions_valid = self._velocities_valid = True  # the step ends with the kinematics of the new state
+
+    def wake(self, envs: np.ndarray):
+        """Wake the envs where `envs` is True (PhysX: on non-zero velocities or forces, or targets set)."""
+        if not np.any(envs):
+            return
+        wc = self.state.wake_counter.numpy()
+        sleeping = self.state.sleeping.numpy()
+        wc[envs] = np.maximum(wc[envs], WAKE_COUNTER_RESET)
+        sleeping[envs] = 0
+        self.state.wake_counter.assign(wc)
+        self.state.sleeping.assign(sleeping)
+
+    def is_sleeping(self) -> np.ndarray:
+        return self.state.sleeping.numpy().astype(bool)
 
     # -- cache ----------------------------------------------------------------------------------------------------
     def create_cache(self) -> ArticulationCache:
@@ -180,10 +211,30 @@ class ArticulationView:
             c.link_force.assign(self._input(cache, "link_force", (e, nl, 3)))
         if flags & CacheFlag.LINK_TORQUE:
             c.link_torque.assign(self._input(cache, "link_torque", (e, nl, 3)))
+        self.wake(self._wake_mask(cache, flags))
         if flags & (CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM):
             self.update_kinematics()  # link poses now; link velocities when next asked for
         if flags & (CacheFlag.VELOCITY | CacheFlag.ROOT_VELOCITIES):
             self._velocities_valid = False
+
+    def _wake_mask(self, cache, flags) -> np.ndarray:
+        """Envs that applying these fields wakes: non-zero velocities or forces, targets away from the state."""
+        mask = np.zeros(self.num_envs, bool)
+
+        def nonzero(name):
+            a = getattr(cache, name)
+            return np.any(a.reshape(a.shape[0], -1) != 0, axis=1)
+
+        for flag, names in ((CacheFlag.VELOCITY, ("joint_velocity",)), (CacheFlag.FORCE, ("joint_force",)),
+                            (CacheFlag.ROOT_VELOCITIES, ("root_linear_velocity", "root_angular_velocity")),
+                            (CacheFlag.LINK_FORCE, ("link_force",)), (CacheFlag.LINK_TORQUE, ("link_torque",)),
+                            (CacheFlag.JOINT_TARGET_VELOCITIES, ("joint_target_velocities",))):
+            if flags & flag:
+                for name in names:
+                    mask |= nonzero(name)
+        if flags & CacheFlag.JOINT_TARGET_POSITIONS:
+            mask |= np.any(cache.joint_target_positions != self.state.joint_q.numpy(), axis=1)
+        return mask
 
     # -- inverse dynamics -----------------------------------------------------------------------------------------
     def _gen(self, cache, joint_field: str, root_fields) -> np.ndarray:

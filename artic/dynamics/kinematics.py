@@ -100,10 +100,11 @@ def forward_kinematics_env(tree: Tree, joint_q: wp.array2d(dtype=float), root_po
 
 
 @wp.func
-def link_velocities_env(tree: Tree, kin: Kin, joint_qd: wp.array2d(dtype=float), root_lin: wp.vec3,
+def link_velocities_env(tree: Tree, kin: Kin, qd: wp.array2d(dtype=float), qd_offset: int, root_lin: wp.vec3,
                         root_ang: wp.vec3, link_v: wp.array2d(dtype=wp.spatial_vector),
                         link_velocity: wp.array2d(dtype=wp.spatial_vector), env: int):
-    """Internal spatial velocities (link_v) and public COM velocities (link_velocity) of one env."""
+    """Internal spatial velocities (link_v) and public COM velocities (link_velocity) of one env; joint velocities
+    are read from qd[env, qd_offset + dof] (the joint state, or a generalized vector)."""
     for i in range(tree.link_count):
         v = wp.spatial_vector()
         if i == 0:
@@ -113,7 +114,7 @@ def link_velocities_env(tree: Tree, kin: Kin, joint_qd: wp.array2d(dtype=float),
             v = link_v[env, tree.link_parent[i]]
             for k in range(tree.joint_dof_count[i]):
                 d = tree.joint_dof_start[i] + k
-                v += kin.dof_motion[env, d] * joint_qd[env, d]
+                v += kin.dof_motion[env, d] * qd[env, qd_offset + d]
         link_v[env, i] = v
         w = wp.spatial_top(v)
         link_velocity[env, i] = wp.spatial_vector(wp.spatial_bottom(v) + wp.cross(w, kin.link_com[env, i]), w)
@@ -130,7 +131,7 @@ def _link_velocities(tree: Tree, kin: Kin, joint_qd: wp.array2d(dtype=float), ro
                      root_ang_vel: wp.array(dtype=wp.vec3), link_v: wp.array2d(dtype=wp.spatial_vector),
                      link_velocity: wp.array2d(dtype=wp.spatial_vector)):
     env = wp.tid()
-    link_velocities_env(tree, kin, joint_qd, root_lin_vel[env], root_ang_vel[env], link_v, link_velocity, env)
+    link_velocities_env(tree, kin, joint_qd, 0, root_lin_vel[env], root_ang_vel[env], link_v, link_velocity, env)
 
 
 def forward_kinematics(model, state, data):

@@ -1,0 +1,56 @@
+"""Inputs of the unconstrained forward dynamics of a step, as PhysX forms them (physx-notes 3.2, 3.5, 9.1).
+
+* Velocity pre-scale: if any |qdot_d| exceeds its max joint velocity, all joint velocities are scaled by the one
+  ratio min(max_d / |qdot_d|), keeping the direction of motion in joint space.
+* Link damping and max velocities act as forces before the solver: with d' = min(d, 1/dt) and the excess ratio
+  s = 1 - v_max/|v| (0 below the cap), the applied COM force is (1 - d' dt)(m g + F_user) - m (d' + s/dt) v and the
+  torque (1 - d' dt) tau_user - I_w (d' + s/dt) w: gravity and user forces are damped too, and the excess speed is
+  removed in one step.
+"""
+
+import warp as wp
+
+from ..constraints.joint_rows import JointRows
+from ..model import Tree
+
+
+@wp.func
+def prescale_joint_velocities(rows: JointRows, gen_v: wp.array2d(dtype=float), env: int, off: int, n: int):
+    ratio = float(1.0)
+    for d in range(n):
+        v = wp.abs(gen_v[env, off + d])
+        if v > rows.dof_max_velocity[d]:
+            ratio = wp.min(ratio, rows.dof_max_velocity[d] / v)
+    if ratio < 1.0:
+        for d in range(n):
+            gen_v[env, off + d] = gen_v[env, off + d] * ratio
+
+
+@wp.func
+def rotational_inertia_times(tree: Tree, link_rot: wp.quat, i: int, w: wp.vec3):
+    """I_w w for link i: its principal moments applied in the world axes of its principal frame."""
+    q = link_rot * tree.link_com_rot[i]
+    local = wp.quat_rotate_inv(q, w)
+    return wp.quat_rotate(q, wp.cw_mul(tree.link_principal_inertia[i], local))
+
+
+@wp.func
+def applied_link_wrench(tree: Tree, rows: JointRows, i: int, link_rot: wp.quat, com_velocity: wp.spatial_vector,
+                        user_force: wp.vec3, user_torque: wp.vec3, gravity: wp.vec3, dt: float):
+    """(force, torque) at link i's COM this step: gravity and user forces, damping and max-velocity terms."""
+    m = tree.link_mass[i]
+    v = wp.spatial_top(com_velocity)
+    w = wp.spatial_bottom(com_velocity)
+    lin_d = wp.min(rows.link_linear_damping[i], 1.0 / dt)
+    ang_d = wp.min(rows.link_angular_damping[i], 1.0 / dt)
+    lin_s = float(0.0)
+    speed = wp.length(v)
+    if speed > rows.link_max_linear_velocity[i]:
+        lin_s = 1.0 - rows.link_max_linear_velocity[i] / speed
+    ang_s = float(0.0)
+    spin = wp.length(w)
+    if spin > rows.link_max_angular_velocity[i]:
+        ang_s = 1.0 - rows.link_max_angular_velocity[i] / spin
+    force = (1.0 - lin_d * dt) * (m * gravity + user_force) - m * (lin_d + lin_s / dt) * v
+    torque = (1.0 - ang_d * dt) * user_torque - (ang_d + ang_s / dt) * rotational_inertia_times(tree, link_rot, i, w)
+    return wp.spatial_vector(force, torque)

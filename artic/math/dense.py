@@ -1,0 +1,45 @@
+"""Dense symmetric positive-definite inverse per env (Cholesky, Golub and Van Loan, ch. 4.2).
+
+The solver needs the columns of M^-1: column d is the generalized velocity change per unit impulse on dof d.
+A dense factorization is right up to a few dozen dofs; this is the one place to swap in a tree-sparse one.
+"""
+
+import warp as wp
+
+
+@wp.func
+def spd_inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: int, n: int):
+    """out = a^-1 for SPD a (n x n); `out` also serves as the Cholesky workspace. A non-positive pivot
+    (singular a) yields NaN, which the caller reports."""
+    # Cholesky factor L in the lower triangle of out
+    for j in range(n):
+        s = a[env, j, j]
+        for k in range(j):
+            s -= out[env, j, k] * out[env, j, k]
+        d = wp.sqrt(s)
+        if s <= 0.0:
+            d = wp.nan
+        out[env, j, j] = d
+        for i in range(j + 1, n):
+            t = a[env, i, j]
+            for k in range(j):
+                t -= out[env, i, k] * out[env, j, k]
+            out[env, i, j] = t / d
+    # L^-1 in place (lower triangle)
+    for j in range(n):
+        out[env, j, j] = 1.0 / out[env, j, j]
+        for i in range(j + 1, n):
+            t = float(0.0)
+            for k in range(j, i):
+                t -= out[env, i, k] * out[env, k, j]
+            out[env, i, j] = t / out[env, i, i]
+    # A^-1 = L^-T L^-1, symmetric: fill the upper triangle first, then mirror
+    for i in range(n):
+        for j in range(i, n):
+            t = float(0.0)
+            for k in range(j, n):
+                t += out[env, k, i] * out[env, k, j]
+            out[env, i, j] = t
+    for i in range(n):
+        for j in range(i + 1, n):
+            out[env, j, i] = out[env, i, j]

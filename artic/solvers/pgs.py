@@ -1,0 +1,21 @@
+"""Projected Gauss-Seidel schedule (physx-notes 4.3): n_pos position iterations with bias 0.8 and the full step,
+then max(1, n_vel) velocity iterations without position bias. The velocity at the end of the position iterations
+is the one positions are integrated with; the velocity iterations only change the velocity carried forward."""
+
+import warp as wp
+
+from ..constraints.joint_rows import JointRows
+from ..data import StepData
+from .gauss_seidel import sweep_joint_rows
+
+PGS_ERP = wp.constant(0.8)
+
+
+@wp.func
+def pgs_solve(rows: JointRows, sd: StepData, env: int, off: int, n_gen: int, dt: float, n_pos: int, n_vel: int):
+    for _it in range(n_pos):
+        sweep_joint_rows(rows, sd, env, off, n_gen, dt, dt, PGS_ERP, 0.0, 1, 0)
+    for k in range(n_gen):
+        sd.gen_vpos[env, k] = sd.gen_v[env, k]
+    for _it in range(wp.max(1, n_vel)):
+        sweep_joint_rows(rows, sd, env, off, n_gen, dt, dt, PGS_ERP, 0.0, 0, 0)

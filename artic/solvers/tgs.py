@@ -1,0 +1,27 @@
+"""Temporal Gauss-Seidel schedule (physx-notes 4.4): n_pos substeps of rho = dt / n_pos, each one sweep (elapsed
+time a rho, bias min(0.9, 2/sqrt(n_pos))) followed by position integration over rho, which also accumulates each
+dof's position change dq for drives and limits; then n_vel velocity iterations (drives frozen, no position bias)
+that change only the velocity carried forward."""
+
+import warp as wp
+
+from ..constraints.joint_rows import JointRows
+from ..data import StepData
+from ..dynamics.integrate import integrate_positions
+from ..model import Tree
+from .gauss_seidel import sweep_joint_rows
+
+
+@wp.func
+def tgs_solve(tree: Tree, rows: JointRows, sd: StepData, joint_q: wp.array2d(dtype=float),
+              root_pose: wp.array(dtype=wp.transform), env: int, off: int, n_gen: int, dt: float, n_pos: int,
+              n_vel: int):
+    rho = dt / float(n_pos)
+    erp = wp.min(0.9, 2.0 / wp.sqrt(float(n_pos)))
+    for a in range(n_pos):
+        sweep_joint_rows(rows, sd, env, off, n_gen, rho, dt, erp, float(a) * rho, 1, 1)
+        integrate_positions(tree, joint_q, root_pose, sd.gen_v, sd.dof_dq, rho, env)
+    for k in range(n_gen):
+        sd.gen_vpos[env, k] = sd.gen_v[env, k]
+    for _it in range(n_vel):
+        sweep_joint_rows(rows, sd, env, off, n_gen, rho, dt, erp, dt, 0, 1)

@@ -1,0 +1,255 @@
+"""`Scene.step` for one articulation: the whole step for one env in one thread, all envs in one kernel launch.
+
+Pipeline (physx-notes 0 and 9.1; specs/physx-articulations-guide.txt, "Constraint Sequence"):
+ 1. velocity pre-scale, kinematics and link velocities at the start of the step;
+ 2. unconstrained forward dynamics (ABA) with gravity, user link forces and persistent joint forces, damping and
+    max-velocity forces, Coriolis and gyroscopic terms and armature: v* = v + a dt;
+ 3. setup: M and M^-1 (dense, per env), per-dof responses, drive coefficients, limit errors and the joint forces
+    the coefficient friction scales with (RNEA with the unconstrained accelerations);
+ 4. PGS or TGS iterations over the joint rows (solvers/);
+ 5. integration (PGS: once, with the position-iteration velocity; TGS: per substep), state write-back;
+ 6. reported quantities (joint and link accelerations, incoming joint forces), kinematics at the end, and the
+    sleep check (physx-notes 3.7).
+The launch is recorded once per time step size and replayed (reference/warp-notes.md): a step allocates nothing.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+import warp as wp
+
+from .constraints.drive import drive_coefficients, spherical_drive_error
+from .constraints.joint_rows import DRIVE_NONE, JointRows, build_joint_rows, refresh_joint_rows
+from .control import ControlArrays
+from .data import Kin, Scratch, StepData, build_step_data
+from .dynamics.aba import aba_env
+from .dynamics.crba import crba_env
+from .dynamics.forward import applied_link_wrench, prescale_joint_velocities
+from .dynamics.integrate import integrate_positions
+from .dynamics.kinematics import forward_kinematics_env, joint_rotation_vector, link_velocities_env, quat_exp
+from .dynamics.rnea import rnea_env
+from .math.dense import spd_inverse
+from .math.spatial import unit
+from .model import JOINT_FREE_ROOT, Tree
+from .solvers.pgs import pgs_solve
+from .solvers.tgs import tgs_solve
+from .state import StateArrays
+
+wp.set_module_options({"enable_backward": False})
+
+WAKE_COUNTER_RESET = 0.4  # PxSceneDesc::wakeCounterResetValue [s]
+
+
+class SolverType(IntEnum):
+    """`PxSolverType`: PGS (PhysX's default) or TGS."""
+
+    PGS = 0
+    TGS = 1
+
+
+@wp.func
+def _gen_to_vec3(gen: wp.array2d(dtype=float), env: int, k: int):
+    return wp.vec3(gen[env, k], gen[env, k + 1], gen[env, k + 2])
+
+
+@wp.func
+def _setup_dofs(tree: Tree, rows: JointRows, st: StateArrays, ctl: ControlArrays, sd: StepData, env: int, off: int,
+                n: int, h: float, dt: float, tgs: int):
+    """Responses, drive coefficients, limit errors; zero accumulators (physx-notes 2.3-2.5, 3.1)."""
+    for d in range(n):
+        r = sd.minv[env, off + d, off + d]
+        recip = float(0.0)
+        if tree.dof_axis[d] >= 3 or r > 0.0:
+            recip = 1.0 / (r + rows.dof_cfm[d])
+        sd.dof_r[env, d] = r
+        sd.dof_recip[env, d] = recip
+        q = st.joint_q[env, d]
+        sd.dof_err_low[env, d] = q - rows.dof_limit_low[d]
+        sd.dof_err_high[env, d] = rows.dof_limit_high[d] - q
+        sd.dof_dq[env, d] = 0.0
+        geom = ctl.joint_target_position[env, d] - q
+        if rows.dof_quat_drive[d] != 0:
+            i = rows.dof_link[d]
+            d0 = tree.joint_dof_start[i]
+            nd = tree.joint_dof_count[i]
+            target = wp.vec3(0.0)
+            for k in range(nd):
+                if rows.dof_drive[d0 + k] != DRIVE_NONE:
+                    target += unit(tree.dof_axis[d0 + k]) * ctl.joint_target_position[env, d0 + k]
+            rel = quat_exp(joint_rotation_vector(st.joint_q, env, d0, nd, tree.dof_axis))
+            geom = spherical_drive_error(rel, target)[tree.dof_axis[d]]
+        sd.dof_drive_coef[env, d] = drive_coefficients(
+            rows.dof_drive[d], rows.dof_stiffness[d], rows.dof_damping[d], ctl.joint_target_velocity[env, d], geom,
+            r, recip, h, dt, tgs)
+    for r in range(rows.row_count):
+        sd.row_lambda[env, r] = 0.0
+        sd.row_lambda2[env, r] = 0.0
+
+
+@wp.func
+def _incoming_joint_forces(tree: Tree, kin: Kin, sc: Scratch, st: StateArrays, sd: StepData, env: int):
+    """Force each inbound joint transmits to its child (RNEA of the realized motion), in the child joint frame."""
+    sd.link_incoming_joint_force[env, 0] = wp.spatial_vector()
+    for i in range(1, tree.link_count):
+        f = sc.link_f[env, i]
+        xj = st.link_pose[env, i] * wp.transform_inverse(tree.joint_child_pose_inv[i])
+        anchor = wp.transform_get_translation(xj) - kin.origin[env]
+        force = wp.spatial_bottom(f)
+        torque = wp.spatial_top(f) - wp.cross(anchor, force)
+        rot = wp.transform_get_rotation(xj)
+        sd.link_incoming_joint_force[env, i] = wp.spatial_vector(wp.quat_rotate_inv(rot, force),
+                                                                 wp.quat_rotate_inv(rot, torque))
+
+
+@wp.func
+def _sleep_check(tree: Tree, st: StateArrays, env: int, dt: float, threshold: float):
+    """PhysX's wake-counter rule with the articulation's threshold; True when the env falls asleep."""
+    energy = float(0.0)
+    for i in range(tree.link_count):
+        v = st.link_velocity[env, i]
+        q = wp.transform_get_rotation(st.link_pose[env, i]) * tree.link_com_rot[i]
+        wb = wp.quat_rotate_inv(q, wp.spatial_bottom(v))
+        inv_mass = float(1.0)
+        if tree.link_mass[i] > 0.0:
+            inv_mass = 1.0 / tree.link_mass[i]
+        e = 0.5 * (wp.dot(wp.cw_mul(wb, wb), tree.link_principal_inertia[i]) * inv_mass
+                   + wp.dot(wp.spatial_top(v), wp.spatial_top(v)))
+        energy = wp.max(energy, e)
+    wc = st.wake_counter[env]
+    if (wc < 0.5 * WAKE_COUNTER_RESET or wc < dt) and energy >= threshold:
+        factor = float(2.0)
+        if threshold > 0.0:
+            factor = wp.min(energy / threshold, 2.0)
+        wc = factor * 0.5 * WAKE_COUNTER_RESET
+    else:
+        wc = wp.max(wc - dt, 0.0)
+    st.wake_counter[env] = wc
+    return wc <= 0.0
+
+
+@wp.kernel
+def _step(tree: Tree, rows: JointRows, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch, sd: StepData,
+          gravity: wp.vec3, dt: float, tgs: int, n_pos: int, n_vel: int, sleep_threshold: float):
+    env = wp.tid()
+    if st.sleeping[env] != 0:
+        return
+    n = st.joint_q.shape[1]
+    off = int(0)
+    if tree.joint_type[0] == JOINT_FREE_ROOT:
+        off = 6
+        for k in range(3):
+            sd.gen_v[env, k] = st.root_lin_vel[env][k]
+            sd.gen_v[env, 3 + k] = st.root_ang_vel[env][k]
+    n_gen = n + off
+    for d in range(n):
+        sd.gen_v[env, off + d] = st.joint_qd[env, d]
+    for k in range(n_gen):
+        sd.gen_v0[env, k] = sd.gen_v[env, k]
+    prescale_joint_velocities(rows, sd.gen_v, env, off, n)
+    root_lin = wp.vec3(0.0)
+    root_ang = wp.vec3(0.0)
+    if off == 6:
+        root_lin = _gen_to_vec3(sd.gen_v, env, 0)
+        root_ang = _gen_to_vec3(sd.gen_v, env, 3)
+
+    # 1-2. start kinematics, applied forces, unconstrained accelerations
+    forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
+    link_velocities_env(tree, kin, sd.gen_v, off, root_lin, root_ang, sc.link_v, sd.link_vel0, env)
+    for i in range(tree.link_count):
+        sd.link_fext[env, i] = applied_link_wrench(
+            tree, rows, i, wp.transform_get_rotation(st.link_pose[env, i]), sd.link_vel0[env, i],
+            ctl.link_force[env, i], ctl.link_torque[env, i], gravity, dt)
+    for k in range(off):
+        sd.gen_f[env, k] = 0.0
+    for d in range(n):
+        sd.gen_f[env, off + d] = ctl.joint_force[env, d]
+    zero = wp.vec3(0.0)
+    aba_env(tree, kin, sc, sd.gen_v, sd.gen_f, sd.link_fext, zero, 1, sd.gen_a, env)
+
+    # 3. setup
+    rnea_env(tree, kin, sc, sd.gen_v, sd.gen_a, sd.link_fext, zero, 1, sd.gen_f, env)
+    for d in range(n):
+        i = rows.dof_link[d]
+        f = sc.link_f[env, i]
+        force = wp.spatial_bottom(f)
+        torque = wp.spatial_top(f) - wp.cross(kin.link_com[env, i], force)
+        sd.dof_friction_force[env, d] = rows.dof_friction_coef[d] * (wp.length(force) + wp.length(torque))
+    crba_env(tree, kin, sc, sd.mass_matrix, env)
+    spd_inverse(sd.mass_matrix, sd.minv, env, n_gen)
+    for k in range(n_gen):
+        sd.gen_v[env, k] = sd.gen_v[env, k] + sd.gen_a[env, k] * dt
+    h = dt
+    if tgs != 0:
+        h = dt / float(n_pos)
+    _setup_dofs(tree, rows, st, ctl, sd, env, off, n, h, dt, tgs)
+
+    # 4-5. solve and integrate
+    if tgs != 0:
+        tgs_solve(tree, rows, sd, st.joint_q, st.root_pose, env, off, n_gen, dt, n_pos, n_vel)
+    else:
+        pgs_solve(rows, sd, env, off, n_gen, dt, n_pos, n_vel)
+        integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
+    for d in range(n):
+        st.joint_qd[env, d] = sd.gen_v[env, off + d]
+    if off == 6:
+        root_lin = _gen_to_vec3(sd.gen_v, env, 0)
+        root_ang = _gen_to_vec3(sd.gen_v, env, 3)
+        st.root_lin_vel[env] = root_lin
+        st.root_ang_vel[env] = root_ang
+
+    # 6. reported quantities, end kinematics, sleep
+    for k in range(n_gen):
+        sd.gen_a[env, k] = (sd.gen_v[env, k] - sd.gen_v0[env, k]) / dt
+    for d in range(n):
+        sd.joint_acceleration[env, d] = sd.gen_a[env, off + d]
+    rnea_env(tree, kin, sc, sd.gen_v0, sd.gen_a, sd.link_fext, zero, 1, sd.gen_f, env)
+    _incoming_joint_forces(tree, kin, sc, st, sd, env)
+    forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
+    link_velocities_env(tree, kin, st.joint_qd, 0, root_lin, root_ang, sc.link_v, st.link_velocity, env)
+    for i in range(tree.link_count):
+        sd.link_acceleration[env, i] = (st.link_velocity[env, i] - sd.link_vel0[env, i]) / dt
+        ctl.link_force[env, i] = wp.vec3(0.0)  # link forces act for one step (PhysX: no eRETAIN_ACCELERATIONS)
+        ctl.link_torque[env, i] = wp.vec3(0.0)
+    if _sleep_check(tree, st, env, dt, sleep_threshold):
+        st.sleeping[env] = 1
+        for d in range(n):
+            st.joint_qd[env, d] = 0.0
+            sd.joint_acceleration[env, d] = 0.0
+        st.root_lin_vel[env] = wp.vec3(0.0)
+        st.root_ang_vel[env] = wp.vec3(0.0)
+        for i in range(tree.link_count):
+            st.link_velocity[env, i] = wp.spatial_vector()
+            sd.link_acceleration[env, i] = wp.spatial_vector()
+
+
+class Stepper:
+    """Owns one articulation's joint rows and step arrays, and replays a recorded step launch."""
+
+    def __init__(self, view):
+        self.view = view
+        self.rows = build_joint_rows(view.art, view.device)
+        self.step_data = build_step_data(view.data, self.rows.row_count)
+        self._launches = {}
+
+    def refresh(self):
+        """Re-read solver parameters after a description change (the recorded launches then hold stale values)."""
+        rows = refresh_joint_rows(self.rows, self.view.art, self.view.device)
+        if rows is not self.rows:
+            self.rows = rows
+            self.step_data = build_step_data(self.view.data, rows.row_count)
+        self._launches.clear()
+
+    def step(self, dt: float, solver_type: SolverType):
+        key = (dt, int(solver_type))
+        cmd = self._launches.get(key)
+        if cmd is None:
+            v = self.view
+            n_pos, n_vel = v.art.get_solver_iteration_counts()
+            cmd = wp.launch(
+                _step, dim=v.num_envs, device=v.device, record_cmd=True,
+                inputs=[v.model.tree, self.rows, v.state.arrays, v.control.arrays, v.data.kin, v.data.scratch,
+                        self.step_data, wp.vec3(*v.gravity), float(dt), int(solver_type), int(n_pos), int(n_vel),
+                        float(v.art.sleep_threshold)])
+            self._launches[key] = cmd
+        cmd.launch()
