@@ -32,3 +32,25 @@ def test_console_entry_point_runs():
     r = subprocess.run([sys.executable, "-m", "artic", "info", "arm6"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "dofs 8" in r.stdout
+
+
+def test_sim_writes_trajectory_and_plot(tmp_path, capsys):
+    """`artic sim` on the shipped arm: the npz holds (steps, envs, dofs) positions that approach the targets, and a
+    PNG plot is written."""
+    import numpy as np
+
+    out, plot = tmp_path / "run.npz", tmp_path / "run.png"
+    assert main(["sim", "--seconds", "1.5", "--envs", "2", "--solver", "tgs", "--out", str(out),
+                 "--plot", str(plot)]) == 0
+    data = np.load(out)
+    assert data["q"].shape == (180, 2, 8) and list(data["dof_names"])[:2] == ["shoulder_pan", "shoulder_lift"]
+    assert np.abs(data["q"][-1, :, 0] - data["targets"][0]).max() < 1e-2  # the pan joint feels no gravity
+    assert plot.stat().st_size > 10_000 and plot.read_bytes()[:4] == b"\x89PNG"
+    assert "per env-step" in capsys.readouterr().out
+
+
+def test_sim_target_errors(capsys):
+    assert main(["sim", "--target", "1", "2", "--out", "", "--plot", ""]) == 2
+    assert "2 values given for 8 dofs" in capsys.readouterr().err
+    assert main(["sim", "--target", "nope=1", "--out", "", "--plot", ""]) == 2
+    assert "no dof named 'nope'" in capsys.readouterr().err

@@ -1,4 +1,5 @@
-"""`artic` command: `artic info [MODEL]` prints a render-free summary of a URDF or a shipped model.
+"""`artic` command: `artic sim [MODEL]` simulates (cli/sim.py); `artic info [MODEL]` prints a render-free summary
+of a URDF or a shipped model.
 
 The summary lists the link tree with masses, the dofs in cache order with their limits, effort and velocity
 limits, and evaluates the model once: total mass, COM, gravity torques and the mass-matrix diagonal at q = 0.
@@ -17,6 +18,7 @@ from ..build.types import AXIS_NAMES, Motion
 from ..build.urdf import load_urdf
 from ..errors import ArticError
 from ..scene import Scene
+from .sim import add_parser as add_sim_parser
 
 
 def _tree_lines(art):
@@ -91,6 +93,7 @@ def main(argv=None) -> int:
                       help=f"URDF path or shipped model name ({', '.join(shipped_models())}); default arm6")
     info.add_argument("--floating", action="store_true", help="load with a floating base")
     info.set_defaults(func=cmd_info)
+    add_sim_parser(sub, ", ".join(shipped_models()))
     args = parser.parse_args(argv)
     try:
         return args.func(args)

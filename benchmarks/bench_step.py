@@ -1,0 +1,113 @@
+"""Simulation step throughput: artic (all envs in one launch) against PhysX 5.3 through SAPIEN (one CPU scene per
+env) and, if installed, Newton's Featherstone solver, on panda, ur5 and the allegro hand with PD drives, PGS (4, 1),
+dt = 1/120, collisions off. Prints microseconds per env-step and the ratio to PhysX (< 1: artic is faster).
+
+SAPIEN scenes are stepped one after another; its per-env cost is measured on min(envs, --physx-max-scenes) scenes
+(it grows linearly with the count). Pass --solver tgs for TGS.
+
+    python benchmarks/bench_step.py [--robots panda ur5 allegro] [--envs 1 64 1024 8192] [--steps 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+import warnings
+
+import numpy as np
+import warp as wp
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+import artic  # noqa: E402
+from artic import CacheFlag, Drive, DriveType, SolverType  # noqa: E402
+from helpers import robot_path  # noqa: E402
+from physx_oracle import _strip_urdf  # noqa: E402
+
+DT = 1.0 / 120.0
+KP, KD = 400.0, 40.0
+
+
+def bench_artic(name, envs, steps, solver):
+    art = artic.load_urdf(robot_path(name))
+    for dof in art.dof_names:
+        j = art.get_joint(dof)
+        j.set_drive_params(j.dof_axes()[0], Drive(KP, KD, 1e6, DriveType.FORCE))
+    scene = artic.Scene(envs, solver_type=solver)
+    scene.add_articulation(art)
+    cache = art.create_cache()
+    cache.joint_target_positions[:] = np.random.default_rng(0).uniform(-0.5, 0.5, cache.joint_target_positions.shape)
+    art.apply_cache(cache, CacheFlag.JOINT_TARGET_POSITIONS)
+    scene.step(DT)  # compile / record
+    wp.synchronize()
+    start = time.perf_counter()
+    for _ in range(steps):
+        scene.step(DT)
+    wp.synchronize()
+    return (time.perf_counter() - start) / steps / envs * 1e6
+
+
+def bench_physx(name, envs, steps, solver):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import sapien
+        import sapien.physx as px
+
+        cfg = px.PhysxSceneConfig()
+        cfg.enable_tgs = solver == SolverType.TGS
+        px.set_scene_config(cfg)
+        path = _strip_urdf(robot_path(name))
+        scenes = []
+        for _ in range(envs):
+            scene = sapien.Scene([px.PhysxCpuSystem()])
+            scene.set_timestep(DT)
+            loader = scene.create_urdf_loader()
+            loader.fix_root_link = True
+            robot = loader.load(path)
+            robot.set_solver_position_iterations(4)
+            robot.set_solver_velocity_iterations(1)
+            targets = np.random.default_rng(0).uniform(-0.5, 0.5, robot.dof)
+            for j, t in zip(robot.active_joints, targets, strict=True):
+                j.set_drive_properties(KP, KD, 1e6, "force")
+                j.set_drive_target(t)
+            scenes.append(scene)
+    for s in scenes:
+        s.step()
+    start = time.perf_counter()
+    for _ in range(steps):
+        for s in scenes:
+            s.step()
+    return (time.perf_counter() - start) / steps / envs * 1e6
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--robots", nargs="+", default=["panda", "ur5", "allegro"])
+    parser.add_argument("--envs", nargs="+", type=int, default=[1, 64, 1024, 8192])
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--physx-max-scenes", type=int, default=64)
+    parser.add_argument("--solver", choices=("pgs", "tgs"), default="pgs")
+    args = parser.parse_args()
+    solver = SolverType.TGS if args.solver == "tgs" else SolverType.PGS
+    wp.config.quiet = True
+    wp.init()
+    print(f"# {platform.machine()}, {os.cpu_count()} cores, warp {wp.__version__} on {wp.get_device()}, "
+          f"{solver.name} (4, 1), dt 1/120, {time.strftime('%Y-%m-%d')}")
+    print("| robot | envs | artic us/env-step | PhysX us/env-step | ratio |")
+    print("|---|---:|---:|---:|---:|")
+    for name in args.robots:
+        physx = {}
+        for envs in args.envs:
+            n_px = min(envs, args.physx_max_scenes)
+            if n_px not in physx:
+                physx[n_px] = bench_physx(name, n_px, max(10, args.steps // max(1, n_px // 8)), solver)
+            steps = max(5, min(args.steps, int(args.steps * 64 / envs) or 5))
+            a = bench_artic(name, envs, steps, solver)
+            p = physx[n_px]
+            print(f"| {name} | {envs} | {a:.2f} | {p:.2f} | {a / p:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
