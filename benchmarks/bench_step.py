@@ -1,5 +1,5 @@
 """Simulation step throughput: artic (all envs in one launch) against PhysX 5.3 through SAPIEN (one CPU scene per
-env) and, if installed, Newton's Featherstone solver, on panda, ur5 and the allegro hand with PD drives, PGS (4, 1),
+env) and, if installed (`pip install newton`), Newton's Featherstone solver (its own PD, no implicit drives), on panda, ur5 and the allegro hand with PD drives, PGS (4, 1),
 dt = 1/120, collisions off. Prints microseconds per env-step and the ratio to PhysX (< 1: artic is faster).
 
 SAPIEN scenes are stepped one after another; its per-env cost is measured on min(envs, --physx-max-scenes) scenes
@@ -82,6 +82,36 @@ def bench_physx(name, envs, steps, solver):
     return (time.perf_counter() - start) / steps / envs * 1e6
 
 
+def bench_newton(name, envs, steps):
+    """Newton's SolverFeatherstone on `envs` copies of the robot (None if Newton is not installed). Newton has no
+    implicit PhysX drives: the joints carry its own PD targets with the same gains; collisions are left out."""
+    try:
+        import newton
+    except ImportError:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = newton.ModelBuilder()
+        robot.add_urdf(_strip_urdf(robot_path(name)), floating=False, hide_visuals=True)
+        for k in range(len(robot.joint_target_ke)):
+            robot.joint_target_ke[k] = KP
+            robot.joint_target_kd[k] = KD
+        builder = newton.ModelBuilder()
+        for _ in range(envs):
+            builder.add_builder(robot)
+        model = builder.finalize()
+        solver = newton.solvers.SolverFeatherstone(model)
+        s0, s1, control = model.state(), model.state(), model.control()
+        solver.step(s0, s1, control, None, DT)  # compile
+        wp.synchronize()
+        start = time.perf_counter()
+        for _ in range(steps):
+            solver.step(s0, s1, control, None, DT)
+            s0, s1 = s1, s0
+        wp.synchronize()
+    return (time.perf_counter() - start) / steps / envs * 1e6
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--robots", nargs="+", default=["panda", "ur5", "allegro"])
@@ -89,14 +119,15 @@ def main():
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--physx-max-scenes", type=int, default=64)
     parser.add_argument("--solver", choices=("pgs", "tgs"), default="pgs")
+    parser.add_argument("--no-newton", dest="newton", action="store_false", help="skip Newton even if installed")
     args = parser.parse_args()
     solver = SolverType.TGS if args.solver == "tgs" else SolverType.PGS
     wp.config.quiet = True
     wp.init()
     print(f"# {platform.machine()}, {os.cpu_count()} cores, warp {wp.__version__} on {wp.get_device()}, "
           f"{solver.name} (4, 1), dt 1/120, {time.strftime('%Y-%m-%d')}")
-    print("| robot | envs | artic us/env-step | PhysX us/env-step | ratio |")
-    print("|---|---:|---:|---:|---:|")
+    print("| robot | envs | artic us/env-step | PhysX us/env-step | artic/PhysX | Newton us/env-step | artic/Newton |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name in args.robots:
         physx = {}
         for envs in args.envs:
@@ -106,7 +137,9 @@ def main():
             steps = max(5, min(args.steps, int(args.steps * 64 / envs) or 5))
             a = bench_artic(name, envs, steps, solver)
             p = physx[n_px]
-            print(f"| {name} | {envs} | {a:.2f} | {p:.2f} | {a / p:.2f} |", flush=True)
+            nw = bench_newton(name, envs, steps) if args.newton else None
+            nw_cols = f"{nw:.2f} | {a / nw:.2f}" if nw else "- | -"
+            print(f"| {name} | {envs} | {a:.2f} | {p:.2f} | {a / p:.2f} | {nw_cols} |", flush=True)
 
 
 if __name__ == "__main__":
