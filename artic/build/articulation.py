@@ -207,6 +207,13 @@ class Link:
     cfm_scale = _scalar("cfm_scale", "Per-link constraint softening of limits and friction (default 0.025).")
     del _scalar
 
+    def set_cfm_scale(self, cfm_scale: float):
+        """PhysX's `setCfmScale`: the same as assigning `cfm_scale`."""
+        self.cfm_scale = cfm_scale
+
+    def get_cfm_scale(self) -> float:
+        return self.cfm_scale
+
     # -- indexing -------------------------------------------------------------------------------------------------
     @property
     def link_index(self) -> int:

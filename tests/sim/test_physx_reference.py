@@ -133,3 +133,34 @@ def test_dynamic_and_viscous_friction(solver):
         if solver == SolverType.PGS:
             assert q[k, 0, 0] == pytest.approx(theta, rel=1e-4, abs=1e-6)
     assert q[-1, 0, 0] < -0.05  # it slid
+
+
+@pytest.mark.parametrize("solver", [SolverType.PGS, SolverType.TGS])
+def test_default_coefficient_friction(solver):
+    """8.2: friction coefficient 0.05 alone. Max impulse 0.05 (|F| + |T|) h with F = m (a_com - g) and
+    T = I_com alpha from the unconstrained accelerations (tangential and centripetal); PGS accumulates one clamp
+    over its iterations (h = dt), TGS clamps each of its 4 substeps and its velocity iteration afresh (h = rho)."""
+    art, scene = rod_pendulum(solver, coefficient=0.05)
+    art.get_link("rod").set_cfm_scale(0.0)
+    q, qd = run(art, scene, 30)
+    m, izz = 1.0, 1.0 / 12.0 * (1.0 + 0.01)
+    i_pivot, theta, w = 0.3341667, 0.0, 0.0
+    rho = DT / 4.0
+    for k in range(30):
+        alpha = -9.81 * 0.5 * np.cos(theta) / i_pivot
+        c = 0.5 * np.array([np.cos(theta), np.sin(theta)])  # COM relative to the pivot
+        a_com = alpha * np.array([-c[1], c[0]]) - w * w * c
+        force = m * (a_com - np.array([0.0, -9.81]))
+        bound = 0.05 * (np.linalg.norm(force) + abs(izz * alpha))
+        v = w + DT * alpha
+        if solver == SolverType.PGS:
+            v = 0.0 if abs(v) * i_pivot <= bound * DT else v - np.sign(v) * bound * DT / i_pivot
+            theta += DT * v
+        else:
+            for it in range(5):
+                v -= np.sign(v) * min(abs(v) * i_pivot, bound * rho) / i_pivot
+                if it < 4:
+                    theta += rho * v
+        w = v
+        assert qd[k, 0, 0] == pytest.approx(w, rel=1e-4, abs=1e-6)
+        assert q[k, 0, 0] == pytest.approx(theta, rel=1e-4, abs=1e-6)
