@@ -15,6 +15,6 @@ __version__ = "0.1.0"
 __all__ = [
     "ArticError", "Articulation", "ArticulationCache", "ArticulationFlag", "Axis", "Box", "CacheFlag", "Capsule",
     "Cylinder", "Drive", "DriveType", "FrictionParams", "Joint", "JointType", "Limit", "Link", "Mesh", "Motion",
-    "Plane", "Scene", "Shape", "SolverType", "Sphere", "StateError", "TopologyError", "Transform", "UrdfError", "ValidationError",
-    "load_urdf",
+    "Plane", "Scene", "Shape", "SolverType", "Sphere", "StateError", "TopologyError", "Transform", "UrdfError",
+    "ValidationError", "load_urdf",
 ]

@@ -32,7 +32,8 @@ class Scene:
         try:
             self.solver_type = SolverType(solver_type)
         except ValueError:
-            raise ValidationError(f"scene: unknown solver_type {solver_type!r}; use artic.SolverType.PGS or TGS") from None
+            raise ValidationError(
+                f"scene: unknown solver_type {solver_type!r}; use artic.SolverType.PGS or TGS") from None
         self.num_envs = int(num_envs)
         self.gravity = tuple(g)
         self.time = 0.0

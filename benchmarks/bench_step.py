@@ -1,6 +1,7 @@
 """Simulation step throughput: artic (all envs in one launch) against PhysX 5.3 through SAPIEN (one CPU scene per
-env) and, if installed (`pip install newton`), Newton's Featherstone solver (its own PD, no implicit drives), on panda, ur5 and the allegro hand with PD drives, PGS (4, 1),
-dt = 1/120, collisions off. Prints microseconds per env-step and the ratio to PhysX (< 1: artic is faster).
+env) and, if installed (`pip install newton`), Newton's Featherstone solver (its own PD, no implicit drives), on
+panda, ur5 and the allegro hand with PD drives, PGS (4, 1), dt = 1/120, collisions off. Prints microseconds per
+env-step and the ratios (< 1: artic is faster).
 
 SAPIEN scenes are stepped one after another; its per-env cost is measured on min(envs, --physx-max-scenes) scenes
 (it grows linearly with the count). Pass --solver tgs for TGS.

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 import artic
-from artic import Axis, CacheFlag, Drive, DriveType, FrictionParams, SolverType
+from artic import CacheFlag, Drive, DriveType, FrictionParams, SolverType
 
 
 def _strip_urdf(path) -> str:

@@ -63,6 +63,8 @@ def test_link_ordering_breadth_first():
     assert a1.inbound_joint_dof == 2
     assert art.dof_count == 6
     assert art.dof_names == ["A", "B", "A1:swing1", "A1:swing2", "A2", "B1"]
+    assert [(j.name, ax) for j, ax in art.dof_list()] == [("A", Axis.TWIST), ("B", Axis.TWIST), ("A1", Axis.SWING1),
+                                                         ("A1", Axis.SWING2), ("A2", Axis.TWIST), ("B1", Axis.TWIST)]
     assert art.joint_names == ["A", "B", "A1", "A2", "B1"]
 
 

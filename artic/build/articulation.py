@@ -649,6 +649,11 @@ class Articulation:
                 names.append(jname if len(axes) == 1 else f"{jname}:{AXIS_NAMES[a]}")
         return names
 
+    def dof_list(self) -> list[tuple[Joint, Axis]]:
+        """(joint, axis) of every dof, in cache order."""
+        topo = self._topology()
+        return [(link.inbound_joint, a) for link, axes in zip(topo.links, topo.dof_axes, strict=True) for a in axes]
+
     def validate(self):
         """Whole-articulation checks, run when it enters a scene."""
         if not self._links:

@@ -37,17 +37,13 @@ def _tree_lines(art):
 
 
 def _dof_lines(art):
-    topo = art._topology()
     rows = []
-    for i, link in enumerate(topo.links):
-        for k, ax in enumerate(topo.dof_axes[i]):
-            j = link.inbound_joint
-            d = topo.dof_start[i] + k
-            lim = j.get_limit_params(ax)
-            rng = f"[{lim.low:+.4g}, {lim.high:+.4g}]" if j.get_motion(ax) == Motion.LIMITED else "free"
-            effort = j.get_drive_params(ax).max_force
-            rows.append(f"  {d:3d}  {art.dof_names[d]:<28s} {AXIS_NAMES[ax]:<7s} {rng:<20s} "
-                        f"effort {effort:<8.4g} vmax {j.get_max_joint_velocity(ax):.4g}")
+    for d, (j, ax) in enumerate(art.dof_list()):
+        lim = j.get_limit_params(ax)
+        rng = f"[{lim.low:+.4g}, {lim.high:+.4g}]" if j.get_motion(ax) == Motion.LIMITED else "free"
+        effort = j.get_drive_params(ax).max_force
+        rows.append(f"  {d:3d}  {art.dof_names[d]:<28s} {AXIS_NAMES[ax]:<7s} {rng:<20s} "
+                    f"effort {effort:<8.4g} vmax {j.get_max_joint_velocity(ax):.4g}")
     return rows
 
 

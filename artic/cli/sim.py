@@ -26,12 +26,8 @@ from ..step import SolverType
 def _targets(art, spec) -> np.ndarray:
     names = art.dof_names
     if not spec:
-        out = np.zeros(len(names))
-        for d, name in enumerate(names):
-            j = art.get_joint(name.split(":")[0])
-            ax = j.dof_axes()[0] if len(j.dof_axes()) == 1 else j.dof_axes()[d - names.index(name)]
-            out[d] = 0.4 * j.get_limit_params(ax).high if j.get_motion(ax) == Motion.LIMITED else 0.5
-        return out
+        return np.array([0.4 * j.get_limit_params(ax).high if j.get_motion(ax) == Motion.LIMITED else 0.5
+                         for j, ax in art.dof_list()])
     if all("=" in s for s in spec):
         out = np.zeros(len(names))
         for s in spec:
@@ -88,11 +84,9 @@ def cmd_sim(args) -> int:
     if args.dt <= 0 or args.seconds <= 0 or args.envs < 1:
         raise ValidationError("--dt and --seconds must be positive and --envs at least 1")
     targets = _targets(art, args.target)
-    for name in art.dof_names:
-        j = art.get_joint(name.split(":")[0])
-        for ax in j.dof_axes():
-            effort = j.get_drive_params(ax).max_force or 1e6
-            j.set_drive_params(ax, Drive(args.kp, args.kd, effort, DriveType.FORCE))
+    for j, ax in art.dof_list():
+        effort = j.get_drive_params(ax).max_force or 1e6
+        j.set_drive_params(ax, Drive(args.kp, args.kd, effort, DriveType.FORCE))
     art.set_solver_iteration_counts(args.position_iterations, args.velocity_iterations)
     solver = SolverType.TGS if args.solver == "tgs" else SolverType.PGS
     scene = Scene(args.envs, solver_type=solver)
