@@ -38,6 +38,34 @@ def _nonneg(owner: str, what: str, value) -> float:
     return value
 
 
+def _nonneg_property(name: str, doc: str):
+    """A property stored in `_<name>` that accepts non-negative finite values and reports a model change."""
+    attr = "_" + name
+
+    def get(self):
+        return getattr(self, attr)
+
+    def set_(self, value):
+        setattr(self, attr, _nonneg(self._owner(), name, value))
+        self._changed("model")
+
+    return property(get, set_, doc=doc)
+
+
+def _pose_property(name: str, doc: str):
+    """A Transform property stored in `_<name>`, validated (finite, unit quaternion) and copied on the way out."""
+    attr = "_" + name
+
+    def get(self) -> Transform:
+        return getattr(self, attr).copy()
+
+    def set_(self, pose):
+        setattr(self, attr, _as_transform(self._owner(), name, pose))
+        self._changed("model")
+
+    return property(get, set_, doc=doc)
+
+
 def _as_transform(owner: str, what: str, pose) -> Transform:
     if pose is None:
         return Transform()
@@ -116,8 +144,8 @@ class Link:
     def _owner(self) -> str:
         return f"link '{self.name}'"
 
-    def _changed(self):
-        self.articulation._changed("model")
+    def _changed(self, what: str = "model"):
+        self.articulation._changed(what)
 
     # -- mass properties ------------------------------------------------------------------------------------------
     @property
@@ -145,15 +173,8 @@ class Link:
         self._inertia = v.copy()
         self._changed()
 
-    @property
-    def cmass_local_pose(self) -> Transform:
-        """COM position and principal-axes orientation in the link's actor frame."""
-        return self._cmass_local_pose.copy()
-
-    @cmass_local_pose.setter
-    def cmass_local_pose(self, pose):
-        self._cmass_local_pose = _as_transform(self._owner(), "cmass_local_pose", pose)
-        self._changed()
+    cmass_local_pose = _pose_property("cmass_local_pose",
+                                      "COM position and principal-axes orientation in the link's actor frame.")
 
     def set_mass_and_inertia_tensor(self, mass: float, com, inertia_tensor):
         """Set mass, COM (actor frame) and a full 3x3 inertia tensor about the COM (actor axes); the tensor is
@@ -188,24 +209,11 @@ class Link:
         self.set_mass_and_inertia_tensor(mass, com, tensor)
 
     # -- rigid-body parameters ------------------------------------------------------------------------------------
-    def _scalar(name, doc):  # noqa: N805  (a small property factory used only in this class body)
-        attr = "_" + name
-
-        def get(self):
-            return getattr(self, attr)
-
-        def set_(self, value):
-            setattr(self, attr, _nonneg(self._owner(), name, value))
-            self._changed()
-
-        return property(get, set_, doc=doc)
-
-    linear_damping = _scalar("linear_damping", "Linear damping coefficient [1/s] (default 0.05).")
-    angular_damping = _scalar("angular_damping", "Angular damping coefficient [1/s] (default 0.05).")
-    max_linear_velocity = _scalar("max_linear_velocity", "Max linear COM speed [m/s] (default 100).")
-    max_angular_velocity = _scalar("max_angular_velocity", "Max angular speed [rad/s] (default 50).")
-    cfm_scale = _scalar("cfm_scale", "Per-link constraint softening of limits and friction (default 0.025).")
-    del _scalar
+    linear_damping = _nonneg_property("linear_damping", "Linear damping coefficient [1/s] (default 0.05).")
+    angular_damping = _nonneg_property("angular_damping", "Angular damping coefficient [1/s] (default 0.05).")
+    max_linear_velocity = _nonneg_property("max_linear_velocity", "Max linear COM speed [m/s] (default 100).")
+    max_angular_velocity = _nonneg_property("max_angular_velocity", "Max angular speed [rad/s] (default 50).")
+    cfm_scale = _nonneg_property("cfm_scale", "Per-link constraint softening of limits and friction (default 0.025).")
 
     def set_cfm_scale(self, cfm_scale: float):
         """PhysX's `setCfmScale`: the same as assigning `cfm_scale`."""
@@ -262,25 +270,8 @@ class Joint:
         self.articulation._changed(what)
 
     # -- frames and type ------------------------------------------------------------------------------------------
-    @property
-    def parent_pose(self) -> Transform:
-        """Joint frame in the parent link's actor frame."""
-        return self._parent_pose.copy()
-
-    @parent_pose.setter
-    def parent_pose(self, pose):
-        self._parent_pose = _as_transform(self._owner(), "parent_pose", pose)
-        self._changed()
-
-    @property
-    def child_pose(self) -> Transform:
-        """Joint frame in the child link's actor frame."""
-        return self._child_pose.copy()
-
-    @child_pose.setter
-    def child_pose(self, pose):
-        self._child_pose = _as_transform(self._owner(), "child_pose", pose)
-        self._changed()
+    parent_pose = _pose_property("parent_pose", "Joint frame in the parent link's actor frame.")
+    child_pose = _pose_property("child_pose", "Joint frame in the child link's actor frame.")
 
     def set_joint_type(self, joint_type: JointType):
         self.articulation._check_topology_change(self._owner(), "set_joint_type")
@@ -576,22 +567,10 @@ class Articulation:
     def get_solver_iteration_counts(self) -> tuple[int, int]:
         return self._iterations
 
-    def _threshold(name, doc):  # noqa: N805  (property factory used only in this class body)
-        attr = "_" + name
-
-        def get(self):
-            return getattr(self, attr)
-
-        def set_(self, value):
-            setattr(self, attr, _nonneg(self._owner(), name, value))
-            self._changed("model")
-
-        return property(get, set_, doc=doc)
-
-    sleep_threshold = _threshold("sleep_threshold", "Mass-normalized kinetic energy below which it may sleep (5e-3).")
-    stabilization_threshold = _threshold("stabilization_threshold", "Stabilization energy threshold (5e-4).")
-    wake_counter = _threshold("wake_counter", "Seconds the articulation stays awake without motion (0.4).")
-    del _threshold
+    sleep_threshold = _nonneg_property("sleep_threshold",
+                                       "Mass-normalized kinetic energy below which it may sleep (5e-3).")
+    stabilization_threshold = _nonneg_property("stabilization_threshold", "Stabilization energy threshold (5e-4).")
+    wake_counter = _nonneg_property("wake_counter", "Seconds the articulation stays awake without motion (0.4).")
 
     @property
     def root_global_pose(self) -> Transform:
