@@ -61,6 +61,12 @@ class StepData:
     dof_dq: wp.array2d(dtype=float)  # (E, n): position change accumulated over TGS substeps
     dof_friction_force: wp.array2d(dtype=float)  # (E, n): coefficient * (|F| + |T|) transmitted, [N or Nm]
     dof_drive_coef: wp.array2d(dtype=wp.types.vector(length=5, dtype=float))  # (E, n): drive coefficients
+    cpl_g: wp.array3d(dtype=float)  # (E, K, N): generalized impulse direction of each coupling row
+    cpl_minv_g: wp.array3d(dtype=float)  # (E, K, N): M^-1 g, the velocity change per unit coupling impulse
+    cpl_r: wp.array2d(dtype=float)  # (E, K): response g^T M^-1 g
+    cpl_acc: wp.array2d(dtype=float)  # (E, K): accumulated tendon rest-length impulse
+    cpl_acc2: wp.array2d(dtype=float)  # (E, K): accumulated tendon limit impulse
+    cpl_len: wp.array2d(dtype=float)  # (E, K): spatial tendon path length (refreshed per TGS substep)
     row_lambda: wp.array2d(dtype=float)  # (E, R): accumulated impulse (the low side for limits)
     row_lambda2: wp.array2d(dtype=float)  # (E, R): accumulated high-side limit impulse
     joint_acceleration: wp.array2d(dtype=float)  # (E, n): reported (v_end - v_start) / dt
@@ -110,7 +116,7 @@ class ArticulationData:
             setattr(self.scratch, name, getattr(self, name))
 
 
-def build_step_data(data: ArticulationData, row_count: int) -> StepData:
+def build_step_data(data: ArticulationData, row_count: int, coupling_count: int) -> StepData:
     """The step's arrays: those it shares with the inverse-dynamics API plus its own."""
     e, n = data.joint_acceleration.shape
     n_g = data.gen_v.shape[1]
@@ -127,6 +133,10 @@ def build_step_data(data: ArticulationData, row_count: int) -> StepData:
                  "dof_friction_force"):
         setattr(sd, name, wp.zeros((e, n), dtype=wp.float32, device=device))
     sd.dof_drive_coef = wp.zeros((e, n), dtype=wp.types.vector(length=5, dtype=float), device=device)
+    sd.cpl_g = wp.zeros((e, coupling_count, n_g), dtype=wp.float32, device=device)
+    sd.cpl_minv_g = wp.zeros((e, coupling_count, n_g), dtype=wp.float32, device=device)
+    for name in ("cpl_r", "cpl_acc", "cpl_acc2", "cpl_len"):
+        setattr(sd, name, wp.zeros((e, coupling_count), dtype=wp.float32, device=device))
     sd.row_lambda = wp.zeros((e, row_count), dtype=wp.float32, device=device)
     sd.row_lambda2 = wp.zeros((e, row_count), dtype=wp.float32, device=device)
     return sd

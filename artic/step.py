@@ -6,7 +6,7 @@ Pipeline (physx-notes 0 and 9.1; specs/physx-articulations-guide.txt, "Constrain
     max-velocity forces, Coriolis and gyroscopic terms and armature: v* = v + a dt;
  3. setup: M and M^-1 (dense, per env), per-dof responses, drive coefficients, limit errors and the joint forces
     the coefficient friction scales with (RNEA with the unconstrained accelerations);
- 4. PGS or TGS iterations over the joint rows (solvers/);
+ 4. PGS or TGS iterations over the coupling rows (tendons, mimic joints) and the joint rows (solvers/);
  5. integration (PGS: once, with the position-iteration velocity; TGS: per substep), state write-back;
  6. reported quantities (joint and link accelerations, incoming joint forces), kinematics at the end, and the
     sleep check (physx-notes 3.7).
@@ -19,6 +19,7 @@ from enum import IntEnum
 
 import warp as wp
 
+from .constraints.coupling_rows import CouplingRows, build_coupling_rows, setup_couplings
 from .constraints.drive import drive_coefficients, spherical_drive_error
 from .constraints.joint_rows import DRIVE_NONE, JointRows, build_joint_rows, refresh_joint_rows
 from .control import ControlArrays
@@ -129,7 +130,7 @@ def _sleep_check(tree: Tree, st: StateArrays, env: int, dt: float, threshold: fl
 
 
 @wp.kernel
-def _step(tree: Tree, rows: JointRows, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch, sd: StepData,
+def _step(tree: Tree, rows: JointRows, cr: CouplingRows, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch, sd: StepData,
           gravity: wp.vec3, dt: float, tgs: int, n_pos: int, n_vel: int, sleep_threshold: float):
     env = wp.tid()
     if st.sleeping[env] != 0:
@@ -183,12 +184,17 @@ def _step(tree: Tree, rows: JointRows, st: StateArrays, ctl: ControlArrays, kin:
     if tgs != 0:
         h = dt / float(n_pos)
     _setup_dofs(tree, rows, st, ctl, sd, env, off, n, h, dt, tgs)
+    setup_couplings(tree, cr, kin, st.link_pose, sd.minv, sd.cpl_g, sd.cpl_minv_g, sd.cpl_r, sd.cpl_len, env, off,
+                    n_gen)
+    for k in range(cr.row_count):
+        sd.cpl_acc[env, k] = 0.0
+        sd.cpl_acc2[env, k] = 0.0
 
     # 4-5. solve and integrate
     if tgs != 0:
-        tgs_solve(tree, rows, sd, st.joint_q, st.root_pose, env, off, n_gen, dt, n_pos, n_vel)
+        tgs_solve(tree, rows, cr, sd, st.joint_q, st.root_pose, env, off, n_gen, dt, n_pos, n_vel)
     else:
-        pgs_solve(rows, sd, env, off, n_gen, dt, n_pos, n_vel)
+        pgs_solve(rows, cr, sd, st.joint_q, env, off, n_gen, dt, n_pos, n_vel)
         integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
     for d in range(n):
         st.joint_qd[env, d] = sd.gen_v[env, off + d]
@@ -229,15 +235,17 @@ class Stepper:
     def __init__(self, view):
         self.view = view
         self.rows = build_joint_rows(view.art, view.device)
-        self.step_data = build_step_data(view.data, self.rows.row_count)
+        self.couplings = build_coupling_rows(view.art, view.device)
+        self.step_data = build_step_data(view.data, self.rows.row_count, self.couplings.row_count)
         self._launches = {}
 
     def refresh(self):
         """Re-read solver parameters after a description change (the recorded launches then hold stale values)."""
         rows = refresh_joint_rows(self.rows, self.view.art, self.view.device)
+        self.couplings = build_coupling_rows(self.view.art, self.view.device)
         if rows is not self.rows:
             self.rows = rows
-            self.step_data = build_step_data(self.view.data, rows.row_count)
+            self.step_data = build_step_data(self.view.data, rows.row_count, self.couplings.row_count)
         self._launches.clear()
 
     def step(self, dt: float, solver_type: SolverType):
@@ -248,7 +256,7 @@ class Stepper:
             n_pos, n_vel = v.art.get_solver_iteration_counts()
             cmd = wp.launch(
                 _step, dim=v.num_envs, device=v.device, record_cmd=True,
-                inputs=[v.model.tree, self.rows, v.state.arrays, v.control.arrays, v.data.kin, v.data.scratch,
+                inputs=[v.model.tree, self.rows, self.couplings, v.state.arrays, v.control.arrays, v.data.kin, v.data.scratch,
                         self.step_data, wp.vec3(*v.gravity), float(dt), int(solver_type), int(n_pos), int(n_vel),
                         float(v.art.sleep_threshold)])
             self._launches[key] = cmd

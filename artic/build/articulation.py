@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import StateError, TopologyError, ValidationError
 from ..math.np_spatial import Transform, quat_from_matrix
+from .coupling import FixedTendon, MimicJoint, SpatialTendon, validate_couplings
 from .shapes import Shape, mass_properties
 from .types import AXIS_NAMES, LINEAR_AXES, ArticulationFlag, Axis, DriveType, JointType, Motion
 
@@ -473,7 +474,8 @@ class Articulation:
         self._root_pose: Transform | None = None
         self._topo: _Topology | None = None
         self._scene = None
-        self.urdf_mimics: list = []  # (joint, reference joint, multiplier, offset) from URDF <mimic>, kept for later
+        self._couplings: list = []  # mimic joints and tendons (build/coupling.py)
+        self.urdf_mimics: list = []  # (joint, reference joint, multiplier, offset) read from URDF <mimic> tags
 
     def __repr__(self):
         return f"Articulation('{self.name}', links={len(self._links)}, dofs={self.dof_count})"
@@ -540,6 +542,45 @@ class Articulation:
         if not self._links:
             raise TopologyError(f"{self._owner()} has no links; call create_link(None, pose) first")
         return self._links[0]
+
+    # -- mimic joints and tendons -------------------------------------------------------------------------------
+    def create_mimic_joint(self, joint_a, axis_a, joint_b, axis_b, gear_ratio: float, offset: float = 0.0,
+                           natural_frequency: float = 0.0, damping_ratio: float = 0.0):
+        """Couple two dofs: q_A + gear_ratio * q_B + offset = 0 (specs/mimic-joint-maths.md). Hard unless
+        natural_frequency > 0 and damping_ratio > 0. Only while the articulation is out of a scene."""
+        return self.create_multi_dof_mimic_joint(joint_a, axis_a, [(joint_b, axis_b, gear_ratio)], offset,
+                                                 natural_frequency, damping_ratio)
+
+    def create_multi_dof_mimic_joint(self, joint_a, axis_a, others, offset: float = 0.0,
+                                     natural_frequency: float = 0.0, damping_ratio: float = 0.0):
+        """The N-dof extension: q_A + sum G_i q_i + offset = 0, `others` = [(joint, axis, G_i), ...]
+        (differentials)."""
+        self._check_topology_change(self._owner(), "create_mimic_joint")
+        m = MimicJoint(self, [(joint_a, axis_a, 1.0)] + list(others), offset, natural_frequency, damping_ratio)
+        self._couplings.append(m)
+        self._changed("topology")
+        return m
+
+    def create_fixed_tendon(self):
+        self._check_topology_change(self._owner(), "create_fixed_tendon")
+        t = FixedTendon(self)
+        self._couplings.append(t)
+        return t
+
+    def create_spatial_tendon(self):
+        self._check_topology_change(self._owner(), "create_spatial_tendon")
+        t = SpatialTendon(self)
+        self._couplings.append(t)
+        return t
+
+    def get_mimic_joints(self) -> list:
+        return [c for c in self._couplings if isinstance(c, MimicJoint)]
+
+    def get_fixed_tendons(self) -> list:
+        return [c for c in self._couplings if isinstance(c, FixedTendon)]
+
+    def get_spatial_tendons(self) -> list:
+        return [c for c in self._couplings if isinstance(c, SpatialTendon)]
 
     # -- flags and solver settings --------------------------------------------------------------------------------
     def set_articulation_flag(self, flag: ArticulationFlag, value: bool = True):
@@ -644,6 +685,7 @@ class Articulation:
         for link in self._links:
             if link.inbound_joint is not None:
                 link.inbound_joint.validate()
+        validate_couplings(self)
 
     # -- cache and inverse dynamics (forwarded to the scene, which owns the device data) --------------------------
     def create_cache(self):

@@ -119,11 +119,13 @@ def _geometry_shape(geom, pose: Transform, resolve: _Resolver, where: str):
 
 
 def load_urdf(path, fix_base: bool = True, package_dirs=(), name: str | None = None,
-              repair_inertia: bool = False) -> Articulation:
+              repair_inertia: bool = False, mimic: bool = True) -> Articulation:
     """Load a URDF file as an articulation. `fix_base=False` gives a floating base (the root link free in space).
 
     An `<inertia>` that is not positive semi-definite is refused unless `repair_inertia=True`, which raises its
-    negative principal moments to 1e-3 of the largest one (with a warning): a repair of bad data, not physics."""
+    negative principal moments to 1e-3 of the largest one (with a warning): a repair of bad data, not physics.
+    `<mimic joint=ref multiplier=m offset=o>` on joint A (q_A = m q_ref + o) becomes a hard mimic joint with gear
+    ratio -m and offset -o (`mimic=False` only records the tags in `urdf_mimics`)."""
     path = Path(path)
     try:
         root_el = ET.parse(path).getroot()
@@ -134,7 +136,10 @@ def load_urdf(path, fix_base: bool = True, package_dirs=(), name: str | None = N
     if root_el.tag != "robot":
         raise UrdfError(f"URDF file '{path}': the top element is <{root_el.tag}>, expected <robot>")
     try:
-        return _build(root_el, path, fix_base, package_dirs, name, repair_inertia)
+        art = _build(root_el, path, fix_base, package_dirs, name, repair_inertia)
+        if mimic:
+            _create_mimic_joints(art, path)
+        return art
     except UrdfError:
         raise
     except ArticError as e:
@@ -211,6 +216,25 @@ def _build(robot, path: Path, fix_base: bool, package_dirs, name, repair_inertia
     return art
 
 
+def _create_mimic_joints(art, path):
+    for jname, ref, multiplier, offset in art.urdf_mimics:
+        where = f"URDF '{path}': joint '{jname}' <mimic>"
+        names = {j.name: j for j in (lk.inbound_joint for lk in art.get_links()[1:])}
+        if ref not in names:
+            # xacro output sometimes drops the prefix of the reference ('index_q1' for 'Left_index_q1'): accept the
+            # one joint whose name is the mimic joint's prefix plus the reference
+            matches = [n for n in names if n.endswith(ref) and jname.startswith(n[: len(n) - len(ref)])]
+            if len(matches) != 1:
+                raise UrdfError(f"{where}: refers to unknown joint '{ref}'")
+            warnings.warn(f"{where}: refers to unknown joint '{ref}'; using '{matches[0]}' (the mimic joint's "
+                          "prefix)", stacklevel=3)
+            ref = matches[0]
+        a, b = names[jname], names[ref]
+        if not a.dof_axes() or not b.dof_axes():
+            raise UrdfError(f"{where}: both joints must move (the mimic or its reference is fixed)")
+        art.create_mimic_joint(a, a.dof_axes()[0], b, b.dof_axes()[0], -multiplier, -offset)
+
+
 def _repair(tensor: np.ndarray, where: str, repair: bool) -> np.ndarray:
     moments, axes = np.linalg.eigh(tensor)
     scale = max(abs(moments).max(), 1e-12)
@@ -256,6 +280,9 @@ def _fill_joint(art, joint, jname, el, where):
         joint.set_joint_type(JointType.FIX)
         joint.parent_pose = origin
         joint.child_pose = Transform()
+        if el.find("mimic") is not None:
+            warnings.warn(f"{where}: <mimic> on a fixed joint is ignored (a fixed joint cannot follow another)",
+                          stacklevel=4)
         return
     if jtype not in ("revolute", "continuous", "prismatic"):
         raise UrdfError(f"{where}: joint type '{jtype}' is not supported inside an articulation "

@@ -1,4 +1,5 @@
-"""One projected Gauss-Seidel sweep over an articulation's joint rows, in PhysX order (constraints/joint_rows.py).
+"""One projected Gauss-Seidel sweep over an articulation's rows in PhysX order: coupling rows (spatial tendons,
+fixed tendons, mimic joints; constraints/coupling_rows.py), then joint rows (constraints/joint_rows.py).
 
 Each row reads its dof's current velocity, computes an impulse delta by its kind's rule, and applies it exactly:
 v += delta * M^-1 e_d, so the next row sees every dof's updated velocity (what PhysX's lazy impulse propagation
@@ -7,11 +8,14 @@ computes, physx-notes 4.2). Accumulators live in row_lambda (row_lambda2 for a l
 
 import warp as wp
 
+from ..constraints.coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
 from ..constraints.drive import drive_impulse
 from ..constraints.friction import coefficient_friction_impulse, effort_friction_impulse
 from ..constraints.joint_rows import (ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, ROW_VELOCITY_LIMIT,
                                       JointRows)
 from ..constraints.limit import limit_impulse
+from ..constraints.mimic import mimic_impulse
+from ..constraints.tendon import tendon_impulse
 from ..constraints.velocity_limit import velocity_limit_impulse
 from ..data import StepData
 
@@ -66,3 +70,86 @@ def sweep_joint_rows(rows: JointRows, sd: StepData, env: int, off: int, n_gen: i
             delta = velocity_limit_impulse(v, rows.dof_max_velocity[d], recip)
         if delta != 0.0:
             apply_dof_impulse(sd, env, n_gen, col, delta)
+
+
+@wp.func
+def _dot_velocity(sd: StepData, env: int, k: int, n_gen: int):
+    s = float(0.0)
+    for i in range(n_gen):
+        s += sd.cpl_g[env, k, i] * sd.gen_v[env, i]
+    return s
+
+
+@wp.func
+def sweep_coupling_rows(cr: CouplingRows, sd: StepData, joint_q: wp.array2d(dtype=float), env: int, off: int,
+                        n_gen: int, h: float, erp: float, position_iteration: int, tgs: int):
+    """One pass over the coupling rows. joint_q holds the current positions (TGS integrates them per substep)."""
+    tendon = int(-1)
+    length = float(0.0)
+    speed = float(0.0)
+    for k in range(cr.row_count):
+        item = cr.row_item[k]
+        kind = cr.row_kind[k]
+        delta = float(0.0)
+        if kind == COUPLING_SPATIAL:
+            t = cr.leaf_tendon[item]
+            ls = sd.cpl_len[env, k]
+            limit_err = float(0.0)
+            if ls > cr.leaf_limit_high[item]:
+                limit_err = cr.leaf_limit_high[item] - ls
+            elif ls < cr.leaf_limit_low[item]:
+                limit_err = cr.leaf_limit_low[item] - ls
+            res = tendon_impulse(cr.leaf_rest_length[item] - ls, limit_err, _dot_velocity(sd, env, k, n_gen),
+                                 sd.cpl_acc[env, k], sd.cpl_acc2[env, k], sd.cpl_r[env, k], h, cr.st_stiffness[t],
+                                 cr.st_damping[t], cr.st_limit_stiffness[t], 1.0, tgs)
+            delta = res[0]
+            sd.cpl_acc[env, k] = res[1]
+            sd.cpl_acc2[env, k] = res[2]
+        elif kind == COUPLING_FIXED:
+            t = cr.ftj_tendon[item]
+            n = cr.ft_joint_count[t]
+            if t != tendon:  # length and speed once per tendon per iteration
+                tendon = t
+                length = cr.ft_offset[t]
+                speed = float(0.0)
+                for m in range(n):
+                    u = cr.ft_joint_start[t] + m
+                    length += cr.ftj_coef[u] * joint_q[env, cr.ftj_dof[u]]
+                    speed += cr.ftj_coef[u] * sd.gen_v[env, off + cr.ftj_dof[u]]
+            limit_err = float(0.0)
+            if length < cr.ft_limit_low[t]:
+                limit_err = (length - cr.ft_limit_low[t]) / float(n)
+            elif length > cr.ft_limit_high[t]:
+                limit_err = (length - cr.ft_limit_high[t]) / float(n)
+            res = tendon_impulse((length - cr.ft_rest_length[t]) / float(n), limit_err, speed / float(n),
+                                 sd.cpl_acc[env, k], sd.cpl_acc2[env, k], sd.cpl_r[env, k], h, cr.ft_stiffness[t],
+                                 cr.ft_damping[t], cr.ft_limit_stiffness[t], cr.ftj_recip[item], tgs)
+            delta = res[0]
+            sd.cpl_acc[env, k] = res[1]
+            sd.cpl_acc2[env, k] = res[2]
+        else:
+            c = cr.mimic_offset[item]
+            for m in range(cr.mimic_term_count[item]):
+                term = cr.mimic_term_start[item] + m
+                c += cr.term_coef[term] * joint_q[env, cr.term_dof[term]]
+            delta = mimic_impulse(c, _dot_velocity(sd, env, k, n_gen), sd.cpl_r[env, k], h, erp,
+                                  cr.mimic_natural_frequency[item], cr.mimic_damping_ratio[item], position_iteration)
+        if delta != 0.0:
+            for i in range(n_gen):
+                sd.gen_v[env, i] = sd.gen_v[env, i] + delta * sd.cpl_minv_g[env, k, i]
+
+
+@wp.func
+def sweep(rows: JointRows, cr: CouplingRows, sd: StepData, joint_q: wp.array2d(dtype=float), env: int, off: int,
+          n_gen: int, h: float, dt: float, erp: float, t_elapsed: float, position_iteration: int, tgs: int):
+    """One solver iteration: coupling rows first, then the per-link joint rows (physx-notes 1.7, 4.2)."""
+    sweep_coupling_rows(cr, sd, joint_q, env, off, n_gen, h, erp, position_iteration, tgs)
+    sweep_joint_rows(rows, sd, env, off, n_gen, h, dt, erp, t_elapsed, position_iteration, tgs)
+
+
+@wp.func
+def advance_spatial_lengths(cr: CouplingRows, sd: StepData, env: int, n_gen: int, h: float):
+    """TGS: refresh spatial tendon lengths after a substep, to first order (dL = -speed h)."""
+    for k in range(cr.row_count):
+        if cr.row_kind[k] == COUPLING_SPATIAL:
+            sd.cpl_len[env, k] = sd.cpl_len[env, k] - _dot_velocity(sd, env, k, n_gen) * h

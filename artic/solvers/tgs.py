@@ -5,23 +5,25 @@ that change only the velocity carried forward."""
 
 import warp as wp
 
+from ..constraints.coupling_rows import CouplingRows
 from ..constraints.joint_rows import JointRows
 from ..data import StepData
 from ..dynamics.integrate import integrate_positions
 from ..model import Tree
-from .gauss_seidel import sweep_joint_rows
+from .gauss_seidel import advance_spatial_lengths, sweep
 
 
 @wp.func
-def tgs_solve(tree: Tree, rows: JointRows, sd: StepData, joint_q: wp.array2d(dtype=float),
+def tgs_solve(tree: Tree, rows: JointRows, cr: CouplingRows, sd: StepData, joint_q: wp.array2d(dtype=float),
               root_pose: wp.array(dtype=wp.transform), env: int, off: int, n_gen: int, dt: float, n_pos: int,
               n_vel: int):
     rho = dt / float(n_pos)
     erp = wp.min(0.9, 2.0 / wp.sqrt(float(n_pos)))
     for a in range(n_pos):
-        sweep_joint_rows(rows, sd, env, off, n_gen, rho, dt, erp, float(a) * rho, 1, 1)
+        sweep(rows, cr, sd, joint_q, env, off, n_gen, rho, dt, erp, float(a) * rho, 1, 1)
         integrate_positions(tree, joint_q, root_pose, sd.gen_v, sd.dof_dq, rho, env)
+        advance_spatial_lengths(cr, sd, env, n_gen, rho)
     for k in range(n_gen):
         sd.gen_vpos[env, k] = sd.gen_v[env, k]
     for _it in range(n_vel):
-        sweep_joint_rows(rows, sd, env, off, n_gen, rho, dt, erp, dt, 0, 1)
+        sweep(rows, cr, sd, joint_q, env, off, n_gen, rho, dt, erp, dt, 0, 1)
