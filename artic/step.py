@@ -130,8 +130,8 @@ def _sleep_check(tree: Tree, st: StateArrays, env: int, dt: float, threshold: fl
 
 
 @wp.kernel
-def _step(tree: Tree, rows: JointRows, cr: CouplingRows, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch, sd: StepData,
-          gravity: wp.vec3, dt: float, tgs: int, n_pos: int, n_vel: int, sleep_threshold: float):
+def _step(tree: Tree, rows: JointRows, cr: CouplingRows, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch,
+          sd: StepData, gravity: wp.vec3, dt: float, tgs: int, n_pos: int, n_vel: int, sleep_threshold: float):
     env = wp.tid()
     if st.sleeping[env] != 0:
         return
@@ -256,7 +256,8 @@ class Stepper:
             n_pos, n_vel = v.art.get_solver_iteration_counts()
             cmd = wp.launch(
                 _step, dim=v.num_envs, device=v.device, record_cmd=True,
-                inputs=[v.model.tree, self.rows, self.couplings, v.state.arrays, v.control.arrays, v.data.kin, v.data.scratch,
+                inputs=[v.model.tree, self.rows, self.couplings, v.state.arrays, v.control.arrays, v.data.kin,
+                        v.data.scratch,
                         self.step_data, wp.vec3(*v.gravity), float(dt), int(solver_type), int(n_pos), int(n_vel),
                         float(v.art.sleep_threshold)])
             self._launches[key] = cmd
