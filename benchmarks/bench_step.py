@@ -134,8 +134,9 @@ def main():
         for envs in args.envs:
             n_px = min(envs, args.physx_max_scenes)
             if n_px not in physx:
-                physx[n_px] = bench_physx(name, n_px, max(10, args.steps // max(1, n_px // 8)), solver)
-            steps = max(5, min(args.steps, int(args.steps * 64 / envs) or 5))
+                physx[n_px] = bench_physx(name, n_px, max(10, int(20 * args.steps / n_px)), solver)
+            # enough steps that small env counts are not dominated by timer and cache noise
+            steps = max(5, min(20 * args.steps, int(args.steps * 64 / envs)))
             a = bench_artic(name, envs, steps, solver)
             p = physx[n_px]
             nw = bench_newton(name, envs, steps) if args.newton else None
