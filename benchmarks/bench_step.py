@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
 import artic  # noqa: E402
 from artic import CacheFlag, Drive, DriveType, SolverType  # noqa: E402
 from helpers import robot_path  # noqa: E402
-from physx_oracle import _strip_urdf  # noqa: E402
+from physx_oracle import _strip_urdf, physx_robot  # noqa: E402
 
 DT = 1.0 / 120.0
 KP, KD = 400.0, 40.0
@@ -51,29 +51,15 @@ def bench_artic(name, envs, steps, solver):
 
 
 def bench_physx(name, envs, steps, solver):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import sapien
-        import sapien.physx as px
-
-        cfg = px.PhysxSceneConfig()
-        cfg.enable_tgs = solver == SolverType.TGS
-        px.set_scene_config(cfg)
-        path = _strip_urdf(robot_path(name))
-        scenes = []
-        for _ in range(envs):
-            scene = sapien.Scene([px.PhysxCpuSystem()])
-            scene.set_timestep(DT)
-            loader = scene.create_urdf_loader()
-            loader.fix_root_link = True
-            robot = loader.load(path)
-            robot.set_solver_position_iterations(4)
-            robot.set_solver_velocity_iterations(1)
-            targets = np.random.default_rng(0).uniform(-0.5, 0.5, robot.dof)
-            for j, t in zip(robot.active_joints, targets, strict=True):
-                j.set_drive_properties(KP, KD, 1e6, "force")
-                j.set_drive_target(t)
-            scenes.append(scene)
+    path = _strip_urdf(robot_path(name))
+    scenes = []
+    for _ in range(envs):
+        scene, robot = physx_robot(path, solver, DT, (0.0, 0.0, -9.81))
+        targets = np.random.default_rng(0).uniform(-0.5, 0.5, robot.dof)
+        for j, t in zip(robot.active_joints, targets, strict=True):
+            j.set_drive_properties(KP, KD, 1e6, "force")
+            j.set_drive_target(t)
+        scenes.append(scene)
     for s in scenes:
         s.step()
     start = time.perf_counter()

@@ -25,33 +25,37 @@ def _strip_urdf(path) -> str:
     return f.name
 
 
-def trajectories(path, q0, target_fn, kp, kd, solver: SolverType, steps: int, dt: float, iters=(4, 1),
-                 friction=0.05, damping=0.05, max_lin=100.0, max_ang=50.0):
-    """(artic q, PhysX q), each (steps, dofs), in artic's dof order. target_fn(t) -> targets (dofs,)."""
+def physx_robot(urdf_path: str, solver: SolverType, dt: float, gravity, iters=(4, 1)):
+    """(SAPIEN scene, fixed-base articulation) of a URDF on PhysX's CPU backend with the given solver settings."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import sapien
         import sapien.physx as px
 
-        px.set_scene_config(px.PhysxSceneConfig())
-        cfg = px.get_scene_config()
+        cfg = px.PhysxSceneConfig()
         cfg.enable_tgs = solver == SolverType.TGS
-        cfg.gravity = np.array([0.0, 0.0, -9.81])
+        cfg.gravity = np.asarray(gravity, dtype=float)
         px.set_scene_config(cfg)
         scene = sapien.Scene([px.PhysxCpuSystem()])
         scene.set_timestep(dt)
         loader = scene.create_urdf_loader()
         loader.fix_root_link = True
-        robot = loader.load(_strip_urdf(path))
+        robot = loader.load(urdf_path)
+    robot.set_solver_position_iterations(iters[0])
+    robot.set_solver_velocity_iterations(iters[1])
+    return scene, robot
 
+
+def trajectories(path, q0, target_fn, kp, kd, solver: SolverType, steps: int, dt: float, iters=(4, 1),
+                 friction=0.05, damping=0.05, max_lin=100.0, max_ang=50.0):
+    """(artic q, PhysX q), each (steps, dofs), in artic's dof order. target_fn(t) -> targets (dofs,)."""
+    scene, robot = physx_robot(_strip_urdf(path), solver, dt, (0.0, 0.0, -9.81), iters)
     art = artic.load_urdf(path)
     art.set_solver_iteration_counts(*iters)
     artic_scene = artic.Scene(1, gravity=(0.0, 0.0, -9.81), solver_type=solver)
     names = art.dof_names
     pj = {j.name: j for j in robot.active_joints}
     order = [list(pj).index(n) for n in names]
-    robot.set_solver_position_iterations(iters[0])
-    robot.set_solver_velocity_iterations(iters[1])
     for link in robot.links:
         link.linear_damping = damping
         link.angular_damping = damping

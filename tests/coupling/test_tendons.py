@@ -190,10 +190,8 @@ def test_fixed_tendon_matches_physx(tmp_path, solver):
     """PhysX oracle (SAPIEN, PhysX 5.3): a three-link chain under gravity with a fixed tendon over its joints
     (coefficients 1, 0.5, -1; rest length 0.2; stiffness 30, damping 3), released from a bent pose: joint
     trajectories over 2 s at dt = 1/120 agree within 1e-3 rad (measured in the closing note)."""
-    sapien = pytest.importorskip("sapien")
-    import warnings
-
-    import sapien.physx as px
+    pytest.importorskip("sapien")
+    from physx_oracle import physx_robot
 
     path = tmp_path / "chain.urdf"
     path.write_text(_CHAIN_URDF.format(links="\n  ".join(
@@ -216,19 +214,7 @@ def test_fixed_tendon_matches_physx(tmp_path, solver):
     cache = art.create_cache()
     cache.joint_position[0] = q0
     art.apply_cache(cache, CacheFlag.POSITION)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cfg = px.PhysxSceneConfig()
-        cfg.enable_tgs = solver == SolverType.TGS
-        cfg.gravity = np.array([0.0, -9.81, 0.0])
-        px.set_scene_config(cfg)
-        ps = sapien.Scene([px.PhysxCpuSystem()])
-        ps.set_timestep(dt)
-        loader = ps.create_urdf_loader()
-        loader.fix_root_link = True
-        robot = loader.load(str(path))
-    robot.set_solver_position_iterations(4)
-    robot.set_solver_velocity_iterations(1)
+    ps, robot = physx_robot(str(path), solver, dt, (0.0, -9.81, 0.0))
     chain = [robot.find_link_by_name(f"link{i}") for i in range(4)]
     robot.create_fixed_tendon(chain, [1.0] + coefs, [1.0] + coefs, rest_length=0.2, stiffness=30.0, damping=3.0)
     for link in robot.links:
