@@ -7,6 +7,7 @@ from .build.urdf import load_urdf
 from .cache import ArticulationCache, CacheFlag
 from .errors import ArticError, StateError, TopologyError, UrdfError, ValidationError
 from .math.np_spatial import Transform
+from .parallel import get_cpu_threads, set_cpu_threads
 from .scene import Scene
 from .step import SolverType
 
@@ -16,5 +17,5 @@ __all__ = [
     "ArticError", "Articulation", "ArticulationCache", "ArticulationFlag", "Axis", "Box", "CacheFlag", "Capsule",
     "Cylinder", "Drive", "DriveType", "FrictionParams", "Joint", "JointType", "Limit", "Link", "Mesh", "Motion",
     "Plane", "Scene", "Shape", "SolverType", "Sphere", "StateError", "TopologyError", "Transform", "UrdfError",
-    "ValidationError", "load_urdf",
+    "ValidationError", "get_cpu_threads", "load_urdf", "set_cpu_threads",
 ]

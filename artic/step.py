@@ -10,7 +10,8 @@ Pipeline (physx-notes 0 and 9.1; specs/physx-articulations-guide.txt, "Constrain
  5. integration (PGS: once, with the position-iteration velocity; TGS: per substep), state write-back;
  6. reported quantities (joint and link accelerations, incoming joint forces), kinematics at the end, and the
     sleep check (physx-notes 3.7).
-The launch is recorded once per time step size and replayed (reference/warp-notes.md): a step allocates nothing.
+The launch is recorded once per time step size and replayed (reference/warp-notes.md), in env chunks on every CPU
+core (parallel.py): a step allocates nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from .dynamics.rnea import rnea_env
 from .math.dense import spd_inverse
 from .math.spatial import unit
 from .model import JOINT_FREE_ROOT, Tree
+from .parallel import RecordedEnvLaunch
 from .solvers.pgs import pgs_solve
 from .solvers.tgs import tgs_solve
 from .state import StateArrays
@@ -130,9 +132,24 @@ def _sleep_check(tree: Tree, st: StateArrays, env: int, dt: float, threshold: fl
 
 
 @wp.kernel
-def _step(tree: Tree, rows: JointRows, cr: CouplingRows, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch,
-          sd: StepData, gravity: wp.vec3, dt: float, tgs: int, n_pos: int, n_vel: int, sleep_threshold: float):
-    env = wp.tid()
+def _step(
+    env_offset: int,
+    tree: Tree,
+    rows: JointRows,
+    cr: CouplingRows,
+    st: StateArrays,
+    ctl: ControlArrays,
+    kin: Kin,
+    sc: Scratch,
+    sd: StepData,
+    gravity: wp.vec3,
+    dt: float,
+    tgs: int,
+    n_pos: int,
+    n_vel: int,
+    sleep_threshold: float,
+):
+    env = env_offset + wp.tid()
     if st.sleeping[env] != 0:
         return
     n = st.joint_q.shape[1]
@@ -254,11 +271,10 @@ class Stepper:
         if cmd is None:
             v = self.view
             n_pos, n_vel = v.art.get_solver_iteration_counts()
-            cmd = wp.launch(
-                _step, dim=v.num_envs, device=v.device, record_cmd=True,
-                inputs=[v.model.tree, self.rows, self.couplings, v.state.arrays, v.control.arrays, v.data.kin,
-                        v.data.scratch,
-                        self.step_data, wp.vec3(*v.gravity), float(dt), int(solver_type), int(n_pos), int(n_vel),
-                        float(v.art.sleep_threshold)])
+            cmd = RecordedEnvLaunch(
+                _step, v.num_envs,
+                [v.model.tree, self.rows, self.couplings, v.state.arrays, v.control.arrays, v.data.kin, v.data.scratch,
+                 self.step_data, wp.vec3(*v.gravity), float(dt), int(solver_type), int(n_pos), int(n_vel),
+                 float(v.art.sleep_threshold)], v.device)
             self._launches[key] = cmd
         cmd.launch()

@@ -187,3 +187,34 @@ def test_singular_tree_is_reported_not_propagated():
     cache.joint_force[:] = 1.0
     art.compute_joint_acceleration(cache)
     assert cache.joint_acceleration == pytest.approx(np.full((2, 1), 2.0))
+
+
+def test_env_chunking_on_cpu_threads_changes_nothing():
+    """Large batches run in env chunks on every CPU core (artic/parallel.py): the results equal a single-threaded
+    run bit for bit, for the inverse-dynamics API and for the step."""
+    from artic import SolverType
+    from artic.parallel import get_cpu_threads, set_cpu_threads
+
+    results = []
+    previous = get_cpu_threads()
+    try:
+        for threads in (1, 2):
+            set_cpu_threads(threads)
+            rng = np.random.default_rng(3)
+            art = random_tree(rng, n_links=6, floating=True)
+            scene = artic.Scene(300, solver_type=SolverType.TGS)
+            scene.add_articulation(art)
+            cache = art.create_cache()
+            random_state(rng, art, cache)
+            art.apply_cache(cache, CacheFlag.ALL)
+            art.compute_mass_matrix(cache)
+            art.compute_joint_acceleration(cache)
+            for _ in range(3):
+                scene.step(1.0 / 60.0)
+            art.copy_internal_state_to_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
+            results.append([cache.mass_matrix.copy(), cache.joint_acceleration.copy(), cache.joint_position.copy(),
+                            cache.joint_velocity.copy()])
+    finally:
+        set_cpu_threads(previous)
+    for a, b in zip(*results, strict=True):
+        assert np.array_equal(a, b)

@@ -12,6 +12,7 @@ from ..data import Kin, Scratch
 from ..math.spatial import cholesky_solve6, com_force_to_o, fcross, inertia_matrix, mcross, root_column, root_motion
 from ..model import JOINT_FREE_ROOT, Tree
 from .rnea import gen_vec3
+from ..parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
@@ -117,15 +118,23 @@ def aba_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), g
 
 
 @wp.kernel
-def _aba(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), gen_f: wp.array2d(dtype=float),
-         link_fext: wp.array2d(dtype=wp.spatial_vector), gravity: wp.vec3, use_fext: int,
-         gen_a: wp.array2d(dtype=float)):
-    aba_env(tree, kin, sc, gen_v, gen_f, link_fext, gravity, use_fext, gen_a, wp.tid())
+def _aba(
+    env_offset: int,
+    tree: Tree,
+    kin: Kin,
+    sc: Scratch,
+    gen_v: wp.array2d(dtype=float),
+    gen_f: wp.array2d(dtype=float),
+    link_fext: wp.array2d(dtype=wp.spatial_vector),
+    gravity: wp.vec3,
+    use_fext: int,
+    gen_a: wp.array2d(dtype=float),
+):
+    aba_env(tree, kin, sc, gen_v, gen_f, link_fext, gravity, use_fext, gen_a, env_offset + wp.tid())
 
 
 def aba(model, data, gravity, use_fext: bool):
     """data.gen_a = ABA(q, data.gen_v, data.gen_f) with `gravity` and, if asked, data.link_fext."""
-    wp.launch(_aba, dim=data.gen_a.shape[0], device=data.gen_a.device,
-              inputs=[model.tree, data.kin, data.scratch, data.gen_v, data.gen_f, data.link_fext, wp.vec3(*gravity),
-                      int(use_fext)],
-              outputs=[data.gen_a])
+    launch_envs(_aba, data.gen_a.shape[0], [model.tree, data.kin, data.scratch, data.gen_v, data.gen_f,
+                                            data.link_fext, wp.vec3(*gravity), int(use_fext), data.gen_a],
+                data.gen_a.device)

@@ -10,6 +10,7 @@ then angular, as PhysX.
 import warp as wp
 
 from ..model import Tree
+from ..parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
@@ -26,6 +27,7 @@ def _com(tree: Tree, link_com: wp.array2d(dtype=wp.vec3), env: int):
 
 @wp.kernel
 def _articulation_com(
+    env_offset: int,
     tree: Tree,
     link_com: wp.array2d(dtype=wp.vec3),
     origin: wp.array(dtype=wp.vec3),
@@ -33,7 +35,7 @@ def _articulation_com(
     root_frame: int,
     com: wp.array(dtype=wp.vec3),
 ):
-    env = wp.tid()
+    env = env_offset + wp.tid()
     g = _com(tree, link_com, env) + origin[env]
     if root_frame != 0:
         g = wp.transform_point(wp.transform_inverse(root_pose[env]), g)
@@ -42,6 +44,7 @@ def _articulation_com(
 
 @wp.kernel
 def _centroidal_momentum(
+    env_offset: int,
     tree: Tree,
     link_com: wp.array2d(dtype=wp.vec3),
     mass_matrix: wp.array3d(dtype=float),
@@ -49,7 +52,7 @@ def _centroidal_momentum(
     matrix: wp.array3d(dtype=float),
     bias: wp.array2d(dtype=float),
 ):
-    env = wp.tid()
+    env = env_offset + wp.tid()
     arm = link_com[env, 0] - _com(tree, link_com, env)
     for c in range(mass_matrix.shape[2]):
         p = wp.vec3(mass_matrix[env, 0, c], mass_matrix[env, 1, c], mass_matrix[env, 2, c])
@@ -66,14 +69,11 @@ def _centroidal_momentum(
 
 def articulation_com(model, state, data, root_frame: bool):
     """Articulation COM into data.com (world, or the root link's actor frame); needs forward_kinematics first."""
-    wp.launch(_articulation_com, dim=data.com.shape[0], device=data.com.device,
-              inputs=[model.tree, data.link_com, data.origin, state.root_pose,
-                      int(root_frame)],
-              outputs=[data.com])
+    launch_envs(_articulation_com, data.com.shape[0],
+                [model.tree, data.link_com, data.origin, state.root_pose, int(root_frame), data.com], data.com.device)
 
 
 def centroidal_momentum(model, data, coriolis, matrix, bias):
     """A_G and its bias from data.mass_matrix and the Coriolis force `coriolis` (E, N) into `matrix`, `bias`."""
-    wp.launch(_centroidal_momentum, dim=matrix.shape[0], device=matrix.device,
-              inputs=[model.tree, data.link_com, data.mass_matrix, coriolis],
-              outputs=[matrix, bias])
+    launch_envs(_centroidal_momentum, matrix.shape[0],
+                [model.tree, data.link_com, data.mass_matrix, coriolis, matrix, bias], matrix.device)

@@ -11,6 +11,7 @@ import warp as wp
 from ..data import Kin, Scratch
 from ..math.spatial import inertia_mul, root_column
 from ..model import JOINT_FREE_ROOT, Tree
+from ..parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
@@ -65,11 +66,17 @@ def crba_env(tree: Tree, kin: Kin, sc: Scratch, mass_matrix: wp.array3d(dtype=fl
 
 
 @wp.kernel
-def _crba(tree: Tree, kin: Kin, sc: Scratch, mass_matrix: wp.array3d(dtype=float)):
-    crba_env(tree, kin, sc, mass_matrix, wp.tid())
+def _crba(
+    env_offset: int,
+    tree: Tree,
+    kin: Kin,
+    sc: Scratch,
+    mass_matrix: wp.array3d(dtype=float),
+):
+    crba_env(tree, kin, sc, mass_matrix, env_offset + wp.tid())
 
 
 def crba(model, data):
     """M(q) into data.mass_matrix; needs forward_kinematics first."""
-    wp.launch(_crba, dim=data.mass_matrix.shape[0], device=data.mass_matrix.device,
-              inputs=[model.tree, data.kin, data.scratch], outputs=[data.mass_matrix])
+    launch_envs(_crba, data.mass_matrix.shape[0], [model.tree, data.kin, data.scratch, data.mass_matrix],
+                data.mass_matrix.device)

@@ -10,6 +10,7 @@ import warp as wp
 from ..data import Kin
 from ..math.spatial import root_column
 from ..model import JOINT_FREE_ROOT, Tree
+from ..parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
@@ -25,11 +26,12 @@ def _put(jac: wp.array3d(dtype=float), env: int, row: int, col: int, s: wp.spati
 
 @wp.kernel
 def _dense_jacobian(
+    env_offset: int,
     tree: Tree,
     kin: Kin,
     jac: wp.array3d(dtype=float),
 ):
-    env = wp.tid()
+    env = env_offset + wp.tid()
     floating = tree.joint_type[0] == JOINT_FREE_ROOT
     off = 0
     first = 1
@@ -56,9 +58,4 @@ def _dense_jacobian(
 
 def dense_jacobian(model, data):
     """J(q) into data.jacobian; needs forward_kinematics first."""
-    m = model
-    wp.launch(
-        _dense_jacobian, dim=data.jacobian.shape[0], device=data.jacobian.device,
-        inputs=[m.tree, data.kin],
-        outputs=[data.jacobian],
-    )
+    launch_envs(_dense_jacobian, data.jacobian.shape[0], [model.tree, data.kin, data.jacobian], data.jacobian.device)

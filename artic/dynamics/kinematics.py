@@ -11,6 +11,7 @@ import warp as wp
 from ..data import Kin
 from ..math.spatial import root_motion, unit
 from ..model import JOINT_FREE_ROOT, JOINT_PRISMATIC, JOINT_SPHERICAL, Tree
+from ..parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
@@ -121,27 +122,40 @@ def link_velocities_env(tree: Tree, kin: Kin, qd: wp.array2d(dtype=float), qd_of
 
 
 @wp.kernel
-def _forward_kinematics(tree: Tree, joint_q: wp.array2d(dtype=float), root_pose: wp.array(dtype=wp.transform),
-                        link_pose: wp.array2d(dtype=wp.transform), kin: Kin):
-    forward_kinematics_env(tree, joint_q, root_pose, link_pose, kin, wp.tid())
+def _forward_kinematics(
+    env_offset: int,
+    tree: Tree,
+    joint_q: wp.array2d(dtype=float),
+    root_pose: wp.array(dtype=wp.transform),
+    link_pose: wp.array2d(dtype=wp.transform),
+    kin: Kin,
+):
+    forward_kinematics_env(tree, joint_q, root_pose, link_pose, kin, env_offset + wp.tid())
 
 
 @wp.kernel
-def _link_velocities(tree: Tree, kin: Kin, joint_qd: wp.array2d(dtype=float), root_lin_vel: wp.array(dtype=wp.vec3),
-                     root_ang_vel: wp.array(dtype=wp.vec3), link_v: wp.array2d(dtype=wp.spatial_vector),
-                     link_velocity: wp.array2d(dtype=wp.spatial_vector)):
-    env = wp.tid()
+def _link_velocities(
+    env_offset: int,
+    tree: Tree,
+    kin: Kin,
+    joint_qd: wp.array2d(dtype=float),
+    root_lin_vel: wp.array(dtype=wp.vec3),
+    root_ang_vel: wp.array(dtype=wp.vec3),
+    link_v: wp.array2d(dtype=wp.spatial_vector),
+    link_velocity: wp.array2d(dtype=wp.spatial_vector),
+):
+    env = env_offset + wp.tid()
     link_velocities_env(tree, kin, joint_qd, 0, root_lin_vel[env], root_ang_vel[env], link_v, link_velocity, env)
 
 
 def forward_kinematics(model, state, data):
     """Link poses (State) and the shared per-env quantities (Data.kin) from q and the root pose."""
-    wp.launch(_forward_kinematics, dim=state.joint_q.shape[0], device=state.joint_q.device,
-              inputs=[model.tree, state.joint_q, state.root_pose], outputs=[state.link_pose, data.kin])
+    launch_envs(_forward_kinematics, state.joint_q.shape[0],
+                [model.tree, state.joint_q, state.root_pose, state.link_pose, data.kin], state.joint_q.device)
 
 
 def link_velocities(model, state, data):
     """Link COM velocities (State) from joint and root velocities; needs forward_kinematics first."""
-    wp.launch(_link_velocities, dim=state.joint_qd.shape[0], device=state.joint_qd.device,
-              inputs=[model.tree, data.kin, state.joint_qd, state.root_lin_vel, state.root_ang_vel],
-              outputs=[data.link_v, state.link_velocity])
+    launch_envs(_link_velocities, state.joint_qd.shape[0],
+                [model.tree, data.kin, state.joint_qd, state.root_lin_vel, state.root_ang_vel, data.link_v,
+                 state.link_velocity], state.joint_qd.device)

@@ -10,6 +10,7 @@ import warp as wp
 from ..data import Kin, Scratch
 from ..math.spatial import com_force_to_o, fcross, inertia_mul, mcross, root_motion
 from ..model import JOINT_FREE_ROOT, Tree
+from ..parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
@@ -77,15 +78,23 @@ def rnea_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), 
 
 
 @wp.kernel
-def _rnea(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), gen_a: wp.array2d(dtype=float),
-          link_fext: wp.array2d(dtype=wp.spatial_vector), gravity: wp.vec3, use_fext: int,
-          gen_f: wp.array2d(dtype=float)):
-    rnea_env(tree, kin, sc, gen_v, gen_a, link_fext, gravity, use_fext, gen_f, wp.tid())
+def _rnea(
+    env_offset: int,
+    tree: Tree,
+    kin: Kin,
+    sc: Scratch,
+    gen_v: wp.array2d(dtype=float),
+    gen_a: wp.array2d(dtype=float),
+    link_fext: wp.array2d(dtype=wp.spatial_vector),
+    gravity: wp.vec3,
+    use_fext: int,
+    gen_f: wp.array2d(dtype=float),
+):
+    rnea_env(tree, kin, sc, gen_v, gen_a, link_fext, gravity, use_fext, gen_f, env_offset + wp.tid())
 
 
 def rnea(model, data, gravity, use_fext: bool):
     """data.gen_f = RNEA(q, data.gen_v, data.gen_a) with `gravity` and, if asked, data.link_fext."""
-    wp.launch(_rnea, dim=data.gen_f.shape[0], device=data.gen_f.device,
-              inputs=[model.tree, data.kin, data.scratch, data.gen_v, data.gen_a, data.link_fext, wp.vec3(*gravity),
-                      int(use_fext)],
-              outputs=[data.gen_f])
+    launch_envs(_rnea, data.gen_f.shape[0], [model.tree, data.kin, data.scratch, data.gen_v, data.gen_a,
+                                             data.link_fext, wp.vec3(*gravity), int(use_fext), data.gen_f],
+                data.gen_f.device)
