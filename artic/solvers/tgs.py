@@ -23,7 +23,5 @@ def tgs_solve(tree: Tree, rows: JointRows, cr: CouplingRows, sd: StepData, joint
         sweep(rows, cr, sd, joint_q, env, off, n_gen, rho, dt, erp, float(a) * rho, 1, 1)
         integrate_positions(tree, joint_q, root_pose, sd.gen_v, sd.dof_dq, rho, env)
         advance_spatial_lengths(cr, sd, env, n_gen, rho)
-    for k in range(n_gen):
-        sd.gen_vpos[env, k] = sd.gen_v[env, k]
     for _it in range(n_vel):
         sweep(rows, cr, sd, joint_q, env, off, n_gen, rho, dt, erp, dt, 0, 1)
