@@ -8,6 +8,7 @@ import numpy as np
 import warp as wp
 
 from .build.articulation import Articulation
+from .structs import bundle
 
 
 @wp.struct
@@ -31,9 +32,7 @@ class ArticulationControl:
     arrays: ControlArrays = None  # the arrays above bundled for kernels
 
     def bundle(self):
-        self.arrays = ControlArrays()
-        for name in ControlArrays.vars:
-            setattr(self.arrays, name, getattr(self, name))
+        self.arrays = bundle(ControlArrays, self)
 
 
 def description_targets(art: Articulation):

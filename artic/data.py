@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import warp as wp
 
 from .model import ArticulationModel
+from .structs import bundle
 
 
 @wp.struct
@@ -108,12 +109,8 @@ class ArticulationData:
     step: StepData = None  # the step's intermediates (shares gen_*, link_fext, mass_matrix and reported arrays)
 
     def bundle(self):
-        self.kin = Kin()
-        for name in Kin.vars:
-            setattr(self.kin, name, getattr(self, name))
-        self.scratch = Scratch()
-        for name in Scratch.vars:
-            setattr(self.scratch, name, getattr(self, name))
+        self.kin = bundle(Kin, self)
+        self.scratch = bundle(Scratch, self)
 
 
 def build_step_data(data: ArticulationData, row_count: int, coupling_count: int) -> StepData:

@@ -14,6 +14,7 @@ import warp as wp
 
 from .build.articulation import Articulation
 from .build.types import ArticulationFlag, JointType
+from .structs import bundle
 
 # joint type codes seen by kernels; the root link's code says whether the base is fixed or floating
 JOINT_FIX = int(JointType.FIX)
@@ -69,14 +70,7 @@ class ArticulationModel:
     tree: Tree = None  # the arrays above bundled for kernels
 
     def bundle(self):
-        t = Tree()
-        t.link_count = self.link_count
-        for name in ("link_parent", "joint_type", "joint_dof_start", "joint_dof_count", "dof_axis", "dof_armature",
-                     "link_mass", "joint_parent_pose", "joint_child_pose_inv", "link_principal_inertia",
-                     "link_com_rot"):
-            setattr(t, name, getattr(self, name))
-        t.link_com_local = self.link_com
-        self.tree = t
+        self.tree = bundle(Tree, self, link_com_local="link_com")
 
     @property
     def gen_count(self) -> int:

@@ -8,6 +8,7 @@ import numpy as np
 import warp as wp
 
 from .build.articulation import Articulation
+from .structs import bundle
 
 
 @wp.struct
@@ -39,9 +40,7 @@ class ArticulationState:
     arrays: StateArrays = None  # the arrays above bundled for kernels
 
     def bundle(self):
-        self.arrays = StateArrays()
-        for name in StateArrays.vars:
-            setattr(self.arrays, name, getattr(self, name))
+        self.arrays = bundle(StateArrays, self)
 
 
 def description_state(art: Articulation) -> dict:

@@ -22,7 +22,7 @@ import warp as wp
 
 from .constraints.coupling_rows import CouplingRows, build_coupling_rows, setup_couplings
 from .constraints.drive import drive_coefficients, spherical_drive_error
-from .constraints.joint_rows import DRIVE_NONE, JointRows, build_joint_rows, refresh_joint_rows
+from .constraints.joint_rows import DRIVE_NONE, JointRows, build_joint_rows
 from .control import ControlArrays
 from .data import Kin, Scratch, StepData, build_step_data
 from .dynamics.aba import aba_env
@@ -257,12 +257,13 @@ class Stepper:
         self._launches = {}
 
     def refresh(self):
-        """Re-read solver parameters after a description change (the recorded launches then hold stale values)."""
-        rows = refresh_joint_rows(self.rows, self.view.art, self.view.device)
+        """Re-read solver parameters after a description change; the set of joint rows may change (a drive
+        switched on), and the recorded launches must be recorded again."""
+        old_count = self.rows.row_count
+        self.rows = build_joint_rows(self.view.art, self.view.device)
         self.couplings = build_coupling_rows(self.view.art, self.view.device)
-        if rows is not self.rows:
-            self.rows = rows
-            self.step_data = build_step_data(self.view.data, rows.row_count, self.couplings.row_count)
+        if self.rows.row_count != old_count:
+            self.step_data = build_step_data(self.view.data, self.rows.row_count, self.couplings.row_count)
         self._launches.clear()
 
     def step(self, dt: float, solver_type: SolverType):

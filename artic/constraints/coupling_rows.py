@@ -12,13 +12,13 @@ Rows are solved before the joint rows, spatial tendons, then fixed tendons, then
 
 from __future__ import annotations
 
-import numpy as np
 import warp as wp
 
 from ..build.articulation import Articulation
 from ..data import Kin
 from ..math.spatial import root_column
 from ..model import Tree
+from ..structs import upload
 
 COUPLING_SPATIAL = wp.constant(0)
 COUPLING_FIXED = wp.constant(1)
@@ -83,7 +83,7 @@ def _dof_index(art, joint, axis) -> int:
 def coupling_arrays(art: Articulation) -> dict:
     topo = art._topology()
     li = topo.link_index
-    h = {k: [] for k in CouplingRows.vars if k != "row_count"}
+    h = {k: [] for k in CouplingRows.vars}
     rows = []
     for t_idx, t in enumerate(art.get_spatial_tendons()):
         for k in ("st_stiffness", "st_damping", "st_limit_stiffness", "st_offset"):
@@ -139,26 +139,12 @@ def coupling_arrays(art: Articulation) -> dict:
             h["term_coef"].append(g)
     h["row_kind"] = [r[0] for r in rows]
     h["row_item"] = [r[1] for r in rows]
+    h["row_count"] = len(rows)
     return h
 
 
-def _to_device(name, values, device):
-    vtype = CouplingRows.vars[name].type
-    dtype = vtype.dtype
-    np_dtype = np.int32 if dtype == wp.int32 else np.float32
-    arr = np.asarray(values, dtype=np_dtype)
-    if dtype == wp.vec3:
-        arr = arr.reshape(-1, 3)
-    return wp.array(arr, dtype=dtype, device=device)
-
-
 def build_coupling_rows(art: Articulation, device) -> CouplingRows:
-    h = coupling_arrays(art)
-    c = CouplingRows()
-    for name, values in h.items():
-        setattr(c, name, _to_device(name, values, device))
-    c.row_count = len(h["row_kind"])
-    return c
+    return upload(CouplingRows, coupling_arrays(art), device)
 
 
 # -- per-env setup (once per step) --------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import warp as wp
 
 from ..build.articulation import Articulation
 from ..build.types import ArticulationFlag, DriveType, JointType, Motion
+from ..structs import upload
 
 ROW_FRICTION_COEF = wp.constant(0)  # PhysX's deprecated coefficient friction (default 0.05)
 ROW_DRIVE = wp.constant(1)
@@ -133,31 +134,10 @@ def joint_row_arrays(art: Articulation) -> dict:
             dofs.append(d)
     h["row_kind"] = np.array(kinds, np.int32)
     h["row_dof"] = np.array(dofs, np.int32)
+    h["row_count"] = len(kinds)
     h["drive_limits_are_forces"] = int(bool(art.get_articulation_flags() & ArticulationFlag.DRIVE_LIMITS_ARE_FORCES))
     return h
 
 
 def build_joint_rows(art: Articulation, device) -> JointRows:
-    h = joint_row_arrays(art)
-    rows = JointRows()
-    for name, value in h.items():
-        if isinstance(value, np.ndarray):
-            dtype = wp.int32 if value.dtype == np.int32 else wp.float32
-            setattr(rows, name, wp.array(value, dtype=dtype, device=device))
-        else:
-            setattr(rows, name, value)
-    rows.row_count = len(h["row_kind"])
-    return rows
-
-
-def refresh_joint_rows(rows: JointRows, art: Articulation, device) -> JointRows:
-    """Re-read the parameters; the row set can change (a drive switched on), so arrays are rebuilt if it did."""
-    h = joint_row_arrays(art)
-    if len(h["row_kind"]) != rows.row_count:
-        return build_joint_rows(art, device)
-    for name, value in h.items():
-        if isinstance(value, np.ndarray):
-            getattr(rows, name).assign(value)
-        else:
-            setattr(rows, name, value)
-    return rows
+    return upload(JointRows, joint_row_arrays(art), device)
