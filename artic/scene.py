@@ -1,4 +1,4 @@
-"""`Scene`: the envs, gravity and device, and the articulations replicated over the envs.
+"""`Scene`: the envs, gravity and device, and the articulations and rigid actors replicated over the envs.
 
 Adding an articulation validates it and builds its device blocks (Model, State, Control, Data) for all envs; from
 then on its topology is frozen (PhysX: remove, change, re-add). Parameter changes made through the description
@@ -11,14 +11,43 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
+import warnings
+from dataclasses import dataclass
+
+from .build.actors import RigidDynamic, RigidStatic
 from .build.articulation import Articulation
+from .cache import CacheFlag
 from .errors import StateError, TopologyError, ValidationError
 from .step import SolverType
 from .view import ArticulationView
 
 
+@dataclass
+class ContactReport:
+    """The contacts of one articulation or rigid body after the last step (E envs, C slots; entries past count[e]
+    are stale). Forces are what link a received over the step, world frame, applied at the point."""
+
+    count: np.ndarray  # (E,) int
+    link_a: np.ndarray  # (E, C) int: link index (low-level order) pushed along +normal
+    link_b: np.ndarray  # (E, C) int: the other link of a self-collision, -1 for a static shape
+    shape_a: list  # per geometry index: the Shape objects (index with shape_index_a)
+    shape_index_a: np.ndarray  # (E, C) int
+    shape_index_b: np.ndarray  # (E, C) int
+    point: np.ndarray  # (E, C, 3) [m]
+    normal: np.ndarray  # (E, C, 3) unit, from b towards a
+    separation: np.ndarray  # (E, C) [m], negative when penetrating
+    force: np.ndarray  # (E, C, 3) [N]
+    overflow: np.ndarray  # (E,) contacts dropped for lack of slots in the last step
+
+    def total_force(self) -> np.ndarray:
+        """(E, 3) sum of the contact forces on the body, per env [N]."""
+        mask = np.arange(self.force.shape[1])[None, :] < self.count[:, None]
+        return (self.force * mask[..., None]).sum(axis=1)
+
+
 class Scene:
-    def __init__(self, num_envs: int = 1, gravity=(0.0, 0.0, -9.81), device=None, solver_type=SolverType.PGS):
+    def __init__(self, num_envs: int = 1, gravity=(0.0, 0.0, -9.81), device=None, solver_type=SolverType.PGS,
+                 contact_capacity: int = 512):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValidationError(f"scene: num_envs must be a positive integer, got {num_envs!r}")
         g = np.asarray(gravity, dtype=float)
@@ -34,11 +63,17 @@ class Scene:
         except ValueError:
             raise ValidationError(
                 f"scene: unknown solver_type {solver_type!r}; use artic.SolverType.PGS or TGS") from None
+        if isinstance(contact_capacity, bool) or not isinstance(contact_capacity, (int, np.integer)) \
+                or contact_capacity < 1:
+            raise ValidationError(f"scene: contact_capacity must be a positive integer, got {contact_capacity!r}")
+        self.contact_capacity = int(contact_capacity)  # most contact slots per articulation per env
         self.num_envs = int(num_envs)
         self.gravity = tuple(g)
         self.time = 0.0
         self._views: dict[int, ArticulationView] = {}
         self.articulations: list[Articulation] = []
+        self.statics: list[RigidStatic] = []
+        self._overflow_warned = False
 
     def __repr__(self):
         return (f"Scene(num_envs={self.num_envs}, articulations={len(self.articulations)}, "
@@ -51,11 +86,43 @@ class Scene:
         if art._scene is not None:
             raise TopologyError(f"articulation '{art.name}' is already in a scene; remove it first")
         art.validate()
-        view = ArticulationView(art, self.num_envs, self.gravity, self.device)
+        for link in art.get_links():
+            for shape in link.shapes:
+                shape.check_contact_params()
+        view = ArticulationView(art, self.num_envs, self.gravity, self.device, self.statics, self.contact_capacity)
         art._scene = self
         self._views[id(art)] = view
         self.articulations.append(art)
         return art
+
+    def add_actor(self, actor):
+        """Add a RigidStatic (its shapes collide with every articulation and body, in every env) or a RigidDynamic
+        (simulated as a one-link floating articulation, see build/actors.py)."""
+        if isinstance(actor, RigidDynamic):
+            self.add_articulation(actor.articulation)
+            return actor
+        if not isinstance(actor, RigidStatic):
+            raise ValidationError(f"scene: add_actor takes a RigidStatic or RigidDynamic, got {type(actor).__name__}")
+        if actor._scene is not None:
+            raise TopologyError(f"static actor '{actor.name}' is already in a scene")
+        actor._scene = self
+        self.statics.append(actor)
+        self._statics_changed()
+        return actor
+
+    def remove_actor(self, actor):
+        if isinstance(actor, RigidDynamic):
+            self.remove_articulation(actor.articulation)
+            return
+        if actor not in self.statics:
+            raise StateError(f"actor '{getattr(actor, 'name', actor)}' is not in this scene")
+        self.statics.remove(actor)
+        actor._scene = None
+        self._statics_changed()
+
+    def _statics_changed(self):
+        for view in self._views.values():
+            view.on_statics_changed()
 
     def step(self, dt: float):
         """Advance every articulation of every env by dt seconds (one fused kernel launch per articulation)."""
@@ -68,8 +135,59 @@ class Scene:
         for art in self.articulations:
             self._views[id(art)].step(dt, self.solver_type)
         self.time += dt
+        if self.device.is_cpu and not self._overflow_warned:  # free on the CPU; a GPU checks on get_contacts
+            self._check_overflow()
+
+    def _check_overflow(self):
+        for art in self.articulations:
+            dropped = self._views[id(art)].contact_overflow()
+            if dropped.any() and not self._overflow_warned:
+                self._overflow_warned = True
+                warnings.warn(f"scene: articulation '{art.name}' produced more contacts than its "
+                              f"{self._views[id(art)].contact_slots()} slots in {int((dropped > 0).sum())} env(s); "
+                              "the extra contacts were dropped. Raise Scene(contact_capacity=...)",
+                              RuntimeWarning, stacklevel=3)
+
+    def get_contacts(self, obj) -> ContactReport:
+        """The contacts of an articulation or RigidDynamic after the last step."""
+        art = obj.articulation if isinstance(obj, RigidDynamic) else obj
+        report = self.view(art).contact_report()
+        if report.overflow.any():
+            self._check_overflow()
+        return report
+
+    # -- rigid-body state as arrays ---------------------------------------------------------------------------------
+    def _body_cache(self, body, flags):
+        if not isinstance(body, RigidDynamic):
+            raise ValidationError(f"scene: expected a RigidDynamic, got {type(body).__name__}")
+        cache = body.articulation.create_cache()
+        body.articulation.copy_internal_state_to_cache(cache, flags)
+        return cache
+
+    def get_actor_pose(self, body) -> np.ndarray:
+        """(E, 7) actor poses (px, py, pz, qx, qy, qz, qw) of a RigidDynamic."""
+        return self._body_cache(body, CacheFlag.ROOT_TRANSFORM).root_transform.copy()
+
+    def set_actor_pose(self, body, poses):
+        cache = self._body_cache(body, CacheFlag.ROOT_TRANSFORM)
+        cache.root_transform[:] = _shaped(poses, cache.root_transform.shape, f"rigid body '{body.name}' poses")
+        body.articulation.apply_cache(cache, CacheFlag.ROOT_TRANSFORM)
+
+    def get_actor_velocity(self, body) -> np.ndarray:
+        """(E, 6) COM linear [m/s] then angular [rad/s] velocities, world."""
+        c = self._body_cache(body, CacheFlag.ROOT_VELOCITIES)
+        return np.concatenate([c.root_linear_velocity, c.root_angular_velocity], axis=1)
+
+    def set_actor_velocity(self, body, velocities):
+        cache = self._body_cache(body, CacheFlag.ROOT_VELOCITIES)
+        v = _shaped(velocities, (self.num_envs, 6), f"rigid body '{body.name}' velocities")
+        cache.root_linear_velocity[:] = v[:, :3]
+        cache.root_angular_velocity[:] = v[:, 3:]
+        body.articulation.apply_cache(cache, CacheFlag.ROOT_VELOCITIES)
 
     def remove_articulation(self, art: Articulation):
+        if isinstance(art, RigidDynamic):
+            art = art.articulation
         if art._scene is not self:
             raise StateError(f"articulation '{art.name}' is not in this scene")
         del self._views[id(art)]
@@ -103,3 +221,12 @@ class Scene:
 
     def _inverse_dynamics(self, art):
         return self.view(art)
+
+
+def _shaped(values, shape, what: str) -> np.ndarray:
+    a = np.asarray(values, dtype=np.float32)
+    if a.shape == shape[1:]:
+        a = np.broadcast_to(a, shape)
+    if a.shape != shape or not np.all(np.isfinite(a)):
+        raise ValidationError(f"{what}: expected finite values of shape {shape} or {shape[1:]}, got {a.shape}")
+    return a

@@ -1,12 +1,13 @@
 """`Scene.step` for one articulation: the whole step for one env in one thread, all envs in one kernel launch.
 
 Pipeline (physx-notes 0 and 9.1; specs/physx-articulations-guide.txt, "Constraint Sequence"):
- 1. velocity pre-scale, kinematics and link velocities at the start of the step;
+ 1. velocity pre-scale, kinematics and link velocities at the start of the step, collision detection;
  2. unconstrained forward dynamics (ABA) with gravity, user link forces and persistent joint forces, damping and
     max-velocity forces, Coriolis and gyroscopic terms and armature: v* = v + a dt;
  3. setup: M and M^-1 (dense, per env), per-dof responses, drive coefficients, limit errors and the joint forces
     the coefficient friction scales with (RNEA with the unconstrained accelerations);
- 4. PGS or TGS iterations over the coupling rows (tendons, mimic joints) and the joint rows (solvers/);
+ 4. PGS or TGS iterations over the contacts, the coupling rows (tendons, mimic joints) and the joint rows
+    (solvers/);
  5. integration (PGS: once, with the position-iteration velocity; TGS: per substep), state write-back;
  6. reported quantities (joint and link accelerations, incoming joint forces), kinematics at the end, and the
     sleep check (physx-notes 3.7).
@@ -20,6 +21,9 @@ from enum import IntEnum
 
 import warp as wp
 
+from .collision.geometry import Contacts, Geometry, build_contacts, build_geometry
+from .collision.narrow import detect_env
+from .constraints.contact import report_contact_forces, setup_contacts
 from .constraints.coupling_rows import CouplingRows, build_coupling_rows, setup_couplings
 from .constraints.drive import drive_coefficients, spherical_drive_error
 from .constraints.joint_rows import DRIVE_NONE, JointRows, build_joint_rows
@@ -42,6 +46,7 @@ from .state import StateArrays
 wp.set_module_options({"enable_backward": False})
 
 WAKE_COUNTER_RESET = 0.4  # PxSceneDesc::wakeCounterResetValue [s]
+BOUNCE_THRESHOLD = 2.0  # PxSceneDesc::bounceThresholdVelocity = 0.2 * PxTolerancesScale::speed (10) [m/s]
 
 
 class SolverType(IntEnum):
@@ -137,6 +142,8 @@ def _step(
     tree: Tree,
     rows: JointRows,
     cr: CouplingRows,
+    geo: Geometry,
+    ct: Contacts,
     st: StateArrays,
     ctl: ControlArrays,
     kin: Kin,
@@ -148,6 +155,7 @@ def _step(
     n_pos: int,
     n_vel: int,
     sleep_threshold: float,
+    bounce_threshold: float,
 ):
     env = env_offset + wp.tid()
     if st.sleeping[env] != 0:
@@ -174,6 +182,7 @@ def _step(
     # 1-2. start kinematics, applied forces, unconstrained accelerations
     forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
     link_velocities_env(tree, kin, sd.gen_v, off, root_lin, root_ang, sc.link_v, sd.link_vel0, env)
+    detect_env(geo, ct, st.link_pose, env)
     for i in range(tree.link_count):
         sd.link_fext[env, i] = applied_link_wrench(
             tree, rows, i, wp.transform_get_rotation(st.link_pose[env, i]), sd.link_vel0[env, i],
@@ -206,12 +215,13 @@ def _step(
     for k in range(cr.row_count):
         sd.cpl_acc[env, k] = 0.0
         sd.cpl_acc2[env, k] = 0.0
+    setup_contacts(tree, kin, ct, sc.link_v, sd.minv, sd.gen_v, env, off, n_gen, dt, bounce_threshold)
 
     # 4-5. solve and integrate
     if tgs != 0:
-        tgs_solve(tree, rows, cr, sd, st.joint_q, st.root_pose, env, off, n_gen, dt, n_pos, n_vel)
+        tgs_solve(tree, rows, cr, ct, sd, st.joint_q, st.root_pose, env, off, n_gen, dt, n_pos, n_vel)
     else:
-        pgs_solve(rows, cr, sd, st.joint_q, env, off, n_gen, dt, n_pos, n_vel)
+        pgs_solve(rows, cr, ct, sd, st.joint_q, env, off, n_gen, dt, n_pos, n_vel)
         integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
     for d in range(n):
         st.joint_qd[env, d] = sd.gen_v[env, off + d]
@@ -222,6 +232,7 @@ def _step(
         st.root_ang_vel[env] = root_ang
 
     # 6. reported quantities, end kinematics, sleep
+    report_contact_forces(ct, env, dt)
     for k in range(n_gen):
         sd.gen_a[env, k] = (sd.gen_v[env, k] - sd.gen_v0[env, k]) / dt
     for d in range(n):
@@ -254,7 +265,14 @@ class Stepper:
         self.rows = build_joint_rows(view.art, view.device)
         self.couplings = build_coupling_rows(view.art, view.device)
         self.step_data = build_step_data(view.data, self.rows.row_count, self.couplings.row_count)
+        self._build_geometry()
         self._launches = {}
+
+    def _build_geometry(self):
+        v = self.view
+        self.geometry, self.geometry_host, self.shapes = build_geometry(v.art, v.statics, v.contact_capacity,
+                                                                        v.device)
+        self.contacts = build_contacts(v.num_envs, self.geometry.capacity, v.model.gen_count, v.device)
 
     def refresh(self):
         """Re-read solver parameters after a description change; the set of joint rows may change (a drive
@@ -264,6 +282,7 @@ class Stepper:
         self.couplings = build_coupling_rows(self.view.art, self.view.device)
         if self.rows.row_count != old_count:
             self.step_data = build_step_data(self.view.data, self.rows.row_count, self.couplings.row_count)
+        self._build_geometry()
         self._launches.clear()
 
     def step(self, dt: float, solver_type: SolverType):
@@ -274,8 +293,9 @@ class Stepper:
             n_pos, n_vel = v.art.get_solver_iteration_counts()
             cmd = RecordedEnvLaunch(
                 _step, v.num_envs,
-                [v.model.tree, self.rows, self.couplings, v.state.arrays, v.control.arrays, v.data.kin, v.data.scratch,
-                 self.step_data, wp.vec3(*v.gravity), float(dt), int(solver_type), int(n_pos), int(n_vel),
-                 float(v.art.sleep_threshold)], v.device)
+                [v.model.tree, self.rows, self.couplings, self.geometry, self.contacts, v.state.arrays,
+                 v.control.arrays, v.data.kin, v.data.scratch, self.step_data, wp.vec3(*v.gravity), float(dt),
+                 int(solver_type), int(n_pos), int(n_vel), float(v.art.sleep_threshold), BOUNCE_THRESHOLD],
+                v.device)
             self._launches[key] = cmd
         cmd.launch()

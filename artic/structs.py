@@ -21,7 +21,8 @@ def upload(struct_type, host: dict, device):
         value = host[name]
         if wp.types.is_array(var.type):
             dtype = var.type.dtype
-            arr = np.asarray(value, dtype=np.int32 if dtype == wp.int32 else np.float32)
+            scalar = getattr(dtype, "_wp_scalar_type_", dtype)
+            arr = np.asarray(value, dtype=np.int32 if scalar == wp.int32 else np.float32)
             if wp.types.type_size(dtype) > 1:  # vectors: one row of components per element
                 arr = arr.reshape(-1, wp.types.type_size(dtype))
             value = wp.array(arr, dtype=dtype, device=device)

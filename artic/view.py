@@ -29,8 +29,10 @@ _ZERO_G = (0.0, 0.0, 0.0)
 
 
 class ArticulationView:
-    def __init__(self, art: Articulation, num_envs: int, gravity, device):
+    def __init__(self, art: Articulation, num_envs: int, gravity, device, statics=(), contact_capacity=512):
         self.art = art
+        self.statics = statics  # the scene's RigidStatic actors (a shared list)
+        self.contact_capacity = contact_capacity
         self.num_envs = num_envs
         self.gravity = tuple(float(g) for g in gravity)
         self.device = device
@@ -100,6 +102,33 @@ class ArticulationView:
             self._stepper = Stepper(self)
         self._stepper.step(dt, solver_type)
         self._positions_valid = self._velocities_valid = True  # the step ends with the kinematics of the new state
+
+    def on_statics_changed(self):
+        if self._stepper is not None:
+            self._stepper.refresh()
+        self.wake(np.ones(self.num_envs, bool))
+
+    def _contacts(self):
+        self._sync_model()
+        if self._stepper is None:
+            self._stepper = Stepper(self)
+        return self._stepper.contacts
+
+    def contact_slots(self) -> int:
+        return self._contacts().link_a.shape[1]
+
+    def contact_overflow(self) -> np.ndarray:
+        return self._contacts().overflow.numpy()
+
+    def contact_report(self):
+        from .scene import ContactReport
+        ct = self._contacts()
+        return ContactReport(
+            count=ct.count.numpy().copy(), link_a=ct.link_a.numpy().copy(), link_b=ct.link_b.numpy().copy(),
+            shape_a=[s for s, _ in self._stepper.shapes], shape_index_a=ct.shape_a.numpy().copy(),
+            shape_index_b=ct.shape_b.numpy().copy(), point=ct.point.numpy().copy(), normal=ct.normal.numpy().copy(),
+            separation=ct.separation.numpy().copy(), force=ct.force.numpy().copy(),
+            overflow=ct.overflow.numpy().copy())
 
     def wake(self, envs: np.ndarray):
         """Wake the envs where `envs` is True (PhysX: on non-zero velocities or forces, or targets set)."""

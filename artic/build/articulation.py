@@ -198,9 +198,11 @@ class Link:
         self._changed()
 
     def attach_shape(self, shape: Shape) -> Shape:
-        """Attach a collision shape (used for mass properties now and for contacts later)."""
-        if not isinstance(shape, Shape):
-            raise ValidationError(f"{self._owner()}: attach_shape takes an artic shape, got {type(shape).__name__}")
+        """Attach a collision shape (mass properties with update_mass_and_inertia, and contacts)."""
+        if not isinstance(shape, Shape) or type(shape).__name__ in ("Plane", "TriangleMesh"):
+            raise ValidationError(f"{self._owner()}: attach_shape takes an artic shape other than Plane or "
+                                  f"TriangleMesh (static actors only), got {type(shape).__name__}")
+        shape.check_contact_params()
         self.shapes.append(shape)
         return shape
 

@@ -1,4 +1,10 @@
-"""Collision shapes attached to links, and the mass properties they give at a density.
+"""Collision shapes attached to links and rigid actors, their materials and filters, and the mass properties they
+give at a density.
+
+Contact parameters follow PhysX: a shape makes contacts with another when their surfaces are closer than the sum of
+their `contact_offset`s (default 0.02 m, PxTolerancesScale length 1); friction and restitution average the two
+materials (PxCombineMode::eAVERAGE). Filtering follows MuJoCo's contype/conaffinity: two shapes may collide when
+(a.collision_group & b.collision_mask) or (b.collision_group & a.collision_mask) is non-zero.
 
 Mass properties: standard solid-body formulas (box, sphere, cylinder; a capsule is a cylinder plus two
 hemispheres, the hemisphere's centroid lying 3r/8 from its flat face). Capsules and cylinders lie along their local
@@ -23,11 +29,45 @@ def _positive(owner: str, name: str, value: float) -> float:
 
 
 @dataclass
+class Material:
+    """`PxMaterial`: Coulomb friction coefficients and the coefficient of restitution."""
+
+    static_friction: float = 0.5
+    dynamic_friction: float = 0.5
+    restitution: float = 0.0
+
+    def __post_init__(self):
+        for name in ("static_friction", "dynamic_friction", "restitution"):
+            v = float(getattr(self, name))
+            if not np.isfinite(v) or v < 0.0:
+                raise ValidationError(f"material: {name} must be a non-negative finite number, got {v}")
+            setattr(self, name, v)
+        if self.restitution > 1.0:
+            raise ValidationError(f"material: restitution must be in [0, 1], got {self.restitution}")
+
+
+@dataclass
 class Shape:
-    """Base class: a geometry placed on a link by `local_pose` (shape frame in the link's actor frame)."""
+    """Base class: a geometry placed on a link or actor by `local_pose` (shape frame in the actor frame)."""
 
     local_pose: Transform = field(default_factory=Transform, kw_only=True)
     name: str = field(default="", kw_only=True)
+    material: Material = field(default_factory=Material, kw_only=True)
+    contact_offset: float = field(default=0.02, kw_only=True)  # [m]
+    collision_group: int = field(default=1, kw_only=True)  # bit mask (MuJoCo contype)
+    collision_mask: int = field(default=1, kw_only=True)  # bit mask (MuJoCo conaffinity)
+
+    def check_contact_params(self):
+        owner = f"{type(self).__name__.lower()} '{self.name}'"
+        if not isinstance(self.material, Material):
+            raise ValidationError(f"{owner}: material must be an artic.Material, got {type(self.material).__name__}")
+        off = float(self.contact_offset)
+        if not np.isfinite(off) or off < 0.0:
+            raise ValidationError(f"{owner}: contact_offset must be a non-negative finite distance, got {off}")
+        for name in ("collision_group", "collision_mask"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < 2**31:
+                raise ValidationError(f"{owner}: {name} must be an integer bit mask in [0, 2^31), got {v!r}")
 
     def volume_com_inertia(self):
         """(volume, COM in shape frame, unit-density inertia about the COM in shape frame)."""
@@ -100,10 +140,49 @@ class Cylinder(Shape):
 
 @dataclass
 class Mesh(Shape):
-    """A triangle mesh referenced by file path (loaded by the collision work; no mass properties here)."""
+    """A triangle mesh referenced by file path (URDF <mesh>). On a link or dynamic actor it collides as the convex
+    hull of its vertices (as PhysX cooks convex meshes); on a static actor as its triangles."""
 
     filename: str = ""
     scale: tuple = (1.0, 1.0, 1.0)
+
+
+@dataclass
+class ConvexMesh(Shape):
+    """The convex hull of a point cloud `vertices` (V, 3) [m], shape frame."""
+
+    vertices: np.ndarray = None
+
+    def __post_init__(self):
+        v = np.asarray(self.vertices, dtype=float)
+        if v.ndim != 2 or v.shape[1] != 3 or len(v) < 4 or not np.all(np.isfinite(v)):
+            raise ValidationError(f"convex mesh '{self.name}': vertices must be a finite (V >= 4, 3) array, "
+                                  f"got shape {v.shape}")
+        self.vertices = v
+
+    def volume_com_inertia(self):
+        from ..collision.hull import hull_mass_properties
+        return hull_mass_properties(self.vertices, f"convex mesh '{self.name}'")
+
+
+@dataclass
+class TriangleMesh(Shape):
+    """A static triangle mesh: `vertices` (V, 3) [m] and `triangles` (T, 3) vertex indices; only on RigidStatic."""
+
+    vertices: np.ndarray = None
+    triangles: np.ndarray = None
+
+    def __post_init__(self):
+        v = np.asarray(self.vertices, dtype=float)
+        t = np.asarray(self.triangles)
+        owner = f"triangle mesh '{self.name}'"
+        if v.ndim != 2 or v.shape[1] != 3 or not np.all(np.isfinite(v)):
+            raise ValidationError(f"{owner}: vertices must be a finite (V, 3) array, got shape {v.shape}")
+        if t.ndim != 2 or t.shape[1] != 3 or len(t) == 0 or not np.issubdtype(t.dtype, np.integer):
+            raise ValidationError(f"{owner}: triangles must be a non-empty (T, 3) integer array, got {t.shape}")
+        if t.min() < 0 or t.max() >= len(v):
+            raise ValidationError(f"{owner}: triangle indices must lie in [0, {len(v)}), got [{t.min()}, {t.max()}]")
+        self.vertices, self.triangles = v, t.astype(np.int32)
 
 
 @dataclass
@@ -116,6 +195,8 @@ def mass_properties(shapes, density: float, owner: str):
     density = _positive(owner, "density", density)
     parts = []
     for s in shapes:
+        if isinstance(s, Plane):
+            continue  # planes only ever bound static actors
         try:
             v, c, i = s.volume_com_inertia()
         except TypeError as e:

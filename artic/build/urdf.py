@@ -119,13 +119,15 @@ def _geometry_shape(geom, pose: Transform, resolve: _Resolver, where: str):
 
 
 def load_urdf(path, fix_base: bool = True, package_dirs=(), name: str | None = None,
-              repair_inertia: bool = False, mimic: bool = True) -> Articulation:
+              repair_inertia: bool = False, mimic: bool = True, self_collision: bool = False) -> Articulation:
     """Load a URDF file as an articulation. `fix_base=False` gives a floating base (the root link free in space).
 
     An `<inertia>` that is not positive semi-definite is refused unless `repair_inertia=True`, which raises its
     negative principal moments to 1e-3 of the largest one (with a warning): a repair of bad data, not physics.
     `<mimic joint=ref multiplier=m offset=o>` on joint A (q_A = m q_ref + o) becomes a hard mimic joint with gear
-    ratio -m and offset -o (`mimic=False` only records the tags in `urdf_mimics`)."""
+    ratio -m and offset -o (`mimic=False` only records the tags in `urdf_mimics`). `<collision>` geometries become
+    shapes; collisions between links of the robot are off unless `self_collision=True` (the convex hulls of
+    neighbouring meshes of most robot descriptions overlap; Isaac Sim's importer makes the same choice)."""
     path = Path(path)
     try:
         root_el = ET.parse(path).getroot()
@@ -139,6 +141,7 @@ def load_urdf(path, fix_base: bool = True, package_dirs=(), name: str | None = N
         art = _build(root_el, path, fix_base, package_dirs, name, repair_inertia)
         if mimic:
             _create_mimic_joints(art, path)
+        art.set_articulation_flag(ArticulationFlag.DISABLE_SELF_COLLISION, not self_collision)
         return art
     except UrdfError:
         raise

@@ -35,6 +35,7 @@ class JointRows:
     row_count: int
     row_kind: wp.array(dtype=int)  # (R,) ROW_*
     row_dof: wp.array(dtype=int)  # (R,) dof the row acts on
+    row_rank: wp.array(dtype=int)  # (R,) depth-first rank of the row's link (static contacts follow each link)
     dof_drive: wp.array(dtype=int)  # (n,) DRIVE_*
     dof_stiffness: wp.array(dtype=float)  # (n,) [N/m, Nm/rad] or [1/s^2] for acceleration drives
     dof_damping: wp.array(dtype=float)  # (n,) [N s/m, Nm s/rad] or [1/s]
@@ -82,17 +83,18 @@ def joint_row_arrays(art: Articulation) -> dict:
     link_cfm = [lk.cfm_scale for lk in topo.links]
     if art.fix_base:
         link_cfm[0] = 0.0  # PhysX CPU: a fixed root has no cfm (physx-notes 2.3)
-    kinds, dofs = [], []
+    kinds, dofs, ranks = [], [], []
     for i, link in enumerate(topo.links):
         h["link_linear_damping"][i] = link.linear_damping
         h["link_angular_damping"][i] = link.angular_damping
         h["link_max_linear_velocity"][i] = link.max_linear_velocity
         h["link_max_angular_velocity"][i] = link.max_angular_velocity
-    for i in _depth_first(topo):
+    for rank, i in enumerate(_depth_first(topo)):
         link = topo.links[i]
         j = link.inbound_joint
         if j is None:
             continue
+        first_row = len(kinds)
         axes = topo.dof_axes[i]
         for k, ax in enumerate(axes):
             d = topo.dof_start[i] + k
@@ -132,8 +134,10 @@ def joint_row_arrays(art: Articulation) -> dict:
                 dofs.append(d)
             kinds.append(int(ROW_VELOCITY_LIMIT))
             dofs.append(d)
+        ranks.extend([rank] * (len(kinds) - first_row))
     h["row_kind"] = np.array(kinds, np.int32)
     h["row_dof"] = np.array(dofs, np.int32)
+    h["row_rank"] = np.array(ranks, np.int32)
     h["row_count"] = len(kinds)
     h["drive_limits_are_forces"] = int(bool(art.get_articulation_flags() & ArticulationFlag.DRIVE_LIMITS_ARE_FORCES))
     return h

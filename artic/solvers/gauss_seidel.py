@@ -1,5 +1,7 @@
-"""One projected Gauss-Seidel sweep over an articulation's rows in PhysX order: coupling rows (spatial tendons,
-fixed tendons, mimic joints; constraints/coupling_rows.py), then joint rows (constraints/joint_rows.py).
+"""One projected Gauss-Seidel sweep over an articulation's rows in PhysX order (physx-notes 4.1-4.2): self-collision
+("dynamic") contacts, coupling rows (spatial tendons, fixed tendons, mimic joints; constraints/coupling_rows.py),
+then the joint rows link by link in depth-first order (constraints/joint_rows.py), each link's static contacts
+right after its joint rows (the root's before any joint row).
 
 Each row reads its dof's current velocity, computes an impulse delta by its kind's rule, and applies it exactly:
 v += delta * M^-1 e_d, so the next row sees every dof's updated velocity (what PhysX's lazy impulse propagation
@@ -8,6 +10,8 @@ computes, physx-notes 4.2). Accumulators live in row_lambda (row_lambda2 for a l
 
 import warp as wp
 
+from ..collision.geometry import Contacts
+from ..constraints.contact import solve_contact
 from ..constraints.coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
 from ..constraints.drive import drive_impulse
 from ..constraints.friction import coefficient_friction_impulse, effort_friction_impulse
@@ -27,13 +31,19 @@ def apply_dof_impulse(sd: StepData, env: int, n_gen: int, col: int, delta: float
 
 
 @wp.func
-def sweep_joint_rows(rows: JointRows, sd: StepData, env: int, off: int, n_gen: int, h: float, dt: float,
-                     erp: float, t_elapsed: float, position_iteration: int, tgs: int):
-    """One pass over the rows. h: solver step (dt or rho); dt: full step (force limits, effort friction)."""
+def sweep_joint_rows(rows: JointRows, ct: Contacts, sd: StepData, env: int, off: int, n_gen: int, h: float,
+                     dt: float, erp: float, contact_erp: float, t_elapsed: float, position_iteration: int, tgs: int):
+    """One pass over the rows and static contacts. h: solver step (dt or rho); dt: full step (force limits, effort
+    friction)."""
     max_impulse_scale = float(1.0)
     if rows.drive_limits_are_forces != 0:
         max_impulse_scale = dt
+    c = ct.dynamic_count[env]
+    n_contacts = ct.count[env]
     for r in range(rows.row_count):
+        while c < n_contacts and ct.rank[env, c] < rows.row_rank[r]:  # links visited before this row's link
+            solve_contact(ct, sd.gen_v, env, c, n_gen, h, contact_erp, position_iteration)
+            c += 1
         kind = rows.row_kind[r]
         d = rows.row_dof[r]
         col = off + d
@@ -70,6 +80,9 @@ def sweep_joint_rows(rows: JointRows, sd: StepData, env: int, off: int, n_gen: i
             delta = velocity_limit_impulse(v, rows.dof_max_velocity[d], recip)
         if delta != 0.0:
             apply_dof_impulse(sd, env, n_gen, col, delta)
+    while c < n_contacts:
+        solve_contact(ct, sd.gen_v, env, c, n_gen, h, contact_erp, position_iteration)
+        c += 1
 
 
 @wp.func
@@ -140,11 +153,15 @@ def sweep_coupling_rows(cr: CouplingRows, sd: StepData, joint_q: wp.array2d(dtyp
 
 
 @wp.func
-def sweep(rows: JointRows, cr: CouplingRows, sd: StepData, joint_q: wp.array2d(dtype=float), env: int, off: int,
-          n_gen: int, h: float, dt: float, erp: float, t_elapsed: float, position_iteration: int, tgs: int):
-    """One solver iteration: coupling rows first, then the per-link joint rows (physx-notes 1.7, 4.2)."""
+def sweep(rows: JointRows, cr: CouplingRows, ct: Contacts, sd: StepData, joint_q: wp.array2d(dtype=float), env: int,
+          off: int, n_gen: int, h: float, dt: float, erp: float, contact_erp: float, t_elapsed: float,
+          position_iteration: int, tgs: int):
+    """One solver iteration: self-collision contacts, coupling rows, then the per-link joint rows with each link's
+    static contacts (physx-notes 1.7, 4.2)."""
+    for c in range(ct.dynamic_count[env]):
+        solve_contact(ct, sd.gen_v, env, c, n_gen, h, contact_erp, position_iteration)
     sweep_coupling_rows(cr, sd, joint_q, env, off, n_gen, h, erp, position_iteration, tgs)
-    sweep_joint_rows(rows, sd, env, off, n_gen, h, dt, erp, t_elapsed, position_iteration, tgs)
+    sweep_joint_rows(rows, ct, sd, env, off, n_gen, h, dt, erp, contact_erp, t_elapsed, position_iteration, tgs)
 
 
 @wp.func

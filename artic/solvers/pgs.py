@@ -1,9 +1,10 @@
 """Projected Gauss-Seidel schedule (physx-notes 4.3): n_pos position iterations with bias 0.8 and the full step,
-then max(1, n_vel) velocity iterations without position bias. The velocity at the end of the position iterations
+then max(1, n_vel) velocity iterations without position bias (contacts: 0.8 too, physx-notes 9.6). The velocity at the end of the position iterations
 is the one positions are integrated with; the velocity iterations only change the velocity carried forward."""
 
 import warp as wp
 
+from ..collision.geometry import Contacts
 from ..constraints.coupling_rows import CouplingRows
 from ..constraints.joint_rows import JointRows
 from ..data import StepData
@@ -13,11 +14,11 @@ PGS_ERP = wp.constant(0.8)
 
 
 @wp.func
-def pgs_solve(rows: JointRows, cr: CouplingRows, sd: StepData, joint_q: wp.array2d(dtype=float), env: int, off: int,
-              n_gen: int, dt: float, n_pos: int, n_vel: int):
+def pgs_solve(rows: JointRows, cr: CouplingRows, ct: Contacts, sd: StepData, joint_q: wp.array2d(dtype=float),
+              env: int, off: int, n_gen: int, dt: float, n_pos: int, n_vel: int):
     for _it in range(n_pos):
-        sweep(rows, cr, sd, joint_q, env, off, n_gen, dt, dt, PGS_ERP, 0.0, 1, 0)
+        sweep(rows, cr, ct, sd, joint_q, env, off, n_gen, dt, dt, PGS_ERP, PGS_ERP, 0.0, 1, 0)
     for k in range(n_gen):
         sd.gen_vpos[env, k] = sd.gen_v[env, k]
     for _it in range(wp.max(1, n_vel)):
-        sweep(rows, cr, sd, joint_q, env, off, n_gen, dt, dt, PGS_ERP, 0.0, 0, 0)
+        sweep(rows, cr, ct, sd, joint_q, env, off, n_gen, dt, dt, PGS_ERP, PGS_ERP, 0.0, 0, 0)

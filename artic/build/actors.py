@@ -1,0 +1,106 @@
+"""Rigid actors: `RigidStatic` (immovable shapes) and `RigidDynamic` (a free rigid body), PhysX's PxRigidStatic and
+PxRigidDynamic, plus `create_ground_plane` (PxCreatePlane).
+
+A RigidDynamic is simulated as a one-link floating articulation: same integrator, same solver rows, same state
+arrays (root pose and root COM velocities per env). It differs from PhysX's rigid bodies in the defaults it sets
+(linear damping 0, angular damping 0.05, max angular velocity 100 rad/s) and in keeping gyroscopic terms, which
+PhysX only integrates for rigid bodies with eENABLE_GYROSCOPIC_FORCES.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ValidationError
+from ..math.np_spatial import Transform, quat_from_matrix
+from .articulation import Articulation, _as_transform
+from .shapes import Material, Plane, Shape, TriangleMesh
+
+
+class RigidStatic:
+    """Immovable collision geometry, the same in every env: `attach_shape`, then `scene.add_actor`."""
+
+    def __init__(self, pose=None, name: str = "static"):
+        self.name = name
+        self.pose = _as_transform(f"static actor '{name}'", "pose", pose)
+        self.shapes: list[Shape] = []
+        self._scene = None
+
+    def __repr__(self):
+        return f"RigidStatic('{self.name}', shapes={len(self.shapes)})"
+
+    def attach_shape(self, shape: Shape) -> Shape:
+        if not isinstance(shape, Shape):
+            raise ValidationError(f"static actor '{self.name}': attach_shape takes an artic shape, got "
+                                  f"{type(shape).__name__}")
+        if self._scene is not None:
+            raise ValidationError(f"static actor '{self.name}' is in a scene; attach shapes before add_actor")
+        shape.check_contact_params()
+        self.shapes.append(shape)
+        return shape
+
+
+class RigidDynamic:
+    """A free rigid body. Mass properties come from `update_mass_and_inertia(density)` or the `link` setters;
+    per-env pose and velocities are read and written with `scene.get_actor_pose/set_actor_pose/...`."""
+
+    def __init__(self, pose=None, name: str = "body"):
+        self.name = name
+        self.articulation = Articulation(name)
+        self.link = self.articulation.create_link(None, pose, name)
+        self.link.linear_damping = 0.0  # PxRigidDynamic defaults (an articulation link's are 0.05 / 50 rad/s)
+        self.link.angular_damping = 0.05
+        self.link.max_linear_velocity = 1e16
+        self.link.max_angular_velocity = 100.0
+        self.articulation.set_solver_iteration_counts(4, 1)
+
+    def __repr__(self):
+        return f"RigidDynamic('{self.name}', mass={self.link.mass:g})"
+
+    def attach_shape(self, shape: Shape) -> Shape:
+        if isinstance(shape, (Plane, TriangleMesh)):
+            raise ValidationError(f"rigid body '{self.name}': a {type(shape).__name__} may only be attached to a "
+                                  "RigidStatic (PhysX: planes and triangle meshes cannot be dynamic)")
+        return self.link.attach_shape(shape)
+
+    def update_mass_and_inertia(self, density: float):
+        self.link.update_mass_and_inertia(density)
+
+    @property
+    def mass(self) -> float:
+        return self.link.mass
+
+    @property
+    def shapes(self) -> list[Shape]:
+        return self.link.shapes
+
+    def set_solver_iteration_counts(self, min_position_iters: int, min_velocity_iters: int = 1):
+        self.articulation.set_solver_iteration_counts(min_position_iters, min_velocity_iters)
+
+    @property
+    def global_pose(self) -> Transform:
+        return self.articulation.root_global_pose
+
+    def set_global_pose(self, pose):
+        """The pose in every env (per env: scene.set_actor_pose)."""
+        self.articulation.set_root_global_pose(pose)
+
+
+def create_ground_plane(height: float = 0.0, material: Material | None = None, normal=(0.0, 0.0, 1.0),
+                        name: str = "ground") -> RigidStatic:
+    """A static plane {x : normal . x = height} whose solid side is below (PxCreatePlane)."""
+    n = np.asarray(normal, dtype=float)
+    if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) < 1e-9:
+        raise ValidationError(f"ground plane '{name}': normal must be a non-zero 3-vector, got {normal!r}")
+    h = float(height)
+    if not np.isfinite(h):
+        raise ValidationError(f"ground plane '{name}': height must be finite, got {height!r}")
+    n = n / np.linalg.norm(n)
+    # the plane shape's solid half-space is x <= 0 of its frame: put the frame's x axis along the normal
+    helper = np.array([0.0, 0.0, 1.0]) if abs(n[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
+    y = np.cross(helper, n)
+    y /= np.linalg.norm(y)
+    rot = np.stack([n, y, np.cross(n, y)], axis=1)
+    actor = RigidStatic(Transform(n * h, quat_from_matrix(rot)), name)
+    actor.attach_shape(Plane(material=material or Material(), name=name))
+    return actor

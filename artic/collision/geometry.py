@@ -1,0 +1,281 @@
+"""The device tables collision detection reads: one `Geometry` per articulation block (its link shapes plus the
+scene's static shapes) and one `Contacts` buffer per block (E envs, C contact slots per env).
+
+Candidate pairs are filtered once on the host (parent/child links, DISABLE_SELF_COLLISION, collision groups,
+links that cannot move); their order is the solver's: self-collision pairs first (PhysX's "dynamic" contacts,
+solved before the articulation's internal constraints), then link-vs-static pairs sorted by the link's depth-first
+rank (static contacts are solved right after their link's joint rows). C is the sum of every pair's maximum
+manifold size, capped by the scene's `contact_capacity`; contacts past C are counted in `overflow`, never dropped
+silently (the scene warns).
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import warp as wp
+
+from ..build.articulation import Articulation
+from ..build.shapes import Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere, TriangleMesh
+from ..build.types import ArticulationFlag
+from ..errors import ValidationError
+from ..structs import upload
+from .hull import UnsupportedMeshFormat, convex_hull, load_mesh_file
+
+GEOM_PLANE = wp.constant(0)
+GEOM_SPHERE = wp.constant(1)
+GEOM_CAPSULE = wp.constant(2)
+GEOM_BOX = wp.constant(3)
+GEOM_CYLINDER = wp.constant(4)
+GEOM_CONVEX = wp.constant(5)
+GEOM_TRIMESH = wp.constant(6)
+
+MANIFOLD_POINTS = 4
+
+
+@wp.struct
+class Geometry:
+    """Shapes and candidate pairs of one block (G shapes, P pairs, L links)."""
+
+    geom_link: wp.array(dtype=int)  # (G,) owning link, -1 for a static shape
+    geom_type: wp.array(dtype=int)  # (G,) GEOM_*
+    geom_pose: wp.array(dtype=wp.transform)  # (G,) shape frame in the link's actor frame (static: in the world)
+    geom_size: wp.array(dtype=wp.vec3)  # (G,) box half extents; (radius, half height, 0) otherwise [m]
+    geom_material: wp.array(dtype=wp.vec3)  # (G,) (static friction, dynamic friction, restitution)
+    geom_offset: wp.array(dtype=float)  # (G,) contact offset [m]
+    geom_radius: wp.array(dtype=float)  # (G,) bounding-sphere radius about the shape origin [m] (0 for planes)
+    geom_vstart: wp.array(dtype=int)  # (G,) first vertex (hull or mesh) in `verts`
+    geom_vcount: wp.array(dtype=int)  # (G,)
+    geom_fstart: wp.array(dtype=int)  # (G,) first hull plane in `planes` or first triangle in `tris`
+    geom_fcount: wp.array(dtype=int)  # (G,)
+    verts: wp.array(dtype=wp.vec3)  # (V,) shape-frame vertices [m]
+    planes: wp.array(dtype=wp.vec4)  # (F,) hull planes (unit outward normal, offset): n . x + d <= 0 inside
+    tris: wp.array(dtype=wp.vec3i)  # (T,) triangle vertex indices into `verts` (absolute)
+    pair_count: int
+    pair_dynamic_count: int  # the first pairs are self-collision pairs
+    pair_a: wp.array(dtype=int)  # (P,) link shape
+    pair_b: wp.array(dtype=int)  # (P,) link or static shape
+    link_rank: wp.array(dtype=int)  # (L,) depth-first visiting rank of each link
+    capacity: int  # contact slots per env
+
+
+@wp.struct
+class Contacts:
+    """Per-env contact buffer, rebuilt every step (E envs, C slots, N generalized dofs)."""
+
+    count: wp.array(dtype=int)  # (E,) contacts in use
+    dynamic_count: wp.array(dtype=int)  # (E,) the first ones are self-collision contacts
+    overflow: wp.array(dtype=int)  # (E,) contacts that did not fit in the last step
+    link_a: wp.array2d(dtype=int)  # (E, C) link pushed along +normal
+    link_b: wp.array2d(dtype=int)  # (E, C) other link, -1 for a static shape
+    shape_a: wp.array2d(dtype=int)  # (E, C) geometry index of a
+    shape_b: wp.array2d(dtype=int)  # (E, C)
+    rank: wp.array2d(dtype=int)  # (E, C) depth-first rank of link_a (solve order of static contacts)
+    point: wp.array2d(dtype=wp.vec3)  # (E, C) world contact point, midway between the surfaces [m]
+    normal: wp.array2d(dtype=wp.vec3)  # (E, C) unit world normal, from b towards a
+    tangent: wp.array2d(dtype=wp.vec3)  # (E, C) first friction direction (the second is normal x tangent)
+    separation: wp.array2d(dtype=float)  # (E, C) signed surface distance, < 0 when penetrating [m]
+    material: wp.array2d(dtype=wp.vec3)  # (E, C) combined (static, dynamic friction, restitution)
+    bounce: wp.array2d(dtype=float)  # (E, C) restitution target normal velocity (0 when not bouncing) [m/s]
+    g: wp.array3d(dtype=float)  # (E, 3C, N) generalized directions of the normal and two friction rows
+    minv_g: wp.array3d(dtype=float)  # (E, 3C, N) M^-1 g
+    response: wp.array2d(dtype=float)  # (E, 3C) g^T M^-1 g
+    impulse: wp.array2d(dtype=float)  # (E, 3C) accumulated impulses [N s]
+    force: wp.array2d(dtype=wp.vec3)  # (E, C) reported force on link a at the point, world [N]
+
+
+_TYPE_OF = {Plane: 0, Sphere: 1, Capsule: 2, Box: 3, Cylinder: 4, ConvexMesh: 5, TriangleMesh: 6}
+
+
+def _max_points(ta: int, tb: int) -> int:
+    """Largest manifold a pair can produce (a: link shape, b: any)."""
+    round_ = (1, 2)
+    if ta == 1 and tb in round_ or tb == 1 and ta in round_:
+        return 1
+    if ta in round_ and tb in round_:
+        return 2
+    if tb == 0 and ta == 2:
+        return 2
+    return MANIFOLD_POINTS
+
+
+class _Tables:
+    def __init__(self):
+        self.rows = {k: [] for k in ("geom_link", "geom_type", "geom_pose", "geom_size", "geom_material",
+                                     "geom_offset", "geom_radius", "geom_vstart", "geom_vcount", "geom_fstart",
+                                     "geom_fcount")}
+        self.verts, self.planes, self.tris = [], [], []
+        self.shapes = []  # (shape, owner name) per geometry, for reports
+        self.groups = []
+        self.skipped = []  # mesh files of unsupported formats
+
+    def add(self, shape, link: int, pose, owner: str, static: bool):
+        cls = type(shape)
+        if isinstance(shape, Mesh):
+            try:
+                verts, tris = load_mesh_file(shape.filename, shape.scale, f"{owner} mesh '{shape.name}'")
+            except UnsupportedMeshFormat:
+                self.skipped.append(shape.filename)
+                return False
+            if static:
+                shape_kind, data = 6, (verts, tris)
+            else:
+                shape_kind, data = 5, verts
+        elif cls in _TYPE_OF:
+            shape_kind = _TYPE_OF[cls]
+            data = shape.vertices if shape_kind == 5 else (shape.vertices, shape.triangles) if shape_kind == 6 else None
+        else:
+            raise ValidationError(f"{owner}: shape type {cls.__name__} cannot collide")
+        if shape_kind in (0, 6) and not static:
+            raise ValidationError(f"{owner}: a {cls.__name__} may only belong to a RigidStatic")
+        size, radius = np.zeros(3), 0.0
+        vstart, vcount, fstart, fcount = len(self.verts), 0, 0, 0
+        if shape_kind == 1:
+            size[0] = radius = shape.radius
+        elif shape_kind in (2, 4):
+            size[:2] = shape.radius, shape.half_height
+            radius = shape.half_height + shape.radius if shape_kind == 2 else np.hypot(shape.half_height,
+                                                                                      shape.radius)
+        elif shape_kind == 3:
+            size[:] = shape.half_extents
+            radius = float(np.linalg.norm(size))
+        elif shape_kind == 5:
+            verts, planes = convex_hull(data, f"{owner} shape '{shape.name}'")
+            fstart, fcount = len(self.planes), len(planes)
+            self.verts.extend(verts)
+            self.planes.extend(planes)
+            vcount = len(verts)
+            radius = float(np.linalg.norm(verts, axis=1).max())
+        elif shape_kind == 6:
+            verts, tris = data
+            fstart, fcount = len(self.tris), len(tris)
+            self.verts.extend(verts)
+            self.tris.extend(tris + vstart)
+            vcount = len(verts)
+            radius = float(np.linalg.norm(verts, axis=1).max())
+        m = shape.material
+        r = self.rows
+        r["geom_link"].append(link)
+        r["geom_type"].append(shape_kind)
+        r["geom_pose"].append(pose.as_array())
+        r["geom_size"].append(size)
+        r["geom_material"].append([m.static_friction, m.dynamic_friction, m.restitution])
+        r["geom_offset"].append(float(shape.contact_offset))
+        r["geom_radius"].append(radius)
+        r["geom_vstart"].append(vstart)
+        r["geom_vcount"].append(vcount)
+        r["geom_fstart"].append(fstart)
+        r["geom_fcount"].append(fcount)
+        self.shapes.append((shape, owner))
+        self.groups.append((int(shape.collision_group), int(shape.collision_mask)))
+        return True
+
+    def collide(self, i: int, j: int) -> bool:
+        (ga, ma), (gb, mb) = self.groups[i], self.groups[j]
+        return bool((ga & mb) or (gb & ma))
+
+
+def depth_first(parents: list[int]) -> list[int]:
+    """Depth-first visiting order of a tree given by parent indices (children in index order)."""
+    children = {i: [] for i in range(len(parents))}
+    for i, p in enumerate(parents):
+        if p >= 0:
+            children[p].append(i)
+    order, stack = [], [0]
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        stack.extend(reversed(children[i]))
+    return order
+
+
+def geometry_arrays(art: Articulation, statics: list, capacity_cap: int) -> tuple[dict, list]:
+    """Host arrays of a block's Geometry, and the (shape, owner) list indexed like its shapes."""
+    topo = art._topology()
+    parents = [-1] + [topo.link_index[lk.parent] for lk in topo.links[1:]]
+    order = depth_first(parents)
+    rank = np.zeros(len(parents), np.int32)
+    rank[order] = np.arange(len(order))
+    fixed = bool(art.get_articulation_flags() & ArticulationFlag.FIX_BASE)
+    movable = [not fixed] + [False] * (len(parents) - 1)  # a link moves if some dof lies between it and the world
+    for i in range(1, len(parents)):
+        movable[i] = movable[parents[i]] or len(topo.dof_axes[i]) > 0
+    t = _Tables()
+    link_geoms = []
+    for i in order:
+        link = topo.links[i]
+        for s in link.shapes:
+            if t.add(s, i, s.local_pose, f"link '{link.name}'", static=False):
+                link_geoms.append(len(t.shapes) - 1)
+    static_geoms = []
+    for actor in statics:
+        for s in actor.shapes:
+            if t.add(s, -1, actor.pose * s.local_pose, f"static actor '{actor.name}'", static=True):
+                static_geoms.append(len(t.shapes) - 1)
+    if t.skipped:
+        kinds = sorted({Path(f).suffix for f in t.skipped})
+        warnings.warn(f"articulation '{art.name}': {len(t.skipped)} collision mesh(es) in unsupported formats "
+                      f"{kinds} (e.g. '{t.skipped[0]}') are left out of collision detection; STL and OBJ are read",
+                      RuntimeWarning, stacklevel=3)
+    link_of = t.rows["geom_link"]
+    pairs_a, pairs_b, capacity = [], [], 0
+    if not art.get_articulation_flags() & ArticulationFlag.DISABLE_SELF_COLLISION:
+        for x, a in enumerate(link_geoms):
+            for b in link_geoms[x + 1:]:
+                la, lb = link_of[a], link_of[b]
+                if la == lb or parents[la] == lb or parents[lb] == la or not (movable[la] or movable[lb]):
+                    continue
+                if t.collide(a, b):
+                    if not movable[la]:
+                        a, b = b, a
+                    pairs_a.append(a)
+                    pairs_b.append(b)
+                    capacity += _max_points(t.rows["geom_type"][a], t.rows["geom_type"][b])
+    dynamic_count = len(pairs_a)
+    for a in link_geoms:  # already in depth-first link order
+        if not movable[link_of[a]]:
+            continue
+        for b in static_geoms:
+            if t.collide(a, b):
+                pairs_a.append(a)
+                pairs_b.append(b)
+                capacity += _max_points(t.rows["geom_type"][a], t.rows["geom_type"][b])
+    h = {k: np.array(v) for k, v in t.rows.items()}
+    h["geom_pose"] = np.array(t.rows["geom_pose"], np.float32).reshape(-1, 7)
+    h["geom_size"] = np.array(t.rows["geom_size"], np.float32).reshape(-1, 3)
+    h["geom_material"] = np.array(t.rows["geom_material"], np.float32).reshape(-1, 3)
+    h["verts"] = np.array(t.verts, np.float32).reshape(-1, 3)
+    h["planes"] = np.array(t.planes, np.float32).reshape(-1, 4)
+    h["tris"] = np.array(t.tris, np.int32).reshape(-1, 3)
+    h["pair_a"] = np.array(pairs_a, np.int32)
+    h["pair_b"] = np.array(pairs_b, np.int32)
+    h["pair_count"] = len(pairs_a)
+    h["pair_dynamic_count"] = dynamic_count
+    h["link_rank"] = rank
+    h["capacity"] = int(min(capacity, capacity_cap))
+    return h, t.shapes
+
+
+def build_geometry(art: Articulation, statics: list, capacity_cap: int, device):
+    h, shapes = geometry_arrays(art, statics, capacity_cap)
+    return upload(Geometry, h, device), h, shapes
+
+
+def build_contacts(num_envs: int, capacity: int, n_gen: int, device) -> Contacts:
+    e, c = num_envs, max(capacity, 1)
+    ct = Contacts()
+
+    def z(shape, dtype):
+        return wp.zeros(shape, dtype=dtype, device=device)
+
+    ct.count, ct.dynamic_count, ct.overflow = z(e, int), z(e, int), z(e, int)
+    for name in ("link_a", "link_b", "shape_a", "shape_b", "rank"):
+        setattr(ct, name, z((e, c), int))
+    for name in ("point", "normal", "tangent", "material", "force"):
+        setattr(ct, name, z((e, c), wp.vec3))
+    ct.separation, ct.bounce = z((e, c), float), z((e, c), float)
+    ct.g, ct.minv_g = z((e, 3 * c, n_gen), float), z((e, 3 * c, n_gen), float)
+    ct.response, ct.impulse = z((e, 3 * c), float), z((e, 3 * c), float)
+    return ct

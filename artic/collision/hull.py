@@ -1,0 +1,133 @@
+"""Convex hulls and mesh files on the host: the hull's vertices and face planes that the narrow phase reads, the
+mass properties of a solid hull, and a small STL/OBJ reader for URDF and MJCF mesh references."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ValidationError
+
+MAX_HULL_VERTICES = 64  # the narrow phase samples every hull vertex; PhysX cooks hulls to at most 255
+
+
+def convex_hull(points: np.ndarray, owner: str):
+    """(vertices (V, 3), planes (F, 4) with unit outward normal n and offset d: n . x + d <= 0 inside)."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    pts = np.asarray(points, dtype=float)
+    try:
+        hull = ConvexHull(pts)
+    except (QhullError, ValueError) as e:
+        raise ValidationError(f"{owner}: cannot build a convex hull ({str(e).splitlines()[0]}); the points must "
+                              "span a volume") from None
+    verts = pts[hull.vertices]
+    if len(verts) > MAX_HULL_VERTICES:  # keep the extreme points along a spread of directions
+        dirs = _fibonacci_directions(4 * MAX_HULL_VERTICES)
+        keep = np.unique(np.argmax(verts @ dirs.T, axis=0))[:MAX_HULL_VERTICES]
+        verts = verts[keep]
+        hull = ConvexHull(verts)
+        verts = verts[hull.vertices]
+        hull = ConvexHull(verts)
+    planes = np.unique(np.round(hull.equations, 6), axis=0)  # coplanar triangles share a plane
+    return verts, planes
+
+
+def _fibonacci_directions(n: int) -> np.ndarray:
+    k = np.arange(n) + 0.5
+    phi = np.arccos(1.0 - 2.0 * k / n)
+    theta = np.pi * (1.0 + 5.0**0.5) * k
+    return np.stack([np.cos(theta) * np.sin(phi), np.sin(theta) * np.sin(phi), np.cos(phi)], axis=1)
+
+
+def hull_mass_properties(points: np.ndarray, owner: str):
+    """(volume, COM, unit-density inertia about the COM) of the solid convex hull (tetrahedra from the centroid)."""
+    from scipy.spatial import ConvexHull
+
+    verts, _ = convex_hull(points, owner)
+    hull = ConvexHull(verts)
+    ref = verts.mean(axis=0)
+    vol, first, second = 0.0, np.zeros(3), np.zeros((3, 3))
+    for tri in hull.simplices:
+        a, b, c = verts[tri] - ref
+        v = abs(np.dot(a, np.cross(b, c))) / 6.0
+        vol += v
+        first += v * (a + b + c) / 4.0
+        # second moment of a tetrahedron (0, a, b, c): v/20 (sum of outer products + (a+b+c)(a+b+c)^T)
+        s = a + b + c
+        second += v / 20.0 * (np.outer(a, a) + np.outer(b, b) + np.outer(c, c) + np.outer(s, s))
+    com_rel = first / vol
+    second -= vol * np.outer(com_rel, com_rel)
+    inertia = np.trace(second) * np.eye(3) - second
+    return vol, ref + com_rel, inertia
+
+
+class UnsupportedMeshFormat(ValidationError):
+    pass
+
+
+_MESH_FILES = {}  # (path, mtime) -> (vertices, triangles): robots share mesh files across links and rebuilds
+
+
+def load_mesh_file(path: str, scale=(1.0, 1.0, 1.0), owner: str = "mesh"):
+    """(vertices (V, 3), triangles (T, 3)) of an STL (binary or ASCII) or OBJ file, scaled per axis."""
+    p = Path(path)
+    key = (str(p), p.stat().st_mtime if p.is_file() else None)
+    if key not in _MESH_FILES:
+        _MESH_FILES[key] = _read_mesh_file(p, owner)
+    verts, tris = _MESH_FILES[key]
+    return verts * np.asarray(scale, dtype=float), tris
+
+
+def _read_mesh_file(p: Path, owner: str):
+    path = str(p)
+    if not p.is_file():
+        raise ValidationError(f"{owner}: mesh file '{path}' not found")
+    suffix = p.suffix.lower()
+    if suffix == ".stl":
+        verts, tris = _read_stl(p.read_bytes(), owner)
+    elif suffix == ".obj":
+        verts, tris = _read_obj(p.read_text(errors="replace"), owner)
+    else:
+        raise UnsupportedMeshFormat(f"{owner}: mesh format '{suffix}' of '{path}' is not supported (STL and OBJ "
+                                    "are)")
+    return verts, tris
+
+
+def _read_stl(data: bytes, owner: str):
+    if len(data) >= 84:
+        count = struct.unpack_from("<I", data, 80)[0]
+        if 84 + 50 * count == len(data):
+            rec = np.frombuffer(data, dtype=np.dtype([("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")]),
+                                count=count, offset=84)
+            v = rec["v"].reshape(-1, 3).astype(float)
+            return _weld(v)
+    text = data.decode("ascii", errors="replace")
+    v = [list(map(float, line.split()[1:4])) for line in text.splitlines() if line.strip().startswith("vertex")]
+    if not v or len(v) % 3:
+        raise ValidationError(f"{owner}: not a valid STL file")
+    return _weld(np.array(v, dtype=float))
+
+
+def _weld(v: np.ndarray):
+    uniq, inv = np.unique(np.round(v, 9), axis=0, return_inverse=True)
+    return uniq, inv.reshape(-1, 3).astype(np.int32)
+
+
+def _read_obj(text: str, owner: str):
+    verts, tris = [], []
+    for line in text.splitlines():
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "v":
+            verts.append([float(x) for x in f[1:4]])
+        elif f[0] == "f":
+            idx = [int(t.split("/")[0]) for t in f[1:]]
+            idx = [i - 1 if i > 0 else len(verts) + i for i in idx]
+            tris.extend([idx[0], idx[k], idx[k + 1]] for k in range(1, len(idx) - 1))
+    if not verts or not tris:
+        raise ValidationError(f"{owner}: OBJ file has no vertices or faces")
+    return np.array(verts, dtype=float), np.array(tris, dtype=np.int32)

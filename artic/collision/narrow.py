@@ -1,0 +1,435 @@
+"""Narrow phase: contact points, normals and separations of one shape pair, in Warp functions.
+
+Every shape is described twice: by a signed distance function with its gradient (exact for planes, spheres,
+capsules, boxes and cylinders; the largest face-plane distance for convex hulls, exact inside and a lower bound
+outside), and by surface samples (a sphere's centre with its radius, five points along a capsule's axis with its
+radius, a box's corners, sixteen points on a cylinder's rims, a hull's vertices). A pair is resolved by the exact
+segment-segment test when both shapes are round (sphere, capsule), and otherwise by testing the samples of one
+shape against the other's distance function (both ways for two polytopes). A plane against a cylinder uses the
+exact deepest rim points. This finds face contacts exactly and misses edge-edge crossings of two polytopes (a
+box's edge across another box's edge); docs/design.md records that limit. Triangle meshes (static only) are tested
+against the other shape's samples with point-triangle distances.
+
+Candidates go through `emit`, which keeps the four deepest points of the pair (MANIFOLD_POINTS).
+"""
+
+import warp as wp
+
+from .geometry import (GEOM_BOX, GEOM_CAPSULE, GEOM_CONVEX, GEOM_CYLINDER, GEOM_PLANE, GEOM_SPHERE, GEOM_TRIMESH,
+                       Contacts, Geometry)
+
+wp.set_module_options({"enable_backward": False})
+
+CYLINDER_RIM_SAMPLES = wp.constant(8)
+CAPSULE_SAMPLES = wp.constant(5)
+
+
+@wp.func
+def _unit_x():
+    return wp.vec3(1.0, 0.0, 0.0)
+
+
+@wp.func
+def sdf_local(geo: Geometry, g: int, p: wp.vec3):
+    """(distance, outward unit normal) of a shape-frame point from shape g's surface, as a vec4."""
+    t = geo.geom_type[g]
+    size = geo.geom_size[g]
+    if t == GEOM_PLANE:
+        return wp.vec4(p[0], 1.0, 0.0, 0.0)
+    if t == GEOM_SPHERE or t == GEOM_CAPSULE:
+        q = p
+        if t == GEOM_CAPSULE:
+            q = p - wp.vec3(wp.clamp(p[0], -size[1], size[1]), 0.0, 0.0)
+        d = wp.length(q)
+        n = _unit_x()
+        if d > 1.0e-9:
+            n = q / d
+        return wp.vec4(d - size[0], n[0], n[1], n[2])
+    if t == GEOM_BOX:
+        q = wp.vec3(wp.abs(p[0]) - size[0], wp.abs(p[1]) - size[1], wp.abs(p[2]) - size[2])
+        qmax = wp.max(q[0], wp.max(q[1], q[2]))
+        if qmax > 0.0:
+            o = wp.vec3(wp.max(q[0], 0.0) * wp.sign(p[0]), wp.max(q[1], 0.0) * wp.sign(p[1]),
+                        wp.max(q[2], 0.0) * wp.sign(p[2]))
+            d = wp.length(o)
+            n = o / d
+            return wp.vec4(d, n[0], n[1], n[2])
+        k = int(0)
+        if q[1] >= q[0] and q[1] >= q[2]:
+            k = 1
+        elif q[2] >= q[0] and q[2] >= q[1]:
+            k = 2
+        n = wp.vec3(0.0)
+        n[k] = wp.sign(p[k])
+        return wp.vec4(qmax, n[0], n[1], n[2])
+    if t == GEOM_CYLINDER:
+        radial = wp.sqrt(p[1] * p[1] + p[2] * p[2])
+        rdir = wp.vec3(0.0, 1.0, 0.0)
+        if radial > 1.0e-9:
+            rdir = wp.vec3(0.0, p[1] / radial, p[2] / radial)
+        dr = radial - size[0]
+        dx = wp.abs(p[0]) - size[1]
+        if dr > 0.0 or dx > 0.0:
+            ox = wp.max(dx, 0.0)
+            orr = wp.max(dr, 0.0)
+            d = wp.sqrt(ox * ox + orr * orr)
+            n = (wp.vec3(wp.sign(p[0]) * ox, 0.0, 0.0) + rdir * orr) / d
+            return wp.vec4(d, n[0], n[1], n[2])
+        if dx > dr:
+            return wp.vec4(dx, wp.sign(p[0]), 0.0, 0.0)
+        return wp.vec4(dr, rdir[0], rdir[1], rdir[2])
+    # convex hull: the largest face-plane distance
+    best = float(-1.0e30)
+    n = _unit_x()
+    f0 = geo.geom_fstart[g]
+    for f in range(geo.geom_fcount[g]):
+        pl = geo.planes[f0 + f]
+        nf = wp.vec3(pl[0], pl[1], pl[2])
+        d = wp.dot(nf, p) + pl[3]
+        if d > best:
+            best = d
+            n = nf
+    return wp.vec4(best, n[0], n[1], n[2])
+
+
+@wp.func
+def sample_count(geo: Geometry, g: int):
+    t = geo.geom_type[g]
+    if t == GEOM_SPHERE:
+        return 1
+    if t == GEOM_CAPSULE:
+        return CAPSULE_SAMPLES
+    if t == GEOM_BOX:
+        return 8
+    if t == GEOM_CYLINDER:
+        return 2 * CYLINDER_RIM_SAMPLES
+    return geo.geom_vcount[g]
+
+
+@wp.func
+def sample_local(geo: Geometry, g: int, k: int):
+    """Sample k of shape g: (shape-frame point, radius) as a vec4."""
+    t = geo.geom_type[g]
+    size = geo.geom_size[g]
+    if t == GEOM_SPHERE:
+        return wp.vec4(0.0, 0.0, 0.0, size[0])
+    if t == GEOM_CAPSULE:
+        x = -size[1] + 2.0 * size[1] * float(k) / float(CAPSULE_SAMPLES - 1)
+        return wp.vec4(x, 0.0, 0.0, size[0])
+    if t == GEOM_BOX:
+        sx = float(1 - 2 * (k & 1))
+        sy = float(1 - (k & 2))
+        sz = float(1 - ((k >> 2) & 1) * 2)
+        return wp.vec4(sx * size[0], sy * size[1], sz * size[2], 0.0)
+    if t == GEOM_CYLINDER:
+        rim = k // CYLINDER_RIM_SAMPLES
+        ang = 2.0 * wp.pi * float(k % CYLINDER_RIM_SAMPLES) / float(CYLINDER_RIM_SAMPLES)
+        return wp.vec4(float(2 * rim - 1) * size[1], size[0] * wp.cos(ang), size[0] * wp.sin(ang), 0.0)
+    v = geo.verts[geo.geom_vstart[g] + k]
+    return wp.vec4(v[0], v[1], v[2], 0.0)
+
+
+@wp.func
+def emit(ct: Contacts, env: int, first: int, la: int, lb: int, ga: int, gb: int, rank: int, p: wp.vec3,
+         n: wp.vec3, sep: float, mat: wp.vec3):
+    """Add a candidate of the pair whose contacts start at slot `first`, keeping its four deepest; a candidate
+    that finds no free slot is counted in `overflow`."""
+    c = ct.count[env]
+    slot = c
+    if c - first >= 4:
+        shallow = first
+        for s in range(first + 1, c):
+            if ct.separation[env, s] > ct.separation[env, shallow]:
+                shallow = s
+        if sep >= ct.separation[env, shallow]:
+            return
+        slot = shallow
+    elif c >= ct.link_a.shape[1]:
+        ct.overflow[env] = ct.overflow[env] + 1
+        return
+    else:
+        ct.count[env] = c + 1
+    ct.link_a[env, slot] = la
+    ct.link_b[env, slot] = lb
+    ct.shape_a[env, slot] = ga
+    ct.shape_b[env, slot] = gb
+    ct.rank[env, slot] = rank
+    ct.point[env, slot] = p
+    ct.normal[env, slot] = n
+    ct.separation[env, slot] = sep
+    ct.material[env, slot] = mat
+
+
+@wp.func
+def closest_on_segment(a: wp.vec3, b: wp.vec3, p: wp.vec3):
+    ab = b - a
+    den = wp.dot(ab, ab)
+    t = float(0.0)
+    if den > 1.0e-12:
+        t = wp.clamp(wp.dot(p - a, ab) / den, 0.0, 1.0)
+    return a + ab * t
+
+
+@wp.func
+def closest_segment_segment(p1: wp.vec3, q1: wp.vec3, p2: wp.vec3, q2: wp.vec3):
+    """Parameters (s, t) of the closest points p1 + s (q1 - p1), p2 + t (q2 - p2) (Ericson 5.1.9), as a vec2."""
+    d1 = q1 - p1
+    d2 = q2 - p2
+    r = p1 - p2
+    a = wp.dot(d1, d1)
+    e = wp.dot(d2, d2)
+    f = wp.dot(d2, r)
+    s = float(0.0)
+    t = float(0.0)
+    eps = 1.0e-12
+    if a <= eps and e <= eps:
+        return wp.vec2(0.0, 0.0)
+    if a <= eps:
+        return wp.vec2(0.0, wp.clamp(f / e, 0.0, 1.0))
+    c = wp.dot(d1, r)
+    if e <= eps:
+        return wp.vec2(wp.clamp(-c / a, 0.0, 1.0), 0.0)
+    b = wp.dot(d1, d2)
+    den = a * e - b * b
+    if den > eps:
+        s = wp.clamp((b * f - c * e) / den, 0.0, 1.0)
+    t = (b * s + f) / e
+    if t < 0.0:
+        t = 0.0
+        s = wp.clamp(-c / a, 0.0, 1.0)
+    elif t > 1.0:
+        t = 1.0
+        s = wp.clamp((b - c) / a, 0.0, 1.0)
+    return wp.vec2(s, t)
+
+
+@wp.func
+def closest_on_triangle(p: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):
+    """Closest point of triangle abc to p (Ericson 5.1.5); the fourth component is 1 when it is interior."""
+    ab = b - a
+    ac = c - a
+    ap = p - a
+    d1 = wp.dot(ab, ap)
+    d2 = wp.dot(ac, ap)
+    if d1 <= 0.0 and d2 <= 0.0:
+        return wp.vec4(a[0], a[1], a[2], 0.0)
+    bp = p - b
+    d3 = wp.dot(ab, bp)
+    d4 = wp.dot(ac, bp)
+    if d3 >= 0.0 and d4 <= d3:
+        return wp.vec4(b[0], b[1], b[2], 0.0)
+    vc = d1 * d4 - d3 * d2
+    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+        q = a + ab * (d1 / (d1 - d3))
+        return wp.vec4(q[0], q[1], q[2], 0.0)
+    cp = p - c
+    d5 = wp.dot(ab, cp)
+    d6 = wp.dot(ac, cp)
+    if d6 >= 0.0 and d5 <= d6:
+        return wp.vec4(c[0], c[1], c[2], 0.0)
+    vb = d5 * d2 - d1 * d6
+    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+        q = a + ac * (d2 / (d2 - d6))
+        return wp.vec4(q[0], q[1], q[2], 0.0)
+    va = d3 * d6 - d5 * d4
+    if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
+        q = b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)))
+        return wp.vec4(q[0], q[1], q[2], 0.0)
+    den = 1.0 / (va + vb + vc)
+    q = a + ab * (vb * den) + ac * (vc * den)
+    return wp.vec4(q[0], q[1], q[2], 1.0)
+
+
+@wp.func
+def segment_of(geo: Geometry, g: int, x: wp.transform, end: float):
+    """World end point (end = -1 or 1) of a round shape's core segment (a sphere's is its centre)."""
+    h = float(0.0)
+    if geo.geom_type[g] == GEOM_CAPSULE:
+        h = geo.geom_size[g][1]
+    return wp.transform_point(x, wp.vec3(end * h, 0.0, 0.0))
+
+
+@wp.func
+def collide_round(geo: Geometry, ct: Contacts, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
+                  xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
+    """Sphere/capsule against sphere/capsule: closest points of the core segments (plus a's end points when the
+    capsules are nearly parallel, so that a capsule lying along another gets two points)."""
+    a0 = segment_of(geo, a, xa, -1.0)
+    a1 = segment_of(geo, a, xa, 1.0)
+    b0 = segment_of(geo, b, xb, -1.0)
+    b1 = segment_of(geo, b, xb, 1.0)
+    ra = geo.geom_size[a][0]
+    rb = geo.geom_size[b][0]
+    st = closest_segment_segment(a0, a1, b0, b1)
+    pa = a0 + (a1 - a0) * st[0]
+    pb = b0 + (b1 - b0) * st[1]
+    _round_point(ct, env, first, la, lb, a, b, rank, pa, pb, ra, rb, margin, mat)
+    da = a1 - a0
+    db = b1 - b0
+    la2 = wp.length(da)
+    lb2 = wp.length(db)
+    if la2 > 1.0e-9 and lb2 > 1.0e-9:
+        if wp.abs(wp.dot(da, db)) > 0.95 * la2 * lb2:
+            _round_point(ct, env, first, la, lb, a, b, rank, a0, closest_on_segment(b0, b1, a0), ra, rb, margin, mat)
+            _round_point(ct, env, first, la, lb, a, b, rank, a1, closest_on_segment(b0, b1, a1), ra, rb, margin, mat)
+
+
+@wp.func
+def _round_point(ct: Contacts, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int, pa: wp.vec3,
+                 pb: wp.vec3, ra: float, rb: float, margin: float, mat: wp.vec3):
+    d = pa - pb
+    dist = wp.length(d)
+    sep = dist - ra - rb
+    if sep < margin:
+        n = wp.vec3(0.0, 0.0, 1.0)
+        if dist > 1.0e-9:
+            n = d / dist
+        emit(ct, env, first, la, lb, a, b, rank, pb + n * (rb + 0.5 * sep), n, sep, mat)
+
+
+@wp.func
+def samples_against(geo: Geometry, ct: Contacts, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
+                    src: int, xs: wp.transform, dst: int, xd: wp.transform, flip: float, margin: float,
+                    mat: wp.vec3):
+    """Samples of shape `src` (pose xs) against the distance function of `dst` (pose xd). flip = 1 when src is
+    a (the normal leaves dst towards a), -1 when src is b."""
+    for k in range(sample_count(geo, src)):
+        s = sample_local(geo, src, k)
+        p = wp.transform_point(xs, wp.vec3(s[0], s[1], s[2]))
+        dn = sdf_local(geo, dst, wp.transform_point(wp.transform_inverse(xd), p))
+        sep = dn[0] - s[3]
+        if sep < margin:
+            nd = wp.transform_vector(xd, wp.vec3(dn[1], dn[2], dn[3]))
+            point = p - nd * (s[3] + 0.5 * sep)
+            emit(ct, env, first, la, lb, a, b, rank, point, nd * flip, sep, mat)
+
+
+@wp.func
+def plane_cylinder(geo: Geometry, ct: Contacts, env: int, first: int, la: int, a: int, b: int, rank: int,
+                   xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
+    """A cylinder on a plane: per rim, the deepest rim point and the rim points 90, 180 and 270 degrees away."""
+    n = wp.transform_vector(xb, _unit_x())
+    nl = wp.transform_vector(wp.transform_inverse(xa), n)
+    size = geo.geom_size[a]
+    down = wp.vec3(0.0, -nl[1], -nl[2])
+    if wp.length(down) < 1.0e-6:
+        down = wp.vec3(0.0, 1.0, 0.0)
+    down = wp.normalize(down)
+    side = wp.cross(_unit_x(), down)
+    for rim in range(2):
+        cx = float(2 * rim - 1) * size[1]
+        for k in range(4):
+            u = down
+            if k == 1:
+                u = side
+            elif k == 2:
+                u = -side
+            elif k == 3:
+                u = -down
+            p = wp.transform_point(xa, wp.vec3(cx, 0.0, 0.0) + u * size[0])
+            sep = wp.transform_point(wp.transform_inverse(xb), p)[0]
+            if sep < margin:
+                emit(ct, env, first, la, -1, a, b, rank, p - n * (0.5 * sep), n, sep, mat)
+
+
+@wp.func
+def samples_against_mesh(geo: Geometry, ct: Contacts, env: int, first: int, la: int, a: int, b: int, rank: int,
+                         xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
+    """Samples of a against the triangles of static mesh b: the signed distance to a triangle's plane where the
+    sample projects inside it, the distance to its boundary elsewhere."""
+    v0 = geo.geom_vstart[b]
+    f0 = geo.geom_fstart[b]
+    for k in range(sample_count(geo, a)):
+        s = sample_local(geo, a, k)
+        p = wp.transform_point(xa, wp.vec3(s[0], s[1], s[2]))
+        pl = wp.transform_point(wp.transform_inverse(xb), p)  # mesh frame
+        for f in range(geo.geom_fcount[b]):
+            tri = geo.tris[f0 + f]
+            va = geo.verts[tri[0]]
+            vb = geo.verts[tri[1]]
+            vc = geo.verts[tri[2]]
+            nt = wp.cross(vb - va, vc - va)
+            ln = wp.length(nt)
+            if ln < 1.0e-12:
+                continue
+            nt = nt / ln
+            q = closest_on_triangle(pl, va, vb, vc)
+            qp = wp.vec3(q[0], q[1], q[2])
+            diff = pl - qp
+            signed = wp.dot(diff, nt)
+            sep = float(0.0)
+            nl = nt
+            if q[3] > 0.5:
+                sep = signed - s[3]
+                if signed < -(s[3] + margin + geo.geom_radius[a]):
+                    continue  # far behind the face: another face owns this point
+            else:
+                dist = wp.length(diff)
+                if signed < 0.0 or dist < 1.0e-9:
+                    continue
+                sep = dist - s[3]
+                nl = diff / dist
+            if sep < margin:
+                n = wp.transform_vector(xb, nl)
+                emit(ct, env, first, la, -1, a, b, rank, p - n * (s[3] + 0.5 * sep), n, sep, mat)
+
+
+@wp.func
+def is_round(t: int):
+    return t == GEOM_SPHERE or t == GEOM_CAPSULE
+
+
+@wp.func
+def collide_pair(geo: Geometry, ct: Contacts, env: int, la: int, lb: int, a: int, b: int, rank: int,
+                 xa: wp.transform, xb: wp.transform):
+    """All contacts of pair (a, b) (a a link shape) with surfaces closer than the summed contact offsets."""
+    ta = geo.geom_type[a]
+    tb = geo.geom_type[b]
+    margin = geo.geom_offset[a] + geo.geom_offset[b]
+    first = ct.count[env]
+    mat = 0.5 * (geo.geom_material[a] + geo.geom_material[b])
+    if tb == GEOM_PLANE:
+        if ta == GEOM_CYLINDER:
+            plane_cylinder(geo, ct, env, first, la, a, b, rank, xa, xb, margin, mat)
+        else:
+            samples_against(geo, ct, env, first, la, lb, a, b, rank, a, xa, b, xb, 1.0, margin, mat)
+    elif tb == GEOM_TRIMESH:
+        samples_against_mesh(geo, ct, env, first, la, a, b, rank, xa, xb, margin, mat)
+    elif is_round(ta) and is_round(tb):
+        collide_round(geo, ct, env, first, la, lb, a, b, rank, xa, xb, margin, mat)
+    elif is_round(ta):
+        samples_against(geo, ct, env, first, la, lb, a, b, rank, a, xa, b, xb, 1.0, margin, mat)
+    elif is_round(tb):
+        samples_against(geo, ct, env, first, la, lb, a, b, rank, b, xb, a, xa, -1.0, margin, mat)
+    else:
+        samples_against(geo, ct, env, first, la, lb, a, b, rank, a, xa, b, xb, 1.0, margin, mat)
+        samples_against(geo, ct, env, first, la, lb, a, b, rank, b, xb, a, xa, -1.0, margin, mat)
+
+
+@wp.func
+def detect_env(geo: Geometry, ct: Contacts, link_pose: wp.array2d(dtype=wp.transform), env: int):
+    """Every candidate pair of one env: bounding-sphere (or plane-distance) culling, then the narrow phase."""
+    ct.count[env] = 0
+    ct.overflow[env] = 0
+    ct.dynamic_count[env] = 0
+    for k in range(geo.pair_count):
+        if k == geo.pair_dynamic_count:
+            ct.dynamic_count[env] = ct.count[env]
+        a = geo.pair_a[k]
+        b = geo.pair_b[k]
+        la = geo.geom_link[a]
+        lb = geo.geom_link[b]
+        xa = link_pose[env, la] * geo.geom_pose[a]
+        xb = geo.geom_pose[b]
+        if lb >= 0:
+            xb = link_pose[env, lb] * geo.geom_pose[b]
+        reach = geo.geom_radius[a] + geo.geom_offset[a] + geo.geom_offset[b]
+        ca = wp.transform_get_translation(xa)
+        if geo.geom_type[b] == GEOM_PLANE:
+            if wp.transform_point(wp.transform_inverse(xb), ca)[0] > reach:
+                continue
+        elif wp.length(ca - wp.transform_get_translation(xb)) > reach + geo.geom_radius[b]:
+            continue
+        collide_pair(geo, ct, env, la, lb, a, b, geo.link_rank[la], xa, xb)
+    if geo.pair_dynamic_count >= geo.pair_count:
+        ct.dynamic_count[env] = ct.count[env]
