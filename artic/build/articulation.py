@@ -201,7 +201,7 @@ class Link:
         """Attach a collision shape (mass properties with update_mass_and_inertia, and contacts)."""
         if not isinstance(shape, Shape) or type(shape).__name__ in ("Plane", "TriangleMesh"):
             raise ValidationError(f"{self._owner()}: attach_shape takes an artic shape other than Plane or "
-                                  f"TriangleMesh (static actors only), got {type(shape).__name__}")
+                                  f"TriangleMesh (those belong on a RigidStatic), got {type(shape).__name__}")
         shape.check_contact_params()
         self.shapes.append(shape)
         return shape

@@ -10,12 +10,13 @@ exact deepest rim points. This finds face contacts exactly and misses edge-edge 
 box's edge across another box's edge); docs/design.md records that limit. Triangle meshes (static only) are tested
 against the other shape's samples with point-triangle distances.
 
-Candidates go through `emit`, which keeps the four deepest points of the pair (MANIFOLD_POINTS).
+Candidates go through `emit`, which keeps at most four points per pair (MANIFOLD_POINTS): the deepest, and
+among points of about the same depth those that spread the manifold most.
 """
 
 import warp as wp
 
-from .geometry import (GEOM_BOX, GEOM_CAPSULE, GEOM_CONVEX, GEOM_CYLINDER, GEOM_PLANE, GEOM_SPHERE, GEOM_TRIMESH,
+from .geometry import (GEOM_BOX, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_PLANE, GEOM_SPHERE, GEOM_TRIMESH,
                        Contacts, Geometry)
 
 wp.set_module_options({"enable_backward": False})
@@ -130,23 +131,60 @@ def sample_local(geo: Geometry, g: int, k: int):
 
 
 @wp.func
+def _perimeter(ct: Contacts, env: int, first: int, last: int, skip: int, p: wp.vec3):
+    """Sum of pairwise distances of the pair's points [first, last) with slot `skip` replaced by p (skip < 0:
+    unchanged): the spread of a manifold."""
+    s = float(0.0)
+    for i in range(first, last):
+        pi = ct.point[env, i]
+        if i == skip:
+            pi = p
+        for j in range(i + 1, last):
+            pj = ct.point[env, j]
+            if j == skip:
+                pj = p
+            s += wp.length(pi - pj)
+    return s
+
+
+DEPTH_TIE = wp.constant(1.0e-3)  # [m] candidates this close in depth are told apart by the spread they give
+
+
+@wp.func
 def emit(ct: Contacts, env: int, first: int, la: int, lb: int, ga: int, gb: int, rank: int, p: wp.vec3,
          n: wp.vec3, sep: float, mat: wp.vec3):
-    """Add a candidate of the pair whose contacts start at slot `first`, keeping its four deepest; a candidate
-    that finds no free slot is counted in `overflow`."""
+    """Add a candidate of the pair whose contacts start at slot `first`. A pair keeps at most four points: a
+    clearly deeper candidate replaces the shallowest, one of about the same depth replaces the point whose
+    replacement spreads the manifold most (so a face resting on a face keeps its corners, not four neighbours).
+    A candidate that finds no slot while its pair has fewer than four points is counted in `overflow`."""
     c = ct.count[env]
-    slot = c
-    if c - first >= 4:
+    slot = int(c)
+    full = c - first >= 4
+    if not full and c >= ct.link_a.shape[1]:
+        ct.overflow[env] = ct.overflow[env] + 1
+        full = c > first
+        if not full:
+            return
+    if full:
         shallow = first
         for s in range(first + 1, c):
             if ct.separation[env, s] > ct.separation[env, shallow]:
                 shallow = s
-        if sep >= ct.separation[env, shallow]:
+        if sep < ct.separation[env, shallow] - DEPTH_TIE:
+            slot = shallow
+        elif sep <= ct.separation[env, shallow] + DEPTH_TIE:
+            best = float(_perimeter(ct, env, first, c, -1, p))
+            slot = int(-1)
+            for s in range(first, c):
+                if ct.separation[env, s] >= sep - DEPTH_TIE:
+                    spread = _perimeter(ct, env, first, c, s, p)
+                    if spread > best * 1.0001:
+                        best = spread
+                        slot = s
+            if slot < 0:
+                return
+        else:
             return
-        slot = shallow
-    elif c >= ct.link_a.shape[1]:
-        ct.overflow[env] = ct.overflow[env] + 1
-        return
     else:
         ct.count[env] = c + 1
     ct.link_a[env, slot] = la
@@ -293,7 +331,11 @@ def samples_against(geo: Geometry, ct: Contacts, env: int, first: int, la: int, 
                     mat: wp.vec3):
     """Samples of shape `src` (pose xs) against the distance function of `dst` (pose xd). flip = 1 when src is
     a (the normal leaves dst towards a), -1 when src is b."""
-    for k in range(sample_count(geo, src)):
+    count = sample_count(geo, src)
+    step = int(1)
+    if geo.geom_type[src] == GEOM_CAPSULE and geo.geom_type[dst] == GEOM_PLANE:
+        step = CAPSULE_SAMPLES - 1  # on a plane only a capsule's end points can be deepest
+    for k in range(0, count, step):
         s = sample_local(geo, src, k)
         p = wp.transform_point(xs, wp.vec3(s[0], s[1], s[2]))
         dn = sdf_local(geo, dst, wp.transform_point(wp.transform_inverse(xd), p))
@@ -337,7 +379,6 @@ def samples_against_mesh(geo: Geometry, ct: Contacts, env: int, first: int, la: 
                          xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
     """Samples of a against the triangles of static mesh b: the signed distance to a triangle's plane where the
     sample projects inside it, the distance to its boundary elsewhere."""
-    v0 = geo.geom_vstart[b]
     f0 = geo.geom_fstart[b]
     for k in range(sample_count(geo, a)):
         s = sample_local(geo, a, k)

@@ -11,7 +11,7 @@ computes, physx-notes 4.2). Accumulators live in row_lambda (row_lambda2 for a l
 import warp as wp
 
 from ..collision.geometry import Contacts
-from ..constraints.contact import solve_contact
+from ..constraints.contact import solve_contacts
 from ..constraints.coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
 from ..constraints.drive import drive_impulse
 from ..constraints.friction import coefficient_friction_impulse, effort_friction_impulse
@@ -41,9 +41,12 @@ def sweep_joint_rows(rows: JointRows, ct: Contacts, sd: StepData, env: int, off:
     c = ct.dynamic_count[env]
     n_contacts = ct.count[env]
     for r in range(rows.row_count):
-        while c < n_contacts and ct.rank[env, c] < rows.row_rank[r]:  # links visited before this row's link
-            solve_contact(ct, sd.gen_v, env, c, n_gen, h, contact_erp, position_iteration)
-            c += 1
+        e = c
+        while e < n_contacts and ct.rank[env, e] < rows.row_rank[r]:  # contacts of links visited before this row's
+            e += 1
+        if e > c:
+            solve_contacts(ct, sd.gen_v, env, c, e, n_gen, h, contact_erp, position_iteration)
+            c = e
         kind = rows.row_kind[r]
         d = rows.row_dof[r]
         col = off + d
@@ -80,9 +83,7 @@ def sweep_joint_rows(rows: JointRows, ct: Contacts, sd: StepData, env: int, off:
             delta = velocity_limit_impulse(v, rows.dof_max_velocity[d], recip)
         if delta != 0.0:
             apply_dof_impulse(sd, env, n_gen, col, delta)
-    while c < n_contacts:
-        solve_contact(ct, sd.gen_v, env, c, n_gen, h, contact_erp, position_iteration)
-        c += 1
+    solve_contacts(ct, sd.gen_v, env, c, n_contacts, n_gen, h, contact_erp, position_iteration)
 
 
 @wp.func
@@ -158,8 +159,7 @@ def sweep(rows: JointRows, cr: CouplingRows, ct: Contacts, sd: StepData, joint_q
           position_iteration: int, tgs: int):
     """One solver iteration: self-collision contacts, coupling rows, then the per-link joint rows with each link's
     static contacts (physx-notes 1.7, 4.2)."""
-    for c in range(ct.dynamic_count[env]):
-        solve_contact(ct, sd.gen_v, env, c, n_gen, h, contact_erp, position_iteration)
+    solve_contacts(ct, sd.gen_v, env, 0, ct.dynamic_count[env], n_gen, h, contact_erp, position_iteration)
     sweep_coupling_rows(cr, sd, joint_q, env, off, n_gen, h, erp, position_iteration, tgs)
     sweep_joint_rows(rows, ct, sd, env, off, n_gen, h, dt, erp, contact_erp, t_elapsed, position_iteration, tgs)
 

@@ -1,6 +1,7 @@
-"""Projected Gauss-Seidel schedule (physx-notes 4.3): n_pos position iterations with bias 0.8 and the full step,
-then max(1, n_vel) velocity iterations without position bias (contacts: 0.8 too, physx-notes 9.6). The velocity at the end of the position iterations
-is the one positions are integrated with; the velocity iterations only change the velocity carried forward."""
+"""Projected Gauss-Seidel schedule (physx-notes 4.3): n_pos position iterations with bias 0.8 (joints and
+contacts alike, physx-notes 9.6) and the full step, then max(1, n_vel) velocity iterations without position bias.
+The velocity at the end of the position iterations is the one positions are integrated with; the velocity
+iterations only change the velocity carried forward."""
 
 import warp as wp
 

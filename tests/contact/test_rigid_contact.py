@@ -1,0 +1,180 @@
+"""Rigid bodies on the ground: resting, stacking on static boxes, sliding at mu g, bouncing with restitution,
+contact forces (closed forms and identities)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from bodies import G, body, run, scene_with_ground
+
+import artic
+from artic import Box, Capsule, ConvexMesh, Cylinder, Material, SolverType, Sphere, Transform
+
+SOLVERS = [SolverType.PGS, SolverType.TGS]
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_box_rests_on_plane_for_ten_seconds(solver):
+    """A 0.2 x 0.4 x 0.6 m box dropped from 5 cm: after it settles, penetration stays below 1 mm and it does not
+    creep (sleeping disabled, so the solver holds it every step)."""
+    scene = scene_with_ground(solver)
+    b = body(Box((0.1, 0.2, 0.3)), pose=(0.0, 0.0, 0.35))
+    scene.add_actor(b)
+    poses, vels = run(scene, [b], 600, 1.0 / 60.0)
+    z = poses[60:, 0, 2]
+    assert np.all(z > 0.3 - 1e-3) and np.all(z < 0.3 + 1e-3)
+    drift = np.linalg.norm(poses[-1, 0, :3] - poses[60, 0, :3])
+    assert drift < 1e-3
+    assert np.abs(vels[-60:, 0]).max() < 2e-2
+    report = scene.get_contacts(b)
+    assert report.count[0] == 4
+    assert np.all(report.separation[0, :4] > -1e-3)
+    # identity: at rest the contact forces carry the weight, along the normal
+    np.testing.assert_allclose(report.total_force()[0], [0.0, 0.0, b.mass * G], rtol=0.02, atol=0.02 * b.mass * G)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("mu", [0.2, 0.6])
+def test_box_slides_and_decelerates_at_mu_g(solver, mu):
+    """Coulomb friction: a box launched at 3 m/s along x decelerates at mu g until it stops (closed form; both
+    materials carry mu, PhysX averages them)."""
+    scene = scene_with_ground(solver, Material(mu, mu, 0.0))
+    b = body(Box((0.2, 0.2, 0.1)), pose=(0.0, 0.0, 0.1), material=Material(mu, mu, 0.0))
+    scene.add_actor(b)
+    run(scene, [b], 10, 1.0 / 240.0)  # settle onto the plane
+    scene.set_actor_velocity(b, [3.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    dt = 1.0 / 240.0
+    _, vels = run(scene, [b], 60, dt)
+    vx = vels[:, 0, 0]
+    decel = -np.polyfit(np.arange(len(vx)) * dt, vx, 1)[0]
+    assert decel == pytest.approx(mu * G, rel=0.02)
+    assert np.abs(vels[:, 0, 1]).max() < 1e-3  # no sideways drift
+    t_stop = 3.0 / (mu * G)
+    _, vels = run(scene, [b], int(t_stop / dt) + 30, dt)
+    assert abs(vels[-1, 0, 0]) < 1e-2  # it stops, and static friction holds it
+
+
+def test_static_friction_holds_on_a_slope_and_dynamic_slides():
+    """Gravity tilted by 20 degrees: mu_s = 0.5 > tan 20 holds the box; mu_s = mu_d = 0.2 < tan 20 lets it slide
+    with acceleration g (sin - mu cos)."""
+    a = np.radians(20.0)
+    for mu, moves in ((0.5, False), (0.2, True)):
+        scene = artic.Scene(1, gravity=(G * np.sin(a), 0.0, -G * np.cos(a)))
+        scene.add_actor(artic.create_ground_plane(material=Material(mu, mu, 0.0)))
+        b = body(Box((0.2, 0.2, 0.1)), pose=(0.0, 0.0, 0.1), material=Material(mu, mu, 0.0))
+        scene.add_actor(b)
+        dt = 1.0 / 240.0
+        run(scene, [b], 20, dt)
+        _, vels = run(scene, [b], 120, dt)
+        vx = vels[:, 0, 0]
+        if moves:
+            acc = np.polyfit(np.arange(len(vx)) * dt, vx, 1)[0]
+            assert acc == pytest.approx(G * (np.sin(a) - mu * np.cos(a)), rel=0.03)
+        else:
+            assert np.abs(vx).max() < 1e-2
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("e", [0.5, 0.8])
+def test_sphere_bounces_to_the_height_its_restitution_gives(solver, e):
+    """A sphere dropped from 1 m leaves the plane at e times its impact speed and rises to e^2 times its fall
+    height (to within the distance it travels in one step, the bounce happening at the start of the step)."""
+    scene = scene_with_ground(solver, Material(0.5, 0.5, e))
+    r = 0.1
+    b = body(Sphere(r), pose=(0.0, 0.0, 1.0 + r), material=Material(0.5, 0.5, e))
+    scene.add_actor(b)
+    dt = 1.0 / 240.0
+    poses, vels = run(scene, [b], 240, dt)
+    vz = vels[:, 0, 2]
+    k = int(np.argmax(vz > 0.0))  # first step going up
+    assert k > 0
+    assert vz[k] / -vz[k - 1] == pytest.approx(e, rel=0.01)
+    z_bounce = poses[k - 1, 0, 2] - r  # the gap at which it turned
+    apex = poses[k:, 0, 2].max() - r
+    assert apex == pytest.approx(z_bounce + e * e * (1.0 - z_bounce), abs=abs(vz[k - 1]) * dt)
+
+
+def test_below_bounce_threshold_there_is_no_bounce():
+    """PhysX's bounce threshold (2 m/s): a sphere landing at 1 m/s stays on the plane even with restitution 1."""
+    scene = scene_with_ground(material=Material(0.5, 0.5, 1.0))
+    b = body(Sphere(0.1), pose=(0.0, 0.0, 0.1 + 0.05), material=Material(0.5, 0.5, 1.0))
+    scene.add_actor(b)
+    scene.set_actor_velocity(b, [0.0, 0.0, -1.0, 0.0, 0.0, 0.0])
+    poses, _ = run(scene, [b], 60, 1.0 / 240.0)
+    assert poses[20:, 0, 2].max() < 0.1 + 1e-3
+
+
+@pytest.mark.parametrize("shape, height", [
+    (Sphere(0.1), 0.1),
+    (Capsule(0.1, 0.2), 0.1),  # lying along x
+    (Cylinder(0.1, 0.2, local_pose=Transform(q=(0.0, np.sin(np.pi / 4), 0.0, np.cos(np.pi / 4)))), 0.2),  # upright
+    (Cylinder(0.1, 0.2), 0.1),  # on its side
+    (ConvexMesh(np.array([[x, y, z] for x in (-0.1, 0.1) for y in (-0.2, 0.2) for z in (-0.05, 0.05)])), 0.05),
+])
+def test_every_shape_rests_on_the_plane_at_its_extent(shape, height):
+    scene = scene_with_ground()
+    b = body(shape, pose=(0.0, 0.0, height + 0.02))
+    scene.add_actor(b)
+    poses, vels = run(scene, [b], 240, 1.0 / 120.0)
+    assert poses[-1, 0, 2] == pytest.approx(height, abs=1.5e-3)
+    assert np.abs(vels[-1, 0]).max() < 1e-2
+    np.testing.assert_allclose(scene.get_contacts(b).total_force()[0, 2], b.mass * G, rtol=0.03)
+
+
+@pytest.mark.parametrize("top", [Box((0.1, 0.1, 0.1)), Sphere(0.1), Capsule(0.1, 0.1), ConvexMesh(
+    np.array([[x, y, z] for x in (-0.1, 0.1) for y in (-0.1, 0.1) for z in (-0.1, 0.1)]))])
+def test_bodies_rest_on_a_static_box(top):
+    """Box-box, sphere-box, capsule-box, hull-box: the body settles on the static box's top face."""
+    scene = artic.Scene(1)
+    table = artic.RigidStatic(Transform((0.0, 0.0, 0.25)), "table")
+    table.attach_shape(Box((0.5, 0.5, 0.25)))
+    scene.add_actor(table)
+    b = body(top, pose=(0.05, -0.03, 0.5 + 0.1 + 0.01))
+    scene.add_actor(b)
+    poses, vels = run(scene, [b], 240, 1.0 / 120.0)
+    assert poses[-1, 0, 2] == pytest.approx(0.6, abs=1.5e-3)
+    assert np.abs(vels[-1, 0]).max() < 1e-2
+
+
+def test_static_triangle_mesh_ground():
+    """A box on a two-triangle static mesh rests like on a plane; a sphere rolls down a mesh ramp."""
+    verts = np.array([[-2, -2, 0], [2, -2, 0], [2, 2, 0], [-2, 2, 0]], float)
+    tris = np.array([[0, 1, 2], [0, 2, 3]])
+    scene = artic.Scene(1)
+    ground = artic.RigidStatic(name="mesh")
+    ground.attach_shape(artic.TriangleMesh(verts, tris))
+    scene.add_actor(ground)
+    b = body(Box((0.1, 0.1, 0.1)), pose=(0.3, 0.2, 0.12))
+    scene.add_actor(b)
+    poses, _ = run(scene, [b], 240, 1.0 / 120.0)
+    assert poses[-1, 0, 2] == pytest.approx(0.1, abs=1.5e-3)
+
+
+def test_contact_offset_makes_speculative_contacts_that_do_not_push():
+    """A contact found within the contact offset (sphere 1 cm above the plane, offset 2 cm) exerts no force while
+    the gap stays open: the body falls freely until it touches."""
+    scene = scene_with_ground()
+    b = body(Sphere(0.1), pose=(0.0, 0.0, 0.11))
+    scene.add_actor(b)
+    scene.step(1.0 / 240.0)
+    report = scene.get_contacts(b)
+    assert report.count[0] == 1
+    assert report.separation[0, 0] == pytest.approx(0.01, abs=1e-4)
+    assert np.allclose(report.force[0, 0], 0.0)
+    assert scene.get_actor_velocity(b)[0, 2] == pytest.approx(-G / 240.0, rel=1e-4)
+
+
+def test_many_envs_are_independent():
+    """Per-env poses: env 0 rests, env 1 lands later from higher up, env 2 is still falling."""
+    scene = scene_with_ground(envs=3)
+    b = body(Box((0.1, 0.1, 0.1)), pose=(0.0, 0.0, 0.1))
+    scene.add_actor(b)
+    poses = scene.get_actor_pose(b)
+    poses[1, :3] = (1.0, 0.0, 0.5)
+    poses[2, :3] = (5.0, 0.0, 6.0)
+    scene.set_actor_pose(b, poses)
+    out, _ = run(scene, [b], 45, 1.0 / 60.0)
+    np.testing.assert_allclose(out[-1, :2, 2], 0.1, atol=1e-3)
+    assert out[-1, 1, 0] == pytest.approx(1.0, abs=1e-3) and out[-1, 2, 2] > 1.0
+    report = scene.get_contacts(b)
+    assert list(report.count) == [4, 4, 0]
