@@ -4,6 +4,7 @@ from .build.actors import RigidDynamic, RigidStatic, create_ground_plane
 from .build.articulation import Articulation, Drive, FrictionParams, Joint, Limit, Link
 from .build.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Shape, Sphere, TriangleMesh
 from .build.types import ArticulationFlag, Axis, DriveType, JointType, Motion
+from .build.mjcf import MjcfModel, load_mjcf
 from .build.urdf import load_urdf
 from .cache import ArticulationCache, CacheFlag
 from .errors import ArticError, StateError, TopologyError, UrdfError, ValidationError
@@ -17,7 +18,8 @@ __version__ = "0.1.0"
 __all__ = [
     "ArticError", "Articulation", "ArticulationCache", "ArticulationFlag", "Axis", "Box", "CacheFlag", "Capsule",
     "ContactReport", "ConvexMesh", "Cylinder", "Drive", "DriveType", "FrictionParams", "Joint", "JointType", "Limit",
-    "Link", "Material", "Mesh", "Motion", "Plane", "RigidDynamic", "RigidStatic", "Scene", "Shape", "SolverType",
+    "Link", "Material", "Mesh", "MjcfModel", "Motion", "Plane", "RigidDynamic", "RigidStatic", "Scene", "Shape",
+    "SolverType",
     "Sphere", "StateError", "TopologyError", "Transform", "TriangleMesh", "UrdfError", "ValidationError",
-    "create_ground_plane", "get_cpu_threads", "load_urdf", "set_cpu_threads",
+    "create_ground_plane", "get_cpu_threads", "load_mjcf", "load_urdf", "set_cpu_threads",
 ]

@@ -1,4 +1,5 @@
-"""Models shipped with artic. `model_path(name)` finds one by name (e.g. 'arm6')."""
+"""Models shipped with artic. `model_path(name)` finds one by name (e.g. 'arm6', 'ant'); `load_model` reads a
+URDF or MJCF file as (articulation, static actors, gravity)."""
 
 from pathlib import Path
 
@@ -8,7 +9,7 @@ ASSETS = Path(__file__).parent
 
 
 def shipped_models() -> list[str]:
-    return sorted(p.stem for p in ASSETS.glob("*.urdf"))
+    return sorted(p.stem for p in [*ASSETS.glob("*.urdf"), *ASSETS.glob("mjcf/*.xml")])
 
 
 def model_path(name_or_path: str) -> Path:
@@ -16,8 +17,21 @@ def model_path(name_or_path: str) -> Path:
     p = Path(name_or_path)
     if p.is_file():
         return p
-    cand = ASSETS / f"{name_or_path}.urdf"
-    if cand.is_file():
-        return cand
+    for cand in (ASSETS / f"{name_or_path}.urdf", ASSETS / "mjcf" / f"{name_or_path}.xml"):
+        if cand.is_file():
+            return cand
     raise ValidationError(f"model '{name_or_path}': no such file and no shipped model of that name "
                           f"(shipped: {', '.join(shipped_models())})")
+
+
+def load_model(path: Path, fix_base: bool = True):
+    """(articulation, static actors, gravity or None) of a URDF (fix_base applies) or an MJCF file (its first
+    body tree; the file decides whether the base floats)."""
+    if path.suffix.lower() == ".xml":
+        from ..build.mjcf import load_mjcf
+
+        model = load_mjcf(path)
+        return model.articulations[0], model.statics, model.gravity
+    from ..build.urdf import load_urdf
+
+    return load_urdf(path, fix_base=fix_base), [], None

@@ -478,6 +478,7 @@ class Articulation:
         self._scene = None
         self._couplings: list = []  # mimic joints and tendons (build/coupling.py)
         self.urdf_mimics: list = []  # (joint, reference joint, multiplier, offset) read from URDF <mimic> tags
+        self.collision_filters: set = set()  # frozenset({link, link}) pairs that never collide
 
     def __repr__(self):
         return f"Articulation('{self.name}', links={len(self._links)}, dofs={self.dof_count})"
@@ -574,6 +575,14 @@ class Articulation:
         t = SpatialTendon(self)
         self._couplings.append(t)
         return t
+
+    def disable_collision(self, link_a: Link, link_b: Link):
+        """Never make contacts between these two links (parent and child links never collide anyway)."""
+        for lk in (link_a, link_b):
+            if not isinstance(lk, Link) or lk.articulation is not self:
+                raise ValidationError(f"{self._owner()}: disable_collision takes two links of this articulation")
+        self.collision_filters.add(frozenset((link_a, link_b)))
+        self._changed("model")
 
     def get_mimic_joints(self) -> list:
         return [c for c in self._couplings if isinstance(c, MimicJoint)]

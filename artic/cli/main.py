@@ -13,9 +13,8 @@ import warnings
 
 import numpy as np
 
-from ..assets import model_path, shipped_models
+from ..assets import load_model, model_path, shipped_models
 from ..build.types import AXIS_NAMES, Motion
-from ..build.urdf import load_urdf
 from ..errors import ArticError
 from ..scene import Scene
 from .sim import add_parser as add_sim_parser
@@ -50,7 +49,7 @@ def _dof_lines(art):
 def cmd_info(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        art = load_urdf(model_path(args.model), fix_base=not args.floating)
+        art = load_model(model_path(args.model), fix_base=not args.floating)[0]
     scene = Scene(1)
     scene.add_articulation(art)
     cache = art.create_cache()

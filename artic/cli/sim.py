@@ -1,4 +1,5 @@
-"""`artic sim`: simulate a URDF (or a shipped model) with PD-driven joints, write the trajectory and a plot.
+"""`artic sim`: simulate a URDF or MJCF file (or a shipped model) with PD-driven joints, write the trajectory and a
+plot. MJCF models bring their floor and gravity (e.g. `artic sim ant`); URDF robots are fixed to the world.
 
 Every dof gets an implicit force drive (kp, kd, max force = the URDF effort) towards its target: the values given
 with --target (one number per dof, or name=value pairs), else 40 % of the way to each limited dof's upper limit
@@ -13,10 +14,9 @@ import warnings
 
 import numpy as np
 
-from ..assets import model_path
-from ..build.types import DriveType, Motion
-from ..build.urdf import load_urdf
+from ..assets import load_model, model_path
 from ..build.articulation import Drive
+from ..build.types import DriveType, Motion
 from ..cache import CacheFlag
 from ..errors import ValidationError
 from ..scene import Scene
@@ -80,7 +80,7 @@ def _plot(path, t, q, targets, names, title):
 def cmd_sim(args) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        art = load_urdf(model_path(args.model), fix_base=not args.floating)
+        art, statics, gravity = load_model(model_path(args.model), fix_base=not args.floating)
     if args.dt <= 0 or args.seconds <= 0 or args.envs < 1:
         raise ValidationError("--dt and --seconds must be positive and --envs at least 1")
     targets = _targets(art, args.target)
@@ -89,7 +89,9 @@ def cmd_sim(args) -> int:
         j.set_drive_params(ax, Drive(args.kp, args.kd, effort, DriveType.FORCE))
     art.set_solver_iteration_counts(args.position_iterations, args.velocity_iterations)
     solver = SolverType.TGS if args.solver == "tgs" else SolverType.PGS
-    scene = Scene(args.envs, solver_type=solver)
+    scene = Scene(args.envs, solver_type=solver, **({"gravity": gravity} if gravity else {}))
+    for actor in statics:
+        scene.add_actor(actor)
     scene.add_articulation(art)
     cache = art.create_cache()
     cache.joint_target_positions[:] = targets
@@ -99,7 +101,7 @@ def cmd_sim(args) -> int:
     q = np.zeros((steps, args.envs, art.dof_count), np.float32)
     qd = np.zeros_like(q)
     print(f"simulating {art.name}: {art.dof_count} dofs, {args.envs} env(s), {solver.name}, dt {args.dt:g} s, "
-          f"{steps} steps ({args.seconds:g} s)")
+          f"{steps} steps ({args.seconds:g} s)" + (f", {len(statics)} static actor(s)" if statics else ""))
     start = time.perf_counter()
     for k in range(steps):
         scene.step(args.dt)
@@ -127,7 +129,8 @@ def cmd_sim(args) -> int:
 
 def add_parser(sub, shipped):
     p = sub.add_parser("sim", help="simulate a model with PD-driven joints; write a trajectory and a plot")
-    p.add_argument("model", nargs="?", default="arm6", help=f"URDF path or shipped model ({shipped}); default arm6")
+    p.add_argument("model", nargs="?", default="arm6",
+                   help=f"URDF or MJCF path, or shipped model ({shipped}); default arm6")
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--dt", type=float, default=1.0 / 120.0)
     p.add_argument("--envs", type=int, default=1)

@@ -2,9 +2,9 @@
 scene's static shapes) and one `Contacts` buffer per block (E envs, C contact slots per env).
 
 Candidate pairs are filtered once on the host (parent/child links, DISABLE_SELF_COLLISION, collision groups,
-links that cannot move); their order is the solver's: self-collision pairs first (PhysX's "dynamic" contacts,
-solved before the articulation's internal constraints), then link-vs-static pairs sorted by the link's depth-first
-rank (static contacts are solved right after their link's joint rows). C is the sum of every pair's maximum
+`Articulation.disable_collision` pairs, links that cannot move). Their order is the solver's: self-collision pairs
+first (PhysX's "dynamic" contacts, solved before the articulation's internal constraints), then link-vs-static
+pairs sorted by the link's depth-first rank (static contacts are solved right after their link's joint rows). C is the sum of every pair's maximum
 manifold size, capped by the scene's `contact_capacity`; contacts past C are counted in `overflow`, never dropped
 silently (the scene warns).
 """
@@ -226,6 +226,8 @@ def geometry_arrays(art: Articulation, statics: list, capacity_cap: int) -> tupl
             for b in link_geoms[x + 1:]:
                 la, lb = link_of[a], link_of[b]
                 if la == lb or parents[la] == lb or parents[lb] == la or not (movable[la] or movable[lb]):
+                    continue
+                if frozenset((topo.links[la], topo.links[lb])) in art.collision_filters:
                     continue
                 if t.collide(a, b):
                     if not movable[la]:
