@@ -135,13 +135,13 @@ class Scene:
         for art in self.articulations:
             self._views[id(art)].step(dt, self.solver_type)
         self.time += dt
-        if self.device.is_cpu and not self._overflow_warned:  # free on the CPU; a GPU checks on get_contacts
+        if self.device.is_cpu and not self._overflow_warned:  # cheap on the CPU; a GPU checks on get_contacts
             self._check_overflow()
 
     def _check_overflow(self):
         for art in self.articulations:
             dropped = self._views[id(art)].contact_overflow()
-            if dropped.any() and not self._overflow_warned:
+            if dropped is not None and dropped.any() and not self._overflow_warned:
                 self._overflow_warned = True
                 warnings.warn(f"scene: articulation '{art.name}' produced more contacts than its "
                               f"{self._views[id(art)].contact_slots()} slots in {int((dropped > 0).sum())} env(s); "
@@ -152,7 +152,7 @@ class Scene:
         """The contacts of an articulation or RigidDynamic after the last step."""
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
         report = self.view(art).contact_report()
-        if report.overflow.any():
+        if report.overflow.any() and not self._overflow_warned:
             self._check_overflow()
         return report
 

@@ -273,6 +273,10 @@ class Stepper:
         self.geometry, self.geometry_host, self.shapes = build_geometry(v.art, v.statics, v.contact_capacity,
                                                                         v.device)
         self.contacts = build_contacts(v.num_envs, self.geometry.capacity, v.model.gen_count, v.device)
+        self._overflow_view = self.contacts.overflow.numpy() if v.device.is_cpu else None  # shares the memory
+
+    def overflow_host(self):
+        return self._overflow_view if self._overflow_view is not None else self.contacts.overflow.numpy()
 
     def refresh(self):
         """Re-read solver parameters after a description change; the set of joint rows may change (a drive

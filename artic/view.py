@@ -117,8 +117,11 @@ class ArticulationView:
     def contact_slots(self) -> int:
         return self._contacts().link_a.shape[1]
 
-    def contact_overflow(self) -> np.ndarray:
-        return self._contacts().overflow.numpy()
+    def contact_overflow(self) -> np.ndarray | None:
+        """Per-env dropped-contact counts of the last step, None when the articulation has no candidate pairs."""
+        if self._stepper is None or self._stepper.geometry.pair_count == 0:
+            return None
+        return self._stepper.overflow_host()
 
     def contact_report(self):
         from .scene import ContactReport
