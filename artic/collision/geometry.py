@@ -4,9 +4,9 @@ scene's static shapes) and one `Contacts` buffer per block (E envs, C contact sl
 Candidate pairs are filtered once on the host (parent/child links, DISABLE_SELF_COLLISION, collision groups,
 `Articulation.disable_collision` pairs, links that cannot move). Their order is the solver's: self-collision pairs
 first (PhysX's "dynamic" contacts, solved before the articulation's internal constraints), then link-vs-static
-pairs sorted by the link's depth-first rank (static contacts are solved right after their link's joint rows). C is the sum of every pair's maximum
-manifold size, capped by the scene's `contact_capacity`; contacts past C are counted in `overflow`, never dropped
-silently (the scene warns).
+pairs sorted by the link's depth-first rank (static contacts are solved right after their link's joint rows).
+C is the sum of every pair's maximum manifold size, capped by the scene's `contact_capacity`; contacts past C are
+counted in `overflow`, never dropped silently (the scene warns).
 """
 
 from __future__ import annotations
