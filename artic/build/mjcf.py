@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 import warnings
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +37,7 @@ from .actors import RigidStatic
 from .articulation import Articulation, Drive, FrictionParams, Limit
 from .shapes import Box, Capsule, Cylinder, Material, Mesh, Plane, Sphere, mass_properties
 from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
+from .urdf import read_xml_root
 
 
 class MjcfError(UrdfError):
@@ -83,14 +83,7 @@ _BUILTIN = {
 
 def load_mjcf(path) -> MjcfModel:
     path = Path(path)
-    try:
-        root = ET.parse(path).getroot()
-    except FileNotFoundError:
-        raise MjcfError(f"MJCF file '{path}' not found") from None
-    except ET.ParseError as e:
-        raise MjcfError(f"MJCF file '{path}' is not valid XML: {e}") from None
-    if root.tag != "mujoco":
-        raise MjcfError(f"MJCF file '{path}': the top element is <{root.tag}>, expected <mujoco>")
+    root = read_xml_root(path, "MJCF", "mujoco", MjcfError)
     try:
         return _Loader(root, path).model
     except MjcfError:

@@ -118,6 +118,19 @@ def _geometry_shape(geom, pose: Transform, resolve: _Resolver, where: str):
     raise UrdfError(f"{where}: unsupported geometry <{g.tag}>; use box, sphere, cylinder, capsule or mesh")
 
 
+def read_xml_root(path: Path, kind: str, tag: str, error):
+    """The root element of an XML robot file, or `error` naming the file (missing, not XML, wrong top element)."""
+    try:
+        root = ET.parse(path).getroot()
+    except FileNotFoundError:
+        raise error(f"{kind} file '{path}' not found") from None
+    except ET.ParseError as e:
+        raise error(f"{kind} file '{path}' is not valid XML: {e}") from None
+    if root.tag != tag:
+        raise error(f"{kind} file '{path}': the top element is <{root.tag}>, expected <{tag}>")
+    return root
+
+
 def load_urdf(path, fix_base: bool = True, package_dirs=(), name: str | None = None,
               repair_inertia: bool = False, mimic: bool = True, self_collision: bool = False) -> Articulation:
     """Load a URDF file as an articulation. `fix_base=False` gives a floating base (the root link free in space).
@@ -129,14 +142,7 @@ def load_urdf(path, fix_base: bool = True, package_dirs=(), name: str | None = N
     shapes; collisions between links of the robot are off unless `self_collision=True` (the convex hulls of
     neighbouring meshes of most robot descriptions overlap; Isaac Sim's importer makes the same choice)."""
     path = Path(path)
-    try:
-        root_el = ET.parse(path).getroot()
-    except FileNotFoundError:
-        raise UrdfError(f"URDF file '{path}' not found") from None
-    except ET.ParseError as e:
-        raise UrdfError(f"URDF file '{path}' is not valid XML: {e}") from None
-    if root_el.tag != "robot":
-        raise UrdfError(f"URDF file '{path}': the top element is <{root_el.tag}>, expected <robot>")
+    root_el = read_xml_root(path, "URDF", "robot", UrdfError)
     try:
         art = _build(root_el, path, fix_base, package_dirs, name, repair_inertia)
         if mimic:
