@@ -91,7 +91,7 @@ def test_sphere_bounces_to_the_height_its_restitution_gives(solver, e):
     assert vz[k] / -vz[k - 1] == pytest.approx(e, rel=0.01)
     z_bounce = poses[k - 1, 0, 2] - r  # the gap at which it turned
     apex = poses[k:, 0, 2].max() - r
-    assert apex == pytest.approx(z_bounce + e * e * (1.0 - z_bounce), abs=abs(vz[k - 1]) * dt)
+    assert apex == pytest.approx(z_bounce + e * e * (1.0 - z_bounce), abs=float(abs(vz[k - 1]) * dt))
 
 
 def test_below_bounce_threshold_there_is_no_bounce():
