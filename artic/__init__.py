@@ -2,9 +2,9 @@
 
 from .build.actors import RigidDynamic, RigidStatic, create_ground_plane
 from .build.articulation import Articulation, Drive, FrictionParams, Joint, Limit, Link
+from .build.mjcf import MjcfModel, load_mjcf
 from .build.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Shape, Sphere, TriangleMesh
 from .build.types import ArticulationFlag, Axis, DriveType, JointType, Motion
-from .build.mjcf import MjcfModel, load_mjcf
 from .build.urdf import load_urdf
 from .cache import ArticulationCache, CacheFlag
 from .errors import ArticError, StateError, TopologyError, UrdfError, ValidationError

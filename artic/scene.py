@@ -8,11 +8,11 @@ written to every env. Per-env state goes through the articulation cache.
 
 from __future__ import annotations
 
-import numpy as np
-import warp as wp
-
 import warnings
 from dataclasses import dataclass
+
+import numpy as np
+import warp as wp
 
 from .build.actors import RigidDynamic, RigidStatic
 from .build.articulation import Articulation

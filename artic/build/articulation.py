@@ -461,6 +461,19 @@ class _Topology:
     dof_start: list  # per low-level link: first dof index
     dof_axes: list  # per low-level link: unlocked axes
 
+    def depth_first(self) -> list[int]:
+        """Low-level link indices in PhysX's solver visiting order: depth-first from the root, children in
+        low-level order (physx-notes 4.2)."""
+        children = {i: [] for i in range(len(self.links))}
+        for i, link in enumerate(self.links[1:], start=1):
+            children[self.link_index[link.parent]].append(i)
+        order, stack = [], [0]
+        while stack:
+            i = stack.pop()
+            order.append(i)
+            stack.extend(reversed(children[i]))
+        return order
+
 
 class Articulation:
     """`PxArticulationReducedCoordinate`: a tree of links joined by reduced-coordinate joints."""

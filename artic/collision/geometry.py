@@ -177,25 +177,11 @@ class _Tables:
         return bool((ga & mb) or (gb & ma))
 
 
-def depth_first(parents: list[int]) -> list[int]:
-    """Depth-first visiting order of a tree given by parent indices (children in index order)."""
-    children = {i: [] for i in range(len(parents))}
-    for i, p in enumerate(parents):
-        if p >= 0:
-            children[p].append(i)
-    order, stack = [], [0]
-    while stack:
-        i = stack.pop()
-        order.append(i)
-        stack.extend(reversed(children[i]))
-    return order
-
-
 def geometry_arrays(art: Articulation, statics: list, capacity_cap: int) -> tuple[dict, list]:
     """Host arrays of a block's Geometry, and the (shape, owner) list indexed like its shapes."""
     topo = art._topology()
     parents = [-1] + [topo.link_index[lk.parent] for lk in topo.links[1:]]
-    order = depth_first(parents)
+    order = topo.depth_first()
     rank = np.zeros(len(parents), np.int32)
     rank[order] = np.arange(len(order))
     fixed = bool(art.get_articulation_flags() & ArticulationFlag.FIX_BASE)

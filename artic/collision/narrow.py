@@ -16,8 +16,7 @@ among points of about the same depth those that spread the manifold most.
 
 import warp as wp
 
-from .geometry import (GEOM_BOX, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_PLANE, GEOM_SPHERE, GEOM_TRIMESH,
-                       Contacts, Geometry)
+from .geometry import GEOM_BOX, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_PLANE, GEOM_SPHERE, GEOM_TRIMESH, Contacts, Geometry
 
 wp.set_module_options({"enable_backward": False})
 

@@ -20,6 +20,7 @@ import warp as wp
 
 from ..collision.geometry import Contacts
 from ..data import Kin
+from ..math.dense import add_row, row_dot, solve_row
 from ..model import Tree
 from .coupling_rows import add_jacobian_transpose
 
@@ -37,16 +38,7 @@ def _tangent(n: wp.vec3, slip: wp.vec3):
 
 
 @wp.func
-def _row_velocity(ct: Contacts, v: wp.array2d(dtype=float), env: int, row: int, n_gen: int):
-    s = float(0.0)
-    for i in range(n_gen):
-        s += ct.g[env, row, i] * v[env, i]
-    return s
-
-
-@wp.func
-def _point_velocity(tree: Tree, kin: Kin, link_v: wp.array2d(dtype=wp.spatial_vector), env: int, link: int,
-                    p: wp.vec3):
+def _point_velocity(link_v: wp.array2d(dtype=wp.spatial_vector), env: int, link: int, p: wp.vec3):
     if link < 0:
         return wp.vec3(0.0)
     v = link_v[env, link]
@@ -65,7 +57,7 @@ def setup_contacts(tree: Tree, kin: Kin, ct: Contacts, link_v: wp.array2d(dtype=
         n = ct.normal[env, c]
         la = ct.link_a[env, c]
         lb = ct.link_b[env, c]
-        slip = _point_velocity(tree, kin, link_v, env, la, p) - _point_velocity(tree, kin, link_v, env, lb, p)
+        slip = _point_velocity(link_v, env, la, p) - _point_velocity(link_v, env, lb, p)
         t1 = _tangent(n, slip)
         ct.tangent[env, c] = t1
         t2 = wp.cross(n, t1)
@@ -82,27 +74,14 @@ def setup_contacts(tree: Tree, kin: Kin, ct: Contacts, link_v: wp.array2d(dtype=
             add_jacobian_transpose(tree, kin, ct.g, env, row, off, la, w, 1.0)
             if lb >= 0:
                 add_jacobian_transpose(tree, kin, ct.g, env, row, off, lb, w, -1.0)
-            resp = float(0.0)
-            for i in range(n_gen):
-                s = float(0.0)
-                for j in range(n_gen):
-                    s += minv[env, i, j] * ct.g[env, row, j]
-                ct.minv_g[env, row, i] = s
-                resp += ct.g[env, row, i] * s
-            ct.response[env, row] = resp
+            ct.response[env, row] = solve_row(minv, ct.g, ct.minv_g, env, row, n_gen)
             ct.impulse[env, row] = 0.0
-        vn = _row_velocity(ct, v, env, 3 * c, n_gen)
+        vn = row_dot(ct.g, v, env, 3 * c, n_gen)
         e = ct.material[env, c][2]
         bounce = float(0.0)
         if e > 0.0 and -vn > bounce_threshold and -vn * dt > ct.separation[env, c]:
             bounce = -e * vn
         ct.bounce[env, c] = bounce
-
-
-@wp.func
-def _apply(ct: Contacts, v: wp.array2d(dtype=float), env: int, row: int, n_gen: int, delta: float):
-    for i in range(n_gen):
-        v[env, i] = v[env, i] + delta * ct.minv_g[env, row, i]
 
 
 PATCH_ROWS = 12  # 4 contacts x (normal, 2 friction)
@@ -134,7 +113,7 @@ def _solve_patch(ct: Contacts, v: wp.array2d(dtype=float), env: int, c0: int, c1
     lam0 = _vec_patch()
     for i in range(m):
         ri = 3 * c0 + i
-        vrel[i] = _row_velocity(ct, v, env, ri, n_gen)
+        vrel[i] = row_dot(ct.g, v, env, ri, n_gen)
         lam0[i] = ct.impulse[env, ri]
         for j in range(m):
             rj = 3 * c0 + j
@@ -179,7 +158,7 @@ def _solve_patch(ct: Contacts, v: wp.array2d(dtype=float), env: int, c0: int, c1
     for i in range(m):
         d = lam[i] - lam0[i]
         if d != 0.0:
-            _apply(ct, v, env, 3 * c0 + i, n_gen, d)
+            add_row(v, ct.minv_g, env, 3 * c0 + i, n_gen, d)
             ct.impulse[env, 3 * c0 + i] = lam[i]
 
 
@@ -201,7 +180,7 @@ def solve_contacts(ct: Contacts, v: wp.array2d(dtype=float), env: int, c0: int, 
 def advance_contacts(ct: Contacts, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float):
     """TGS: each contact's separation after a substep of length h."""
     for c in range(ct.count[env]):
-        ct.separation[env, c] = ct.separation[env, c] + _row_velocity(ct, v, env, 3 * c, n_gen) * h
+        ct.separation[env, c] = ct.separation[env, c] + row_dot(ct.g, v, env, 3 * c, n_gen) * h
 
 
 @wp.func

@@ -16,6 +16,7 @@ import warp as wp
 
 from ..build.articulation import Articulation
 from ..data import Kin
+from ..math.dense import solve_row
 from ..math.spatial import root_column
 from ..model import Tree
 from ..structs import upload
@@ -236,14 +237,7 @@ def setup_couplings(tree: Tree, cr: CouplingRows, kin: Kin, link_pose: wp.array2
             for m in range(cr.mimic_term_count[item]):
                 term = cr.mimic_term_start[item] + m
                 g[env, k, off + cr.term_dof[term]] = g[env, k, off + cr.term_dof[term]] + cr.term_coef[term]
-        resp = float(0.0)
-        for i in range(n_gen):
-            s = float(0.0)
-            for j in range(n_gen):
-                s += minv[env, i, j] * g[env, k, j]
-            minv_g[env, k, i] = s
-            resp += g[env, k, i] * s
-        r[env, k] = resp
+        r[env, k] = solve_row(minv, g, minv_g, env, k, n_gen)
 
 
 __all__ = ["COUPLING_FIXED", "COUPLING_MIMIC", "COUPLING_SPATIAL", "CouplingRows", "build_coupling_rows",

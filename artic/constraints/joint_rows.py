@@ -57,18 +57,6 @@ class JointRows:
     drive_limits_are_forces: int
 
 
-def _depth_first(topo) -> list[int]:
-    children = {i: [] for i in range(len(topo.links))}
-    for i, link in enumerate(topo.links[1:], start=1):
-        children[topo.link_index[link.parent]].append(i)
-    order, stack = [], [0]
-    while stack:
-        i = stack.pop()
-        order.append(i)
-        stack.extend(reversed(sorted(children[i])))
-    return order
-
-
 def joint_row_arrays(art: Articulation) -> dict:
     """Host arrays of the row table and parameters, in low-level dof/link order."""
     topo = art._topology()
@@ -89,7 +77,7 @@ def joint_row_arrays(art: Articulation) -> dict:
         h["link_angular_damping"][i] = link.angular_damping
         h["link_max_linear_velocity"][i] = link.max_linear_velocity
         h["link_max_angular_velocity"][i] = link.max_angular_velocity
-    for rank, i in enumerate(_depth_first(topo)):
+    for rank, i in enumerate(topo.depth_first()):
         link = topo.links[i]
         j = link.inbound_joint
         if j is None:

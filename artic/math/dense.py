@@ -43,3 +43,33 @@ def spd_inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: i
     for i in range(n):
         for j in range(i + 1, n):
             out[env, j, i] = out[env, i, j]
+
+
+@wp.func
+def row_dot(g: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, row: int, n: int):
+    """g[env, row] . v[env]: a constraint row's velocity."""
+    s = float(0.0)
+    for i in range(n):
+        s += g[env, row, i] * v[env, i]
+    return s
+
+
+@wp.func
+def add_row(v: wp.array2d(dtype=float), d: wp.array3d(dtype=float), env: int, row: int, n: int, scale: float):
+    """v[env] += scale d[env, row]: apply an impulse along a row whose M^-1 g is d[env, row]."""
+    for i in range(n):
+        v[env, i] = v[env, i] + scale * d[env, row, i]
+
+
+@wp.func
+def solve_row(minv: wp.array3d(dtype=float), g: wp.array3d(dtype=float), minv_g: wp.array3d(dtype=float), env: int,
+              row: int, n: int):
+    """minv_g[env, row] = M^-1 g[env, row]; returns the row's response g^T M^-1 g."""
+    resp = float(0.0)
+    for i in range(n):
+        s = float(0.0)
+        for j in range(n):
+            s += minv[env, i, j] * g[env, row, j]
+        minv_g[env, row, i] = s
+        resp += g[env, row, i] * s
+    return resp

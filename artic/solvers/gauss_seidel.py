@@ -15,13 +15,20 @@ from ..constraints.contact import solve_contacts
 from ..constraints.coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
 from ..constraints.drive import drive_impulse
 from ..constraints.friction import coefficient_friction_impulse, effort_friction_impulse
-from ..constraints.joint_rows import (ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, ROW_VELOCITY_LIMIT,
-                                      JointRows)
+from ..constraints.joint_rows import (
+    ROW_DRIVE,
+    ROW_FRICTION,
+    ROW_FRICTION_COEF,
+    ROW_LIMIT,
+    ROW_VELOCITY_LIMIT,
+    JointRows,
+)
 from ..constraints.limit import limit_impulse
 from ..constraints.mimic import mimic_impulse
 from ..constraints.tendon import tendon_impulse
 from ..constraints.velocity_limit import velocity_limit_impulse
 from ..data import StepData
+from ..math.dense import add_row, row_dot
 
 
 @wp.func
@@ -87,14 +94,6 @@ def sweep_joint_rows(rows: JointRows, ct: Contacts, sd: StepData, env: int, off:
 
 
 @wp.func
-def _dot_velocity(sd: StepData, env: int, k: int, n_gen: int):
-    s = float(0.0)
-    for i in range(n_gen):
-        s += sd.cpl_g[env, k, i] * sd.gen_v[env, i]
-    return s
-
-
-@wp.func
 def sweep_coupling_rows(cr: CouplingRows, sd: StepData, joint_q: wp.array2d(dtype=float), env: int, off: int,
                         n_gen: int, h: float, erp: float, position_iteration: int, tgs: int):
     """One pass over the coupling rows. joint_q holds the current positions (TGS integrates them per substep)."""
@@ -113,7 +112,7 @@ def sweep_coupling_rows(cr: CouplingRows, sd: StepData, joint_q: wp.array2d(dtyp
                 limit_err = cr.leaf_limit_high[item] - ls
             elif ls < cr.leaf_limit_low[item]:
                 limit_err = cr.leaf_limit_low[item] - ls
-            res = tendon_impulse(cr.leaf_rest_length[item] - ls, limit_err, _dot_velocity(sd, env, k, n_gen),
+            res = tendon_impulse(cr.leaf_rest_length[item] - ls, limit_err, row_dot(sd.cpl_g, sd.gen_v, env, k, n_gen),
                                  sd.cpl_acc[env, k], sd.cpl_acc2[env, k], sd.cpl_r[env, k], h, cr.st_stiffness[t],
                                  cr.st_damping[t], cr.st_limit_stiffness[t], 1.0, tgs)
             delta = res[0]
@@ -146,11 +145,10 @@ def sweep_coupling_rows(cr: CouplingRows, sd: StepData, joint_q: wp.array2d(dtyp
             for m in range(cr.mimic_term_count[item]):
                 term = cr.mimic_term_start[item] + m
                 c += cr.term_coef[term] * joint_q[env, cr.term_dof[term]]
-            delta = mimic_impulse(c, _dot_velocity(sd, env, k, n_gen), sd.cpl_r[env, k], h, erp,
+            delta = mimic_impulse(c, row_dot(sd.cpl_g, sd.gen_v, env, k, n_gen), sd.cpl_r[env, k], h, erp,
                                   cr.mimic_natural_frequency[item], cr.mimic_damping_ratio[item], position_iteration)
         if delta != 0.0:
-            for i in range(n_gen):
-                sd.gen_v[env, i] = sd.gen_v[env, i] + delta * sd.cpl_minv_g[env, k, i]
+            add_row(sd.gen_v, sd.cpl_minv_g, env, k, n_gen, delta)
 
 
 @wp.func
@@ -169,4 +167,4 @@ def advance_spatial_lengths(cr: CouplingRows, sd: StepData, env: int, n_gen: int
     """TGS: refresh spatial tendon lengths after a substep, to first order (dL = -speed h)."""
     for k in range(cr.row_count):
         if cr.row_kind[k] == COUPLING_SPATIAL:
-            sd.cpl_len[env, k] = sd.cpl_len[env, k] - _dot_velocity(sd, env, k, n_gen) * h
+            sd.cpl_len[env, k] = sd.cpl_len[env, k] - row_dot(sd.cpl_g, sd.gen_v, env, k, n_gen) * h
