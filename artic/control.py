@@ -1,4 +1,5 @@
-"""`ArticulationControl`: per-step inputs, per env (E envs, L links, n dofs)."""
+"""`ArticulationControl`: per-step inputs, per env (E envs, L links, n dofs); owned by a block, viewed per
+articulation like the state."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 import warp as wp
 
 from .build.articulation import Articulation
+from .state import columns
 from .structs import bundle
 
 
@@ -46,17 +48,26 @@ def description_targets(art: Articulation):
     return pos, vel
 
 
-def build_control(art: Articulation, num_envs: int, device) -> ArticulationControl:
+def build_control(model, num_envs: int, device) -> ArticulationControl:
+    """Zeroed control arrays for a model (one articulation or a forest)."""
+    e, n, nl = num_envs, model.dof_count, model.link_count
     c = ArticulationControl(
-        joint_force=wp.zeros((num_envs, art.dof_count), dtype=wp.float32, device=device),
-        joint_target_position=wp.zeros((num_envs, art.dof_count), dtype=wp.float32, device=device),
-        joint_target_velocity=wp.zeros((num_envs, art.dof_count), dtype=wp.float32, device=device),
-        link_force=wp.zeros((num_envs, art.link_count), dtype=wp.vec3, device=device),
-        link_torque=wp.zeros((num_envs, art.link_count), dtype=wp.vec3, device=device),
+        joint_force=wp.zeros((e, n), dtype=wp.float32, device=device),
+        joint_target_position=wp.zeros((e, n), dtype=wp.float32, device=device),
+        joint_target_velocity=wp.zeros((e, n), dtype=wp.float32, device=device),
+        link_force=wp.zeros((e, nl), dtype=wp.vec3, device=device),
+        link_torque=wp.zeros((e, nl), dtype=wp.vec3, device=device),
     )
     c.bundle()
-    write_description_targets(c, art)
     return c
+
+
+def control_view(c: ArticulationControl, dofs: tuple, links: tuple) -> ArticulationControl:
+    """One tree's part of a block's control arrays (views)."""
+    v = ArticulationControl(**{name: columns(getattr(c, name), *(links if name.startswith("link") else dofs))
+                               for name in ControlArrays.vars})
+    v.bundle()
+    return v
 
 
 def write_description_targets(c: ArticulationControl, art: Articulation):

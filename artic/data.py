@@ -1,7 +1,8 @@
 """`ArticulationData`: per-env intermediates and outputs of the dynamics kernels (E envs, L links, n dofs, N gen).
 
 Spatial vectors here are artic's internal form (docs/conventions.md): world axes, about the env's reference point
-O = the root link's actor origin, motion vectors (angular, linear) and force vectors (torque about O, force).
+O = the root link's actor origin (a forest's: its first tree's), motion vectors (angular, linear) and force vectors
+(torque about O, force).
 """
 
 from __future__ import annotations
@@ -139,9 +140,11 @@ def build_step_data(data: ArticulationData, row_count: int, coupling_count: int)
     return sd
 
 
-def build_data(m: ArticulationModel, num_envs: int, device) -> ArticulationData:
+def build_data(m: ArticulationModel, num_envs: int, device, inverse_dynamics: bool = True) -> ArticulationData:
+    """Data arrays for a model; a block's (inverse_dynamics False) leaves out the Jacobian and centroidal ones."""
     e, n_l, n_d, n_g = num_envs, m.link_count, m.dof_count, m.gen_count
-    rows = 6 * (n_l if m.floating else n_l - 1)
+    rows = 6 * (n_l if m.floating else n_l - 1) if inverse_dynamics else 0
+    n_c = n_g if inverse_dynamics else 0
 
     def z(shape, dtype):
         return wp.zeros(shape, dtype=dtype, device=device)
@@ -155,7 +158,7 @@ def build_data(m: ArticulationModel, num_envs: int, device) -> ArticulationData:
         link_dinv=z((e, n_l), wp.mat33), link_u=z((e, n_l), wp.vec3), dof_u=z((e, n_d), wp.spatial_vector),
         gen_v=z((e, n_g), wp.float32), gen_a=z((e, n_g), wp.float32), gen_f=z((e, n_g), wp.float32),
         link_fext=z((e, n_l), wp.spatial_vector), mass_matrix=z((e, n_g, n_g), wp.float32),
-        jacobian=z((e, rows, n_g), wp.float32), com=z(e, wp.vec3), centroidal_matrix=z((e, 6, n_g), wp.float32),
+        jacobian=z((e, rows, n_c), wp.float32), com=z(e, wp.vec3), centroidal_matrix=z((e, 6, n_c), wp.float32),
         centroidal_bias=z((e, 6), wp.float32), joint_acceleration=z((e, n_d), wp.float32),
         link_acceleration=z((e, n_l), wp.spatial_vector), link_incoming_joint_force=z((e, n_l), wp.spatial_vector),
     )

@@ -1,8 +1,12 @@
-"""`ArticulationModel`: the immutable device description of one articulation, shared by all envs.
+"""`ArticulationModel`: the immutable device description of one articulation, or of a forest of them, shared by
+all envs.
 
-A scene holds one block per articulation added to it (`Model.articulations`), each replicated over the scene's
-envs; kernels take a block's arrays plus its sizes as arguments, so no kernel is generated per model. Links are in
-PhysX low-level (breadth-first) order, so every parent index is smaller than its child's; dofs are in cache order.
+Each articulation has its own model (its inverse dynamics and cache work on it alone). The scene also concatenates
+the articulations that may touch each other into one forest, a *block* (block.py), so that one thread steps every
+body of an env together and contacts between them are ordinary rows. Kernels take a model's arrays plus its sizes
+as arguments, so no kernel is generated per model. Within a tree, links are in PhysX low-level (breadth-first)
+order; trees follow each other, so every parent index is smaller than its child's; dofs are in cache order.
+Generalized coordinates are per tree: a floating root's six (COM linear, angular), then the tree's joint dofs.
 """
 
 from __future__ import annotations
@@ -31,6 +35,13 @@ class Tree:
     ArticulationModel; `link_com_local` is its `link_com`)."""
 
     link_count: int
+    tree_count: int
+    link_tree: wp.array(dtype=int)
+    link_root_gen: wp.array(dtype=int)
+    dof_gen: wp.array(dtype=int)
+    tree_root: wp.array(dtype=int)
+    tree_gen_start: wp.array(dtype=int)
+    tree_gen_count: wp.array(dtype=int)
     link_parent: wp.array(dtype=int)
     joint_type: wp.array(dtype=int)
     joint_dof_start: wp.array(dtype=int)
@@ -47,12 +58,21 @@ class Tree:
 
 @dataclass
 class ArticulationModel:
-    """Topology and constant parameters of one articulation (sizes: L links, n dofs, N = n + 6 if floating)."""
+    """Topology and constant parameters of one articulation or a forest of T of them (sizes: L links, n dofs,
+    N generalized dofs = n + 6 per floating root). `floating` describes the first tree."""
 
     link_count: int
     dof_count: int
     floating: bool
-    link_parent: wp.array = None  # (L,) int32: parent link index, -1 for the root
+    tree_count: int = 1
+    gen_count: int = 0  # N
+    link_parent: wp.array = None  # (L,) int32: parent link index, -1 for a tree's root
+    link_tree: wp.array = None  # (L,) int32: the tree (articulation) each link belongs to
+    link_root_gen: wp.array = None  # (L,) int32: first of the tree's six root coordinates in N, -1 for a fixed base
+    dof_gen: wp.array = None  # (n,) int32: each dof's index in the generalized vector
+    tree_root: wp.array = None  # (T,) int32: root link of each tree
+    tree_gen_start: wp.array = None  # (T,) int32: first generalized index of each tree (M is block-diagonal)
+    tree_gen_count: wp.array = None  # (T,) int32: generalized dofs of each tree
     joint_type: wp.array = None  # (L,) int32: JointType of the inbound joint; JOINT_FIX/JOINT_FREE_ROOT at the root
     joint_parent_pose: wp.array = None  # (L,) transform: joint frame in the parent's actor frame
     joint_child_pose: wp.array = None  # (L,) transform: joint frame in the child's actor frame
@@ -73,17 +93,13 @@ class ArticulationModel:
         self.tree = bundle(Tree, self, link_com_local="link_com")
 
     @property
-    def gen_count(self) -> int:
-        """Generalized dofs N: root (linear, angular) when floating, then the joint dofs."""
-        return self.dof_count + (6 if self.floating else 0)
-
-    @property
     def gen_offset(self) -> int:
+        """Where the first tree's joint dofs start in the generalized vector (after its floating root)."""
         return 6 if self.floating else 0
 
 
-def model_arrays(art: Articulation) -> dict:
-    """Host (NumPy) arrays of an articulation's model, in low-level order."""
+def _tree_arrays(art: Articulation) -> dict:
+    """Host (NumPy) arrays of one articulation's model, in low-level order."""
     topo = art._topology()
     index = topo.link_index
     links = topo.links
@@ -124,29 +140,60 @@ def model_arrays(art: Articulation) -> dict:
     return h
 
 
+def model_arrays(arts: list[Articulation]) -> dict:
+    """Host arrays of the forest of `arts` (one tree each, in order): the trees' arrays concatenated, link and dof
+    indices shifted, plus the per-tree generalized layout."""
+    parts = [_tree_arrays(a) for a in arts]
+    h = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    link_tree, root_gen, dof_gen, roots, gen_start, gen_count = [], [], [], [], [], []
+    links = dofs = gen = 0
+    for t, p in enumerate(parts):
+        nl, nd = len(p["link_parent"]), len(p["dof_axis"])
+        floating = p["joint_type"][0] == JOINT_FREE_ROOT
+        h["link_parent"][links:links + nl] += np.where(p["link_parent"] >= 0, links, 0)
+        h["joint_dof_start"][links:links + nl] += dofs
+        link_tree += [t] * nl
+        root_gen += [gen if floating else -1] * nl
+        dof_gen += range(gen + 6 * floating, gen + 6 * floating + nd)
+        roots.append(links)
+        gen_start.append(gen)
+        gen_count.append(nd + 6 * floating)
+        links, dofs, gen = links + nl, dofs + nd, gen + nd + 6 * floating
+    for name, v in (("link_tree", link_tree), ("link_root_gen", root_gen), ("dof_gen", dof_gen),
+                    ("tree_root", roots), ("tree_gen_start", gen_start), ("tree_gen_count", gen_count)):
+        h[name] = np.array(v, np.int32)
+    return h
+
+
 _DTYPES = {
     "link_parent": wp.int32, "joint_type": wp.int32, "joint_parent_pose": wp.transform,
     "joint_child_pose": wp.transform,
     "joint_child_pose_inv": wp.transform,
     "joint_dof_start": wp.int32, "joint_dof_count": wp.int32, "link_mass": wp.float32, "link_com": wp.vec3,
     "link_principal_inertia": wp.vec3, "link_com_rot": wp.quat, "dof_axis": wp.int32, "dof_armature": wp.float32,
+    "link_tree": wp.int32, "link_root_gen": wp.int32, "dof_gen": wp.int32, "tree_root": wp.int32,
+    "tree_gen_start": wp.int32, "tree_gen_count": wp.int32,
 }
 
 
-def build_model(art: Articulation, device) -> ArticulationModel:
-    h = model_arrays(art)
-    m = ArticulationModel(art.link_count, art.dof_count, bool(h["joint_type"][0] == JOINT_FREE_ROOT),
-                          flags=int(art.get_articulation_flags()), host=h)
+def build_model(arts, device) -> ArticulationModel:
+    """The model of one articulation, or of the forest of a list of them."""
+    arts = [arts] if isinstance(arts, Articulation) else list(arts)
+    h = model_arrays(arts)
+    m = ArticulationModel(len(h["link_parent"]), len(h["dof_axis"]), bool(h["joint_type"][0] == JOINT_FREE_ROOT),
+                          tree_count=len(arts), gen_count=int(h["tree_gen_count"].sum()),
+                          flags=int(arts[0].get_articulation_flags()), host=h)
     for name, dtype in _DTYPES.items():
         setattr(m, name, wp.array(h[name], dtype=dtype, device=device))
     m.bundle()
     return m
 
 
-def refresh_model(m: ArticulationModel, art: Articulation):
-    """Re-upload the parameters of an articulation whose topology did not change (masses, frames, armature)."""
-    h = model_arrays(art)
+def refresh_model(m: ArticulationModel, arts):
+    """Re-upload the parameters of articulations whose topology did not change (masses, frames, armature)."""
+    arts = [arts] if isinstance(arts, Articulation) else list(arts)
+    h = model_arrays(arts)
     for name in _DTYPES:
         getattr(m, name).assign(h[name])
     m.host = h
-    m.flags = int(art.get_articulation_flags())
+    m.flags = int(arts[0].get_articulation_flags())

@@ -1,9 +1,13 @@
 """`Scene`: the envs, gravity and device, and the articulations and rigid actors replicated over the envs.
 
-Adding an articulation validates it and builds its device blocks (Model, State, Control, Data) for all envs; from
+Adding an articulation validates it and builds its device arrays (Model, State, Control, Data) for all envs; from
 then on its topology is frozen (PhysX: remove, change, re-add). Parameter changes made through the description
 (masses, frames, armature) are re-uploaded; state set through the description (joint positions, root pose) is
 written to every env. Per-env state goes through the articulation cache.
+
+Articulations whose shapes can touch are stepped together in one block (block.py); the scene regroups them when an
+articulation is added or removed, carrying every env's state over. Arrays taken from `scene.view(art)` belong to
+the current grouping: take them again after adding or removing an articulation.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import numpy as np
 import warp as wp
 
 from .build.actors import RigidDynamic, RigidStatic
+from .block import Block, collision_groups, merge_wake_state, restore_view_arrays, view_arrays
 from .build.articulation import Articulation
 from .cache import CacheFlag
 from .errors import StateError, TopologyError, ValidationError
@@ -28,16 +33,17 @@ class ContactReport:
     are stale). Forces are what link a received over the step, world frame, applied at the point."""
 
     count: np.ndarray  # (E,) int
-    link_a: np.ndarray  # (E, C) int: link index (low-level order) pushed along +normal
-    link_b: np.ndarray  # (E, C) int: the other link of a self-collision, -1 for a static shape
-    shape_a: list  # per geometry index: the Shape objects (index with shape_index_a)
+    link_a: np.ndarray  # (E, C) int: the body's link (low-level order), pushed along +normal
+    link_b: np.ndarray  # (E, C) int: the other link (in its own articulation), -1 for a static shape
+    articulation_b: np.ndarray  # (E, C) int: the other link's articulation (index in scene.articulations), -1 static
+    shape_a: list  # per geometry index: the Shape objects (index with shape_index_a and shape_index_b)
     shape_index_a: np.ndarray  # (E, C) int
     shape_index_b: np.ndarray  # (E, C) int
     point: np.ndarray  # (E, C, 3) [m]
-    normal: np.ndarray  # (E, C, 3) unit, from b towards a
+    normal: np.ndarray  # (E, C, 3) unit, from the other body towards a
     separation: np.ndarray  # (E, C) [m], negative when penetrating
-    force: np.ndarray  # (E, C, 3) [N]
-    overflow: np.ndarray  # (E,) contacts dropped for lack of slots in the last step
+    force: np.ndarray  # (E, C, 3) [N]: on the body's link
+    overflow: np.ndarray  # (E,) contacts dropped for lack of slots in the last step (the body's whole block)
 
     def total_force(self) -> np.ndarray:
         """(E, 3) sum of the contact forces on the body, per env [N]."""
@@ -71,6 +77,7 @@ class Scene:
         self.gravity = tuple(g)
         self.time = 0.0
         self._views: dict[int, ArticulationView] = {}
+        self._blocks: list[Block] = []
         self.articulations: list[Articulation] = []
         self.statics: list[RigidStatic] = []
         self._overflow_warned = False
@@ -89,11 +96,36 @@ class Scene:
         for link in art.get_links():
             for shape in link.shapes:
                 shape.check_contact_params()
-        view = ArticulationView(art, self.num_envs, self.gravity, self.device, self.statics, self.contact_capacity)
+        view = ArticulationView(art, self._new_block([art]))
+        view.write_description()
         art._scene = self
         self._views[id(art)] = view
         self.articulations.append(art)
+        self._regroup()
         return art
+
+    def _new_block(self, arts) -> Block:
+        return Block(arts, self.num_envs, self.gravity, self.device, self.statics, self.contact_capacity)
+
+    def _regroup(self):
+        """Group the articulations into blocks (those whose shapes can touch share one) and move every env's state
+        of a regrouped articulation into its new block."""
+        groups = collision_groups(self.articulations)
+        current = {tuple(id(a) for a in b.arts): b for b in {id(v.block): v.block for v in self._views.values()
+                                                             }.values()}
+        blocks = []
+        for group in groups:
+            block = current.get(tuple(id(a) for a in group))
+            if block is None:
+                views = [self._views[id(a)] for a in group]
+                saved = [view_arrays(v) for v in views]
+                block = self._new_block(group)
+                for v, arrays in zip(views, saved):
+                    v.bind(block)
+                    restore_view_arrays(v, arrays)
+                merge_wake_state(block, saved)
+            blocks.append(block)
+        self._blocks = blocks
 
     def add_actor(self, actor):
         """Add a RigidStatic (its shapes collide with every articulation and body, in every env) or a RigidDynamic
@@ -121,37 +153,42 @@ class Scene:
         self._statics_changed()
 
     def _statics_changed(self):
+        for block in self._blocks:
+            block.on_statics_changed()
         for view in self._views.values():
-            view.on_statics_changed()
+            view.wake(np.ones(self.num_envs, bool))
 
     def step(self, dt: float):
-        """Advance every articulation of every env by dt seconds (one fused kernel launch per articulation)."""
+        """Advance every articulation of every env by dt seconds (one fused kernel launch per block)."""
         try:
             dt = float(dt)
         except (TypeError, ValueError):
             raise ValidationError(f"scene: dt must be a number, got {dt!r}") from None
         if not np.isfinite(dt) or dt <= 0.0:
             raise ValidationError(f"scene: dt must be a positive finite number of seconds, got {dt}")
-        for art in self.articulations:
-            self._views[id(art)].step(dt, self.solver_type)
+        for block in self._blocks:
+            block.step(dt, self.solver_type)
+        for view in self._views.values():
+            view.after_step()
         self.time += dt
         if self.device.is_cpu and not self._overflow_warned:  # cheap on the CPU; a GPU checks on get_contacts
             self._check_overflow()
 
     def _check_overflow(self):
-        for art in self.articulations:
-            dropped = self._views[id(art)].contact_overflow()
+        for block in self._blocks:
+            dropped = block.contact_overflow()
             if dropped is not None and dropped.any() and not self._overflow_warned:
                 self._overflow_warned = True
-                warnings.warn(f"scene: articulation '{art.name}' produced more contacts than its "
-                              f"{self._views[id(art)].contact_slots()} slots in {int((dropped > 0).sum())} env(s); "
+                names = ", ".join(f"'{a.name}'" for a in block.arts)
+                warnings.warn(f"scene: articulation(s) {names} produced more contacts than their "
+                              f"{block.contacts().link_a.shape[1]} slots in {int((dropped > 0).sum())} env(s); "
                               "the extra contacts were dropped. Raise Scene(contact_capacity=...)",
                               RuntimeWarning, stacklevel=3)
 
     def get_contacts(self, obj) -> ContactReport:
         """The contacts of an articulation or RigidDynamic after the last step."""
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
-        report = self.view(art).contact_report()
+        report = self.view(art).contact_report(self.articulations)
         if report.overflow.any() and not self._overflow_warned:
             self._check_overflow()
         return report
@@ -193,6 +230,7 @@ class Scene:
         del self._views[id(art)]
         self.articulations.remove(art)
         art._scene = None
+        self._regroup()
 
     def view(self, art: Articulation) -> ArticulationView:
         """The device blocks (model, state, control, data) of an articulation in this scene."""

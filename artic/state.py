@@ -1,4 +1,7 @@
-"""`ArticulationState`: what evolves, per env (E envs, L links, n dofs)."""
+"""`ArticulationState`: what evolves, per env (E envs, L links, n dofs, T trees).
+
+A block (block.py) owns the state arrays of its forest; each articulation's state holds views of its columns
+(its dofs, links and tree), so the step writes straight into what the articulation reads."""
 
 from __future__ import annotations
 
@@ -17,9 +20,9 @@ class StateArrays:
 
     joint_q: wp.array2d(dtype=float)
     joint_qd: wp.array2d(dtype=float)
-    root_pose: wp.array(dtype=wp.transform)
-    root_lin_vel: wp.array(dtype=wp.vec3)
-    root_ang_vel: wp.array(dtype=wp.vec3)
+    root_pose: wp.array2d(dtype=wp.transform)
+    root_lin_vel: wp.array2d(dtype=wp.vec3)
+    root_ang_vel: wp.array2d(dtype=wp.vec3)
     link_pose: wp.array2d(dtype=wp.transform)
     link_velocity: wp.array2d(dtype=wp.spatial_vector)
     wake_counter: wp.array(dtype=float)
@@ -30,13 +33,13 @@ class StateArrays:
 class ArticulationState:
     joint_q: wp.array  # (E, n) float32 [rad or m]: joint positions, cache order
     joint_qd: wp.array  # (E, n) float32 [rad/s or m/s]: joint velocities
-    root_pose: wp.array  # (E,) transform: root link actor frame in the world
-    root_lin_vel: wp.array  # (E,) vec3 [m/s]: root COM linear velocity, world
-    root_ang_vel: wp.array  # (E,) vec3 [rad/s]: root angular velocity, world
+    root_pose: wp.array  # (E, T) transform: root link actor frame in the world, per tree
+    root_lin_vel: wp.array  # (E, T) vec3 [m/s]: root COM linear velocity, world
+    root_ang_vel: wp.array  # (E, T) vec3 [rad/s]: root angular velocity, world
     link_pose: wp.array  # (E, L) transform: link actor frames in the world (derived from the above)
     link_velocity: wp.array  # (E, L) spatial_vector: (linear at COM, angular) [m/s, rad/s], world (derived)
-    wake_counter: wp.array  # (E,) float32 [s]: time left before the articulation may sleep (PhysX wake counter)
-    sleeping: wp.array  # (E,) int32: 1 while asleep (not simulated, velocities zero)
+    wake_counter: wp.array  # (E,) float32 [s]: time left before the block may sleep (PhysX wake counter)
+    sleeping: wp.array  # (E,) int32: 1 while the block is asleep (not simulated, velocities zero)
     arrays: StateArrays = None  # the arrays above bundled for kernels
 
     def bundle(self):
@@ -55,21 +58,40 @@ def description_state(art: Articulation) -> dict:
     return {"joint_q": q, "joint_qd": qd, "root_pose": art.root_global_pose.as_array().astype(np.float32)}
 
 
-def build_state(art: Articulation, num_envs: int, device) -> ArticulationState:
+def build_state(model, num_envs: int, device) -> ArticulationState:
+    """Zeroed state arrays for a model (one articulation or a forest)."""
+    e, n, nl, nt = num_envs, model.dof_count, model.link_count, model.tree_count
     s = ArticulationState(
-        joint_q=wp.zeros((num_envs, art.dof_count), dtype=wp.float32, device=device),
-        joint_qd=wp.zeros((num_envs, art.dof_count), dtype=wp.float32, device=device),
-        root_pose=wp.zeros(num_envs, dtype=wp.transform, device=device),
-        root_lin_vel=wp.zeros(num_envs, dtype=wp.vec3, device=device),
-        root_ang_vel=wp.zeros(num_envs, dtype=wp.vec3, device=device),
-        link_pose=wp.zeros((num_envs, art.link_count), dtype=wp.transform, device=device),
-        link_velocity=wp.zeros((num_envs, art.link_count), dtype=wp.spatial_vector, device=device),
-        wake_counter=wp.full(num_envs, art.wake_counter, dtype=wp.float32, device=device),
-        sleeping=wp.zeros(num_envs, dtype=wp.int32, device=device),
+        joint_q=wp.zeros((e, n), dtype=wp.float32, device=device),
+        joint_qd=wp.zeros((e, n), dtype=wp.float32, device=device),
+        root_pose=wp.zeros((e, nt), dtype=wp.transform, device=device),
+        root_lin_vel=wp.zeros((e, nt), dtype=wp.vec3, device=device),
+        root_ang_vel=wp.zeros((e, nt), dtype=wp.vec3, device=device),
+        link_pose=wp.zeros((e, nl), dtype=wp.transform, device=device),
+        link_velocity=wp.zeros((e, nl), dtype=wp.spatial_vector, device=device),
+        wake_counter=wp.zeros(e, dtype=wp.float32, device=device),
+        sleeping=wp.zeros(e, dtype=wp.int32, device=device),
     )
     s.bundle()
-    write_description_state(s, art)
     return s
+
+
+def columns(a: wp.array, start: int, stop: int) -> wp.array:
+    """a[:, start:stop] as a view (Warp has no empty slices: an empty range gets its own empty array)."""
+    if stop > start:
+        return a[:, start:stop]
+    return wp.zeros((a.shape[0], 0), dtype=a.dtype, device=a.device)
+
+
+def state_view(s: ArticulationState, dofs: tuple, links: tuple, tree: int) -> ArticulationState:
+    """One tree's part of a block state: views of its dof and link columns and of its root (shape (E, 1))."""
+    v = ArticulationState(
+        joint_q=columns(s.joint_q, *dofs), joint_qd=columns(s.joint_qd, *dofs),
+        root_pose=columns(s.root_pose, tree, tree + 1), root_lin_vel=columns(s.root_lin_vel, tree, tree + 1),
+        root_ang_vel=columns(s.root_ang_vel, tree, tree + 1), link_pose=columns(s.link_pose, *links),
+        link_velocity=columns(s.link_velocity, *links), wake_counter=s.wake_counter, sleeping=s.sleeping)
+    v.bundle()
+    return v
 
 
 def write_description_state(s: ArticulationState, art: Articulation):
@@ -78,4 +100,4 @@ def write_description_state(s: ArticulationState, art: Articulation):
     e = s.joint_q.shape[0]
     s.joint_q.assign(np.tile(d["joint_q"], (e, 1)))
     s.joint_qd.assign(np.tile(d["joint_qd"], (e, 1)))
-    s.root_pose.assign(np.tile(d["root_pose"], (e, 1)))
+    s.root_pose.assign(np.tile(d["root_pose"], (e, 1)).reshape(e, 1, 7))

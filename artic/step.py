@@ -1,4 +1,5 @@
-"""`Scene.step` for one articulation: the whole step for one env in one thread, all envs in one kernel launch.
+"""`Scene.step` for one block (the articulations that may touch each other, block.py): the whole step for one env
+in one thread, all envs in one kernel launch.
 
 Pipeline (physx-notes 0 and 9.1; specs/physx-articulations-guide.txt, "Constraint Sequence"):
  1. velocity pre-scale, kinematics and link velocities at the start of the step, collision detection;
@@ -37,7 +38,7 @@ from .dynamics.kinematics import forward_kinematics_env, joint_rotation_vector, 
 from .dynamics.rnea import rnea_env
 from .math.dense import spd_inverse
 from .math.spatial import unit
-from .model import JOINT_FREE_ROOT, Tree
+from .model import Tree
 from .parallel import RecordedEnvLaunch
 from .solvers.pgs import pgs_solve
 from .solvers.tgs import tgs_solve
@@ -62,11 +63,11 @@ def _gen_to_vec3(gen: wp.array2d(dtype=float), env: int, k: int):
 
 
 @wp.func
-def _setup_dofs(tree: Tree, rows: JointRows, st: StateArrays, ctl: ControlArrays, sd: StepData, env: int, off: int,
-                n: int, h: float, dt: float, tgs: int):
+def _setup_dofs(tree: Tree, rows: JointRows, st: StateArrays, ctl: ControlArrays, sd: StepData, env: int, n: int,
+                h: float, dt: float, tgs: int):
     """Responses, drive coefficients, limit errors; zero accumulators (physx-notes 2.3-2.5, 3.1)."""
     for d in range(n):
-        r = sd.minv[env, off + d, off + d]
+        r = sd.minv[env, tree.dof_gen[d], tree.dof_gen[d]]
         recip = float(0.0)
         if tree.dof_axis[d] >= 3 or r > 0.0:
             recip = 1.0 / (r + rows.dof_cfm[d])
@@ -98,8 +99,10 @@ def _setup_dofs(tree: Tree, rows: JointRows, st: StateArrays, ctl: ControlArrays
 @wp.func
 def _incoming_joint_forces(tree: Tree, kin: Kin, sc: Scratch, st: StateArrays, sd: StepData, env: int):
     """Force each inbound joint transmits to its child (RNEA of the realized motion), in the child joint frame."""
-    sd.link_incoming_joint_force[env, 0] = wp.spatial_vector()
-    for i in range(1, tree.link_count):
+    for i in range(tree.link_count):
+        if tree.link_parent[i] < 0:
+            sd.link_incoming_joint_force[env, i] = wp.spatial_vector()
+            continue
         f = sc.link_f[env, i]
         xj = st.link_pose[env, i] * wp.transform_inverse(tree.joint_child_pose_inv[i])
         anchor = wp.transform_get_translation(xj) - kin.origin[env]
@@ -161,36 +164,31 @@ def _step(
     if st.sleeping[env] != 0:
         return
     n = st.joint_q.shape[1]
-    off = int(0)
-    if tree.joint_type[0] == JOINT_FREE_ROOT:
-        off = 6
-        for k in range(3):
-            sd.gen_v[env, k] = st.root_lin_vel[env][k]
-            sd.gen_v[env, 3 + k] = st.root_ang_vel[env][k]
-    n_gen = n + off
+    n_gen = sd.gen_v.shape[1]
+    for t in range(tree.tree_count):
+        rg = tree.link_root_gen[tree.tree_root[t]]
+        if rg >= 0:
+            for k in range(3):
+                sd.gen_v[env, rg + k] = st.root_lin_vel[env, t][k]
+                sd.gen_v[env, rg + 3 + k] = st.root_ang_vel[env, t][k]
     for d in range(n):
-        sd.gen_v[env, off + d] = st.joint_qd[env, d]
+        sd.gen_v[env, tree.dof_gen[d]] = st.joint_qd[env, d]
     for k in range(n_gen):
         sd.gen_v0[env, k] = sd.gen_v[env, k]
-    prescale_joint_velocities(rows, sd.gen_v, env, off, n)
-    root_lin = wp.vec3(0.0)
-    root_ang = wp.vec3(0.0)
-    if off == 6:
-        root_lin = _gen_to_vec3(sd.gen_v, env, 0)
-        root_ang = _gen_to_vec3(sd.gen_v, env, 3)
+    prescale_joint_velocities(tree, rows, sd.gen_v, env, n)
 
     # 1-2. start kinematics, applied forces, unconstrained accelerations
     forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
-    link_velocities_env(tree, kin, sd.gen_v, off, root_lin, root_ang, sc.link_v, sd.link_vel0, env)
+    link_velocities_env(tree, kin, sd.gen_v, 1, st.root_lin_vel, st.root_ang_vel, sc.link_v, sd.link_vel0, env)
     detect_env(geo, ct, st.link_pose, env)
     for i in range(tree.link_count):
         sd.link_fext[env, i] = applied_link_wrench(
             tree, rows, i, wp.transform_get_rotation(st.link_pose[env, i]), sd.link_vel0[env, i],
             ctl.link_force[env, i], ctl.link_torque[env, i], gravity, dt)
-    for k in range(off):
+    for k in range(n_gen):
         sd.gen_f[env, k] = 0.0
     for d in range(n):
-        sd.gen_f[env, off + d] = ctl.joint_force[env, d]
+        sd.gen_f[env, tree.dof_gen[d]] = ctl.joint_force[env, d]
     zero = wp.vec3(0.0)
     aba_env(tree, kin, sc, sd.gen_v, sd.gen_f, sd.link_fext, zero, 1, sd.gen_a, env)
 
@@ -203,44 +201,45 @@ def _step(
         torque = wp.spatial_top(f) - wp.cross(kin.link_com[env, i], force)
         sd.dof_friction_force[env, d] = rows.dof_friction_coef[d] * (wp.length(force) + wp.length(torque))
     crba_env(tree, kin, sc, sd.mass_matrix, env)
-    spd_inverse(sd.mass_matrix, sd.minv, env, n_gen)
+    for t in range(tree.tree_count):
+        spd_inverse(sd.mass_matrix, sd.minv, env, tree.tree_gen_start[t], tree.tree_gen_count[t])
     for k in range(n_gen):
         sd.gen_v[env, k] = sd.gen_v[env, k] + sd.gen_a[env, k] * dt
     h = dt
     if tgs != 0:
         h = dt / float(n_pos)
-    _setup_dofs(tree, rows, st, ctl, sd, env, off, n, h, dt, tgs)
-    setup_couplings(tree, cr, kin, st.link_pose, sd.minv, sd.cpl_g, sd.cpl_minv_g, sd.cpl_r, sd.cpl_len, env, off,
-                    n_gen)
+    _setup_dofs(tree, rows, st, ctl, sd, env, n, h, dt, tgs)
+    setup_couplings(tree, cr, kin, st.link_pose, sd.minv, sd.cpl_g, sd.cpl_minv_g, sd.cpl_r, sd.cpl_len, env, n_gen)
     for k in range(cr.row_count):
         sd.cpl_acc[env, k] = 0.0
         sd.cpl_acc2[env, k] = 0.0
-    setup_contacts(tree, kin, ct, sc.link_v, sd.minv, sd.gen_v, env, off, n_gen, dt, bounce_threshold)
+    setup_contacts(tree, kin, ct, sc.link_v, sd.minv, sd.gen_v, env, n_gen, dt, bounce_threshold)
 
     # 4-5. solve and integrate
     if tgs != 0:
-        tgs_solve(tree, rows, cr, ct, sd, st.joint_q, st.root_pose, env, off, n_gen, dt, n_pos, n_vel)
+        tgs_solve(tree, rows, cr, ct, sd, st.joint_q, st.root_pose, env, n_gen, dt, n_pos, n_vel)
     else:
-        pgs_solve(rows, cr, ct, sd, st.joint_q, env, off, n_gen, dt, n_pos, n_vel)
+        pgs_solve(tree, rows, cr, ct, sd, st.joint_q, env, n_gen, dt, n_pos, n_vel)
         integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
     for d in range(n):
-        st.joint_qd[env, d] = sd.gen_v[env, off + d]
-    if off == 6:
-        root_lin = _gen_to_vec3(sd.gen_v, env, 0)
-        root_ang = _gen_to_vec3(sd.gen_v, env, 3)
-        st.root_lin_vel[env] = root_lin
-        st.root_ang_vel[env] = root_ang
+        st.joint_qd[env, d] = sd.gen_v[env, tree.dof_gen[d]]
+    for t in range(tree.tree_count):
+        rg = tree.link_root_gen[tree.tree_root[t]]
+        if rg >= 0:
+            st.root_lin_vel[env, t] = _gen_to_vec3(sd.gen_v, env, rg)
+            st.root_ang_vel[env, t] = _gen_to_vec3(sd.gen_v, env, rg + 3)
 
     # 6. reported quantities, end kinematics, sleep
     report_contact_forces(ct, env, dt)
     for k in range(n_gen):
         sd.gen_a[env, k] = (sd.gen_v[env, k] - sd.gen_v0[env, k]) / dt
     for d in range(n):
-        sd.joint_acceleration[env, d] = sd.gen_a[env, off + d]
+        sd.joint_acceleration[env, d] = sd.gen_a[env, tree.dof_gen[d]]
     rnea_env(tree, kin, sc, sd.gen_v0, sd.gen_a, sd.link_fext, zero, 1, sd.gen_f, env)
     _incoming_joint_forces(tree, kin, sc, st, sd, env)
     forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
-    link_velocities_env(tree, kin, st.joint_qd, 0, root_lin, root_ang, sc.link_v, st.link_velocity, env)
+    link_velocities_env(tree, kin, st.joint_qd, 0, st.root_lin_vel, st.root_ang_vel, sc.link_v, st.link_velocity,
+                        env)
     for i in range(tree.link_count):
         sd.link_acceleration[env, i] = (st.link_velocity[env, i] - sd.link_vel0[env, i]) / dt
         ctl.link_force[env, i] = wp.vec3(0.0)  # link forces act for one step (PhysX: no eRETAIN_ACCELERATIONS)
@@ -250,30 +249,32 @@ def _step(
         for d in range(n):
             st.joint_qd[env, d] = 0.0
             sd.joint_acceleration[env, d] = 0.0
-        st.root_lin_vel[env] = wp.vec3(0.0)
-        st.root_ang_vel[env] = wp.vec3(0.0)
+        for t in range(tree.tree_count):
+            st.root_lin_vel[env, t] = wp.vec3(0.0)
+            st.root_ang_vel[env, t] = wp.vec3(0.0)
         for i in range(tree.link_count):
             st.link_velocity[env, i] = wp.spatial_vector()
             sd.link_acceleration[env, i] = wp.spatial_vector()
 
 
 class Stepper:
-    """Owns one articulation's joint rows and step arrays, and replays a recorded step launch."""
+    """Owns one block's joint rows, coupling rows, collision tables and step arrays, and replays a recorded step
+    launch."""
 
-    def __init__(self, view):
-        self.view = view
-        self.rows = build_joint_rows(view.art, view.device)
-        self.couplings = build_coupling_rows(view.art, view.device)
-        self.step_data = build_step_data(view.data, self.rows.row_count, self.couplings.row_count)
+    def __init__(self, block):
+        self.block = block
+        self.rows = build_joint_rows(block.arts, block.device)
+        self.couplings = build_coupling_rows(block.arts, block.device)
+        self.step_data = build_step_data(block.data, self.rows.row_count, self.couplings.row_count)
         self._build_geometry()
         self._launches = {}
 
     def _build_geometry(self):
-        v = self.view
-        self.geometry, self.geometry_host, self.shapes = build_geometry(v.art, v.statics, v.contact_capacity,
-                                                                        v.device)
-        self.contacts = build_contacts(v.num_envs, self.geometry.capacity, v.model.gen_count, v.device)
-        self._overflow_view = self.contacts.overflow.numpy() if v.device.is_cpu else None  # shares the memory
+        b = self.block
+        self.geometry, self.geometry_host, self.shapes = build_geometry(b.arts, b.statics, b.contact_capacity,
+                                                                        b.device)
+        self.contacts = build_contacts(b.num_envs, self.geometry.capacity, b.model.gen_count, b.device)
+        self._overflow_view = self.contacts.overflow.numpy() if b.device.is_cpu else None  # shares the memory
 
     def overflow_host(self):
         return self._overflow_view if self._overflow_view is not None else self.contacts.overflow.numpy()
@@ -282,10 +283,10 @@ class Stepper:
         """Re-read solver parameters after a description change; the set of joint rows may change (a drive
         switched on), and the recorded launches must be recorded again."""
         old_count = self.rows.row_count
-        self.rows = build_joint_rows(self.view.art, self.view.device)
-        self.couplings = build_coupling_rows(self.view.art, self.view.device)
+        self.rows = build_joint_rows(self.block.arts, self.block.device)
+        self.couplings = build_coupling_rows(self.block.arts, self.block.device)
         if self.rows.row_count != old_count:
-            self.step_data = build_step_data(self.view.data, self.rows.row_count, self.couplings.row_count)
+            self.step_data = build_step_data(self.block.data, self.rows.row_count, self.couplings.row_count)
         self._build_geometry()
         self._launches.clear()
 
@@ -293,13 +294,13 @@ class Stepper:
         key = (dt, int(solver_type))
         cmd = self._launches.get(key)
         if cmd is None:
-            v = self.view
-            n_pos, n_vel = v.art.get_solver_iteration_counts()
+            b = self.block
+            n_pos, n_vel = b.iteration_counts()
             cmd = RecordedEnvLaunch(
-                _step, v.num_envs,
-                [v.model.tree, self.rows, self.couplings, self.geometry, self.contacts, v.state.arrays,
-                 v.control.arrays, v.data.kin, v.data.scratch, self.step_data, wp.vec3(*v.gravity), float(dt),
-                 int(solver_type), int(n_pos), int(n_vel), float(v.art.sleep_threshold), BOUNCE_THRESHOLD],
-                v.device)
+                _step, b.num_envs,
+                [b.model.tree, self.rows, self.couplings, self.geometry, self.contacts, b.state.arrays,
+                 b.control.arrays, b.data.kin, b.data.scratch, self.step_data, wp.vec3(*b.gravity), float(dt),
+                 int(solver_type), int(n_pos), int(n_vel), float(b.sleep_threshold()), BOUNCE_THRESHOLD],
+                b.device)
             self._launches[key] = cmd
         cmd.launch()

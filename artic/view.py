@@ -12,7 +12,7 @@ import numpy as np
 from .build.articulation import Articulation
 from .build.types import JointType
 from .cache import ArticulationCache, CacheFlag
-from .control import build_control, write_description_targets
+from .control import write_description_targets
 from .data import build_data
 from .dynamics.aba import aba
 from .dynamics.centroidal import articulation_com, centroidal_momentum
@@ -22,29 +22,38 @@ from .dynamics.kinematics import forward_kinematics, link_velocities
 from .dynamics.rnea import rnea
 from .errors import StateError, ValidationError
 from .model import build_model, refresh_model
-from .state import build_state, write_description_state
-from .step import WAKE_COUNTER_RESET, Stepper
+from .state import write_description_state
+from .step import WAKE_COUNTER_RESET
 
 _ZERO_G = (0.0, 0.0, 0.0)
 
 
 class ArticulationView:
-    def __init__(self, art: Articulation, num_envs: int, gravity, device, statics=(), contact_capacity=512):
+    def __init__(self, art: Articulation, block):
         self.art = art
-        self.statics = statics  # the scene's RigidStatic actors (a shared list)
-        self.contact_capacity = contact_capacity
-        self.num_envs = num_envs
-        self.gravity = tuple(float(g) for g in gravity)
-        self.device = device
-        self.model = build_model(art, device)
-        self.state = build_state(art, num_envs, device)
-        self.control = build_control(art, num_envs, device)
-        self.data = build_data(self.model, num_envs, device)
+        self.num_envs = block.num_envs
+        self.gravity = block.gravity
+        self.device = block.device
+        self.model = build_model(art, self.device)
+        self.data = build_data(self.model, self.num_envs, self.device)
         self._revolute_dofs, self._spherical_dofs = self._position_ranges()
-        self._stepper = None  # built at the first step
         self._model_dirty = False  # description parameters changed since the model was uploaded
+        self.bind(block)
+
+    def bind(self, block):
+        """Read and write this articulation's columns of `block` (on adding, and when the scene regroups)."""
+        self.block = block
+        self.state, self.control, outputs = block.views(self.art)
+        for name, arr in outputs.items():
+            setattr(self.data, name, arr)
         self._positions_valid = False  # link poses and Data's shared per-env quantities follow the state
         self._velocities_valid = False  # link velocities follow the state
+
+    def write_description(self):
+        """Start from the description: its joint state, root pose, drive targets and wake counter, in every env."""
+        write_description_state(self.state, self.art)
+        write_description_targets(self.control, self.art)
+        self.state.wake_counter.fill_(self.art.wake_counter)
 
     def _position_ranges(self):
         topo = self.art._topology()
@@ -64,6 +73,7 @@ class ArticulationView:
     def on_description_changed(self, what: str):
         if what == "model":
             self._model_dirty = True  # re-uploaded once, before the next computation
+            self.block.mark_dirty()
         elif what == "state":
             write_description_state(self.state, self.art)
             self.wake(np.ones(self.num_envs, bool))
@@ -75,8 +85,6 @@ class ArticulationView:
     def _sync_model(self):
         if self._model_dirty:
             refresh_model(self.model, self.art)
-            if self._stepper is not None:
-                self._stepper.refresh()
             self._model_dirty = False
 
     def update_kinematics(self):
@@ -96,42 +104,24 @@ class ArticulationView:
             self._velocities_valid = True
 
     # -- simulation -----------------------------------------------------------------------------------------------
-    def step(self, dt: float, solver_type):
-        self._sync_model()
-        if self._stepper is None:
-            self._stepper = Stepper(self)
-        self._stepper.step(dt, solver_type)
-        self._positions_valid = self._velocities_valid = True  # the step ends with the kinematics of the new state
+    def after_step(self):
+        # the step wrote link poses and velocities into the state, but this view's own Data (O, inertias, motion
+        # columns for inverse dynamics) is recomputed when next asked for
+        self._positions_valid = self._velocities_valid = False
 
-    def on_statics_changed(self):
-        if self._stepper is not None:
-            self._stepper.refresh()
-        self.wake(np.ones(self.num_envs, bool))
+    @property
+    def stepper(self):
+        """The block's stepper (its rows and step arrays), built on first use."""
+        self.block.contacts()
+        return self.block.stepper
 
-    def _contacts(self):
-        self._sync_model()
-        if self._stepper is None:
-            self._stepper = Stepper(self)
-        return self._stepper.contacts
-
-    def contact_slots(self) -> int:
-        return self._contacts().link_a.shape[1]
-
-    def contact_overflow(self) -> np.ndarray | None:
-        """Per-env dropped-contact counts of the last step, None when the articulation has no candidate pairs."""
-        if self._stepper is None or self._stepper.geometry.pair_count == 0:
-            return None
-        return self._stepper.overflow_host()
-
-    def contact_report(self):
+    def contact_report(self, articulations: list):
         from .scene import ContactReport
-        ct = self._contacts()
-        return ContactReport(
-            count=ct.count.numpy().copy(), link_a=ct.link_a.numpy().copy(), link_b=ct.link_b.numpy().copy(),
-            shape_a=[s for s, _ in self._stepper.shapes], shape_index_a=ct.shape_a.numpy().copy(),
-            shape_index_b=ct.shape_b.numpy().copy(), point=ct.point.numpy().copy(), normal=ct.normal.numpy().copy(),
-            separation=ct.separation.numpy().copy(), force=ct.force.numpy().copy(),
-            overflow=ct.overflow.numpy().copy())
+        c = self.block.contact_arrays(self.art)
+        scene_index = {id(a): k for k, a in enumerate(articulations)}
+        to_scene = np.array([scene_index[id(a)] for a in self.block.arts] + [-1])
+        return ContactReport(shape_a=[s for s, _ in self.block.stepper.shapes],
+                             articulation_b=to_scene[c.pop("other")], **c)
 
     def wake(self, envs: np.ndarray):
         """Wake the envs where `envs` is True (PhysX: on non-zero velocities or forces, or targets set)."""
@@ -188,10 +178,10 @@ class ArticulationView:
         if flags & CacheFlag.JOINT_TARGET_VELOCITIES:
             cache.joint_target_velocities[:] = c.joint_target_velocity.numpy()
         if flags & CacheFlag.ROOT_TRANSFORM:
-            cache.root_transform[:] = s.root_pose.numpy()
+            cache.root_transform[:] = s.root_pose.numpy()[:, 0]
         if flags & CacheFlag.ROOT_VELOCITIES:
-            cache.root_linear_velocity[:] = s.root_lin_vel.numpy()
-            cache.root_angular_velocity[:] = s.root_ang_vel.numpy()
+            cache.root_linear_velocity[:] = s.root_lin_vel.numpy()[:, 0]
+            cache.root_angular_velocity[:] = s.root_ang_vel.numpy()[:, 0]
             acc = d.link_acceleration.numpy()[:, 0]
             cache.root_linear_acceleration[:] = acc[:, :3]
             cache.root_angular_acceleration[:] = acc[:, 3:]
@@ -229,10 +219,10 @@ class ArticulationView:
                 raise ValidationError(f"articulation '{name}': cache.root_transform quaternions (x, y, z, w) must "
                                       f"be unit length; got norms {norms[np.abs(norms - 1) > 1e-3][:3]}")
             x[:, 3:] /= norms[:, None]
-            s.root_pose.assign(x)
+            s.root_pose.assign(x[:, None])
         if flags & CacheFlag.ROOT_VELOCITIES:
-            s.root_lin_vel.assign(self._input(cache, "root_linear_velocity", (e, 3)))
-            s.root_ang_vel.assign(self._input(cache, "root_angular_velocity", (e, 3)))
+            s.root_lin_vel.assign(self._input(cache, "root_linear_velocity", (e, 3))[:, None])
+            s.root_ang_vel.assign(self._input(cache, "root_angular_velocity", (e, 3))[:, None])
         if flags & CacheFlag.FORCE:
             c.joint_force.assign(self._input(cache, "joint_force", (e, n)))
         if flags & CacheFlag.JOINT_TARGET_POSITIONS:

@@ -1,10 +1,11 @@
-"""The device tables collision detection reads: one `Geometry` per articulation block (its link shapes plus the
-scene's static shapes) and one `Contacts` buffer per block (E envs, C contact slots per env).
+"""The device tables collision detection reads: one `Geometry` per block (the link shapes of its articulations
+plus the scene's static shapes) and one `Contacts` buffer per block (E envs, C contact slots per env).
 
 Candidate pairs are filtered once on the host (parent/child links, DISABLE_SELF_COLLISION, collision groups,
-`Articulation.disable_collision` pairs, links that cannot move). Their order is the solver's: self-collision pairs
-first (PhysX's "dynamic" contacts, solved before the articulation's internal constraints), then link-vs-static
-pairs sorted by the link's depth-first rank (static contacts are solved right after their link's joint rows).
+`Articulation.disable_collision` pairs, links that cannot move). Their order is the solver's: link-vs-link pairs
+first, within one articulation or between two (PhysX's "dynamic" contacts, solved before the articulations'
+internal constraints), then link-vs-static pairs sorted by the link's depth-first rank in the forest (static
+contacts are solved right after their link's joint rows).
 C is the sum of every pair's maximum manifold size, capped by the scene's `contact_capacity`; contacts past C are
 counted in `overflow`, never dropped silently (the scene warns).
 """
@@ -177,21 +178,34 @@ class _Tables:
         return bool((ga & mb) or (gb & ma))
 
 
-def geometry_arrays(art: Articulation, statics: list, capacity_cap: int) -> tuple[dict, list]:
-    """Host arrays of a block's Geometry, and the (shape, owner) list indexed like its shapes."""
+def _tree_links(art: Articulation, link_offset: int):
+    """Per link of one articulation: forest parent, movability (some dof between it and the world), and the
+    links in depth-first order, all in forest indices."""
     topo = art._topology()
-    parents = [-1] + [topo.link_index[lk.parent] for lk in topo.links[1:]]
-    order = topo.depth_first()
+    parents = [-1] + [topo.link_index[lk.parent] + link_offset for lk in topo.links[1:]]
+    movable = [not art.fix_base] + [False] * (len(parents) - 1)
+    for i in range(1, len(parents)):
+        movable[i] = movable[parents[i] - link_offset] or len(topo.dof_axes[i]) > 0
+    return parents, movable, [i + link_offset for i in topo.depth_first()]
+
+
+def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int) -> tuple[dict, list]:
+    """Host arrays of a block's Geometry (the forest of `arts` and the scene's statics), and the (shape, owner)
+    list indexed like its shapes."""
+    parents, movable, order, tree_of, link_obj = [], [], [], [], []
+    for t, art in enumerate(arts):
+        p, m, o = _tree_links(art, len(parents))
+        parents += p
+        movable += m
+        order += o
+        tree_of += [t] * len(p)
+        link_obj += art._topology().links
     rank = np.zeros(len(parents), np.int32)
     rank[order] = np.arange(len(order))
-    fixed = bool(art.get_articulation_flags() & ArticulationFlag.FIX_BASE)
-    movable = [not fixed] + [False] * (len(parents) - 1)  # a link moves if some dof lies between it and the world
-    for i in range(1, len(parents)):
-        movable[i] = movable[parents[i]] or len(topo.dof_axes[i]) > 0
     t = _Tables()
     link_geoms = []
     for i in order:
-        link = topo.links[i]
+        link = link_obj[i]
         for s in link.shapes:
             if t.add(s, i, s.local_pose, f"link '{link.name}'", static=False):
                 link_geoms.append(len(t.shapes) - 1)
@@ -202,34 +216,40 @@ def geometry_arrays(art: Articulation, statics: list, capacity_cap: int) -> tupl
                 static_geoms.append(len(t.shapes) - 1)
     if t.skipped:
         kinds = sorted({Path(f).suffix for f in t.skipped})
-        warnings.warn(f"articulation '{art.name}': {len(t.skipped)} collision mesh(es) in unsupported formats "
+        names = ", ".join(f"'{a.name}'" for a in arts)
+        warnings.warn(f"articulation(s) {names}: {len(t.skipped)} collision mesh(es) in unsupported formats "
                       f"{kinds} (e.g. '{t.skipped[0]}') are left out of collision detection; STL and OBJ are read",
                       RuntimeWarning, stacklevel=3)
     link_of = t.rows["geom_link"]
     pairs_a, pairs_b, capacity = [], [], 0
-    if not art.get_articulation_flags() & ArticulationFlag.DISABLE_SELF_COLLISION:
-        for x, a in enumerate(link_geoms):
-            for b in link_geoms[x + 1:]:
-                la, lb = link_of[a], link_of[b]
-                if la == lb or parents[la] == lb or parents[lb] == la or not (movable[la] or movable[lb]):
+
+    def add_pair(a, b):
+        nonlocal capacity
+        if not movable[link_of[a]]:
+            a, b = b, a
+        pairs_a.append(a)
+        pairs_b.append(b)
+        capacity += _max_points(t.rows["geom_type"][a], t.rows["geom_type"][b])
+
+    for x, a in enumerate(link_geoms):  # "dynamic" pairs: links of one tree, or of two trees
+        for b in link_geoms[x + 1:]:
+            la, lb = link_of[a], link_of[b]
+            if not (movable[la] or movable[lb]) or not t.collide(a, b):
+                continue
+            art = arts[tree_of[la]]
+            if tree_of[la] == tree_of[lb]:
+                if (la == lb or parents[la] == lb or parents[lb] == la
+                        or art.get_articulation_flags() & ArticulationFlag.DISABLE_SELF_COLLISION
+                        or frozenset((link_obj[la], link_obj[lb])) in art.collision_filters):
                     continue
-                if frozenset((topo.links[la], topo.links[lb])) in art.collision_filters:
-                    continue
-                if t.collide(a, b):
-                    if not movable[la]:
-                        a, b = b, a
-                    pairs_a.append(a)
-                    pairs_b.append(b)
-                    capacity += _max_points(t.rows["geom_type"][a], t.rows["geom_type"][b])
+            add_pair(a, b)
     dynamic_count = len(pairs_a)
     for a in link_geoms:  # already in depth-first link order
         if not movable[link_of[a]]:
             continue
         for b in static_geoms:
             if t.collide(a, b):
-                pairs_a.append(a)
-                pairs_b.append(b)
-                capacity += _max_points(t.rows["geom_type"][a], t.rows["geom_type"][b])
+                add_pair(a, b)
     h = {k: np.array(v) for k, v in t.rows.items()}
     h["geom_pose"] = np.array(t.rows["geom_pose"], np.float32).reshape(-1, 7)
     h["geom_size"] = np.array(t.rows["geom_size"], np.float32).reshape(-1, 3)
@@ -246,8 +266,9 @@ def geometry_arrays(art: Articulation, statics: list, capacity_cap: int) -> tupl
     return h, t.shapes
 
 
-def build_geometry(art: Articulation, statics: list, capacity_cap: int, device):
-    h, shapes = geometry_arrays(art, statics, capacity_cap)
+def build_geometry(arts, statics: list, capacity_cap: int, device):
+    arts = [arts] if isinstance(arts, Articulation) else list(arts)
+    h, shapes = geometry_arrays(arts, statics, capacity_cap)
     return upload(Geometry, h, device), h, shapes
 
 

@@ -5,18 +5,22 @@ capsules, boxes and cylinders; the largest face-plane distance for convex hulls,
 outside), and by surface samples (a sphere's centre with its radius, five points along a capsule's axis with its
 radius, a box's corners, sixteen points on a cylinder's rims, a hull's vertices). A pair is resolved by the exact
 segment-segment test when both shapes are round (sphere, capsule), and otherwise by testing the samples of one
-shape against the other's distance function (both ways for two polytopes). A plane against a cylinder uses the
-exact deepest rim points. This finds face contacts exactly and misses edge-edge crossings of two polytopes (a
-box's edge across another box's edge); docs/design.md records that limit. Triangle meshes (static only) are tested
+shape against the other's distance function (both ways for two polytopes). Two boxes use the separating-axis test
+(box_box.py); a plane against a cylinder uses the exact deepest rim points. Sampling finds face contacts and
+misses edge-edge crossings of two polytopes other than boxes (a hull's edge across another hull's edge);
+docs/design.md records that limit. Triangle meshes (static only) are tested
 against the other shape's samples with point-triangle distances.
 
-Candidates go through `emit`, which keeps at most four points per pair (MANIFOLD_POINTS): the deepest, and
-among points of about the same depth those that spread the manifold most.
+Candidates go through `emit` (manifold.py), which keeps at most four points per pair (MANIFOLD_POINTS): the
+deepest, and among points of about the same depth those that spread the manifold most.
 """
 
 import warp as wp
 
+from .box_box import box_box
+from .distance import closest_on_segment, closest_on_triangle, closest_segment_segment
 from .geometry import GEOM_BOX, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_PLANE, GEOM_SPHERE, GEOM_TRIMESH, Contacts, Geometry
+from .manifold import emit
 
 wp.set_module_options({"enable_backward": False})
 
@@ -127,154 +131,6 @@ def sample_local(geo: Geometry, g: int, k: int):
         return wp.vec4(float(2 * rim - 1) * size[1], size[0] * wp.cos(ang), size[0] * wp.sin(ang), 0.0)
     v = geo.verts[geo.geom_vstart[g] + k]
     return wp.vec4(v[0], v[1], v[2], 0.0)
-
-
-@wp.func
-def _perimeter(ct: Contacts, env: int, first: int, last: int, skip: int, p: wp.vec3):
-    """Sum of pairwise distances of the pair's points [first, last) with slot `skip` replaced by p (skip < 0:
-    unchanged): the spread of a manifold."""
-    s = float(0.0)
-    for i in range(first, last):
-        pi = ct.point[env, i]
-        if i == skip:
-            pi = p
-        for j in range(i + 1, last):
-            pj = ct.point[env, j]
-            if j == skip:
-                pj = p
-            s += wp.length(pi - pj)
-    return s
-
-
-DEPTH_TIE = wp.constant(1.0e-3)  # [m] candidates this close in depth are told apart by the spread they give
-
-
-@wp.func
-def emit(ct: Contacts, env: int, first: int, la: int, lb: int, ga: int, gb: int, rank: int, p: wp.vec3,
-         n: wp.vec3, sep: float, mat: wp.vec3):
-    """Add a candidate of the pair whose contacts start at slot `first`. A pair keeps at most four points: a
-    clearly deeper candidate replaces the shallowest, one of about the same depth replaces the point whose
-    replacement spreads the manifold most (so a face resting on a face keeps its corners, not four neighbours).
-    A candidate that finds no slot while its pair has fewer than four points is counted in `overflow`."""
-    c = ct.count[env]
-    slot = int(c)
-    full = c - first >= 4
-    if not full and c >= ct.link_a.shape[1]:
-        ct.overflow[env] = ct.overflow[env] + 1
-        full = c > first
-        if not full:
-            return
-    if full:
-        shallow = first
-        for s in range(first + 1, c):
-            if ct.separation[env, s] > ct.separation[env, shallow]:
-                shallow = s
-        if sep < ct.separation[env, shallow] - DEPTH_TIE:
-            slot = shallow
-        elif sep <= ct.separation[env, shallow] + DEPTH_TIE:
-            best = float(_perimeter(ct, env, first, c, -1, p))
-            slot = int(-1)
-            for s in range(first, c):
-                if ct.separation[env, s] >= sep - DEPTH_TIE:
-                    spread = _perimeter(ct, env, first, c, s, p)
-                    if spread > best * 1.0001:
-                        best = spread
-                        slot = s
-            if slot < 0:
-                return
-        else:
-            return
-    else:
-        ct.count[env] = c + 1
-    ct.link_a[env, slot] = la
-    ct.link_b[env, slot] = lb
-    ct.shape_a[env, slot] = ga
-    ct.shape_b[env, slot] = gb
-    ct.rank[env, slot] = rank
-    ct.point[env, slot] = p
-    ct.normal[env, slot] = n
-    ct.separation[env, slot] = sep
-    ct.material[env, slot] = mat
-
-
-@wp.func
-def closest_on_segment(a: wp.vec3, b: wp.vec3, p: wp.vec3):
-    ab = b - a
-    den = wp.dot(ab, ab)
-    t = float(0.0)
-    if den > 1.0e-12:
-        t = wp.clamp(wp.dot(p - a, ab) / den, 0.0, 1.0)
-    return a + ab * t
-
-
-@wp.func
-def closest_segment_segment(p1: wp.vec3, q1: wp.vec3, p2: wp.vec3, q2: wp.vec3):
-    """Parameters (s, t) of the closest points p1 + s (q1 - p1), p2 + t (q2 - p2) (Ericson 5.1.9), as a vec2."""
-    d1 = q1 - p1
-    d2 = q2 - p2
-    r = p1 - p2
-    a = wp.dot(d1, d1)
-    e = wp.dot(d2, d2)
-    f = wp.dot(d2, r)
-    s = float(0.0)
-    t = float(0.0)
-    eps = 1.0e-12
-    if a <= eps and e <= eps:
-        return wp.vec2(0.0, 0.0)
-    if a <= eps:
-        return wp.vec2(0.0, wp.clamp(f / e, 0.0, 1.0))
-    c = wp.dot(d1, r)
-    if e <= eps:
-        return wp.vec2(wp.clamp(-c / a, 0.0, 1.0), 0.0)
-    b = wp.dot(d1, d2)
-    den = a * e - b * b
-    if den > eps:
-        s = wp.clamp((b * f - c * e) / den, 0.0, 1.0)
-    t = (b * s + f) / e
-    if t < 0.0:
-        t = 0.0
-        s = wp.clamp(-c / a, 0.0, 1.0)
-    elif t > 1.0:
-        t = 1.0
-        s = wp.clamp((b - c) / a, 0.0, 1.0)
-    return wp.vec2(s, t)
-
-
-@wp.func
-def closest_on_triangle(p: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):
-    """Closest point of triangle abc to p (Ericson 5.1.5); the fourth component is 1 when it is interior."""
-    ab = b - a
-    ac = c - a
-    ap = p - a
-    d1 = wp.dot(ab, ap)
-    d2 = wp.dot(ac, ap)
-    if d1 <= 0.0 and d2 <= 0.0:
-        return wp.vec4(a[0], a[1], a[2], 0.0)
-    bp = p - b
-    d3 = wp.dot(ab, bp)
-    d4 = wp.dot(ac, bp)
-    if d3 >= 0.0 and d4 <= d3:
-        return wp.vec4(b[0], b[1], b[2], 0.0)
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
-        q = a + ab * (d1 / (d1 - d3))
-        return wp.vec4(q[0], q[1], q[2], 0.0)
-    cp = p - c
-    d5 = wp.dot(ab, cp)
-    d6 = wp.dot(ac, cp)
-    if d6 >= 0.0 and d5 <= d6:
-        return wp.vec4(c[0], c[1], c[2], 0.0)
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
-        q = a + ac * (d2 / (d2 - d6))
-        return wp.vec4(q[0], q[1], q[2], 0.0)
-    va = d3 * d6 - d5 * d4
-    if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
-        q = b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)))
-        return wp.vec4(q[0], q[1], q[2], 0.0)
-    den = 1.0 / (va + vb + vc)
-    q = a + ab * (vb * den) + ac * (vc * den)
-    return wp.vec4(q[0], q[1], q[2], 1.0)
 
 
 @wp.func
@@ -441,6 +297,8 @@ def collide_pair(geo: Geometry, ct: Contacts, env: int, la: int, lb: int, a: int
         samples_against(geo, ct, env, first, la, lb, a, b, rank, a, xa, b, xb, 1.0, margin, mat)
     elif is_round(tb):
         samples_against(geo, ct, env, first, la, lb, a, b, rank, b, xb, a, xa, -1.0, margin, mat)
+    elif ta == GEOM_BOX and tb == GEOM_BOX:
+        box_box(geo, ct, env, first, la, lb, a, b, rank, xa, xb, margin, mat)
     else:
         samples_against(geo, ct, env, first, la, lb, a, b, rank, a, xa, b, xb, 1.0, margin, mat)
         samples_against(geo, ct, env, first, la, lb, a, b, rank, b, xb, a, xa, -1.0, margin, mat)

@@ -47,7 +47,7 @@ def _point_velocity(link_v: wp.array2d(dtype=wp.spatial_vector), env: int, link:
 
 @wp.func
 def setup_contacts(tree: Tree, kin: Kin, ct: Contacts, link_v: wp.array2d(dtype=wp.spatial_vector),
-                   minv: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, off: int, n_gen: int,
+                   minv: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, n_gen: int,
                    dt: float, bounce_threshold: float):
     """Row directions, M^-1 g, responses and restitution targets of every contact of the env; zero impulses.
     link_v: link spatial velocities (about O) at the start of the step, for the slip direction."""
@@ -71,9 +71,9 @@ def setup_contacts(tree: Tree, kin: Kin, ct: Contacts, link_v: wp.array2d(dtype=
             for i in range(n_gen):
                 ct.g[env, row, i] = 0.0
             w = wp.spatial_vector(wp.cross(p, u), u)
-            add_jacobian_transpose(tree, kin, ct.g, env, row, off, la, w, 1.0)
+            add_jacobian_transpose(tree, kin, ct.g, env, row, la, w, 1.0)
             if lb >= 0:
-                add_jacobian_transpose(tree, kin, ct.g, env, row, off, lb, w, -1.0)
+                add_jacobian_transpose(tree, kin, ct.g, env, row, lb, w, -1.0)
             ct.response[env, row] = solve_row(minv, ct.g, ct.minv_g, env, row, n_gen)
             ct.impulse[env, row] = 0.0
         vn = row_dot(ct.g, v, env, 3 * c, n_gen)

@@ -81,7 +81,7 @@ def _dof_index(art, joint, axis) -> int:
     return topo.dof_start[i] + topo.dof_axes[i].index(axis)
 
 
-def coupling_arrays(art: Articulation) -> dict:
+def _tree_coupling_arrays(art: Articulation) -> dict:
     topo = art._topology()
     li = topo.link_index
     h = {k: [] for k in CouplingRows.vars}
@@ -144,8 +144,40 @@ def coupling_arrays(art: Articulation) -> dict:
     return h
 
 
-def build_coupling_rows(art: Articulation, device) -> CouplingRows:
-    return upload(CouplingRows, coupling_arrays(art), device)
+# index fields of the tables and the count each one indexes into ("link", "dof", or the table they point at)
+_SHIFTS = {
+    "mimic_term_start": "term_dof", "term_dof": "dof", "ft_joint_start": "ftj_dof", "ft_root_link": "link",
+    "ft_root_dof": "dof", "ft_root_dof_link": "link", "ftj_tendon": "ft_stiffness", "ftj_dof": "dof",
+    "ftj_link": "link", "att_link": "link", "att_parent": "att_link", "leaf_att": "att_link",
+    "leaf_tendon": "st_stiffness", "leaf_root_att": "att_link", "leaf_root_child_att": "att_link",
+}
+_ROW_TABLE = {int(COUPLING_SPATIAL): "leaf_att", int(COUPLING_FIXED): "ftj_dof", int(COUPLING_MIMIC): "mimic_offset"}
+
+
+def coupling_arrays(arts: list[Articulation]) -> dict:
+    """The coupling rows of a forest: each articulation's rows in turn, their table indices shifted."""
+    h = {k: [] for k in CouplingRows.vars if k != "row_count"}
+    counts = {"link": 0, "dof": 0}
+    for art in arts:
+        p = _tree_coupling_arrays(art)
+        base = {k: len(h[k]) for k in h}
+        for k in h:
+            shift = counts[_SHIFTS[k]] if _SHIFTS.get(k) in counts else base.get(_SHIFTS.get(k), 0)
+            if k == "row_item":
+                h[k] += [i + base[_ROW_TABLE[kind]] for kind, i in zip(p["row_kind"], p[k])]
+            elif k == "att_parent":
+                h[k] += [i + shift if i >= 0 else -1 for i in p[k]]
+            else:
+                h[k] += [i + shift for i in p[k]] if k in _SHIFTS else p[k]
+        counts["link"] += art.link_count
+        counts["dof"] += art.dof_count
+    h["row_count"] = len(h["row_kind"])
+    return h
+
+
+def build_coupling_rows(arts, device) -> CouplingRows:
+    arts = [arts] if isinstance(arts, Articulation) else list(arts)
+    return upload(CouplingRows, coupling_arrays(arts), device)
 
 
 # -- per-env setup (once per step) --------------------------------------------------------------------------------
@@ -165,18 +197,20 @@ def dof_wrench(tree: Tree, kin: Kin, link_pose: wp.array2d(dtype=wp.transform), 
 
 
 @wp.func
-def add_jacobian_transpose(tree: Tree, kin: Kin, g: wp.array3d(dtype=float), env: int, k: int, off: int, link: int,
+def add_jacobian_transpose(tree: Tree, kin: Kin, g: wp.array3d(dtype=float), env: int, k: int, link: int,
                            w: wp.spatial_vector, sign: float):
     """g[k] += sign J_link^T w: the generalized impulse of a force w (about O) on `link`."""
     j = link
-    while j > 0:
+    while tree.link_parent[j] >= 0:
         for kk in range(tree.joint_dof_count[j]):
             d = tree.joint_dof_start[j] + kk
-            g[env, k, off + d] = g[env, k, off + d] + sign * wp.dot(kin.dof_motion[env, d], w)
+            gd = tree.dof_gen[d]
+            g[env, k, gd] = g[env, k, gd] + sign * wp.dot(kin.dof_motion[env, d], w)
         j = tree.link_parent[j]
-    if off == 6:
+    rg = tree.link_root_gen[j]
+    if rg >= 0:
         for c in range(6):
-            g[env, k, c] = g[env, k, c] + sign * wp.dot(root_column(kin.link_com[env, 0], c), w)
+            g[env, k, rg + c] = g[env, k, rg + c] + sign * wp.dot(root_column(kin.link_com[env, j], c), w)
 
 
 @wp.func
@@ -199,7 +233,7 @@ def _unit_or_zero(v: wp.vec3):
 @wp.func
 def setup_couplings(tree: Tree, cr: CouplingRows, kin: Kin, link_pose: wp.array2d(dtype=wp.transform),
                     minv: wp.array3d(dtype=float), g: wp.array3d(dtype=float), minv_g: wp.array3d(dtype=float),
-                    r: wp.array2d(dtype=float), length: wp.array2d(dtype=float), env: int, off: int, n_gen: int):
+                    r: wp.array2d(dtype=float), length: wp.array2d(dtype=float), env: int, n_gen: int):
     """Directions g, M^-1 g, responses and (spatial tendons) path lengths of every coupling row."""
     for k in range(cr.row_count):
         for c in range(n_gen):
@@ -213,9 +247,9 @@ def setup_couplings(tree: Tree, cr: CouplingRows, kin: Kin, link_pose: wp.array2
             n = _unit_or_zero(attachment_point(tree, cr, kin, link_pose, env, cr.att_parent[a]) - pb)
             pa = attachment_point(tree, cr, kin, link_pose, env, root)
             n0 = _unit_or_zero(pa - attachment_point(tree, cr, kin, link_pose, env, cr.leaf_root_child_att[item]))
-            add_jacobian_transpose(tree, kin, g, env, k, off, cr.att_link[a], wp.spatial_vector(wp.cross(pb, n), n),
+            add_jacobian_transpose(tree, kin, g, env, k, cr.att_link[a], wp.spatial_vector(wp.cross(pb, n), n),
                                    1.0)
-            add_jacobian_transpose(tree, kin, g, env, k, off, cr.att_link[root],
+            add_jacobian_transpose(tree, kin, g, env, k, cr.att_link[root],
                                    wp.spatial_vector(wp.cross(pa, n0), n0), -1.0)
             total = cr.st_offset[cr.leaf_tendon[item]] * cr.att_coef[root]
             x = a
@@ -228,15 +262,16 @@ def setup_couplings(tree: Tree, cr: CouplingRows, kin: Kin, link_pose: wp.array2
             length[env, k] = total
         elif kind == COUPLING_FIXED:
             t = cr.ftj_tendon[item]
-            add_jacobian_transpose(tree, kin, g, env, k, off, cr.ftj_link[item],
+            add_jacobian_transpose(tree, kin, g, env, k, cr.ftj_link[item],
                                    dof_wrench(tree, kin, link_pose, env, cr.ftj_dof[item], cr.ftj_link[item]), 1.0)
-            add_jacobian_transpose(tree, kin, g, env, k, off, cr.ft_root_link[t],
+            add_jacobian_transpose(tree, kin, g, env, k, cr.ft_root_link[t],
                                    dof_wrench(tree, kin, link_pose, env, cr.ft_root_dof[t], cr.ft_root_dof_link[t]),
                                    -1.0)
         else:
             for m in range(cr.mimic_term_count[item]):
                 term = cr.mimic_term_start[item] + m
-                g[env, k, off + cr.term_dof[term]] = g[env, k, off + cr.term_dof[term]] + cr.term_coef[term]
+                gd = tree.dof_gen[cr.term_dof[term]]
+                g[env, k, gd] = g[env, k, gd] + cr.term_coef[term]
         r[env, k] = solve_row(minv, g, minv_g, env, k, n_gen)
 
 

@@ -39,7 +39,7 @@ class JointRows:
     dof_drive: wp.array(dtype=int)  # (n,) DRIVE_*
     dof_stiffness: wp.array(dtype=float)  # (n,) [N/m, Nm/rad] or [1/s^2] for acceleration drives
     dof_damping: wp.array(dtype=float)  # (n,) [N s/m, Nm s/rad] or [1/s]
-    dof_max_force: wp.array(dtype=float)  # (n,) [N or Nm] or impulse [N s or Nm s] (see drive_limits_are_forces)
+    dof_max_force: wp.array(dtype=float)  # (n,) [N or Nm] or impulse [N s or Nm s] (see dof_limits_are_forces)
     dof_quat_drive: wp.array(dtype=int)  # (n,) 1 for dofs of a spherical joint with > 1 dof (quaternion error)
     dof_limit_low: wp.array(dtype=float)  # (n,) [rad or m]; only read for LIMITED dofs
     dof_limit_high: wp.array(dtype=float)
@@ -54,11 +54,11 @@ class JointRows:
     link_angular_damping: wp.array(dtype=float)  # (L,) [1/s]
     link_max_linear_velocity: wp.array(dtype=float)  # (L,) [m/s]
     link_max_angular_velocity: wp.array(dtype=float)  # (L,) [rad/s]
-    drive_limits_are_forces: int
+    dof_limits_are_forces: wp.array(dtype=int)  # (n,) 1 where the articulation has DRIVE_LIMITS_ARE_FORCES
 
 
-def joint_row_arrays(art: Articulation) -> dict:
-    """Host arrays of the row table and parameters, in low-level dof/link order."""
+def _tree_row_arrays(art: Articulation) -> dict:
+    """Host arrays of one articulation's row table and parameters, in low-level dof/link order."""
     topo = art._topology()
     n, nl = art.dof_count, art.link_count
     f = np.float32
@@ -126,10 +126,27 @@ def joint_row_arrays(art: Articulation) -> dict:
     h["row_kind"] = np.array(kinds, np.int32)
     h["row_dof"] = np.array(dofs, np.int32)
     h["row_rank"] = np.array(ranks, np.int32)
-    h["row_count"] = len(kinds)
-    h["drive_limits_are_forces"] = int(bool(art.get_articulation_flags() & ArticulationFlag.DRIVE_LIMITS_ARE_FORCES))
+    forces = bool(art.get_articulation_flags() & ArticulationFlag.DRIVE_LIMITS_ARE_FORCES)
+    h["dof_limits_are_forces"] = np.full(n, int(forces), np.int32)
     return h
 
 
-def build_joint_rows(art: Articulation, device) -> JointRows:
-    return upload(JointRows, joint_row_arrays(art), device)
+def joint_row_arrays(arts: list[Articulation]) -> dict:
+    """The rows of a forest: each tree's rows in turn, with link, dof and rank indices shifted (a link's
+    depth-first rank in the forest is its tree's link offset plus its rank in the tree)."""
+    parts = [_tree_row_arrays(a) for a in arts]
+    h = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    links = dofs = rows = 0
+    for art, p in zip(arts, parts):
+        nr = len(p["row_kind"])
+        h["row_dof"][rows:rows + nr] += dofs
+        h["row_rank"][rows:rows + nr] += links
+        h["dof_link"][dofs:dofs + art.dof_count] += links
+        links, dofs, rows = links + art.link_count, dofs + art.dof_count, rows + nr
+    h["row_count"] = rows
+    return h
+
+
+def build_joint_rows(arts, device) -> JointRows:
+    arts = [arts] if isinstance(arts, Articulation) else list(arts)
+    return upload(JointRows, joint_row_arrays(arts), device)

@@ -10,7 +10,7 @@ import warp as wp
 
 from ..data import Kin, Scratch
 from ..math.spatial import cholesky_solve6, com_force_to_o, fcross, inertia_matrix, mcross, root_column, root_motion
-from ..model import JOINT_FREE_ROOT, Tree
+from ..model import Tree
 from .rnea import gen_vec3
 from ..parallel import launch_envs
 
@@ -21,28 +21,27 @@ wp.set_module_options({"enable_backward": False})  # forward-only kernels: half 
 def aba_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), gen_f: wp.array2d(dtype=float),
             link_fext: wp.array2d(dtype=wp.spatial_vector), gravity: wp.vec3, use_fext: int,
             gen_a: wp.array2d(dtype=float), env: int):
-    """gen_a = ABA(q, gen_v, gen_f); link accelerations are left in sc.link_a."""
-    floating = tree.joint_type[0] == JOINT_FREE_ROOT
-    off = 0
-    if floating:
-        off = 6
+    """gen_a = ABA(q, gen_v, gen_f); link accelerations are left in sc.link_a. Each tree of a forest is solved on
+    its own (its root is a link without parent)."""
     g = wp.spatial_vector(wp.vec3(0.0), gravity)
-    c0 = kin.link_com[env, 0]
-    vl = wp.vec3(0.0)
-    w = wp.vec3(0.0)
-    if floating:
-        vl = gen_vec3(gen_v, env, 0)
-        w = gen_vec3(gen_v, env, 3)
     # outward: velocities, velocity-product accelerations, isolated inertias and bias forces
     for i in range(tree.link_count):
-        v = root_motion(c0, vl, w)
-        c = wp.spatial_vector(wp.vec3(0.0), -wp.cross(w, vl))
-        if i > 0:
+        p = tree.link_parent[i]
+        v = wp.spatial_vector()
+        c = wp.spatial_vector()
+        if p < 0:
+            rg = tree.link_root_gen[i]
+            if rg >= 0:
+                vl = gen_vec3(gen_v, env, rg)
+                w = gen_vec3(gen_v, env, rg + 3)
+                v = root_motion(kin.link_com[env, i], vl, w)
+                c = wp.spatial_vector(wp.vec3(0.0), -wp.cross(w, vl))
+        else:
             vj = wp.spatial_vector()
             for k in range(tree.joint_dof_count[i]):
                 d = tree.joint_dof_start[i] + k
-                vj += kin.dof_motion[env, d] * gen_v[env, off + d]
-            v = sc.link_v[env, tree.link_parent[i]] + vj
+                vj += kin.dof_motion[env, d] * gen_v[env, tree.dof_gen[d]]
+            v = sc.link_v[env, p] + vj
             c = mcross(v, vj)
         sc.link_v[env, i] = v
         sc.link_c[env, i] = c
@@ -53,8 +52,11 @@ def aba_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), g
             pa -= com_force_to_o(kin.link_com[env, i], link_fext[env, i])
         sc.link_f[env, i] = pa
     # inward: articulated inertias and bias forces
-    for ii in range(tree.link_count - 1):
+    for ii in range(tree.link_count):
         i = tree.link_count - 1 - ii
+        p = tree.link_parent[i]
+        if p < 0:
+            continue
         ia = sc.link_ia[env, i]
         pa = sc.link_f[env, i]
         nd = tree.joint_dof_count[i]
@@ -64,7 +66,7 @@ def aba_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), g
         for k in range(nd):
             uk = ia * kin.dof_motion[env, d0 + k]
             sc.dof_u[env, d0 + k] = uk
-            u[k] = gen_f[env, off + d0 + k] - wp.dot(kin.dof_motion[env, d0 + k], pa)
+            u[k] = gen_f[env, tree.dof_gen[d0 + k]] - wp.dot(kin.dof_motion[env, d0 + k], pa)
             for kk in range(nd):
                 dmat[kk, k] = wp.dot(kin.dof_motion[env, d0 + kk], uk)
             dmat[k, k] = dmat[k, k] + tree.dof_armature[d0 + k]
@@ -81,29 +83,32 @@ def aba_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), g
         for k in range(nd):
             for kk in range(nd):
                 pa_child += sc.dof_u[env, d0 + k] * (dinv[k, kk] * u[kk])
-        p = tree.link_parent[i]
         sc.link_ia[env, p] = sc.link_ia[env, p] + ia_child
         sc.link_f[env, p] = sc.link_f[env, p] + pa_child
-    # root
-    a0 = wp.spatial_vector()
-    if floating:
-        ia0 = sc.link_ia[env, 0]
-        bias = sc.link_f[env, 0] + ia0 * sc.link_c[env, 0]
-        dm = wp.spatial_matrix()
-        rhs = wp.spatial_vector()
-        for cc in range(6):
-            col = ia0 * root_column(c0, cc)
-            rhs[cc] = gen_f[env, cc] - wp.dot(root_column(c0, cc), bias)
-            for r in range(6):
-                dm[r, cc] = wp.dot(root_column(c0, r), col)
-        nu = cholesky_solve6(dm, rhs)
-        for k in range(6):
-            gen_a[env, k] = nu[k]
-        a0 = root_motion(c0, wp.vec3(nu[0], nu[1], nu[2]), wp.vec3(nu[3], nu[4], nu[5])) + sc.link_c[env, 0]
-    sc.link_a[env, 0] = a0
-    # outward: accelerations
-    for i in range(1, tree.link_count):
-        a = sc.link_a[env, tree.link_parent[i]] + sc.link_c[env, i]
+    # outward: accelerations (a floating root solves its 6x6 system first)
+    for i in range(tree.link_count):
+        p = tree.link_parent[i]
+        if p < 0:
+            a0 = wp.spatial_vector()
+            rg = tree.link_root_gen[i]
+            if rg >= 0:
+                c0 = kin.link_com[env, i]
+                ia0 = sc.link_ia[env, i]
+                bias = sc.link_f[env, i] + ia0 * sc.link_c[env, i]
+                dm = wp.spatial_matrix()
+                rhs = wp.spatial_vector()
+                for cc in range(6):
+                    col = ia0 * root_column(c0, cc)
+                    rhs[cc] = gen_f[env, rg + cc] - wp.dot(root_column(c0, cc), bias)
+                    for r in range(6):
+                        dm[r, cc] = wp.dot(root_column(c0, r), col)
+                nu = cholesky_solve6(dm, rhs)
+                for k in range(6):
+                    gen_a[env, rg + k] = nu[k]
+                a0 = root_motion(c0, wp.vec3(nu[0], nu[1], nu[2]), wp.vec3(nu[3], nu[4], nu[5])) + sc.link_c[env, i]
+            sc.link_a[env, i] = a0
+            continue
+        a = sc.link_a[env, p] + sc.link_c[env, i]
         nd = tree.joint_dof_count[i]
         d0 = tree.joint_dof_start[i]
         if nd > 0:
@@ -112,7 +117,7 @@ def aba_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), g
                 rhs_j[k] = rhs_j[k] - wp.dot(sc.dof_u[env, d0 + k], a)
             qdd = sc.link_dinv[env, i] * rhs_j
             for k in range(nd):
-                gen_a[env, off + d0 + k] = qdd[k]
+                gen_a[env, tree.dof_gen[d0 + k]] = qdd[k]
                 a += kin.dof_motion[env, d0 + k] * qdd[k]
         sc.link_a[env, i] = a
 

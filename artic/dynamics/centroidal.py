@@ -31,14 +31,14 @@ def _articulation_com(
     tree: Tree,
     link_com: wp.array2d(dtype=wp.vec3),
     origin: wp.array(dtype=wp.vec3),
-    root_pose: wp.array(dtype=wp.transform),
+    root_pose: wp.array2d(dtype=wp.transform),
     root_frame: int,
     com: wp.array(dtype=wp.vec3),
 ):
     env = env_offset + wp.tid()
     g = _com(tree, link_com, env) + origin[env]
     if root_frame != 0:
-        g = wp.transform_point(wp.transform_inverse(root_pose[env]), g)
+        g = wp.transform_point(wp.transform_inverse(root_pose[env, 0]), g)
     com[env] = g
 
 

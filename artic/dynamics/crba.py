@@ -10,7 +10,7 @@ import warp as wp
 
 from ..data import Kin, Scratch
 from ..math.spatial import inertia_mul, root_column
-from ..model import JOINT_FREE_ROOT, Tree
+from ..model import Tree
 from ..parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
@@ -19,10 +19,6 @@ wp.set_module_options({"enable_backward": False})  # forward-only kernels: half 
 @wp.func
 def crba_env(tree: Tree, kin: Kin, sc: Scratch, mass_matrix: wp.array3d(dtype=float), env: int):
     n = mass_matrix.shape[1]
-    floating = tree.joint_type[0] == JOINT_FREE_ROOT
-    off = 0
-    if floating:
-        off = 6
     for r in range(n):
         for c in range(n):
             mass_matrix[env, r, c] = 0.0
@@ -30,39 +26,44 @@ def crba_env(tree: Tree, kin: Kin, sc: Scratch, mass_matrix: wp.array3d(dtype=fl
         sc.comp_mass[env, i] = tree.link_mass[i]
         sc.comp_h[env, i] = tree.link_mass[i] * kin.link_com[env, i]
         sc.comp_j[env, i] = kin.link_inertia[env, i]
-    for ii in range(tree.link_count - 1):
+    for ii in range(tree.link_count):
         i = tree.link_count - 1 - ii
         p = tree.link_parent[i]
-        sc.comp_mass[env, p] = sc.comp_mass[env, p] + sc.comp_mass[env, i]
-        sc.comp_h[env, p] = sc.comp_h[env, p] + sc.comp_h[env, i]
-        sc.comp_j[env, p] = sc.comp_j[env, p] + sc.comp_j[env, i]
-    c0 = kin.link_com[env, 0]
-    for i in range(1, tree.link_count):
+        if p >= 0:
+            sc.comp_mass[env, p] = sc.comp_mass[env, p] + sc.comp_mass[env, i]
+            sc.comp_h[env, p] = sc.comp_h[env, p] + sc.comp_h[env, i]
+            sc.comp_j[env, p] = sc.comp_j[env, p] + sc.comp_j[env, i]
+    for i in range(tree.link_count):
+        rg = tree.link_root_gen[i]
+        if tree.link_parent[i] < 0:
+            if rg >= 0:  # the floating root's 6x6 block: the whole tree's composite inertia
+                c0 = kin.link_com[env, i]
+                for c in range(6):
+                    f = inertia_mul(sc.comp_mass[env, i], sc.comp_h[env, i], sc.comp_j[env, i], root_column(c0, c))
+                    for r in range(6):
+                        mass_matrix[env, rg + r, rg + c] = wp.dot(root_column(c0, r), f)
+            continue
         cm = sc.comp_mass[env, i]
         ch = sc.comp_h[env, i]
         cj = sc.comp_j[env, i]
         for k in range(tree.joint_dof_count[i]):
             d = tree.joint_dof_start[i] + k
+            gd = tree.dof_gen[d]
             f = inertia_mul(cm, ch, cj, kin.dof_motion[env, d])
             j = i
-            while j > 0:
+            while tree.link_parent[j] >= 0:
                 for kk in range(tree.joint_dof_count[j]):
                     dd = tree.joint_dof_start[j] + kk
                     val = wp.dot(kin.dof_motion[env, dd], f)
-                    mass_matrix[env, off + dd, off + d] = val
-                    mass_matrix[env, off + d, off + dd] = val
+                    mass_matrix[env, tree.dof_gen[dd], gd] = val
+                    mass_matrix[env, gd, tree.dof_gen[dd]] = val
                 j = tree.link_parent[j]
-            if floating:
+            if rg >= 0:  # j is now the tree's root
                 for r in range(6):
-                    val = wp.dot(root_column(c0, r), f)
-                    mass_matrix[env, r, off + d] = val
-                    mass_matrix[env, off + d, r] = val
-            mass_matrix[env, off + d, off + d] = mass_matrix[env, off + d, off + d] + tree.dof_armature[d]
-    if floating:
-        for c in range(6):
-            f = inertia_mul(sc.comp_mass[env, 0], sc.comp_h[env, 0], sc.comp_j[env, 0], root_column(c0, c))
-            for r in range(6):
-                mass_matrix[env, r, c] = wp.dot(root_column(c0, r), f)
+                    val = wp.dot(root_column(kin.link_com[env, j], r), f)
+                    mass_matrix[env, rg + r, gd] = val
+                    mass_matrix[env, gd, rg + r] = val
+            mass_matrix[env, gd, gd] = mass_matrix[env, gd, gd] + tree.dof_armature[d]
 
 
 @wp.kernel

@@ -15,15 +15,20 @@ from ..model import Tree
 
 
 @wp.func
-def prescale_joint_velocities(rows: JointRows, gen_v: wp.array2d(dtype=float), env: int, off: int, n: int):
-    ratio = float(1.0)
-    for d in range(n):
-        v = wp.abs(gen_v[env, off + d])
-        if v > rows.dof_max_velocity[d]:
-            ratio = wp.min(ratio, rows.dof_max_velocity[d] / v)
-    if ratio < 1.0:
-        for d in range(n):
-            gen_v[env, off + d] = gen_v[env, off + d] * ratio
+def prescale_joint_velocities(tree: Tree, rows: JointRows, gen_v: wp.array2d(dtype=float), env: int, n: int):
+    for t in range(tree.tree_count):  # one ratio per articulation
+        d0 = tree.joint_dof_start[tree.tree_root[t]]
+        d1 = n
+        if t + 1 < tree.tree_count:
+            d1 = tree.joint_dof_start[tree.tree_root[t + 1]]
+        ratio = float(1.0)
+        for d in range(d0, d1):
+            v = wp.abs(gen_v[env, tree.dof_gen[d]])
+            if v > rows.dof_max_velocity[d]:
+                ratio = wp.min(ratio, rows.dof_max_velocity[d] / v)
+        if ratio < 1.0:
+            for d in range(d0, d1):
+                gen_v[env, tree.dof_gen[d]] = gen_v[env, tree.dof_gen[d]] * ratio
 
 
 @wp.func

@@ -9,7 +9,7 @@ A floating root's COM advances by v_c h and its orientation by exp(w h), world f
 import warp as wp
 
 from ..math.spatial import unit
-from ..model import JOINT_FREE_ROOT, JOINT_REVOLUTE, JOINT_SPHERICAL, Tree
+from ..model import JOINT_REVOLUTE, JOINT_SPHERICAL, Tree
 from .kinematics import joint_rotation_vector, quat_exp
 
 _TWO_PI = wp.constant(6.283185307179586)
@@ -39,19 +39,23 @@ def wrap_revolute(q: float):
 
 
 @wp.func
-def integrate_positions(tree: Tree, joint_q: wp.array2d(dtype=float), root_pose: wp.array(dtype=wp.transform),
+def integrate_positions(tree: Tree, joint_q: wp.array2d(dtype=float), root_pose: wp.array2d(dtype=wp.transform),
                         gen_v: wp.array2d(dtype=float), dof_dq: wp.array2d(dtype=float), h: float, env: int):
-    """Advance q and the floating root by h with the velocities gen_v; accumulate each dof's change in dof_dq."""
-    off = 0
-    if tree.joint_type[0] == JOINT_FREE_ROOT:
-        off = 6
-        x = root_pose[env]
-        rot = wp.transform_get_rotation(x)
-        com = wp.transform_point(x, tree.link_com_local[0])
-        com += wp.vec3(gen_v[env, 0], gen_v[env, 1], gen_v[env, 2]) * h
-        rot = wp.normalize(quat_exp(wp.vec3(gen_v[env, 3], gen_v[env, 4], gen_v[env, 5]) * h) * rot)
-        root_pose[env] = wp.transform(com - wp.quat_rotate(rot, tree.link_com_local[0]), rot)
-    for i in range(1, tree.link_count):
+    """Advance q and the floating roots (root_pose: (E, T)) by h with the velocities gen_v; accumulate each dof's
+    change in dof_dq."""
+    for i in range(tree.link_count):
+        if tree.link_parent[i] < 0:
+            rg = tree.link_root_gen[i]
+            if rg >= 0:
+                t = tree.link_tree[i]
+                x = root_pose[env, t]
+                rot = wp.transform_get_rotation(x)
+                com = wp.transform_point(x, tree.link_com_local[i])
+                com += wp.vec3(gen_v[env, rg], gen_v[env, rg + 1], gen_v[env, rg + 2]) * h
+                rot = wp.normalize(quat_exp(wp.vec3(gen_v[env, rg + 3], gen_v[env, rg + 4], gen_v[env, rg + 5]) * h)
+                                   * rot)
+                root_pose[env, t] = wp.transform(com - wp.quat_rotate(rot, tree.link_com_local[i]), rot)
+            continue
         nd = tree.joint_dof_count[i]
         d0 = tree.joint_dof_start[i]
         if nd == 0:
@@ -60,16 +64,16 @@ def integrate_positions(tree: Tree, joint_q: wp.array2d(dtype=float), root_pose:
             rel = quat_exp(joint_rotation_vector(joint_q, env, d0, nd, tree.dof_axis))
             w = wp.vec3(0.0)
             for k in range(nd):
-                w += unit(tree.dof_axis[d0 + k]) * gen_v[env, off + d0 + k]
+                w += unit(tree.dof_axis[d0 + k]) * gen_v[env, tree.dof_gen[d0 + k]]
             rv = quat_log(wp.normalize(rel * quat_exp(w * h)))
             for k in range(nd):
                 d = d0 + k
                 new_q = rv[tree.dof_axis[d]]
-                dof_dq[env, d] = dof_dq[env, d] + gen_v[env, off + d] * h
+                dof_dq[env, d] = dof_dq[env, d] + gen_v[env, tree.dof_gen[d]] * h
                 joint_q[env, d] = new_q
         else:
             d = d0
-            qd = gen_v[env, off + d]
+            qd = gen_v[env, tree.dof_gen[d]]
             q = joint_q[env, d] + qd * h
             if tree.joint_type[i] == JOINT_REVOLUTE:
                 q = wrap_revolute(q)

@@ -9,7 +9,7 @@ import warp as wp
 
 from ..data import Kin
 from ..math.spatial import root_column
-from ..model import JOINT_FREE_ROOT, Tree
+from ..model import Tree
 from ..parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
@@ -32,28 +32,25 @@ def _dense_jacobian(
     jac: wp.array3d(dtype=float),
 ):
     env = env_offset + wp.tid()
-    floating = tree.joint_type[0] == JOINT_FREE_ROOT
-    off = 0
-    first = 1
-    if floating:
-        off = 6
+    first = 1  # one articulation: rows for every link but a fixed root
+    if tree.link_root_gen[0] >= 0:
         first = 0
     for r in range(jac.shape[1]):
         for c in range(jac.shape[2]):
             jac[env, r, c] = 0.0
-    c0 = kin.link_com[env, 0]
     for i in range(first, tree.link_count):
         row = 6 * (i - first)
         ci = kin.link_com[env, i]
         j = i
-        while j > 0:
+        while tree.link_parent[j] >= 0:
             for k in range(tree.joint_dof_count[j]):
                 d = tree.joint_dof_start[j] + k
-                _put(jac, env, row, off + d, kin.dof_motion[env, d], ci)
+                _put(jac, env, row, tree.dof_gen[d], kin.dof_motion[env, d], ci)
             j = tree.link_parent[j]
-        if floating:
+        rg = tree.link_root_gen[j]
+        if rg >= 0:
             for k in range(6):
-                _put(jac, env, row, k, root_column(c0, k), ci)
+                _put(jac, env, row, rg + k, root_column(kin.link_com[env, j], k), ci)
 
 
 def dense_jacobian(model, data):

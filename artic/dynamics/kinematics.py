@@ -10,7 +10,7 @@ import warp as wp
 
 from ..data import Kin
 from ..math.spatial import root_motion, unit
-from ..model import JOINT_FREE_ROOT, JOINT_PRISMATIC, JOINT_SPHERICAL, Tree
+from ..model import JOINT_PRISMATIC, JOINT_SPHERICAL, Tree
 from ..parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
@@ -69,26 +69,27 @@ def world_inertia_about_o(q: wp.quat, d: wp.vec3, mass: float, c: wp.vec3):
 
 
 @wp.func
-def forward_kinematics_env(tree: Tree, joint_q: wp.array2d(dtype=float), root_pose: wp.array(dtype=wp.transform),
+def forward_kinematics_env(tree: Tree, joint_q: wp.array2d(dtype=float), root_pose: wp.array2d(dtype=wp.transform),
                            link_pose: wp.array2d(dtype=wp.transform), kin: Kin, env: int):
-    """Link poses, O, link COMs and inertias about O, and motion columns of one env."""
-    x0 = root_pose[env]
-    o = wp.transform_get_translation(x0)
+    """Link poses, O (the first tree's root origin), link COMs and inertias about O, and motion columns of one env.
+    root_pose: (E, T), one actor pose per tree."""
+    o = wp.transform_get_translation(root_pose[env, 0])
     kin.origin[env] = o
     for i in range(tree.link_count):
-        xj = x0  # the child joint frame (unused for the root)
-        x = x0
-        if i > 0:
+        p = tree.link_parent[i]
+        x = root_pose[env, tree.link_tree[i]]
+        xj = x  # the child joint frame (unused for a root)
+        if p >= 0:
             jx = joint_transform(tree.joint_type[i], joint_q, env, tree.joint_dof_start[i], tree.joint_dof_count[i],
                                  tree.dof_axis)
-            xj = link_pose[env, tree.link_parent[i]] * tree.joint_parent_pose[i] * jx
+            xj = link_pose[env, p] * tree.joint_parent_pose[i] * jx
             x = xj * tree.joint_child_pose_inv[i]
         link_pose[env, i] = x
         c = wp.transform_point(x, tree.link_com_local[i]) - o
         kin.link_com[env, i] = c
         kin.link_inertia[env, i] = world_inertia_about_o(
             wp.transform_get_rotation(x) * tree.link_com_rot[i], tree.link_principal_inertia[i], tree.link_mass[i], c)
-        if i > 0:
+        if p >= 0:
             a = wp.transform_get_translation(xj) - o
             for k in range(tree.joint_dof_count[i]):
                 d = tree.joint_dof_start[i] + k
@@ -101,21 +102,34 @@ def forward_kinematics_env(tree: Tree, joint_q: wp.array2d(dtype=float), root_po
 
 
 @wp.func
-def link_velocities_env(tree: Tree, kin: Kin, qd: wp.array2d(dtype=float), qd_offset: int, root_lin: wp.vec3,
-                        root_ang: wp.vec3, link_v: wp.array2d(dtype=wp.spatial_vector),
+def link_velocities_env(tree: Tree, kin: Kin, qd: wp.array2d(dtype=float), generalized: int,
+                        root_lin: wp.array2d(dtype=wp.vec3), root_ang: wp.array2d(dtype=wp.vec3),
+                        link_v: wp.array2d(dtype=wp.spatial_vector),
                         link_velocity: wp.array2d(dtype=wp.spatial_vector), env: int):
-    """Internal spatial velocities (link_v) and public COM velocities (link_velocity) of one env; joint velocities
-    are read from qd[env, qd_offset + dof] (the joint state, or a generalized vector)."""
+    """Internal spatial velocities (link_v) and public COM velocities (link_velocity) of one env. With
+    `generalized` set, qd is a generalized vector (roots and joints at their generalized indices); otherwise it is
+    the joint state and the floating roots' velocities come from root_lin/root_ang (E, T)."""
     for i in range(tree.link_count):
         v = wp.spatial_vector()
-        if i == 0:
-            if tree.joint_type[0] == JOINT_FREE_ROOT:
-                v = root_motion(kin.link_com[env, 0], root_lin, root_ang)
+        p = tree.link_parent[i]
+        if p < 0:
+            rg = tree.link_root_gen[i]
+            if rg >= 0:
+                t = tree.link_tree[i]
+                lin = root_lin[env, t]
+                ang = root_ang[env, t]
+                if generalized != 0:
+                    lin = wp.vec3(qd[env, rg], qd[env, rg + 1], qd[env, rg + 2])
+                    ang = wp.vec3(qd[env, rg + 3], qd[env, rg + 4], qd[env, rg + 5])
+                v = root_motion(kin.link_com[env, i], lin, ang)
         else:
-            v = link_v[env, tree.link_parent[i]]
+            v = link_v[env, p]
             for k in range(tree.joint_dof_count[i]):
                 d = tree.joint_dof_start[i] + k
-                v += kin.dof_motion[env, d] * qd[env, qd_offset + d]
+                col = d
+                if generalized != 0:
+                    col = tree.dof_gen[d]
+                v += kin.dof_motion[env, d] * qd[env, col]
         link_v[env, i] = v
         w = wp.spatial_top(v)
         link_velocity[env, i] = wp.spatial_vector(wp.spatial_bottom(v) + wp.cross(w, kin.link_com[env, i]), w)
@@ -126,7 +140,7 @@ def _forward_kinematics(
     env_offset: int,
     tree: Tree,
     joint_q: wp.array2d(dtype=float),
-    root_pose: wp.array(dtype=wp.transform),
+    root_pose: wp.array2d(dtype=wp.transform),
     link_pose: wp.array2d(dtype=wp.transform),
     kin: Kin,
 ):
@@ -139,13 +153,13 @@ def _link_velocities(
     tree: Tree,
     kin: Kin,
     joint_qd: wp.array2d(dtype=float),
-    root_lin_vel: wp.array(dtype=wp.vec3),
-    root_ang_vel: wp.array(dtype=wp.vec3),
+    root_lin_vel: wp.array2d(dtype=wp.vec3),
+    root_ang_vel: wp.array2d(dtype=wp.vec3),
     link_v: wp.array2d(dtype=wp.spatial_vector),
     link_velocity: wp.array2d(dtype=wp.spatial_vector),
 ):
     env = env_offset + wp.tid()
-    link_velocities_env(tree, kin, joint_qd, 0, root_lin_vel[env], root_ang_vel[env], link_v, link_velocity, env)
+    link_velocities_env(tree, kin, joint_qd, 0, root_lin_vel, root_ang_vel, link_v, link_velocity, env)
 
 
 def forward_kinematics(model, state, data):

@@ -9,7 +9,7 @@ import warp as wp
 
 from ..data import Kin, Scratch
 from ..math.spatial import com_force_to_o, fcross, inertia_mul, mcross, root_motion
-from ..model import JOINT_FREE_ROOT, Tree
+from ..model import Tree
 from ..parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
@@ -26,29 +26,27 @@ def rnea_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), 
              gen_f: wp.array2d(dtype=float), env: int):
     """gen_f = RNEA(q, gen_v, gen_a); also leaves link velocities, accelerations and the forces transmitted across
     each inbound joint (about O) in sc.link_v, sc.link_a, sc.link_f."""
-    off = 0
-    c0 = kin.link_com[env, 0]
-    v0 = wp.spatial_vector()
-    a0 = wp.spatial_vector(wp.vec3(0.0), -gravity)
-    if tree.joint_type[0] == JOINT_FREE_ROOT:
-        off = 6
-        vl = gen_vec3(gen_v, env, 0)
-        w = gen_vec3(gen_v, env, 3)
-        v0 = root_motion(c0, vl, w)
-        a0 += root_motion(c0, gen_vec3(gen_a, env, 0), gen_vec3(gen_a, env, 3))
-        a0 += wp.spatial_vector(wp.vec3(0.0), -wp.cross(w, vl))
     for i in range(tree.link_count):
-        v = v0
-        a = a0
-        if i > 0:
-            p = tree.link_parent[i]
+        p = tree.link_parent[i]
+        v = wp.spatial_vector()
+        a = wp.spatial_vector(wp.vec3(0.0), -gravity)
+        if p < 0:
+            rg = tree.link_root_gen[i]
+            if rg >= 0:
+                c0 = kin.link_com[env, i]
+                vl = gen_vec3(gen_v, env, rg)
+                w = gen_vec3(gen_v, env, rg + 3)
+                v = root_motion(c0, vl, w)
+                a += root_motion(c0, gen_vec3(gen_a, env, rg), gen_vec3(gen_a, env, rg + 3))
+                a += wp.spatial_vector(wp.vec3(0.0), -wp.cross(w, vl))
+        else:
             vj = wp.spatial_vector()
             aj = wp.spatial_vector()
             for k in range(tree.joint_dof_count[i]):
                 d = tree.joint_dof_start[i] + k
                 s = kin.dof_motion[env, d]
-                vj += s * gen_v[env, off + d]
-                aj += s * gen_a[env, off + d]
+                vj += s * gen_v[env, tree.dof_gen[d]]
+                aj += s * gen_a[env, tree.dof_gen[d]]
             v = sc.link_v[env, p] + vj
             a = sc.link_a[env, p] + aj + mcross(v, vj)
         sc.link_v[env, i] = v
@@ -60,21 +58,23 @@ def rnea_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), 
         if use_fext != 0:
             f -= com_force_to_o(kin.link_com[env, i], link_fext[env, i])
         sc.link_f[env, i] = f
-    for ii in range(tree.link_count - 1):
+    for ii in range(tree.link_count):
         i = tree.link_count - 1 - ii
         f = sc.link_f[env, i]
-        for k in range(tree.joint_dof_count[i]):
-            d = tree.joint_dof_start[i] + k
-            gen_f[env, off + d] = wp.dot(kin.dof_motion[env, d], f) + tree.dof_armature[d] * gen_a[env, off + d]
         p = tree.link_parent[i]
-        sc.link_f[env, p] = sc.link_f[env, p] + f
-    if off == 6:
-        f0 = sc.link_f[env, 0]
-        force = wp.spatial_bottom(f0)
-        torque = wp.spatial_top(f0) - wp.cross(c0, force)
-        for k in range(3):
-            gen_f[env, k] = force[k]
-            gen_f[env, 3 + k] = torque[k]
+        if p >= 0:
+            for k in range(tree.joint_dof_count[i]):
+                d = tree.joint_dof_start[i] + k
+                gd = tree.dof_gen[d]
+                gen_f[env, gd] = wp.dot(kin.dof_motion[env, d], f) + tree.dof_armature[d] * gen_a[env, gd]
+            sc.link_f[env, p] = sc.link_f[env, p] + f
+        elif tree.link_root_gen[i] >= 0:
+            rg = tree.link_root_gen[i]
+            force = wp.spatial_bottom(f)
+            torque = wp.spatial_top(f) - wp.cross(kin.link_com[env, i], force)
+            for k in range(3):
+                gen_f[env, rg + k] = force[k]
+                gen_f[env, rg + 3 + k] = torque[k]
 
 
 @wp.kernel

@@ -8,40 +8,41 @@ import warp as wp
 
 
 @wp.func
-def spd_inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: int, n: int):
-    """out = a^-1 for SPD a (n x n); `out` also serves as the Cholesky workspace. A non-positive pivot
-    (singular a) yields NaN, which the caller reports."""
+def spd_inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: int, s: int, n: int):
+    """out = a^-1 on the diagonal block [s, s + n) of an SPD a; `out` also serves as the Cholesky workspace.
+    (A forest's M is block-diagonal, one block per tree: entries outside the blocks are never written and stay
+    zero.) A non-positive pivot (singular a) yields NaN, which the caller reports."""
     # Cholesky factor L in the lower triangle of out
-    for j in range(n):
-        s = a[env, j, j]
-        for k in range(j):
-            s -= out[env, j, k] * out[env, j, k]
-        d = wp.sqrt(s)
-        if s <= 0.0:
+    for j in range(s, s + n):
+        t = a[env, j, j]
+        for k in range(s, j):
+            t -= out[env, j, k] * out[env, j, k]
+        d = wp.sqrt(t)
+        if t <= 0.0:
             d = wp.nan
         out[env, j, j] = d
-        for i in range(j + 1, n):
-            t = a[env, i, j]
-            for k in range(j):
-                t -= out[env, i, k] * out[env, j, k]
-            out[env, i, j] = t / d
+        for i in range(j + 1, s + n):
+            u = a[env, i, j]
+            for k in range(s, j):
+                u -= out[env, i, k] * out[env, j, k]
+            out[env, i, j] = u / d
     # L^-1 in place (lower triangle)
-    for j in range(n):
+    for j in range(s, s + n):
         out[env, j, j] = 1.0 / out[env, j, j]
-        for i in range(j + 1, n):
-            t = float(0.0)
+        for i in range(j + 1, s + n):
+            u = float(0.0)
             for k in range(j, i):
-                t -= out[env, i, k] * out[env, k, j]
-            out[env, i, j] = t / out[env, i, i]
+                u -= out[env, i, k] * out[env, k, j]
+            out[env, i, j] = u / out[env, i, i]
     # A^-1 = L^-T L^-1, symmetric: fill the upper triangle first, then mirror
-    for i in range(n):
-        for j in range(i, n):
-            t = float(0.0)
-            for k in range(j, n):
-                t += out[env, k, i] * out[env, k, j]
-            out[env, i, j] = t
-    for i in range(n):
-        for j in range(i + 1, n):
+    for i in range(s, s + n):
+        for j in range(i, s + n):
+            u = float(0.0)
+            for k in range(j, s + n):
+                u += out[env, k, i] * out[env, k, j]
+            out[env, i, j] = u
+    for i in range(s, s + n):
+        for j in range(i + 1, s + n):
             out[env, j, i] = out[env, i, j]
 
 

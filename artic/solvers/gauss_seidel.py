@@ -29,6 +29,7 @@ from ..constraints.tendon import tendon_impulse
 from ..constraints.velocity_limit import velocity_limit_impulse
 from ..data import StepData
 from ..math.dense import add_row, row_dot
+from ..model import Tree
 
 
 @wp.func
@@ -38,13 +39,10 @@ def apply_dof_impulse(sd: StepData, env: int, n_gen: int, col: int, delta: float
 
 
 @wp.func
-def sweep_joint_rows(rows: JointRows, ct: Contacts, sd: StepData, env: int, off: int, n_gen: int, h: float,
+def sweep_joint_rows(tree: Tree, rows: JointRows, ct: Contacts, sd: StepData, env: int, n_gen: int, h: float,
                      dt: float, erp: float, contact_erp: float, t_elapsed: float, position_iteration: int, tgs: int):
     """One pass over the rows and static contacts. h: solver step (dt or rho); dt: full step (force limits, effort
     friction)."""
-    max_impulse_scale = float(1.0)
-    if rows.drive_limits_are_forces != 0:
-        max_impulse_scale = dt
     c = ct.dynamic_count[env]
     n_contacts = ct.count[env]
     for r in range(rows.row_count):
@@ -56,7 +54,7 @@ def sweep_joint_rows(rows: JointRows, ct: Contacts, sd: StepData, env: int, off:
             c = e
         kind = rows.row_kind[r]
         d = rows.row_dof[r]
-        col = off + d
+        col = tree.dof_gen[d]
         v = sd.gen_v[env, col]
         recip = sd.dof_recip[env, d]
         delta = float(0.0)
@@ -70,8 +68,10 @@ def sweep_joint_rows(rows: JointRows, ct: Contacts, sd: StepData, env: int, off:
         elif kind == ROW_DRIVE:
             if tgs == 0 or position_iteration != 0:  # TGS velocity iterations freeze the drive
                 acc = sd.row_lambda[env, r]
-                new = drive_impulse(sd.dof_drive_coef[env, d], acc, v, sd.dof_dq[env, d], t_elapsed,
-                                    rows.dof_max_force[d] * max_impulse_scale)
+                max_impulse = rows.dof_max_force[d]
+                if rows.dof_limits_are_forces[d] != 0:
+                    max_impulse *= dt
+                new = drive_impulse(sd.dof_drive_coef[env, d], acc, v, sd.dof_dq[env, d], t_elapsed, max_impulse)
                 delta = new - acc
                 sd.row_lambda[env, r] = new
         elif kind == ROW_FRICTION:
@@ -94,7 +94,7 @@ def sweep_joint_rows(rows: JointRows, ct: Contacts, sd: StepData, env: int, off:
 
 
 @wp.func
-def sweep_coupling_rows(cr: CouplingRows, sd: StepData, joint_q: wp.array2d(dtype=float), env: int, off: int,
+def sweep_coupling_rows(tree: Tree, cr: CouplingRows, sd: StepData, joint_q: wp.array2d(dtype=float), env: int,
                         n_gen: int, h: float, erp: float, position_iteration: int, tgs: int):
     """One pass over the coupling rows. joint_q holds the current positions (TGS integrates them per substep)."""
     tendon = int(-1)
@@ -128,7 +128,7 @@ def sweep_coupling_rows(cr: CouplingRows, sd: StepData, joint_q: wp.array2d(dtyp
                 for m in range(n):
                     u = cr.ft_joint_start[t] + m
                     length += cr.ftj_coef[u] * joint_q[env, cr.ftj_dof[u]]
-                    speed += cr.ftj_coef[u] * sd.gen_v[env, off + cr.ftj_dof[u]]
+                    speed += cr.ftj_coef[u] * sd.gen_v[env, tree.dof_gen[cr.ftj_dof[u]]]
             limit_err = float(0.0)
             if length < cr.ft_limit_low[t]:
                 limit_err = (length - cr.ft_limit_low[t]) / float(n)
@@ -152,14 +152,14 @@ def sweep_coupling_rows(cr: CouplingRows, sd: StepData, joint_q: wp.array2d(dtyp
 
 
 @wp.func
-def sweep(rows: JointRows, cr: CouplingRows, ct: Contacts, sd: StepData, joint_q: wp.array2d(dtype=float), env: int,
-          off: int, n_gen: int, h: float, dt: float, erp: float, contact_erp: float, t_elapsed: float,
+def sweep(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, sd: StepData,
+          joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, dt: float, erp: float, contact_erp: float, t_elapsed: float,
           position_iteration: int, tgs: int):
     """One solver iteration: self-collision contacts, coupling rows, then the per-link joint rows with each link's
     static contacts (physx-notes 1.7, 4.2)."""
     solve_contacts(ct, sd.gen_v, env, 0, ct.dynamic_count[env], n_gen, h, contact_erp, position_iteration)
-    sweep_coupling_rows(cr, sd, joint_q, env, off, n_gen, h, erp, position_iteration, tgs)
-    sweep_joint_rows(rows, ct, sd, env, off, n_gen, h, dt, erp, contact_erp, t_elapsed, position_iteration, tgs)
+    sweep_coupling_rows(tree, cr, sd, joint_q, env, n_gen, h, erp, position_iteration, tgs)
+    sweep_joint_rows(tree, rows, ct, sd, env, n_gen, h, dt, erp, contact_erp, t_elapsed, position_iteration, tgs)
 
 
 @wp.func

@@ -9,17 +9,18 @@ from ..collision.geometry import Contacts
 from ..constraints.coupling_rows import CouplingRows
 from ..constraints.joint_rows import JointRows
 from ..data import StepData
+from ..model import Tree
 from .gauss_seidel import sweep
 
 PGS_ERP = wp.constant(0.8)
 
 
 @wp.func
-def pgs_solve(rows: JointRows, cr: CouplingRows, ct: Contacts, sd: StepData, joint_q: wp.array2d(dtype=float),
-              env: int, off: int, n_gen: int, dt: float, n_pos: int, n_vel: int):
+def pgs_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, sd: StepData, joint_q: wp.array2d(dtype=float),
+              env: int, n_gen: int, dt: float, n_pos: int, n_vel: int):
     for _it in range(n_pos):
-        sweep(rows, cr, ct, sd, joint_q, env, off, n_gen, dt, dt, PGS_ERP, PGS_ERP, 0.0, 1, 0)
+        sweep(tree, rows, cr, ct, sd, joint_q, env, n_gen, dt, dt, PGS_ERP, PGS_ERP, 0.0, 1, 0)
     for k in range(n_gen):
         sd.gen_vpos[env, k] = sd.gen_v[env, k]
     for _it in range(wp.max(1, n_vel)):
-        sweep(rows, cr, ct, sd, joint_q, env, off, n_gen, dt, dt, PGS_ERP, PGS_ERP, 0.0, 0, 0)
+        sweep(tree, rows, cr, ct, sd, joint_q, env, n_gen, dt, dt, PGS_ERP, PGS_ERP, 0.0, 0, 0)

@@ -18,15 +18,15 @@ from .gauss_seidel import advance_spatial_lengths, sweep
 
 @wp.func
 def tgs_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, sd: StepData,
-              joint_q: wp.array2d(dtype=float), root_pose: wp.array(dtype=wp.transform), env: int, off: int,
+              joint_q: wp.array2d(dtype=float), root_pose: wp.array2d(dtype=wp.transform), env: int,
               n_gen: int, dt: float, n_pos: int, n_vel: int):
     rho = dt / float(n_pos)
     erp = wp.min(0.9, 2.0 / wp.sqrt(float(n_pos)))
     contact_erp = wp.min(0.8, 2.0 / wp.sqrt(float(n_pos)))
     for a in range(n_pos):
-        sweep(rows, cr, ct, sd, joint_q, env, off, n_gen, rho, dt, erp, contact_erp, float(a) * rho, 1, 1)
+        sweep(tree, rows, cr, ct, sd, joint_q, env, n_gen, rho, dt, erp, contact_erp, float(a) * rho, 1, 1)
         integrate_positions(tree, joint_q, root_pose, sd.gen_v, sd.dof_dq, rho, env)
         advance_spatial_lengths(cr, sd, env, n_gen, rho)
         advance_contacts(ct, sd.gen_v, env, n_gen, rho)
     for _it in range(n_vel):
-        sweep(rows, cr, ct, sd, joint_q, env, off, n_gen, rho, dt, erp, contact_erp, dt, 0, 1)
+        sweep(tree, rows, cr, ct, sd, joint_q, env, n_gen, rho, dt, erp, contact_erp, dt, 0, 1)
