@@ -153,10 +153,10 @@ def sweep_coupling_rows(tree: Tree, cr: CouplingRows, sd: StepData, joint_q: wp.
 
 @wp.func
 def sweep(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, sd: StepData,
-          joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, dt: float, erp: float, contact_erp: float, t_elapsed: float,
-          position_iteration: int, tgs: int):
-    """One solver iteration: self-collision contacts, coupling rows, then the per-link joint rows with each link's
-    static contacts (physx-notes 1.7, 4.2)."""
+          joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, dt: float, erp: float,
+          contact_erp: float, t_elapsed: float, position_iteration: int, tgs: int):
+    """One solver iteration: link-link contacts (within an articulation or between two), coupling rows, then the
+    per-link joint rows with each link's static contacts (physx-notes 1.7, 4.2)."""
     solve_contacts(ct, sd.gen_v, env, 0, ct.dynamic_count[env], n_gen, h, contact_erp, position_iteration)
     sweep_coupling_rows(tree, cr, sd, joint_q, env, n_gen, h, erp, position_iteration, tgs)
     sweep_joint_rows(tree, rows, ct, sd, env, n_gen, h, dt, erp, contact_erp, t_elapsed, position_iteration, tgs)

@@ -16,8 +16,8 @@ PGS_ERP = wp.constant(0.8)
 
 
 @wp.func
-def pgs_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, sd: StepData, joint_q: wp.array2d(dtype=float),
-              env: int, n_gen: int, dt: float, n_pos: int, n_vel: int):
+def pgs_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, sd: StepData,
+              joint_q: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, n_pos: int, n_vel: int):
     for _it in range(n_pos):
         sweep(tree, rows, cr, ct, sd, joint_q, env, n_gen, dt, dt, PGS_ERP, PGS_ERP, 0.0, 1, 0)
     for k in range(n_gen):
