@@ -111,8 +111,7 @@ class Scene:
         """Group the articulations into blocks (those whose shapes can touch share one) and move every env's state
         of a regrouped articulation into its new block."""
         groups = collision_groups(self.articulations)
-        current = {tuple(id(a) for a in b.arts): b for b in {id(v.block): v.block for v in self._views.values()
-                                                             }.values()}
+        current = {tuple(id(a) for a in v.block.arts): v.block for v in self._views.values()}
         blocks = []
         for group in groups:
             block = current.get(tuple(id(a) for a in group))
