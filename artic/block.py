@@ -25,13 +25,15 @@ from .step import Stepper
 
 
 class Block:
-    def __init__(self, arts: list[Articulation], num_envs: int, gravity, device, statics, contact_capacity: int):
+    def __init__(self, arts: list[Articulation], num_envs: int, gravity, device, statics, contact_capacity: int,
+                 friction_correlation_distance: float):
         self.arts = list(arts)
         self.num_envs = num_envs
         self.gravity = tuple(float(g) for g in gravity)
         self.device = device
         self.statics = statics  # the scene's RigidStatic actors (a shared list)
         self.contact_capacity = contact_capacity
+        self.friction_correlation_distance = friction_correlation_distance  # [m]
         self.model = build_model(self.arts, device)
         self.state = build_state(self.model, num_envs, device)
         self.control = build_control(self.model, num_envs, device)

@@ -53,7 +53,7 @@ class ContactReport:
 
 class Scene:
     def __init__(self, num_envs: int = 1, gravity=(0.0, 0.0, -9.81), device=None, solver_type=SolverType.PGS,
-                 contact_capacity: int = 512):
+                 contact_capacity: int = 512, friction_correlation_distance: float = 0.025):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValidationError(f"scene: num_envs must be a positive integer, got {num_envs!r}")
         g = np.asarray(gravity, dtype=float)
@@ -73,6 +73,15 @@ class Scene:
                 or contact_capacity < 1:
             raise ValidationError(f"scene: contact_capacity must be a positive integer, got {contact_capacity!r}")
         self.contact_capacity = int(contact_capacity)  # most contact slots per articulation per env
+        try:
+            corr = float(friction_correlation_distance)
+        except (TypeError, ValueError):
+            corr = float("nan")
+        if not np.isfinite(corr) or corr <= 0.0:
+            raise ValidationError(f"scene: friction_correlation_distance must be a positive length in metres, got "
+                                  f"{friction_correlation_distance!r}")
+        # PxSceneDesc::frictionCorrelationDistance: contacts of a patch closer than this share one friction anchor
+        self.friction_correlation_distance = corr  # [m]
         self.num_envs = int(num_envs)
         self.gravity = tuple(g)
         self.time = 0.0
@@ -105,7 +114,8 @@ class Scene:
         return art
 
     def _new_block(self, arts) -> Block:
-        return Block(arts, self.num_envs, self.gravity, self.device, self.statics, self.contact_capacity)
+        return Block(arts, self.num_envs, self.gravity, self.device, self.statics, self.contact_capacity,
+                     self.friction_correlation_distance)
 
     def _regroup(self):
         """Group the articulations into blocks (those whose shapes can touch share one) and move every env's state

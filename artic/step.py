@@ -24,7 +24,7 @@ import warp as wp
 
 from .collision.geometry import Contacts, Geometry, build_contacts, build_geometry
 from .collision.narrow import detect_env
-from .constraints.contact import report_contact_forces, setup_contacts
+from .constraints.contact import finish_contacts, setup_contacts
 from .constraints.coupling_rows import CouplingRows, build_coupling_rows, setup_couplings
 from .constraints.drive import drive_coefficients, spherical_drive_error
 from .constraints.joint_rows import DRIVE_NONE, JointRows, build_joint_rows
@@ -159,6 +159,7 @@ def _step(
     n_vel: int,
     sleep_threshold: float,
     bounce_threshold: float,
+    friction_correlation: float,
 ):
     env = env_offset + wp.tid()
     if st.sleeping[env] != 0:
@@ -213,7 +214,8 @@ def _step(
     for k in range(cr.row_count):
         sd.cpl_acc[env, k] = 0.0
         sd.cpl_acc2[env, k] = 0.0
-    setup_contacts(tree, kin, ct, sc.link_v, sd.minv, sd.gen_v, env, n_gen, dt, bounce_threshold)
+    setup_contacts(tree, kin, ct, st.link_pose, sc.link_v, sd.minv, sd.gen_v, env, n_gen, dt, bounce_threshold,
+                   friction_correlation)
 
     # 4-5. solve and integrate
     if tgs != 0:
@@ -230,7 +232,7 @@ def _step(
             st.root_ang_vel[env, t] = _gen_to_vec3(sd.gen_v, env, rg + 3)
 
     # 6. reported quantities, end kinematics, sleep
-    report_contact_forces(ct, env, dt)
+    finish_contacts(ct, env, dt)
     for k in range(n_gen):
         sd.gen_a[env, k] = (sd.gen_v[env, k] - sd.gen_v0[env, k]) / dt
     for d in range(n):
@@ -300,7 +302,8 @@ class Stepper:
                 _step, b.num_envs,
                 [b.model.tree, self.rows, self.couplings, self.geometry, self.contacts, b.state.arrays,
                  b.control.arrays, b.data.kin, b.data.scratch, self.step_data, wp.vec3(*b.gravity), float(dt),
-                 int(solver_type), int(n_pos), int(n_vel), float(b.sleep_threshold()), BOUNCE_THRESHOLD],
+                 int(solver_type), int(n_pos), int(n_vel), float(b.sleep_threshold()), BOUNCE_THRESHOLD,
+                 float(b.friction_correlation_distance)],
                 b.device)
             self._launches[key] = cmd
         cmd.launch()

@@ -85,6 +85,19 @@ class Contacts:
     response: wp.array2d(dtype=float)  # (E, 3C) g^T M^-1 g
     impulse: wp.array2d(dtype=float)  # (E, 3C) accumulated impulses [N s]
     force: wp.array2d(dtype=wp.vec3)  # (E, C) reported force on link a at the point, world [N]
+    # patch friction (PhysX's model, docs/design.md): the friction rows of slot c act at an anchor when
+    # anchor[c] != 0 (the first one or two slots of a patch); anchors persist across steps while the patch sticks
+    anchor: wp.array2d(dtype=int)  # (E, C) 1 if slot c's friction rows act at an anchor
+    anchor_a: wp.array2d(dtype=wp.vec3)  # (E, C) anchor in link a's actor frame [m]
+    anchor_b: wp.array2d(dtype=wp.vec3)  # (E, C) anchor in link b's actor frame (world for a static shape) [m]
+    anchor_error: wp.array2d(dtype=wp.vec2)  # (E, C) anchor drift (a minus b) along the two friction directions [m]
+    broken: wp.array2d(dtype=int)  # (E, C) 1 if the patch's friction hit its static bound in the last solve
+    prev_count: wp.array(dtype=int)  # (E,) contacts of the previous step, for matching patches
+    prev_shape_a: wp.array2d(dtype=int)  # (E, C)
+    prev_shape_b: wp.array2d(dtype=int)  # (E, C)
+    prev_anchor: wp.array2d(dtype=int)  # (E, C) anchor kept (it did not slip)
+    prev_anchor_a: wp.array2d(dtype=wp.vec3)  # (E, C)
+    prev_anchor_b: wp.array2d(dtype=wp.vec3)  # (E, C)
 
 
 _TYPE_OF = {Plane: 0, Sphere: 1, Capsule: 2, Box: 3, Cylinder: 4, ConvexMesh: 5, TriangleMesh: 6}
@@ -279,10 +292,13 @@ def build_contacts(num_envs: int, capacity: int, n_gen: int, device) -> Contacts
     def z(shape, dtype):
         return wp.zeros(shape, dtype=dtype, device=device)
 
-    ct.count, ct.dynamic_count, ct.overflow = z(e, int), z(e, int), z(e, int)
-    for name in ("link_a", "link_b", "shape_a", "shape_b", "rank"):
+    ct.count, ct.dynamic_count, ct.overflow, ct.prev_count = z(e, int), z(e, int), z(e, int), z(e, int)
+    for name in ("link_a", "link_b", "shape_a", "shape_b", "rank", "anchor", "broken", "prev_shape_a",
+                 "prev_shape_b", "prev_anchor"):
         setattr(ct, name, z((e, c), int))
-    for name in ("point", "normal", "tangent", "material", "force"):
+    ct.anchor_error = z((e, c), wp.vec2)
+    for name in ("point", "normal", "tangent", "material", "force", "anchor_a", "anchor_b", "prev_anchor_a",
+                 "prev_anchor_b"):
         setattr(ct, name, z((e, c), wp.vec3))
     ct.separation, ct.bounce = z((e, c), float), z((e, c), float)
     ct.g, ct.minv_g = z((e, 3 * c, n_gen), float), z((e, 3 * c, n_gen), float)

@@ -10,10 +10,18 @@ Normal row (accumulated impulse >= 0): in position iterations the relative norma
 -erp s/h for a penetrating one (PGS erp 0.8, TGS min(0.8, 2/sqrt(n_pos)), physx-notes 4.4); velocity iterations
 keep only the speculative part (minPenetration 0). A contact that approaches faster than the bounce threshold and
 would close within the step instead targets the restitution velocity -e v_n0 (v_n0 the approach speed before the
-solve). Friction (both rows, accumulated): the impulse that stops the tangential slip, clamped to the Coulomb disc:
-if it exceeds mu_s times the normal impulse it slides with mu_d times it (PhysX switches from static to dynamic
-friction the same way). The rows of a patch (the contacts of one shape pair) are solved together
-(_solve_patch). TGS tracks each contact's separation over the substeps (s += v_n rho).
+solve).
+
+Friction is PhysX's patch friction. The contacts of one shape pair form a patch; its friction acts at one or two
+anchors, each a point fixed on both bodies (kept in each body's frame), with two rows along t1 (the slip direction)
+and t2 = n x t1. A new patch takes its first (deepest) contact as anchor and, if another contact lies farther than
+the friction correlation distance, the farthest one as the second. While the patch sticks its anchors are kept to
+the next step (matched by shape pair, dropped if they drifted apart or left the contact plane), and in position
+iterations the rows also pull the anchor drift e back (target -erp e/h): static friction holds a position, not only
+a velocity, so stacks and grasps do not creep. Each anchor's impulse is bounded by mu_s/k times the patch's normal
+impulse (k anchors; PhysX's improved patch friction); beyond it the anchor slides with mu_d/k and the patch is
+marked broken, which renews its anchors at the next step. The rows of a patch are solved together (_solve_patch).
+TGS tracks each contact's separation and each anchor's drift over the substeps (s += v_n rho).
 """
 
 import warp as wp
@@ -46,42 +54,141 @@ def _point_velocity(link_v: wp.array2d(dtype=wp.spatial_vector), env: int, link:
 
 
 @wp.func
-def setup_contacts(tree: Tree, kin: Kin, ct: Contacts, link_v: wp.array2d(dtype=wp.spatial_vector),
-                   minv: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, n_gen: int,
-                   dt: float, bounce_threshold: float):
-    """Row directions, M^-1 g, responses and restitution targets of every contact of the env; zero impulses.
-    link_v: link spatial velocities (about O) at the start of the step, for the slip direction."""
+def _set_row(tree: Tree, kin: Kin, ct: Contacts, minv: wp.array3d(dtype=float), env: int, row: int, n_gen: int,
+             la: int, pa: wp.vec3, lb: int, pb: wp.vec3, u: wp.vec3):
+    """Row `row` = the relative velocity along u of a's point pa and b's point pb (both relative to O)."""
+    for i in range(n_gen):
+        ct.g[env, row, i] = 0.0
+    add_jacobian_transpose(tree, kin, ct.g, env, row, la, wp.spatial_vector(wp.cross(pa, u), u), 1.0)
+    if lb >= 0:
+        add_jacobian_transpose(tree, kin, ct.g, env, row, lb, wp.spatial_vector(wp.cross(pb, u), u), -1.0)
+    ct.response[env, row] = solve_row(minv, ct.g, ct.minv_g, env, row, n_gen)
+    ct.impulse[env, row] = 0.0
+
+
+@wp.func
+def _clear_row(ct: Contacts, env: int, row: int, n_gen: int):
+    for i in range(n_gen):
+        ct.g[env, row, i] = 0.0
+        ct.minv_g[env, row, i] = 0.0
+    ct.response[env, row] = 0.0
+    ct.impulse[env, row] = 0.0
+
+
+@wp.func
+def patch_end(ct: Contacts, env: int, c: int, c1: int):
+    """One past the last contact of the patch starting at c (consecutive contacts of one shape pair, <= 4)."""
+    e = c + 1
+    while e < c1 and e - c < 4 and ct.shape_a[env, e] == ct.shape_a[env, c] \
+            and ct.shape_b[env, e] == ct.shape_b[env, c]:
+        e += 1
+    return e
+
+
+@wp.func
+def _link_frame(link_pose: wp.array2d(dtype=wp.transform), env: int, link: int):
+    if link < 0:
+        return wp.transform_identity()
+    return link_pose[env, link]
+
+
+@wp.func
+def _kept_anchors(ct: Contacts, link_pose: wp.array2d(dtype=wp.transform), env: int, c0: int, c1: int,
+                  corr: float):
+    """Copy the previous step's anchors of this shape pair into slots c0.. if they are still on the contact
+    plane and have not drifted apart; returns how many were kept."""
+    sa = ct.shape_a[env, c0]
+    sb = ct.shape_b[env, c0]
+    xa = _link_frame(link_pose, env, ct.link_a[env, c0])
+    xb = _link_frame(link_pose, env, ct.link_b[env, c0])
+    n = ct.normal[env, c0]
+    kept = int(0)
+    for j in range(ct.prev_count[env]):
+        if ct.prev_anchor[env, j] != 0 and ct.prev_shape_a[env, j] == sa and ct.prev_shape_b[env, j] == sb \
+                and c0 + kept < c1:
+            pa = wp.transform_point(xa, ct.prev_anchor_a[env, j])
+            pb = wp.transform_point(xb, ct.prev_anchor_b[env, j])
+            if wp.length(pa - pb) < corr and wp.abs(wp.dot(pa - ct.point[env, c0], n)) < corr:
+                ct.anchor_a[env, c0 + kept] = ct.prev_anchor_a[env, j]
+                ct.anchor_b[env, c0 + kept] = ct.prev_anchor_b[env, j]
+                kept += 1
+    if kept == 1 and c1 - c0 > 1:
+        kept = 0  # one of two survived: start the patch afresh rather than guess the second
+    return kept
+
+
+@wp.func
+def _new_anchors(ct: Contacts, link_pose: wp.array2d(dtype=wp.transform), env: int, c0: int, c1: int,
+                 corr: float):
+    """Anchors of a new patch: its first contact and, if farther than `corr`, its farthest one."""
+    xa_inv = wp.transform_inverse(_link_frame(link_pose, env, ct.link_a[env, c0]))
+    xb_inv = wp.transform_inverse(_link_frame(link_pose, env, ct.link_b[env, c0]))
+    p0 = ct.point[env, c0]
+    ct.anchor_a[env, c0] = wp.transform_point(xa_inv, p0)
+    ct.anchor_b[env, c0] = wp.transform_point(xb_inv, p0)
+    far = int(-1)
+    best = corr
+    for c in range(c0 + 1, c1):
+        d = wp.length(ct.point[env, c] - p0)
+        if d > best:
+            best = d
+            far = c
+    if far < 0:
+        return 1
+    ct.anchor_a[env, c0 + 1] = wp.transform_point(xa_inv, ct.point[env, far])
+    ct.anchor_b[env, c0 + 1] = wp.transform_point(xb_inv, ct.point[env, far])
+    return 2
+
+
+@wp.func
+def setup_contacts(tree: Tree, kin: Kin, ct: Contacts, link_pose: wp.array2d(dtype=wp.transform),
+                   link_v: wp.array2d(dtype=wp.spatial_vector), minv: wp.array3d(dtype=float),
+                   v: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, bounce_threshold: float,
+                   corr: float):
+    """Normal rows of every contact and friction rows at each patch's anchors: directions, M^-1 g, responses,
+    restitution targets, anchor drifts; zero impulses. link_v: link spatial velocities (about O) at the start of
+    the step, for the slip direction; corr: the friction correlation distance [m]."""
     o = kin.origin[env]
-    for c in range(ct.count[env]):
-        p = ct.point[env, c] - o
-        n = ct.normal[env, c]
-        la = ct.link_a[env, c]
-        lb = ct.link_b[env, c]
-        slip = _point_velocity(link_v, env, la, p) - _point_velocity(link_v, env, lb, p)
-        t1 = _tangent(n, slip)
-        ct.tangent[env, c] = t1
-        t2 = wp.cross(n, t1)
-        for k in range(3):
-            row = 3 * c + k
-            u = n
-            if k == 1:
-                u = t1
-            elif k == 2:
-                u = t2
-            for i in range(n_gen):
-                ct.g[env, row, i] = 0.0
-            w = wp.spatial_vector(wp.cross(p, u), u)
-            add_jacobian_transpose(tree, kin, ct.g, env, row, la, w, 1.0)
-            if lb >= 0:
-                add_jacobian_transpose(tree, kin, ct.g, env, row, lb, w, -1.0)
-            ct.response[env, row] = solve_row(minv, ct.g, ct.minv_g, env, row, n_gen)
-            ct.impulse[env, row] = 0.0
+    count = ct.count[env]
+    for c in range(count):
+        _set_row(tree, kin, ct, minv, env, 3 * c, n_gen, ct.link_a[env, c], ct.point[env, c] - o,
+                 ct.link_b[env, c], ct.point[env, c] - o, ct.normal[env, c])
+        _clear_row(ct, env, 3 * c + 1, n_gen)
+        _clear_row(ct, env, 3 * c + 2, n_gen)
+        ct.anchor[env, c] = 0
+        ct.broken[env, c] = 0
+        ct.anchor_error[env, c] = wp.vec2(0.0)
+        ct.tangent[env, c] = _tangent(ct.normal[env, c], wp.vec3(0.0))
         vn = row_dot(ct.g, v, env, 3 * c, n_gen)
         e = ct.material[env, c][2]
         bounce = float(0.0)
         if e > 0.0 and -vn > bounce_threshold and -vn * dt > ct.separation[env, c]:
             bounce = -e * vn
         ct.bounce[env, c] = bounce
+    c0 = int(0)
+    while c0 < count:
+        c1 = patch_end(ct, env, c0, count)
+        mat = ct.material[env, c0]
+        if mat[0] > 0.0 or mat[1] > 0.0:
+            anchors = _kept_anchors(ct, link_pose, env, c0, c1, corr)
+            if anchors == 0:
+                anchors = _new_anchors(ct, link_pose, env, c0, c1, corr)
+            la = ct.link_a[env, c0]
+            lb = ct.link_b[env, c0]
+            xa = _link_frame(link_pose, env, la)
+            xb = _link_frame(link_pose, env, lb)
+            n = ct.normal[env, c0]
+            for s in range(c0, c0 + anchors):
+                pa = wp.transform_point(xa, ct.anchor_a[env, s]) - o
+                pb = wp.transform_point(xb, ct.anchor_b[env, s]) - o
+                t1 = _tangent(n, _point_velocity(link_v, env, la, pa) - _point_velocity(link_v, env, lb, pb))
+                t2 = wp.cross(n, t1)
+                ct.tangent[env, s] = t1
+                ct.anchor[env, s] = 1
+                ct.anchor_error[env, s] = wp.vec2(wp.dot(pa - pb, t1), wp.dot(pa - pb, t2))
+                _set_row(tree, kin, ct, minv, env, 3 * s + 1, n_gen, la, pa, lb, pb, t1)
+                _set_row(tree, kin, ct, minv, env, 3 * s + 2, n_gen, la, pa, lb, pb, t2)
+        c0 = c1
 
 
 PATCH_ROWS = 12  # 4 contacts x (normal, 2 friction)
@@ -131,10 +238,20 @@ def _solve_patch(ct: Contacts, v: wp.array2d(dtype=float), env: int, c0: int, c1
                     vi += a[i, j] * (lam[j] - lam0[j])
                 target = _normal_target(ct, env, c0 + c, h, erp, position_iteration)
                 lam[i] = wp.max(lam[i] + (target - vi) / a[i, i], 0.0)
+        # friction at the anchors, each bounded by mu / anchors times the patch's normal impulse
+        total = float(0.0)
+        anchors = float(0.0)
         for c in range(c1 - c0):
-            mat = ct.material[env, c0 + c]
+            total += lam[3 * c]
+            anchors += float(ct.anchor[env, c0 + c])
+        mat = ct.material[env, c0]
+        broken = int(0)
+        for c in range(c1 - c0):
             i = 3 * c
-            if mat[0] > 0.0 or mat[1] > 0.0:
+            if ct.anchor[env, c0 + c] != 0:
+                drift = wp.vec2(0.0)
+                if position_iteration != 0:
+                    drift = ct.anchor_error[env, c0 + c] * (-erp / h)
                 n1 = lam[i + 1]
                 n2 = lam[i + 2]
                 v1 = vrel[i + 1]
@@ -143,18 +260,20 @@ def _solve_patch(ct: Contacts, v: wp.array2d(dtype=float), env: int, c0: int, c1
                     v1 += a[i + 1, j] * (lam[j] - lam0[j])
                     v2 += a[i + 2, j] * (lam[j] - lam0[j])
                 if a[i + 1, i + 1] > 1.0e-12:
-                    n1 -= v1 / a[i + 1, i + 1]
+                    n1 += (drift[0] - v1) / a[i + 1, i + 1]
                 if a[i + 2, i + 2] > 1.0e-12:
-                    n2 -= v2 / a[i + 2, i + 2]
+                    n2 += (drift[1] - v2) / a[i + 2, i + 2]
                 mag = wp.sqrt(n1 * n1 + n2 * n2)
-                if mag > mat[0] * lam[i]:
+                if mag > mat[0] * total / anchors:
+                    broken = 1
                     scale = float(0.0)
                     if mag > 0.0:
-                        scale = mat[1] * lam[i] / mag
+                        scale = mat[1] * total / anchors / mag
                     n1 *= scale
                     n2 *= scale
                 lam[i + 1] = n1
                 lam[i + 2] = n2
+        ct.broken[env, c0] = broken  # the last sweep of the last visit decides
     for i in range(m):
         d = lam[i] - lam0[i]
         if d != 0.0:
@@ -168,25 +287,39 @@ def solve_contacts(ct: Contacts, v: wp.array2d(dtype=float), env: int, c0: int, 
     """One Gauss-Seidel visit of contacts [c0, c1), patch by patch (consecutive contacts of one shape pair)."""
     c = c0
     while c < c1:
-        e = c + 1
-        while e < c1 and e - c < 4 and ct.shape_a[env, e] == ct.shape_a[env, c] \
-                and ct.shape_b[env, e] == ct.shape_b[env, c]:
-            e += 1
+        e = patch_end(ct, env, c, c1)
         _solve_patch(ct, v, env, c, e, n_gen, h, erp, position_iteration)
         c = e
 
 
 @wp.func
 def advance_contacts(ct: Contacts, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float):
-    """TGS: each contact's separation after a substep of length h."""
+    """TGS: each contact's separation and each anchor's drift after a substep of length h."""
     for c in range(ct.count[env]):
         ct.separation[env, c] = ct.separation[env, c] + row_dot(ct.g, v, env, 3 * c, n_gen) * h
+        if ct.anchor[env, c] != 0:
+            ct.anchor_error[env, c] = ct.anchor_error[env, c] + wp.vec2(
+                row_dot(ct.g, v, env, 3 * c + 1, n_gen), row_dot(ct.g, v, env, 3 * c + 2, n_gen)) * h
 
 
 @wp.func
-def report_contact_forces(ct: Contacts, env: int, dt: float):
-    """Force on link a at each contact point over the step: the accumulated impulses / dt, world."""
-    for c in range(ct.count[env]):
+def finish_contacts(ct: Contacts, env: int, dt: float):
+    """Force on link a at each contact point over the step (the accumulated impulses / dt, world; a patch's
+    friction is reported at the contacts that hold its anchors), and the anchors kept for the next step."""
+    count = ct.count[env]
+    c0 = int(0)
+    while c0 < count:
+        c1 = patch_end(ct, env, c0, count)
+        kept = 1 - ct.broken[env, c0]  # the patch's first slot holds its flag
+        for c in range(c0, c1):
+            ct.prev_shape_a[env, c] = ct.shape_a[env, c]
+            ct.prev_shape_b[env, c] = ct.shape_b[env, c]
+            ct.prev_anchor_a[env, c] = ct.anchor_a[env, c]
+            ct.prev_anchor_b[env, c] = ct.anchor_b[env, c]
+            ct.prev_anchor[env, c] = ct.anchor[env, c] * kept
+        c0 = c1
+    ct.prev_count[env] = count
+    for c in range(count):
         n = ct.normal[env, c]
         t1 = ct.tangent[env, c]
         row = 3 * c
