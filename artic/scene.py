@@ -231,6 +231,14 @@ class Scene:
         cache.root_angular_velocity[:] = v[:, 3:]
         body.articulation.apply_cache(cache, CacheFlag.ROOT_VELOCITIES)
 
+    def get_link_poses(self, obj) -> np.ndarray:
+        """(E, L, 7) world poses (px, py, pz, qx, qy, qz, qw) of an articulation's links, in link order
+        (PxArticulationLink::getGlobalPose for every link and env)."""
+        art = obj.articulation if isinstance(obj, RigidDynamic) else obj
+        view = self.view(art)
+        view.ensure_kinematics()
+        return view.state.link_pose.numpy().copy()
+
     def remove_articulation(self, art: Articulation):
         if isinstance(art, RigidDynamic):
             art = art.articulation

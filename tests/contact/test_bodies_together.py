@@ -120,11 +120,12 @@ def test_box_on_box_forces_balance(solver):
     assert rl.force[0, :rl.count[0]][ground].sum(axis=0)[2] == pytest.approx(2 * MASS * G, rel=0.02)
 
 
-@pytest.mark.parametrize("solver, iterations", [(SolverType.TGS, 16), (SolverType.PGS, 32)])
-def test_stack_of_five_boxes_stays_up(solver, iterations):
-    """Five 0.2 m boxes stacked on the ground stay up for 10 s at dt = 1/60: every box within 5 mm of the column
-    and of its height. It needs these iteration counts: with PhysX's default 4 position iterations (or PGS 16)
-    the stack walks and topples within seconds -- artic has no persistent friction anchors (docs/design.md)."""
+@pytest.mark.parametrize("solver, iterations, sink", [
+    (SolverType.PGS, 4, 1e-2), (SolverType.TGS, 4, 3e-3), (SolverType.TGS, 16, 2e-3), (SolverType.PGS, 32, 2e-3)])
+def test_stack_of_five_boxes_stays_up(solver, iterations, sink):
+    """Five 0.2 m boxes stacked on the ground stand for 10 s at dt = 1/60, with PhysX's default 4 position
+    iterations too: every box within 0.1 mm of the column (patch friction keeps its anchors, so nothing walks),
+    and within `sink` of its height (a 4-iteration PGS stack settles ~8 mm into its five contacts) and still."""
     scene = scene_with_ground(solver)
     boxes = []
     for k in range(5):
@@ -132,11 +133,15 @@ def test_stack_of_five_boxes_stays_up(solver, iterations):
         b.articulation.set_solver_iteration_counts(iterations, 1)
         scene.add_actor(b)
         boxes.append(b)
-    for _ in range(600):
+    heights = []
+    for step in range(600):
         scene.step(1.0 / 60.0)
+        if step in (299, 599):
+            heights.append([scene.get_actor_pose(b)[0, 2] for b in boxes])
     p = np.array([scene.get_actor_pose(b)[0, :3] for b in boxes])
-    assert np.abs(p[:, :2]).max() < 5e-3
-    np.testing.assert_allclose(p[:, 2], BOX + 2 * BOX * np.arange(5), atol=5e-3)
+    assert np.abs(p[:, :2]).max() < 1e-4
+    np.testing.assert_allclose(p[:, 2], BOX + 2 * BOX * np.arange(5), atol=sink)
+    np.testing.assert_allclose(heights[0], heights[1], atol=1e-4)  # settled at 5 s, no creep after
 
 
 @pytest.mark.parametrize("e, m2", [(1.0, 1.0), (0.5, 1.0), (1.0, 3.0), (0.5, 3.0)])

@@ -171,6 +171,9 @@ def test_bad_contact_input_is_refused_clearly():
         scene.set_actor_velocity(b, np.zeros(5))
     with pytest.raises(ArticError, match="height"):
         artic.create_ground_plane(height=float("nan"))
+    for bad in (0.0, -0.01, float("nan"), "far"):
+        with pytest.raises(ArticError, match="friction_correlation_distance"):
+            artic.Scene(1, friction_correlation_distance=bad)
 
 
 def test_convex_hull_mass_properties_match_a_box():
