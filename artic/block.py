@@ -62,7 +62,7 @@ class Block:
         outputs = {"joint_acceleration": columns(self.data.joint_acceleration, *dofs),
                    "link_acceleration": columns(self.data.link_acceleration, *links),
                    "link_incoming_joint_force": columns(self.data.link_incoming_joint_force, *links)}
-        return state_view(self.state, dofs, links, t), control_view(self.control, dofs, links), outputs
+        return state_view(self.state, dofs, links, t), control_view(self.control, dofs, links, t), outputs
 
     # -- parameters -----------------------------------------------------------------------------------------------
     def iteration_counts(self) -> tuple[int, int]:
@@ -146,7 +146,8 @@ class Block:
 
 
 def _movable(art: Articulation) -> bool:
-    return not art.fix_base or art.dof_count > 0
+    """Whether contacts can move it (a kinematic body or a fixed base without dofs cannot)."""
+    return not (art.fix_base or art._kinematic) or art.dof_count > 0
 
 
 def _filters(art: Articulation) -> set:

@@ -22,6 +22,8 @@ class ControlArrays:
     joint_target_velocity: wp.array2d(dtype=float)
     link_force: wp.array2d(dtype=wp.vec3)
     link_torque: wp.array2d(dtype=wp.vec3)
+    kinematic_target: wp.array2d(dtype=wp.transform)
+    kinematic_pending: wp.array2d(dtype=int)
 
 
 @dataclass
@@ -31,6 +33,8 @@ class ArticulationControl:
     joint_target_velocity: wp.array  # (E, n) float32 [rad/s or m/s]: drive target velocities
     link_force: wp.array  # (E, L) vec3 [N]: world force at the COM, for the next step only
     link_torque: wp.array  # (E, L) vec3 [Nm]: world torque, for the next step only
+    kinematic_target: wp.array  # (E, T) transform: a kinematic root's pose at the end of the next step
+    kinematic_pending: wp.array  # (E, T) int32: 1 while a target waits for the next step (the step clears it)
     arrays: ControlArrays = None  # the arrays above bundled for kernels
 
     def bundle(self):
@@ -57,15 +61,21 @@ def build_control(model, num_envs: int, device) -> ArticulationControl:
         joint_target_velocity=wp.zeros((e, n), dtype=wp.float32, device=device),
         link_force=wp.zeros((e, nl), dtype=wp.vec3, device=device),
         link_torque=wp.zeros((e, nl), dtype=wp.vec3, device=device),
+        kinematic_target=wp.zeros((e, model.tree_count), dtype=wp.transform, device=device),
+        kinematic_pending=wp.zeros((e, model.tree_count), dtype=wp.int32, device=device),
     )
     c.bundle()
     return c
 
 
-def control_view(c: ArticulationControl, dofs: tuple, links: tuple) -> ArticulationControl:
+def control_view(c: ArticulationControl, dofs: tuple, links: tuple, tree: int) -> ArticulationControl:
     """One tree's part of a block's control arrays (views)."""
-    v = ArticulationControl(**{name: columns(getattr(c, name), *(links if name.startswith("link") else dofs))
-                               for name in ControlArrays.vars})
+    def part(name):
+        if name.startswith("link"):
+            return links
+        return (tree, tree + 1) if name.startswith("kinematic") else dofs
+
+    v = ArticulationControl(**{name: columns(getattr(c, name), *part(name)) for name in ControlArrays.vars})
     v.bundle()
     return v
 

@@ -42,6 +42,7 @@ class Tree:
     tree_root: wp.array(dtype=int)
     tree_gen_start: wp.array(dtype=int)
     tree_gen_count: wp.array(dtype=int)
+    tree_kinematic: wp.array(dtype=int)
     link_parent: wp.array(dtype=int)
     joint_type: wp.array(dtype=int)
     joint_dof_start: wp.array(dtype=int)
@@ -73,6 +74,7 @@ class ArticulationModel:
     tree_root: wp.array = None  # (T,) int32: root link of each tree
     tree_gen_start: wp.array = None  # (T,) int32: first generalized index of each tree (M is block-diagonal)
     tree_gen_count: wp.array = None  # (T,) int32: generalized dofs of each tree
+    tree_kinematic: wp.array = None  # (T,) int32: 1 for a kinematic body's tree (its root follows pose targets)
     joint_type: wp.array = None  # (L,) int32: JointType of the inbound joint; JOINT_FIX/JOINT_FREE_ROOT at the root
     joint_parent_pose: wp.array = None  # (L,) transform: joint frame in the parent's actor frame
     joint_child_pose: wp.array = None  # (L,) transform: joint frame in the child's actor frame
@@ -159,8 +161,10 @@ def model_arrays(arts: list[Articulation]) -> dict:
         gen_start.append(gen)
         gen_count.append(nd + 6 * floating)
         links, dofs, gen = links + nl, dofs + nd, gen + nd + 6 * floating
+    kinematic = [int(a._kinematic) for a in arts]
     for name, v in (("link_tree", link_tree), ("link_root_gen", root_gen), ("dof_gen", dof_gen),
-                    ("tree_root", roots), ("tree_gen_start", gen_start), ("tree_gen_count", gen_count)):
+                    ("tree_root", roots), ("tree_gen_start", gen_start), ("tree_gen_count", gen_count),
+                    ("tree_kinematic", kinematic)):
         h[name] = np.array(v, np.int32)
     return h
 
@@ -172,7 +176,7 @@ _DTYPES = {
     "joint_dof_start": wp.int32, "joint_dof_count": wp.int32, "link_mass": wp.float32, "link_com": wp.vec3,
     "link_principal_inertia": wp.vec3, "link_com_rot": wp.quat, "dof_axis": wp.int32, "dof_armature": wp.float32,
     "link_tree": wp.int32, "link_root_gen": wp.int32, "dof_gen": wp.int32, "tree_root": wp.int32,
-    "tree_gen_start": wp.int32, "tree_gen_count": wp.int32,
+    "tree_gen_start": wp.int32, "tree_gen_count": wp.int32, "tree_kinematic": wp.int32,
 }
 
 

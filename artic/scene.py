@@ -231,6 +231,24 @@ class Scene:
         cache.root_angular_velocity[:] = v[:, 3:]
         body.articulation.apply_cache(cache, CacheFlag.ROOT_VELOCITIES)
 
+    def set_kinematic_target(self, body, poses):
+        """Move a kinematic RigidDynamic to `poses` ((E, 7) or (7,): px, py, pz, qx, qy, qz, qw) over the next
+        step (PxRigidDynamic::setKinematicTarget): it moves at the velocity that reaches them in dt, pushing the
+        bodies it meets; without a new target it stops there."""
+        if not isinstance(body, RigidDynamic) or not body.kinematic:
+            raise ValidationError(f"scene: set_kinematic_target needs a RigidDynamic with kinematic = True, got "
+                                  f"{body!r}")
+        p = np.array(_shaped(poses, (self.num_envs, 7), f"rigid body '{body.name}' kinematic targets"))
+        norm = np.linalg.norm(p[:, 3:], axis=1)
+        if np.any(norm < 1e-6):
+            raise ValidationError(f"rigid body '{body.name}' kinematic targets: quaternions (qx, qy, qz, qw) must "
+                                  "not be zero")
+        p[:, 3:] /= norm[:, None]
+        view = self.view(body.articulation)
+        view.control.kinematic_target.assign(p.reshape(self.num_envs, 1, 7))
+        view.control.kinematic_pending.fill_(1)
+        view.wake(np.ones(self.num_envs, bool))
+
     def get_link_poses(self, obj) -> np.ndarray:
         """(E, L, 7) world poses (px, py, pz, qx, qy, qz, qw) of an articulation's links, in link order
         (PxArticulationLink::getGlobalPose for every link and env)."""

@@ -33,7 +33,7 @@ from .data import Kin, Scratch, StepData, build_step_data
 from .dynamics.aba import aba_env
 from .dynamics.crba import crba_env
 from .dynamics.forward import applied_link_wrench, prescale_joint_velocities
-from .dynamics.integrate import integrate_positions
+from .dynamics.integrate import integrate_positions, quat_log
 from .dynamics.kinematics import forward_kinematics_env, joint_rotation_vector, link_velocities_env, quat_exp
 from .dynamics.rnea import rnea_env
 from .math.dense import spd_inverse
@@ -206,6 +206,7 @@ def _step(
         spd_inverse(sd.mass_matrix, sd.minv, env, tree.tree_gen_start[t], tree.tree_gen_count[t])
     for k in range(n_gen):
         sd.gen_v[env, k] = sd.gen_v[env, k] + sd.gen_a[env, k] * dt
+    _kinematic_roots(tree, st, ctl, sd, env, dt)
     h = dt
     if tgs != 0:
         h = dt / float(n_pos)
@@ -257,6 +258,38 @@ def _step(
         for i in range(tree.link_count):
             st.link_velocity[env, i] = wp.spatial_vector()
             sd.link_acceleration[env, i] = wp.spatial_vector()
+
+
+@wp.func
+def _kinematic_roots(tree: Tree, st: StateArrays, ctl: ControlArrays, sd: StepData, env: int, dt: float):
+    """Kinematic trees: nothing moves them (their block of M^-1 is zero, so no row impulse reaches them) and their
+    root velocity is the one that carries the pose to its target in dt (zero without a target), which contact rows
+    see as the body's motion (PhysX's kinematic target velocity)."""
+    for t in range(tree.tree_count):
+        if tree.tree_kinematic[t] != 0:
+            g0 = tree.tree_gen_start[t]
+            for i in range(tree.tree_gen_count[t]):
+                for j in range(tree.tree_gen_count[t]):
+                    sd.minv[env, g0 + i, g0 + j] = 0.0
+            root = tree.tree_root[t]
+            rg = tree.link_root_gen[root]
+            lin = wp.vec3(0.0)
+            ang = wp.vec3(0.0)
+            if ctl.kinematic_pending[env, t] != 0:
+                x = st.root_pose[env, t]
+                xt = ctl.kinematic_target[env, t]
+                com = tree.link_com_local[root]
+                lin = (wp.transform_point(xt, com) - wp.transform_point(x, com)) / dt
+                dq = wp.transform_get_rotation(xt) * wp.quat_inverse(wp.transform_get_rotation(x))
+                if dq[3] < 0.0:
+                    dq = -dq  # the short way round
+                ang = quat_log(wp.normalize(dq)) / dt
+            for k in range(3):
+                sd.gen_v[env, rg + k] = lin[k]
+                sd.gen_v[env, rg + 3 + k] = ang[k]
+                sd.gen_a[env, rg + k] = 0.0
+                sd.gen_a[env, rg + 3 + k] = 0.0
+            ctl.kinematic_pending[env, t] = 0
 
 
 class Stepper:

@@ -63,6 +63,21 @@ class RigidDynamic:
                                   "RigidStatic (PhysX: planes and triangle meshes cannot be dynamic)")
         return self.link.attach_shape(shape)
 
+    @property
+    def kinematic(self) -> bool:
+        """PxRigidBodyFlag::eKINEMATIC: the body follows `scene.set_kinematic_target` poses, is moved by nothing
+        else (gravity, contacts), pushes dynamic bodies as an infinite mass and touches no static or kinematic
+        shape. Set it before `scene.add_actor`."""
+        return self.articulation._kinematic
+
+    @kinematic.setter
+    def kinematic(self, value: bool):
+        if self.articulation._scene is not None:
+            raise ValidationError(f"rigid body '{self.name}' is in a scene; set kinematic before add_actor")
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValidationError(f"rigid body '{self.name}': kinematic must be True or False, got {value!r}")
+        self.articulation._kinematic = bool(value)
+
     def update_mass_and_inertia(self, density: float):
         self.link.update_mass_and_inertia(density)
 

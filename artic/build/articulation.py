@@ -492,6 +492,7 @@ class Articulation:
         self._couplings: list = []  # mimic joints and tendons (build/coupling.py)
         self.urdf_mimics: list = []  # (joint, reference joint, multiplier, offset) read from URDF <mimic> tags
         self.collision_filters: set = set()  # frozenset({link, link}) pairs that never collide
+        self._kinematic = False  # set by a kinematic RigidDynamic: the root follows pose targets
 
     def __repr__(self):
         return f"Articulation('{self.name}', links={len(self._links)}, dofs={self.dof_count})"

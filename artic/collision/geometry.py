@@ -196,7 +196,7 @@ def _tree_links(art: Articulation, link_offset: int):
     links in depth-first order, all in forest indices."""
     topo = art._topology()
     parents = [-1] + [topo.link_index[lk.parent] + link_offset for lk in topo.links[1:]]
-    movable = [not art.fix_base] + [False] * (len(parents) - 1)
+    movable = [not art.fix_base and not art._kinematic] + [False] * (len(parents) - 1)
     for i in range(1, len(parents)):
         movable[i] = movable[parents[i] - link_offset] or len(topo.dof_axes[i]) > 0
     return parents, movable, [i + link_offset for i in topo.depth_first()]
