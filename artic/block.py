@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .build.articulation import Articulation
-from .control import build_control, control_view
+from .control import ControlArrays, build_control, control_view
 from .data import build_data
 from .model import build_model, refresh_model
 from .state import build_state, columns, state_view
@@ -180,7 +180,7 @@ def collision_groups(arts: list[Articulation]) -> list[list[Articulation]]:
 
 
 _STATE = ("joint_q", "joint_qd", "root_pose", "root_lin_vel", "root_ang_vel", "link_pose", "link_velocity")
-_CONTROL = ("joint_force", "joint_target_position", "joint_target_velocity", "link_force", "link_torque")
+_CONTROL = tuple(ControlArrays.vars)  # every control array, pending kinematic targets included
 _OUTPUTS = ("joint_acceleration", "link_acceleration", "link_incoming_joint_force")
 
 

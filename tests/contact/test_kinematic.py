@@ -110,3 +110,14 @@ def test_bad_kinematic_use_is_refused_clearly():
         scene.set_kinematic_target(k, [0, 0, 0])
     with pytest.raises(ArticError, match="quaternion"):
         scene.set_kinematic_target(k, [0, 0, 0, 0, 0, 0, 0])
+
+
+def test_a_pending_target_survives_regrouping():
+    """Adding a body regroups the scene's blocks; a target set before it still moves the kinematic body."""
+    scene = artic.Scene(1)
+    k = _kinematic_box((0.0, 0.0, 1.0))
+    scene.add_actor(k)
+    scene.set_kinematic_target(k, [0.2, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0])
+    scene.add_actor(body(Box((0.1, 0.1, 0.1)), pose=(0.0, 0.0, 0.5)))  # can touch the paddle: same block
+    scene.step(DT)
+    np.testing.assert_allclose(scene.get_actor_pose(k)[0, :3], [0.2, 0.0, 1.0], atol=1e-5)
