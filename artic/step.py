@@ -287,8 +287,6 @@ def _kinematic_roots(tree: Tree, st: StateArrays, ctl: ControlArrays, sd: StepDa
             for k in range(3):
                 sd.gen_v[env, rg + k] = lin[k]
                 sd.gen_v[env, rg + 3 + k] = ang[k]
-                sd.gen_a[env, rg + k] = 0.0
-                sd.gen_a[env, rg + 3 + k] = 0.0
             ctl.kinematic_pending[env, t] = 0
 
 

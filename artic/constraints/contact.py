@@ -15,7 +15,7 @@ solve).
 Friction is PhysX's patch friction. The contacts of one shape pair form a patch; its friction acts at one or two
 anchors, each a point fixed on both bodies (kept in each body's frame), with two rows along t1 (the slip direction)
 and t2 = n x t1. A new patch takes its first (deepest) contact as anchor and, if another contact lies farther than
-the friction correlation distance, the farthest one as the second. While the patch sticks its anchors are kept to
+the friction correlation distance, the farthest one as the second; a smaller patch gets one anchor at its centroid. While the patch sticks its anchors are kept to
 the next step (matched by shape pair, dropped if they drifted apart or left the contact plane), and in position
 iterations the rows also pull the anchor drift e back (target -erp e/h): static friction holds a position, not only
 a velocity, so stacks and grasps do not creep. Each anchor's impulse is bounded by mu_s/k times the patch's normal
@@ -103,16 +103,18 @@ def _kept_anchors(ct: Contacts, link_pose: wp.array2d(dtype=wp.transform), env: 
     xb = _link_frame(link_pose, env, ct.link_b[env, c0])
     n = ct.normal[env, c0]
     kept = int(0)
+    candidates = int(0)
     for j in range(ct.prev_count[env]):
         if ct.prev_anchor[env, j] != 0 and ct.prev_shape_a[env, j] == sa and ct.prev_shape_b[env, j] == sb \
                 and c0 + kept < c1:
+            candidates += 1
             pa = wp.transform_point(xa, ct.prev_anchor_a[env, j])
             pb = wp.transform_point(xb, ct.prev_anchor_b[env, j])
             if wp.length(pa - pb) < corr and wp.abs(wp.dot(pa - ct.point[env, c0], n)) < corr:
                 ct.anchor_a[env, c0 + kept] = ct.prev_anchor_a[env, j]
                 ct.anchor_b[env, c0 + kept] = ct.prev_anchor_b[env, j]
                 kept += 1
-    if kept == 1 and c1 - c0 > 1:
+    if kept < candidates:
         kept = 0  # one of two survived: start the patch afresh rather than guess the second
     return kept
 
@@ -120,21 +122,28 @@ def _kept_anchors(ct: Contacts, link_pose: wp.array2d(dtype=wp.transform), env: 
 @wp.func
 def _new_anchors(ct: Contacts, link_pose: wp.array2d(dtype=wp.transform), env: int, c0: int, c1: int,
                  corr: float):
-    """Anchors of a new patch: its first contact and, if farther than `corr`, its farthest one."""
+    """Anchors of a new patch: its first contact and, if farther than `corr`, its farthest one; a patch whose
+    contacts all lie within `corr` gets one anchor at their centroid (one anchor cannot resist a twist about the
+    normal, and at a corner the tangential load's moment about it would spin the body)."""
     xa_inv = wp.transform_inverse(_link_frame(link_pose, env, ct.link_a[env, c0]))
     xb_inv = wp.transform_inverse(_link_frame(link_pose, env, ct.link_b[env, c0]))
     p0 = ct.point[env, c0]
-    ct.anchor_a[env, c0] = wp.transform_point(xa_inv, p0)
-    ct.anchor_b[env, c0] = wp.transform_point(xb_inv, p0)
     far = int(-1)
     best = corr
+    centroid = p0
     for c in range(c0 + 1, c1):
+        centroid += ct.point[env, c]
         d = wp.length(ct.point[env, c] - p0)
         if d > best:
             best = d
             far = c
     if far < 0:
+        centroid /= float(c1 - c0)
+        ct.anchor_a[env, c0] = wp.transform_point(xa_inv, centroid)
+        ct.anchor_b[env, c0] = wp.transform_point(xb_inv, centroid)
         return 1
+    ct.anchor_a[env, c0] = wp.transform_point(xa_inv, p0)
+    ct.anchor_b[env, c0] = wp.transform_point(xb_inv, p0)
     ct.anchor_a[env, c0 + 1] = wp.transform_point(xa_inv, ct.point[env, far])
     ct.anchor_b[env, c0 + 1] = wp.transform_point(xb_inv, ct.point[env, far])
     return 2

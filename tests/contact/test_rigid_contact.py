@@ -55,16 +55,16 @@ def test_box_slides_and_decelerates_at_mu_g(solver, mu):
     assert abs(vels[-1, 0, 0]) < 1e-2  # it stops, and static friction holds it
 
 
-def _box_on_slope(solver, degrees, mu):
-    """A 0.2 m box resting on a plane tilted by `degrees` about y (mu_s = mu_d = mu on both materials), PhysX's
-    default 4 position iterations; returns (scene, box, unit down-slope direction)."""
+def _box_on_slope(solver, degrees, mu, half=0.1):
+    """A cube of half extent `half` resting on a plane tilted by `degrees` about y (mu_s = mu_d = mu on both
+    materials), PhysX's default 4 position iterations; returns (scene, box, unit down-slope direction)."""
     a = np.radians(degrees)
     n = np.array([np.sin(a), 0.0, np.cos(a)])
     scene = artic.Scene(1, solver_type=solver)
     scene.add_actor(artic.create_ground_plane(normal=n, material=Material(mu, mu, 0.0)))
     rot = np.array([[np.cos(a), 0.0, np.sin(a)], [0.0, 1.0, 0.0], [-np.sin(a), 0.0, np.cos(a)]])  # z onto n
-    b = body(Box((0.1, 0.1, 0.1)), material=Material(mu, mu, 0.0))
-    b.set_global_pose(Transform(0.1 * n, quat_from_matrix(rot)))
+    b = body(Box((half, half, half)), material=Material(mu, mu, 0.0))
+    b.set_global_pose(Transform(half * n, quat_from_matrix(rot)))
     scene.add_actor(b)
     return scene, b, np.array([np.cos(a), 0.0, -np.sin(a)])
 
@@ -82,6 +82,17 @@ def test_static_friction_holds_a_position_on_a_slope(solver):
     report = scene.get_contacts(b)
     # identity: the contacts carry the weight (normal and friction parts together)
     np.testing.assert_allclose(report.total_force()[0], [0.0, 0.0, b.mass * G], atol=1e-3 * b.mass * G)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_small_box_with_one_anchor_holds_on_a_slope(solver):
+    """A 1.6 cm cube: its face contacts lie within the 2.5 cm friction correlation distance, so the patch has one
+    anchor, which cannot resist a twist. At the patch's centroid it carries the load without a moment; at a corner
+    the box spun about the normal and wandered ~0.5 m in 10 s."""
+    scene, b, _ = _box_on_slope(solver, 20.0, 0.5, half=0.008)
+    poses, _ = run(scene, [b], 600, 1.0 / 60.0)
+    assert np.abs(poses[:, 0, :3] - poses[0, 0, :3]).max() < 1e-6
+    assert abs(abs(np.dot(poses[-1, 0, 3:], poses[0, 0, 3:])) - 1.0) < 1e-6  # no spin either
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
