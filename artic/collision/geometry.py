@@ -23,7 +23,7 @@ from ..build.shapes import Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphe
 from ..build.types import ArticulationFlag
 from ..errors import ValidationError
 from ..structs import upload
-from .hull import UnsupportedMeshFormat, convex_hull, load_mesh_file
+from .hull import UnsupportedMeshFormat, convex_hull, hull_topology, load_mesh_file
 
 GEOM_PLANE = wp.constant(0)
 GEOM_SPHERE = wp.constant(1)
@@ -54,6 +54,14 @@ class Geometry:
     verts: wp.array(dtype=wp.vec3)  # (V,) shape-frame vertices [m]
     planes: wp.array(dtype=wp.vec4)  # (F,) hull planes (unit outward normal, offset): n . x + d <= 0 inside
     tris: wp.array(dtype=wp.vec3i)  # (T,) triangle vertex indices into `verts` (absolute)
+    # polytope topology of hulls and boxes, for the separating-axis test (hull_hull.py)
+    face_vstart: wp.array(dtype=int)  # (F,) first entry of plane f's vertex loop in `face_verts`
+    face_vcount: wp.array(dtype=int)  # (F,)
+    face_verts: wp.array(dtype=int)  # (K,) vertex loops (absolute `verts` indices), counter-clockwise from outside
+    geom_estart: wp.array(dtype=int)  # (G,) first edge in `edges`
+    geom_ecount: wp.array(dtype=int)  # (G,)
+    edges: wp.array(dtype=wp.vec2i)  # (E,) end vertices (absolute `verts` indices)
+    edge_faces: wp.array(dtype=wp.vec2i)  # (E,) the edge's two faces (absolute `planes` indices)
     pair_count: int
     pair_dynamic_count: int  # the first pairs are self-collision pairs
     pair_a: wp.array(dtype=int)  # (P,) link shape
@@ -119,8 +127,9 @@ class _Tables:
     def __init__(self):
         self.rows = {k: [] for k in ("geom_link", "geom_type", "geom_pose", "geom_size", "geom_material",
                                      "geom_offset", "geom_radius", "geom_vstart", "geom_vcount", "geom_fstart",
-                                     "geom_fcount")}
+                                     "geom_fcount", "geom_estart", "geom_ecount")}
         self.verts, self.planes, self.tris = [], [], []
+        self.face_vstart, self.face_vcount, self.face_verts, self.edges, self.edge_faces = [], [], [], [], []
         self.shapes = []  # (shape, owner name) per geometry, for reports
         self.groups = []
         self.skipped = []  # mesh files of unsupported formats
@@ -146,6 +155,21 @@ class _Tables:
             raise ValidationError(f"{owner}: a {cls.__name__} may only belong to a RigidStatic")
         size, radius = np.zeros(3), 0.0
         vstart, vcount, fstart, fcount = len(self.verts), 0, 0, 0
+        estart, ecount = len(self.edges), 0
+        if shape_kind in (3, 5):  # polytopes: vertices, planes, face loops and edges
+            corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+            points = corners * np.asarray(shape.half_extents, float) if shape_kind == 3 else data
+            verts, _ = convex_hull(points, f"{owner} shape '{shape.name}'")
+            planes, loops, edges, edge_faces = hull_topology(verts, f"{owner} shape '{shape.name}'")
+            fstart, fcount, vcount, ecount = len(self.planes), len(planes), len(verts), len(edges)
+            self.verts.extend(verts)
+            self.planes.extend(planes)
+            for loop in loops:
+                self.face_vstart.append(len(self.face_verts))
+                self.face_vcount.append(len(loop))
+                self.face_verts.extend(np.asarray(loop) + vstart)
+            self.edges.extend(edges + vstart)
+            self.edge_faces.extend(edge_faces + fstart)
         if shape_kind == 1:
             size[0] = radius = shape.radius
         elif shape_kind in (2, 4):
@@ -156,11 +180,6 @@ class _Tables:
             size[:] = shape.half_extents
             radius = float(np.linalg.norm(size))
         elif shape_kind == 5:
-            verts, planes = convex_hull(data, f"{owner} shape '{shape.name}'")
-            fstart, fcount = len(self.planes), len(planes)
-            self.verts.extend(verts)
-            self.planes.extend(planes)
-            vcount = len(verts)
             radius = float(np.linalg.norm(verts, axis=1).max())
         elif shape_kind == 6:
             verts, tris = data
@@ -182,6 +201,8 @@ class _Tables:
         r["geom_vcount"].append(vcount)
         r["geom_fstart"].append(fstart)
         r["geom_fcount"].append(fcount)
+        r["geom_estart"].append(estart)
+        r["geom_ecount"].append(ecount)
         self.shapes.append((shape, owner))
         self.groups.append((int(shape.collision_group), int(shape.collision_mask)))
         return True
@@ -270,6 +291,11 @@ def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int) 
     h["verts"] = np.array(t.verts, np.float32).reshape(-1, 3)
     h["planes"] = np.array(t.planes, np.float32).reshape(-1, 4)
     h["tris"] = np.array(t.tris, np.int32).reshape(-1, 3)
+    h["face_vstart"] = np.array(t.face_vstart, np.int32)
+    h["face_vcount"] = np.array(t.face_vcount, np.int32)
+    h["face_verts"] = np.array(t.face_verts, np.int32)
+    h["edges"] = np.array(t.edges, np.int32).reshape(-1, 2)
+    h["edge_faces"] = np.array(t.edge_faces, np.int32).reshape(-1, 2)
     h["pair_a"] = np.array(pairs_a, np.int32)
     h["pair_b"] = np.array(pairs_b, np.int32)
     h["pair_count"] = len(pairs_a)

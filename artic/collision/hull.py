@@ -131,3 +131,67 @@ def _read_obj(text: str, owner: str):
     if not verts or not tris:
         raise ValidationError(f"{owner}: OBJ file has no vertices or faces")
     return np.array(verts, dtype=float), np.array(tris, dtype=np.int32)
+
+
+def hull_topology(verts: np.ndarray, owner: str):
+    """Planes, faces and edges of the convex polytope with vertices `verts` (from convex_hull), for the
+    separating-axis test (hull_hull.py). Qhull's triangles are grouped into faces by their rounded plane (as
+    convex_hull does); a face's loop is the chain of its triangles' edges that no other triangle of the face shares,
+    counter-clockwise seen from outside. A group whose boundary is not one simple loop (near-coplanar triangles
+    that rounding grouped apart from their neighbours) is split back into its triangles. Every edge then lies
+    between exactly two faces.
+
+    Returns (planes (F, 4), loops: F lists of `verts` indices, edges (E, 2) int, edge_faces (E, 2) int)."""
+    from scipy.spatial import ConvexHull
+
+    hull = ConvexHull(verts)
+    eq = np.round(hull.equations, 6)
+    _, group = np.unique(eq, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    planes, loops = [], []
+    for g in range(group.max() + 1):
+        tris = np.flatnonzero(group == g)
+        loop = _boundary_loop(hull.simplices[tris])
+        pieces = [(loop, tris[0])] if loop is not None else [(list(hull.simplices[t]), t) for t in tris]
+        for loop, t in pieces:
+            n = hull.equations[t, :3]
+            area = sum(np.cross(verts[i], verts[j]) for i, j in zip(loop, loop[1:] + loop[:1]))
+            if np.dot(area, n) < 0.0:
+                loop = loop[::-1]
+            planes.append(eq[t])
+            loops.append([int(i) for i in loop])
+    owners = {}
+    for f, loop in enumerate(loops):
+        for i, j in zip(loop, loop[1:] + loop[:1]):
+            owners.setdefault((min(i, j), max(i, j)), []).append(f)
+    if any(len(faces) != 2 for faces in owners.values()):
+        raise ValidationError(f"{owner}: the convex hull's faces do not close; simplify the mesh")
+    edges = np.array(list(owners), np.int32).reshape(-1, 2)
+    edge_faces = np.array(list(owners.values()), np.int32).reshape(-1, 2)
+    return np.array(planes, float).reshape(-1, 4), loops, edges, edge_faces
+
+
+def _boundary_loop(tris: np.ndarray):
+    """The vertex cycle bounding a set of triangles, or None if their boundary is not one simple cycle."""
+    count = {}
+    for t in tris:
+        for i in range(3):
+            e = (min(t[i], t[(i + 1) % 3]), max(t[i], t[(i + 1) % 3]))
+            count[e] = count.get(e, 0) + 1
+    nbrs = {}
+    for (i, j), c in count.items():
+        if c == 1:
+            nbrs.setdefault(i, []).append(j)
+            nbrs.setdefault(j, []).append(i)
+    if not nbrs or any(len(v) != 2 for v in nbrs.values()):
+        return None
+    start = next(iter(nbrs))
+    loop, prev, cur = [start], None, start
+    while True:
+        a, b = nbrs[cur]
+        nxt = b if a == prev else a
+        if nxt == start:
+            break
+        loop.append(nxt)
+        prev, cur = cur, nxt
+    return loop if len(loop) == len(nbrs) else None

@@ -5,11 +5,11 @@ capsules, boxes and cylinders; the largest face-plane distance for convex hulls,
 outside), and by surface samples (a sphere's centre with its radius, five points along a capsule's axis with its
 radius, a box's corners, sixteen points on a cylinder's rims, a hull's vertices). A pair is resolved by the exact
 segment-segment test when both shapes are round (sphere, capsule), and otherwise by testing the samples of one
-shape against the other's distance function (both ways for two polytopes). Two boxes use the separating-axis test
-(box_box.py); a plane against a cylinder uses the exact deepest rim points. Sampling finds face contacts and
-misses edge-edge crossings of two polytopes other than boxes (a hull's edge across another hull's edge);
-docs/design.md records that limit. Triangle meshes (static only) are tested
-against the other shape's samples with point-triangle distances.
+shape against the other's distance function (both ways for a cylinder against a polytope or a cylinder). Two
+boxes use the separating-axis test (box_box.py), hulls against hulls or boxes the general polytope one
+(hull_hull.py); a plane against a cylinder uses the exact deepest rim points. Sampling finds face contacts and
+misses edge crossings (a box's edge across a cylinder's side); docs/design.md records that limit. Triangle meshes
+(static only) are tested against the other shape's samples with point-triangle distances.
 
 Candidates go through `emit` (manifold.py), which keeps at most four points per pair (MANIFOLD_POINTS): the
 deepest, and among points of about the same depth those that spread the manifold most.
@@ -18,6 +18,7 @@ deepest, and among points of about the same depth those that spread the manifold
 import warp as wp
 
 from .box_box import box_box
+from .hull_hull import hull_hull
 from .distance import closest_on_segment, closest_on_triangle, closest_segment_segment
 from .geometry import GEOM_BOX, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_PLANE, GEOM_SPHERE, GEOM_TRIMESH, Contacts, Geometry
 from .manifold import emit
@@ -299,6 +300,8 @@ def collide_pair(geo: Geometry, ct: Contacts, env: int, la: int, lb: int, a: int
         samples_against(geo, ct, env, first, la, lb, a, b, rank, b, xb, a, xa, -1.0, margin, mat)
     elif ta == GEOM_BOX and tb == GEOM_BOX:
         box_box(geo, ct, env, first, la, lb, a, b, rank, xa, xb, margin, mat)
+    elif ta != GEOM_CYLINDER and tb != GEOM_CYLINDER:  # hull-hull, box-hull
+        hull_hull(geo, ct, env, first, la, lb, a, b, rank, xa, xb, margin, mat)
     else:
         samples_against(geo, ct, env, first, la, lb, a, b, rank, a, xa, b, xb, 1.0, margin, mat)
         samples_against(geo, ct, env, first, la, lb, a, b, rank, b, xb, a, xa, -1.0, margin, mat)

@@ -15,7 +15,8 @@ solve).
 Friction is PhysX's patch friction. The contacts of one shape pair form a patch; its friction acts at one or two
 anchors, each a point fixed on both bodies (kept in each body's frame), with two rows along t1 (the slip direction)
 and t2 = n x t1. A new patch takes its first (deepest) contact as anchor and, if another contact lies farther than
-the friction correlation distance, the farthest one as the second; a smaller patch gets one anchor at its centroid. While the patch sticks its anchors are kept to
+the friction correlation distance, the farthest one as the second; a smaller patch gets one anchor at its
+centroid. While the patch sticks its anchors are kept to
 the next step (matched by shape pair, dropped if they drifted apart or left the contact plane), and in position
 iterations the rows also pull the anchor drift e back (target -erp e/h): static friction holds a position, not only
 a velocity, so stacks and grasps do not creep. Each anchor's impulse is bounded by mu_s/k times the patch's normal
