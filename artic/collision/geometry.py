@@ -91,6 +91,7 @@ class Contacts:
     g: wp.array3d(dtype=float)  # (E, 3C, N) generalized directions of the normal and two friction rows
     minv_g: wp.array3d(dtype=float)  # (E, 3C, N) M^-1 g
     response: wp.array2d(dtype=float)  # (E, 3C) g^T M^-1 g
+    delassus: wp.array3d(dtype=float)  # (E, 3C, 12) row r's entries g_r^T M^-1 g_s against the rows s of its patch
     impulse: wp.array2d(dtype=float)  # (E, 3C) accumulated impulses [N s]
     force: wp.array2d(dtype=wp.vec3)  # (E, C) reported force on link a at the point, world [N]
     # patch friction (PhysX's model, docs/design.md): the friction rows of slot c act at an anchor when
@@ -329,4 +330,5 @@ def build_contacts(num_envs: int, capacity: int, n_gen: int, device) -> Contacts
     ct.separation, ct.bounce = z((e, c), float), z((e, c), float)
     ct.g, ct.minv_g = z((e, 3 * c, n_gen), float), z((e, 3 * c, n_gen), float)
     ct.response, ct.impulse = z((e, 3 * c), float), z((e, 3 * c), float)
+    ct.delassus = z((e, 3 * c, 3 * MANIFOLD_POINTS), float)
     return ct

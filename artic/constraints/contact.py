@@ -198,11 +198,35 @@ def setup_contacts(tree: Tree, kin: Kin, ct: Contacts, link_pose: wp.array2d(dty
                 ct.anchor_error[env, s] = wp.vec2(wp.dot(pa - pb, t1), wp.dot(pa - pb, t2))
                 _set_row(tree, kin, ct, minv, env, 3 * s + 1, n_gen, la, pa, lb, pb, t1)
                 _set_row(tree, kin, ct, minv, env, 3 * s + 2, n_gen, la, pa, lb, pb, t2)
+        _patch_delassus(ct, env, c0, c1, n_gen)
         c0 = c1
 
 
+@wp.func
+def _patch_delassus(ct: Contacts, env: int, c0: int, c1: int, n_gen: int):
+    """The patch's Delassus matrix A = G M^-1 G^T, once per step (the rows do not change within it): the patch
+    solve reads it every visit. Rows that carry no friction (no anchor) stay zero."""
+    m = 3 * (c1 - c0)
+    for i in range(m):
+        ri = 3 * c0 + i
+        live_i = i % 3 == 0 or ct.anchor[env, c0 + i // 3] != 0
+        for j in range(m):
+            rj = 3 * c0 + j
+            s = float(0.0)
+            if live_i and (j % 3 == 0 or ct.anchor[env, c0 + j // 3] != 0):
+                if j < i:
+                    s = ct.delassus[env, rj, i]  # symmetric
+                else:
+                    for k in range(n_gen):
+                        gk = ct.g[env, ri, k]
+                        if gk != 0.0:  # g is sparse: the dofs between the contact's links and their roots
+                            s += gk * ct.minv_g[env, rj, k]
+            ct.delassus[env, ri, j] = s
+
+
 PATCH_ROWS = 12  # 4 contacts x (normal, 2 friction)
-PATCH_SWEEPS = wp.constant(8)
+PATCH_SWEEPS = wp.constant(8)  # at most; a sweep that changes no row velocity by SWEEP_TOLERANCE ends them
+SWEEP_TOLERANCE = wp.constant(1.0e-9)  # [m/s] (1e-6 let a 1.6 cm cube on a slope turn by 0.5 deg in 10 s)
 _vec_patch = wp.types.vector(length=PATCH_ROWS, dtype=float)
 _mat_patch = wp.types.matrix(shape=(PATCH_ROWS, PATCH_ROWS), dtype=float)
 
@@ -233,13 +257,10 @@ def _solve_patch(ct: Contacts, v: wp.array2d(dtype=float), env: int, c0: int, c1
         vrel[i] = row_dot(ct.g, v, env, ri, n_gen)
         lam0[i] = ct.impulse[env, ri]
         for j in range(m):
-            rj = 3 * c0 + j
-            s = float(0.0)
-            for k in range(n_gen):
-                s += ct.g[env, ri, k] * ct.minv_g[env, rj, k]
-            a[i, j] = s
+            a[i, j] = ct.delassus[env, ri, j]
     lam = lam0
     for _sweep in range(PATCH_SWEEPS):
+        before = lam
         for c in range(c1 - c0):
             i = 3 * c
             if a[i, i] > 1.0e-12:
@@ -284,6 +305,11 @@ def _solve_patch(ct: Contacts, v: wp.array2d(dtype=float), env: int, c0: int, c1
                 lam[i + 1] = n1
                 lam[i + 2] = n2
         ct.broken[env, c0] = broken  # the last sweep of the last visit decides
+        change = float(0.0)  # largest velocity change this sweep made
+        for i in range(m):
+            change = wp.max(change, wp.abs(lam[i] - before[i]) * a[i, i])
+        if change < SWEEP_TOLERANCE:
+            break  # converged (at once for a patch of speculative contacts that stay apart)
     for i in range(m):
         d = lam[i] - lam0[i]
         if d != 0.0:

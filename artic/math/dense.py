@@ -66,11 +66,16 @@ def add_row(v: wp.array2d(dtype=float), d: wp.array3d(dtype=float), env: int, ro
 def solve_row(minv: wp.array3d(dtype=float), g: wp.array3d(dtype=float), minv_g: wp.array3d(dtype=float), env: int,
               row: int, n: int):
     """minv_g[env, row] = M^-1 g[env, row]; returns the row's response g^T M^-1 g."""
+    # column by column, skipping g's zeros: a contact or joint row touches only the dofs between its links and
+    # the root (M^-1 is symmetric, so column j is row j)
+    for i in range(n):
+        minv_g[env, row, i] = 0.0
+    for j in range(n):
+        gj = g[env, row, j]
+        if gj != 0.0:
+            for i in range(n):
+                minv_g[env, row, i] = minv_g[env, row, i] + minv[env, j, i] * gj
     resp = float(0.0)
     for i in range(n):
-        s = float(0.0)
-        for j in range(n):
-            s += minv[env, i, j] * g[env, row, j]
-        minv_g[env, row, i] = s
-        resp += g[env, row, i] * s
+        resp += g[env, row, i] * minv_g[env, row, i]
     return resp
