@@ -15,8 +15,8 @@ resting faces give face contacts and ties resolve the same way every step.
   each such vertex closer than the margin is a candidate (separation: the incident surface's height above the
   reference face; point: midway). `emit` keeps four. No clipping buffer is needed, whatever the faces' sizes.
 * Edge axis: the two edges' closest points give one contact.
-Everything is computed in the first polytope's frame. The tables (face loops counter-clockwise seen from outside,
-edges with their two faces) are built on the host by hull.hull_topology; boxes carry them too.
+Face axes are tested in the face owner's frame, edge pairs in b's. The tables (face loops counter-clockwise seen
+from outside, edges with their two faces) are built on the host by hull.hull_topology; boxes carry them too.
 """
 
 import warp as wp
@@ -43,10 +43,11 @@ def _loop_vertex(geo: Geometry, f: int, k: int):
 
 @wp.func
 def _best_face(geo: Geometry, g: int, h: int, t_hg: wp.transform):
-    """(largest separation, its plane index) over the face planes of polytope g of polytope h; t_hg maps h's frame
-    into g's. A plane's separation is h's smallest signed distance above it."""
+    """(largest separation, its plane index, h's vertex at that separation) over the face planes of polytope g of
+    polytope h; t_hg maps h's frame into g's. A plane's separation is h's smallest signed distance above it."""
     best = float(-1.0e30)
     best_f = int(-1)
+    best_v = int(-1)
     f0 = geo.geom_fstart[g]
     v0 = geo.geom_vstart[h]
     q = wp.transform_get_rotation(t_hg)
@@ -56,12 +57,17 @@ def _best_face(geo: Geometry, g: int, h: int, t_hg: wp.transform):
         n_h = wp.quat_rotate_inv(q, n)  # the plane in h's frame, so h's vertices need no transform
         d_h = wp.dot(n, p) + geo.planes[f][3]
         s = float(1.0e30)
-        for k in range(geo.geom_vcount[h]):
-            s = wp.min(s, wp.dot(n_h, geo.verts[v0 + k]) + d_h)
+        low = int(-1)
+        for k in range(v0, v0 + geo.geom_vcount[h]):
+            sk = wp.dot(n_h, geo.verts[k]) + d_h
+            if sk < s:
+                s = sk
+                low = k
         if s > best:
             best = s
             best_f = f
-    return best, best_f
+            best_v = low
+    return best, best_f, best_v
 
 
 @wp.func
@@ -88,32 +94,31 @@ def _minkowski_face(a: wp.vec3, b: wp.vec3, c: wp.vec3, d: wp.vec3):
 
 
 @wp.func
-def _best_edges(geo: Geometry, a: int, b: int, t_ba: wp.transform, margin: float):
-    """(largest separation, edge of a, edge of b, axis in a's frame pointing from a to b) over the edge pairs
-    that build Minkowski faces; the separation is 1e30 (and the edges -1) when one exceeds the margin."""
+def _best_edges(geo: Geometry, a: int, b: int, t_ab: wp.transform, margin: float):
+    """(largest separation, edge of a, edge of b, axis in b's frame pointing from a to b) over the edge pairs
+    that build Minkowski faces; the separation is 1e30 (and the edges -1) when one exceeds the margin. t_ab maps
+    a's frame into b's: each edge of a is moved once, b's edges are read as stored."""
     best = float(-1.0e30)
     best_i = int(-1)
     best_j = int(-1)
     best_axis = wp.vec3(0.0, 0.0, 1.0)
-    ca = _centroid(geo, a)
+    ca = wp.transform_point(t_ab, _centroid(geo, a))
     e0a = geo.geom_estart[a]
     e0b = geo.geom_estart[b]
     for i in range(e0a, e0a + geo.geom_ecount[a]):
         ev = geo.edges[i]
         ef = geo.edge_faces[i]
-        p0 = geo.verts[ev[0]]
-        p1 = geo.verts[ev[1]]
-        na = _normal(geo, ef[0])
-        nb = _normal(geo, ef[1])
+        p0 = wp.transform_point(t_ab, geo.verts[ev[0]])
+        p1 = wp.transform_point(t_ab, geo.verts[ev[1]])
+        na = wp.transform_vector(t_ab, _normal(geo, ef[0]))
+        nb = wp.transform_vector(t_ab, _normal(geo, ef[1]))
         for j in range(e0b, e0b + geo.geom_ecount[b]):
             fv = geo.edge_faces[j]
-            nc = wp.transform_vector(t_ba, _normal(geo, fv[0]))
-            nd = wp.transform_vector(t_ba, _normal(geo, fv[1]))
-            if not _minkowski_face(na, nb, nc, nd):
+            if not _minkowski_face(na, nb, _normal(geo, fv[0]), _normal(geo, fv[1])):
                 continue
             ew = geo.edges[j]
-            q0 = wp.transform_point(t_ba, geo.verts[ew[0]])
-            q1 = wp.transform_point(t_ba, geo.verts[ew[1]])
+            q0 = geo.verts[ew[0]]
+            q1 = geo.verts[ew[1]]
             axis = wp.cross(p1 - p0, q1 - q0)
             length = wp.length(axis)
             if length < 1.0e-6 * wp.length(p1 - p0) * wp.length(q1 - q0):
@@ -134,10 +139,11 @@ def _best_edges(geo: Geometry, a: int, b: int, t_ba: wp.transform, margin: float
 
 @wp.func
 def _face_contacts(geo: Geometry, ct: Contacts, env: int, first: int, la: int, lb: int, a: int, b: int,
-                   rank: int, ref: int, inc: int, rf: int, t_ir: wp.transform, x_ref: wp.transform, flip: float,
-                   margin: float, mat: wp.vec3):
-    """Candidates of reference face rf (of polytope ref, pose x_ref) against the incident polytope inc (t_ir maps
-    its frame into ref's). flip = -1 when ref is a (the emitted normal points from b to a)."""
+                   rank: int, inc: int, rf: int, sep: float, support: int, t_ir: wp.transform, x_ref: wp.transform,
+                   flip: float, margin: float, mat: wp.vec3):
+    """Candidates of reference face rf (pose x_ref) against the incident polytope inc (t_ir maps its frame into the
+    reference's), whose vertex `support` lies deepest, at the face's separation sep. flip = -1 when the reference
+    polytope is a (the emitted normal points from b to a)."""
     rn = _normal(geo, rf)
     r0 = _loop_vertex(geo, rf, 0)
     nw = wp.transform_vector(x_ref, rn) * flip
@@ -200,17 +206,9 @@ def _face_contacts(geo: Geometry, ct: Contacts, env: int, first: int, la: int, l
     # inc's support vertex along -rn, at the axis's separation: when the shapes are apart, their faces may not
     # overlap along rn (nearest features vertex-vertex, say) or overlap only where the gap is wider, and the
     # axis's separation is what bounds the distance from below; when they overlap it repeats a candidate above
-    v0 = geo.geom_vstart[inc]
-    best = wp.vec3(0.0)
-    low = float(1.0e30)
-    for k in range(geo.geom_vcount[inc]):
-        q = wp.transform_point(t_ir, geo.verts[v0 + k])
-        h = wp.dot(q - r0, rn)
-        if h < low:
-            low = h
-            best = q
-    if low < margin:
-        emit(ct, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, best - rn * (0.5 * low)), nw, low, mat)
+    if sep < margin:
+        q = wp.transform_point(t_ir, geo.verts[support])
+        emit(ct, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, q - rn * (0.5 * sep)), nw, sep, mat)
 
 
 @wp.func
@@ -218,28 +216,28 @@ def hull_hull(geo: Geometry, ct: Contacts, env: int, first: int, la: int, lb: in
               xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
     t_ba = wp.transform_inverse(xa) * xb  # b's frame into a's
     t_ab = wp.transform_inverse(t_ba)
-    sa, fa = _best_face(geo, a, b, t_ba)
+    sa, fa, va = _best_face(geo, a, b, t_ba)
     if sa > margin:
         return
-    sb, fb = _best_face(geo, b, a, t_ab)
+    sb, fb, vb = _best_face(geo, b, a, t_ab)
     if sb > margin:
         return
     face_best = sa
     if sb > sa + 1.0e-5:
         face_best = sb
-    se, ea, eb, axis = _best_edges(geo, a, b, t_ba, margin)
+    se, ea, eb, axis = _best_edges(geo, a, b, t_ab, margin)
     if se > margin:
         return
     if ea >= 0 and se > face_best + 0.05 * wp.abs(face_best) + 1.0e-5:
-        p0 = geo.verts[geo.edges[ea][0]]
-        p1 = geo.verts[geo.edges[ea][1]]
-        q0 = wp.transform_point(t_ba, geo.verts[geo.edges[eb][0]])
-        q1 = wp.transform_point(t_ba, geo.verts[geo.edges[eb][1]])
+        p0 = wp.transform_point(t_ab, geo.verts[geo.edges[ea][0]])  # in b's frame
+        p1 = wp.transform_point(t_ab, geo.verts[geo.edges[ea][1]])
+        q0 = geo.verts[geo.edges[eb][0]]
+        q1 = geo.verts[geo.edges[eb][1]]
         st = closest_segment_segment(p0, p1, q0, q1)
         mid = 0.5 * (p0 + (p1 - p0) * st[0] + q0 + (q1 - q0) * st[1])
-        emit(ct, env, first, la, lb, a, b, rank, wp.transform_point(xa, mid), -wp.transform_vector(xa, axis), se,
+        emit(ct, env, first, la, lb, a, b, rank, wp.transform_point(xb, mid), -wp.transform_vector(xb, axis), se,
              mat)
     elif face_best == sa:
-        _face_contacts(geo, ct, env, first, la, lb, a, b, rank, a, b, fa, t_ba, xa, -1.0, margin, mat)
+        _face_contacts(geo, ct, env, first, la, lb, a, b, rank, b, fa, sa, va, t_ba, xa, -1.0, margin, mat)
     else:
-        _face_contacts(geo, ct, env, first, la, lb, a, b, rank, b, a, fb, t_ab, xb, 1.0, margin, mat)
+        _face_contacts(geo, ct, env, first, la, lb, a, b, rank, a, fb, sb, vb, t_ab, xb, 1.0, margin, mat)
