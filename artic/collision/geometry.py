@@ -124,6 +124,20 @@ def _max_points(ta: int, tb: int) -> int:
     return MANIFOLD_POINTS
 
 
+CYLINDER_PRISM_SIDES = 32
+
+
+def cylinder_prism(radius: float, half_height: float) -> np.ndarray:
+    """Corners of the prism that stands for a cylinder (axis x) against boxes, hulls and cylinders: 32 sides
+    tangent to the circle, with faces centred on +-y and +-z (so a cylinder lying on a face rests at its radius);
+    its corners stand 0.5 % of the radius outside the circle."""
+    n = CYLINDER_PRISM_SIDES
+    ang = (np.arange(n) + 0.5) * 2.0 * np.pi / n
+    r = radius / np.cos(np.pi / n)
+    ring = np.stack([r * np.cos(ang), r * np.sin(ang)], axis=1)
+    return np.array([[x, y, z] for x in (-half_height, half_height) for y, z in ring])
+
+
 class _Tables:
     def __init__(self):
         self.rows = {k: [] for k in ("geom_link", "geom_type", "geom_pose", "geom_size", "geom_material",
@@ -157,9 +171,14 @@ class _Tables:
         size, radius = np.zeros(3), 0.0
         vstart, vcount, fstart, fcount = len(self.verts), 0, 0, 0
         estart, ecount = len(self.edges), 0
-        if shape_kind in (3, 5):  # polytopes: vertices, planes, face loops and edges
-            corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
-            points = corners * np.asarray(shape.half_extents, float) if shape_kind == 3 else data
+        if shape_kind in (3, 4, 5):  # polytopes (a cylinder's prism): vertices, planes, face loops and edges
+            if shape_kind == 3:
+                corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+                points = corners * np.asarray(shape.half_extents, float)
+            elif shape_kind == 4:
+                points = cylinder_prism(shape.radius, shape.half_height)
+            else:
+                points = data
             verts, _ = convex_hull(points, f"{owner} shape '{shape.name}'")
             planes, loops, edges, edge_faces = hull_topology(verts, f"{owner} shape '{shape.name}'")
             fstart, fcount, vcount, ecount = len(self.planes), len(planes), len(verts), len(edges)

@@ -160,6 +160,7 @@ def _face_contacts(geo: Geometry, ct: Contacts, env: int, first: int, la: int, l
     nr = geo.face_vcount[rf]
     nc = geo.face_vcount[fi]
     q_first = wp.transform_point(t_ir, _loop_vertex(geo, fi, 0))
+    deepest = float(1.0e30)  # the deepest candidate emitted
     # incident vertices inside the reference face, and incident edges crossing reference edges
     for j in range(nc):
         q = wp.transform_point(t_ir, _loop_vertex(geo, fi, j))
@@ -183,10 +184,12 @@ def _face_contacts(geo: Geometry, ct: Contacts, env: int, first: int, la: int, l
                     if h < margin:
                         emit(ct, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, p - rn * (0.5 * h)), nw,
                              h, mat)
+                        deepest = wp.min(deepest, h)
         if inside:
             h = wp.dot(q - r0, rn)
             if h < margin:
                 emit(ct, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, q - rn * (0.5 * h)), nw, h, mat)
+                deepest = wp.min(deepest, h)
     # reference vertices inside the incident face (seen along rn): the incident surface's height above them
     den_h = wp.dot(ni, rn)
     if den_h < -1.0e-6:
@@ -203,10 +206,12 @@ def _face_contacts(geo: Geometry, ct: Contacts, env: int, first: int, la: int, l
                 if h < margin:
                     emit(ct, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, r + rn * (0.5 * h)), nw, h,
                          mat)
-    # inc's support vertex along -rn, at the axis's separation: when the shapes are apart, their faces may not
-    # overlap along rn (nearest features vertex-vertex, say) or overlap only where the gap is wider, and the
-    # axis's separation is what bounds the distance from below; when they overlap it repeats a candidate above
-    if sep < margin:
+                    deepest = wp.min(deepest, h)
+    # shapes apart: their faces may not overlap along rn (nearest features vertex-vertex, say) or overlap only
+    # where the gap is wider than the axis's separation, which is what bounds their distance from below; then
+    # inc's deepest vertex stands in at that separation (when the overlap reaches it, it is not needed, and a
+    # vertex of an edge lying on the face may lie outside the face)
+    if sep < margin and deepest > sep + INSIDE_SLACK:
         q = wp.transform_point(t_ir, geo.verts[support])
         emit(ct, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, q - rn * (0.5 * sep)), nw, sep, mat)
 

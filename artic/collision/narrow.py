@@ -4,12 +4,11 @@ Every shape is described twice: by a signed distance function with its gradient 
 capsules, boxes and cylinders; the largest face-plane distance for convex hulls, exact inside and a lower bound
 outside), and by surface samples (a sphere's centre with its radius, five points along a capsule's axis with its
 radius, a box's corners, sixteen points on a cylinder's rims, a hull's vertices). A pair is resolved by the exact
-segment-segment test when both shapes are round (sphere, capsule), and otherwise by testing the samples of one
-shape against the other's distance function (both ways for a cylinder against a polytope or a cylinder). Two
-boxes use the separating-axis test (box_box.py), hulls against hulls or boxes the general polytope one
-(hull_hull.py); a plane against a cylinder uses the exact deepest rim points. Sampling finds face contacts and
-misses edge crossings (a box's edge across a cylinder's side); docs/design.md records that limit. Triangle meshes
-(static only) are tested against the other shape's samples with point-triangle distances.
+segment-segment test when both shapes are round (sphere, capsule), by testing the round shape's samples against
+the other's distance function when one is, and by a separating-axis test otherwise: box_box.py for two boxes,
+hull_hull.py for any other pair of boxes, hulls and cylinders (a cylinder as its 32-sided prism). A plane against
+a cylinder uses the exact deepest rim points. Triangle meshes (static only) are tested against the other shape's
+samples with point-triangle distances, which misses a mesh edge crossing a polytope edge (docs/design.md).
 
 Candidates go through `emit` (manifold.py), which keeps at most four points per pair (MANIFOLD_POINTS): the
 deepest, and among points of about the same depth those that spread the manifold most.
@@ -300,11 +299,8 @@ def collide_pair(geo: Geometry, ct: Contacts, env: int, la: int, lb: int, a: int
         samples_against(geo, ct, env, first, la, lb, a, b, rank, b, xb, a, xa, -1.0, margin, mat)
     elif ta == GEOM_BOX and tb == GEOM_BOX:
         box_box(geo, ct, env, first, la, lb, a, b, rank, xa, xb, margin, mat)
-    elif ta != GEOM_CYLINDER and tb != GEOM_CYLINDER:  # hull-hull, box-hull
+    else:  # hulls, boxes and cylinders (their prisms) in any other combination
         hull_hull(geo, ct, env, first, la, lb, a, b, rank, xa, xb, margin, mat)
-    else:
-        samples_against(geo, ct, env, first, la, lb, a, b, rank, a, xa, b, xb, 1.0, margin, mat)
-        samples_against(geo, ct, env, first, la, lb, a, b, rank, b, xb, a, xa, -1.0, margin, mat)
 
 
 @wp.func

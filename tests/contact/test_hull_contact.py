@@ -9,7 +9,7 @@ import pytest
 from bodies import body
 
 import artic
-from artic import Box, ConvexMesh, SolverType, Transform
+from artic import Box, ConvexMesh, Cylinder, SolverType, Transform
 from artic.collision.hull import convex_hull
 from artic.math.np_spatial import quat_to_matrix
 
@@ -183,3 +183,55 @@ def test_hull_cube_stack_on_a_hull_platform_stays_up(solver):
         assert np.hypot(p[0], p[1]) < 1e-3
         assert p[2] == pytest.approx(0.05 + 0.1 * k, abs=2e-3)
         assert scene.get_contacts(b).count[0] >= 4
+
+
+@pytest.mark.parametrize("top_kind", ["box", "cylinder"])
+def test_edge_or_side_across_a_cylinder_meets_its_top(top_kind):
+    """A static cylinder (radius 0.1) lying along x; 5 mm above its top, crossing it at 90 degrees, the bottom edge
+    of a box turned 45 degrees about y, or the side of a cylinder lying along y. Their corners are far from the
+    other shape (sampling them against the cylinder's distance gave 16 mm, not 5), yet they meet at the top:
+    the contact lies over the axis, normal +z, separation 5 mm (closed form; the cylinder's prism has faces
+    tangent to it on top)."""
+    scene = artic.Scene(1, gravity=(0.0, 0.0, 0.0))
+    base = artic.RigidStatic(Transform(), "base")
+    base.attach_shape(Cylinder(0.1, 0.3))
+    scene.add_actor(base)
+    gap = 0.005
+    if top_kind == "box":
+        s, c = np.sin(np.pi / 8), np.cos(np.pi / 8)
+        top = artic.RigidDynamic(Transform((0.03, 0.0, 0.1 + gap + 0.05 * np.sqrt(2.0)), (0.0, s, 0.0, c)), "top")
+        top.attach_shape(Box((0.05, 0.05, 0.05)))
+    else:
+        turn = (0.0, 0.0, np.sin(np.pi / 4), np.cos(np.pi / 4))  # axis along y
+        top = artic.RigidDynamic(Transform((0.03, 0.0, 0.2 + gap), turn), "top")
+        top.attach_shape(Cylinder(0.1, 0.2))
+    top.update_mass_and_inertia(1000.0)
+    scene.add_actor(top)
+    scene.step(1.0 / 120.0)
+    r = scene.get_contacts(top)
+    n = r.count[0]
+    assert n >= 1
+    np.testing.assert_allclose(r.separation[0, :n], gap, atol=1e-6)
+    np.testing.assert_allclose(r.normal[0, :n], np.tile([0.0, 0.0, 1.0], (n, 1)), atol=1e-6)
+    np.testing.assert_allclose(r.point[0, :n].mean(axis=0), [0.03, 0.0, 0.1 + gap / 2], atol=2e-3)
+
+
+@pytest.mark.parametrize("pose, height", [
+    (Transform((0.0, 0.0, 0.62)), 0.6),  # on its side
+    (Transform((0.0, 0.0, 0.72), (0.0, np.sin(np.pi / 4), 0.0, np.cos(np.pi / 4))), 0.7),  # upright
+])
+def test_cylinder_rests_on_a_static_box(pose, height):
+    """A cylinder (radius 0.1, half height 0.2) dropped on a static box's top face (z = 0.5) settles at its radius
+    (on its side) or half height (upright) above it, within 1.5 mm, and stops."""
+    scene = artic.Scene(1)
+    table = artic.RigidStatic(Transform((0.0, 0.0, 0.25)), "table")
+    table.attach_shape(Box((0.5, 0.5, 0.25)))
+    scene.add_actor(table)
+    b = body(Cylinder(0.1, 0.2))
+    b.set_global_pose(pose)
+    scene.add_actor(b)
+    for _ in range(240):
+        scene.step(1.0 / 120.0)
+    p = scene.get_actor_pose(b)[0]
+    assert p[2] == pytest.approx(height, abs=1.5e-3)
+    assert np.abs(scene.get_actor_velocity(b)[0]).max() < 1e-2
