@@ -40,7 +40,9 @@ ALLEGRO_POSE = Transform((0.0, 0.0, 0.04), quat_from_axis_angle((0.0, 1.0, 0.0),
 
 
 def _allegro_urdf() -> Path:
-    sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
+    tests = str(Path(__file__).parents[1] / "tests")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
     from helpers import robot_path
 
     return robot_path("allegro")
@@ -140,12 +142,11 @@ def bench_mujoco(name, envs, steps, warmup):
 def bench_physx(name, envs, steps, warmup, solver):
     from physx_scene import physx_scene
 
-    scenes = []
-    for _ in range(envs):
-        art, statics, dt, gravity = artic_model(name)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            scenes.append(physx_scene(art, statics, dt, gravity, solver, self_collision=(name == "ant"))[0])
+    art, statics, dt, gravity = artic_model(name)  # one description, one PhysX scene per env
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scenes = [physx_scene(art, statics, dt, gravity, solver, self_collision=(name == "ant"))[0]
+                  for _ in range(envs)]
     for s in scenes:
         for _ in range(warmup):
             s.step()

@@ -99,10 +99,8 @@ def physx_scene(art: artic.Articulation, statics, dt: float, gravity, solver=art
                 else:
                     limits = [[-np.inf, np.inf]]
                     kind = "revolute_unwrapped" if kind == "revolute" else kind
-                damping = j.get_friction_params(ax).viscous_friction_coefficient
-                lb.set_joint_name(j.name)
-                lb.set_joint_properties(kind, limits, _pose(j.parent_pose * turn), _pose(j.child_pose * turn),
-                                        0.0, damping)
+                lb.set_joint_name(j.name)  # damping goes into the drive below
+                lb.set_joint_properties(kind, limits, _pose(j.parent_pose * turn), _pose(j.child_pose * turn))
                 joints.append((link.name, j, ax))
             else:
                 raise NotImplementedError(f"joint type {jt.name} is not rebuilt in SAPIEN")

@@ -16,12 +16,12 @@ Friction is PhysX's patch friction. The contacts of one shape pair form a patch;
 anchors, each a point fixed on both bodies (kept in each body's frame), with two rows along t1 (the slip direction)
 and t2 = n x t1. A new patch takes its first (deepest) contact as anchor and, if another contact lies farther than
 the friction correlation distance, the farthest one as the second; a smaller patch gets one anchor at its
-centroid. While the patch sticks its anchors are kept to
-the next step (matched by shape pair, dropped if they drifted apart or left the contact plane), and in position
-iterations the rows also pull the anchor drift e back (target -erp e/h): static friction holds a position, not only
-a velocity, so stacks and grasps do not creep. Each anchor's impulse is bounded by mu_s/k times the patch's normal
-impulse (k anchors; PhysX's improved patch friction); beyond it the anchor slides with mu_d/k and the patch is
-marked broken, which renews its anchors at the next step. The rows of a patch are solved together (_solve_patch).
+centroid. While the patch sticks its anchors are kept to the next step (matched by shape pair, dropped if they
+drifted apart or left the contact plane), and in position iterations the rows also pull the anchor drift e back
+(target -erp e/h): static friction holds a position, not only a velocity, so stacks and grasps do not creep.
+Each anchor's impulse is bounded by mu_s/k times the patch's normal impulse (k anchors; PhysX's improved patch
+friction); beyond it the anchor slides with mu_d/k and the patch is marked broken, which renews its anchors at the
+next step. The rows of a patch are solved together (_solve_patch).
 TGS tracks each contact's separation and each anchor's drift over the substeps (s += v_n rho).
 """
 
