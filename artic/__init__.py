@@ -1,11 +1,11 @@
 """artic: articulated rigid bodies the PhysX way, batched over environments on NVIDIA Warp."""
 
-from .build.actors import RigidDynamic, RigidStatic, create_ground_plane
-from .build.articulation import Articulation, Drive, FrictionParams, Joint, Limit, Link
-from .build.mjcf import MjcfModel, load_mjcf
-from .build.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Shape, Sphere, TriangleMesh
-from .build.types import ArticulationFlag, Axis, DriveType, JointType, Motion
-from .build.urdf import load_urdf
+from .description.actors import RigidDynamic, RigidStatic, create_ground_plane
+from .description.articulation import Articulation, Drive, FrictionParams, Joint, Limit, Link
+from .description.mjcf import MjcfModel, load_mjcf
+from .description.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Shape, Sphere, TriangleMesh
+from .description.types import ArticulationFlag, Axis, DriveType, JointType, Motion
+from .description.urdf import load_urdf
 from .cache import ArticulationCache, CacheFlag
 from .errors import ArticError, StateError, TopologyError, UrdfError, ValidationError
 from .math.np_spatial import Transform

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .build.articulation import Articulation
+from .description.articulation import Articulation
 from .control import ControlArrays, build_control, control_view
 from .data import build_data
 from .model import build_model, refresh_model

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 import warp as wp
 
-from .build.actors import RigidDynamic, RigidStatic
+from .description.actors import RigidDynamic, RigidStatic
 from .block import Block, collision_groups, merge_wake_state, restore_view_arrays, view_arrays
-from .build.articulation import Articulation
+from .description.articulation import Articulation
 from .cache import CacheFlag
 from .errors import StateError, TopologyError, ValidationError
 from .step import SolverType
@@ -138,7 +138,7 @@ class Scene:
 
     def add_actor(self, actor):
         """Add a RigidStatic (its shapes collide with every articulation and body, in every env) or a RigidDynamic
-        (simulated as a one-link floating articulation, see build/actors.py)."""
+        (simulated as a one-link floating articulation, see description/actors.py)."""
         if isinstance(actor, RigidDynamic):
             self.add_articulation(actor.articulation)
             return actor

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .build.articulation import Articulation
-from .build.types import JointType
+from .description.articulation import Articulation
+from .description.types import JointType
 from .cache import ArticulationCache, CacheFlag
 from .control import write_description_targets
 from .data import build_data

@@ -28,10 +28,10 @@ def load_model(path: Path, fix_base: bool = True):
     """(articulation, static actors, gravity or None) of a URDF (fix_base applies) or an MJCF file (its first
     body tree; the file decides whether the base floats)."""
     if path.suffix.lower() == ".xml":
-        from ..build.mjcf import load_mjcf
+        from ..description.mjcf import load_mjcf
 
         model = load_mjcf(path)
         return model.articulations[0], model.statics, model.gravity
-    from ..build.urdf import load_urdf
+    from ..description.urdf import load_urdf
 
     return load_urdf(path, fix_base=fix_base), [], None

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ..assets import load_model, model_path, shipped_models
-from ..build.types import AXIS_NAMES, Motion
+from ..description.types import AXIS_NAMES, Motion
 from ..errors import ArticError
 from ..scene import Scene
 from .sim import add_parser as add_sim_parser

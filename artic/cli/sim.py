@@ -15,8 +15,8 @@ import warnings
 import numpy as np
 
 from ..assets import load_model, model_path
-from ..build.articulation import Drive
-from ..build.types import DriveType, Motion
+from ..description.articulation import Drive
+from ..description.types import DriveType, Motion
 from ..cache import CacheFlag
 from ..errors import ValidationError
 from ..scene import Scene

@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import warp as wp
 
-from ..build.articulation import Articulation
-from ..build.shapes import Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere, TriangleMesh
-from ..build.types import ArticulationFlag
+from ..description.articulation import Articulation
+from ..description.shapes import Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere, TriangleMesh
+from ..description.types import ArticulationFlag
 from ..errors import ValidationError
 from ..structs import upload
 from .hull import UnsupportedMeshFormat, convex_hull, hull_topology, load_mesh_file

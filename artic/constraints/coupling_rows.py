@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from ..build.articulation import Articulation
+from ..description.articulation import Articulation
 from ..data import Kin
 from ..math.dense import solve_row
 from ..math.spatial import root_column

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from ..build.articulation import Articulation
-from ..build.types import ArticulationFlag, DriveType, JointType, Motion
+from ..description.articulation import Articulation
+from ..description.types import ArticulationFlag, DriveType, JointType, Motion
 from ..structs import upload
 
 ROW_FRICTION_COEF = wp.constant(0)  # PhysX's deprecated coefficient friction (default 0.05)

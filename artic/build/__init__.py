@@ -1,1 +1,0 @@
-"""Host-side descriptions: articulations, links, joints, shapes, and the URDF importer."""
