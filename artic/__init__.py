@@ -2,6 +2,9 @@
 
 from .description.actors import RigidDynamic, RigidStatic, create_ground_plane
 from .description.articulation import Articulation, Drive, FrictionParams, Joint, Limit, Link
+from .description.joints import (ConstraintFlag, CylindricalJoint, D6Joint, DistanceJoint, FixedJoint, GimbalJoint,
+                                 HingeJoint, JointBase, PlanarJoint, SliderJoint, SphericalJoint, UniversalJoint,
+                                 create_physx_joint, erp_cfm_from_spring, spring_from_erp_cfm)
 from .description.mjcf import MjcfModel, load_mjcf
 from .description.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Shape, Sphere, TriangleMesh
 from .description.types import ArticulationFlag, Axis, DriveType, JointType, Motion
@@ -10,6 +13,7 @@ from .cache import ArticulationCache, CacheFlag
 from .errors import ArticError, StateError, TopologyError, UrdfError, ValidationError
 from .math.np_spatial import Transform
 from .parallel import get_cpu_threads, set_cpu_threads
+from .joint_view import JointForces, JointFrames
 from .scene import ContactReport, Scene
 from .step import SolverType
 
@@ -17,9 +21,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ArticError", "Articulation", "ArticulationCache", "ArticulationFlag", "Axis", "Box", "CacheFlag", "Capsule",
-    "ContactReport", "ConvexMesh", "Cylinder", "Drive", "DriveType", "FrictionParams", "Joint", "JointType", "Limit",
-    "Link", "Material", "Mesh", "MjcfModel", "Motion", "Plane", "RigidDynamic", "RigidStatic", "Scene", "Shape",
-    "SolverType",
-    "Sphere", "StateError", "TopologyError", "Transform", "TriangleMesh", "UrdfError", "ValidationError",
-    "create_ground_plane", "get_cpu_threads", "load_mjcf", "load_urdf", "set_cpu_threads",
+    "ConstraintFlag", "ContactReport", "ConvexMesh", "Cylinder", "CylindricalJoint", "D6Joint", "DistanceJoint",
+    "Drive", "DriveType", "FixedJoint", "FrictionParams", "GimbalJoint", "HingeJoint", "Joint", "JointBase",
+    "JointForces", "JointFrames", "JointType", "Limit", "Link", "Material", "Mesh", "MjcfModel", "Motion",
+    "PlanarJoint", "Plane", "RigidDynamic", "RigidStatic", "Scene", "Shape", "SliderJoint", "SolverType", "Sphere",
+    "SphericalJoint", "StateError", "TopologyError", "Transform", "TriangleMesh", "UniversalJoint", "UrdfError",
+    "ValidationError", "create_ground_plane", "create_physx_joint", "erp_cfm_from_spring", "get_cpu_threads",
+    "load_mjcf", "load_urdf", "set_cpu_threads", "spring_from_erp_cfm",
 ]

@@ -5,8 +5,9 @@ the solver must see both in the same Gauss-Seidel sweep. A block concatenates it
 model (model.py): trees one after the other, each with its own generalized coordinates, M block-diagonal. It owns
 the state, control and step arrays of the forest for every env; each articulation's view reads and writes its
 columns of them (state.state_view), so there is no copying between the two. The scene groups articulations into
-blocks by whether any of their shapes can collide (scene.py); an articulation alone in its block steps exactly as
-it did before blocks existed.
+blocks by whether any of their shapes can collide or a body joint connects them (scene.py); an articulation alone
+in its block steps exactly as it did before blocks existed. The block also owns its body joints' tables and
+per-env arrays (constraints/loop_rows.py); each joint's view reads its columns of them (joint_view.py).
 
 PhysX solves an island with the largest iteration counts of its articulations and lets it sleep when all of them
 may; a block does the same (its sleep threshold is the smallest of its articulations').
@@ -16,18 +17,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .description.articulation import Articulation
+from .collision.geometry import forest_links
+from .constraints.loop_rows import build_loop_arrays, build_loop_table
+from .description.actors import RigidStatic
+from .description.articulation import Articulation, Link
 from .control import ControlArrays, build_control, control_view
 from .data import build_data
 from .model import build_model, refresh_model
 from .state import build_state, columns, state_view
-from .step import Stepper
+from .step import WAKE_COUNTER_RESET, Stepper
 
 
 class Block:
-    def __init__(self, arts: list[Articulation], num_envs: int, gravity, device, statics, contact_capacity: int,
-                 friction_correlation_distance: float):
+    def __init__(self, arts: list[Articulation], joints: list, num_envs: int, gravity, device, statics,
+                 contact_capacity: int, friction_correlation_distance: float):
         self.arts = list(arts)
+        self.joints = list(joints)  # the body joints between its bodies (or from them to fixed bodies)
         self.num_envs = num_envs
         self.gravity = tuple(float(g) for g in gravity)
         self.device = device
@@ -44,8 +49,48 @@ class Block:
             self.link_start.append(links)
             self.dof_start.append(dofs)
             links, dofs = links + art.link_count, dofs + art.dof_count
+        self.link_index = {id(link): start + art._topology().link_index[link]
+                           for art, start in zip(self.arts, self.link_start) for link in art.get_links()}
+        _, self.link_movable, self.link_rank = forest_links(self.arts)
+        self.loop_table = self._build_loop_table()
+        t = self.loop_table
+        self.loop = build_loop_arrays(num_envs, t.joint_count, t.coord_count, t.row_count, self.model.gen_count,
+                                      device)
+        self.joint_coord_start, self.joint_row_start = [], []
+        coords = rows = 0
+        for joint in self.joints:
+            self.joint_coord_start.append(coords)
+            self.joint_row_start.append(rows)
+            coords += joint.num_coordinates
+            rows += 2 * joint.num_coordinates + joint.bilateral_count
         self.stepper = None  # built at the first step
         self._dirty = False  # a description parameter changed since the model was uploaded
+
+    def _build_loop_table(self):
+        return build_loop_table(self.joints, self.link_index, self.link_rank, self.link_movable, self.device)
+
+    def joint_filters(self) -> tuple[set, set]:
+        """Body pairs a joint keeps from colliding (unless it has collision_enabled): forest link pairs, and
+        (forest link, id of a RigidStatic) pairs."""
+        links, statics = set(), set()
+        for joint in self.joints:
+            if joint.collision_enabled:
+                continue
+            ends = [self.link_index[id(b)] if isinstance(b, Link) else b for b in (joint.body_a, joint.body_b)]
+            a, b = ends
+            if isinstance(a, int) and isinstance(b, int):
+                links.add(frozenset((a, b)))
+            elif isinstance(a, int) and isinstance(b, RigidStatic):
+                statics.add((a, id(b)))
+            elif isinstance(b, int) and isinstance(a, RigidStatic):
+                statics.add((b, id(a)))
+        return links, statics
+
+    def joint_ranges(self, joint):
+        """(joint index, coordinate range, row range) of a body joint in this block."""
+        j = next(i for i, x in enumerate(self.joints) if x is joint)
+        k, r = self.joint_coord_start[j], self.joint_row_start[j]
+        return j, (k, k + joint.num_coordinates), (r, r + 2 * joint.num_coordinates + joint.bilateral_count)
 
     def index(self, art: Articulation) -> int:
         return next(t for t, a in enumerate(self.arts) if a is art)
@@ -72,6 +117,17 @@ class Block:
     def sleep_threshold(self) -> float:
         return min(a.sleep_threshold for a in self.arts)
 
+    def wake(self, envs: np.ndarray):
+        """Wake the envs where `envs` is True (the whole block wakes, as a PhysX island)."""
+        if not np.any(envs):
+            return
+        wc = self.state.wake_counter.numpy()
+        sleeping = self.state.sleeping.numpy()
+        wc[envs] = np.maximum(wc[envs], WAKE_COUNTER_RESET)
+        sleeping[envs] = 0
+        self.state.wake_counter.assign(wc)
+        self.state.sleeping.assign(sleeping)
+
     def mark_dirty(self):
         self._dirty = True
 
@@ -79,6 +135,7 @@ class Block:
         """Re-upload parameters changed through the descriptions (once, before the next step)."""
         if self._dirty:
             refresh_model(self.model, self.arts)
+            self.loop_table = self._build_loop_table()
             if self.stepper is not None:
                 self.stepper.refresh()
             self._dirty = False
@@ -154,10 +211,10 @@ def _filters(art: Articulation) -> set:
     return {(int(s.collision_group), int(s.collision_mask)) for link in art.get_links() for s in link.shapes}
 
 
-def collision_groups(arts: list[Articulation]) -> list[list[Articulation]]:
+def collision_groups(arts: list[Articulation], joints=()) -> list[list[Articulation]]:
     """Partition articulations into blocks: two share a block when a shape of one can collide with a shape of the
-    other (collision groups and masks, as the pair filter tests them) and one of them can move. Blocks and their
-    members keep the scene's order."""
+    other (collision groups and masks, as the pair filter tests them) and one of them can move, or when a body
+    joint connects them. Blocks and their members keep the scene's order."""
     parent = list(range(len(arts)))
 
     def root(i):
@@ -173,10 +230,22 @@ def collision_groups(arts: list[Articulation]) -> list[list[Articulation]]:
                 continue
             if any(ga & mb or gb & ma for ga, ma in filters[i] for gb, mb in filters[j]):
                 parent[root(j)] = root(i)
+    index = {id(a): i for i, a in enumerate(arts)}
+    for joint in joints:
+        ends = [index[id(b.articulation)] for b in (joint.body_a, joint.body_b) if isinstance(b, Link)]
+        if len(ends) == 2:
+            parent[root(ends[1])] = root(ends[0])
     groups: dict[int, list] = {}
     for i, art in enumerate(arts):
         groups.setdefault(root(i), []).append(art)
     return list(groups.values())
+
+
+def block_joints(group: list[Articulation], joints) -> list:
+    """The body joints of a block: those with a body in one of its articulations, in the scene's order."""
+    members = {id(a) for a in group}
+    return [j for j in joints
+            if any(isinstance(b, Link) and id(b.articulation) in members for b in (j.body_a, j.body_b))]
 
 
 _STATE = ("joint_q", "joint_qd", "root_pose", "root_lin_vel", "root_ang_vel", "link_pose", "link_velocity")

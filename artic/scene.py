@@ -5,9 +5,14 @@ then on its topology is frozen (PhysX: remove, change, re-add). Parameter change
 (masses, frames, armature) are re-uploaded; state set through the description (joint positions, root pose) is
 written to every env. Per-env state goes through the articulation cache.
 
-Articulations whose shapes can touch are stepped together in one block (block.py); the scene regroups them when an
-articulation is added or removed, carrying every env's state over. Arrays taken from `scene.view(art)` belong to
-the current grouping: take them again after adding or removing an articulation.
+Articulations whose shapes can touch, or that a body joint connects, are stepped together in one block (block.py);
+the scene regroups them when an articulation or a joint is added or removed, carrying every env's state over.
+Arrays taken from `scene.view(art)` belong to the current grouping: take them again after adding or removing an
+articulation or a joint.
+
+Body joints (description/joints.py) join links, rigid bodies, static bodies and the world; their coordinates, drive
+targets, ranges and locks are per-env arrays read and written here (joint_view.py), and setting coordinates moves
+the freest bodies so that every joint holds (assemble.py).
 """
 
 from __future__ import annotations
@@ -19,10 +24,13 @@ import numpy as np
 import warp as wp
 
 from .description.actors import RigidDynamic, RigidStatic
-from .block import Block, collision_groups, merge_wake_state, restore_view_arrays, view_arrays
-from .description.articulation import Articulation
+from .assemble import assemble
+from .block import Block, block_joints, collision_groups, merge_wake_state, restore_view_arrays, view_arrays
+from .description.articulation import Articulation, Link
+from .description.joints import JointBase
 from .cache import CacheFlag
 from .errors import StateError, TopologyError, ValidationError
+from .joint_view import JointForces, JointFrames, JointView
 from .step import SolverType
 from .view import ArticulationView
 
@@ -86,9 +94,12 @@ class Scene:
         self.gravity = tuple(g)
         self.time = 0.0
         self._views: dict[int, ArticulationView] = {}
+        self._joint_views: dict[int, JointView] = {}
         self._blocks: list[Block] = []
         self.articulations: list[Articulation] = []
         self.statics: list[RigidStatic] = []
+        self.joints: list[JointBase] = []
+        self._last_dt = None  # [s] of the last step (constraint forces are its impulses over it)
         self._overflow_warned = False
 
     def __repr__(self):
@@ -105,7 +116,7 @@ class Scene:
         for link in art.get_links():
             for shape in link.shapes:
                 shape.check_contact_params()
-        view = ArticulationView(art, self._new_block([art]))
+        view = ArticulationView(art, self._new_block([art], []))
         view.write_description()
         art._scene = self
         self._views[id(art)] = view
@@ -113,28 +124,46 @@ class Scene:
         self._regroup()
         return art
 
-    def _new_block(self, arts) -> Block:
-        return Block(arts, self.num_envs, self.gravity, self.device, self.statics, self.contact_capacity,
+    def _new_block(self, arts, joints) -> Block:
+        return Block(arts, joints, self.num_envs, self.gravity, self.device, self.statics, self.contact_capacity,
                      self.friction_correlation_distance)
 
     def _regroup(self):
-        """Group the articulations into blocks (those whose shapes can touch share one) and move every env's state
-        of a regrouped articulation into its new block."""
-        groups = collision_groups(self.articulations)
-        current = {tuple(id(a) for a in v.block.arts): v.block for v in self._views.values()}
+        """Group the articulations into blocks (those whose shapes can touch, or that a joint connects, share one)
+        and move every env's state of a regrouped articulation or joint into its new block."""
+        groups = collision_groups(self.articulations, self.joints)
+
+        def key(arts, joints):
+            return tuple(id(a) for a in arts), tuple(id(j) for j in joints)
+
+        current = {key(v.block.arts, v.block.joints): v.block for v in self._views.values()}
         blocks = []
         for group in groups:
-            block = current.get(tuple(id(a) for a in group))
+            joints = block_joints(group, self.joints)
+            block = current.get(key(group, joints))
             if block is None:
                 views = [self._views[id(a)] for a in group]
                 saved = [view_arrays(v) for v in views]
-                block = self._new_block(group)
+                jviews = [self._joint_views[id(j)] for j in joints]
+                jsaved = [jv.saved() if jv.block is not None else None for jv in jviews]
+                block = self._new_block(group, joints)
                 for v, arrays in zip(views, saved):
                     v.bind(block)
                     restore_view_arrays(v, arrays)
                 merge_wake_state(block, saved)
+                for jv, arrays in zip(jviews, jsaved):
+                    jv.bind(block)
+                    if arrays is not None:
+                        jv.restore(arrays)
+                    else:  # a new joint: its description, with coordinates read from the current poses
+                        self._start_joint(jv)
             blocks.append(block)
         self._blocks = blocks
+
+    def _start_joint(self, jv: JointView):
+        joint = jv.joint
+        jv.restore({"coord": np.zeros((self.num_envs, joint.num_coordinates), np.float32)})
+        jv.write_description()
 
     def add_actor(self, actor):
         """Add a RigidStatic (its shapes collide with every articulation and body, in every env) or a RigidDynamic
@@ -157,6 +186,10 @@ class Scene:
             return
         if actor not in self.statics:
             raise StateError(f"actor '{getattr(actor, 'name', actor)}' is not in this scene")
+        joined = [j.name for j in self.joints if actor is j.body_a or actor is j.body_b]
+        if joined:
+            raise StateError(f"static actor '{actor.name}' is joined by body joint(s) {joined}; remove them first "
+                             "(scene.remove_joint)")
         self.statics.remove(actor)
         actor._scene = None
         self._statics_changed()
@@ -180,6 +213,7 @@ class Scene:
         for view in self._views.values():
             view.after_step()
         self.time += dt
+        self._last_dt = dt
         if self.device.is_cpu and not self._overflow_warned:  # cheap on the CPU; a GPU checks on get_contacts
             self._check_overflow()
 
@@ -262,6 +296,11 @@ class Scene:
             art = art.articulation
         if art._scene is not self:
             raise StateError(f"articulation '{art.name}' is not in this scene")
+        joined = [j.name for j in self.joints
+                  if any(isinstance(b, Link) and b.articulation is art for b in (j.body_a, j.body_b))]
+        if joined:
+            raise StateError(f"articulation '{art.name}' is joined by body joint(s) {joined}; remove them first "
+                             "(scene.remove_joint)")
         del self._views[id(art)]
         self.articulations.remove(art)
         art._scene = None
@@ -273,6 +312,113 @@ class Scene:
             return self._views[id(art)]
         except KeyError:
             raise StateError(f"articulation '{art.name}' is not in this scene") from None
+
+    # -- body joints ------------------------------------------------------------------------------------------------
+    def add_joint(self, joint: JointBase) -> JointBase:
+        """Add a body joint (description/joints.py) between bodies already in this scene (or a body and the
+        world), in every env. The bodies it joins are stepped together from now on, and no longer collide with
+        each other unless joint.collision_enabled was set before."""
+        if not isinstance(joint, JointBase):
+            raise ValidationError(f"scene: add_joint takes a body joint (artic.HingeJoint, ...), got "
+                                  f"{type(joint).__name__}")
+        if joint._scene is not None:
+            raise TopologyError(f"{joint._owner()} is already in a scene; remove it first")
+        for which, body in (("A", joint.body_a), ("B", joint.body_b)):
+            if isinstance(body, Link) and body.articulation._scene is not self:
+                raise StateError(f"{joint._owner()}: body {which} '{body.name}' is not in this scene; add its "
+                                 "articulation or rigid body first (scene.add_articulation / add_actor)")
+            if isinstance(body, RigidStatic) and body not in self.statics:
+                raise StateError(f"{joint._owner()}: static body {which} '{body.name}' is not in this scene; add it "
+                                 "first (scene.add_actor)")
+        joint._scene = self
+        self.joints.append(joint)
+        self._joint_views[id(joint)] = JointView(joint, self.num_envs)
+        self._regroup()
+        self._joint_view(joint).block.wake(np.ones(self.num_envs, bool))
+        return joint
+
+    def remove_joint(self, joint: JointBase):
+        if getattr(joint, "_scene", None) is not self:
+            raise StateError(f"{getattr(joint, 'name', joint)!r} is not a joint of this scene")
+        self.joints.remove(joint)
+        del self._joint_views[id(joint)]
+        joint._scene = None
+        self._regroup()
+
+    def _joint_view(self, joint) -> JointView:
+        try:
+            return self._joint_views[id(joint)]
+        except (KeyError, TypeError):
+            raise StateError(f"{getattr(joint, 'name', joint)!r} is not a joint of this scene; scene.add_joint it "
+                             "first") from None
+
+    def _on_joint_changed(self, joint, what: str):
+        jv = self._joint_view(joint)
+        j = joint
+        shape = (self.num_envs, j.num_coordinates)
+        if what == "range":
+            jv.write_ranges(np.broadcast_to(j._range[:, 0], shape), np.broadcast_to(j._range[:, 1], shape))
+        elif what == "lock":
+            jv.write_locks(np.broadcast_to(j._locked, shape))
+        elif what == "target":
+            jv.write_targets(np.broadcast_to(j._target[:, 0], shape), np.broadcast_to(j._target[:, 1], shape))
+        else:
+            jv.block.mark_dirty()
+        jv.block.wake(np.ones(self.num_envs, bool))
+
+    def get_joint_coordinates(self, joint) -> np.ndarray:
+        """(E, m) coordinates of a body joint in every env [rad or m]; angles keep counting past +-pi."""
+        return self._joint_view(joint).coordinates()
+
+    def set_joint_coordinates(self, joint, values):
+        """Pose every env so that the joint's coordinates take `values` ((E, m) or (m,)) and every joint of its
+        block holds, moving the freest bodies (assemble.py); velocities are left as they are. Meant for setting up,
+        before or between steps, not for driving a simulation (use drives)."""
+        jv = self._joint_view(joint)
+        v = jv._shaped(values, "coordinates").astype(np.float64)
+        assemble(jv.block, {(jv.index, k): v[:, k] for k in range(joint.num_coordinates)})
+        for view in self._views.values():
+            if view.block is jv.block:
+                view.after_step()  # poses changed under the articulation views
+        jv.block.wake(np.ones(self.num_envs, bool))
+
+    def set_joint_targets(self, joint, positions=None, velocities=None):
+        """Drive targets of a joint's coordinates per env ((E, m) or (m,)) [rad or m, rad/s or m/s]."""
+        jv = self._joint_view(joint)
+        jv.write_targets(positions, velocities)
+        jv.block.wake(np.ones(self.num_envs, bool))
+
+    def get_joint_targets(self, joint) -> tuple[np.ndarray, np.ndarray]:
+        jv = self._joint_view(joint)
+        return jv.arrays["target_position"].numpy().copy(), jv.arrays["target_velocity"].numpy().copy()
+
+    def set_joint_ranges(self, joint, low, high):
+        """Coordinate ranges per env ((E, m) or (m,), -inf/inf for an open side); they act from the next step."""
+        jv = self._joint_view(joint)
+        jv.write_ranges(low, high)
+        jv.block.wake(np.ones(self.num_envs, bool))
+
+    def get_joint_ranges(self, joint) -> tuple[np.ndarray, np.ndarray]:
+        jv = self._joint_view(joint)
+        return jv.arrays["range_low"].numpy().copy(), jv.arrays["range_high"].numpy().copy()
+
+    def set_joint_locked(self, joint, locked):
+        """Lock (True) or release coordinates per env ((E, m) or (m,) booleans); a coordinate locks at the value it
+        has when locked."""
+        jv = self._joint_view(joint)
+        jv.write_locks(locked)
+        jv.block.wake(np.ones(self.num_envs, bool))
+
+    def get_joint_locked(self, joint) -> np.ndarray:
+        return self._joint_view(joint).arrays["locked"].numpy().astype(bool)
+
+    def get_joint_forces(self, joint) -> JointForces:
+        """The joint's constraint multipliers and wrenches over the last step (zero before any step)."""
+        return self._joint_view(joint).forces(self._last_dt or 1.0)
+
+    def get_joint_frames(self, joint) -> JointFrames:
+        """Frames C, D, G and the error T_err of the joint in every env, at the current poses."""
+        return self._joint_view(joint).frames()
 
     # -- forwarded from Articulation ------------------------------------------------------------------------------
     def _on_description_changed(self, art, what):

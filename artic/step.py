@@ -7,11 +7,11 @@ Pipeline (physx-notes 0 and 9.1; specs/physx-articulations-guide.txt, "Constrain
     max-velocity forces, Coriolis and gyroscopic terms and armature: v* = v + a dt;
  3. setup: M and M^-1 (dense, per env), per-dof responses, drive coefficients, limit errors and the joint forces
     the coefficient friction scales with (RNEA with the unconstrained accelerations);
- 4. PGS or TGS iterations over the contacts, the coupling rows (tendons, mimic joints) and the joint rows
-    (solvers/);
+ 4. PGS or TGS iterations over the body joints, the contacts, the coupling rows (tendons, mimic joints) and the
+    joint rows (solvers/);
  5. integration (PGS: once, with the position-iteration velocity; TGS: per substep), state write-back;
- 6. reported quantities (joint and link accelerations, incoming joint forces), kinematics at the end, and the
-    sleep check (physx-notes 3.7).
+ 6. reported quantities (joint and link accelerations, incoming joint forces, body joint wrenches), kinematics
+    and body joint coordinates at the end, and the sleep check (physx-notes 3.7).
 The launch is recorded once per time step size and replayed (reference/warp-notes.md), in env chunks on every CPU
 core (parallel.py): a step allocates nothing.
 """
@@ -28,6 +28,7 @@ from .constraints.contact import finish_contacts, setup_contacts
 from .constraints.coupling_rows import CouplingRows, build_coupling_rows, setup_couplings
 from .constraints.drive import drive_coefficients, spherical_drive_error
 from .constraints.joint_rows import DRIVE_NONE, JointRows, build_joint_rows
+from .constraints.loop_rows import LoopArrays, LoopTable, finish_loop_forces, setup_loops, update_loop_coordinates
 from .control import ControlArrays
 from .data import Kin, Scratch, StepData, build_step_data
 from .dynamics.aba import aba_env
@@ -147,6 +148,8 @@ def _step(
     cr: CouplingRows,
     geo: Geometry,
     ct: Contacts,
+    jt: LoopTable,
+    ja: LoopArrays,
     st: StateArrays,
     ctl: ControlArrays,
     kin: Kin,
@@ -217,12 +220,13 @@ def _step(
         sd.cpl_acc2[env, k] = 0.0
     setup_contacts(tree, kin, ct, st.link_pose, sc.link_v, sd.minv, sd.gen_v, env, n_gen, dt, bounce_threshold,
                    friction_correlation)
+    setup_loops(tree, jt, ja, kin, st.link_pose, sd.minv, env, n_gen, h, dt, tgs)
 
     # 4-5. solve and integrate
     if tgs != 0:
-        tgs_solve(tree, rows, cr, ct, sd, st.joint_q, st.root_pose, env, n_gen, dt, n_pos, n_vel)
+        tgs_solve(tree, rows, cr, ct, jt, ja, sd, st.joint_q, st.root_pose, env, n_gen, dt, n_pos, n_vel)
     else:
-        pgs_solve(tree, rows, cr, ct, sd, st.joint_q, env, n_gen, dt, n_pos, n_vel)
+        pgs_solve(tree, rows, cr, ct, jt, ja, sd, st.joint_q, env, n_gen, dt, n_pos, n_vel)
         integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
     for d in range(n):
         st.joint_qd[env, d] = sd.gen_v[env, tree.dof_gen[d]]
@@ -234,6 +238,7 @@ def _step(
 
     # 6. reported quantities, end kinematics, sleep
     finish_contacts(ct, env, dt)
+    finish_loop_forces(jt, ja, kin, st.link_pose, env, dt)  # start-of-step geometry, as the impulses
     for k in range(n_gen):
         sd.gen_a[env, k] = (sd.gen_v[env, k] - sd.gen_v0[env, k]) / dt
     for d in range(n):
@@ -241,6 +246,7 @@ def _step(
     rnea_env(tree, kin, sc, sd.gen_v0, sd.gen_a, sd.link_fext, zero, 1, sd.gen_f, env)
     _incoming_joint_forces(tree, kin, sc, st, sd, env)
     forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
+    update_loop_coordinates(jt, ja, st.link_pose, env)
     link_velocities_env(tree, kin, st.joint_qd, 0, st.root_lin_vel, st.root_ang_vel, sc.link_v, st.link_velocity,
                         env)
     for i in range(tree.link_count):
@@ -305,7 +311,7 @@ class Stepper:
     def _build_geometry(self):
         b = self.block
         self.geometry, self.geometry_host, self.shapes = build_geometry(b.arts, b.statics, b.contact_capacity,
-                                                                        b.device)
+                                                                        b.device, b.joint_filters())
         self.contacts = build_contacts(b.num_envs, self.geometry.capacity, b.model.gen_count, b.device)
         self._overflow_view = self.contacts.overflow.numpy() if b.device.is_cpu else None  # shares the memory
 
@@ -331,7 +337,8 @@ class Stepper:
             n_pos, n_vel = b.iteration_counts()
             cmd = RecordedEnvLaunch(
                 _step, b.num_envs,
-                [b.model.tree, self.rows, self.couplings, self.geometry, self.contacts, b.state.arrays,
+                [b.model.tree, self.rows, self.couplings, self.geometry, self.contacts, b.loop_table, b.loop,
+                 b.state.arrays,
                  b.control.arrays, b.data.kin, b.data.scratch, self.step_data, wp.vec3(*b.gravity), float(dt),
                  int(solver_type), int(n_pos), int(n_vel), float(b.sleep_threshold()), BOUNCE_THRESHOLD,
                  float(b.friction_correlation_distance)],

@@ -23,7 +23,6 @@ from .dynamics.rnea import rnea
 from .errors import StateError, ValidationError
 from .model import build_model, refresh_model
 from .state import write_description_state
-from .step import WAKE_COUNTER_RESET
 
 _ZERO_G = (0.0, 0.0, 0.0)
 
@@ -125,14 +124,7 @@ class ArticulationView:
 
     def wake(self, envs: np.ndarray):
         """Wake the envs where `envs` is True (PhysX: on non-zero velocities or forces, or targets set)."""
-        if not np.any(envs):
-            return
-        wc = self.state.wake_counter.numpy()
-        sleeping = self.state.sleeping.numpy()
-        wc[envs] = np.maximum(wc[envs], WAKE_COUNTER_RESET)
-        sleeping[envs] = 0
-        self.state.wake_counter.assign(wc)
-        self.state.sleeping.assign(sleeping)
+        self.block.wake(envs)
 
     def is_sleeping(self) -> np.ndarray:
         return self.state.sleeping.numpy().astype(bool)

@@ -232,7 +232,7 @@ class _Tables:
         return bool((ga & mb) or (gb & ma))
 
 
-def _tree_links(art: Articulation, link_offset: int):
+def tree_links(art: Articulation, link_offset: int):
     """Per link of one articulation: forest parent, movability (some dof between it and the world), and the
     links in depth-first order, all in forest indices."""
     topo = art._topology()
@@ -243,31 +243,44 @@ def _tree_links(art: Articulation, link_offset: int):
     return parents, movable, [i + link_offset for i in topo.depth_first()]
 
 
-def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int) -> tuple[dict, list]:
-    """Host arrays of a block's Geometry (the forest of `arts` and the scene's statics), and the (shape, owner)
-    list indexed like its shapes."""
-    parents, movable, order, tree_of, link_obj = [], [], [], [], []
-    for t, art in enumerate(arts):
-        p, m, o = _tree_links(art, len(parents))
+def forest_links(arts: list[Articulation]):
+    """(parents, movable, depth-first rank) of every link of a forest, in forest indices."""
+    parents, movable, order = [], [], []
+    for art in arts:
+        p, m, o = tree_links(art, len(parents))
         parents += p
         movable += m
         order += o
-        tree_of += [t] * len(p)
-        link_obj += art._topology().links
     rank = np.zeros(len(parents), np.int32)
     rank[order] = np.arange(len(order))
+    return parents, movable, rank
+
+
+def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int,
+                    filters: tuple[set, set] = (frozenset(), frozenset())) -> tuple[dict, list]:
+    """Host arrays of a block's Geometry (the forest of `arts` and the scene's statics), and the (shape, owner)
+    list indexed like its shapes. filters: pairs that never collide (bodies joined by a body joint), as a set of
+    frozensets of two forest links and a set of (forest link, id of a RigidStatic)."""
+    parents, movable, rank = forest_links(arts)
+    order = np.argsort(rank)
+    tree_of, link_obj = [], []
+    for t, art in enumerate(arts):
+        tree_of += [t] * art.link_count
+        link_obj += art._topology().links
     t = _Tables()
     link_geoms = []
-    for i in order:
+    for i in order.tolist():
         link = link_obj[i]
         for s in link.shapes:
             if t.add(s, i, s.local_pose, f"link '{link.name}'", static=False):
                 link_geoms.append(len(t.shapes) - 1)
-    static_geoms = []
+    static_geoms, static_actor = [], {}
     for actor in statics:
         for s in actor.shapes:
             if t.add(s, -1, actor.pose * s.local_pose, f"static actor '{actor.name}'", static=True):
                 static_geoms.append(len(t.shapes) - 1)
+                static_actor[len(t.shapes) - 1] = id(actor)
+    link_filters, static_filters = filters
     if t.skipped:
         kinds = sorted({Path(f).suffix for f in t.skipped})
         names = ", ".join(f"'{a.name}'" for a in arts)
@@ -288,7 +301,7 @@ def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int) 
     for x, a in enumerate(link_geoms):  # "dynamic" pairs: links of one tree, or of two trees
         for b in link_geoms[x + 1:]:
             la, lb = link_of[a], link_of[b]
-            if not (movable[la] or movable[lb]) or not t.collide(a, b):
+            if not (movable[la] or movable[lb]) or not t.collide(a, b) or frozenset((la, lb)) in link_filters:
                 continue
             art = arts[tree_of[la]]
             if tree_of[la] == tree_of[lb]:
@@ -302,7 +315,7 @@ def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int) 
         if not movable[link_of[a]]:
             continue
         for b in static_geoms:
-            if t.collide(a, b):
+            if t.collide(a, b) and (link_of[a], static_actor[b]) not in static_filters:
                 add_pair(a, b)
     h = {k: np.array(v) for k, v in t.rows.items()}
     h["geom_pose"] = np.array(t.rows["geom_pose"], np.float32).reshape(-1, 7)
@@ -325,9 +338,9 @@ def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int) 
     return h, t.shapes
 
 
-def build_geometry(arts, statics: list, capacity_cap: int, device):
+def build_geometry(arts, statics: list, capacity_cap: int, device, filters=(frozenset(), frozenset())):
     arts = [arts] if isinstance(arts, Articulation) else list(arts)
-    h, shapes = geometry_arrays(arts, statics, capacity_cap)
+    h, shapes = geometry_arrays(arts, statics, capacity_cap, filters)
     return upload(Geometry, h, device), h, shapes
 
 

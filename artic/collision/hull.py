@@ -13,24 +13,35 @@ from ..errors import ValidationError
 MAX_HULL_VERTICES = 64  # the narrow phase samples every hull vertex; PhysX cooks hulls to at most 255
 
 
-def convex_hull(points: np.ndarray, owner: str):
-    """(vertices (V, 3), planes (F, 4) with unit outward normal n and offset d: n . x + d <= 0 inside)."""
+def _hull(pts: np.ndarray, owner: str):
     from scipy.spatial import ConvexHull, QhullError
 
-    pts = np.asarray(points, dtype=float)
     try:
-        hull = ConvexHull(pts)
+        return ConvexHull(pts)
     except (QhullError, ValueError) as e:
         raise ValidationError(f"{owner}: cannot build a convex hull ({str(e).splitlines()[0]}); the points must "
                               "span a volume") from None
+
+
+def convex_hull(points: np.ndarray, owner: str, max_vertices: int | None = MAX_HULL_VERTICES):
+    """(vertices (V, 3), planes (F, 4) with unit outward normal n and offset d: n . x + d <= 0 inside), with at
+    most max_vertices vertices (None: all of the hull's)."""
+    pts = np.asarray(points, dtype=float)
+    hull = _hull(pts, owner)
     verts = pts[hull.vertices]
-    if len(verts) > MAX_HULL_VERTICES:  # keep the extreme points along a spread of directions
-        dirs = _fibonacci_directions(4 * MAX_HULL_VERTICES)
-        keep = np.unique(np.argmax(verts @ dirs.T, axis=0))[:MAX_HULL_VERTICES]
+    if max_vertices is not None and len(verts) > max_vertices:
+        # keep the extreme points along directions spread over the sphere, as many directions as leave at most
+        # max_vertices distinct extremes (taking the first indices of a longer list dropped whole ends of a body)
+        n = 4 * max_vertices
+        while True:
+            keep = np.unique(np.argmax(verts @ _fibonacci_directions(n).T, axis=0))
+            if len(keep) <= max_vertices:
+                break
+            n = int(n * 0.9)
         verts = verts[keep]
-        hull = ConvexHull(verts)
+        hull = _hull(verts, owner)
         verts = verts[hull.vertices]
-        hull = ConvexHull(verts)
+        hull = _hull(verts, owner)
     planes = np.unique(np.round(hull.equations, 6), axis=0)  # coplanar triangles share a plane
     return verts, planes
 
@@ -43,11 +54,10 @@ def _fibonacci_directions(n: int) -> np.ndarray:
 
 
 def hull_mass_properties(points: np.ndarray, owner: str):
-    """(volume, COM, unit-density inertia about the COM) of the solid convex hull (tetrahedra from the centroid)."""
-    from scipy.spatial import ConvexHull
-
-    verts, _ = convex_hull(points, owner)
-    hull = ConvexHull(verts)
+    """(volume, COM, unit-density inertia about the COM) of the solid convex hull of all the points (tetrahedra
+    from the centroid; not of the reduced hull collision uses)."""
+    verts, _ = convex_hull(points, owner, max_vertices=None)
+    hull = _hull(verts, owner)
     ref = verts.mean(axis=0)
     vol, first, second = 0.0, np.zeros(3), np.zeros((3, 3))
     for tri in hull.simplices:

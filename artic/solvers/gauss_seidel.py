@@ -1,7 +1,8 @@
-"""One projected Gauss-Seidel sweep over an articulation's rows in PhysX order (physx-notes 4.1-4.2): self-collision
-("dynamic") contacts, coupling rows (spatial tendons, fixed tendons, mimic joints; constraints/coupling_rows.py),
-then the joint rows link by link in depth-first order (constraints/joint_rows.py), each link's static contacts
-right after its joint rows (the root's before any joint row).
+"""One projected Gauss-Seidel sweep over a block's rows in PhysX order (physx-notes 4.1-4.2): joints between two
+moving bodies ("link dynamic constraints", constraints/loop_rows.py), link-link ("dynamic") contacts, coupling rows
+(spatial tendons, fixed tendons, mimic joints; constraints/coupling_rows.py), then the joint rows link by link in
+depth-first order (constraints/joint_rows.py), each link's joints to fixed bodies ("link static constraints") and
+then its static contacts right after its joint rows (the root's before any joint row).
 
 Each row reads its dof's current velocity, computes an impulse delta by its kind's rule, and applies it exactly:
 v += delta * M^-1 e_d, so the next row sees every dof's updated velocity (what PhysX's lazy impulse propagation
@@ -24,6 +25,7 @@ from ..constraints.joint_rows import (
     JointRows,
 )
 from ..constraints.limit import limit_impulse
+from ..constraints.loop_rows import LoopArrays, LoopTable, solve_dynamic_loops, solve_loop_joint
 from ..constraints.mimic import mimic_impulse
 from ..constraints.tendon import tendon_impulse
 from ..constraints.velocity_limit import velocity_limit_impulse
@@ -38,20 +40,50 @@ def apply_dof_impulse(sd: StepData, env: int, n_gen: int, col: int, delta: float
         sd.gen_v[env, k] = sd.gen_v[env, k] + delta * sd.minv[env, k, col]
 
 
+_NO_RANK = wp.constant(2147483647)
+
+
 @wp.func
-def sweep_joint_rows(tree: Tree, rows: JointRows, ct: Contacts, sd: StepData, env: int, n_gen: int, h: float,
-                     dt: float, erp: float, contact_erp: float, t_elapsed: float, position_iteration: int, tgs: int):
-    """One pass over the rows and static contacts. h: solver step (dt or rho); dt: full step (force limits, effort
-    friction)."""
-    c = ct.dynamic_count[env]
+def _solve_statics(jt: LoopTable, ja: LoopArrays, ct: Contacts, sd: StepData, env: int, n_gen: int, c: int, sj: int,
+                   rank_limit: int, h: float, dt: float, joint_erp: float, contact_erp: float, t_elapsed: float,
+                   position_iteration: int, tgs: int):
+    """The static joints, then the static contacts, of each link visited before depth-first rank `rank_limit`, link
+    by link; c and sj: the next contact and the next static joint (in jt.joint_order). Returns the new (c, sj)."""
     n_contacts = ct.count[env]
-    for r in range(rows.row_count):
+    while True:
+        joint_rank = _NO_RANK
+        if sj < jt.joint_count:
+            joint_rank = jt.joint_rank[jt.joint_order[sj]]
+        contact_rank = _NO_RANK
+        if c < n_contacts:
+            contact_rank = ct.rank[env, c]
+        rank = wp.min(joint_rank, contact_rank)
+        if rank >= rank_limit:
+            break
+        while sj < jt.joint_count and jt.joint_rank[jt.joint_order[sj]] == rank:
+            solve_loop_joint(jt, ja, sd.gen_v, env, jt.joint_order[sj], n_gen, h, dt, joint_erp, t_elapsed,
+                             position_iteration, tgs)
+            sj += 1
         e = c
-        while e < n_contacts and ct.rank[env, e] < rows.row_rank[r]:  # contacts of links visited before this row's
+        while e < n_contacts and ct.rank[env, e] == rank:
             e += 1
         if e > c:
             solve_contacts(ct, sd.gen_v, env, c, e, n_gen, h, contact_erp, position_iteration)
             c = e
+    return c, sj
+
+
+@wp.func
+def sweep_joint_rows(tree: Tree, rows: JointRows, ct: Contacts, jt: LoopTable, ja: LoopArrays, sd: StepData,
+                     env: int, n_gen: int, h: float, dt: float, erp: float, joint_erp: float, contact_erp: float,
+                     t_elapsed: float, position_iteration: int, tgs: int):
+    """One pass over the rows, the static joints and the static contacts. h: solver step (dt or rho); dt: full step
+    (force limits, effort friction)."""
+    c = ct.dynamic_count[env]
+    sj = jt.dynamic_count
+    for r in range(rows.row_count):
+        c, sj = _solve_statics(jt, ja, ct, sd, env, n_gen, c, sj, rows.row_rank[r], h, dt, joint_erp, contact_erp,
+                               t_elapsed, position_iteration, tgs)
         kind = rows.row_kind[r]
         d = rows.row_dof[r]
         col = tree.dof_gen[d]
@@ -90,7 +122,8 @@ def sweep_joint_rows(tree: Tree, rows: JointRows, ct: Contacts, sd: StepData, en
             delta = velocity_limit_impulse(v, rows.dof_max_velocity[d], recip)
         if delta != 0.0:
             apply_dof_impulse(sd, env, n_gen, col, delta)
-    solve_contacts(ct, sd.gen_v, env, c, n_contacts, n_gen, h, contact_erp, position_iteration)
+    _solve_statics(jt, ja, ct, sd, env, n_gen, c, sj, _NO_RANK, h, dt, joint_erp, contact_erp, t_elapsed,
+                   position_iteration, tgs)
 
 
 @wp.func
@@ -152,14 +185,17 @@ def sweep_coupling_rows(tree: Tree, cr: CouplingRows, sd: StepData, joint_q: wp.
 
 
 @wp.func
-def sweep(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, sd: StepData,
-          joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, dt: float, erp: float,
-          contact_erp: float, t_elapsed: float, position_iteration: int, tgs: int):
-    """One solver iteration: link-link contacts (within an articulation or between two), coupling rows, then the
-    per-link joint rows with each link's static contacts (physx-notes 1.7, 4.2)."""
+def sweep(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: LoopTable, ja: LoopArrays,
+          sd: StepData, joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, dt: float, erp: float,
+          joint_erp: float, contact_erp: float, t_elapsed: float, position_iteration: int, tgs: int):
+    """One solver iteration: joints between moving bodies, link-link contacts (within an articulation or between
+    two), coupling rows, then the per-link joint rows with each link's static joints and contacts (physx-notes
+    1.7, 4.1-4.2). erp: the articulation bias; joint_erp: the body joints' (PhysX's PxJoint bias)."""
+    solve_dynamic_loops(jt, ja, sd.gen_v, env, n_gen, h, dt, joint_erp, t_elapsed, position_iteration, tgs)
     solve_contacts(ct, sd.gen_v, env, 0, ct.dynamic_count[env], n_gen, h, contact_erp, position_iteration)
     sweep_coupling_rows(tree, cr, sd, joint_q, env, n_gen, h, erp, position_iteration, tgs)
-    sweep_joint_rows(tree, rows, ct, sd, env, n_gen, h, dt, erp, contact_erp, t_elapsed, position_iteration, tgs)
+    sweep_joint_rows(tree, rows, ct, jt, ja, sd, env, n_gen, h, dt, erp, joint_erp, contact_erp, t_elapsed,
+                     position_iteration, tgs)
 
 
 @wp.func

@@ -1,5 +1,6 @@
-"""Projected Gauss-Seidel schedule (physx-notes 4.3): n_pos position iterations with bias 0.8 (joints and
-contacts alike, physx-notes 9.6) and the full step, then max(1, n_vel) velocity iterations without position bias.
+"""Projected Gauss-Seidel schedule (physx-notes 4.3): n_pos position iterations with bias 0.8 (articulation joints
+and contacts alike, physx-notes 9.6; 1 for joints between bodies, PhysX's PxJoint bias, physx-notes 7.2) and the
+full step, then max(1, n_vel) velocity iterations without position bias.
 The velocity at the end of the position iterations is the one positions are integrated with; the velocity
 iterations only change the velocity carried forward."""
 
@@ -8,19 +9,24 @@ import warp as wp
 from ..collision.geometry import Contacts
 from ..constraints.coupling_rows import CouplingRows
 from ..constraints.joint_rows import JointRows
+from ..constraints.loop_rows import LoopArrays, LoopTable
 from ..data import StepData
 from ..model import Tree
 from .gauss_seidel import sweep
 
 PGS_ERP = wp.constant(0.8)
+PGS_JOINT_ERP = wp.constant(1.0)
 
 
 @wp.func
-def pgs_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, sd: StepData,
-              joint_q: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, n_pos: int, n_vel: int):
+def pgs_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: LoopTable, ja: LoopArrays,
+              sd: StepData, joint_q: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, n_pos: int,
+              n_vel: int):
     for _it in range(n_pos):
-        sweep(tree, rows, cr, ct, sd, joint_q, env, n_gen, dt, dt, PGS_ERP, PGS_ERP, 0.0, 1, 0)
+        sweep(tree, rows, cr, ct, jt, ja, sd, joint_q, env, n_gen, dt, dt, PGS_ERP, PGS_JOINT_ERP, PGS_ERP, 0.0, 1,
+              0)
     for k in range(n_gen):
         sd.gen_vpos[env, k] = sd.gen_v[env, k]
     for _it in range(wp.max(1, n_vel)):
-        sweep(tree, rows, cr, ct, sd, joint_q, env, n_gen, dt, dt, PGS_ERP, PGS_ERP, 0.0, 0, 0)
+        sweep(tree, rows, cr, ct, jt, ja, sd, joint_q, env, n_gen, dt, dt, PGS_ERP, PGS_JOINT_ERP, PGS_ERP, 0.0, 0,
+              0)

@@ -2,7 +2,8 @@
 time a rho, bias min(0.9, 2/sqrt(n_pos))) followed by position integration over rho, which also accumulates each
 dof's position change dq for drives and limits; then n_vel velocity iterations (drives frozen, no position bias)
 that change only the velocity carried forward. Contacts use the rigid-contact bias min(0.8, 2/sqrt(n_pos)) and
-their separations advance with each substep."""
+their separations advance with each substep; joints between bodies use PhysX's PxJoint bias 1/sqrt(n_pos) and their
+rows' values advance with each substep too."""
 
 import warp as wp
 
@@ -10,6 +11,7 @@ from ..collision.geometry import Contacts
 from ..constraints.contact import advance_contacts
 from ..constraints.coupling_rows import CouplingRows
 from ..constraints.joint_rows import JointRows
+from ..constraints.loop_rows import LoopArrays, LoopTable, advance_loops
 from ..data import StepData
 from ..dynamics.integrate import integrate_positions
 from ..model import Tree
@@ -17,16 +19,19 @@ from .gauss_seidel import advance_spatial_lengths, sweep
 
 
 @wp.func
-def tgs_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, sd: StepData,
-              joint_q: wp.array2d(dtype=float), root_pose: wp.array2d(dtype=wp.transform), env: int,
+def tgs_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: LoopTable, ja: LoopArrays,
+              sd: StepData, joint_q: wp.array2d(dtype=float), root_pose: wp.array2d(dtype=wp.transform), env: int,
               n_gen: int, dt: float, n_pos: int, n_vel: int):
     rho = dt / float(n_pos)
     erp = wp.min(0.9, 2.0 / wp.sqrt(float(n_pos)))
+    joint_erp = 1.0 / wp.sqrt(float(n_pos))
     contact_erp = wp.min(0.8, 2.0 / wp.sqrt(float(n_pos)))
     for a in range(n_pos):
-        sweep(tree, rows, cr, ct, sd, joint_q, env, n_gen, rho, dt, erp, contact_erp, float(a) * rho, 1, 1)
+        sweep(tree, rows, cr, ct, jt, ja, sd, joint_q, env, n_gen, rho, dt, erp, joint_erp, contact_erp,
+              float(a) * rho, 1, 1)
         integrate_positions(tree, joint_q, root_pose, sd.gen_v, sd.dof_dq, rho, env)
         advance_spatial_lengths(cr, sd, env, n_gen, rho)
         advance_contacts(ct, sd.gen_v, env, n_gen, rho)
+        advance_loops(jt, ja, sd.gen_v, env, n_gen, rho)
     for _it in range(n_vel):
-        sweep(tree, rows, cr, ct, sd, joint_q, env, n_gen, rho, dt, erp, contact_erp, dt, 0, 1)
+        sweep(tree, rows, cr, ct, jt, ja, sd, joint_q, env, n_gen, rho, dt, erp, joint_erp, contact_erp, dt, 0, 1)

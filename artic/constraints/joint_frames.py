@@ -1,0 +1,135 @@
+"""What a body joint measures: frames C and D, T_CD, and per slot its value and the direction of its rate
+(specs/artisynth-joints-and-connectors.txt, sections 3.3.1-3.3.2; description/joints.py defines the modes).
+
+A joint has six slots. Slots 3..5 are the components of p (the origin of C in D's axes); their rates are the
+velocity of C's origin as a point of A relative to B's point there, along D's axes. Slots 0..2 are angular and
+depend on the mode:
+* ROTVEC: the rotation vector r = log R_CD (|r| <= pi); r' = Jl^-1(r) w_D (Jl: the left Jacobian of SO(3), w_D the
+  angular velocity of A relative to B in D's axes);
+* TWIST_X/Y/Z: the twist angle t about that axis e of D and the swing left over (R = Rot_e(t) exp(s), the swing's
+  rotation vector s has no component along e); with w_D = t' e + Rot_e(t) Jl(s) s', the rates are
+  [t', s'] = M^-1 Rot_e(t)^T w_D for M = [e | Jl(s) e_i | Jl(s) e_j];
+* EULER: R = Rz(a) Ry(b) Rx(c), rates from the inverse of the Euler-rate matrix (singular at b = +-pi/2).
+The direction of an angular slot is a world vector u with slot rate = u . (w_A - w_B); of a linear slot a world
+vector u with rate = u . (v_A(p_C) - v_B(p_C)). A distance joint's slot 3 is |p_C - p_D|, its direction the unit
+vector from D's origin to C's, B's point being p_D.
+"""
+
+import warp as wp
+
+from ..dynamics.integrate import quat_log
+
+MODE_ROTVEC = wp.constant(0)
+MODE_TWIST_X = wp.constant(1)
+MODE_TWIST_Z = wp.constant(3)
+MODE_EULER_ZY = wp.constant(4)
+MODE_EULER_ZYX = wp.constant(5)
+MODE_DISTANCE = wp.constant(6)
+_TWO_PI = wp.constant(6.283185307179586)
+
+vec6 = wp.types.vector(length=6, dtype=float)
+
+
+@wp.func
+def body_pose(link_pose: wp.array2d(dtype=wp.transform), env: int, link: int):
+    """A body's actor pose; the world (and a static body, whose frame is folded into its joint frame) is the
+    identity."""
+    if link < 0:
+        return wp.transform_identity()
+    return link_pose[env, link]
+
+
+@wp.func
+def unwrap(raw: float, previous: float):
+    """raw + 2 pi k nearest to previous: angles keep counting past +-pi."""
+    return raw + _TWO_PI * wp.round((previous - raw) / _TWO_PI)
+
+
+@wp.func
+def jl_inv(r: wp.vec3):
+    """Inverse left Jacobian of SO(3): r' = Jl^-1(r) w for R = exp(r) and spatial angular velocity w."""
+    t2 = wp.dot(r, r)
+    c = 1.0 / 12.0 + t2 / 720.0
+    if t2 > 1.0e-6:
+        t = wp.sqrt(t2)
+        c = 1.0 / t2 - (1.0 + wp.cos(t)) / (2.0 * t * wp.sin(t))
+    k = wp.skew(r)
+    return wp.identity(n=3, dtype=float) - 0.5 * k + c * (k * k)
+
+
+@wp.func
+def jl(r: wp.vec3):
+    """Left Jacobian of SO(3): w = Jl(r) r' for R = exp(r)."""
+    t2 = wp.dot(r, r)
+    a = 0.5 - t2 / 24.0
+    b = 1.0 / 6.0 - t2 / 120.0
+    if t2 > 1.0e-6:
+        t = wp.sqrt(t2)
+        a = (1.0 - wp.cos(t)) / t2
+        b = (t - wp.sin(t)) / (t2 * t)
+    k = wp.skew(r)
+    return wp.identity(n=3, dtype=float) + a * k + b * (k * k)
+
+
+@wp.func
+def _axis_quat(axis: int, angle: float):
+    v = wp.vec3(0.0)
+    v[axis] = 1.0
+    return wp.quat_from_axis_angle(v, angle)
+
+
+@wp.func
+def joint_slots(mode: int, tcd: wp.transform, rot_d: wp.quat):
+    """(values, angular directions as the rows of a mat33, world) of a joint's slots 0..5 (raw: angles not yet
+    unwrapped). Linear directions are D's world axes (rows of R_D^T)."""
+    q = wp.transform_get_rotation(tcd)
+    if q[3] < 0.0:
+        q = -q  # the same rotation; keeps twist angles in [-pi, pi]
+    p = wp.transform_get_translation(tcd)
+    rd = wp.quat_to_matrix(rot_d)
+    values = vec6()
+    for k in range(3):
+        values[3 + k] = p[k]
+    dirs = wp.mat33()
+    if mode == MODE_ROTVEC or mode == MODE_DISTANCE:
+        r = quat_log(q)
+        for k in range(3):
+            values[k] = r[k]
+        dirs = jl_inv(r) * wp.transpose(rd)
+    elif mode < MODE_EULER_ZY:  # twist about axis k and the swing left over
+        k = mode - MODE_TWIST_X
+        twist = wp.quat(0.0, 0.0, 0.0, q[3])
+        twist[k] = q[k]
+        n = wp.length(wp.vec4(twist[0], twist[1], twist[2], twist[3]))
+        angle = float(0.0)
+        if n > 1.0e-12:
+            twist = twist / n
+            angle = 2.0 * wp.atan2(twist[k], twist[3])
+        else:
+            twist = wp.quat_identity()  # a half-turn swing: no twist to speak of
+        s = quat_log(wp.quat_inverse(twist) * q)
+        for i in range(3):
+            values[i] = s[i]
+        values[k] = angle
+        m = jl(s)  # columns: the swing's rates; column k: the twist's
+        for i in range(3):
+            m[i, k] = 0.0
+        m[k, k] = 1.0
+        dirs = wp.inverse(m) * wp.transpose(rd * wp.quat_to_matrix(_axis_quat(k, angle)))
+    else:  # R = Rz(a) Ry(b) Rx(c)
+        m = wp.quat_to_matrix(q)
+        a = wp.atan2(m[1, 0], m[0, 0])
+        b = wp.asin(wp.clamp(-m[2, 0], -1.0, 1.0))
+        c = wp.atan2(m[2, 1], m[2, 2])
+        values[0] = a
+        values[1] = b
+        values[2] = c
+        sa = wp.sin(a)
+        ca = wp.cos(a)
+        sb = wp.sin(b)
+        cb = wp.max(wp.cos(b), 1.0e-6)  # gimbal lock at b = +-pi/2
+        e_inv = wp.mat33(sb * ca / cb, sb * sa / cb, 1.0,
+                         -sa, ca, 0.0,
+                         ca / cb, sa / cb, 0.0)
+        dirs = e_inv * wp.transpose(rd)
+    return values, dirs

@@ -1,0 +1,534 @@
+"""Rows of the joints between bodies (description/joints.py): loops within an articulation, joints between
+articulations, rigid bodies, static bodies and the world (specs/artisynth-joints-and-connectors.txt 3.3;
+specs/ode-constraints-as-implicit-springs.md; physx-notes 4.1 for their place in the solve).
+
+Every row has a generalized direction g = J_A^T w_A - J_B^T w_B (w the unit torque of an angular slot, or the unit
+force at C's origin of a linear one; joint_frames.py), a response r = g^T M^-1 g, a position value (the error of a
+constrained slot, the coordinate of a coordinate row), compliance (or ERP/CFM) and bounds, like the coupling and
+contact rows: an impulse dl changes the generalized velocity by dl M^-1 g. A joint's rows, in its solve order: per
+coordinate a drive row (implicit PD, constraints/drive.py) and a range row (speculative limits as the articulation
+limits, constraints/limit.py, or a lock), then one bilateral row per constrained slot, so that the joint's structure
+is solved last and wins (as PhysX's D6 joint, whose locked axes come after its drives and limits).
+
+A compliant row (compliance C > 0 and damping D, or ERP/CFM) is the implicit spring of ODE's eq. 13 with k = 1/C,
+d = D: dl = (-beta phi - v - gamma l) / (r + gamma), beta = k / (h k + d), gamma = 1 / (h (h k + d)), which is the
+implicit drive update with target 0 (PGS: recomputed in velocity iterations; TGS: one fresh impulse per substep
+with the error tracked over the substeps, frozen in velocity iterations). A hard row corrects the fraction `erp`
+of its error in position iterations (PhysX's PxJoint bias: 1 under PGS, 1/sqrt(n_pos) under TGS, or the row's own
+ERP) and holds the velocity in velocity iterations.
+
+Joints whose two bodies both move are PhysX's "link dynamic constraints", solved at the start of every iteration;
+a joint to the world, a static or kinematic body is a "link static constraint", solved right after the joint rows
+of its moving link (gauss_seidel.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import warp as wp
+
+from ..data import Kin
+from ..description import joints as jm
+from ..description.actors import RigidStatic
+from ..description.articulation import Link
+from ..description.types import DriveType
+from ..math.dense import add_row, row_dot, solve_row
+from ..model import Tree
+from ..structs import upload
+from .coupling_rows import add_jacobian_transpose
+from .drive import drive_coefficients, drive_impulse, vec5
+from .joint_frames import MODE_DISTANCE, body_pose, joint_slots, unwrap, vec6
+from .joint_rows import DRIVE_ACCELERATION, DRIVE_FORCE, DRIVE_NONE
+from .limit import limit_impulse
+
+LOOP_DRIVE = wp.constant(0)
+LOOP_LIMIT = wp.constant(1)  # a coordinate's range, or its lock
+LOOP_BILATERAL = wp.constant(2)
+ROW_OFF = wp.constant(0)
+ROW_ON = wp.constant(1)
+ROW_LOCKED = wp.constant(2)  # a range row holding its coordinate at the lock value
+_MIN_RESPONSE = wp.constant(1.0e-12)  # rows nothing can move along (both bodies fixed in that direction) sleep
+
+
+@wp.struct
+class LoopTable:
+    """A block's joints (J joints, K coordinates, R rows), in solve order groups: joint_order[:dynamic_count] have
+    two moving bodies, the rest a fixed one, sorted by their moving link's depth-first rank."""
+
+    joint_count: int
+    dynamic_count: int
+    coord_count: int
+    row_count: int
+    joint_order: wp.array(dtype=int)  # (J,) solve order
+    joint_rank: wp.array(dtype=int)  # (J,) depth-first rank of the moving link (static joints)
+    joint_mode: wp.array(dtype=int)  # (J,) MODE_* of joint_frames.py
+    joint_link_a: wp.array(dtype=int)  # (J,) forest link of body A, -1 for a static body
+    joint_link_b: wp.array(dtype=int)  # (J,) forest link of body B, -1 for a static body or the world
+    joint_frame_a: wp.array(dtype=wp.transform)  # (J,) T_CA (T_CW for a static A)
+    joint_frame_b: wp.array(dtype=wp.transform)  # (J,) T_DB (T_DW for a static B or the world)
+    joint_row_start: wp.array(dtype=int)  # (J,)
+    joint_row_count: wp.array(dtype=int)  # (J,)
+    joint_coord_start: wp.array(dtype=int)  # (J,)
+    joint_coord_count: wp.array(dtype=int)  # (J,)
+    coord_slot: wp.array(dtype=int)  # (K,) slot 0..5 the coordinate reads
+    coord_wrap: wp.array(dtype=int)  # (K,) 1 for angles that keep counting past +-pi
+    coord_drive: wp.array(dtype=int)  # (K,) DRIVE_NONE / DRIVE_FORCE / DRIVE_ACCELERATION
+    coord_stiffness: wp.array(dtype=float)  # (K,) [N/m, N m/rad] or [1/s^2]
+    coord_damping: wp.array(dtype=float)  # (K,) [N s/m, N m s/rad] or [1/s]
+    coord_max_force: wp.array(dtype=float)  # (K,) [N or N m]
+    row_kind: wp.array(dtype=int)  # (R,) LOOP_*
+    row_slot: wp.array(dtype=int)  # (R,)
+    row_coord: wp.array(dtype=int)  # (R,) block coordinate of drive and range rows, -1 for bilateral rows
+    row_compliance: wp.array(dtype=float)  # (R,) [m/N or rad/(N m)]; 0 is hard
+    row_damping: wp.array(dtype=float)  # (R,) [N s/m or N m s/rad]
+    row_erp: wp.array(dtype=float)  # (R,) ODE's ERP when given (< 0: use compliance and damping)
+    row_cfm: wp.array(dtype=float)  # (R,) ODE's CFM [force units] when ERP is given
+
+
+@wp.struct
+class LoopArrays:
+    """Per-env joint state, controls, step rows and outputs of a block (E envs, N generalized dofs)."""
+
+    coord: wp.array2d(dtype=float)  # (E, K) coordinates, angles unwrapped [rad or m]
+    target_position: wp.array2d(dtype=float)  # (E, K) drive targets
+    target_velocity: wp.array2d(dtype=float)  # (E, K)
+    range_low: wp.array2d(dtype=float)  # (E, K) -inf when open
+    range_high: wp.array2d(dtype=float)  # (E, K) +inf when open
+    locked: wp.array2d(dtype=int)  # (E, K) 1 while the coordinate is held at lock_value
+    lock_value: wp.array2d(dtype=float)  # (E, K)
+    tcd: wp.array2d(dtype=wp.transform)  # (E, J) T_CD after the last step
+    frame_c: wp.array2d(dtype=wp.transform)  # (E, J) C in the world
+    frame_d: wp.array2d(dtype=wp.transform)  # (E, J) D in the world
+    wrench_a: wp.array2d(dtype=wp.spatial_vector)  # (E, J) (force, torque about A's COM) on A, world [N, N m]
+    wrench_b: wp.array2d(dtype=wp.spatial_vector)  # (E, J) on B, about B's COM (the world origin for a fixed B)
+    wrench_c: wp.array2d(dtype=wp.spatial_vector)  # (E, 3J) bilateral, unilateral, drive (force, torque) in C
+    row_g: wp.array3d(dtype=float)  # (E, R, N) generalized direction
+    row_minv_g: wp.array3d(dtype=float)  # (E, R, N) M^-1 g
+    row_r: wp.array2d(dtype=float)  # (E, R) response g^T M^-1 g
+    row_value: wp.array2d(dtype=float)  # (E, R) error, coordinate, or coordinate - lock value at the step start
+    row_dq: wp.array2d(dtype=float)  # (E, R) value change over the TGS substeps so far
+    row_active: wp.array2d(dtype=int)  # (E, R) ROW_OFF / ROW_ON / ROW_LOCKED this step
+    row_coef: wp.array2d(dtype=vec5)  # (E, R) drive coefficients, or (beta, gamma, erp) of the other rows
+    row_lambda: wp.array2d(dtype=float)  # (E, R) accumulated impulse [N s or N m s] (a range's low side)
+    row_lambda2: wp.array2d(dtype=float)  # (E, R) a range's high side
+    row_wrench_a: wp.array2d(dtype=wp.spatial_vector)  # (E, R) unit wrench on A (torque about O, force)
+    row_wrench_b: wp.array2d(dtype=wp.spatial_vector)  # (E, R) unit wrench on B (torque about O, force)
+
+
+# -- host tables ---------------------------------------------------------------------------------------------------
+
+
+def _keeps_counting(mode: int, slot: int) -> bool:
+    """Twist and Euler angles (but the pitch, in [-pi/2, pi/2]) keep counting; rotation-vector components and
+    lengths do not."""
+    if slot >= 3 or mode in (jm.MODE_ROTVEC, jm.MODE_DISTANCE):
+        return False
+    return not (mode in (jm.MODE_EULER_ZY, jm.MODE_EULER_ZYX) and slot == 1)
+
+
+def _drive_code(drive) -> int:
+    if drive.drive_type == DriveType.NONE or (drive.stiffness == 0.0 and drive.damping == 0.0):
+        return int(DRIVE_NONE)
+    return int(DRIVE_ACCELERATION if drive.drive_type == DriveType.ACCELERATION else DRIVE_FORCE)
+
+
+def row_layout(coordinate_count: int, bilateral_count: int):
+    """Row offsets within one joint: each coordinate's drive row and range row (interleaved), then the bilateral
+    rows, in solve order."""
+    m = coordinate_count
+    return np.arange(m) * 2, np.arange(m) * 2 + 1, 2 * m + np.arange(bilateral_count)
+
+
+def loop_table_arrays(joints: list, link_index: dict, rank: np.ndarray, movable: np.ndarray) -> dict:
+    """Host arrays of a block's LoopTable. link_index: id(Link) -> forest link; rank and movable per forest link."""
+    h = {k: [] for k in LoopTable.vars if k not in ("joint_count", "dynamic_count", "coord_count", "row_count")}
+    dynamic, static = [], []
+    for j, joint in enumerate(joints):
+        ends = []
+        for body, frame in ((joint.body_a, joint.frame_ca), (joint.body_b, joint.frame_db)):
+            if isinstance(body, Link):
+                ends.append((link_index[id(body)], frame))
+            elif isinstance(body, RigidStatic):
+                ends.append((-1, body.pose * frame))
+            else:
+                ends.append((-1, frame))
+        (la, fa), (lb, fb) = ends
+        h["joint_mode"].append(joint._mode)
+        h["joint_link_a"].append(la)
+        h["joint_link_b"].append(lb)
+        h["joint_frame_a"].append(fa.as_array())
+        h["joint_frame_b"].append(fb.as_array())
+        moving = [lk for lk in (la, lb) if lk >= 0 and movable[lk]]
+        if len(moving) == 2:
+            dynamic.append(j)
+            h["joint_rank"].append(-1)
+        else:
+            static.append(j)
+            h["joint_rank"].append(int(rank[moving[0]]) if moving else -1)
+        h["joint_coord_start"].append(len(h["coord_slot"]))
+        h["joint_coord_count"].append(joint.num_coordinates)
+        h["joint_row_start"].append(len(h["row_kind"]))
+        erp, cfm = joint._erp, joint._cfm
+        nb = joint.bilateral_count
+        for k, (_name, slot) in enumerate(joint._coordinates):
+            coord = len(h["coord_slot"])
+            drive = joint._drive[k]
+            h["coord_slot"].append(slot)
+            h["coord_wrap"].append(int(_keeps_counting(joint._mode, slot)))
+            h["coord_drive"].append(_drive_code(drive))
+            h["coord_stiffness"].append(drive.stiffness)
+            h["coord_damping"].append(drive.damping)
+            h["coord_max_force"].append(min(drive.max_force, float(np.finfo(np.float32).max) / 1e3))
+            for kind in (LOOP_DRIVE, LOOP_LIMIT):
+                c = nb + k
+                h["row_kind"].append(int(kind))
+                h["row_slot"].append(slot)
+                h["row_coord"].append(coord)
+                h["row_compliance"].append(joint._compliance[c])
+                h["row_damping"].append(joint._damping[c])
+                h["row_erp"].append(erp[c])
+                h["row_cfm"].append(cfm[c])
+        for c, slot in enumerate(joint._constrained_slots()):
+            h["row_kind"].append(int(LOOP_BILATERAL))
+            h["row_slot"].append(slot)
+            h["row_coord"].append(-1)
+            h["row_compliance"].append(joint._compliance[c])
+            h["row_damping"].append(joint._damping[c])
+            h["row_erp"].append(erp[c])
+            h["row_cfm"].append(cfm[c])
+        h["joint_row_count"].append(len(h["row_kind"]) - h["joint_row_start"][-1])
+    static.sort(key=lambda j: h["joint_rank"][j])
+    h["joint_order"] = dynamic + static
+    h["joint_count"] = len(joints)
+    h["dynamic_count"] = len(dynamic)
+    h["coord_count"] = len(h["coord_slot"])
+    h["row_count"] = len(h["row_kind"])
+    return h
+
+
+def build_loop_table(joints, link_index, rank, movable, device) -> LoopTable:
+    h = loop_table_arrays(joints, link_index, rank, movable)
+    for k in ("joint_frame_a", "joint_frame_b"):
+        h[k] = np.array(h[k], np.float32).reshape(-1, 7)
+    return upload(LoopTable, h, device)
+
+
+def build_loop_arrays(num_envs: int, joint_count: int, coord_count: int, row_count: int, n_gen: int,
+                      device) -> LoopArrays:
+    e = num_envs
+    a = LoopArrays()
+
+    def z(shape, dtype=float):
+        return wp.zeros(shape, dtype=dtype, device=device)
+
+    for name in ("coord", "target_position", "target_velocity", "lock_value"):
+        setattr(a, name, z((e, coord_count)))
+    a.range_low = wp.full((e, coord_count), -np.inf, dtype=float, device=device)
+    a.range_high = wp.full((e, coord_count), np.inf, dtype=float, device=device)
+    a.locked = z((e, coord_count), int)
+    for name in ("tcd", "frame_c", "frame_d"):
+        setattr(a, name, wp.full((e, joint_count), wp.transform_identity(), dtype=wp.transform, device=device))
+    a.wrench_a = z((e, joint_count), wp.spatial_vector)
+    a.wrench_b = z((e, joint_count), wp.spatial_vector)
+    a.wrench_c = z((e, 3 * joint_count), wp.spatial_vector)
+    a.row_g = z((e, row_count, n_gen))
+    a.row_minv_g = z((e, row_count, n_gen))
+    for name in ("row_r", "row_value", "row_dq", "row_lambda", "row_lambda2"):
+        setattr(a, name, z((e, row_count)))
+    a.row_active = z((e, row_count), int)
+    a.row_coef = z((e, row_count), vec5)
+    a.row_wrench_a = z((e, row_count), wp.spatial_vector)
+    a.row_wrench_b = z((e, row_count), wp.spatial_vector)
+    return a
+
+
+# -- per-env kinematics ---------------------------------------------------------------------------------------------
+
+
+@wp.func
+def joint_kinematics(jt: LoopTable, link_pose: wp.array2d(dtype=wp.transform), env: int, j: int):
+    """(T_CW, T_DW, T_CD, slot values, angular directions) of joint j; a distance joint's slot 3 holds the
+    distance."""
+    xc = body_pose(link_pose, env, jt.joint_link_a[j]) * jt.joint_frame_a[j]
+    xd = body_pose(link_pose, env, jt.joint_link_b[j]) * jt.joint_frame_b[j]
+    tcd = wp.transform_inverse(xd) * xc
+    values, dirs = joint_slots(jt.joint_mode[j], tcd, wp.transform_get_rotation(xd))
+    if jt.joint_mode[j] == MODE_DISTANCE:
+        values[3] = wp.length(wp.transform_get_translation(xc) - wp.transform_get_translation(xd))
+    return xc, xd, tcd, values, dirs
+
+
+@wp.func
+def joint_coordinates(jt: LoopTable, ja: LoopArrays, env: int, j: int, values: vec6, store: int):
+    """Unwrap the joint's angular coordinates against the stored ones (store != 0: keep the result); returns the
+    values with the coordinates in their slots."""
+    out = values
+    for m in range(jt.joint_coord_count[j]):
+        k = jt.joint_coord_start[j] + m
+        s = jt.coord_slot[k]
+        c = values[s]
+        if jt.coord_wrap[k] != 0:
+            c = unwrap(c, ja.coord[env, k])
+        out[s] = c
+        if store != 0:
+            ja.coord[env, k] = c
+    return out
+
+
+@wp.func
+def slot_wrenches(jt: LoopTable, j: int, slot: int, xc: wp.transform, xd: wp.transform, dirs: wp.mat33,
+                  o: wp.vec3):
+    """Unit wrenches (torque about O, force) on A and on B whose generalized impulses make slot's row."""
+    if slot < 3:
+        u = wp.vec3(dirs[slot, 0], dirs[slot, 1], dirs[slot, 2])
+        w = wp.spatial_vector(u, wp.vec3(0.0))
+        return w, w
+    pc = wp.transform_get_translation(xc) - o
+    if jt.joint_mode[j] == MODE_DISTANCE:
+        pd = wp.transform_get_translation(xd) - o
+        u = pc - pd
+        d = wp.length(u)
+        if d > 1.0e-9:
+            u = u / d
+        else:
+            u = wp.transform_vector(xd, wp.vec3(0.0, 0.0, 1.0))  # coincident points: any direction will do
+        return wp.spatial_vector(wp.cross(pc, u), u), wp.spatial_vector(wp.cross(pd, u), u)
+    e = wp.vec3(0.0)
+    e[slot - 3] = 1.0
+    u = wp.transform_vector(xd, e)
+    w = wp.spatial_vector(wp.cross(pc, u), u)
+    return w, w
+
+
+@wp.func
+def joint_row_direction(tree: Tree, jt: LoopTable, kin: Kin, g: wp.array3d(dtype=float), env: int, row: int,
+                        n_gen: int, j: int, wa: wp.spatial_vector, wb: wp.spatial_vector):
+    """g[env, row] = J_A^T wa - J_B^T wb."""
+    for i in range(n_gen):
+        g[env, row, i] = 0.0
+    if jt.joint_link_a[j] >= 0:
+        add_jacobian_transpose(tree, kin, g, env, row, jt.joint_link_a[j], wa, 1.0)
+    if jt.joint_link_b[j] >= 0:
+        add_jacobian_transpose(tree, kin, g, env, row, jt.joint_link_b[j], wb, -1.0)
+
+
+# -- step: setup, solve, substep advance, outputs ------------------------------------------------------------------
+
+
+@wp.func
+def _soft_coefficients(jt: LoopTable, r: int, h: float, dt: float):
+    """(beta, gamma, erp): a compliant row's implicit-spring coefficients at solver step h (gamma < 0 marks a hard
+    row; erp < 0 then means the solver's default bias)."""
+    erp = jt.row_erp[r]
+    cfm = jt.row_cfm[r]
+    k = float(0.0)
+    d = float(0.0)
+    if erp >= 0.0:
+        if cfm <= 0.0:
+            return vec5(0.0, -1.0, erp, 0.0, 0.0)
+        k = erp / (dt * cfm)  # the spring ERP and CFM describe at the step dt (spring_from_erp_cfm)
+        d = (1.0 - erp) / cfm
+    else:
+        c = jt.row_compliance[r]
+        if c <= 0.0:
+            return vec5(0.0, -1.0, -1.0, 0.0, 0.0)
+        k = 1.0 / c
+        d = jt.row_damping[r]
+    s = h * k + d
+    return vec5(k / s, 1.0 / (h * s), -1.0, 0.0, 0.0)
+
+
+@wp.func
+def setup_loops(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, link_pose: wp.array2d(dtype=wp.transform),
+                minv: wp.array3d(dtype=float), env: int, n_gen: int, h: float, dt: float, tgs: int):
+    """Directions, responses, position values and coefficients of every joint row at the start of the step;
+    accumulators zeroed. Coordinates are unwrapped against the last stored ones and stored."""
+    o = kin.origin[env]
+    for j in range(jt.joint_count):
+        xc, xd, tcd, raw, dirs = joint_kinematics(jt, link_pose, env, j)
+        values = joint_coordinates(jt, ja, env, j, raw, 1)
+        for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
+            kind = jt.row_kind[r]
+            slot = jt.row_slot[r]
+            k = jt.row_coord[r]
+            value = values[slot]
+            active = ROW_ON
+            if kind == LOOP_DRIVE:
+                if jt.coord_drive[k] == DRIVE_NONE:
+                    active = ROW_OFF
+            elif kind == LOOP_LIMIT:
+                if ja.locked[env, k] != 0:
+                    active = ROW_LOCKED
+                    value = value - ja.lock_value[env, k]
+                elif ja.range_low[env, k] == -wp.inf and ja.range_high[env, k] == wp.inf:
+                    active = ROW_OFF
+            wa, wb = slot_wrenches(jt, j, slot, xc, xd, dirs, o)
+            ja.row_wrench_a[env, r] = wa
+            ja.row_wrench_b[env, r] = wb
+            resp = float(0.0)
+            if active != ROW_OFF:
+                joint_row_direction(tree, jt, kin, ja.row_g, env, r, n_gen, j, wa, wb)
+                resp = solve_row(minv, ja.row_g, ja.row_minv_g, env, r, n_gen)
+                if resp < _MIN_RESPONSE:
+                    active = ROW_OFF
+            coef = _soft_coefficients(jt, r, h, dt)
+            if active != ROW_OFF and kind == LOOP_DRIVE:
+                coef = drive_coefficients(jt.coord_drive[k], jt.coord_stiffness[k], jt.coord_damping[k],
+                                          ja.target_velocity[env, k], ja.target_position[env, k] - value, resp,
+                                          1.0 / resp, h, dt, tgs)
+            ja.row_coef[env, r] = coef
+            ja.row_active[env, r] = active
+            ja.row_r[env, r] = resp
+            ja.row_value[env, r] = value
+            ja.row_dq[env, r] = 0.0
+            ja.row_lambda[env, r] = 0.0
+            ja.row_lambda2[env, r] = 0.0
+
+
+@wp.func
+def _soft_delta(phi: float, vel: float, acc: float, resp: float, coef: vec5, position_iteration: int, tgs: int):
+    """Impulse change of a compliant row: the implicit spring (PGS: from the accumulated impulse in every
+    iteration; TGS: a fresh impulse per substep, nothing in velocity iterations)."""
+    if tgs != 0:
+        if position_iteration == 0:
+            return float(0.0)
+        return (-coef[0] * phi - vel) / (resp + coef[1])
+    return (-coef[0] * phi - vel - coef[1] * acc) / (resp + coef[1])
+
+
+@wp.func
+def solve_loop_joint(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float), env: int, j: int, n_gen: int,
+                     h: float, dt: float, erp: float, t_elapsed: float, position_iteration: int, tgs: int):
+    """One Gauss-Seidel visit of joint j's rows. erp: the solver's bias for hard rows."""
+    for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
+        active = ja.row_active[env, r]
+        if active == ROW_OFF:
+            continue
+        kind = jt.row_kind[r]
+        vel = row_dot(ja.row_g, v, env, r, n_gen)
+        acc = ja.row_lambda[env, r]
+        resp = ja.row_r[env, r]
+        coef = ja.row_coef[env, r]
+        dq = ja.row_dq[env, r]
+        delta = float(0.0)
+        if kind == LOOP_DRIVE:
+            if tgs == 0 or position_iteration != 0:  # TGS velocity iterations freeze drives
+                k = jt.row_coord[r]
+                new = drive_impulse(coef, acc, vel, dq, t_elapsed, jt.coord_max_force[k] * dt)
+                delta = new - acc
+                ja.row_lambda[env, r] = new
+        elif kind == LOOP_LIMIT and active == ROW_ON:
+            k = jt.row_coord[r]
+            c = ja.row_value[env, r]
+            if coef[1] < 0.0:
+                res = limit_impulse(c - ja.range_low[env, k], ja.range_high[env, k] - c, dq, vel, h, erp, 1.0 / resp,
+                                    acc, ja.row_lambda2[env, r], position_iteration)
+                delta = res[0]
+                ja.row_lambda[env, r] = res[1]
+                ja.row_lambda2[env, r] = res[2]
+            else:  # a soft range: a spring that only pushes, beyond either bound
+                low = _soft_delta(c + dq - ja.range_low[env, k], vel, acc, resp, coef, position_iteration, tgs)
+                new_low = wp.max(acc + low, 0.0)
+                hi = ja.row_lambda2[env, r]
+                high = _soft_delta(ja.range_high[env, k] - c - dq, -vel, -hi, resp, coef, position_iteration, tgs)
+                new_high = wp.min(hi - high, 0.0)
+                delta = (new_low - acc) + (new_high - hi)
+                ja.row_lambda[env, r] = new_low
+                ja.row_lambda2[env, r] = new_high
+        else:  # a constrained slot, or a locked coordinate
+            phi = ja.row_value[env, r] + dq
+            if coef[1] < 0.0:
+                bias = erp
+                if coef[2] >= 0.0:
+                    bias = coef[2]
+                target = float(0.0)
+                if position_iteration != 0:
+                    target = -bias * phi / h
+                delta = (target - vel) / resp
+            else:
+                delta = _soft_delta(phi, vel, acc, resp, coef, position_iteration, tgs)
+            ja.row_lambda[env, r] = acc + delta
+        if delta != 0.0:
+            add_row(v, ja.row_minv_g, env, r, n_gen, delta)
+
+
+@wp.func
+def solve_dynamic_loops(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float,
+                        dt: float, erp: float, t_elapsed: float, position_iteration: int, tgs: int):
+    """The joints between two moving bodies (PhysX's link dynamic constraints), in creation order."""
+    for i in range(jt.dynamic_count):
+        solve_loop_joint(jt, ja, v, env, jt.joint_order[i], n_gen, h, dt, erp, t_elapsed, position_iteration, tgs)
+
+
+@wp.func
+def advance_loops(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float):
+    """TGS: each active row's value after a substep of length h (first order)."""
+    for r in range(jt.row_count):
+        if ja.row_active[env, r] != ROW_OFF:
+            ja.row_dq[env, r] = ja.row_dq[env, r] + row_dot(ja.row_g, v, env, r, n_gen) * h
+
+
+@wp.func
+def _about(w: wp.spatial_vector, p: wp.vec3):
+    """A (torque about O, force) wrench as (force, torque about p), p relative to O: the public order."""
+    f = wp.spatial_bottom(w)
+    return wp.spatial_vector(f, wp.spatial_top(w) - wp.cross(p, f))
+
+
+@wp.func
+def _in_frame(w: wp.spatial_vector, rot: wp.quat):
+    """A public (force, torque) pair in the axes of a frame of orientation rot."""
+    return wp.spatial_vector(wp.quat_rotate_inv(rot, wp.spatial_top(w)), wp.quat_rotate_inv(rot, wp.spatial_bottom(w)))
+
+
+@wp.func
+def finish_loop_forces(jt: LoopTable, ja: LoopArrays, kin: Kin, link_pose: wp.array2d(dtype=wp.transform),
+                       env: int, dt: float):
+    """Wrenches of the step's accumulated impulses (start-of-step geometry): on A and B about their COMs (world),
+    and per kind (bilateral, unilateral, drive) in frame C about its origin."""
+    o = kin.origin[env]
+    for j in range(jt.joint_count):
+        xc = body_pose(link_pose, env, jt.joint_link_a[j]) * jt.joint_frame_a[j]
+        on_a = wp.spatial_vector()
+        on_b = wp.spatial_vector()
+        bilateral = wp.spatial_vector()  # constrained slots and locks
+        unilateral = wp.spatial_vector()  # ranges
+        drive = wp.spatial_vector()
+        for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
+            active = ja.row_active[env, r]
+            if active == ROW_OFF:
+                continue
+            f = (ja.row_lambda[env, r] + ja.row_lambda2[env, r]) / dt
+            w = f * ja.row_wrench_a[env, r]
+            on_a += w
+            on_b -= f * ja.row_wrench_b[env, r]
+            if jt.row_kind[r] == LOOP_DRIVE:
+                drive += w
+            elif jt.row_kind[r] == LOOP_LIMIT and active == ROW_ON:
+                unilateral += w
+            else:
+                bilateral += w
+        pc = wp.transform_get_translation(xc) - o
+        rot = wp.transform_get_rotation(xc)
+        ja.wrench_c[env, 3 * j] = _in_frame(_about(bilateral, pc), rot)
+        ja.wrench_c[env, 3 * j + 1] = _in_frame(_about(unilateral, pc), rot)
+        ja.wrench_c[env, 3 * j + 2] = _in_frame(_about(drive, pc), rot)
+        ref_a = wp.transform_get_translation(xc) - o
+        if jt.joint_link_a[j] >= 0:
+            ref_a = kin.link_com[env, jt.joint_link_a[j]]
+        ref_b = -o
+        if jt.joint_link_b[j] >= 0:
+            ref_b = kin.link_com[env, jt.joint_link_b[j]]
+        ja.wrench_a[env, j] = _about(on_a, ref_a)
+        ja.wrench_b[env, j] = _about(on_b, ref_b)
+
+
+@wp.func
+def update_loop_coordinates(jt: LoopTable, ja: LoopArrays, link_pose: wp.array2d(dtype=wp.transform), env: int):
+    """Coordinates (unwrapped against the stored ones), T_CD and the world frames C and D of the current poses."""
+    for j in range(jt.joint_count):
+        xc, xd, tcd, raw, dirs = joint_kinematics(jt, link_pose, env, j)
+        joint_coordinates(jt, ja, env, j, raw, 1)
+        ja.tcd[env, j] = tcd
+        ja.frame_c[env, j] = xc
+        ja.frame_d[env, j] = xd

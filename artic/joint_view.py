@@ -1,0 +1,197 @@
+"""`JointView`: one body joint's columns of its block's arrays (constraints/loop_rows.py: LoopArrays), and what the
+scene reads and writes through it: coordinates, drive targets, ranges and locks per env, constraint forces and the
+frames C, D, G and T_err (specs/artisynth-joints-and-connectors.txt, sections 3.3.2, 3.3.5, 3.3.7)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import warp as wp
+
+from .constraints.loop_rows import ROW_LOCKED, ROW_ON, LoopArrays, LoopTable, row_layout, update_loop_coordinates
+from .data import Kin
+from .description.joints import coordinates_to_tcd_mode
+from .dynamics.kinematics import forward_kinematics_env
+from .errors import ValidationError
+from .math.np_spatial import Transform
+from .model import Tree
+from .parallel import launch_envs
+from .state import StateArrays, columns
+
+_COORD_ARRAYS = ("coord", "target_position", "target_velocity", "range_low", "range_high", "locked", "lock_value")
+_JOINT_ARRAYS = ("tcd", "frame_c", "frame_d", "wrench_a", "wrench_b")
+
+
+@dataclass
+class JointFrames:
+    """A joint's frames in every env (E envs; poses as (px, py, pz, qx, qy, qz, qw)): C and D in the world, T_CD,
+    the constraint frame G (the nearest pose to C that satisfies the joint, section 3.3.2: T_CD = T_GD T_CG) in the
+    world and in D, and the error T_err = T_CG."""
+
+    c_world: np.ndarray  # (E, 7)
+    d_world: np.ndarray  # (E, 7)
+    g_world: np.ndarray  # (E, 7)
+    tcd: np.ndarray  # (E, 7)
+    tgd: np.ndarray  # (E, 7)
+    terr: np.ndarray  # (E, 7)
+
+
+@dataclass
+class JointForces:
+    """A joint's constraint forces over the last step (section 3.3.7), per env (E envs, n constraints, m
+    coordinates). Multipliers are impulses / dt [N or N m], in the joint's constraint order (bilateral constraints,
+    then one range constraint per coordinate); wrenches are (force [N], torque [N m])."""
+
+    constraint_force: np.ndarray  # (E, n) multiplier of each constraint, 0 where it is not engaged
+    bilateral: np.ndarray  # (E, n) bool: the constraint is bilateral (a constrained slot or a locked coordinate)
+    engaged: np.ndarray  # (E, n) bool: an engaged unilateral (range) constraint
+    drive_force: np.ndarray  # (E, m) drive force of each coordinate
+    bilateral_wrench_c: np.ndarray  # (E, 6) in frame C, about its origin
+    unilateral_wrench_c: np.ndarray  # (E, 6)
+    drive_wrench_c: np.ndarray  # (E, 6)
+    wrench_a: np.ndarray  # (E, 6) everything the joint applied to A, world, torque about A's COM
+    wrench_b: np.ndarray  # (E, 6) on B, torque about B's COM (about the world origin for the world or a static B)
+
+    @property
+    def bilateral_count(self) -> np.ndarray:
+        """(E,) bilateral constraints (ArtiSynth's numBilateralConstraints)."""
+        return self.bilateral.sum(axis=1)
+
+    @property
+    def engaged_count(self) -> np.ndarray:
+        """(E,) engaged unilateral constraints (numEngagedUnilateralConstraints)."""
+        return self.engaged.sum(axis=1)
+
+
+@wp.kernel
+def _loop_kinematics(env_offset: int, tree: Tree, jt: LoopTable, ja: LoopArrays, st: StateArrays, kin: Kin):
+    env = env_offset + wp.tid()
+    forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
+    update_loop_coordinates(jt, ja, st.link_pose, env)
+
+
+def refresh_joint_kinematics(block):
+    """Link poses, and every joint's coordinates and frames, from the block's current state."""
+    if block.loop_table.joint_count:
+        launch_envs(_loop_kinematics, block.num_envs, [block.model.tree, block.loop_table, block.loop,
+                                                       block.state.arrays, block.data.kin], block.device)
+
+
+class JointView:
+    def __init__(self, joint, num_envs: int):
+        self.joint = joint
+        self.num_envs = num_envs
+        self.block = None
+
+    def bind(self, block):
+        self.block = block
+        self.index, (k0, k1), (r0, r1) = block.joint_ranges(self.joint)
+        a = block.loop
+        self.arrays = {name: columns(getattr(a, name), k0, k1) for name in _COORD_ARRAYS}
+        self.arrays.update({name: columns(getattr(a, name), self.index, self.index + 1) for name in _JOINT_ARRAYS})
+        self.arrays["wrench_c"] = columns(a.wrench_c, 3 * self.index, 3 * self.index + 3)
+        self.rows = (r0, r1)
+
+    def saved(self) -> dict:
+        """Host copies of the joint's per-env state and controls (kept across a regrouping)."""
+        return {name: self.arrays[name].numpy() for name in _COORD_ARRAYS + ("tcd", "frame_c", "frame_d")}
+
+    def restore(self, saved: dict):
+        for name, values in saved.items():
+            if values.size:
+                self.arrays[name].assign(values)
+
+    def write_description(self):
+        """Ranges, locks (at the current coordinates) and drive targets of the description, in every env."""
+        self.write_ranges(np.broadcast_to(self.joint._range[:, 0], (self.num_envs, self.joint.num_coordinates)),
+                          np.broadcast_to(self.joint._range[:, 1], (self.num_envs, self.joint.num_coordinates)))
+        self.write_locks(np.broadcast_to(self.joint._locked, (self.num_envs, self.joint.num_coordinates)))
+        self.write_targets(np.broadcast_to(self.joint._target[:, 0], (self.num_envs, self.joint.num_coordinates)),
+                           np.broadcast_to(self.joint._target[:, 1], (self.num_envs, self.joint.num_coordinates)))
+
+    # -- per-env inputs ---------------------------------------------------------------------------------------------
+    def _shaped(self, values, what: str, dtype=np.float32, finite=True) -> np.ndarray:
+        shape = (self.num_envs, self.joint.num_coordinates)
+        a = np.asarray(values)
+        if a.shape == shape[1:]:
+            a = np.broadcast_to(a, shape)
+        if a.shape != shape or a.dtype.kind not in "biuf":
+            raise ValidationError(f"{self.joint._owner()}: {what} must be real values of shape {shape} or {shape[1:]} "
+                                  f"(coordinates {self.joint.coordinate_names}), got shape {a.shape}")
+        a = a.astype(dtype)
+        if finite and not np.all(np.isfinite(a)):
+            raise ValidationError(f"{self.joint._owner()}: {what} must be finite, got {a[~np.isfinite(a)][:3]}")
+        return np.ascontiguousarray(a)
+
+    def write_targets(self, positions=None, velocities=None):
+        if positions is not None:
+            self.arrays["target_position"].assign(self._shaped(positions, "drive target positions"))
+        if velocities is not None:
+            self.arrays["target_velocity"].assign(self._shaped(velocities, "drive target velocities"))
+
+    def write_ranges(self, low, high):
+        lo = self._shaped(low, "range low", finite=False)
+        hi = self._shaped(high, "range high", finite=False)
+        if np.any(np.isnan(lo)) or np.any(np.isnan(hi)):
+            raise ValidationError(f"{self.joint._owner()}: range bounds must not be NaN")
+        bad = np.argwhere(lo > hi)
+        if len(bad):
+            e, k = bad[0]
+            raise ValidationError(f"{self.joint._owner()}: coordinate '{self.joint.coordinate_names[k]}' range low "
+                                  f"{lo[e, k]} > high {hi[e, k]} in env {e}; give low <= high")
+        self.arrays["range_low"].assign(lo)
+        self.arrays["range_high"].assign(hi)
+
+    def write_locks(self, locked):
+        """Lock (True) or release each coordinate per env; a newly locked one holds its current value."""
+        mask = np.asarray(locked)
+        if mask.dtype != bool:
+            raise ValidationError(f"{self.joint._owner()}: locks must be booleans, got {mask.dtype}")
+        mask = self._shaped(mask, "locks", dtype=bool)
+        refresh_joint_kinematics(self.block)
+        was = self.arrays["locked"].numpy().astype(bool)
+        value = self.arrays["lock_value"].numpy()
+        coord = self.arrays["coord"].numpy()
+        newly = mask & ~was
+        value[newly] = coord[newly]
+        self.arrays["lock_value"].assign(value)
+        self.arrays["locked"].assign(mask.astype(np.int32))
+
+    # -- outputs ----------------------------------------------------------------------------------------------------
+    def coordinates(self) -> np.ndarray:
+        refresh_joint_kinematics(self.block)
+        return self.arrays["coord"].numpy().astype(np.float64)
+
+    def frames(self) -> JointFrames:
+        refresh_joint_kinematics(self.block)
+        joint = self.joint
+        coord = self.arrays["coord"].numpy().astype(np.float64)
+        c_w = self.arrays["frame_c"].numpy()[:, 0].astype(np.float64)
+        d_w = self.arrays["frame_d"].numpy()[:, 0].astype(np.float64)
+        tcd = self.arrays["tcd"].numpy()[:, 0].astype(np.float64)
+        slots = [s for _, s in joint._coordinates]
+        tgd, g_w, terr = (np.empty_like(tcd) for _ in range(3))
+        for e in range(self.num_envs):  # a query, not the step: host float64 is fine here
+            g = coordinates_to_tcd_mode(joint._mode, slots, coord[e])
+            tgd[e] = g.as_array()
+            g_w[e] = (Transform.from_array(d_w[e]) * g).as_array()
+            terr[e] = (g.inverse() * Transform.from_array(tcd[e])).as_array()
+        return JointFrames(c_w, d_w, g_w, tcd, tgd, terr)
+
+    def forces(self, dt: float) -> JointForces:
+        joint = self.joint
+        r0, r1 = self.rows
+        a = self.block.loop
+        lam = (a.row_lambda.numpy()[:, r0:r1] + a.row_lambda2.numpy()[:, r0:r1]) / dt
+        active = a.row_active.numpy()[:, r0:r1]
+        m, nb = joint.num_coordinates, joint.bilateral_count
+        drive, limit, bil = row_layout(m, nb)
+        force = np.concatenate([lam[:, bil], lam[:, limit]], axis=1)
+        bilateral = np.concatenate([np.ones((self.num_envs, nb), bool), active[:, limit] == int(ROW_LOCKED)], axis=1)
+        engaged = np.concatenate([np.zeros((self.num_envs, nb), bool),
+                                  (active[:, limit] == int(ROW_ON)) & (lam[:, limit] != 0.0)], axis=1)
+        force[~(bilateral | engaged)] = 0.0
+        wc = self.arrays["wrench_c"].numpy()
+        return JointForces(force, bilateral, engaged, lam[:, drive], wc[:, 0], wc[:, 1], wc[:, 2],
+                           self.arrays["wrench_a"].numpy()[:, 0], self.arrays["wrench_b"].numpy()[:, 0])
