@@ -32,7 +32,7 @@ from ..description import joints as jm
 from ..description.actors import RigidStatic
 from ..description.articulation import Link
 from ..description.types import DriveType
-from ..math.dense import add_row, row_dot, solve_row
+from ..math.dense import add_row, row_dot, row_norm2, solve_row
 from ..model import Tree
 from ..structs import upload
 from .coupling_rows import add_jacobian_transpose
@@ -48,6 +48,10 @@ ROW_OFF = wp.constant(0)
 ROW_ON = wp.constant(1)
 ROW_LOCKED = wp.constant(2)  # a range row holding its coordinate at the lock value
 _MIN_RESPONSE = wp.constant(1.0e-12)  # rows nothing can move along (both bodies fixed in that direction) sleep
+# A row whose generalized direction g is float32 cancellation noise (|g| < 3e-5 m or rad per unit gen velocity)
+# is one the bodies' dofs cannot violate: a planar mechanism's out-of-plane rows in reduced coordinates. Left on,
+# its noise-sized response turns any residual into an enormous impulse.
+_MIN_DIRECTION = wp.constant(1.0e-9)
 
 
 @wp.struct
@@ -369,7 +373,7 @@ def setup_loops(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, link_pose: 
             if active != ROW_OFF:
                 joint_row_direction(tree, jt, kin, ja.row_g, env, r, n_gen, j, wa, wb)
                 resp = solve_row(minv, ja.row_g, ja.row_minv_g, env, r, n_gen)
-                if resp < _MIN_RESPONSE:
+                if resp < _MIN_RESPONSE or row_norm2(ja.row_g, env, r, n_gen) < _MIN_DIRECTION:
                     active = ROW_OFF
             coef = _soft_coefficients(jt, r, h, dt)
             if active != ROW_OFF and kind == LOOP_DRIVE:
