@@ -13,7 +13,6 @@ import pytest
 from scipy.integrate import solve_ivp
 
 import artic
-from artic import Transform
 from artic.math.np_spatial import quat_from_axis_angle, quat_to_matrix
 
 _spec = importlib.util.spec_from_file_location("four_bar", Path(__file__).parents[2] / "examples" / "four_bar.py")

@@ -20,7 +20,8 @@ def test_slider_crank_of_free_bodies_follows_its_closed_form(solver):
     """Closed form: crank, rod and slider as free bodies (four hinges and a slider joint: 20 constraints on 18 dofs,
     two of them redundant), the crank driven at 3 rad/s for 3.5 s (more than a turn, through both dead centres).
     At every step the slider sits at x = r cos(t) + sqrt(l^2 - r^2 sin^2(t)) for the crank pin's position to 1e-4 m,
-    the crank pin is at r (cos t, 0, sin t) for the crank hinge's coordinate t (1e-4 m), and t keeps counting past 2 pi."""
+    the crank pin is at r (cos t, 0, sin t) for the crank hinge's coordinate t (1e-4 m), and t keeps counting past
+    2 pi."""
     scene, crank, slider, joints = slider_crank_bodies(3.0, solver=solver)
     err_x = err_pin = err_joint = 0.0
     dt = 0.005
