@@ -67,7 +67,11 @@ class Block:
         self._dirty = False  # a description parameter changed since the model was uploaded
 
     def _build_loop_table(self):
-        return build_loop_table(self.joints, self.link_index, self.link_rank, self.link_movable, self.device)
+        tree = self.model.tree
+        start, count = tree.tree_gen_start.numpy(), tree.tree_gen_count.numpy()
+        link_tree = tree.link_tree.numpy()
+        span = np.stack([start[link_tree], count[link_tree]], axis=1) if len(link_tree) else np.zeros((0, 2), int)
+        return build_loop_table(self.joints, self.link_index, self.link_rank, self.link_movable, span, self.device)
 
     def joint_filters(self) -> tuple[set, set]:
         """Body pairs a joint keeps from colliding (unless it has collision_enabled): forest link pairs, and

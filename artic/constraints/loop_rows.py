@@ -32,7 +32,6 @@ from ..description import joints as jm
 from ..description.actors import RigidStatic
 from ..description.articulation import Link
 from ..description.types import DriveType
-from ..math.dense import add_row, row_dot, row_norm2, solve_row
 from ..model import Tree
 from ..structs import upload
 from .coupling_rows import add_jacobian_transpose
@@ -70,6 +69,10 @@ class LoopTable:
     joint_link_b: wp.array(dtype=int)  # (J,) forest link of body B, -1 for a static body or the world
     joint_frame_a: wp.array(dtype=wp.transform)  # (J,) T_CA (T_CW for a static A)
     joint_frame_b: wp.array(dtype=wp.transform)  # (J,) T_DB (T_DW for a static B or the world)
+    # (J,) generalized indices a joint's rows can touch: (start, count) of body A's tree and of body B's (count 0
+    # for a fixed body, or for B in A's tree). M is block-diagonal by tree, so g and M^-1 g vanish elsewhere and
+    # the solver's dot products and updates skip the other trees' dofs (a ragdoll of 15 free bodies: 12 of 90).
+    joint_span: wp.array(dtype=wp.vec4i)
     joint_row_start: wp.array(dtype=int)  # (J,)
     joint_row_count: wp.array(dtype=int)  # (J,)
     joint_coord_start: wp.array(dtype=int)  # (J,)
@@ -143,8 +146,10 @@ def row_layout(coordinate_count: int, bilateral_count: int):
     return np.arange(m) * 2, np.arange(m) * 2 + 1, 2 * m + np.arange(bilateral_count)
 
 
-def loop_table_arrays(joints: list, link_index: dict, rank: np.ndarray, movable: np.ndarray) -> dict:
-    """Host arrays of a block's LoopTable. link_index: id(Link) -> forest link; rank and movable per forest link."""
+def loop_table_arrays(joints: list, link_index: dict, rank: np.ndarray, movable: np.ndarray,
+                      link_span: np.ndarray) -> dict:
+    """Host arrays of a block's LoopTable. link_index: id(Link) -> forest link; rank and movable per forest link;
+    link_span: (L, 2) first generalized index and count of each forest link's tree."""
     h = {k: [] for k in LoopTable.vars if k not in ("joint_count", "dynamic_count", "coord_count", "row_count")}
     dynamic, static = [], []
     for j, joint in enumerate(joints):
@@ -162,6 +167,9 @@ def loop_table_arrays(joints: list, link_index: dict, rank: np.ndarray, movable:
         h["joint_link_b"].append(lb)
         h["joint_frame_a"].append(fa.as_array())
         h["joint_frame_b"].append(fb.as_array())
+        span_a = tuple(link_span[la]) if la >= 0 else (0, 0)
+        span_b = tuple(link_span[lb]) if lb >= 0 and (la < 0 or link_span[lb][0] != span_a[0]) else (0, 0)
+        h["joint_span"].append(span_a + span_b)
         moving = [lk for lk in (la, lb) if lk >= 0 and movable[lk]]
         if len(moving) == 2:
             dynamic.append(j)
@@ -210,8 +218,8 @@ def loop_table_arrays(joints: list, link_index: dict, rank: np.ndarray, movable:
     return h
 
 
-def build_loop_table(joints, link_index, rank, movable, device) -> LoopTable:
-    h = loop_table_arrays(joints, link_index, rank, movable)
+def build_loop_table(joints, link_index, rank, movable, link_span, device) -> LoopTable:
+    h = loop_table_arrays(joints, link_index, rank, movable, link_span)
     for k in ("joint_frame_a", "joint_frame_b"):
         h[k] = np.array(h[k], np.float32).reshape(-1, 7)
     return upload(LoopTable, h, device)
@@ -307,8 +315,11 @@ def slot_wrenches(jt: LoopTable, j: int, slot: int, xc: wp.transform, xd: wp.tra
 @wp.func
 def joint_row_direction(tree: Tree, jt: LoopTable, kin: Kin, g: wp.array3d(dtype=float), env: int, row: int,
                         n_gen: int, j: int, wa: wp.spatial_vector, wb: wp.spatial_vector):
-    """g[env, row] = J_A^T wa - J_B^T wb."""
-    for i in range(n_gen):
+    """g[env, row] = J_A^T wa - J_B^T wb (zero outside the joint's span, which is all the solver reads)."""
+    span = jt.joint_span[j]
+    for i in range(span[0], span[0] + span[1]):
+        g[env, row, i] = 0.0
+    for i in range(span[2], span[2] + span[3]):
         g[env, row, i] = 0.0
     if jt.joint_link_a[j] >= 0:
         add_jacobian_transpose(tree, kin, g, env, row, jt.joint_link_a[j], wa, 1.0)
@@ -317,6 +328,56 @@ def joint_row_direction(tree: Tree, jt: LoopTable, kin: Kin, g: wp.array3d(dtype
 
 
 # -- step: setup, solve, substep advance, outputs ------------------------------------------------------------------
+
+
+@wp.func
+def _span_dot(g: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, r: int, span: wp.vec4i):
+    """g[env, r] . v[env] over the joint's two trees."""
+    s = float(0.0)
+    for i in range(span[0], span[0] + span[1]):
+        s += g[env, r, i] * v[env, i]
+    for i in range(span[2], span[2] + span[3]):
+        s += g[env, r, i] * v[env, i]
+    return s
+
+
+@wp.func
+def _span_norm2(g: wp.array3d(dtype=float), env: int, r: int, span: wp.vec4i):
+    """|g[env, r]|^2."""
+    s = float(0.0)
+    for i in range(span[0], span[0] + span[1]):
+        s += g[env, r, i] * g[env, r, i]
+    for i in range(span[2], span[2] + span[3]):
+        s += g[env, r, i] * g[env, r, i]
+    return s
+
+
+@wp.func
+def _span_solve(minv: wp.array3d(dtype=float), g: wp.array3d(dtype=float), minv_g: wp.array3d(dtype=float),
+                env: int, r: int, span: wp.vec4i):
+    """minv_g[env, r] = M^-1 g[env, r] over the joint's span (M^-1 is block-diagonal by tree); returns the response
+    g^T M^-1 g."""
+    resp = float(0.0)
+    for part in range(2):
+        s0 = span[2 * part]
+        n = span[2 * part + 1]
+        for i in range(s0, s0 + n):
+            acc = float(0.0)
+            for k in range(s0, s0 + n):
+                acc += minv[env, i, k] * g[env, r, k]
+            minv_g[env, r, i] = acc
+            resp += g[env, r, i] * acc
+    return resp
+
+
+@wp.func
+def _span_add(v: wp.array2d(dtype=float), d: wp.array3d(dtype=float), env: int, r: int, span: wp.vec4i,
+              scale: float):
+    """v[env] += scale d[env, r] over the joint's two trees."""
+    for i in range(span[0], span[0] + span[1]):
+        v[env, i] = v[env, i] + scale * d[env, r, i]
+    for i in range(span[2], span[2] + span[3]):
+        v[env, i] = v[env, i] + scale * d[env, r, i]
 
 
 @wp.func
@@ -372,8 +433,8 @@ def setup_loops(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, link_pose: 
             resp = float(0.0)
             if active != ROW_OFF:
                 joint_row_direction(tree, jt, kin, ja.row_g, env, r, n_gen, j, wa, wb)
-                resp = solve_row(minv, ja.row_g, ja.row_minv_g, env, r, n_gen)
-                if resp < _MIN_RESPONSE or row_norm2(ja.row_g, env, r, n_gen) < _MIN_DIRECTION:
+                resp = _span_solve(minv, ja.row_g, ja.row_minv_g, env, r, jt.joint_span[j])
+                if resp < _MIN_RESPONSE or _span_norm2(ja.row_g, env, r, jt.joint_span[j]) < _MIN_DIRECTION:
                     active = ROW_OFF
             coef = _soft_coefficients(jt, r, h, dt)
             if active != ROW_OFF and kind == LOOP_DRIVE:
@@ -404,12 +465,13 @@ def _soft_delta(phi: float, vel: float, acc: float, resp: float, coef: vec5, pos
 def solve_loop_joint(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float), env: int, j: int, n_gen: int,
                      h: float, dt: float, erp: float, t_elapsed: float, position_iteration: int, tgs: int):
     """One Gauss-Seidel visit of joint j's rows. erp: the solver's bias for hard rows."""
+    span = jt.joint_span[j]
     for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
         active = ja.row_active[env, r]
         if active == ROW_OFF:
             continue
         kind = jt.row_kind[r]
-        vel = row_dot(ja.row_g, v, env, r, n_gen)
+        vel = _span_dot(ja.row_g, v, env, r, span)
         acc = ja.row_lambda[env, r]
         resp = ja.row_r[env, r]
         coef = ja.row_coef[env, r]
@@ -453,7 +515,7 @@ def solve_loop_joint(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float), 
                 delta = _soft_delta(phi, vel, acc, resp, coef, position_iteration, tgs)
             ja.row_lambda[env, r] = acc + delta
         if delta != 0.0:
-            add_row(v, ja.row_minv_g, env, r, n_gen, delta)
+            _span_add(v, ja.row_minv_g, env, r, span, delta)
 
 
 @wp.func
@@ -467,9 +529,11 @@ def solve_dynamic_loops(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float
 @wp.func
 def advance_loops(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float):
     """TGS: each active row's value after a substep of length h (first order)."""
-    for r in range(jt.row_count):
-        if ja.row_active[env, r] != ROW_OFF:
-            ja.row_dq[env, r] = ja.row_dq[env, r] + row_dot(ja.row_g, v, env, r, n_gen) * h
+    for j in range(jt.joint_count):
+        span = jt.joint_span[j]
+        for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
+            if ja.row_active[env, r] != ROW_OFF:
+                ja.row_dq[env, r] = ja.row_dq[env, r] + _span_dot(ja.row_g, v, env, r, span) * h
 
 
 @wp.func

@@ -47,15 +47,6 @@ def spd_inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: i
 
 
 @wp.func
-def row_norm2(g: wp.array3d(dtype=float), env: int, row: int, n: int):
-    """|g[env, row]|^2."""
-    s = float(0.0)
-    for i in range(n):
-        s += g[env, row, i] * g[env, row, i]
-    return s
-
-
-@wp.func
 def row_dot(g: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, row: int, n: int):
     """g[env, row] . v[env]: a constraint row's velocity."""
     s = float(0.0)

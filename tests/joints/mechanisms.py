@@ -1,4 +1,4 @@
-"""Closed-chain mechanisms for the joint tests and benchmarks: the slider-crank (two ways) and a 13-body ragdoll
+"""Closed-chain mechanisms for the joint tests and benchmarks: the slider-crank (two ways) and a 15-body ragdoll
 (free bodies with body joints, or one articulation)."""
 
 from __future__ import annotations
@@ -107,8 +107,10 @@ RAGDOLL = [
     ("head", "torso", "ball", (0.0, 0.0, 0.2), (0.08, 0.08, 0.1), 1),
     ("uarm_l", "torso", "ball", (0.2, 0.0, 0.15), (0.05, 0.05, 0.14), -1),
     ("larm_l", "uarm_l", "hinge", (0.0, 0.0, -0.15), (0.04, 0.04, 0.12), -1),
+    ("hand_l", "larm_l", "hinge", (0.0, 0.0, -0.13), (0.02, 0.04, 0.05), -1),
     ("uarm_r", "torso", "ball", (-0.2, 0.0, 0.15), (0.05, 0.05, 0.14), -1),
     ("larm_r", "uarm_r", "hinge", (0.0, 0.0, -0.15), (0.04, 0.04, 0.12), -1),
+    ("hand_r", "larm_r", "hinge", (0.0, 0.0, -0.13), (0.02, 0.04, 0.05), -1),
     ("thigh_l", "pelvis", "ball", (0.09, 0.0, -0.09), (0.06, 0.06, 0.2), -1),
     ("shin_l", "thigh_l", "hinge", (0.0, 0.0, -0.21), (0.05, 0.05, 0.2), -1),
     ("foot_l", "shin_l", "hinge", (0.0, 0.0, -0.21), (0.05, 0.1, 0.03), -1),
@@ -126,7 +128,7 @@ def _ragdoll_body(link, half_extents, iterations):
 
 
 def ragdoll_articulation(root_pose: Transform, iterations=(32, 1)):
-    """(art, links): the 13-part ragdoll as a floating articulation (spherical and unwrapped revolute joints)."""
+    """(art, links): the 15-part ragdoll as a floating articulation (spherical and unwrapped revolute joints)."""
     art = artic.Articulation("ragdoll")
     art.set_solver_iteration_counts(*iterations)
     art.sleep_threshold = 0.0
@@ -153,7 +155,7 @@ def ragdoll_articulation(root_pose: Transform, iterations=(32, 1)):
 
 
 def ragdoll_bodies(scene, links, iterations=(32, 1)):
-    """The same ragdoll as 13 free RigidDynamic bodies at the articulation's description poses, joined by
+    """The same ragdoll as 15 free RigidDynamic bodies at the articulation's description poses, joined by
     SphericalJoints and HingeJoints at the articulation's joint frames. Returns (bodies by name, joints)."""
     bodies, joints = {}, []
     for name, parent, kind, _, half, _ in RAGDOLL:

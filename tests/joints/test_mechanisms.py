@@ -86,12 +86,12 @@ def _ragdoll_gap(dt: float, seconds: float, solver) -> tuple[float, float]:
 
 @SOLVERS
 def test_ragdoll_of_free_bodies_matches_the_articulation(solver):
-    """Oracle (reduced coordinates): 13 free bodies joined by 6 spherical and 6 revolute body joints, and the same
+    """Oracle (reduced coordinates): 15 free bodies joined by 6 spherical and 8 revolute body joints, and the same
     ragdoll as one floating articulation, tumble in the same scene for 0.5 s from the same random joint velocities.
-    They agree to 5 mm and 0.01 rad at dt = 1/480, and the gap halves with dt (first order: both integrators converge
+    They agree to 5 mm and 0.02 rad at dt = 1/480, and the gap halves with dt (first order: both integrators converge
     to the same motion), so maximal and reduced coordinates give the same answer."""
     coarse = _ragdoll_gap(1.0 / 480.0, 0.5, solver)
     fine = _ragdoll_gap(1.0 / 960.0, 0.5, solver)
-    assert coarse[0] < 5e-3 and coarse[1] < 1e-2
+    assert coarse[0] < 5e-3 and coarse[1] < 2e-2
     for c, f in zip(coarse, fine):
         assert 0.4 < f / c < 0.6
