@@ -165,8 +165,8 @@ class JointBase:
 
     @classmethod
     def from_body_frames(cls, body_a, frame_ca, body_b, frame_db, name: str | None = None):
-        """ArtiSynth's XXXJoint(bodyA, TCA, bodyB, TDB): frames given on the bodies (T_DB is in the world for the
-        world body B, in the actor frame for a static one)."""
+        """ArtiSynth's Joint(bodyA, TCA, bodyB, TDB) constructors: frames given on the bodies (T_DB is in the world
+        for the world body B, in the actor frame for a static one)."""
         joint = cls.__new__(cls)
         joint._begin(name)
         owner = joint._owner()
@@ -176,8 +176,8 @@ class JointBase:
 
     @classmethod
     def from_world_frames(cls, body_a, body_b, frame_cw, frame_dw, name: str | None = None):
-        """ArtiSynth's XXXJoint(bodyA, bodyB, TCW, TDW): both frames in the world; T_CD = T_DW^-1 T_CW may differ
-        from the identity."""
+        """ArtiSynth's Joint(bodyA, bodyB, TCW, TDW) constructors: both frames in the world; T_CD = T_DW^-1 T_CW may
+        differ from the identity."""
         joint = cls.__new__(cls)
         joint._begin(name)
         owner = joint._owner()
