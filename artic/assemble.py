@@ -43,7 +43,6 @@ def _residual_rows(env_offset: int, tree: Tree, jt: LoopTable, ja: LoopArrays, s
                    g: wp.array3d(dtype=float)):
     """Per env: M, and every joint's six slot values (coordinates unwrapped against ja.coord) and directions."""
     env = env_offset + wp.tid()
-    n_gen = g.shape[2]
     forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
     crba_env(tree, kin, sc, mass_matrix, env)
     o = kin.origin[env]
@@ -53,7 +52,7 @@ def _residual_rows(env_offset: int, tree: Tree, jt: LoopTable, ja: LoopArrays, s
         for s in range(6):
             values[env, 6 * j + s] = v[s]
             wa, wb = slot_wrenches(jt, j, s, xc, xd, dirs, o)
-            joint_row_direction(tree, jt, kin, g, env, 6 * j + s, n_gen, j, wa, wb)
+            joint_row_direction(tree, jt, kin, g, env, 6 * j + s, j, wa, wb)
 
 
 @wp.kernel

@@ -314,7 +314,7 @@ def slot_wrenches(jt: LoopTable, j: int, slot: int, xc: wp.transform, xd: wp.tra
 
 @wp.func
 def joint_row_direction(tree: Tree, jt: LoopTable, kin: Kin, g: wp.array3d(dtype=float), env: int, row: int,
-                        n_gen: int, j: int, wa: wp.spatial_vector, wb: wp.spatial_vector):
+                        j: int, wa: wp.spatial_vector, wb: wp.spatial_vector):
     """g[env, row] = J_A^T wa - J_B^T wb (zero outside the joint's span, which is all the solver reads)."""
     span = jt.joint_span[j]
     for i in range(span[0], span[0] + span[1]):
@@ -432,7 +432,7 @@ def setup_loops(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, link_pose: 
             ja.row_wrench_b[env, r] = wb
             resp = float(0.0)
             if active != ROW_OFF:
-                joint_row_direction(tree, jt, kin, ja.row_g, env, r, n_gen, j, wa, wb)
+                joint_row_direction(tree, jt, kin, ja.row_g, env, r, j, wa, wb)
                 resp = _span_solve(minv, ja.row_g, ja.row_minv_g, env, r, jt.joint_span[j])
                 if resp < _MIN_RESPONSE or _span_norm2(ja.row_g, env, r, jt.joint_span[j]) < _MIN_DIRECTION:
                     active = ROW_OFF
@@ -527,7 +527,7 @@ def solve_dynamic_loops(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float
 
 
 @wp.func
-def advance_loops(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float):
+def advance_loops(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float), env: int, h: float):
     """TGS: each active row's value after a substep of length h (first order)."""
     for j in range(jt.joint_count):
         span = jt.joint_span[j]

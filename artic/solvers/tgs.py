@@ -32,6 +32,6 @@ def tgs_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: L
         integrate_positions(tree, joint_q, root_pose, sd.gen_v, sd.dof_dq, rho, env)
         advance_spatial_lengths(cr, sd, env, n_gen, rho)
         advance_contacts(ct, sd.gen_v, env, n_gen, rho)
-        advance_loops(jt, ja, sd.gen_v, env, n_gen, rho)
+        advance_loops(jt, ja, sd.gen_v, env, rho)
     for _it in range(n_vel):
         sweep(tree, rows, cr, ct, jt, ja, sd, joint_q, env, n_gen, rho, dt, erp, joint_erp, contact_erp, dt, 0, 1)
