@@ -20,7 +20,7 @@ from .parallel import launch_envs
 from .state import StateArrays, columns
 
 _COORD_ARRAYS = ("coord", "target_position", "target_velocity", "range_low", "range_high", "locked", "lock_value")
-_JOINT_ARRAYS = ("tcd", "frame_c", "frame_d", "wrench_a", "wrench_b")
+_JOINT_ARRAYS = ("tcd", "frame_c", "frame_d", "wrench_a", "wrench_b", "enabled")
 
 
 @dataclass
@@ -73,6 +73,7 @@ def _loop_kinematics(env_offset: int, tree: Tree, jt: LoopTable, ja: LoopArrays,
 
 def refresh_joint_kinematics(block):
     """Link poses, and every joint's coordinates and frames, from the block's current state."""
+    block.sync()  # joint frames moved since the last step (JointBase.set_frames)
     if block.loop_table.joint_count:
         launch_envs(_loop_kinematics, block.num_envs, [block.model.tree, block.loop_table, block.loop,
                                                        block.state.arrays, block.data.kin], block.device)
@@ -95,7 +96,7 @@ class JointView:
 
     def saved(self) -> dict:
         """Host copies of the joint's per-env state and controls (kept across a regrouping)."""
-        return {name: self.arrays[name].numpy() for name in _COORD_ARRAYS + ("tcd", "frame_c", "frame_d")}
+        return {name: self.arrays[name].numpy() for name in _COORD_ARRAYS + ("tcd", "frame_c", "frame_d", "enabled")}
 
     def restore(self, saved: dict):
         for name, values in saved.items():
@@ -157,6 +158,14 @@ class JointView:
         value[newly] = coord[newly]
         self.arrays["lock_value"].assign(value)
         self.arrays["locked"].assign(mask.astype(np.int32))
+
+    def write_enabled(self, enabled):
+        """Switch the joint on (True) or off per env ((E,) booleans or one bool)."""
+        mask = np.asarray(enabled)
+        if mask.dtype != bool or mask.shape not in ((), (self.num_envs,)):
+            raise ValidationError(f"{self.joint._owner()}: enabled must be one bool or {self.num_envs} booleans (one "
+                                  f"per env), got {mask.dtype} of shape {mask.shape}")
+        self.arrays["enabled"].assign(np.broadcast_to(mask, (self.num_envs,)).astype(np.int32).reshape(-1, 1))
 
     # -- outputs ----------------------------------------------------------------------------------------------------
     def coordinates(self) -> np.ndarray:

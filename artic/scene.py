@@ -363,7 +363,7 @@ class Scene:
         elif what == "target":
             jv.write_targets(np.broadcast_to(j._target[:, 0], shape), np.broadcast_to(j._target[:, 1], shape))
         else:
-            jv.block.mark_dirty()
+            jv.block.mark_dirty()  # re-uploaded once, at the next step or read
         jv.block.wake(np.ones(self.num_envs, bool))
 
     def get_joint_coordinates(self, joint) -> np.ndarray:
@@ -411,6 +411,18 @@ class Scene:
 
     def get_joint_locked(self, joint) -> np.ndarray:
         return self._joint_view(joint).arrays["locked"].numpy().astype(bool)
+
+    def set_joint_enabled(self, joint, enabled):
+        """Switch a joint on (True) or off (False) per env ((E,) booleans or one bool), from the next step: a
+        disabled joint applies nothing and reports zero forces (ODE's dJointEnable/dJointDisable, PhysX's
+        PxConstraintFlag::eDISABLE_CONSTRAINT, here per env). Its bodies stay in one block."""
+        jv = self._joint_view(joint)
+        jv.write_enabled(enabled)
+        jv.block.wake(np.ones(self.num_envs, bool))
+
+    def get_joint_enabled(self, joint) -> np.ndarray:
+        """(E,) bool."""
+        return self._joint_view(joint).arrays["enabled"].numpy()[:, 0].astype(bool)
 
     def get_joint_forces(self, joint) -> JointForces:
         """The joint's constraint multipliers and wrenches over the last step (zero before any step)."""

@@ -52,7 +52,10 @@ def jl_inv(r: wp.vec3):
     c = 1.0 / 12.0 + t2 / 720.0
     if t2 > 1.0e-6:
         t = wp.sqrt(t2)
-        c = 1.0 / t2 - (1.0 + wp.cos(t)) / (2.0 * t * wp.sin(t))
+        # (1 + cos t) / sin t written as cot(t/2): finite at t = pi, where the other form is 0/0 (a spherical
+        # joint turned half a revolution)
+        h = 0.5 * t
+        c = 1.0 / t2 - wp.cos(h) / (2.0 * t * wp.sin(h))
     k = wp.skew(r)
     return wp.identity(n=3, dtype=float) - 0.5 * k + c * (k * k)
 

@@ -103,6 +103,7 @@ class LoopArrays:
     range_high: wp.array2d(dtype=float)  # (E, K) +inf when open
     locked: wp.array2d(dtype=int)  # (E, K) 1 while the coordinate is held at lock_value
     lock_value: wp.array2d(dtype=float)  # (E, K)
+    enabled: wp.array2d(dtype=int)  # (E, J) 0 switches every row of the joint off in that env (ODE's dJointDisable)
     tcd: wp.array2d(dtype=wp.transform)  # (E, J) T_CD after the last step
     frame_c: wp.array2d(dtype=wp.transform)  # (E, J) C in the world
     frame_d: wp.array2d(dtype=wp.transform)  # (E, J) D in the world
@@ -238,6 +239,7 @@ def build_loop_arrays(num_envs: int, joint_count: int, coord_count: int, row_cou
     a.range_low = wp.full((e, coord_count), -np.inf, dtype=float, device=device)
     a.range_high = wp.full((e, coord_count), np.inf, dtype=float, device=device)
     a.locked = z((e, coord_count), int)
+    a.enabled = wp.full((e, joint_count), 1, dtype=int, device=device)
     for name in ("tcd", "frame_c", "frame_d"):
         setattr(a, name, wp.full((e, joint_count), wp.transform_identity(), dtype=wp.transform, device=device))
     a.wrench_a = z((e, joint_count), wp.spatial_vector)
@@ -418,7 +420,9 @@ def setup_loops(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, link_pose: 
             k = jt.row_coord[r]
             value = values[slot]
             active = ROW_ON
-            if kind == LOOP_DRIVE:
+            if ja.enabled[env, j] == 0:
+                active = ROW_OFF
+            elif kind == LOOP_DRIVE:
                 if jt.coord_drive[k] == DRIVE_NONE:
                     active = ROW_OFF
             elif kind == LOOP_LIMIT:

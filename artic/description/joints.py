@@ -238,6 +238,16 @@ class JointBase:
         """T_DB: frame D in body B's actor frame (in the world when B is the world)."""
         return self._frame_db.copy()
 
+    def set_frames(self, frame_ca=None, frame_db=None):
+        """Move frame C on body A (T_CA) and/or frame D on body B (T_DB; in the world for the world body B), in a
+        scene too: from the next step and read, in every env. Marker fitting moves joint anchors this way."""
+        owner = self._owner()
+        if frame_ca is not None:
+            self._frame_ca = _as_transform(owner, "frame_ca", frame_ca)
+        if frame_db is not None:
+            self._frame_db = _as_transform(owner, "frame_db", frame_db)
+        self._changed("frames")
+
     def _changed(self, what: str = "model"):
         if self._scene is not None:
             self._scene._on_joint_changed(self, what)
