@@ -1,5 +1,6 @@
 """`artic` command: `artic sim [MODEL]` simulates (cli/sim.py); `artic info [MODEL]` prints a render-free summary
-of a URDF or a shipped model.
+of a URDF or a shipped model; `artic fit` and `artic track` fit a segment model to markers and track them
+(cli/mocap.py).
 
 The summary lists the link tree with masses, the dofs in cache order with their limits, effort and velocity
 limits, and evaluates the model once: total mass, COM, gravity torques and the mass-matrix diagonal at q = 0.
@@ -17,6 +18,7 @@ from ..assets import load_model, model_path, shipped_models
 from ..description.types import AXIS_NAMES, Motion
 from ..errors import ArticError
 from ..scene import Scene
+from .mocap import add_parsers as add_mocap_parsers
 from .sim import add_parser as add_sim_parser
 
 
@@ -89,6 +91,7 @@ def main(argv=None) -> int:
     info.add_argument("--floating", action="store_true", help="load with a floating base")
     info.set_defaults(func=cmd_info)
     add_sim_parser(sub, ", ".join(shipped_models()))
+    add_mocap_parsers(sub)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

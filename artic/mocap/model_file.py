@@ -1,0 +1,124 @@
+"""Segment models as MJCF files: bodies with ball joints at their anchors, inertials, and one `<site>` per marker at
+its attachment point (its name the marker's name). MJCF rather than URDF because URDF has no ball joint. The file
+loads in MuJoCo as it is; `load_segment_model` reads back what `save_segment_model` writes (and any MJCF of the same
+shape: nested bodies, a free root, ball joints, inertials with diaginertia or fullinertia, sites)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ArticError
+from .segments import Segment, SegmentModel
+
+
+def _fmt(v) -> str:
+    return " ".join(f"{float(x):.9g}" for x in np.ravel(v))
+
+
+def save_segment_model(path, model: SegmentModel, marker_names=(), marker_segments=(), attachments=None):
+    """Write `model` (reference pose) and its markers' attachment points to an MJCF file."""
+    root = ET.Element("mujoco", model=model.name)
+    ET.SubElement(root, "compiler", angle="radian")
+    world = ET.SubElement(root, "worldbody")
+    atts = np.zeros((0, 3)) if attachments is None else np.asarray(attachments, float)
+    elements = {}
+    for i, seg in enumerate(model.segments):
+        if i == 0:
+            body = ET.SubElement(world, "body", name=seg.name, pos=_fmt(model.root_position))
+            ET.SubElement(body, "freejoint", name=f"{seg.name}_root")
+        else:
+            # body frame at the COM, the world's axes: offset from the parent's COM through the anchor
+            body = ET.SubElement(elements[seg.parent], "body", name=seg.name,
+                                 pos=_fmt(seg.anchor_in_parent - seg.anchor_in_child))
+            ET.SubElement(body, "joint", name=seg.name, type="ball", pos=_fmt(seg.anchor_in_child))
+        i3 = seg.inertia
+        ET.SubElement(body, "inertial", pos="0 0 0", mass=f"{seg.mass:.9g}",
+                      fullinertia=_fmt([i3[0, 0], i3[1, 1], i3[2, 2], i3[0, 1], i3[0, 2], i3[1, 2]]))
+        elements[seg.name] = body
+    for name, seg, s in zip(marker_names, marker_segments, atts):
+        ET.SubElement(elements[seg], "site", name=name, pos=_fmt(s), size="0.01")
+    ET.indent(root)
+    Path(path).write_text(ET.tostring(root, encoding="unicode") + "\n")
+
+
+def load_segment_model(path) -> tuple[SegmentModel, list[str], list[str], np.ndarray]:
+    """(model, marker names, marker segments, attachments (n, 3)) from an MJCF segment model: every body a segment
+    (its frame at its COM: an inertial's pos must be 0 and the body unrotated), every non-root body hanging from a
+    ball joint whose pos is the anchor; sites are markers."""
+    path = Path(path)
+    if not path.is_file():
+        raise ArticError(f"segment model file '{path}' does not exist")
+    try:
+        tree = ET.parse(path)
+    except ET.ParseError as e:
+        raise ArticError(f"segment model file '{path}': not valid XML ({e})") from None
+    world = tree.getroot().find("worldbody")
+    bodies = [] if world is None else world.findall("body")
+    if len(bodies) != 1:
+        raise ArticError(f"segment model file '{path}': <worldbody> needs exactly one <body> (the root segment), "
+                         f"found {len(bodies)}")
+    segs, names, seg_of, atts = [], [], [], []
+
+    def vec(el, attr, default, n=3):
+        text = el.get(attr)
+        if text is None:
+            return np.asarray(default, float)
+        try:
+            v = np.array([float(x) for x in text.split()])
+        except ValueError:
+            v = np.zeros(0)
+        if v.shape != (n,) or not np.all(np.isfinite(v)):
+            raise ArticError(f"segment model file '{path}': <{el.tag} name='{el.get('name')}'> {attr}='{text}' must be "
+                             f"{n} finite numbers")
+        return v
+
+    def walk(body, parent):
+        name = body.get("name")
+        if not name:
+            raise ArticError(f"segment model file '{path}': every <body> needs a name")
+        if body.get("quat") or body.get("euler") or body.get("axisangle"):
+            raise ArticError(f"segment model file '{path}': body '{name}' is rotated; segment frames have the "
+                             "world's axes")
+        inertial = body.find("inertial")
+        if inertial is None:
+            raise ArticError(f"segment model file '{path}': body '{name}' has no <inertial>")
+        if np.any(vec(inertial, "pos", np.zeros(3)) != 0):
+            raise ArticError(f"segment model file '{path}': body '{name}': the inertial's pos must be 0 (the body "
+                             "frame is at the COM)")
+        try:
+            mass = float(inertial.get("mass", "nan"))
+        except ValueError:
+            mass = float("nan")
+        if inertial.get("fullinertia") is not None:
+            f = vec(inertial, "fullinertia", None, 6)
+            inertia = np.array([[f[0], f[3], f[4]], [f[3], f[1], f[5]], [f[4], f[5], f[2]]])
+        else:
+            inertia = np.diag(vec(inertial, "diaginertia", None))
+        pos = vec(body, "pos", np.zeros(3))
+        if parent is None:
+            segs.append(Segment(name, None, mass, inertia))
+            root_pos = pos
+        else:
+            joints = body.findall("joint")
+            if len(joints) != 1 or joints[0].get("type") != "ball":
+                raise ArticError(f"segment model file '{path}': body '{name}' needs exactly one ball joint")
+            anchor_child = vec(joints[0], "pos", np.zeros(3))
+            segs.append(Segment(name, parent, mass, inertia, pos + anchor_child, anchor_child))
+            root_pos = None
+        for site in body.findall("site"):
+            names.append(site.get("name") or f"{name}_site{len(names)}")
+            seg_of.append(name)
+            atts.append(vec(site, "pos", np.zeros(3)))
+        for child in body.findall("body"):
+            walk(child, name)
+        return root_pos
+
+    try:
+        root_pos = walk(bodies[0], None)
+        model = SegmentModel(segs, root_pos, tree.getroot().get("model") or path.stem)
+    except ArticError as e:
+        raise ArticError(f"segment model file '{path}': {e}") from None
+    return model, names, seg_of, np.array(atts, float).reshape(-1, 3)

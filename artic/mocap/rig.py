@@ -1,0 +1,169 @@
+"""The marker rig: a segment model in maximal coordinates with its markers, in a scene of E envs
+(specs/ode-constraints-as-implicit-springs.md, section S2).
+
+Segments are free `RigidDynamic` bodies (no shapes: they touch nothing) joined to their parents by `SphericalJoint`s
+at their anchors, soft through ODE's ERP and CFM. Each marker is a kinematic `RigidDynamic` (an infinite-mass
+point whose trajectory constraint forces cannot change) joined to its segment at its attachment point s by a
+`SphericalJoint` whose three rows are phi = p - R s - x, with its own, softer, ERP and CFM. `damping` [1/s] is
+the segments' linear and angular velocity damping (PhysX link damping): fitting relaxes with it, so that a segment
+whose markers sit on its axis cannot spin freely about it; tracking uses none. A marker missing in an
+env's frame (NaN) has its joint switched off in that env (`Scene.set_joint_enabled`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..description.actors import RigidDynamic
+from ..description.joints import SphericalJoint
+from ..errors import ValidationError
+from ..math.np_spatial import Transform
+from ..scene import Scene
+from ..step import SolverType
+from .markers import MarkerSet
+from .segments import SegmentModel
+
+
+def rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate vectors v (..., 3) by unit quaternions q (..., 4) (x, y, z, w), batched."""
+    u, w = q[..., :3], q[..., 3:4]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
+
+
+def rotate_inverse(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    return rotate(q * np.array([-1.0, -1.0, -1.0, 1.0]), v)
+
+
+class MarkerRig:
+    """E envs of the segment model and its markers. Bodies in segment order; joints in the model's joint order
+    (one per non-root segment, child = body A, parent = body B); marker joints in marker order (segment = body A,
+    marker = body B)."""
+
+    def __init__(self, model: SegmentModel, markers: MarkerSet, attachments: np.ndarray, num_envs: int,
+                 joint_erp_cfm=(0.2, 1e-5), marker_erp_cfm=(0.2, 1e-3), gravity=(0.0, 0.0, 0.0),
+                 iterations: int = 16, solver_type=SolverType.PGS, damping: float = 0.0):
+        self.model, self.markers = model, markers
+        self.num_envs = num_envs
+        self.segment_of = np.array([model.index(s) for s in markers.segments])
+        s = np.asarray(attachments, float)
+        if s.shape != (markers.count, 3) or not np.all(np.isfinite(s)):
+            raise ValidationError(f"marker rig: attachments must be finite, of shape ({markers.count}, 3), got "
+                                  f"{s.shape}")
+        self.scene = scene = Scene(num_envs, gravity=gravity, solver_type=solver_type)
+        poses = model.reference_poses()
+        self.bodies = []
+        for seg, pose in zip(model.segments, poses):
+            b = RigidDynamic(Transform.from_array(pose), seg.name)
+            b.link.set_mass_and_inertia_tensor(seg.mass, (0.0, 0.0, 0.0), seg.inertia)
+            _free_body(b, iterations, damping)
+            scene.add_actor(b)
+            self.bodies.append(b)
+        self.joints = []
+        for i, p in enumerate(model.parent_index()[1:], start=1):
+            seg = model.segments[i]
+            j = SphericalJoint.from_body_frames(self.bodies[i], Transform(tuple(seg.anchor_in_child)),
+                                                self.bodies[p], Transform(tuple(seg.anchor_in_parent)), seg.name)
+            _soft(j, joint_erp_cfm)
+            self.joints.append(scene.add_joint(j))
+        self.marker_bodies, self.marker_joints = [], []
+        for k, name in enumerate(markers.names):
+            seg_pose = Transform.from_array(poses[self.segment_of[k]])
+            m = RigidDynamic(Transform(tuple(seg_pose.transform_point(s[k]))), f"marker:{name}")
+            m.kinematic = True
+            m.link.mass, m.link.inertia = 1.0, (1e-3, 1e-3, 1e-3)
+            _free_body(m, iterations, 0.0)
+            scene.add_actor(m)
+            j = SphericalJoint.from_body_frames(self.bodies[self.segment_of[k]], Transform(tuple(s[k])), m,
+                                                Transform(), f"marker:{name}")
+            _soft(j, marker_erp_cfm)
+            self.marker_bodies.append(m)
+            self.marker_joints.append(scene.add_joint(j))
+        self._present = np.ones((num_envs, markers.count), bool)
+        # where each marker was last seen, per env: a missing marker's (disabled) body waits there, so that it does
+        # not jump when it reappears
+        self._last = np.broadcast_to(marker_world(poses[None], self.segment_of, s), (num_envs, markers.count, 3)).copy()
+
+    # -- parameters ---------------------------------------------------------------------------------------------------
+    def set_parameters(self, model: SegmentModel, attachments: np.ndarray):
+        """Move the joint anchors and marker attachments (every env) to a model's and `attachments`."""
+        for j, seg in zip(self.joints, model.segments[1:]):
+            j.set_frames(Transform(tuple(seg.anchor_in_child)), Transform(tuple(seg.anchor_in_parent)))
+        for j, s in zip(self.marker_joints, attachments):
+            j.set_frames(Transform(tuple(s)))
+
+    # -- state --------------------------------------------------------------------------------------------------------
+    def poses(self) -> np.ndarray:
+        """(E, S, 7) segment poses (px, py, pz, qx, qy, qz, qw)."""
+        return np.stack([self.scene.get_actor_pose(b) for b in self.bodies], axis=1).astype(np.float64)
+
+    def velocities(self) -> np.ndarray:
+        """(E, S, 6) COM linear then angular velocities, world."""
+        return np.stack([self.scene.get_actor_velocity(b) for b in self.bodies], axis=1).astype(np.float64)
+
+    def set_state(self, poses: np.ndarray, velocities: np.ndarray | None = None):
+        """Segment poses (E, S, 7) and velocities (E, S, 6) (zero when None)."""
+        for i, b in enumerate(self.bodies):
+            self.scene.set_actor_pose(b, poses[:, i])
+            self.scene.set_actor_velocity(b, np.zeros((self.num_envs, 6)) if velocities is None else velocities[:, i])
+
+    def place_markers(self, positions: np.ndarray, move: bool = False):
+        """Put the markers at `positions` (E, n, 3) [m]; NaN rows switch that marker off in that env. move=False
+        teleports them (fitting); move=True sets kinematic targets, reached over the next step at the velocity
+        that gets there (tracking)."""
+        p = np.asarray(positions, float)
+        present = np.all(np.isfinite(p), axis=2)
+        q = np.zeros((self.num_envs, 4))
+        q[:, 3] = 1.0
+        for k, (m, j) in enumerate(zip(self.marker_bodies, self.marker_joints)):
+            if not np.array_equal(present[:, k], self._present[:, k]):
+                self.scene.set_joint_enabled(j, present[:, k])
+            if not present[:, k].any():
+                continue
+            pose = np.concatenate([np.where(present[:, k, None], p[:, k], self._last[:, k]), q], axis=1)
+            if move:
+                self.scene.set_kinematic_target(m, pose)
+            else:
+                self.scene.set_actor_pose(m, pose)
+                self.scene.set_actor_velocity(m, np.zeros((self.num_envs, 6)))
+        self._present = present
+        self._last = np.where(present[..., None], p, self._last)
+
+    def step(self, dt: float, count: int = 1):
+        for _ in range(count):
+            self.scene.step(dt)
+
+    # -- outputs ------------------------------------------------------------------------------------------------------
+    def marker_forces(self) -> tuple[np.ndarray, np.ndarray]:
+        """(E, n, 3) force and (E, n, 3) torque about its segment's COM that each marker applied to its segment over
+        the last step, world [N, N m]."""
+        w = np.stack([self.scene.get_joint_forces(j).wrench_a for j in self.marker_joints], axis=1)
+        return w[..., :3].astype(np.float64), w[..., 3:].astype(np.float64)
+
+    def joint_forces(self) -> np.ndarray:
+        """(E, J, 3) force each ball joint applied to its child segment, world [N]."""
+        return np.stack([self.scene.get_joint_forces(j).wrench_a[:, :3] for j in self.joints], axis=1)
+
+    def joint_angles(self) -> np.ndarray:
+        """(E, J, 3) rotation vector of each child segment relative to its parent [rad] (the spherical joints'
+        coordinates)."""
+        return np.stack([self.scene.get_joint_coordinates(j) for j in self.joints], axis=1)
+
+
+def _soft(joint: SphericalJoint, erp_cfm):
+    """ODE's ERP and CFM on the joint's three bilateral (position) rows."""
+    erp, cfm = erp_cfm
+    joint.set_erp_cfm([erp] * joint.bilateral_count, [cfm] * joint.bilateral_count)
+
+
+def _free_body(b: RigidDynamic, iterations: int, damping: float):
+    b.link.linear_damping = b.link.angular_damping = damping
+    b.link.max_linear_velocity = b.link.max_angular_velocity = 1e6
+    b.articulation.sleep_threshold = 0.0
+    b.set_solver_iteration_counts(iterations, 1)
+
+
+def marker_world(poses: np.ndarray, segment_of: np.ndarray, attachments: np.ndarray) -> np.ndarray:
+    """(E, n, 3) world positions R s + x of the attachment points, for segment poses (E, S, 7)."""
+    seg = poses[:, segment_of]
+    return rotate(seg[..., 3:], np.broadcast_to(attachments, seg[..., :3].shape)) + seg[..., :3]

@@ -1,0 +1,171 @@
+"""Tracking markers with soft constraints: constraints as controllers (specs/ode-constraints-as-implicit-springs.md,
+section S1).
+
+The fitted segment model (maximal coordinates, rig.py) is simulated with gravity while its markers move along the
+recorded trajectories as kinematic bodies; the soft marker constraints pull it along as implicit PD controllers.
+What the markers applied is the motion's actuation: mapped into the articulation's generalized coordinates,
+Q = sum over segments of J_i^T (f_i, tau_i) (marker forces and torques about each COM), its joint part is the joint
+torques that produce the tracked motion and its root part the residual force the body could not produce itself
+(M(q) qdd + C + g = Q by virtual work, the ball joints' own constraint forces doing no work). Joint angles are the
+ball joints' coordinates, joint constraint forces what each ball joint transmitted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..cache import CacheFlag
+from ..errors import ValidationError
+from ..scene import Scene
+from ..step import SolverType
+from .fit import first_guess
+from .markers import MarkerSet
+from .rig import MarkerRig, marker_world
+from .segments import SegmentModel
+
+
+@dataclass
+class TrackResult:
+    """Per frame (T frames, S segments, J joints, n markers): `poses` (T, S, 7); `joint_angles` (T, J, 3) rotation
+    vector of each child relative to its parent [rad]; `joint_forces` (T, J, 3) force each ball joint applied to its
+    child [N] (world); `marker_forces` (T, n, 3) force each marker applied to its segment [N] (world);
+    `joint_torques` (T, J, 3) generalized force of each ball joint's three axes (the parent's x, y, z) [N m];
+    `residual` (T, 6) the root's generalized force (force [N], torque about the root COM [N m], world);
+    `marker_error` (T, n) distance from each marker to its attachment point [m] (NaN when missing). Frame t's
+    forces act over the step from frame t to t + 1 (the last frame's are zero)."""
+
+    dt: float
+    poses: np.ndarray
+    joint_angles: np.ndarray
+    joint_forces: np.ndarray
+    marker_forces: np.ndarray
+    joint_torques: np.ndarray
+    residual: np.ndarray
+    marker_error: np.ndarray
+
+
+def rotation_vectors(q: np.ndarray) -> np.ndarray:
+    """(..., 3) rotation vectors, |r| <= pi, of unit quaternions (..., 4)."""
+    q = np.where(q[..., 3:4] < 0.0, -q, q)
+    s = np.linalg.norm(q[..., :3], axis=-1, keepdims=True)
+    angle = 2.0 * np.arctan2(s, q[..., 3:4])
+    scale = np.where(s > 1e-12, angle / np.maximum(s, 1e-300), 2.0)
+    return q[..., :3] * scale
+
+
+def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    av, aw, bv, bw = a[..., :3], a[..., 3:4], b[..., :3], b[..., 3:4]
+    return np.concatenate([aw * bv + bw * av + np.cross(av, bv), aw * bw - (av * bv).sum(-1, keepdims=True)], -1)
+
+
+def relative_rotations(model: SegmentModel, poses: np.ndarray) -> np.ndarray:
+    """(..., J, 3) rotation vector of R_parent^T R_child for segment poses (..., S, 7): the articulation's spherical
+    joint positions (twist, swing1, swing2 about the parent's x, y, z)."""
+    par = model.parent_index()[1:]
+    conj = poses[..., par, 3:] * np.array([-1.0, -1.0, -1.0, 1.0])
+    return rotation_vectors(quat_mul(conj, poses[..., 1:, 3:]))
+
+
+class ArticulationEvaluator:
+    """The segment model as an articulation in a scene of T envs (one per frame): generalized forces of external
+    wrenches and inverse dynamics at given poses, every frame in one call."""
+
+    def __init__(self, model: SegmentModel, frames: int):
+        self.model = model
+        self.art, links = model.to_articulation()
+        self.order, self.dofs = SegmentModel.articulation_order(links)
+        self.scene = Scene(frames, gravity=(0.0, 0.0, -9.81))
+        self.scene.add_articulation(self.art)
+        self.cache = self.art.create_cache()
+
+    def set_poses(self, poses: np.ndarray):
+        c = self.cache
+        c.root_transform[:] = poses[:, 0]
+        q = relative_rotations(self.model, poses)
+        c.joint_position[:] = 0.0
+        for j, idx in enumerate(self.dofs):
+            c.joint_position[:, idx] = q[:, j]
+        self.art.apply_cache(c, CacheFlag.ROOT_TRANSFORM | CacheFlag.POSITION)
+
+    def generalized_force(self, forces: np.ndarray, torques: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(root (T, 6), joints (T, J, 3)) generalized force J^T F of per-segment world forces and torques about the
+        COMs ((T, S, 3) each), at the poses set last."""
+        c = self.cache
+        c.external_forces[:] = 0.0
+        c.external_forces[:, self.order, :3] = forces
+        c.external_forces[:, self.order, 3:] = torques
+        self.art.compute_generalized_external_force(c)  # -J^T F: the force that counteracts them
+        return -c.root_force.astype(np.float64), -c.joint_force[:, self.dofs].astype(np.float64)
+
+    def inverse_dynamics(self, root_velocity, joint_velocity, acceleration) -> tuple[np.ndarray, np.ndarray]:
+        """(root (T, 6), joints (T, J, 3)): M a + C(q, v) v + g, the generalized force that produces accelerations
+        `acceleration` (T, 6 + n: root linear, angular, then the dofs in cache order) at velocities (root (T, 6),
+        joints (T, n)), gravity included, at the poses set last."""
+        c = self.cache
+        c.root_linear_velocity[:], c.root_angular_velocity[:] = root_velocity[:, :3], root_velocity[:, 3:]
+        c.joint_velocity[:] = joint_velocity
+        self.art.apply_cache(c, CacheFlag.VELOCITY | CacheFlag.ROOT_VELOCITIES)
+        c.root_linear_acceleration[:], c.root_angular_acceleration[:] = acceleration[:, :3], acceleration[:, 3:6]
+        c.joint_acceleration[:] = acceleration[:, 6:]
+        self.art.compute_joint_force(c)
+        root, joints = c.root_force.astype(np.float64), c.joint_force.astype(np.float64)
+        self.art.compute_gravity_compensation(c)  # floating base: (T, 6 + n), root first
+        gc = c.gravity_compensation_force.astype(np.float64)
+        root, joints = root + gc[:, :6], joints + gc[:, 6:]
+        return root, joints[:, self.dofs]
+
+
+def _initial_velocity(p0: np.ndarray, p1: np.ndarray, dt: float) -> np.ndarray:
+    """(S, 6) COM linear and angular velocities that carry poses p0 to p1 (S, 7) in dt."""
+    lin = (p1[:, :3] - p0[:, :3]) / dt
+    ang = rotation_vectors(quat_mul(p1[:, 3:], p0[:, 3:] * np.array([-1.0, -1.0, -1.0, 1.0]))) / dt
+    return np.concatenate([lin, ang], axis=1)
+
+
+def track_markers(model: SegmentModel, markers: MarkerSet, attachments, joint_erp_cfm=(0.2, 1e-5),
+                  marker_erp_cfm=(0.2, 1e-4), gravity=(0.0, 0.0, -9.81), iterations: int = 32,
+                  solver_type=SolverType.PGS) -> TrackResult:
+    """Drive the model through the marker trajectories, one step per frame (dt = 1 / markers.rate), and report what
+    it took (TrackResult). The model starts at the poses that best fit the first two frames (Kabsch per segment,
+    from the attachments), moving at the velocity between them."""
+    markers.check_model(model)
+    s = np.asarray(attachments, float)
+    if s.shape != (markers.count, 3) or not np.all(np.isfinite(s)):
+        raise ValidationError(f"track_markers: attachments must be finite, of shape ({markers.count}, 3), got "
+                              f"{s.shape}")
+    if markers.frames < 2:
+        raise ValidationError("track_markers: needs at least 2 frames")
+    segment_of = np.array([model.index(x) for x in markers.segments])
+    dt = 1.0 / markers.rate
+    rig = MarkerRig(model, markers, s, 1, joint_erp_cfm, marker_erp_cfm, gravity, iterations, solver_type)
+    p = markers.positions
+    g0, g1 = first_guess(model, segment_of, s, p[0:1])[0], first_guess(model, segment_of, s, p[1:2])[0]
+    rig.set_state(g0[None], _initial_velocity(g0, g1, dt)[None])
+    rig.place_markers(p[0:1])
+    t_count, n_seg, n_j = markers.frames, len(model.segments), len(model.segments) - 1
+    poses = np.zeros((t_count, n_seg, 7))
+    jf = np.zeros((t_count, n_j, 3))
+    mf = np.zeros((t_count, markers.count, 3))
+    seg_f = np.zeros((t_count, n_seg, 3))
+    seg_t = np.zeros((t_count, n_seg, 3))
+    for t in range(t_count):
+        poses[t] = rig.poses()[0]
+        if t + 1 == t_count:
+            break
+        rig.place_markers(p[t + 1:t + 2], move=True)
+        rig.step(dt)
+        f, tau = rig.marker_forces()
+        mf[t] = f[0]
+        np.add.at(seg_f[t], segment_of, f[0])
+        np.add.at(seg_t[t], segment_of, tau[0])
+        if n_j:
+            jf[t] = rig.joint_forces()[0]
+    err = np.linalg.norm(p - marker_world(poses, segment_of, s), axis=2)
+    ev = ArticulationEvaluator(model, t_count)
+    ev.set_poses(poses)
+    residual, torques = ev.generalized_force(seg_f, seg_t)
+    return TrackResult(dt, poses, relative_rotations(model, poses), jf, mf, torques.reshape(t_count, n_j, 3),
+                       residual, err)
+
