@@ -76,7 +76,8 @@ def run(epochs: int = 30, out: str = "marker_fit_out", plot: bool = True) -> dic
     print(f"\nfit: marker RMS {figures['marker_rms_first_mm']:.1f} -> {figures['marker_rms_last_mm']:.2f} mm; anchors "
           f"and attachments (up to each segment's frame) {figures['point_error_start_mm']:.1f} -> "
           f"{figures['point_error_rms_mm']:.2f} mm RMS, {figures['point_error_max_mm']:.2f} mm max")
-    print(f"track: joint angles {figures['angle_error_rms_deg']:.3f} deg RMS ({figures['angle_error_max_deg']:.2f} max);"
+    print(f"track: joint angles {figures['angle_error_rms_deg']:.3f} deg RMS "
+          f"({figures['angle_error_max_deg']:.2f} max);"
           f" joint torques vs inverse dynamics {figures['torque_error_rms_nm']:.3f} N m RMS "
           f"({figures['torque_error_max_nm']:.2f} max, peak torque {figures['torque_peak_nm']:.1f} N m); residual "
           f"force <= {figures['residual_force_max_n']:.1f} N (weight {figures['weight_n']:.0f} N)")

@@ -90,7 +90,8 @@ def cmd_track(args) -> int:
              joint_torques=res.joint_torques, residual=res.residual, marker_forces=res.marker_forces,
              marker_error=res.marker_error)
     _plot_track(out / "track.png", res, model.joint_names)
-    print(f"frames {markers.frames} at {markers.rate:g} Hz; marker error median {1e3 * np.nanmedian(res.marker_error):.2f}"
+    err = res.marker_error
+    print(f"frames {markers.frames} at {markers.rate:g} Hz; marker error median {1e3 * np.nanmedian(err):.2f}"
           f" mm, max {1e3 * np.nanmax(res.marker_error):.2f} mm; peak joint torque "
           f"{np.abs(res.joint_torques).max():.1f} N m; peak residual force {np.abs(res.residual[:, :3]).max():.1f} N")
     print(f"wrote {out / 'track.npz'}, {out / 'track.png'}")

@@ -189,8 +189,8 @@ class SegmentModel:
         com = {}
         for link in links:
             if link.mass <= 0:
-                raise ValidationError(f"articulation '{art.name}': link '{link.name}' has no mass; a segment model needs "
-                                      "a mass on every link (set link.mass or merge the link)")
+                raise ValidationError(f"articulation '{art.name}': link '{link.name}' has no mass; a segment model "
+                                      "needs a mass on every link (set link.mass or merge the link)")
             pose = description_pose(link)
             com[id(link)] = pose * link.cmass_local_pose  # the COM frame, principal axes
             r = quat_to_matrix(com[id(link)].q)
