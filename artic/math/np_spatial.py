@@ -108,6 +108,32 @@ def quat_between(a, b):
     return q / np.linalg.norm(q)
 
 
+# -- batched: arrays of quaternions (..., 4) and vectors (..., 3) ----------------------------------------------------
+def quats_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton products a*b of (..., 4) (x, y, z, w) quaternions."""
+    av, aw, bv, bw = a[..., :3], a[..., 3:4], b[..., :3], b[..., 3:4]
+    return np.concatenate([aw * bv + bw * av + np.cross(av, bv), aw * bw - (av * bv).sum(-1, keepdims=True)], -1)
+
+
+def quats_conj(q: np.ndarray) -> np.ndarray:
+    return q * np.array([-1.0, -1.0, -1.0, 1.0])
+
+
+def quats_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate vectors v (..., 3) by unit quaternions q (..., 4)."""
+    u, w = q[..., :3], q[..., 3:4]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
+
+
+def quats_to_rotvec(q: np.ndarray) -> np.ndarray:
+    """(..., 3) rotation vectors, |r| <= pi, of unit quaternions (..., 4)."""
+    q = np.where(q[..., 3:4] < 0.0, -q, q)
+    s = np.linalg.norm(q[..., :3], axis=-1, keepdims=True)
+    angle = 2.0 * np.arctan2(s, q[..., 3:4])
+    return q[..., :3] * np.where(s > 1e-12, angle / np.maximum(s, 1e-300), 2.0)
+
+
 def skew(v):
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 

@@ -27,7 +27,8 @@ import numpy as np
 
 from ..errors import ValidationError
 from .markers import MarkerSet
-from .rig import MarkerRig, marker_world, rotate, rotate_inverse
+from ..math.np_spatial import quat_from_matrix, quats_conj, quats_rotate
+from .rig import MarkerRig, marker_world
 from .segments import SegmentModel
 
 
@@ -76,10 +77,9 @@ def first_guess(model: SegmentModel, segment_of: np.ndarray, attachments: np.nda
                 if sv[1] > 1e-6 * max(sv[0], 1e-12) and np.linalg.norm(sc) > 1e-4:
                     d = np.sign(np.linalg.det(u @ vt))
                     r = u @ np.diag([1.0, 1.0, d]) @ vt
-                    from ..math.np_spatial import quat_from_matrix
                     q = np.asarray(quat_from_matrix(r), float)
             out[env, i, 3:] = q
-            out[env, i, :3] = (p - rotate(np.broadcast_to(q, s.shape[:1] + (4,)), s)).mean(0)
+            out[env, i, :3] = (p - quats_rotate(np.broadcast_to(q, s.shape[:1] + (4,)), s)).mean(0)
     return out
 
 
@@ -106,8 +106,8 @@ def _joint_points(model: SegmentModel, poses: np.ndarray):
     """(E, J, 3) world points of each joint's anchor on the parent and on the child."""
     par = model.parent_index()[1:]
     ap, ac = model.anchors()
-    a = rotate(poses[:, par, 3:], np.broadcast_to(ap, poses[:, par, :3].shape)) + poses[:, par, :3]
-    b = rotate(poses[:, 1:, 3:], np.broadcast_to(ac, poses[:, 1:, :3].shape)) + poses[:, 1:, :3]
+    a = quats_rotate(poses[:, par, 3:], np.broadcast_to(ap, poses[:, par, :3].shape)) + poses[:, par, :3]
+    b = quats_rotate(poses[:, 1:, 3:], np.broadcast_to(ac, poses[:, 1:, :3].shape)) + poses[:, 1:, :3]
     return a, b
 
 
@@ -161,7 +161,7 @@ def fit_markers(model: SegmentModel, markers: MarkerSet, attachments=None, epoch
             seen += present.sum(axis=0)
             # 3. re-attach: the attachment that would put each marker exactly where it is now, averaged over frames
             seg = poses[:, segment_of]
-            local = rotate_inverse(seg[..., 3:], np.where(present[..., None], p, 0.0) - seg[..., :3])
+            local = quats_rotate(quats_conj(seg[..., 3:]), np.where(present[..., None], p, 0.0) - seg[..., :3])
             count = present.sum(axis=0)
             use = count > 0
             target = np.where(present[..., None], local, 0.0).sum(axis=0)[use] / count[use, None]
@@ -173,8 +173,8 @@ def fit_markers(model: SegmentModel, markers: MarkerSet, attachments=None, epoch
                 mid = 0.5 * (a + bpt)
                 par = model.parent_index()[1:]
                 ap, ac = model.anchors()
-                tp = rotate_inverse(poses[:, par, 3:], mid - poses[:, par, :3]).mean(axis=0)
-                tc = rotate_inverse(poses[:, 1:, 3:], mid - poses[:, 1:, :3]).mean(axis=0)
+                tp = quats_rotate(quats_conj(poses[:, par, 3:]), mid - poses[:, par, :3]).mean(axis=0)
+                tc = quats_rotate(quats_conj(poses[:, 1:, 3:]), mid - poses[:, 1:, :3]).mean(axis=0)
                 model.set_anchors((1.0 - eta_l) * ap + eta_l * tp, (1.0 - eta_l) * ac + eta_l * tc)
         rms.append(float(np.sqrt(err2.sum() / max(seen.sum(), 1))))
         gaps.append(float(np.sqrt(np.concatenate(gap2).mean())) if gap2 and len(gap2[0]) else 0.0)

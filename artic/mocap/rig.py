@@ -17,22 +17,11 @@ import numpy as np
 from ..description.actors import RigidDynamic
 from ..description.joints import SphericalJoint
 from ..errors import ValidationError
-from ..math.np_spatial import Transform
+from ..math.np_spatial import Transform, quats_rotate
 from ..scene import Scene
 from ..step import SolverType
 from .markers import MarkerSet
 from .segments import SegmentModel
-
-
-def rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Rotate vectors v (..., 3) by unit quaternions q (..., 4) (x, y, z, w), batched."""
-    u, w = q[..., :3], q[..., 3:4]
-    t = 2.0 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
-
-
-def rotate_inverse(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    return rotate(q * np.array([-1.0, -1.0, -1.0, 1.0]), v)
 
 
 class MarkerRig:
@@ -166,4 +155,4 @@ def _free_body(b: RigidDynamic, iterations: int, damping: float):
 def marker_world(poses: np.ndarray, segment_of: np.ndarray, attachments: np.ndarray) -> np.ndarray:
     """(E, n, 3) world positions R s + x of the attachment points, for segment poses (E, S, 7)."""
     seg = poses[:, segment_of]
-    return rotate(seg[..., 3:], np.broadcast_to(attachments, seg[..., :3].shape)) + seg[..., :3]
+    return quats_rotate(seg[..., 3:], np.broadcast_to(attachments, seg[..., :3].shape)) + seg[..., :3]

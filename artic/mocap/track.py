@@ -18,6 +18,7 @@ import numpy as np
 
 from ..cache import CacheFlag
 from ..errors import ValidationError
+from ..math.np_spatial import quats_conj, quats_mul, quats_to_rotvec
 from ..scene import Scene
 from ..step import SolverType
 from .fit import first_guess
@@ -46,26 +47,11 @@ class TrackResult:
     marker_error: np.ndarray
 
 
-def rotation_vectors(q: np.ndarray) -> np.ndarray:
-    """(..., 3) rotation vectors, |r| <= pi, of unit quaternions (..., 4)."""
-    q = np.where(q[..., 3:4] < 0.0, -q, q)
-    s = np.linalg.norm(q[..., :3], axis=-1, keepdims=True)
-    angle = 2.0 * np.arctan2(s, q[..., 3:4])
-    scale = np.where(s > 1e-12, angle / np.maximum(s, 1e-300), 2.0)
-    return q[..., :3] * scale
-
-
-def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    av, aw, bv, bw = a[..., :3], a[..., 3:4], b[..., :3], b[..., 3:4]
-    return np.concatenate([aw * bv + bw * av + np.cross(av, bv), aw * bw - (av * bv).sum(-1, keepdims=True)], -1)
-
-
 def relative_rotations(model: SegmentModel, poses: np.ndarray) -> np.ndarray:
     """(..., J, 3) rotation vector of R_parent^T R_child for segment poses (..., S, 7): the articulation's spherical
     joint positions (twist, swing1, swing2 about the parent's x, y, z)."""
     par = model.parent_index()[1:]
-    conj = poses[..., par, 3:] * np.array([-1.0, -1.0, -1.0, 1.0])
-    return rotation_vectors(quat_mul(conj, poses[..., 1:, 3:]))
+    return quats_to_rotvec(quats_mul(quats_conj(poses[..., par, 3:]), poses[..., 1:, 3:]))
 
 
 class ArticulationEvaluator:
@@ -120,7 +106,7 @@ class ArticulationEvaluator:
 def _initial_velocity(p0: np.ndarray, p1: np.ndarray, dt: float) -> np.ndarray:
     """(S, 6) COM linear and angular velocities that carry poses p0 to p1 (S, 7) in dt."""
     lin = (p1[:, :3] - p0[:, :3]) / dt
-    ang = rotation_vectors(quat_mul(p1[:, 3:], p0[:, 3:] * np.array([-1.0, -1.0, -1.0, 1.0]))) / dt
+    ang = quats_to_rotvec(quats_mul(p1[:, 3:], quats_conj(p0[:, 3:]))) / dt
     return np.concatenate([lin, ang], axis=1)
 
 

@@ -179,3 +179,18 @@ def test_cli_fit_and_track(tmp_path):
     save_segment_model(tmp_path / "other.xml", m, ["x" + n for n in names], segs, att)
     assert main(["track", str(tmp_path / "m.c3d"), "--model", str(tmp_path / "other.xml"), "--out",
                  str(tmp_path / "t2")]) == 2
+
+
+def test_batched_quaternion_helpers_match_scipy():
+    from scipy.spatial.transform import Rotation
+
+    from artic.math.np_spatial import quats_conj, quats_mul, quats_rotate, quats_to_rotvec
+    rng = np.random.default_rng(1)
+    a, b = Rotation.random(50, random_state=2), Rotation.random(50, random_state=3)
+    v = rng.normal(size=(50, 3))
+    qa, qb = a.as_quat(), b.as_quat()
+    assert np.allclose(quats_rotate(qa, v), a.apply(v))
+    assert np.allclose(quats_rotate(quats_conj(qa), v), a.inv().apply(v))
+    assert np.allclose(Rotation.from_quat(quats_mul(qa, qb)).as_matrix(), (a * b).as_matrix())
+    assert np.allclose(quats_to_rotvec(qa), a.as_rotvec())
+    assert np.allclose(quats_to_rotvec(-qa), a.as_rotvec())  # either sign of a quaternion
