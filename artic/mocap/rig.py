@@ -86,10 +86,6 @@ class MarkerRig:
         """(E, S, 7) segment poses (px, py, pz, qx, qy, qz, qw)."""
         return np.stack([self.scene.get_actor_pose(b) for b in self.bodies], axis=1).astype(np.float64)
 
-    def velocities(self) -> np.ndarray:
-        """(E, S, 6) COM linear then angular velocities, world."""
-        return np.stack([self.scene.get_actor_velocity(b) for b in self.bodies], axis=1).astype(np.float64)
-
     def set_state(self, poses: np.ndarray, velocities: np.ndarray | None = None):
         """Segment poses (E, S, 7) and velocities (E, S, 6) (zero when None)."""
         for i, b in enumerate(self.bodies):
@@ -132,11 +128,6 @@ class MarkerRig:
     def joint_forces(self) -> np.ndarray:
         """(E, J, 3) force each ball joint applied to its child segment, world [N]."""
         return np.stack([self.scene.get_joint_forces(j).wrench_a[:, :3] for j in self.joints], axis=1)
-
-    def joint_angles(self) -> np.ndarray:
-        """(E, J, 3) rotation vector of each child segment relative to its parent [rad] (the spherical joints'
-        coordinates)."""
-        return np.stack([self.scene.get_joint_coordinates(j) for j in self.joints], axis=1)
 
 
 def _soft(joint: SphericalJoint, erp_cfm):
