@@ -15,6 +15,7 @@ from .math.np_spatial import Transform
 from .parallel import get_cpu_threads, set_cpu_threads
 from .joint_view import JointForces, JointFrames
 from .scene import ContactReport, Scene
+from .status import NanPolicy, NonFiniteStateError
 from .step import SolverType
 
 __version__ = "0.1.0"
@@ -24,6 +25,7 @@ __all__ = [
     "ConstraintFlag", "ContactReport", "ConvexMesh", "Cylinder", "CylindricalJoint", "D6Joint", "DistanceJoint",
     "Drive", "DriveType", "FixedJoint", "FrictionParams", "GimbalJoint", "HingeJoint", "Joint", "JointBase",
     "JointForces", "JointFrames", "JointType", "Limit", "Link", "Material", "Mesh", "MjcfModel", "Motion",
+    "NanPolicy", "NonFiniteStateError",
     "PlanarJoint", "Plane", "RigidDynamic", "RigidStatic", "Scene", "Shape", "SliderJoint", "SolverType", "Sphere",
     "SphericalJoint", "StateError", "TopologyError", "Transform", "TriangleMesh", "UniversalJoint", "UrdfError",
     "ValidationError", "create_ground_plane", "create_physx_joint", "erp_cfm_from_spring", "get_cpu_threads",

@@ -149,10 +149,10 @@ class Block:
             self.stepper.refresh()
 
     # -- stepping and contacts ------------------------------------------------------------------------------------
-    def step(self, dt: float, solver_type):
+    def step(self, dt: float, solver_type, freeze: bool = False):
         self.sync()
         self._ensure_stepper()
-        self.stepper.step(dt, solver_type)
+        self.stepper.step(dt, solver_type, freeze)
 
     def _ensure_stepper(self):
         if self.stepper is None:

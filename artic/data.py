@@ -51,6 +51,8 @@ class StepData:
     gen_f: wp.array2d(dtype=float)  # (E, N): applied generalized force; scratch output of RNEA passes
     gen_v0: wp.array2d(dtype=float)  # (E, N): velocity at the start of the step, before the velocity pre-scale
     gen_vpos: wp.array2d(dtype=float)  # (E, N): velocity at the end of the position iterations (PGS integrates it)
+    q0: wp.array2d(dtype=float)  # (E, n) [rad or m]: joint positions at the start of the step (a frozen env's)
+    root_pose0: wp.array2d(dtype=wp.transform)  # (E, T): root poses at the start of the step
     link_fext: wp.array2d(dtype=wp.spatial_vector)  # (E, L): applied (force, torque) at each COM this step
     link_vel0: wp.array2d(dtype=wp.spatial_vector)  # (E, L): COM velocities at the start of the step
     mass_matrix: wp.array3d(dtype=float)  # (E, N, N): M(q) at the start of the step
@@ -114,7 +116,7 @@ class ArticulationData:
         self.scratch = bundle(Scratch, self)
 
 
-def build_step_data(data: ArticulationData, row_count: int, coupling_count: int) -> StepData:
+def build_step_data(data: ArticulationData, row_count: int, coupling_count: int, tree_count: int) -> StepData:
     """The step's arrays: those it shares with the inverse-dynamics API plus its own."""
     e, n = data.joint_acceleration.shape
     n_g = data.gen_v.shape[1]
@@ -125,6 +127,8 @@ def build_step_data(data: ArticulationData, row_count: int, coupling_count: int)
         setattr(sd, name, getattr(data, name))
     sd.gen_v0 = wp.zeros((e, n_g), dtype=wp.float32, device=device)
     sd.gen_vpos = wp.zeros((e, n_g), dtype=wp.float32, device=device)
+    sd.q0 = wp.zeros((e, n), dtype=wp.float32, device=device)
+    sd.root_pose0 = wp.zeros((e, tree_count), dtype=wp.transform, device=device)
     sd.link_vel0 = wp.zeros_like(data.link_v)
     sd.minv = wp.zeros_like(data.mass_matrix)
     for name in ("dof_r", "dof_recip", "dof_geom_error", "dof_err_low", "dof_err_high", "dof_dq",

@@ -31,6 +31,7 @@ from .description.joints import JointBase
 from .cache import CacheFlag
 from .errors import StateError, TopologyError, ValidationError
 from .joint_view import JointForces, JointFrames, JointView
+from .status import NanPolicy, StatusMonitor, as_nan_policy, refresh_status
 from .step import SolverType
 from .view import ArticulationView
 
@@ -61,7 +62,7 @@ class ContactReport:
 
 class Scene:
     def __init__(self, num_envs: int = 1, gravity=(0.0, 0.0, -9.81), device=None, solver_type=SolverType.PGS,
-                 contact_capacity: int = 512, friction_correlation_distance: float = 0.025):
+                 contact_capacity: int = 512, friction_correlation_distance: float = 0.025, nan_policy="warn"):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValidationError(f"scene: num_envs must be a positive integer, got {num_envs!r}")
         g = np.asarray(gravity, dtype=float)
@@ -101,6 +102,9 @@ class Scene:
         self.joints: list[JointBase] = []
         self._last_dt = None  # [s] of the last step (constraint forces are its impulses over it)
         self._overflow_warned = False
+        # what a step that leaves an env non-finite does: warn (default), raise or freeze the env (status.py)
+        self.nan_policy = as_nan_policy(nan_policy)
+        self._status = StatusMonitor(self.nan_policy)
 
     def __repr__(self):
         return (f"Scene(num_envs={self.num_envs}, articulations={len(self.articulations)}, "
@@ -151,6 +155,7 @@ class Scene:
                     v.bind(block)
                     restore_view_arrays(v, arrays)
                 merge_wake_state(block, saved)
+                refresh_status(block, recheck=True)
                 for jv, arrays in zip(jviews, jsaved):
                     jv.bind(block)
                     if arrays is not None:
@@ -208,14 +213,33 @@ class Scene:
             raise ValidationError(f"scene: dt must be a number, got {dt!r}") from None
         if not np.isfinite(dt) or dt <= 0.0:
             raise ValidationError(f"scene: dt must be a positive finite number of seconds, got {dt}")
+        freeze = self.nan_policy == NanPolicy.FREEZE
         for block in self._blocks:
-            block.step(dt, self.solver_type)
+            block.step(dt, self.solver_type, freeze)
         for view in self._views.values():
             view.after_step()
         self.time += dt
         self._last_dt = dt
+        self._status.after_step(self._blocks)
         if self.device.is_cpu and not self._overflow_warned:  # cheap on the CPU; a GPU checks on get_contacts
             self._check_overflow()
+
+    @property
+    def env_status(self) -> np.ndarray:
+        """(E,) bool: True for the envs whose state a step left non-finite (NaN, inf or beyond
+        artic.status.FINITE_LIMIT), in any articulation or body, until a reset through the cache writes a finite
+        state (under nan_policy 'freeze' such envs are not stepped meanwhile)."""
+        status = np.zeros(self.num_envs, bool)
+        for block in self._blocks:
+            status |= block.state.status.numpy() != 0
+        return status
+
+    def get_env_status(self, obj) -> np.ndarray:
+        """(E,) bool: True for the envs whose state went non-finite in `obj`'s articulation or body (a
+        RigidDynamic or Articulation)."""
+        art = obj.articulation if isinstance(obj, RigidDynamic) else obj
+        view = self.view(art)
+        return view.block.state.status.numpy() == view.block.index(art) + 1
 
     def _check_overflow(self):
         for block in self._blocks:

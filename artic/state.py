@@ -27,6 +27,8 @@ class StateArrays:
     link_velocity: wp.array2d(dtype=wp.spatial_vector)
     wake_counter: wp.array(dtype=float)
     sleeping: wp.array(dtype=int)
+    status: wp.array(dtype=int)
+    status_flag: wp.array(dtype=int)
 
 
 @dataclass
@@ -40,6 +42,10 @@ class ArticulationState:
     link_velocity: wp.array  # (E, L) spatial_vector: (linear at COM, angular) [m/s, rad/s], world (derived)
     wake_counter: wp.array  # (E,) float32 [s]: time left before the block may sleep (PhysX wake counter)
     sleeping: wp.array  # (E,) int32: 1 while the block is asleep (not simulated, velocities zero)
+    # (E,) int32: 0 while the env's state is finite; 1 + the first tree whose state went non-finite (NaN, inf or
+    # beyond FINITE_LIMIT) in a step, until a reset writes a finite state (status.py)
+    status: wp.array
+    status_flag: wp.array  # (1,) int32: set to 1 by a step in which some env's status changed (read by the host)
     arrays: StateArrays = None  # the arrays above bundled for kernels
 
     def bundle(self):
@@ -71,6 +77,8 @@ def build_state(model, num_envs: int, device) -> ArticulationState:
         link_velocity=wp.zeros((e, nl), dtype=wp.spatial_vector, device=device),
         wake_counter=wp.zeros(e, dtype=wp.float32, device=device),
         sleeping=wp.zeros(e, dtype=wp.int32, device=device),
+        status=wp.zeros(e, dtype=wp.int32, device=device),
+        status_flag=wp.zeros(1, dtype=wp.int32, device=device),
     )
     s.bundle()
     return s
@@ -89,7 +97,8 @@ def state_view(s: ArticulationState, dofs: tuple, links: tuple, tree: int) -> Ar
         joint_q=columns(s.joint_q, *dofs), joint_qd=columns(s.joint_qd, *dofs),
         root_pose=columns(s.root_pose, tree, tree + 1), root_lin_vel=columns(s.root_lin_vel, tree, tree + 1),
         root_ang_vel=columns(s.root_ang_vel, tree, tree + 1), link_pose=columns(s.link_pose, *links),
-        link_velocity=columns(s.link_velocity, *links), wake_counter=s.wake_counter, sleeping=s.sleeping)
+        link_velocity=columns(s.link_velocity, *links), wake_counter=s.wake_counter, sleeping=s.sleeping,
+        status=s.status, status_flag=s.status_flag)
     v.bundle()
     return v
 

@@ -44,6 +44,8 @@ from .parallel import RecordedEnvLaunch
 from .solvers.pgs import pgs_solve
 from .solvers.tgs import tgs_solve
 from .state import StateArrays
+from . import status
+from .status import STATUS_CHECK, STATUS_FREEZE, STATUS_OFF, state_status
 
 wp.set_module_options({"enable_backward": False})
 
@@ -163,12 +165,19 @@ def _step(
     sleep_threshold: float,
     bounce_threshold: float,
     friction_correlation: float,
+    status_mode: int,
 ):
     env = env_offset + wp.tid()
     if st.sleeping[env] != 0:
         return
+    if status_mode == STATUS_FREEZE and st.status[env] != 0:
+        return  # frozen at its last finite state until a reset (status.py)
     n = st.joint_q.shape[1]
     n_gen = sd.gen_v.shape[1]
+    for d in range(n):
+        sd.q0[env, d] = st.joint_q[env, d]
+    for t in range(tree.tree_count):
+        sd.root_pose0[env, t] = st.root_pose[env, t]
     for t in range(tree.tree_count):
         rg = tree.link_root_gen[tree.tree_root[t]]
         if rg >= 0:
@@ -236,6 +245,15 @@ def _step(
             st.root_lin_vel[env, t] = _gen_to_vec3(sd.gen_v, env, rg)
             st.root_ang_vel[env, t] = _gen_to_vec3(sd.gen_v, env, rg + 3)
 
+    if status_mode != STATUS_OFF and st.status[env] == 0:
+        bad = state_status(tree, st, env)
+        if bad != 0:
+            st.status[env] = bad
+            st.status_flag[0] = 1  # every writer stores the same value: no atomics needed across CPU chunks
+            if status_mode == STATUS_FREEZE:
+                _restore_start(tree, kin, sc, st, sd, env, n)
+                return
+
     # 6. reported quantities, end kinematics, sleep
     finish_contacts(ct, env, dt)
     finish_loop_forces(jt, ja, kin, st.link_pose, env, dt)  # start-of-step geometry, as the impulses
@@ -264,6 +282,28 @@ def _step(
         for i in range(tree.link_count):
             st.link_velocity[env, i] = wp.spatial_vector()
             sd.link_acceleration[env, i] = wp.spatial_vector()
+
+
+@wp.func
+def _restore_start(tree: Tree, kin: Kin, sc: Scratch, st: StateArrays, sd: StepData, env: int, n: int):
+    """Put back the state the step started from (a frozen env's last finite state), with its link poses and
+    velocities, and zero what the step reported."""
+    for d in range(n):
+        st.joint_q[env, d] = sd.q0[env, d]
+        st.joint_qd[env, d] = sd.gen_v0[env, tree.dof_gen[d]]
+        sd.joint_acceleration[env, d] = 0.0
+    for t in range(tree.tree_count):
+        st.root_pose[env, t] = sd.root_pose0[env, t]
+        rg = tree.link_root_gen[tree.tree_root[t]]
+        if rg >= 0:
+            st.root_lin_vel[env, t] = _gen_to_vec3(sd.gen_v0, env, rg)
+            st.root_ang_vel[env, t] = _gen_to_vec3(sd.gen_v0, env, rg + 3)
+    forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
+    link_velocities_env(tree, kin, st.joint_qd, 0, st.root_lin_vel, st.root_ang_vel, sc.link_v, st.link_velocity,
+                        env)
+    for i in range(tree.link_count):
+        sd.link_acceleration[env, i] = wp.spatial_vector()
+        sd.link_incoming_joint_force[env, i] = wp.spatial_vector()
 
 
 @wp.func
@@ -304,7 +344,8 @@ class Stepper:
         self.block = block
         self.rows = build_joint_rows(block.arts, block.device)
         self.couplings = build_coupling_rows(block.arts, block.device)
-        self.step_data = build_step_data(block.data, self.rows.row_count, self.couplings.row_count)
+        self.step_data = build_step_data(block.data, self.rows.row_count, self.couplings.row_count,
+                                         block.model.tree_count)
         self._build_geometry()
         self._launches = {}
 
@@ -325,12 +366,14 @@ class Stepper:
         self.rows = build_joint_rows(self.block.arts, self.block.device)
         self.couplings = build_coupling_rows(self.block.arts, self.block.device)
         if self.rows.row_count != old_count:
-            self.step_data = build_step_data(self.block.data, self.rows.row_count, self.couplings.row_count)
+            self.step_data = build_step_data(self.block.data, self.rows.row_count, self.couplings.row_count,
+                                             self.block.model.tree_count)
         self._build_geometry()
         self._launches.clear()
 
-    def step(self, dt: float, solver_type: SolverType):
-        key = (dt, int(solver_type))
+    def step(self, dt: float, solver_type: SolverType, freeze: bool = False):
+        mode = (STATUS_FREEZE if freeze else STATUS_CHECK) if status.CHECK_STATE else STATUS_OFF
+        key = (dt, int(solver_type), mode)
         cmd = self._launches.get(key)
         if cmd is None:
             b = self.block
@@ -341,7 +384,7 @@ class Stepper:
                  b.state.arrays,
                  b.control.arrays, b.data.kin, b.data.scratch, self.step_data, wp.vec3(*b.gravity), float(dt),
                  int(solver_type), int(n_pos), int(n_vel), float(b.sleep_threshold()), BOUNCE_THRESHOLD,
-                 float(b.friction_correlation_distance)],
+                 float(b.friction_correlation_distance), mode],
                 b.device)
             self._launches[key] = cmd
         cmd.launch()

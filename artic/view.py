@@ -23,8 +23,10 @@ from .dynamics.rnea import rnea
 from .errors import StateError, ValidationError
 from .model import build_model, refresh_model
 from .state import write_description_state
+from .status import refresh_status
 
 _ZERO_G = (0.0, 0.0, 0.0)
+_STATE_FLAGS = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES
 
 
 class ArticulationView:
@@ -75,6 +77,7 @@ class ArticulationView:
             self.block.mark_dirty()
         elif what == "state":
             write_description_state(self.state, self.art)
+            refresh_status(self.block)
             self.wake(np.ones(self.num_envs, bool))
         elif what == "control":
             write_description_targets(self.control, self.art)
@@ -230,6 +233,8 @@ class ArticulationView:
             self.update_kinematics()  # link poses now; link velocities when next asked for
         if flags & (CacheFlag.VELOCITY | CacheFlag.ROOT_VELOCITIES):
             self._velocities_valid = False
+        if flags & _STATE_FLAGS:
+            refresh_status(self.block)  # a reset to a finite state clears the env's non-finite status
 
     def _wake_mask(self, cache, flags) -> np.ndarray:
         """Envs that applying these fields wakes: non-zero velocities or forces, targets away from the state."""

@@ -20,6 +20,7 @@ from ..description.types import DriveType, Motion
 from ..cache import CacheFlag
 from ..errors import ValidationError
 from ..scene import Scene
+from ..status import FINITE_LIMIT
 from ..step import SolverType
 
 
@@ -109,14 +110,22 @@ def cmd_sim(args) -> int:
         q[k], qd[k] = cache.joint_position, cache.joint_velocity
         _progress(k + 1, steps, start)
     wall = time.perf_counter() - start
-    err = np.abs(q[-1] - targets).max(axis=0)
     print(f"done in {wall:.2f} s: {wall / steps * 1e6:.0f} us per step ({wall / steps / args.envs * 1e6:.1f} us "
           f"per env-step), {args.seconds * args.envs / wall:.1f}x real time over all envs")
-    print("final |q - target| per dof (max over envs):")
-    for name, e in zip(art.dof_names, err, strict=True):
-        print(f"  {name:<28s} {e:.4g}")
-    if not np.all(np.isfinite(q)):
-        print("warning: the trajectory contains non-finite values", file=sys.stderr)
+    bad = scene.env_status
+    finite = ~bad
+    if finite.any():
+        err = np.abs(q[-1, finite] - targets).max(axis=0)
+        print("final |q - target| per dof (max over " + ("envs" if bad.sum() == 0 else "the finite envs") + "):")
+        for name, e in zip(art.dof_names, err, strict=True):
+            print(f"  {name:<28s} {e:.4g}")
+    if bad.any():
+        envs = np.flatnonzero(bad)
+        lost = ~(np.abs(q[:, envs]) <= FINITE_LIMIT).all(axis=2)  # (steps, bad envs): NaN fails the comparison
+        first = int(np.argmax(lost.any(axis=1)))  # the first step at which any of them shows it in q
+        print(f"error: the state of {len(envs)} of {args.envs} env(s) went non-finite (NaN, inf or beyond "
+              f"{FINITE_LIMIT:g}), the first at t = {t[first]:.4g} s; env(s) {envs[:8].tolist()}. Check the "
+              "model's masses and inertias (artic info), the gains and the time step", file=sys.stderr)
     if args.out:
         np.savez(args.out, t=t, q=q, qd=qd, targets=targets, dof_names=np.array(art.dof_names), dt=args.dt)
         print(f"trajectory written to {args.out}")
@@ -124,7 +133,7 @@ def cmd_sim(args) -> int:
         _plot(args.plot, t, q, targets, art.dof_names, f"{art.name}: joint positions ({solver.name}, "
               f"kp {args.kp:g}, kd {args.kd:g}); dashed: targets")
         print(f"plot written to {args.plot}")
-    return 0
+    return 1 if bad.any() else 0
 
 
 def add_parser(sub, shipped):

@@ -2,24 +2,37 @@
 
 The solver needs the columns of M^-1: column d is the generalized velocity change per unit impulse on dof d.
 A dense factorization is right up to a few dozen dofs; this is the one place to swap in a tree-sparse one.
+
+Pivot floor. A joint-space inertia can be singular in float32 although it is positive definite in exact
+arithmetic: a light hand at the end of a heavy arm (icub's smallest eigenvalue rounds to -1.7e-9), or a link whose
+mass the description left at zero. Cholesky then meets a pivot that is zero, negative or mere rounding noise. A
+pivot below PIVOT_REL times its diagonal entry (float32 elimination loses about 1e-7 of the diagonal, so such a
+pivot carries no information) is raised to PIVOT_REL * M_jj, and at least to PIVOT_ABS. The direction it belongs
+to then gets the finite response 1 / pivot instead of NaN: it behaves as if it had that much inertia. Models with
+massless movable subtrees are repaired or refused when they are added (description/mass_check.py), so the floor
+only catches what rounding makes singular.
 """
 
 import warp as wp
+
+PIVOT_REL = 1.0e-6  # smallest Cholesky pivot relative to its diagonal entry of M
+PIVOT_ABS = 1.0e-9  # [kg or kg m^2] smallest pivot when the diagonal entry itself is zero
 
 
 @wp.func
 def spd_inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: int, s: int, n: int):
     """out = a^-1 on the diagonal block [s, s + n) of an SPD a; `out` also serves as the Cholesky workspace.
     (A forest's M is block-diagonal, one block per tree: entries outside the blocks are never written and stay
-    zero.) A non-positive pivot (singular a) yields NaN, which the caller reports."""
+    zero.) Pivots are floored (see the module docstring), so a singular `a` gives a finite, very large inverse."""
     # Cholesky factor L in the lower triangle of out
     for j in range(s, s + n):
         t = a[env, j, j]
         for k in range(s, j):
             t -= out[env, j, k] * out[env, j, k]
+        floor = wp.max(PIVOT_REL * a[env, j, j], PIVOT_ABS)
+        if t < floor:  # a NaN pivot (from a NaN state) stays NaN: the step reports that env
+            t = floor
         d = wp.sqrt(t)
-        if t <= 0.0:
-            d = wp.nan
         out[env, j, j] = d
         for i in range(j + 1, s + n):
             u = a[env, i, j]

@@ -1,0 +1,174 @@
+"""Per-env status: a step that leaves an env's state non-finite is detected in the step kernel and reported.
+
+The step kernel (step.py) checks, at the end of each env's step, every joint position and velocity and every
+root pose and velocity. A value that is NaN, infinite or beyond FINITE_LIMIT in magnitude (float32 squares it to
+infinity past ~1.8e19, so a state that large is already lost) marks the env: `StateArrays.status[env]` becomes
+1 + the first tree (articulation of the block) found bad, and the block's `status_flag` is raised so that the host
+learns of it without scanning every env. The check reads what the step already holds in registers or cache,
+n + 13 T floats per env.
+
+What happens next is the scene's `nan_policy` (chosen at construction, `NanPolicy`):
+* WARN (default): the env keeps stepping (its state stays non-finite and other envs are untouched: envs never
+  share data); a RuntimeWarning names the articulations and the envs, at most once per WARN_INTERVAL seconds of
+  wall time (later envs are collected into the next warning).
+* RAISE: `Scene.step` raises `NonFiniteStateError` naming them, after the step (the state is left as it is).
+* FREEZE: the step restores the env's state at the start of that step (its last finite state) and the env is not
+  stepped again until a reset writes a finite state; a warning is given as for WARN.
+Writing a state through the cache (`apply_cache`) or the actor/joint setters re-checks the block's envs and clears
+the status of every env whose state is finite again (`refresh_status`).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from enum import IntEnum
+
+import numpy as np
+import warp as wp
+
+from .errors import ArticError, ValidationError
+from .model import Tree
+from .parallel import launch_envs
+from .state import StateArrays
+
+FINITE_LIMIT = 1.0e16  # [m, rad, m/s, rad/s]: state values beyond this are reported as non-finite
+# the check runs in every step; benchmarks/bench_step.py turns it off (before the first step) to measure its cost
+CHECK_STATE = True
+STATUS_OFF = wp.constant(0)  # the step kernel's status_mode: no check (benchmark only)
+STATUS_CHECK = wp.constant(1)  # check and mark
+STATUS_FREEZE = wp.constant(2)  # check, mark, restore and freeze
+WARN_INTERVAL = 10.0  # [s] of wall time between two non-finite-state warnings
+
+
+class NanPolicy(IntEnum):
+    """What a scene does when a step leaves an env's state non-finite."""
+
+    WARN = 0
+    RAISE = 1
+    FREEZE = 2
+
+
+class NonFiniteStateError(ArticError, FloatingPointError):
+    """A step left the state of some envs non-finite (raised by Scene.step under NanPolicy.RAISE)."""
+
+
+def as_nan_policy(value) -> NanPolicy:
+    if isinstance(value, str):
+        try:
+            return NanPolicy[value.upper()]
+        except KeyError:
+            pass
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        try:
+            return NanPolicy(value)
+        except ValueError:
+            pass
+    raise ValidationError(f"scene: unknown nan_policy {value!r}; use 'warn', 'raise' or 'freeze' "
+                          "(or artic.NanPolicy)")
+
+
+@wp.func
+def _bad(x: float):
+    # NaN fails every comparison, so one test covers NaN, inf and overflow-bound magnitudes
+    if wp.abs(x) <= FINITE_LIMIT:
+        return 0
+    return 1
+
+
+@wp.func
+def _bad_vec3(v: wp.vec3):
+    return _bad(v[0]) + _bad(v[1]) + _bad(v[2])
+
+
+@wp.func
+def state_status(tree: Tree, st: StateArrays, env: int):
+    """0 when the env's joint and root state is finite, else 1 + the first tree with a bad value."""
+    for i in range(tree.link_count):
+        d0 = tree.joint_dof_start[i]
+        for k in range(tree.joint_dof_count[i]):
+            if _bad(st.joint_q[env, d0 + k]) + _bad(st.joint_qd[env, d0 + k]) != 0:
+                return 1 + tree.link_tree[i]
+    for t in range(tree.tree_count):
+        x = st.root_pose[env, t]
+        q = wp.transform_get_rotation(x)
+        bad = _bad_vec3(wp.transform_get_translation(x)) + _bad(q[0]) + _bad(q[1]) + _bad(q[2]) + _bad(q[3])
+        bad += _bad_vec3(st.root_lin_vel[env, t]) + _bad_vec3(st.root_ang_vel[env, t])
+        if bad != 0:
+            return 1 + t
+    return 0
+
+
+@wp.kernel
+def _refresh_status(env_offset: int, tree: Tree, st: StateArrays, recheck: int):
+    env = env_offset + wp.tid()
+    if st.status[env] != 0 or recheck != 0:
+        st.status[env] = state_status(tree, st, env)
+
+
+def refresh_status(block, recheck: bool = False):
+    """Clear the status of the block's envs whose state is finite again (after a reset through the cache); with
+    `recheck`, set every env's status from its state (a new block after regrouping: frozen envs whose state is
+    finite are released)."""
+    launch_envs(_refresh_status, block.num_envs, [block.model.tree, block.state.arrays, int(recheck)], block.device)
+
+
+class StatusMonitor:
+    """The host side: reads each block's flag after a step and warns or raises (rate-limited, see above)."""
+
+    def __init__(self, policy: NanPolicy):
+        self.policy = policy
+        self._last_warning = -np.inf  # time.monotonic() of the last warning
+        self._pending: dict[str, set] = {}  # articulation name -> envs not reported yet
+        self._host_flags = {}  # id(block) -> pinned host copy of a CUDA block's flag (read one step late)
+
+    def _flag(self, block) -> bool:
+        flag = block.state.status_flag
+        if block.device.is_cpu:
+            return bool(flag.numpy()[0])
+        if self.policy == NanPolicy.RAISE:
+            return bool(flag.numpy()[0])  # synchronizes: raising must not lag
+        host = self._host_flags.get(id(block))
+        if host is None or host.shape != flag.shape:
+            host = self._host_flags[id(block)] = wp.zeros(1, dtype=wp.int32, device="cpu", pinned=True)
+        seen = bool(host.numpy()[0])  # a copy an earlier step queued: no synchronization per step
+        wp.copy(host, flag)
+        return seen
+
+    def after_step(self, blocks):
+        new = {}
+        for block in blocks:
+            if not self._flag(block):
+                continue
+            block.state.status_flag.zero_()
+            status = block.state.status.numpy()
+            for k, art in enumerate(block.arts):
+                envs = np.flatnonzero(status == k + 1)
+                if len(envs):
+                    new.setdefault(art.name, set()).update(envs.tolist())
+        if not new:
+            return
+        if self.policy == NanPolicy.RAISE:
+            raise NonFiniteStateError(f"scene: the step left a non-finite state in {_describe(new)}; check masses, "
+                                      "inertias, gains and time step, or choose Scene(nan_policy='freeze')")
+        for name, envs in new.items():
+            self._pending.setdefault(name, set()).update(envs)
+        now = time.monotonic()
+        if now - self._last_warning < WARN_INTERVAL:
+            return
+        self._last_warning = now
+        what = ("frozen at their last finite state until reset" if self.policy == NanPolicy.FREEZE
+                else "still stepping")
+        warnings.warn(f"scene: non-finite state (NaN, inf or |x| > {FINITE_LIMIT:g}) in {_describe(self._pending)} "
+                      f"({what}); scene.env_status shows every env, a reset through the cache clears it. Check "
+                      "masses, inertias, gains and the time step", RuntimeWarning, stacklevel=3)
+        self._pending = {}
+
+
+def _describe(by_name: dict) -> str:
+    parts = []
+    for name, envs in by_name.items():
+        e = sorted(envs)
+        shown = ", ".join(str(i) for i in e[:8]) + (f", ... ({len(e)} envs)" if len(e) > 8 else "")
+        parts.append(f"articulation '{name}' env(s) {shown}")
+    return "; ".join(parts)
