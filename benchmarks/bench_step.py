@@ -7,6 +7,9 @@ SAPIEN scenes are stepped one after another; its per-env cost is measured on min
 (it grows linearly with the count). Pass --solver tgs for TGS.
 
     python benchmarks/bench_step.py [--robots panda ur5 allegro] [--envs 1 64 1024 8192] [--steps 100]
+
+With --status-cost it measures instead what the step's per-env non-finite state check (artic/status.py) costs:
+artic's step with the check and without it, alternated --repeats times on the same scene, best of each.
 """
 
 from __future__ import annotations
@@ -32,7 +35,20 @@ KP, KD = 400.0, 40.0
 
 
 def bench_artic(name, envs, steps, solver):
+    scene = _artic_scene(name, envs, solver)
+    scene.step(DT)  # compile / record
+    wp.synchronize()
+    start = time.perf_counter()
+    for _ in range(steps):
+        scene.step(DT)
+    wp.synchronize()
+    return (time.perf_counter() - start) / steps / envs * 1e6
+
+
+def _artic_scene(name, envs, solver, sleep=True):
     art = artic.load_urdf(robot_path(name))
+    if not sleep:
+        art.sleep_threshold = 0.0  # every env stays awake however long the drives have held their targets
     for dof in art.dof_names:
         j = art.get_joint(dof)
         j.set_drive_params(j.dof_axes()[0], Drive(KP, KD, 1e6, DriveType.FORCE))
@@ -41,13 +57,25 @@ def bench_artic(name, envs, steps, solver):
     cache = art.create_cache()
     cache.joint_target_positions[:] = np.random.default_rng(0).uniform(-0.5, 0.5, cache.joint_target_positions.shape)
     art.apply_cache(cache, CacheFlag.JOINT_TARGET_POSITIONS)
-    scene.step(DT)  # compile / record
-    wp.synchronize()
-    start = time.perf_counter()
-    for _ in range(steps):
-        scene.step(DT)
-    wp.synchronize()
-    return (time.perf_counter() - start) / steps / envs * 1e6
+    return scene
+
+
+def bench_status_cost(name, envs, steps, solver, repeats):
+    """(us/env-step with the check, without it): the best of `repeats` alternated runs on one scene."""
+    scene = _artic_scene(name, envs, solver, sleep=False)
+    best = {True: np.inf, False: np.inf}
+    for _ in range(repeats):
+        for check in (True, False):
+            artic.status.CHECK_STATE = check  # read when the step's launch is recorded (one per setting)
+            scene.step(DT)
+            wp.synchronize()
+            start = time.perf_counter()
+            for _ in range(steps):
+                scene.step(DT)
+            wp.synchronize()
+            best[check] = min(best[check], (time.perf_counter() - start) / steps / envs * 1e6)
+    artic.status.CHECK_STATE = True
+    return best[True], best[False]
 
 
 def bench_physx(name, envs, steps, solver):
@@ -107,12 +135,23 @@ def main():
     parser.add_argument("--physx-max-scenes", type=int, default=64)
     parser.add_argument("--solver", choices=("pgs", "tgs"), default="pgs")
     parser.add_argument("--no-newton", dest="newton", action="store_false", help="skip Newton even if installed")
+    parser.add_argument("--status-cost", action="store_true", help="measure the non-finite state check's cost")
+    parser.add_argument("--repeats", type=int, default=7, help="alternations for --status-cost")
     args = parser.parse_args()
     solver = SolverType.TGS if args.solver == "tgs" else SolverType.PGS
     wp.config.quiet = True
     wp.init()
     print(f"# {platform.machine()}, {os.cpu_count()} cores, warp {wp.__version__} on {wp.get_device()}, "
           f"{solver.name} (4, 1), dt 1/120, {time.strftime('%Y-%m-%d')}")
+    if args.status_cost:
+        print("| robot | envs | with check us/env-step | without | cost |")
+        print("|---|---:|---:|---:|---:|")
+        for name in args.robots:
+            for envs in args.envs:
+                steps = max(5, min(20 * args.steps, int(args.steps * 64 / envs)))
+                on, off = bench_status_cost(name, envs, steps, solver, args.repeats)
+                print(f"| {name} | {envs} | {on:.2f} | {off:.2f} | {100 * (on / off - 1):+.1f} % |", flush=True)
+        return
     print("| robot | envs | artic us/env-step | PhysX us/env-step | artic/PhysX | Newton us/env-step | artic/Newton |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name in args.robots:

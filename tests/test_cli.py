@@ -67,3 +67,32 @@ def test_sim_runs_an_mjcf_model_with_contacts(tmp_path, capsys):
     data = np.load(out)
     assert data["q"].shape == (100, 1, 8) and np.all(np.isfinite(data["q"]))
     assert png.stat().st_size > 10_000
+
+
+def test_sim_reports_envs_whose_state_went_non_finite(tmp_path, capsys, monkeypatch):
+    """`artic sim` says which envs went non-finite and when, leaves them out of the |q - target| summary and exits
+    1. The cause is planted: env 1's joint force becomes NaN before the 10th step, and the real step loses that
+    env's state, which the step's own check reports."""
+    import artic.scene
+
+    real_step = artic.scene.Scene.step
+    calls = {"n": 0}
+
+    def step(self, dt):
+        calls["n"] += 1
+        if calls["n"] == 10:
+            art = self.articulations[0]
+            f = self.view(art).control.joint_force
+            a = f.numpy()
+            a[1, 0] = np.nan
+            f.assign(a)
+        return real_step(self, dt)
+
+    monkeypatch.setattr(artic.scene.Scene, "step", step)
+    assert main(["sim", "--seconds", "0.25", "--envs", "3", "--out", "", "--plot", ""]) == 1
+    captured = capsys.readouterr()
+    assert "1 of 3 env(s) went non-finite" in captured.err and "env(s) [1]" in captured.err
+    assert "t = 0.08333 s" in captured.err  # the 10th step at dt 1/120
+    assert "max over the finite envs" in captured.out
+    summary = captured.out.split("finite envs):")[1]
+    assert "nan" not in summary

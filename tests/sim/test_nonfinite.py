@@ -1,0 +1,175 @@
+"""A step that leaves an env's state non-finite is detected per env and reported (artic/status.py), and a
+float32-singular mass matrix gets a finite response (the pivot floor of artic/math/dense.py)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import warp as wp
+
+import artic
+from artic import CacheFlag, NanPolicy, NonFiniteStateError
+from artic.math.dense import PIVOT_REL, spd_inverse
+from artic.status import FINITE_LIMIT
+
+from scenes import prismatic_drive
+
+DT = 1.0 / 60.0
+
+
+def _slider(envs=4, policy="warn"):
+    art, scene0 = prismatic_drive(envs=envs)
+    scene0.remove_articulation(art)
+    scene = artic.Scene(envs, gravity=(0.0, 0.0, 0.0), nan_policy=policy)
+    scene.add_articulation(art)
+    return art, scene
+
+
+def _poison(scene, art, env, field="joint_qd", value=np.nan, part="state"):
+    """Write a bad value into one env's state (or control) directly, bypassing the cache's input checks, as a
+    step that lost the state would leave it."""
+    arr = getattr(getattr(scene.view(art), part), field)
+    a = arr.numpy()
+    a[env, 0] = value
+    arr.assign(a)
+
+
+def _steps(scene, n):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(n):
+            scene.step(DT)
+    return [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+def test_warn_policy_marks_only_the_bad_env_once_and_leaves_the_others_bitwise_unchanged():
+    """Under the default policy a NaN in env 2 sets env 2's status (and no other), gives one warning naming the
+    articulation and the env, and the other envs follow exactly the trajectory of a scene without the NaN."""
+    art, scene = _slider()
+    ref_art, ref = _slider()
+    assert scene.nan_policy == NanPolicy.WARN
+    _steps(scene, 3)
+    _steps(ref, 3)
+    _poison(scene, art, 2)
+    msgs = _steps(scene, 40)
+    _steps(ref, 40)
+    assert len(msgs) == 1 and "'prismatic'" in msgs[0] and "env(s) 2" in msgs[0], msgs
+    assert scene.env_status.tolist() == [False, False, True, False]
+    assert scene.get_env_status(art).tolist() == [False, False, True, False]
+    q = scene.view(art).state.joint_q.numpy()
+    q_ref = ref.view(ref_art).state.joint_q.numpy()
+    assert np.isnan(q[2, 0])
+    np.testing.assert_array_equal(q[[0, 1, 3]], q_ref[[0, 1, 3]])
+
+
+def test_warnings_are_rate_limited_and_later_envs_are_still_in_the_status():
+    """A second env going bad right after the first gives no second warning within the interval, but the status
+    array shows it at once."""
+    art, scene = _slider()
+    _poison(scene, art, 1)
+    first = _steps(scene, 2)
+    _poison(scene, art, 3)
+    second = _steps(scene, 2)
+    assert len(first) == 1 and second == []
+    assert scene.env_status.tolist() == [False, True, False, True]
+
+
+def test_beyond_finite_limit_is_reported_like_nan():
+    """A finite state beyond FINITE_LIMIT (float32 squares overflow past ~1.8e19) counts as lost."""
+    art, scene = _slider()
+    _poison(scene, art, 0, "joint_q", 10 * FINITE_LIMIT)
+    msgs = _steps(scene, 1)
+    assert len(msgs) == 1 and scene.env_status.tolist() == [True, False, False, False]
+
+
+def test_raise_policy_raises_naming_articulation_and_env():
+    """nan_policy='raise': Scene.step raises NonFiniteStateError (an ArticError) naming the articulation and env."""
+    art, scene = _slider(policy="raise")
+    _poison(scene, art, 3)
+    with pytest.raises(NonFiniteStateError, match=r"'prismatic' env\(s\) 3"):
+        scene.step(DT)
+    assert isinstance(NonFiniteStateError("x"), artic.ArticError)
+
+
+def test_freeze_policy_holds_the_last_finite_state_until_a_reset_clears_it():
+    """nan_policy='freeze': a lost env is put back to the state it had at the start of the step that lost it and
+    is not stepped again; the others go on; writing a finite state through the cache clears the status and the
+    env moves again."""
+    art, scene = _slider(policy="freeze")
+    _steps(scene, 3)
+    q_start = scene.view(art).state.joint_q.numpy().copy()
+    _poison(scene, art, 1, "joint_force", np.nan, part="control")  # the step from a finite state loses it
+    msgs = _steps(scene, 5)
+    q_after = scene.view(art).state.joint_q.numpy()
+    assert len(msgs) == 1 and "frozen" in msgs[0]
+    assert scene.env_status.tolist() == [False, True, False, False]
+    assert q_after[1, 0] == q_start[1, 0]  # exactly the state before the bad step
+    assert np.all(q_after[[0, 2, 3], 0] != q_start[[0, 2, 3], 0])  # the others moved on
+    cache = art.create_cache()
+    art.copy_internal_state_to_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
+    cache.joint_velocity[1] = 0.0
+    cache.joint_force[:] = 0.0  # the cause goes too, or the env is lost again in its next step
+    art.apply_cache(cache, CacheFlag.VELOCITY | CacheFlag.FORCE)
+    assert not scene.env_status.any()
+    assert _steps(scene, 1) == [] and not scene.env_status.any()
+    assert scene.view(art).state.joint_q.numpy()[1, 0] != q_start[1, 0]
+
+
+def test_reset_through_the_cache_clears_an_env_only_once_its_whole_state_is_finite():
+    """apply_cache re-checks the envs: writing finite velocities while the positions are still NaN keeps the
+    status; writing finite positions too clears it."""
+    art, scene = _slider()
+    _poison(scene, art, 0)
+    _poison(scene, art, 2)
+    _steps(scene, 1)
+    assert np.isnan(scene.view(art).state.joint_q.numpy()[[0, 2], 0]).all()
+    cache = art.create_cache()
+    cache.joint_velocity[:] = 0.0
+    art.apply_cache(cache, CacheFlag.VELOCITY)
+    assert scene.env_status.tolist() == [True, False, True, False]
+    cache.joint_position[:] = 0.1
+    art.apply_cache(cache, CacheFlag.POSITION)
+    assert not scene.env_status.any()
+
+
+def test_unknown_policy_is_refused():
+    with pytest.raises(artic.ValidationError, match="nan_policy"):
+        artic.Scene(1, nan_policy="ignore")
+    assert artic.Scene(1, nan_policy=NanPolicy.FREEZE).nan_policy == NanPolicy.FREEZE
+
+
+@wp.kernel
+def _inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float)):
+    env = wp.tid()
+    spd_inverse(a, out, env, 0, a.shape[1])
+
+
+def _spd_inverse(a: np.ndarray) -> np.ndarray:
+    out = wp.zeros(a.shape, dtype=float, device="cpu")
+    wp.launch(_inverse, a.shape[0], [wp.array(a.astype(np.float32), device="cpu"), out], device="cpu")
+    return out.numpy()
+
+
+def test_pivot_floor_keeps_a_regular_inverse_exact_and_a_singular_one_finite():
+    """A well-conditioned SPD matrix is inverted to float32 precision (the floor never acts); a singular one
+    (rank 2 of 3, and one whose rounding makes a pivot negative) gives a finite inverse whose null direction has
+    the response 1 / (PIVOT_REL M_jj) instead of NaN."""
+    rng = np.random.default_rng(3)
+    b = rng.normal(size=(5, 5))
+    good = b @ b.T + 5 * np.eye(5)
+    v = np.array([[1.0, 1.0, 0.0]]) / np.sqrt(2)
+    singular = np.diag([2.0, 2.0, 1.0]) - 2.0 * v.T @ v  # eigenvalues 2, 0, 1: rows 0 and 1 equal
+    negative = singular.copy()
+    negative[1, 1] -= 1e-6  # float32 sees a pivot below zero
+    inv_good = _spd_inverse(good[None])[0]
+    np.testing.assert_allclose(inv_good @ good, np.eye(5), atol=1e-5)
+    for m in (singular, negative):
+        inv = _spd_inverse(m[None])[0]
+        assert np.all(np.isfinite(inv))
+        null = np.array([1.0, 1.0, 0.0]) / np.sqrt(2)  # M null = 0
+        # the null direction gets a large finite response of the order of 1 / (PIVOT_REL M_11)
+        assert 0.5 / PIVOT_REL < null @ inv @ null < 4.0 / PIVOT_REL
+        e2 = np.array([0.0, 0.0, 1.0])  # a regular direction keeps its exact response
+        assert e2 @ inv @ e2 == pytest.approx(1.0, rel=1e-6)
