@@ -203,7 +203,7 @@ def _step(
     for d in range(n):
         sd.gen_f[env, tree.dof_gen[d]] = ctl.joint_force[env, d]
     zero = wp.vec3(0.0)
-    aba_env(tree, kin, sc, sd.gen_v, sd.gen_f, sd.link_fext, zero, 1, sd.gen_a, env)
+    aba_env(tree, kin, sc, sd.gen_v, sd.gen_f, sd.link_fext, zero, 1, sd.gen_a, env, 1)
 
     # 3. setup
     rnea_env(tree, kin, sc, sd.gen_v, sd.gen_a, sd.link_fext, zero, 1, sd.gen_f, env)

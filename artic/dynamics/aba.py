@@ -9,6 +9,7 @@ its 6x6 system by Cholesky in the root's generalized coordinates (COM linear, an
 import warp as wp
 
 from ..data import Kin, Scratch
+from ..math.dense import PIVOT_ABS, PIVOT_REL
 from ..math.spatial import cholesky_solve6, com_force_to_o, fcross, inertia_matrix, mcross, root_column, root_motion
 from ..model import Tree
 from .rnea import gen_vec3
@@ -20,7 +21,7 @@ wp.set_module_options({"enable_backward": False})  # forward-only kernels: half 
 @wp.func
 def aba_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), gen_f: wp.array2d(dtype=float),
             link_fext: wp.array2d(dtype=wp.spatial_vector), gravity: wp.vec3, use_fext: int,
-            gen_a: wp.array2d(dtype=float), env: int):
+            gen_a: wp.array2d(dtype=float), env: int, regularize: int):
     """gen_a = ABA(q, gen_v, gen_f); link accelerations are left in sc.link_a. Each tree of a forest is solved on
     its own (its root is a link without parent)."""
     g = wp.spatial_vector(wp.vec3(0.0), gravity)
@@ -70,6 +71,9 @@ def aba_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), g
             for kk in range(nd):
                 dmat[kk, k] = wp.dot(kin.dof_motion[env, d0 + kk], uk)
             dmat[k, k] = dmat[k, k] + tree.dof_armature[d0 + k]
+        if regularize != 0 and wp.determinant(dmat) <= 0.0:
+            # the step's pivot floor (math/dense.py): a D that float32 rounds to singular gets a small inertia
+            dmat += wp.identity(n=3, dtype=float) * (PIVOT_ABS + PIVOT_REL * wp.trace(dmat))
         dinv = wp.inverse(dmat)
         if wp.determinant(dmat) <= 0.0:
             dinv = wp.mat33(wp.nan)  # Warp's inverse returns zeros for a singular D: make it visible to the host
@@ -135,7 +139,7 @@ def _aba(
     use_fext: int,
     gen_a: wp.array2d(dtype=float),
 ):
-    aba_env(tree, kin, sc, gen_v, gen_f, link_fext, gravity, use_fext, gen_a, env_offset + wp.tid())
+    aba_env(tree, kin, sc, gen_v, gen_f, link_fext, gravity, use_fext, gen_a, env_offset + wp.tid(), 0)
 
 
 def aba(model, data, gravity, use_fext: bool):

@@ -7,7 +7,10 @@ Pivot floor. A joint-space inertia can be singular in float32 although it is pos
 arithmetic: a light hand at the end of a heavy arm (icub's smallest eigenvalue rounds to -1.7e-9), or a link whose
 mass the description left at zero. Cholesky then meets a pivot that is zero, negative or mere rounding noise. A
 pivot below PIVOT_REL times its diagonal entry (float32 elimination loses about 1e-7 of the diagonal, so such a
-pivot carries no information) is raised to PIVOT_REL * M_jj, and at least to PIVOT_ABS. The direction it belongs
+pivot carries no information) is raised to PIVOT_REL * M_jj, and at least to PIVOT_ABS. The step's articulated-body
+pass (dynamics/aba.py) treats a joint-space inertia D = S^T I^A S that is singular the same way: it adds
+(PIVOT_ABS + PIVOT_REL trace D) to D's diagonal. The inverse-dynamics API does neither: there a singular matrix
+is an error naming the envs. The direction it belongs
 to then gets the finite response 1 / pivot instead of NaN: it behaves as if it had that much inertia. Models with
 massless movable subtrees are repaired or refused when they are added (description/mass_check.py), so the floor
 only catches what rounding makes singular.
@@ -15,8 +18,8 @@ only catches what rounding makes singular.
 
 import warp as wp
 
-PIVOT_REL = 1.0e-6  # smallest Cholesky pivot relative to its diagonal entry of M
-PIVOT_ABS = 1.0e-9  # [kg or kg m^2] smallest pivot when the diagonal entry itself is zero
+PIVOT_REL = wp.constant(1.0e-6)  # smallest Cholesky pivot relative to its diagonal entry of M
+PIVOT_ABS = wp.constant(1.0e-9)  # [kg or kg m^2] smallest pivot when the diagonal entry itself is zero
 
 
 @wp.func
