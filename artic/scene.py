@@ -29,7 +29,9 @@ from .block import Block, block_joints, collision_groups, merge_wake_state, rest
 from .description.articulation import Articulation, Link
 from .description.joints import JointBase
 from .cache import CacheFlag
+from .description.validate import MAX_MAGNITUDE, positive_int, real_array
 from .errors import StateError, TopologyError, ValidationError
+from .memory import MAX_ENVS, bytes_per_env, check_fits
 from .joint_view import JointForces, JointFrames, JointView
 from .step import SolverType
 from .view import ArticulationView
@@ -62,16 +64,21 @@ class ContactReport:
 class Scene:
     def __init__(self, num_envs: int = 1, gravity=(0.0, 0.0, -9.81), device=None, solver_type=SolverType.PGS,
                  contact_capacity: int = 512, friction_correlation_distance: float = 0.025):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValidationError(f"scene: num_envs must be a positive integer, got {num_envs!r}")
-        g = np.asarray(gravity, dtype=float)
-        if g.shape != (3,) or not np.all(np.isfinite(g)):
-            raise ValidationError(f"scene: gravity must be 3 finite numbers, got {gravity!r}")
+        num_envs = positive_int("scene", "num_envs", num_envs, MAX_ENVS)
+        try:
+            g = real_array("scene", "gravity", gravity, (3,), limit=None).astype(float)
+        except ValidationError:
+            raise ValidationError(f"scene: gravity must be 3 finite numbers, got {gravity!r}") from None
+        if np.abs(g).max() > MAX_MAGNITUDE:
+            raise ValidationError(f"scene: gravity {tuple(g)} is beyond +-{MAX_MAGNITUDE:g} m/s^2, which float32 "
+                                  "arithmetic cannot simulate; give a physical gravity")
         wp.init()
         try:
             self.device = wp.get_device(device)
         except (RuntimeError, ValueError) as e:
             raise ValidationError(f"scene: unknown device {device!r} ({e}); use None, 'cpu' or 'cuda:0'") from None
+        # anything a scene simulates costs at least one rigid body's arrays per env: refuse hopeless env counts now
+        check_fits("scene", num_envs, bytes_per_env(1, 0, True), self.device, "even a single rigid body")
         try:
             self.solver_type = SolverType(solver_type)
         except ValueError:
@@ -91,8 +98,9 @@ class Scene:
         # PxSceneDesc::frictionCorrelationDistance: contacts of a patch closer than this share one friction anchor
         self.friction_correlation_distance = corr  # [m]
         self.num_envs = int(num_envs)
-        self.gravity = tuple(g)
-        self.time = 0.0
+        self.gravity = tuple(g)  # read when an articulation is added: give gravity here, not by assigning it later
+        self.time = 0.0  # [s] simulated: the sum of the dt of every step that had something to simulate
+        self._empty_step_warned = False
         self._views: dict[int, ArticulationView] = {}
         self._joint_views: dict[int, JointView] = {}
         self._blocks: list[Block] = []
@@ -201,13 +209,21 @@ class Scene:
             view.wake(np.ones(self.num_envs, bool))
 
     def step(self, dt: float):
-        """Advance every articulation of every env by dt seconds (one fused kernel launch per block)."""
+        """Advance every articulation of every env by dt seconds (one fused kernel launch per block). A scene
+        without articulations or rigid bodies has nothing to simulate: the step warns once and leaves `time`."""
         try:
             dt = float(dt)
         except (TypeError, ValueError):
             raise ValidationError(f"scene: dt must be a number, got {dt!r}") from None
         if not np.isfinite(dt) or dt <= 0.0:
             raise ValidationError(f"scene: dt must be a positive finite number of seconds, got {dt}")
+        if not self.articulations:  # static actors alone never move: nothing is simulated, time stands still
+            if not self._empty_step_warned:
+                self._empty_step_warned = True
+                warnings.warn("scene: step() on a scene without articulations or rigid bodies simulates nothing and "
+                              "does not advance scene.time; add_articulation or add_actor(RigidDynamic) first",
+                              RuntimeWarning, stacklevel=2)
+            return
         for block in self._blocks:
             block.step(dt, self.solver_type)
         for view in self._views.values():
