@@ -31,7 +31,7 @@ from .description.joints import JointBase
 from .cache import CacheFlag
 from .description.validate import MAX_MAGNITUDE, positive_int, real_array
 from .errors import StateError, TopologyError, ValidationError
-from .memory import MAX_ENVS, bytes_per_env, check_fits
+from .memory import MAX_ENVS, allocation_errors, bytes_per_env, check_fits
 from .joint_view import JointForces, JointFrames, JointView
 from .step import SolverType
 from .view import ArticulationView
@@ -124,7 +124,11 @@ class Scene:
         for link in art.get_links():
             for shape in link.shapes:
                 shape.check_contact_params()
-        view = ArticulationView(art, self._new_block([art], []))
+        per_env = sum(bytes_per_env(a.link_count, a.dof_count, not a.fix_base) for a in self.articulations + [art])
+        others = f" with the {len(self.articulations)} already added" if self.articulations else ""
+        check_fits("scene", self.num_envs, per_env, self.device, f"articulation '{art.name}'{others}")
+        with allocation_errors(f"articulation '{art.name}'", self.num_envs):
+            view = ArticulationView(art, self._new_block([art], []))
         view.write_description()
         art._scene = self
         self._views[id(art)] = view
