@@ -310,8 +310,9 @@ class Joint:
         if not isinstance(limit, Limit):
             raise ValidationError(f"{owner}: set_limit_params takes an artic.Limit, got {type(limit).__name__}")
         self._check_in_scene_axis(axis, "limit")
-        low = _bounded(owner, f"{AXIS_NAMES[axis]} limit low", limit.low)
-        high = _bounded(owner, f"{AXIS_NAMES[axis]} limit high", limit.high)
+        # not bounded like positions: huge finite limits (URDFs use +-1e16) mean "unlimited" and overflow nothing
+        low = _finite(owner, f"{AXIS_NAMES[axis]} limit low", limit.low)
+        high = _finite(owner, f"{AXIS_NAMES[axis]} limit high", limit.high)
         if low >= high:
             raise ValidationError(f"{owner}: {AXIS_NAMES[axis]} limit low {low} >= high {high}; give low < high")
         self._limit[axis] = Limit(low, high)
