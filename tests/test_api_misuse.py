@@ -122,7 +122,8 @@ def test_a_refused_field_leaves_earlier_fields_unapplied():
     ("link_velocity", lambda art, c: art.copy_internal_state_to_cache(c, CacheFlag.LINK_VELOCITY)),
 ])
 @pytest.mark.parametrize("replacement, got", [(3, r"an object of type int \(3\)"),
-                                              (np.zeros((5, 5), np.float32), r"an array of dtype float32 and shape \(5, 5\)"),
+                                              (np.zeros((5, 5), np.float32),
+                                               r"an array of dtype float32 and shape \(5, 5\)"),
                                               (np.zeros(1, np.int64), "an array of dtype int64")])
 def test_replaced_output_field_is_refused(field, call, replacement, got):
     """An output field the user assigned (a number, an array of another shape or an integer dtype) is refused with
@@ -331,9 +332,9 @@ def test_ten_million_envs_of_a_robot_are_refused_before_allocating():
 
 def test_warp_allocation_failure_becomes_artic_error():
     """Warp's own allocation failure (400 GB here) is turned into an ArticError that says to use fewer envs."""
-    with pytest.raises(ArticError, match="could not be allocated .*use fewer envs"):
-        with allocation_errors("articulation 'x'", 10**5):
-            wp.zeros((10**5, 10**5, 10), dtype=wp.float32, device="cpu")
+    with pytest.raises(ArticError, match="could not be allocated .*use fewer envs"), \
+            allocation_errors("articulation 'x'", 10**5):
+        wp.zeros((10**5, 10**5, 10), dtype=wp.float32, device="cpu")
 
 
 # -- 8. absurd magnitudes ---------------------------------------------------------------------------------------------

@@ -9,9 +9,9 @@ rather than allowed to turn into inf or NaN inside the step.
 
 from __future__ import annotations
 
-import numpy as np
-
 import warnings
+
+import numpy as np
 
 from ..errors import ValidationError
 from ..math.np_spatial import Transform
