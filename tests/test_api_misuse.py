@@ -152,6 +152,7 @@ def test_drive_on_a_locked_axis_is_refused_at_add():
     with pytest.raises(ArticError, match="joint 'arm': axis SWING1 is LOCKED but has a drive"):
         artic.Scene(E).add_articulation(art)
     art.get_joint("arm").set_drive_params(Axis.SWING1, Drive())  # reset: accepted
+    art.get_joint("arm").set_limit_params(Axis.SWING1, Limit())  # so is clearing a limit that was never set
     art.get_joint("arm").set_drive_params(Axis.TWIST, Drive(10.0, 1.0, 100.0, DriveType.FORCE))
     artic.Scene(E).add_articulation(art)
 
@@ -162,12 +163,17 @@ def test_drive_on_a_locked_axis_is_refused_at_add():
     (lambda j: j.set_joint_position(Axis.X, 0.2), "joint position"),
 ])
 def test_limit_target_or_state_on_a_locked_axis_is_refused(action, what):
-    """A limit, drive target or joint position on a locked axis is refused at add (out of a scene) and at once (in a
-    scene, where motions are frozen)."""
+    """A limit, drive target or joint position on a locked axis is refused at add (out of a scene; resetting it
+    makes the articulation acceptable) and at once (in a scene, where motions are frozen)."""
     art = _pendulum()
     action(art.get_joint("arm"))
-    with pytest.raises(ArticError, match=f"joint 'arm': axis .* is LOCKED but has a {what}"):
+    with pytest.raises(ArticError, match=f"joint 'arm': axis .* is LOCKED but has a {what}.*artic.Limit\\(\\)"):
         artic.Scene(E).add_articulation(art)
+    j = art.get_joint("arm")
+    j.set_limit_params(Axis.Z, Limit())
+    j.set_drive_target(Axis.SWING2, 0.0)
+    j.set_joint_position(Axis.X, 0.0)
+    artic.Scene(E).add_articulation(art)
     _, art, _ = _in_scene()
     with pytest.raises(ArticError, match=f"joint 'arm': axis .* is LOCKED, so a {what} on it would never act"):
         action(art.get_joint("arm"))

@@ -305,15 +305,17 @@ class Joint:
                                   "set it on an unlocked axis")
 
     def set_limit_params(self, axis: Axis, limit: Limit):
+        """The range of a LIMITED axis, low < high; Limit() (the default) clears it."""
         owner = self._owner()
         axis = _axis(owner, axis)
         if not isinstance(limit, Limit):
             raise ValidationError(f"{owner}: set_limit_params takes an artic.Limit, got {type(limit).__name__}")
-        self._check_in_scene_axis(axis, "limit")
+        if limit != Limit():
+            self._check_in_scene_axis(axis, "limit")
         # not bounded like positions: huge finite limits (URDFs use +-1e16) mean "unlimited" and overflow nothing
         low = _finite(owner, f"{AXIS_NAMES[axis]} limit low", limit.low)
         high = _finite(owner, f"{AXIS_NAMES[axis]} limit high", limit.high)
-        if low >= high:
+        if low >= high and (low, high) != (0.0, 0.0):  # Limit() is the default, "no limit"
             raise ValidationError(f"{owner}: {AXIS_NAMES[axis]} limit low {low} >= high {high}; give low < high")
         self._limit[axis] = Limit(low, high)
         self._changed()

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ValidationError
 from ..math.np_spatial import Transform
-from .types import Axis, Motion
+from .types import Axis, DriveType, Motion
 
 MAX_MAGNITUDE = 1e15  # largest |value| accepted for positions [m], velocities, forces, targets and gravity
 
@@ -122,6 +122,11 @@ def real_array(owner: str, what: str, value, shape: tuple, limit: float | None =
     return np.array(a, dtype=np.float32, order="C")  # a copy: callers may normalize it in place
 
 
+def _no_drive(d) -> bool:
+    """Whether a Drive is the joint's default (0, 0, 0, NONE)."""
+    return d.stiffness == 0.0 and d.damping == 0.0 and d.max_force == 0.0 and d.drive_type == DriveType.NONE
+
+
 def check_axis_settings(joint):
     """Settings that cannot act on the axis they were given (PhysX accepts them and ignores them, which hides a
     mistake): a drive, limit, drive target or joint state on a LOCKED axis is refused; a limit on a FREE axis only
@@ -131,15 +136,15 @@ def check_axis_settings(joint):
         motion = joint._motion[a]
         if motion == Motion.LOCKED:
             given = [what for what, unset in (
-                ("drive", joint._drive[a].__class__() == joint._drive[a]),
+                ("drive", _no_drive(joint._drive[a])),
                 ("limit", joint._limit[a].low == 0.0 and joint._limit[a].high == 0.0),
                 ("drive target", joint._drive_target[a] == 0.0), ("drive velocity", joint._drive_velocity[a] == 0.0),
                 ("joint position", joint._position[a] == 0.0), ("joint velocity", joint._velocity[a] == 0.0))
                      if not unset]
             if given:
                 raise ValidationError(f"{owner}: axis {a.name} is LOCKED but has a {' and a '.join(given)}, which "
-                                      f"would never act; unlock it with set_motion(Axis.{a.name}, ...) or leave "
-                                      "those unset on a locked axis")
+                                      f"would never act; unlock it with set_motion(Axis.{a.name}, ...) or reset "
+                                      "them (artic.Drive(), artic.Limit(), 0 for targets and state)")
         elif motion == Motion.FREE and (joint._limit[a].low != 0.0 or joint._limit[a].high != 0.0):
             lim = joint._limit[a]
             warnings.warn(f"{owner}: axis {a.name} has a limit [{lim.low}, {lim.high}] but is FREE, so the limit "
