@@ -124,9 +124,9 @@ class Scene:
         for link in art.get_links():
             for shape in link.shapes:
                 shape.check_contact_params()
-        per_env = sum(bytes_per_env(a.link_count, a.dof_count, not a.fix_base) for a in self.articulations + [art])
-        others = f" with the {len(self.articulations)} already added" if self.articulations else ""
-        check_fits("scene", self.num_envs, per_env, self.device, f"articulation '{art.name}'{others}")
+        # the arrays of the articulations already added are allocated, so available memory already excludes them
+        check_fits("scene", self.num_envs, bytes_per_env(art.link_count, art.dof_count, not art.fix_base),
+                   self.device, f"articulation '{art.name}'")
         with allocation_errors(f"articulation '{art.name}'", self.num_envs):
             view = ArticulationView(art, self._new_block([art], []))
         view.write_description()
