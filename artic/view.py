@@ -140,6 +140,9 @@ class ArticulationView:
         if not isinstance(cache, ArticulationCache) or cache.articulation is not self.art:
             raise ValidationError(f"articulation '{self.art.name}': the cache was not created by this articulation; "
                                   "use art.create_cache()")
+        if cache.num_envs != self.num_envs:  # a cache from before the articulation moved to another scene
+            raise ValidationError(f"articulation '{self.art.name}': the cache was created for {cache.num_envs} envs "
+                                  f"but its scene has {self.num_envs}; take a new one with art.create_cache()")
 
     def copy_internal_state_to_cache(self, cache, flags):
         self._check_cache(cache)

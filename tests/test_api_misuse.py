@@ -142,6 +142,31 @@ def test_cache_inputs_beyond_float32_range_are_refused_for_inverse_dynamics():
         art.compute_generalized_external_force(cache)
 
 
+def test_cache_from_another_scene_is_refused():
+    """A cache taken before the articulation moved to a scene with another env count is refused by name, not with
+    a broadcasting error."""
+    scene, art, cache = _in_scene()
+    scene.remove_articulation(art)
+    artic.Scene(E + 1).add_articulation(art)
+    with pytest.raises(ArticError, match=r"the cache was created for 2 envs but its scene has 3"):
+        art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+
+
+@pytest.mark.parametrize("action, message", [
+    (lambda lk: setattr(lk, "inertia", (1j, 1.0, 1.0)), "link 'arm': inertia is complex, must be 3 principal"),
+    (lambda lk: setattr(lk, "inertia", "abc"), "link 'arm': inertia is dtype <U3"),
+    (lambda lk: lk.set_mass_and_inertia_tensor(1.0, (0, 0, 0), [[1, 0], [0]]), "inertia tensor must be a finite"),
+    (lambda lk: lk.articulation.pack_joint_data(np.full((1, 6), "x")), "pack_joint_data input is dtype <U1"),
+    (lambda lk: lk.articulation.unpack_joint_data([1j]), "unpack_joint_data input is complex"),
+])
+def test_non_real_description_arrays_are_refused(action, message):
+    """Complex, string and ragged arrays given to the link and packing API raise an ArticError, not NumPy's
+    TypeError or ValueError."""
+    art = _pendulum()
+    with pytest.raises(ArticError, match=message):
+        action(art.get_link("arm"))
+
+
 # -- 3. settings that cannot act ------------------------------------------------------------------------------------
 
 

@@ -19,7 +19,7 @@ from .coupling import FixedTendon, MimicJoint, SpatialTendon, validate_couplings
 from .shapes import Shape, mass_properties
 from .types import AXIS_NAMES, LINEAR_AXES, ArticulationFlag, Axis, DriveType, JointType, Motion
 from .validate import as_transform as _as_transform, axis as _axis, bounded as _bounded, finite as _finite
-from .validate import check_axis_settings, flag_value
+from .validate import as_real as _as_real, check_axis_settings, flag_value
 
 _MAX_F32 = float(np.finfo(np.float32).max)
 
@@ -134,7 +134,7 @@ class Link:
 
     @inertia.setter
     def inertia(self, value):
-        v = np.asarray(value, dtype=float)
+        v = _as_real(self._owner(), "inertia", value, "3 principal moments")
         if v.shape != (3,):
             raise ValidationError(f"{self._owner()}: inertia must be 3 principal moments, got shape {v.shape}")
         for k in range(3):
@@ -149,7 +149,7 @@ class Link:
         """Set mass, COM (actor frame) and a full 3x3 inertia tensor about the COM (actor axes); the tensor is
         diagonalized into principal moments and the orientation of `cmass_local_pose`."""
         owner = self._owner()
-        tensor = np.asarray(inertia_tensor, dtype=float)
+        tensor = _as_real(owner, "inertia tensor", inertia_tensor, "a finite 3x3 matrix")
         if tensor.shape != (3, 3) or not np.all(np.isfinite(tensor)):
             raise ValidationError(f"{owner}: inertia tensor must be a finite 3x3 matrix, got {tensor!r}")
         if not np.allclose(tensor, tensor.T, atol=1e-9 * max(1.0, np.abs(tensor).max())):
@@ -725,7 +725,7 @@ class Articulation:
     def pack_joint_data(self, maximum, reduced=None):
         """Maximal (..., link_count-1, 6) per-axis data -> reduced (..., dof_count) in cache order."""
         topo = self._topology()
-        maximum = np.asarray(maximum)
+        maximum = _as_real(self._owner(), "pack_joint_data input", maximum)
         if maximum.shape[-2:] != (self.link_count - 1, 6):
             raise ValidationError(f"{self._owner()}: pack_joint_data expects shape (..., {self.link_count - 1}, 6), "
                                   f"got {maximum.shape}")
@@ -738,7 +738,7 @@ class Articulation:
     def unpack_joint_data(self, reduced, maximum=None):
         """Reduced (..., dof_count) in cache order -> maximal (..., link_count-1, 6), zeros on locked axes."""
         topo = self._topology()
-        reduced = np.asarray(reduced)
+        reduced = _as_real(self._owner(), "unpack_joint_data input", reduced)
         if reduced.shape[-1:] != (self.dof_count,):
             raise ValidationError(f"{self._owner()}: unpack_joint_data expects shape (..., {self.dof_count}), "
                                   f"got {reduced.shape}")

@@ -99,10 +99,9 @@ def positive_int(owner: str, what: str, value, maximum: int | None = None) -> in
     return int(value)
 
 
-def real_array(owner: str, what: str, value, shape: tuple, limit: float | None = MAX_MAGNITUDE) -> np.ndarray:
-    """`value` as a C-contiguous float32 array of exactly `shape`: real numbers (not complex, strings, objects or
-    booleans), finite, and (with `limit`) of magnitude at most `limit`."""
-    expect = f"a finite float32 array of shape {shape}"
+def as_real(owner: str, what: str, value, expect: str = "real numbers") -> np.ndarray:
+    """`value` as a float64 array of any shape, refusing complex numbers, strings, objects, booleans and ragged
+    sequences (NumPy would raise a TypeError or ValueError, or drop an imaginary part with a warning)."""
     try:
         a = np.asarray(value)
     except (TypeError, ValueError) as e:  # ragged nested sequences
@@ -110,6 +109,14 @@ def real_array(owner: str, what: str, value, shape: tuple, limit: float | None =
     if a.dtype.kind not in "fiu":
         kind = "complex" if a.dtype.kind == "c" else f"dtype {a.dtype}"
         raise ValidationError(f"{owner}: {what} is {kind}, must be {expect}")
+    return a.astype(np.float64)
+
+
+def real_array(owner: str, what: str, value, shape: tuple, limit: float | None = MAX_MAGNITUDE) -> np.ndarray:
+    """`value` as a C-contiguous float32 array of exactly `shape`: real numbers (not complex, strings, objects or
+    booleans), finite, and (with `limit`) of magnitude at most `limit`."""
+    expect = f"a finite float32 array of shape {shape}"
+    a = as_real(owner, what, value, expect)
     if a.shape != tuple(shape):
         raise ValidationError(f"{owner}: {what} has shape {a.shape}, expected {tuple(shape)}; it must be {expect}")
     if not np.all(np.isfinite(a)):
