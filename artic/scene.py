@@ -215,11 +215,10 @@ class Scene:
     def step(self, dt: float):
         """Advance every articulation of every env by dt seconds (one fused kernel launch per block). A scene
         without articulations or rigid bodies has nothing to simulate: the step warns once and leaves `time`."""
-        try:
-            dt = float(dt)
-        except (TypeError, ValueError):
-            raise ValidationError(f"scene: dt must be a number, got {dt!r}") from None
-        if not np.isfinite(dt) or dt <= 0.0:
+        if isinstance(dt, (bool, np.bool_)) or not isinstance(dt, (int, float, np.integer, np.floating)):
+            raise ValidationError(f"scene: dt must be a number, got {dt!r}")  # float("0.01") would accept a string
+        dt = float(dt)
+        if not np.isfinite(dt) or dt <= 0.0 or dt > MAX_MAGNITUDE:
             raise ValidationError(f"scene: dt must be a positive finite number of seconds, got {dt}")
         if not self.articulations:  # static actors alone never move: nothing is simulated, time stands still
             if not self._empty_step_warned:

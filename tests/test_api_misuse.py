@@ -304,6 +304,15 @@ def test_stepping_an_empty_scene_warns_once_and_time_stands_still():
     assert scene.time == 0.02
 
 
+@pytest.mark.parametrize("dt", ["0.01", True, 1j, None, 0.0, -0.01, float("nan"), 1e30])
+def test_step_refuses_dt_that_is_not_a_positive_number(dt):
+    """A string such as "0.01" is not converted silently, nor is a bool; dt must be a positive finite number."""
+    scene, _, _ = _in_scene()
+    with pytest.raises(ArticError, match="scene: dt must be a"):
+        scene.step(dt)
+    assert scene.time == 0.0
+
+
 # -- 6. threads -------------------------------------------------------------------------------------------------------
 
 
