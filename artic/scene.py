@@ -29,7 +29,7 @@ from .block import Block, block_joints, collision_groups, merge_wake_state, rest
 from .description.articulation import Articulation, Link
 from .description.joints import JointBase
 from .cache import CacheFlag
-from .description.validate import MAX_MAGNITUDE, positive_int, real_array
+from .description.validate import MAX_MAGNITUDE, finite, positive_int, real_array
 from .errors import StateError, TopologyError, ValidationError
 from .memory import MAX_ENVS, allocation_errors, bytes_per_env, check_fits
 from .joint_view import JointForces, JointFrames, JointView
@@ -89,8 +89,8 @@ class Scene:
             raise ValidationError(f"scene: contact_capacity must be a positive integer, got {contact_capacity!r}")
         self.contact_capacity = int(contact_capacity)  # most contact slots per articulation per env
         try:
-            corr = float(friction_correlation_distance)
-        except (TypeError, ValueError):
+            corr = finite("scene", "friction_correlation_distance", friction_correlation_distance)
+        except ValidationError:
             corr = float("nan")
         if not np.isfinite(corr) or corr <= 0.0:
             raise ValidationError(f"scene: friction_correlation_distance must be a positive length in metres, got "

@@ -230,6 +230,8 @@ def test_limit_on_a_free_axis_warns():
     (lambda j: j.set_drive_target(Axis.TWIST, 3e38), r"drive target 3e\+38 is beyond \+-1e\+15"),
     (lambda j: j.set_joint_velocity(Axis.TWIST, -1e20), r"joint velocity -1e\+20 is beyond"),
     (lambda j: setattr(j, "parent_pose", Transform((0.0, 0.0, 1e30))), r"position .* is beyond \+-1e\+15 m"),
+    (lambda j: setattr(j.child_link, "mass", "2"), r"link 'arm': mass must be a number, got '2'"),
+    (lambda j: j.set_drive_target(Axis.TWIST, True), "drive target must be a number, got True"),
     (lambda j: j.child_link.articulation.set_solver_iteration_counts("4"), r"\[1, 255\]"),
     (lambda j: j.child_link.articulation.set_solver_iteration_counts(4.7), r"\[1, 255\]"),
 ])
@@ -325,6 +327,11 @@ def test_set_cpu_threads_refuses_non_positive_integers(n):
 
 
 # -- 7. env counts and memory ---------------------------------------------------------------------------------------
+
+
+def test_scene_refuses_a_string_friction_correlation_distance():
+    with pytest.raises(ArticError, match="friction_correlation_distance must be a positive length"):
+        artic.Scene(1, friction_correlation_distance="0.025")
 
 
 @pytest.mark.parametrize("n", [0, -3, 2.0, True, np.bool_(True), "4", 1 << 31])

@@ -21,6 +21,9 @@ MAX_MAGNITUDE = 1e15  # largest |value| accepted for positions [m], velocities, 
 
 
 def finite(owner: str, what: str, value) -> float:
+    # float() would also read strings ("2") and booleans: refuse them instead of converting them silently
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise ValidationError(f"{owner}: {what} must be a number, got {value!r}")
     try:
         value = float(value)
     except (TypeError, ValueError):
