@@ -204,6 +204,13 @@ def test_limit_target_or_state_on_a_locked_axis_is_refused(action, what):
         action(art.get_joint("arm"))
 
 
+def test_clearing_the_limit_of_a_limited_axis_is_refused():
+    """Limit() clears a limit only where no limit is needed: on a LIMITED axis it would lock the joint at 0."""
+    _, art, _ = _in_scene()
+    with pytest.raises(ArticError, match=r"joint 'arm': twist limit low 0.0 >= high 0.0"):
+        art.get_joint("arm").set_limit_params(Axis.TWIST, Limit())
+
+
 def test_drive_on_a_locked_axis_is_refused_in_a_scene():
     _, art, _ = _in_scene()
     with pytest.raises(ArticError, match="joint 'arm': axis SWING2 is LOCKED, so a drive on it would never act"):

@@ -298,14 +298,14 @@ class Joint:
 
     # -- per-axis parameters --------------------------------------------------------------------------------------
     def _check_in_scene_axis(self, axis: Axis, what: str):
-        """In a scene the motions are frozen, so a limit or drive on a locked axis can be refused at once (out of a
-        scene, Joint.validate refuses it when the articulation is added)."""
+        """In a scene the motions are frozen, so a limit, drive, target or state on a locked axis can be refused at
+        once (out of a scene, Joint.validate refuses it when the articulation is added)."""
         if self.articulation._scene is not None and self._motion[axis] == Motion.LOCKED:
             raise ValidationError(f"{self._owner()}: axis {axis.name} is LOCKED, so a {what} on it would never act; "
                                   "set it on an unlocked axis")
 
     def set_limit_params(self, axis: Axis, limit: Limit):
-        """The range of a LIMITED axis, low < high; Limit() (the default) clears it."""
+        """The range of a LIMITED axis, low < high; Limit() (the default) clears the limit of another axis."""
         owner = self._owner()
         axis = _axis(owner, axis)
         if not isinstance(limit, Limit):
@@ -315,7 +315,8 @@ class Joint:
         # not bounded like positions: huge finite limits (URDFs use +-1e16) mean "unlimited" and overflow nothing
         low = _finite(owner, f"{AXIS_NAMES[axis]} limit low", limit.low)
         high = _finite(owner, f"{AXIS_NAMES[axis]} limit high", limit.high)
-        if low >= high and (low, high) != (0.0, 0.0):  # Limit() is the default, "no limit"
+        cleared = (low, high) == (0.0, 0.0) and self._motion[axis] != Motion.LIMITED  # Limit(): "no limit"
+        if low >= high and not cleared:
             raise ValidationError(f"{owner}: {AXIS_NAMES[axis]} limit low {low} >= high {high}; give low < high")
         self._limit[axis] = Limit(low, high)
         self._changed()
