@@ -363,13 +363,15 @@ def test_bytes_per_env_counts_the_mass_matrix_and_jacobian():
 def test_adding_an_articulation_that_does_not_fit_is_refused():
     """An articulation whose arrays exceed the device's memory in this many envs is refused when it is added,
     naming the memory it needs, before Warp allocates anything."""
-    art = _pendulum()
-    have, _ = available_bytes("cpu")
-    envs = have // bytes_per_env(2, 1, False) + 1
+    art = random_tree(np.random.default_rng(1), n_links=30, floating=True)
+    per_env = bytes_per_env(art.link_count, art.dof_count, True)
+    # twice what the machine has, so that other processes freeing or taking memory meanwhile change nothing; the
+    # one-body floor that Scene() checks is 2 kB per env, far below this articulation's
+    envs = 2 * available_bytes("cpu")[0] // per_env
     if envs >= 1 << 31:
         pytest.skip("this machine has too much memory for an int32 env count to exceed it")
     scene = artic.Scene(int(envs), device="cpu")
-    with pytest.raises(ArticError, match=rf"scene: articulation 'pend' in {envs} envs needs at least [\d.]+ GiB"):
+    with pytest.raises(ArticError, match=rf"scene: articulation 'random' in {envs} envs needs at least [\d.]+ GiB"):
         scene.add_articulation(art)
     assert scene.articulations == [] and art._scene is None
 
