@@ -5,6 +5,11 @@ Fields are NumPy arrays with a leading env dimension E; n = dof_count, L = link_
 about link COMs. Sizes are exact (PhysX over-allocates n + 6 and reports the used size; artic's arrays are the used
 size). artic adds `root_force`, the floating root's (force, torque) generalized force, so that
 `compute_joint_force` and `compute_joint_acceleration` are exact inverses for floating bases too.
+
+Fields are meant to be written in place (``cache.joint_position[:] = q``). A field the user replaced is checked
+where it is used, in one place (`checked_input`, `checked_output`): an input must be real, finite, of magnitude at
+most `description.validate.MAX_MAGNITUDE` and of the field's shape; an output must still be a writable float array of
+its shape.
 """
 
 from __future__ import annotations
@@ -12,6 +17,9 @@ from __future__ import annotations
 from enum import IntFlag
 
 import numpy as np
+
+from .description.validate import flag_value, real_array
+from .errors import ValidationError
 
 
 class CacheFlag(IntFlag):
@@ -69,6 +77,33 @@ class ArticulationCache:
         self.dense_jacobian = np.zeros((e, rows, ng), f)
         self.centroidal_momentum_matrix = np.zeros((e, 6, ng), f)
         self.centroidal_momentum_bias = np.zeros((e, 6), f)
+        self._shapes = {k: v.shape for k, v in vars(self).items() if isinstance(v, np.ndarray)}
+
+    def _owner(self) -> str:
+        return f"articulation '{self.articulation.name}'"
+
+    def checked_input(self, name: str) -> np.ndarray:
+        """Field `name` as a float32 array, refused with a ValidationError naming the field unless it is real (not
+        complex, string or object), finite, within +-MAX_MAGNITUDE and of the shape it was created with."""
+        return real_array(self._owner(), f"cache.{name}", getattr(self, name), self._shapes[name])
+
+    def checked_output(self, name: str) -> np.ndarray:
+        """Field `name`, to be written in place; refused if the user replaced it by anything but a writable float
+        array of its shape."""
+        a = getattr(self, name)
+        shape = self._shapes[name]
+        if isinstance(a, np.ndarray) and a.shape == shape and a.dtype.kind == "f" and a.flags.writeable:
+            return a
+        got = (f"{'a read-only' if not a.flags.writeable else 'an'} array of dtype {a.dtype} and shape {a.shape}"
+               if isinstance(a, np.ndarray) else f"an object of type {type(a).__name__} ({a!r:.40})")
+        raise ValidationError(f"{self._owner()}: cache.{name} was replaced by {got}; it must stay a writable float "
+                              f"array of shape {shape}. Write into it (cache.{name}[:] = ...) instead of assigning "
+                              "the attribute, or take a fresh cache with art.create_cache()")
 
     def __repr__(self):
         return f"ArticulationCache('{self.articulation.name}', envs={self.num_envs})"
+
+
+def cache_flags(owner: str, flags) -> CacheFlag:
+    """`flags` as a CacheFlag, refusing strings, non-integers and bits that are not PhysX cache flags."""
+    return flag_value(owner, "cache flags", flags, CacheFlag)

@@ -11,7 +11,10 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import warp as wp
+
+from .errors import ValidationError
 
 MIN_CHUNK = 64  # envs per chunk below which threading costs more than it saves
 _threads = max(1, os.cpu_count() or 1)
@@ -21,7 +24,9 @@ _pool: ThreadPoolExecutor | None = None
 def set_cpu_threads(n: int):
     """Threads used for CPU launches (default: the machine's core count; 1 disables threading)."""
     global _threads, _pool
-    _threads = max(1, int(n))
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValidationError(f"set_cpu_threads: the thread count must be a positive integer, got {n!r}")
+    _threads = int(n)
     if _pool is not None:
         _pool.shutdown(wait=True)
         _pool = None

@@ -29,7 +29,9 @@ from .block import Block, block_joints, collision_groups, merge_wake_state, rest
 from .description.articulation import Articulation, Link
 from .description.joints import JointBase
 from .cache import CacheFlag
+from .description.validate import MAX_MAGNITUDE, finite, positive_int, real_array
 from .errors import StateError, TopologyError, ValidationError
+from .memory import MAX_ENVS, allocation_errors, bytes_per_env, check_fits
 from .joint_view import JointForces, JointFrames, JointView
 from .status import NanPolicy, StatusMonitor, as_nan_policy, refresh_status
 from .step import SolverType
@@ -63,16 +65,21 @@ class ContactReport:
 class Scene:
     def __init__(self, num_envs: int = 1, gravity=(0.0, 0.0, -9.81), device=None, solver_type=SolverType.PGS,
                  contact_capacity: int = 512, friction_correlation_distance: float = 0.025, nan_policy="warn"):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValidationError(f"scene: num_envs must be a positive integer, got {num_envs!r}")
-        g = np.asarray(gravity, dtype=float)
-        if g.shape != (3,) or not np.all(np.isfinite(g)):
-            raise ValidationError(f"scene: gravity must be 3 finite numbers, got {gravity!r}")
+        num_envs = positive_int("scene", "num_envs", num_envs, MAX_ENVS)
+        try:
+            g = real_array("scene", "gravity", gravity, (3,), limit=None).astype(float)
+        except ValidationError:
+            raise ValidationError(f"scene: gravity must be 3 finite numbers, got {gravity!r}") from None
+        if np.abs(g).max() > MAX_MAGNITUDE:
+            raise ValidationError(f"scene: gravity {tuple(g)} is beyond +-{MAX_MAGNITUDE:g} m/s^2, which float32 "
+                                  "arithmetic cannot simulate; give a physical gravity")
         wp.init()
         try:
             self.device = wp.get_device(device)
         except (RuntimeError, ValueError) as e:
             raise ValidationError(f"scene: unknown device {device!r} ({e}); use None, 'cpu' or 'cuda:0'") from None
+        # anything a scene simulates costs at least one rigid body's arrays per env: refuse hopeless env counts now
+        check_fits("scene", num_envs, bytes_per_env(1, 0, True), self.device, "even a single rigid body")
         try:
             self.solver_type = SolverType(solver_type)
         except ValueError:
@@ -83,8 +90,8 @@ class Scene:
             raise ValidationError(f"scene: contact_capacity must be a positive integer, got {contact_capacity!r}")
         self.contact_capacity = int(contact_capacity)  # most contact slots per articulation per env
         try:
-            corr = float(friction_correlation_distance)
-        except (TypeError, ValueError):
+            corr = finite("scene", "friction_correlation_distance", friction_correlation_distance)
+        except ValidationError:
             corr = float("nan")
         if not np.isfinite(corr) or corr <= 0.0:
             raise ValidationError(f"scene: friction_correlation_distance must be a positive length in metres, got "
@@ -92,8 +99,9 @@ class Scene:
         # PxSceneDesc::frictionCorrelationDistance: contacts of a patch closer than this share one friction anchor
         self.friction_correlation_distance = corr  # [m]
         self.num_envs = int(num_envs)
-        self.gravity = tuple(g)
-        self.time = 0.0
+        self.gravity = tuple(g)  # read when an articulation is added: give gravity here, not by assigning it later
+        self.time = 0.0  # [s] simulated: the sum of the dt of every step that had something to simulate
+        self._empty_step_warned = False
         self._views: dict[int, ArticulationView] = {}
         self._joint_views: dict[int, JointView] = {}
         self._blocks: list[Block] = []
@@ -120,7 +128,11 @@ class Scene:
         for link in art.get_links():
             for shape in link.shapes:
                 shape.check_contact_params()
-        view = ArticulationView(art, self._new_block([art], []))
+        # the arrays of the articulations already added are allocated, so available memory already excludes them
+        check_fits("scene", self.num_envs, bytes_per_env(art.link_count, art.dof_count, not art.fix_base),
+                   self.device, f"articulation '{art.name}'")
+        with allocation_errors(f"articulation '{art.name}'", self.num_envs):
+            view = ArticulationView(art, self._new_block([art], []))
         view.write_description()
         art._scene = self
         self._views[id(art)] = view
@@ -206,13 +218,20 @@ class Scene:
             view.wake(np.ones(self.num_envs, bool))
 
     def step(self, dt: float):
-        """Advance every articulation of every env by dt seconds (one fused kernel launch per block)."""
-        try:
-            dt = float(dt)
-        except (TypeError, ValueError):
-            raise ValidationError(f"scene: dt must be a number, got {dt!r}") from None
-        if not np.isfinite(dt) or dt <= 0.0:
+        """Advance every articulation of every env by dt seconds (one fused kernel launch per block). A scene
+        without articulations or rigid bodies has nothing to simulate: the step warns once and leaves `time`."""
+        if isinstance(dt, (bool, np.bool_)) or not isinstance(dt, (int, float, np.integer, np.floating)):
+            raise ValidationError(f"scene: dt must be a number, got {dt!r}")  # float("0.01") would accept a string
+        dt = float(dt)
+        if not np.isfinite(dt) or dt <= 0.0 or dt > MAX_MAGNITUDE:
             raise ValidationError(f"scene: dt must be a positive finite number of seconds, got {dt}")
+        if not self.articulations:  # static actors alone never move: nothing is simulated, time stands still
+            if not self._empty_step_warned:
+                self._empty_step_warned = True
+                warnings.warn("scene: step() on a scene without articulations or rigid bodies simulates nothing and "
+                              "does not advance scene.time; add_articulation or add_actor(RigidDynamic) first",
+                              RuntimeWarning, stacklevel=2)
+            return
         freeze = self.nan_policy == NanPolicy.FREEZE
         for block in self._blocks:
             block.step(dt, self.solver_type, freeze)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .description.articulation import Articulation
 from .description.types import JointType
-from .cache import ArticulationCache, CacheFlag
+from .cache import ArticulationCache, CacheFlag, cache_flags
 from .control import write_description_targets
 from .data import build_data
 from .dynamics.aba import aba
@@ -21,6 +21,7 @@ from .dynamics.jacobian import dense_jacobian
 from .dynamics.kinematics import forward_kinematics, link_velocities
 from .dynamics.rnea import rnea
 from .errors import StateError, ValidationError
+from .memory import allocation_errors
 from .model import build_model, refresh_model
 from .state import write_description_state
 from .status import refresh_status
@@ -35,8 +36,9 @@ class ArticulationView:
         self.num_envs = block.num_envs
         self.gravity = block.gravity
         self.device = block.device
-        self.model = build_model(art, self.device)
-        self.data = build_data(self.model, self.num_envs, self.device)
+        with allocation_errors(f"articulation '{art.name}'", self.num_envs):
+            self.model = build_model(art, self.device)
+            self.data = build_data(self.model, self.num_envs, self.device)
         self._revolute_dofs, self._spherical_dofs = self._position_ranges()
         self._model_dirty = False  # description parameters changed since the model was uploaded
         self.bind(block)
@@ -141,94 +143,88 @@ class ArticulationView:
         if not isinstance(cache, ArticulationCache) or cache.articulation is not self.art:
             raise ValidationError(f"articulation '{self.art.name}': the cache was not created by this articulation; "
                                   "use art.create_cache()")
-
-    def _input(self, cache, name: str, shape) -> np.ndarray:
-        """A cache field checked for shape and finiteness before it reaches the device."""
-        a = np.asarray(getattr(cache, name))
-        if a.shape != shape:
-            raise ValidationError(f"articulation '{self.art.name}': cache.{name} has shape {a.shape}, "
-                                  f"expected {shape}; do not replace cache arrays with arrays of another shape")
-        if not np.all(np.isfinite(a)):
-            bad = np.argwhere(~np.isfinite(a))[0]
-            raise ValidationError(f"articulation '{self.art.name}': cache.{name} has a non-finite value at index "
-                                  f"{tuple(int(i) for i in bad)}")
-        return np.ascontiguousarray(a, dtype=np.float32)
+        if cache.num_envs != self.num_envs:  # a cache from before the articulation moved to another scene
+            raise ValidationError(f"articulation '{self.art.name}': the cache was created for {cache.num_envs} envs "
+                                  f"but its scene has {self.num_envs}; take a new one with art.create_cache()")
 
     def copy_internal_state_to_cache(self, cache, flags):
         self._check_cache(cache)
-        flags = CacheFlag(flags)
+        flags = cache_flags(f"articulation '{self.art.name}'", flags)
         s, c, d = self.state, self.control, self.data
         if flags & CacheFlag.LINK_VELOCITY:
             self.ensure_velocities()
         if flags & CacheFlag.POSITION:
-            cache.joint_position[:] = s.joint_q.numpy()
+            cache.checked_output("joint_position")[:] = s.joint_q.numpy()
         if flags & CacheFlag.VELOCITY:
-            cache.joint_velocity[:] = s.joint_qd.numpy()
+            cache.checked_output("joint_velocity")[:] = s.joint_qd.numpy()
         if flags & CacheFlag.ACCELERATION:
-            cache.joint_acceleration[:] = d.joint_acceleration.numpy()
+            cache.checked_output("joint_acceleration")[:] = d.joint_acceleration.numpy()
         if flags & CacheFlag.FORCE:
-            cache.joint_force[:] = c.joint_force.numpy()
+            cache.checked_output("joint_force")[:] = c.joint_force.numpy()
         if flags & CacheFlag.JOINT_TARGET_POSITIONS:
-            cache.joint_target_positions[:] = c.joint_target_position.numpy()
+            cache.checked_output("joint_target_positions")[:] = c.joint_target_position.numpy()
         if flags & CacheFlag.JOINT_TARGET_VELOCITIES:
-            cache.joint_target_velocities[:] = c.joint_target_velocity.numpy()
+            cache.checked_output("joint_target_velocities")[:] = c.joint_target_velocity.numpy()
         if flags & CacheFlag.ROOT_TRANSFORM:
-            cache.root_transform[:] = s.root_pose.numpy()[:, 0]
+            cache.checked_output("root_transform")[:] = s.root_pose.numpy()[:, 0]
         if flags & CacheFlag.ROOT_VELOCITIES:
-            cache.root_linear_velocity[:] = s.root_lin_vel.numpy()[:, 0]
-            cache.root_angular_velocity[:] = s.root_ang_vel.numpy()[:, 0]
+            cache.checked_output("root_linear_velocity")[:] = s.root_lin_vel.numpy()[:, 0]
+            cache.checked_output("root_angular_velocity")[:] = s.root_ang_vel.numpy()[:, 0]
             acc = d.link_acceleration.numpy()[:, 0]
-            cache.root_linear_acceleration[:] = acc[:, :3]
-            cache.root_angular_acceleration[:] = acc[:, 3:]
+            cache.checked_output("root_linear_acceleration")[:] = acc[:, :3]
+            cache.checked_output("root_angular_acceleration")[:] = acc[:, 3:]
         if flags & CacheFlag.LINK_VELOCITY:
-            cache.link_velocity[:] = s.link_velocity.numpy()
+            cache.checked_output("link_velocity")[:] = s.link_velocity.numpy()
         if flags & CacheFlag.LINK_ACCELERATION:
-            cache.link_acceleration[:] = d.link_acceleration.numpy()
+            cache.checked_output("link_acceleration")[:] = d.link_acceleration.numpy()
         if flags & CacheFlag.LINK_INCOMING_JOINT_FORCE:
-            cache.link_incoming_joint_force[:] = d.link_incoming_joint_force.numpy()
+            cache.checked_output("link_incoming_joint_force")[:] = d.link_incoming_joint_force.numpy()
         if flags & CacheFlag.LINK_FORCE:
-            cache.link_force[:] = c.link_force.numpy()
+            cache.checked_output("link_force")[:] = c.link_force.numpy()
         if flags & CacheFlag.LINK_TORQUE:
-            cache.link_torque[:] = c.link_torque.numpy()
+            cache.checked_output("link_torque")[:] = c.link_torque.numpy()
+
+    # cache fields each apply_cache flag reads
+    _APPLIED = ((CacheFlag.POSITION, ("joint_position",)), (CacheFlag.VELOCITY, ("joint_velocity",)),
+                (CacheFlag.ROOT_TRANSFORM, ("root_transform",)),
+                (CacheFlag.ROOT_VELOCITIES, ("root_linear_velocity", "root_angular_velocity")),
+                (CacheFlag.FORCE, ("joint_force",)), (CacheFlag.JOINT_TARGET_POSITIONS, ("joint_target_positions",)),
+                (CacheFlag.JOINT_TARGET_VELOCITIES, ("joint_target_velocities",)),
+                (CacheFlag.LINK_FORCE, ("link_force",)), (CacheFlag.LINK_TORQUE, ("link_torque",)))
 
     def apply_cache(self, cache, flags):
         self._check_cache(cache)
-        flags = CacheFlag(flags)
-        e, n, nl = self.num_envs, self.model.dof_count, self.model.link_count
-        s, c = self.state, self.control
         name = self.art.name
+        flags = cache_flags(f"articulation '{name}'", flags)
+        # every field is checked before any is written, so a refused call changes nothing
+        v = {f: cache.checked_input(f) for flag, fields in self._APPLIED if flags & flag for f in fields}
+        s, c = self.state, self.control
         if flags & CacheFlag.POSITION:
-            q = self._input(cache, "joint_position", (e, n))
+            q = v["joint_position"]
             if self._revolute_dofs.size and np.abs(q[:, self._revolute_dofs]).max() > 2 * np.pi + 1e-6:
                 raise ValidationError(f"articulation '{name}': REVOLUTE joint positions must lie in [-2pi, 2pi]; "
                                       "use REVOLUTE_UNWRAPPED for unbounded angles")
             if self._spherical_dofs.size and np.abs(q[:, self._spherical_dofs]).max() > np.pi + 1e-6:
                 raise ValidationError(f"articulation '{name}': SPHERICAL joint positions must lie in [-pi, pi]")
-            s.joint_q.assign(q)
-        if flags & CacheFlag.VELOCITY:
-            s.joint_qd.assign(self._input(cache, "joint_velocity", (e, n)))
         if flags & CacheFlag.ROOT_TRANSFORM:
-            x = self._input(cache, "root_transform", (e, 7)).copy()
+            x = v["root_transform"]
             norms = np.linalg.norm(x[:, 3:], axis=1)
             if np.any(np.abs(norms - 1.0) > 1e-3):
                 raise ValidationError(f"articulation '{name}': cache.root_transform quaternions (x, y, z, w) must "
                                       f"be unit length; got norms {norms[np.abs(norms - 1) > 1e-3][:3]}")
             x[:, 3:] /= norms[:, None]
-            s.root_pose.assign(x[:, None])
-        if flags & CacheFlag.ROOT_VELOCITIES:
-            s.root_lin_vel.assign(self._input(cache, "root_linear_velocity", (e, 3))[:, None])
-            s.root_ang_vel.assign(self._input(cache, "root_angular_velocity", (e, 3))[:, None])
-        if flags & CacheFlag.FORCE:
-            c.joint_force.assign(self._input(cache, "joint_force", (e, n)))
-        if flags & CacheFlag.JOINT_TARGET_POSITIONS:
-            c.joint_target_position.assign(self._input(cache, "joint_target_positions", (e, n)))
-        if flags & CacheFlag.JOINT_TARGET_VELOCITIES:
-            c.joint_target_velocity.assign(self._input(cache, "joint_target_velocities", (e, n)))
-        if flags & CacheFlag.LINK_FORCE:
-            c.link_force.assign(self._input(cache, "link_force", (e, nl, 3)))
-        if flags & CacheFlag.LINK_TORQUE:
-            c.link_torque.assign(self._input(cache, "link_torque", (e, nl, 3)))
-        self.wake(self._wake_mask(cache, flags))
+        targets = {"joint_position": s.joint_q, "joint_velocity": s.joint_qd, "joint_force": c.joint_force,
+                   "joint_target_positions": c.joint_target_position,
+                   "joint_target_velocities": c.joint_target_velocity, "link_force": c.link_force,
+                   "link_torque": c.link_torque}
+        roots = {"root_transform": s.root_pose, "root_linear_velocity": s.root_lin_vel,
+                 "root_angular_velocity": s.root_ang_vel}  # (E, 1, k) device arrays
+        for f, a in v.items():
+            if f in roots:
+                roots[f].assign(a[:, None])
+            else:
+                targets[f].assign(a)
+        self.wake(self._wake_mask(v))
         if flags & (CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM):
             self.update_kinematics()  # link poses now; link velocities when next asked for
         if flags & (CacheFlag.VELOCITY | CacheFlag.ROOT_VELOCITIES):
@@ -236,43 +232,34 @@ class ArticulationView:
         if flags & _STATE_FLAGS:
             refresh_status(self.block)  # a reset to a finite state clears the env's non-finite status
 
-    def _wake_mask(self, cache, flags) -> np.ndarray:
-        """Envs that applying these fields wakes: non-zero velocities or forces, targets away from the state."""
+    def _wake_mask(self, applied: dict) -> np.ndarray:
+        """Envs that applying these (checked) fields wakes: non-zero velocities or forces, targets away from the
+        state."""
         mask = np.zeros(self.num_envs, bool)
-
-        def nonzero(name):
-            a = getattr(cache, name)
-            return np.any(a.reshape(a.shape[0], -1) != 0, axis=1)
-
-        for flag, names in ((CacheFlag.VELOCITY, ("joint_velocity",)), (CacheFlag.FORCE, ("joint_force",)),
-                            (CacheFlag.ROOT_VELOCITIES, ("root_linear_velocity", "root_angular_velocity")),
-                            (CacheFlag.LINK_FORCE, ("link_force",)), (CacheFlag.LINK_TORQUE, ("link_torque",)),
-                            (CacheFlag.JOINT_TARGET_VELOCITIES, ("joint_target_velocities",))):
-            if flags & flag:
-                for name in names:
-                    mask |= nonzero(name)
-        if flags & CacheFlag.JOINT_TARGET_POSITIONS:
-            mask |= np.any(cache.joint_target_positions != self.state.joint_q.numpy(), axis=1)
+        for name, a in applied.items():
+            if name == "joint_target_positions":
+                mask |= np.any(a != self.state.joint_q.numpy(), axis=1)
+            elif name not in ("joint_position", "root_transform"):
+                mask |= np.any(a.reshape(a.shape[0], -1) != 0, axis=1)
         return mask
 
     # -- inverse dynamics -----------------------------------------------------------------------------------------
     def _gen(self, cache, joint_field: str, root_fields) -> np.ndarray:
         """A generalized (E, N) vector from cache fields: the floating root's six entries, then the joints."""
-        e, n = self.num_envs, self.model.dof_count
-        joints = self._input(cache, joint_field, (e, n))
+        joints = cache.checked_input(joint_field)
         if not self.model.floating:
             return joints
-        parts = [self._input(cache, f, (e, k)) for f, k in root_fields]
+        parts = [cache.checked_input(f) for f in root_fields]
         return np.concatenate(parts + [joints], axis=1)
 
     def _velocities(self, cache):
-        return self._gen(cache, "joint_velocity", [("root_linear_velocity", 3), ("root_angular_velocity", 3)])
+        return self._gen(cache, "joint_velocity", ["root_linear_velocity", "root_angular_velocity"])
 
-    def _split(self, gen: np.ndarray, joint_out: np.ndarray, root_out: np.ndarray | None):
+    def _split(self, gen: np.ndarray, cache, joint_out: str, root_out: str | None):
         off = self.model.gen_offset
-        joint_out[:] = gen[:, off:]
+        cache.checked_output(joint_out)[:] = gen[:, off:]
         if off and root_out is not None:
-            root_out[:] = gen[:, :off]
+            cache.checked_output(root_out)[:] = gen[:, :off]
 
     def common_init(self):
         self.update_kinematics()
@@ -281,7 +268,7 @@ class ArticulationView:
         self._check_cache(cache)
         self.ensure_kinematics()
         crba(self.model, self.data)
-        cache.mass_matrix[:] = self.data.mass_matrix.numpy()
+        cache.checked_output("mass_matrix")[:] = self.data.mass_matrix.numpy()
 
     def compute_gravity_compensation(self, cache):
         self._check_cache(cache)
@@ -289,7 +276,7 @@ class ArticulationView:
         self.data.gen_v.zero_()
         self.data.gen_a.zero_()
         rnea(self.model, self.data, self.gravity, use_fext=False)
-        cache.gravity_compensation_force[:] = self.data.gen_f.numpy()
+        cache.checked_output("gravity_compensation_force")[:] = self.data.gen_f.numpy()
 
     def _coriolis(self, cache):
         self.data.gen_v.assign(self._velocities(cache))
@@ -300,24 +287,24 @@ class ArticulationView:
         self._check_cache(cache)
         self.ensure_kinematics()
         self._coriolis(cache)
-        cache.coriolis_force[:] = self.data.gen_f.numpy()
+        cache.checked_output("coriolis_force")[:] = self.data.gen_f.numpy()
 
     def compute_generalized_external_force(self, cache):
         self._check_cache(cache)
         self.ensure_kinematics()
         d = self.data
-        d.link_fext.assign(self._input(cache, "external_forces", (self.num_envs, self.model.link_count, 6)))
+        d.link_fext.assign(cache.checked_input("external_forces"))
         d.gen_v.zero_()
         d.gen_a.zero_()
         rnea(self.model, d, _ZERO_G, use_fext=True)
-        self._split(d.gen_f.numpy(), cache.joint_force, cache.root_force)
+        self._split(d.gen_f.numpy(), cache, "joint_force", "root_force")
 
     def compute_joint_acceleration(self, cache):
         self._check_cache(cache)
         self.ensure_kinematics()
         d = self.data
         d.gen_v.assign(self._velocities(cache))
-        forces = self._gen(cache, "joint_force", [("root_force", 6)])
+        forces = self._gen(cache, "joint_force", ["root_force"])
         d.gen_f.assign(forces)
         aba(self.model, d, self.gravity, use_fext=False)
         gen = d.gen_a.numpy()
@@ -326,26 +313,26 @@ class ArticulationView:
             raise StateError(f"articulation '{self.art.name}': joint accelerations are not finite in env(s) "
                              f"{envs[:5].tolist()}; the joint-space inertia is singular there (a link with a free "
                              "dof but no mass or inertia below it?); give such links mass and inertia or armature")
-        self._split(gen, cache.joint_acceleration, None)
+        self._split(gen, cache, "joint_acceleration", None)
         if self.model.floating:
-            cache.root_linear_acceleration[:] = gen[:, :3]
-            cache.root_angular_acceleration[:] = gen[:, 3:6]
+            cache.checked_output("root_linear_acceleration")[:] = gen[:, :3]
+            cache.checked_output("root_angular_acceleration")[:] = gen[:, 3:6]
 
     def compute_joint_force(self, cache):
         self._check_cache(cache)
         self.ensure_kinematics()
         d = self.data
         d.gen_v.assign(self._velocities(cache))
-        d.gen_a.assign(self._gen(cache, "joint_acceleration", [("root_linear_acceleration", 3),
-                                                                ("root_angular_acceleration", 3)]))
+        d.gen_a.assign(self._gen(cache, "joint_acceleration", ["root_linear_acceleration",
+                                                                "root_angular_acceleration"]))
         rnea(self.model, d, _ZERO_G, use_fext=False)
-        self._split(d.gen_f.numpy(), cache.joint_force, cache.root_force)
+        self._split(d.gen_f.numpy(), cache, "joint_force", "root_force")
 
     def compute_dense_jacobian(self, cache) -> tuple[int, int]:
         self._check_cache(cache)
         self.ensure_kinematics()
         dense_jacobian(self.model, self.data)
-        cache.dense_jacobian[:] = self.data.jacobian.numpy()
+        cache.checked_output("dense_jacobian")[:] = self.data.jacobian.numpy()
         return cache.dense_jacobian.shape[1], cache.dense_jacobian.shape[2]
 
     def compute_centroidal_momentum_matrix(self, cache):
@@ -358,8 +345,8 @@ class ArticulationView:
         self._coriolis(cache)
         centroidal_momentum(self.model, self.data, self.data.gen_f, self.data.centroidal_matrix,
                             self.data.centroidal_bias)
-        cache.centroidal_momentum_matrix[:] = self.data.centroidal_matrix.numpy()
-        cache.centroidal_momentum_bias[:] = self.data.centroidal_bias.numpy()
+        cache.checked_output("centroidal_momentum_matrix")[:] = self.data.centroidal_matrix.numpy()
+        cache.checked_output("centroidal_momentum_bias")[:] = self.data.centroidal_bias.numpy()
 
     def compute_articulation_com(self, root_frame: bool) -> np.ndarray:
         self.ensure_kinematics()

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ValidationError
+from ..errors import StateError, ValidationError
 from ..math.np_spatial import Transform, quat_from_matrix
 from .articulation import Articulation, _as_transform
+from .validate import bounded
 from .shapes import Material, Plane, Shape, TriangleMesh
 
 
@@ -34,7 +35,8 @@ class RigidStatic:
             raise ValidationError(f"static actor '{self.name}': attach_shape takes an artic shape, got "
                                   f"{type(shape).__name__}")
         if self._scene is not None:
-            raise ValidationError(f"static actor '{self.name}' is in a scene; attach shapes before add_actor")
+            raise StateError(f"static actor '{self.name}' is in a scene, whose collision pairs are built already; "
+                             "attach shapes before scene.add_actor (or remove_actor, attach, add_actor again)")
         shape.check_contact_params()
         self.shapes.append(shape)
         return shape
@@ -104,12 +106,13 @@ class RigidDynamic:
 def create_ground_plane(height: float = 0.0, material: Material | None = None, normal=(0.0, 0.0, 1.0),
                         name: str = "ground") -> RigidStatic:
     """A static plane {x : normal . x = height} whose solid side is below (PxCreatePlane)."""
-    n = np.asarray(normal, dtype=float)
+    try:
+        n = np.asarray(normal, dtype=float)
+    except (TypeError, ValueError):  # strings, complex numbers
+        n = np.full(3, np.nan)
     if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) < 1e-9:
         raise ValidationError(f"ground plane '{name}': normal must be a non-zero 3-vector, got {normal!r}")
-    h = float(height)
-    if not np.isfinite(h):
-        raise ValidationError(f"ground plane '{name}': height must be finite, got {height!r}")
+    h = bounded(f"ground plane '{name}'", "height", height)
     n = n / np.linalg.norm(n)
     # the plane shape's solid half-space is x <= 0 of its frame: put the frame's x axis along the normal
     helper = np.array([0.0, 0.0, 1.0]) if abs(n[2]) < 0.9 else np.array([1.0, 0.0, 0.0])

@@ -18,18 +18,10 @@ from ..math.np_spatial import Transform, quat_from_matrix
 from .coupling import FixedTendon, MimicJoint, SpatialTendon, validate_couplings
 from .shapes import Shape, mass_properties
 from .types import AXIS_NAMES, LINEAR_AXES, ArticulationFlag, Axis, DriveType, JointType, Motion
+from .validate import as_transform as _as_transform, axis as _axis, bounded as _bounded, finite as _finite
+from .validate import as_real as _as_real, check_axis_settings, flag_value
 
 _MAX_F32 = float(np.finfo(np.float32).max)
-
-
-def _finite(owner: str, what: str, value) -> float:
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValidationError(f"{owner}: {what} must be a number, got {value!r}") from None
-    if not np.isfinite(value):
-        raise ValidationError(f"{owner}: {what} must be finite, got {value}")
-    return value
 
 
 def _nonneg(owner: str, what: str, value) -> float:
@@ -65,30 +57,6 @@ def _pose_property(name: str, doc: str):
         self._changed("model")
 
     return property(get, set_, doc=doc)
-
-
-def _as_transform(owner: str, what: str, pose) -> Transform:
-    if pose is None:
-        return Transform()
-    if not isinstance(pose, Transform):
-        try:
-            p, q = pose
-            pose = Transform(p, q)
-        except (TypeError, ValueError):
-            raise ValidationError(f"{owner}: {what} must be a Transform or a (p, q) pair, got {pose!r}") from None
-    if not pose.is_finite():
-        raise ValidationError(f"{owner}: {what} is not finite: {pose}")
-    n = np.linalg.norm(pose.q)
-    if abs(n - 1.0) > 1e-3:
-        raise ValidationError(f"{owner}: {what} quaternion {pose.q} is not unit length (norm {n:.6g}); normalize it")
-    return Transform(pose.p, pose.q / n)
-
-
-def _axis(owner: str, axis) -> Axis:
-    try:
-        return Axis(axis)
-    except ValueError:
-        raise ValidationError(f"{owner}: unknown axis {axis!r}; use artic.Axis (TWIST..Z)") from None
 
 
 @dataclass
@@ -166,7 +134,7 @@ class Link:
 
     @inertia.setter
     def inertia(self, value):
-        v = np.asarray(value, dtype=float)
+        v = _as_real(self._owner(), "inertia", value, "3 principal moments")
         if v.shape != (3,):
             raise ValidationError(f"{self._owner()}: inertia must be 3 principal moments, got shape {v.shape}")
         for k in range(3):
@@ -181,7 +149,7 @@ class Link:
         """Set mass, COM (actor frame) and a full 3x3 inertia tensor about the COM (actor axes); the tensor is
         diagonalized into principal moments and the orientation of `cmass_local_pose`."""
         owner = self._owner()
-        tensor = np.asarray(inertia_tensor, dtype=float)
+        tensor = _as_real(owner, "inertia tensor", inertia_tensor, "a finite 3x3 matrix")
         if tensor.shape != (3, 3) or not np.all(np.isfinite(tensor)):
             raise ValidationError(f"{owner}: inertia tensor must be a finite 3x3 matrix, got {tensor!r}")
         if not np.allclose(tensor, tensor.T, atol=1e-9 * max(1.0, np.abs(tensor).max())):
@@ -198,7 +166,12 @@ class Link:
         self._changed()
 
     def attach_shape(self, shape: Shape) -> Shape:
-        """Attach a collision shape (mass properties with update_mass_and_inertia, and contacts)."""
+        """Attach a collision shape (mass properties with update_mass_and_inertia, and contacts). Only while the
+        articulation is out of a scene: a scene builds its collision pairs from the shapes when it is added."""
+        if self.articulation._scene is not None:
+            raise StateError(f"{self._owner()}: attach_shape while {self.articulation._owner()} is in a scene would "
+                             "never collide; attach shapes before scene.add_articulation (or remove it, attach, and "
+                             "add it again, which restarts it from its description)")
         if not isinstance(shape, Shape) or type(shape).__name__ in ("Plane", "TriangleMesh"):
             raise ValidationError(f"{self._owner()}: attach_shape takes an artic shape other than Plane or "
                                   f"TriangleMesh (those belong on a RigidStatic), got {type(shape).__name__}")
@@ -324,12 +297,26 @@ class Joint:
         return [Axis(a) for a in range(6) if self._motion[a] != Motion.LOCKED]
 
     # -- per-axis parameters --------------------------------------------------------------------------------------
+    def _check_in_scene_axis(self, axis: Axis, what: str):
+        """In a scene the motions are frozen, so a limit, drive, target or state on a locked axis can be refused at
+        once (out of a scene, Joint.validate refuses it when the articulation is added)."""
+        if self.articulation._scene is not None and self._motion[axis] == Motion.LOCKED:
+            raise ValidationError(f"{self._owner()}: axis {axis.name} is LOCKED, so a {what} on it would never act; "
+                                  "set it on an unlocked axis")
+
     def set_limit_params(self, axis: Axis, limit: Limit):
+        """The range of a LIMITED axis, low < high; Limit() (the default) clears the limit of another axis."""
         owner = self._owner()
         axis = _axis(owner, axis)
+        if not isinstance(limit, Limit):
+            raise ValidationError(f"{owner}: set_limit_params takes an artic.Limit, got {type(limit).__name__}")
+        if limit != Limit():
+            self._check_in_scene_axis(axis, "limit")
+        # not bounded like positions: huge finite limits (URDFs use +-1e16) mean "unlimited" and overflow nothing
         low = _finite(owner, f"{AXIS_NAMES[axis]} limit low", limit.low)
         high = _finite(owner, f"{AXIS_NAMES[axis]} limit high", limit.high)
-        if low >= high:
+        cleared = (low, high) == (0.0, 0.0) and self._motion[axis] != Motion.LIMITED  # Limit(): "no limit"
+        if low >= high and not cleared:
             raise ValidationError(f"{owner}: {AXIS_NAMES[axis]} limit low {low} >= high {high}; give low < high")
         self._limit[axis] = Limit(low, high)
         self._changed()
@@ -342,6 +329,10 @@ class Joint:
         owner = self._owner()
         axis = _axis(owner, axis)
         name = AXIS_NAMES[axis]
+        if not isinstance(drive, Drive):
+            raise ValidationError(f"{owner}: set_drive_params takes an artic.Drive, got {type(drive).__name__}")
+        if drive != Drive():
+            self._check_in_scene_axis(axis, "drive")
         try:
             drive_type = DriveType(drive.drive_type)
         except ValueError:
@@ -361,6 +352,9 @@ class Joint:
     def set_friction_params(self, axis: Axis, params: FrictionParams):
         owner, axis = self._owner(), _axis(self._owner(), axis)
         name = AXIS_NAMES[axis]
+        if not isinstance(params, FrictionParams):
+            raise ValidationError(f"{owner}: set_friction_params takes an artic.FrictionParams, got "
+                                  f"{type(params).__name__}")
         self._friction_params[axis] = FrictionParams(
             _nonneg(owner, f"{name} static friction effort", params.static_friction_effort),
             _nonneg(owner, f"{name} dynamic friction effort", params.dynamic_friction_effort),
@@ -375,8 +369,11 @@ class Joint:
     def _set_axis_value(self, store, axis, value, what, nonneg=False, kind="model"):
         owner = self._owner()
         axis = _axis(owner, axis)
-        check = _nonneg if nonneg else _finite
-        store[axis] = check(owner, f"{AXIS_NAMES[axis]} {what}", value)
+        check = _nonneg if nonneg else _bounded
+        value = check(owner, f"{AXIS_NAMES[axis]} {what}", value)
+        if kind != "model" and value != 0.0:
+            self._check_in_scene_axis(axis, what)
+        store[axis] = value
         self._changed(kind)
 
     def set_drive_target(self, axis: Axis, target: float):
@@ -450,6 +447,7 @@ class Joint:
                 raise ValidationError(f"{owner}: a REVOLUTE position must lie in [-2pi, 2pi], got {self._position[a]}")
             if t == JointType.SPHERICAL and abs(self._position[a]) > np.pi:
                 raise ValidationError(f"{owner}: a SPHERICAL position must lie in [-pi, pi], got {self._position[a]}")
+        check_axis_settings(self)
 
 
 @dataclass
@@ -609,7 +607,9 @@ class Articulation:
 
     # -- flags and solver settings --------------------------------------------------------------------------------
     def set_articulation_flag(self, flag: ArticulationFlag, value: bool = True):
-        flag = ArticulationFlag(flag)
+        flag = flag_value(self._owner(), "articulation flag", flag, ArticulationFlag)
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValidationError(f"{self._owner()}: set_articulation_flag value must be True or False, got {value!r}")
         if flag & ArticulationFlag.FIX_BASE:
             self._check_topology_change(self._owner(), "changing FIX_BASE")
         self._flags = (self._flags | flag) if value else (self._flags & ~flag)
@@ -624,10 +624,11 @@ class Articulation:
 
     def set_solver_iteration_counts(self, min_position_iters: int, min_velocity_iters: int = 1):
         """Position iterations in [1, 255], velocity iterations in [0, 255] (PhysX defaults 4 / 1)."""
-        p, v = int(min_position_iters), int(min_velocity_iters)
-        if not (1 <= p <= 255 and 0 <= v <= 255):
+        p, v = min_position_iters, min_velocity_iters
+        if any(isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) for x in (p, v)) \
+                or not (1 <= p <= 255 and 0 <= v <= 255):
             raise ValidationError(f"{self._owner()}: iteration counts must be in [1, 255] and [0, 255], got {p}, {v}")
-        self._iterations = (p, v)
+        self._iterations = (int(p), int(v))
         self._changed("model")
 
     def get_solver_iteration_counts(self) -> tuple[int, int]:
@@ -725,7 +726,7 @@ class Articulation:
     def pack_joint_data(self, maximum, reduced=None):
         """Maximal (..., link_count-1, 6) per-axis data -> reduced (..., dof_count) in cache order."""
         topo = self._topology()
-        maximum = np.asarray(maximum)
+        maximum = _as_real(self._owner(), "pack_joint_data input", maximum)
         if maximum.shape[-2:] != (self.link_count - 1, 6):
             raise ValidationError(f"{self._owner()}: pack_joint_data expects shape (..., {self.link_count - 1}, 6), "
                                   f"got {maximum.shape}")
@@ -738,7 +739,7 @@ class Articulation:
     def unpack_joint_data(self, reduced, maximum=None):
         """Reduced (..., dof_count) in cache order -> maximal (..., link_count-1, 6), zeros on locked axes."""
         topo = self._topology()
-        reduced = np.asarray(reduced)
+        reduced = _as_real(self._owner(), "unpack_joint_data input", reduced)
         if reduced.shape[-1:] != (self.dof_count,):
             raise ValidationError(f"{self._owner()}: unpack_joint_data expects shape (..., {self.dof_count}), "
                                   f"got {reduced.shape}")

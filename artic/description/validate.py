@@ -1,0 +1,161 @@
+"""Checks shared by the description API, the cache and the scene: numbers, poses, axes, flag values and arrays.
+
+Each raises a `ValidationError` that names the owner (``joint 'elbow'``, ``articulation 'arm'``...) and the field,
+and says what is expected. `MAX_MAGNITUDE` bounds state-like quantities (positions, velocities, forces, targets,
+gravity): artic computes in float32, whose largest value is 3.4e38, and products of two values beyond 1e15 (a force
+times a lever arm, a velocity squared in an energy) already leave float32's precise range, so such inputs are refused
+rather than allowed to turn into inf or NaN inside the step.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..errors import ValidationError
+from ..math.np_spatial import Transform
+from .types import Axis, DriveType, Motion
+
+MAX_MAGNITUDE = 1e15  # largest |value| accepted for positions [m], velocities, forces, targets and gravity
+
+
+def finite(owner: str, what: str, value) -> float:
+    # float() would also read strings ("2") and booleans: refuse them instead of converting them silently
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise ValidationError(f"{owner}: {what} must be a number, got {value!r}")
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{owner}: {what} must be a number, got {value!r}") from None
+    if not np.isfinite(value):
+        raise ValidationError(f"{owner}: {what} must be finite, got {value}")
+    return value
+
+
+def bounded(owner: str, what: str, value) -> float:
+    """A finite number of magnitude at most MAX_MAGNITUDE (a state-like quantity)."""
+    value = finite(owner, what, value)
+    if abs(value) > MAX_MAGNITUDE:
+        raise ValidationError(f"{owner}: {what} {value:g} is beyond +-{MAX_MAGNITUDE:g}, which float32 arithmetic "
+                              "cannot simulate; give a physically meaningful value")
+    return value
+
+
+def as_transform(owner: str, what: str, pose) -> Transform:
+    """A finite pose with a unit quaternion (normalized) and a position within MAX_MAGNITUDE metres."""
+    if pose is None:
+        return Transform()
+    if not isinstance(pose, Transform):
+        try:
+            p, q = pose
+            pose = Transform(p, q)
+        except (TypeError, ValueError):
+            raise ValidationError(f"{owner}: {what} must be a Transform or a (p, q) pair, got {pose!r}") from None
+    if not pose.is_finite():
+        raise ValidationError(f"{owner}: {what} is not finite: {pose}")
+    if np.abs(pose.p).max() > MAX_MAGNITUDE:
+        raise ValidationError(f"{owner}: {what} position {pose.p} is beyond +-{MAX_MAGNITUDE:g} m, which float32 "
+                              "arithmetic cannot simulate")
+    n = np.linalg.norm(pose.q)
+    if abs(n - 1.0) > 1e-3:
+        raise ValidationError(f"{owner}: {what} quaternion {pose.q} is not unit length (norm {n:.6g}); normalize it")
+    return Transform(pose.p, pose.q / n)
+
+
+def axis(owner: str, value) -> Axis:
+    if isinstance(value, (bool, np.bool_)):
+        raise ValidationError(f"{owner}: unknown axis {value!r}; use artic.Axis (TWIST..Z)")
+    try:
+        return Axis(value)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{owner}: unknown axis {value!r}; use artic.Axis (TWIST..Z)") from None
+
+
+def flag_value(owner: str, what: str, value, cls):
+    """An IntFlag value of `cls` (an instance or a plain int) with no bits outside its members; IntFlag itself keeps
+    unknown bits silently, and a string such as "POSITION" is a common slip for the member."""
+    name = cls.__name__
+    members = [m for m in cls]  # canonical single-bit members
+    if isinstance(value, str):
+        hint = f"artic.{name}.{value.upper()}" if value.upper() in cls.__members__ else f"an artic.{name} member"
+        raise ValidationError(f"{owner}: {what} must be an artic.{name}, not the string {value!r}; pass {hint}")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValidationError(f"{owner}: {what} must be an artic.{name} (e.g. artic.{name}.{members[0].name}), got "
+                              f"{value!r}")
+    allowed = 0
+    for m in members:
+        allowed |= m.value
+    v = int(value)
+    if v < 0 or v & ~allowed:
+        names = ", ".join(f"{m.name} ({m.value})" for m in members)
+        raise ValidationError(f"{owner}: {what} {v} has bits that are not artic.{name} flags "
+                              f"({v & ~allowed if v >= 0 else v}); the flags are {names}")
+    return cls(v)
+
+
+def positive_int(owner: str, what: str, value, maximum: int | None = None) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValidationError(f"{owner}: {what} must be a positive integer, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValidationError(f"{owner}: {what} must be at most {maximum}, got {value}")
+    return int(value)
+
+
+def as_real(owner: str, what: str, value, expect: str = "real numbers") -> np.ndarray:
+    """`value` as a float64 array of any shape, refusing complex numbers, strings, objects, booleans and ragged
+    sequences (NumPy would raise a TypeError or ValueError, or drop an imaginary part with a warning)."""
+    try:
+        a = np.asarray(value)
+    except (TypeError, ValueError) as e:  # ragged nested sequences
+        raise ValidationError(f"{owner}: {what} must be {expect}; it cannot be read as an array ({e})") from None
+    if a.dtype.kind not in "fiu":
+        kind = "complex" if a.dtype.kind == "c" else f"dtype {a.dtype}"
+        raise ValidationError(f"{owner}: {what} is {kind}, must be {expect}")
+    return a.astype(np.float64)
+
+
+def real_array(owner: str, what: str, value, shape: tuple, limit: float | None = MAX_MAGNITUDE) -> np.ndarray:
+    """`value` as a C-contiguous float32 array of exactly `shape`: real numbers (not complex, strings, objects or
+    booleans), finite, and (with `limit`) of magnitude at most `limit`."""
+    expect = f"a finite float32 array of shape {shape}"
+    a = as_real(owner, what, value, expect)
+    if a.shape != tuple(shape):
+        raise ValidationError(f"{owner}: {what} has shape {a.shape}, expected {tuple(shape)}; it must be {expect}")
+    if not np.all(np.isfinite(a)):
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+        raise ValidationError(f"{owner}: {what} has a non-finite value at index {bad}")
+    if limit is not None and a.size and np.abs(a).max() > limit:
+        bad = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(a)), a.shape))
+        raise ValidationError(f"{owner}: {what} has {float(a[bad]):g} at index {bad}, beyond +-{limit:g}, which "
+                              "float32 arithmetic cannot simulate")
+    return np.array(a, dtype=np.float32, order="C")  # a copy: callers may normalize it in place
+
+
+def _no_drive(d) -> bool:
+    """Whether a Drive is the joint's default (0, 0, 0, NONE)."""
+    return d.stiffness == 0.0 and d.damping == 0.0 and d.max_force == 0.0 and d.drive_type == DriveType.NONE
+
+
+def check_axis_settings(joint):
+    """Settings that cannot act on the axis they were given (PhysX accepts them and ignores them, which hides a
+    mistake): a drive, limit, drive target or joint state on a LOCKED axis is refused; a limit on a FREE axis only
+    acts once the axis is LIMITED, so it is kept and warned about."""
+    owner = joint._owner()
+    for a in Axis:
+        motion = joint._motion[a]
+        if motion == Motion.LOCKED:
+            given = [what for what, unset in (
+                ("drive", _no_drive(joint._drive[a])),
+                ("limit", joint._limit[a].low == 0.0 and joint._limit[a].high == 0.0),
+                ("drive target", joint._drive_target[a] == 0.0), ("drive velocity", joint._drive_velocity[a] == 0.0),
+                ("joint position", joint._position[a] == 0.0), ("joint velocity", joint._velocity[a] == 0.0))
+                     if not unset]
+            if given:
+                raise ValidationError(f"{owner}: axis {a.name} is LOCKED but has a {' and a '.join(given)}, which "
+                                      f"would never act; unlock it with set_motion(Axis.{a.name}, ...) or reset "
+                                      "them (artic.Drive(), artic.Limit(), 0 for targets and state)")
+        elif motion == Motion.FREE and (joint._limit[a].low != 0.0 or joint._limit[a].high != 0.0):
+            lim = joint._limit[a]
+            warnings.warn(f"{owner}: axis {a.name} has a limit [{lim.low}, {lim.high}] but is FREE, so the limit "
+                          f"does not act; set_motion(Axis.{a.name}, Motion.LIMITED) to enforce it", stacklevel=5)

@@ -1,0 +1,74 @@
+"""Memory checks before a scene allocates its per-env arrays.
+
+A scene's arrays grow linearly with the number of envs. Asking Warp for more than the device has fails inside its
+allocator (or, on a CPU with overcommit, gets the process killed while the arrays are zeroed), so the scene estimates
+what an articulation will need before building it and refuses with the figures. The estimate is a lower bound: it
+counts only the arrays every articulation gets (ArticulationData twice, for the step and for inverse dynamics, the
+state, the controls and the step's inverse mass matrix), not contact slots, solver rows or body joints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+import warp as wp
+
+from .errors import ValidationError
+
+_FLOAT = 4  # bytes: every array is float32 or int32 based
+_GIB = float(1 << 30)
+MAX_ENVS = (1 << 31) - 1  # Warp array dimensions are signed 32-bit
+
+
+def bytes_per_env(link_count: int, dof_count: int, floating: bool) -> int:
+    """Lower bound of the bytes one env of one articulation occupies (see the module docstring)."""
+    nl, n = link_count, dof_count
+    ng = n + (6 if floating else 0)
+    rows = 6 * (nl if floating else nl - 1)  # dense Jacobian rows
+    data = 120 * nl + 13 * n + 3 * ng + ng * ng  # ArticulationData: per-link spatial quantities, per-dof, M
+    inverse_dynamics = rows * ng + 6 * ng  # the view's Jacobian and centroidal matrix
+    state = 13 * nl + 2 * n + 13  # link poses and velocities, q, qd, root pose and velocities
+    control = 3 * n + 6 * nl  # joint forces and targets, link forces and torques
+    step = ng * ng + 2 * ng + 6 * nl  # M^-1, velocities at the start of the step
+    return _FLOAT * (2 * data + inverse_dynamics + state + control + step)
+
+
+def available_bytes(device) -> tuple[int, str]:
+    """(bytes the device can still give, how that was measured)."""
+    device = wp.get_device(device)
+    if device.is_cuda:
+        free = getattr(device, "free_memory", None)
+        return (int(free), "free GPU memory") if free else (int(device.total_memory), "GPU memory")
+    try:  # Linux: what can be allocated without swapping, page cache included
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024, "available memory"
+    except OSError:
+        pass
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "physical memory"
+
+
+def check_fits(owner: str, num_envs: int, per_env: int, device, what: str):
+    """Refuse (ValidationError) when num_envs * per_env bytes exceed what the device has."""
+    need = num_envs * per_env
+    have, kind = available_bytes(device)
+    if need > have:
+        fit = max(0, have // max(per_env, 1))
+        raise ValidationError(f"{owner}: {what} in {num_envs} envs needs at least {need / _GIB:.1f} GiB "
+                              f"({per_env} bytes per env) but the device '{wp.get_device(device)}' has "
+                              f"{have / _GIB:.1f} GiB of {kind}; use at most about {fit} envs")
+
+
+@contextlib.contextmanager
+def allocation_errors(owner: str, num_envs: int):
+    """Turn Warp's allocation failures (out of memory, dimensions past 32 bits) into a ValidationError."""
+    try:
+        yield
+    except (RuntimeError, ValueError) as e:
+        text = str(e)
+        if "allocate" not in text and "must not exceed" not in text:
+            raise
+        raise ValidationError(f"{owner}: the arrays for {num_envs} envs could not be allocated ({text}); use fewer "
+                              "envs") from None

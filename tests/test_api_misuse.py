@@ -1,0 +1,426 @@
+"""Misuse of the Python API (issue 14): every case gets an ArticError that names the object and the fix, never a raw
+NumPy, Warp or Python exception, and never silent acceptance."""
+
+import warnings
+
+import numpy as np
+import pytest
+import warp as wp
+
+import artic
+from artic import (ArticError, ArticulationFlag, Axis, Box, CacheFlag, Drive, DriveType, JointType, Limit, Motion,
+                   Sphere, StateError, Transform)
+from artic.memory import allocation_errors, available_bytes, bytes_per_env
+from helpers import random_tree
+
+E = 2
+
+
+def _pendulum(name="pend", drive_axis=None):
+    """A fixed-base two-link pendulum: link 'arm' on a revolute joint about TWIST, limited to [-1, 1]."""
+    art = artic.Articulation(name)
+    art.set_articulation_flag(ArticulationFlag.FIX_BASE)
+    root = art.create_link(None, Transform(), "base")
+    arm = art.create_link(root, Transform((0.0, 0.0, -0.5)), "arm")
+    j = arm.inbound_joint
+    j.set_joint_type(JointType.REVOLUTE)
+    j.set_motion(Axis.TWIST, Motion.LIMITED)
+    j.set_limit_params(Axis.TWIST, Limit(-1.0, 1.0))
+    if drive_axis is not None:
+        j.set_drive_params(drive_axis, Drive(10.0, 1.0, 100.0, DriveType.FORCE))
+    return art
+
+
+def _in_scene(art=None):
+    art = art or _pendulum()
+    scene = artic.Scene(E)
+    scene.add_articulation(art)
+    return scene, art, art.create_cache()
+
+
+# -- 1. flags ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag", [1 << 20, ArticulationFlag.FIX_BASE | (1 << 20), -1, "FIX_BASE", 1.0, None])
+def test_unknown_articulation_flags_are_refused(flag):
+    """IntFlag keeps unknown bits silently; set_articulation_flag refuses them, and non-integers, naming the flags."""
+    art = _pendulum()
+    with pytest.raises(ArticError, match=r"articulation 'pend'.*(FIX_BASE|ArticulationFlag)"):
+        art.set_articulation_flag(flag)
+    assert int(art.get_articulation_flags()) == int(ArticulationFlag.FIX_BASE)
+
+
+def test_articulation_flag_value_must_be_bool():
+    """A value other than True/False (e.g. the string "no", which is truthy) is refused rather than read as True."""
+    art = _pendulum()
+    with pytest.raises(ArticError, match="True or False"):
+        art.set_articulation_flag(ArticulationFlag.DISABLE_SELF_COLLISION, "no")
+
+
+@pytest.mark.parametrize("flags, message", [
+    ("POSITION", r"pass artic\.CacheFlag\.POSITION"),
+    (1 << 20, r"not artic\.CacheFlag flags \(1048576\); the flags are VELOCITY \(1\)"),
+    (CacheFlag.ALL | (1 << 9), r"not artic\.CacheFlag flags \(512\)"),
+    (2.5, "must be an artic.CacheFlag"),
+    (True, "must be an artic.CacheFlag"),
+])
+def test_bad_cache_flags_are_refused(flags, message):
+    """apply_cache and copy_internal_state_to_cache refuse strings, non-integers and unknown bits."""
+    _, art, cache = _in_scene()
+    for call in (art.apply_cache, art.copy_internal_state_to_cache):
+        with pytest.raises(ArticError, match=message):
+            call(cache, flags)
+
+
+# -- 2. cache fields --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("field, flag", [("joint_position", CacheFlag.POSITION), ("joint_force", CacheFlag.FORCE),
+                                         ("joint_target_positions", CacheFlag.JOINT_TARGET_POSITIONS),
+                                         ("link_force", CacheFlag.LINK_FORCE)])
+@pytest.mark.parametrize("make, message", [
+    (lambda a: a.astype(complex), r"is complex, must be a finite float32 array of shape \(2, \d+(, 3)?\)"),
+    (lambda a: a.astype(str), "is dtype <U32, must be a finite float32 array"),
+    (lambda a: a.astype(object), "is dtype object, must be"),
+    (lambda a: a[:1], r"has shape \(1, \d+(, 3)?\), expected \(2, \d+(, 3)?\)"),
+    (lambda a: a.tolist()[:1], r"has shape \(1,"),
+    (lambda a: np.full_like(a, 3e38), r"has 3e\+38 at index \(0, 0(, 0)?\), beyond \+-1e\+15"),
+])
+def test_bad_cache_input_names_field_shape_and_dtype(field, flag, make, message):
+    """Replaced input fields (complex, strings, objects, wrong shape, lists, overflowing values) are refused, naming
+    the field and the expected shape and dtype, and the refused call changes no state."""
+    _, art, cache = _in_scene()
+    before = art.create_cache()
+    art.copy_internal_state_to_cache(before, CacheFlag.POSITION | CacheFlag.FORCE)
+    setattr(cache, field, make(getattr(cache, field)))
+    with pytest.raises(ArticError, match=rf"articulation 'pend': cache\.{field} " + message):
+        art.apply_cache(cache, flag | CacheFlag.POSITION if field != "joint_position" else flag)
+    after = art.create_cache()
+    art.copy_internal_state_to_cache(after, CacheFlag.POSITION | CacheFlag.FORCE)
+    assert np.array_equal(after.joint_position, before.joint_position)
+    assert np.array_equal(after.joint_force, before.joint_force)
+
+
+def test_a_refused_field_leaves_earlier_fields_unapplied():
+    """apply_cache checks every field before writing any: a bad velocity does not let the positions through."""
+    _, art, cache = _in_scene()
+    cache.joint_position[:] = 0.5
+    cache.joint_velocity = np.ones((E, 1), complex)
+    with pytest.raises(ArticError, match="joint_velocity is complex"):
+        art.apply_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
+    art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+    assert np.all(cache.joint_position == 0.0)
+
+
+@pytest.mark.parametrize("field, call", [
+    ("mass_matrix", lambda art, c: art.compute_mass_matrix(c)),
+    ("gravity_compensation_force", lambda art, c: art.compute_gravity_compensation(c)),
+    ("dense_jacobian", lambda art, c: art.compute_dense_jacobian(c)),
+    ("joint_force", lambda art, c: art.compute_joint_force(c)),
+    ("joint_acceleration", lambda art, c: art.compute_joint_acceleration(c)),
+    ("joint_position", lambda art, c: art.copy_internal_state_to_cache(c, CacheFlag.POSITION)),
+    ("link_velocity", lambda art, c: art.copy_internal_state_to_cache(c, CacheFlag.LINK_VELOCITY)),
+])
+@pytest.mark.parametrize("replacement, got", [(3, r"an object of type int \(3\)"),
+                                              (np.zeros((5, 5), np.float32),
+                                               r"an array of dtype float32 and shape \(5, 5\)"),
+                                              (np.zeros(1, np.int64), "an array of dtype int64")])
+def test_replaced_output_field_is_refused(field, call, replacement, got):
+    """An output field the user assigned (a number, an array of another shape or an integer dtype) is refused with
+    the fix, instead of a TypeError or a broadcasting ValueError from NumPy."""
+    _, art, cache = _in_scene()
+    setattr(cache, field, replacement)
+    with pytest.raises(ArticError, match=rf"cache\.{field} was replaced by {got}.*cache\.{field}\[:\] = "):
+        call(art, cache)
+
+
+def test_cache_inputs_beyond_float32_range_are_refused_for_inverse_dynamics():
+    """External forces of 3e38 would overflow the float32 RNEA: compute_generalized_external_force refuses them."""
+    _, art, cache = _in_scene()
+    cache.external_forces[0, 1, 2] = 3e38
+    with pytest.raises(ArticError, match=r"cache\.external_forces has 3e\+38 at index \(0, 1, 2\)"):
+        art.compute_generalized_external_force(cache)
+
+
+def test_cache_from_another_scene_is_refused():
+    """A cache taken before the articulation moved to a scene with another env count is refused by name, not with
+    a broadcasting error."""
+    scene, art, cache = _in_scene()
+    scene.remove_articulation(art)
+    artic.Scene(E + 1).add_articulation(art)
+    with pytest.raises(ArticError, match=r"the cache was created for 2 envs but its scene has 3"):
+        art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+
+
+@pytest.mark.parametrize("action, message", [
+    (lambda lk: setattr(lk, "inertia", (1j, 1.0, 1.0)), "link 'arm': inertia is complex, must be 3 principal"),
+    (lambda lk: setattr(lk, "inertia", "abc"), "link 'arm': inertia is dtype <U3"),
+    (lambda lk: lk.set_mass_and_inertia_tensor(1.0, (0, 0, 0), [[1, 0], [0]]), "inertia tensor must be a finite"),
+    (lambda lk: lk.articulation.pack_joint_data(np.full((1, 6), "x")), "pack_joint_data input is dtype <U1"),
+    (lambda lk: lk.articulation.unpack_joint_data([1j]), "unpack_joint_data input is complex"),
+])
+def test_non_real_description_arrays_are_refused(action, message):
+    """Complex, string and ragged arrays given to the link and packing API raise an ArticError, not NumPy's
+    TypeError or ValueError."""
+    art = _pendulum()
+    with pytest.raises(ArticError, match=message):
+        action(art.get_link("arm"))
+
+
+# -- 3. settings that cannot act ------------------------------------------------------------------------------------
+
+
+def test_drive_on_a_locked_axis_is_refused_at_add():
+    """PhysX accepts a drive on a locked axis and ignores it; artic refuses it when the articulation is added, naming
+    the joint and the axis."""
+    art = _pendulum(drive_axis=Axis.SWING1)
+    with pytest.raises(ArticError, match="joint 'arm': axis SWING1 is LOCKED but has a drive"):
+        artic.Scene(E).add_articulation(art)
+    art.get_joint("arm").set_drive_params(Axis.SWING1, Drive())  # reset: accepted
+    art.get_joint("arm").set_limit_params(Axis.SWING1, Limit())  # so is clearing a limit that was never set
+    art.get_joint("arm").set_drive_params(Axis.TWIST, Drive(10.0, 1.0, 100.0, DriveType.FORCE))
+    artic.Scene(E).add_articulation(art)
+
+
+@pytest.mark.parametrize("action, what", [
+    (lambda j: j.set_limit_params(Axis.Z, Limit(-1.0, 1.0)), "limit"),
+    (lambda j: j.set_drive_target(Axis.SWING2, 0.3), "drive target"),
+    (lambda j: j.set_joint_position(Axis.X, 0.2), "joint position"),
+])
+def test_limit_target_or_state_on_a_locked_axis_is_refused(action, what):
+    """A limit, drive target or joint position on a locked axis is refused at add (out of a scene; resetting it
+    makes the articulation acceptable) and at once (in a scene, where motions are frozen)."""
+    art = _pendulum()
+    action(art.get_joint("arm"))
+    with pytest.raises(ArticError, match=f"joint 'arm': axis .* is LOCKED but has a {what}.*artic.Limit\\(\\)"):
+        artic.Scene(E).add_articulation(art)
+    j = art.get_joint("arm")
+    j.set_limit_params(Axis.Z, Limit())
+    j.set_drive_target(Axis.SWING2, 0.0)
+    j.set_joint_position(Axis.X, 0.0)
+    artic.Scene(E).add_articulation(art)
+    _, art, _ = _in_scene()
+    with pytest.raises(ArticError, match=f"joint 'arm': axis .* is LOCKED, so a {what} on it would never act"):
+        action(art.get_joint("arm"))
+
+
+def test_clearing_the_limit_of_a_limited_axis_is_refused():
+    """Limit() clears a limit only where no limit is needed: on a LIMITED axis it would lock the joint at 0."""
+    _, art, _ = _in_scene()
+    with pytest.raises(ArticError, match=r"joint 'arm': twist limit low 0.0 >= high 0.0"):
+        art.get_joint("arm").set_limit_params(Axis.TWIST, Limit())
+
+
+def test_drive_on_a_locked_axis_is_refused_in_a_scene():
+    _, art, _ = _in_scene()
+    with pytest.raises(ArticError, match="joint 'arm': axis SWING2 is LOCKED, so a drive on it would never act"):
+        art.get_joint("arm").set_drive_params(Axis.SWING2, Drive(1.0, 0.0, 1.0, DriveType.FORCE))
+
+
+def test_limit_on_a_free_axis_warns():
+    """A limit on a FREE axis does not act (only LIMITED axes use it): adding warns and names the fix."""
+    art2 = artic.Articulation("free")
+    art2.set_articulation_flag(ArticulationFlag.FIX_BASE)
+    arm = art2.create_link(art2.create_link(None, None, "base"), None, "arm")
+    arm.inbound_joint.set_joint_type(JointType.REVOLUTE)
+    arm.inbound_joint.set_limit_params(Axis.TWIST, Limit(-1.0, 1.0))
+    arm.inbound_joint.set_motion(Axis.TWIST, Motion.FREE)
+    with pytest.warns(UserWarning, match=r"joint 'arm': axis TWIST has a limit \[-1.0, 1.0\] but is FREE"):
+        artic.Scene(E).add_articulation(art2)
+
+
+@pytest.mark.parametrize("action, message", [
+    (lambda j: j.set_limit_params(Axis.TWIST, (-1.0, 1.0)), "set_limit_params takes an artic.Limit, got tuple"),
+    (lambda j: j.set_drive_params(Axis.TWIST, {"stiffness": 1.0}), "set_drive_params takes an artic.Drive"),
+    (lambda j: j.set_friction_params(Axis.TWIST, 0.1), "set_friction_params takes an artic.FrictionParams"),
+    (lambda j: j.set_drive_target(Axis.TWIST, 1j), "drive target must be a number"),
+    (lambda j: j.set_drive_target(Axis.TWIST, 3e38), r"drive target 3e\+38 is beyond \+-1e\+15"),
+    (lambda j: j.set_joint_velocity(Axis.TWIST, -1e20), r"joint velocity -1e\+20 is beyond"),
+    (lambda j: setattr(j, "parent_pose", Transform((0.0, 0.0, 1e30))), r"position .* is beyond \+-1e\+15 m"),
+    (lambda j: setattr(j.child_link, "mass", "2"), r"link 'arm': mass must be a number, got '2'"),
+    (lambda j: j.set_drive_target(Axis.TWIST, True), "drive target must be a number, got True"),
+    (lambda j: j.child_link.articulation.set_solver_iteration_counts("4"), r"\[1, 255\]"),
+    (lambda j: j.child_link.articulation.set_solver_iteration_counts(4.7), r"\[1, 255\]"),
+])
+def test_bad_description_values_are_named(action, message):
+    """Wrong types and absurd magnitudes given to the joint API raise an ArticError naming the joint, never an
+    AttributeError or TypeError and never a value float32 cannot hold."""
+    art = _pendulum()
+    with pytest.raises(ArticError, match=message):
+        action(art.get_joint("arm"))
+
+
+def test_huge_limits_mean_unlimited_and_are_accepted():
+    """URDFs (iris.urdf) write +-1e16 for an unlimited range; such limits overflow nothing and are kept, unlike
+    positions and targets of that size."""
+    art = _pendulum()
+    art.get_joint("arm").set_limit_params(Axis.TWIST, Limit(-1e16, 1e16))
+    assert art.get_joint("arm").get_limit_params(Axis.TWIST) == Limit(-1e16, 1e16)
+
+
+def test_negative_nan_masses_and_inverted_limits_are_refused():
+    """Already checked before issue 14; kept here with the other misuse cases."""
+    art = _pendulum()
+    link, joint = art.get_link("arm"), art.get_joint("arm")
+    for value, message in ((-1.0, "mass must be >= 0"), (float("nan"), "mass must be finite")):
+        with pytest.raises(ArticError, match=f"link 'arm': {message}"):
+            link.mass = value
+    with pytest.raises(ArticError, match=r"joint 'arm': twist limit low 2.0 >= high -2.0"):
+        joint.set_limit_params(Axis.TWIST, Limit(2.0, -2.0))
+
+
+# -- 4. shapes after adding -----------------------------------------------------------------------------------------
+
+
+def test_attach_shape_in_a_scene_is_refused():
+    """A shape attached after the scene built its collision pairs would never collide: refused with what to do, for
+    articulation links, rigid bodies and static actors; before adding it is accepted."""
+    scene, art, _ = _in_scene()
+    scene.step(0.01)
+    with pytest.raises(StateError, match="link 'arm': attach_shape while articulation 'pend' is in a scene"):
+        art.get_link("arm").attach_shape(Sphere(0.1))
+    assert art.get_link("arm").shapes == []
+    body = artic.RigidDynamic(Transform((0.0, 0.0, 1.0)), "ball")
+    body.attach_shape(Sphere(0.1))
+    scene.add_actor(body)
+    with pytest.raises(StateError, match="attach shapes before scene.add_articulation"):
+        body.attach_shape(Box((0.1, 0.1, 0.1)))
+    ground = scene.add_actor(artic.create_ground_plane())
+    with pytest.raises(StateError, match="static actor 'ground' is in a scene"):
+        ground.attach_shape(Sphere(1.0))
+
+
+# -- 5. empty scene ---------------------------------------------------------------------------------------------------
+
+
+def test_stepping_an_empty_scene_warns_once_and_time_stands_still():
+    """A scene with only static actors simulates nothing: step warns once and leaves scene.time at 0; once a body is
+    added, time counts the steps."""
+    scene = artic.Scene(E)
+    scene.add_actor(artic.create_ground_plane())
+    with pytest.warns(RuntimeWarning, match="simulates nothing and does not advance scene.time"):
+        scene.step(0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scene.step(0.01)  # warned once only
+    assert scene.time == 0.0
+    body = artic.RigidDynamic(Transform((0.0, 0.0, 1.0)), "ball")
+    body.attach_shape(Sphere(0.1))
+    body.update_mass_and_inertia(1000.0)
+    scene.add_actor(body)
+    scene.step(0.01)
+    scene.step(0.01)
+    assert scene.time == 0.02
+
+
+@pytest.mark.parametrize("dt", ["0.01", True, 1j, None, 0.0, -0.01, float("nan"), 1e30])
+def test_step_refuses_dt_that_is_not_a_positive_number(dt):
+    """A string such as "0.01" is not converted silently, nor is a bool; dt must be a positive finite number."""
+    scene, _, _ = _in_scene()
+    with pytest.raises(ArticError, match="scene: dt must be a"):
+        scene.step(dt)
+    assert scene.time == 0.0
+
+
+# -- 6. threads -------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", ["a", 0, -1, 2.5, True, None])
+def test_set_cpu_threads_refuses_non_positive_integers(n):
+    before = artic.get_cpu_threads()
+    with pytest.raises(ArticError, match=r"set_cpu_threads: the thread count must be a positive integer"):
+        artic.set_cpu_threads(n)
+    assert artic.get_cpu_threads() == before
+
+
+# -- 7. env counts and memory ---------------------------------------------------------------------------------------
+
+
+def test_scene_refuses_a_string_friction_correlation_distance():
+    with pytest.raises(ArticError, match="friction_correlation_distance must be a positive length"):
+        artic.Scene(1, friction_correlation_distance="0.025")
+
+
+@pytest.mark.parametrize("n", [0, -3, 2.0, True, np.bool_(True), "4", 1 << 31])
+def test_num_envs_must_be_a_positive_int32(n):
+    with pytest.raises(ArticError, match="scene: num_envs must be"):
+        artic.Scene(n)
+
+
+def test_too_many_envs_for_even_one_body_are_refused_up_front():
+    """10**9 envs need about 2 TB for a single rigid body: Scene() refuses, naming the memory it needs."""
+    with pytest.raises(ArticError, match=r"scene: even a single rigid body in 1000000000 envs needs at least "
+                                         r"[\d.]+ GiB \(\d+ bytes per env\) but the device 'cpu' has"):
+        artic.Scene(10**9, device="cpu")
+
+
+def test_bytes_per_env_counts_the_mass_matrix_and_jacobian():
+    """The lower bound grows with N^2 (mass matrix, twice, and its inverse) and 6L x N (Jacobian): 30 links with 29
+    dofs on a fixed base take at least 4 * (3 * 29^2 + 174 * 29) bytes per env."""
+    assert bytes_per_env(30, 29, False) >= 4 * (3 * 29 * 29 + 174 * 29)
+
+
+def test_adding_an_articulation_that_does_not_fit_is_refused():
+    """An articulation whose arrays exceed the device's memory in this many envs is refused when it is added,
+    naming the memory it needs, before Warp allocates anything."""
+    art = random_tree(np.random.default_rng(1), n_links=30, floating=True)
+    per_env = bytes_per_env(art.link_count, art.dof_count, True)
+    # twice what the machine has, so that other processes freeing or taking memory meanwhile change nothing; the
+    # one-body floor that Scene() checks is 2 kB per env, far below this articulation's
+    envs = 2 * available_bytes("cpu")[0] // per_env
+    if envs >= 1 << 31:
+        pytest.skip("this machine has too much memory for an int32 env count to exceed it")
+    scene = artic.Scene(int(envs), device="cpu")
+    with pytest.raises(ArticError, match=rf"scene: articulation 'random' in {envs} envs needs at least [\d.]+ GiB"):
+        scene.add_articulation(art)
+    assert scene.articulations == [] and art._scene is None
+
+
+def test_ten_million_envs_of_a_robot_are_refused_before_allocating():
+    """Scene(10**7) with a 7-link floating tree: refused by an ArticError (at Scene() or at add_articulation,
+    depending on the machine's memory), not by Warp's allocator or the kernel's OOM killer."""
+    art = random_tree(np.random.default_rng(0), n_links=7, floating=True)
+    if available_bytes("cpu")[0] >= 10**7 * bytes_per_env(art.link_count, art.dof_count, True):
+        pytest.skip("this machine could hold the arrays")
+    with pytest.raises(ArticError, match=r"in 10000000 envs needs at least [\d.]+ GiB"):
+        artic.Scene(10**7, device="cpu").add_articulation(art)
+
+
+def test_warp_allocation_failure_becomes_artic_error():
+    """Warp's own allocation failure (400 GB here) is turned into an ArticError that says to use fewer envs."""
+    with pytest.raises(ArticError, match="could not be allocated .*use fewer envs"), \
+            allocation_errors("articulation 'x'", 10**5):
+        wp.zeros((10**5, 10**5, 10), dtype=wp.float32, device="cpu")
+
+
+# -- 8. absurd magnitudes ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("gravity, message", [((0.0, 0.0, -1e38), r"gravity .* is beyond \+-1e\+15 m/s\^2"),
+                                              ((0.0, 0.0, 1j), "gravity must be 3 finite numbers"),
+                                              ("down", "gravity must be 3 finite numbers")])
+def test_absurd_gravity_is_refused(gravity, message):
+    with pytest.raises(ArticError, match=message):
+        artic.Scene(1, gravity=gravity)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: artic.create_ground_plane(height=1e30), r"ground plane 'ground': height 1e\+30 is beyond \+-1e\+15"),
+    (lambda: artic.RigidStatic(Transform((0.0, 0.0, 1e30)), "floor"), r"static actor 'floor': pose position"),
+    (lambda: artic.RigidDynamic(Transform((1e16, 0.0, 0.0)), "far"), r"articulation 'far': link pose position"),
+    (lambda: artic.create_ground_plane(normal=(0.0, 0.0, 1j)), "normal must be a non-zero 3-vector"),
+])
+def test_absurd_poses_are_refused(make, message):
+    with pytest.raises(ArticError, match=message):
+        make()
+
+
+def test_absurd_root_position_through_the_cache_is_refused():
+    """A root position of 1e20 m set through the cache is refused, naming the field."""
+    body = artic.RigidDynamic(Transform(), "ball")
+    scene = artic.Scene(E)
+    scene.add_actor(body)
+    cache = body.articulation.create_cache()
+    cache.root_transform[1, 0] = 1e20
+    with pytest.raises(ArticError, match=r"cache\.root_transform has 1e\+20 at index \(1, 0\)"):
+        body.articulation.apply_cache(cache, CacheFlag.ROOT_TRANSFORM)
