@@ -117,11 +117,15 @@ def _incoming_joint_forces(tree: Tree, kin: Kin, sc: Scratch, st: StateArrays, s
 
 
 @wp.func
-def _sleep_check(tree: Tree, st: StateArrays, env: int, dt: float, threshold: float):
-    """PhysX's wake-counter rule with the articulation's threshold; True when the env falls asleep."""
+def _sleep_check(tree: Tree, st: StateArrays, link_velocity: wp.array2d(dtype=wp.spatial_vector), env: int,
+                 dt: float, threshold: float):
+    """PhysX's wake-counter rule with the articulation's threshold; True when the env falls asleep. link_velocity:
+    the links' position-iteration velocities, which PhysX's sleep test reads (5.8 FeatherstoneArticulation::
+    getMotionVelocity returns getPosIterMotionVelocities()): a dof moving back from beyond its limit keeps it
+    awake."""
     energy = float(0.0)
     for i in range(tree.link_count):
-        v = st.link_velocity[env, i]
+        v = link_velocity[env, i]
         q = wp.transform_get_rotation(st.link_pose[env, i]) * tree.link_com_rot[i]
         wb = wp.quat_rotate_inv(q, wp.spatial_bottom(v))
         inv_mass = float(1.0)
@@ -271,7 +275,9 @@ def _step(
         sd.link_acceleration[env, i] = (st.link_velocity[env, i] - sd.link_vel0[env, i]) / dt
         ctl.link_force[env, i] = wp.vec3(0.0)  # link forces act for one step (PhysX: no eRETAIN_ACCELERATIONS)
         ctl.link_torque[env, i] = wp.vec3(0.0)
-    if _sleep_check(tree, st, env, dt, sleep_threshold):
+    # link_vel0 is free again: it takes the velocities the positions were integrated with, for the sleep test
+    link_velocities_env(tree, kin, sd.gen_vpos, 1, st.root_lin_vel, st.root_ang_vel, sc.link_v, sd.link_vel0, env)
+    if _sleep_check(tree, st, sd.link_vel0, env, dt, sleep_threshold):
         st.sleeping[env] = 1
         for d in range(n):
             st.joint_qd[env, d] = 0.0

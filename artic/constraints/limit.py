@@ -1,10 +1,29 @@
-"""Joint position limits with speculation (physx-notes 3.1, `computeLimitImpulse`).
+"""Joint position limits with speculation (physx-notes 3.1; PhysX 5.8 `computeLimitImpulse` in
+lowleveldynamics/shared/DyCpuGpuArticulation.h, called per dof from `FeatherstoneArticulation::
+solveInternalJointConstraintRecursive` in DyFeatherstoneArticulation.cpp).
 
 Errors are positive inside [low, high]. A side is active when it is violated now or would be after this step at the
 current velocity. Violated in a position iteration: drive the velocity to -error * erp / h; not yet violated
 (speculative): arrive exactly at the limit, -error / h, in position and velocity iterations alike. The accumulated
 impulse stays repulsive (low >= 0, high <= 0); when no side is active, a previously applied impulse may relax.
 Velocity iterations apply no position bias.
+
+A dof that starts beyond its limit (PhysX 5.8's rule, kept exactly):
+* The bias -error * erp / h has no cap of its own. PhysX's max depenetration velocity (PxRigidBody::
+  setMaxDepenetrationVelocity, the link's maxPenBias) clamps only contact bias (DyArticulationContactPrep.cpp), never
+  an articulation limit. The cap is the dof's velocity-limit row (constraints/velocity_limit.py), solved right after
+  its limit row: the net velocity the two give the dof is min(erp * error / h, maxJointVelocity), plus the fraction
+  cfm / (r + cfm) of the excess, since both rows scale their impulses by 1 / (r + cfm). With the default
+  maxJointVelocity 100, PGS removes the fraction erp = 0.8 of the error in each step; with a small one (the panda's
+  fingers, 0.2 m/s) the dof returns at about that speed.
+* In a velocity iteration a violated side sets no target and falls through to the relaxing branch, which removes the
+  recovery velocity again (the 5.7.0 CHANGELOG fix "joint limits were not properly enforced during velocity
+  iterations"). The recovery therefore moves the position without carrying momentum into the next step: no
+  overshoot to the other limit, and no kinetic energy to keep an articulation awake (it may fall asleep before the
+  dof is back inside).
+* Prismatic positions are not clamped to the limit (5.7.0 removed that clamp). PhysX 5.3 (SAPIEN) still has that
+  clamp and keeps the bias velocity through velocity iterations, so it agrees with this rule only on the first PGS
+  step of a revolute joint (tests/sim/test_out_of_limits.py).
 """
 
 import warp as wp

@@ -1,9 +1,18 @@
 """Mimic joint impulse (specs/mimic-joint-maths.md; physx-notes 1.5).
 
-dl = -(erp C / h + J v) / (r + cfm), a fresh delta every iteration (no accumulation, no clamp). Hard: erp is the
-articulation's bias coefficient and cfm 0; compliant (mu > 0 and zeta > 0, position iterations only): the
-implicit spring kp = mu^2 / r, kd = 2 mu zeta / r gives cfm = 1 / (h (h kp + kd)) and erp = h kp / (h kp + kd).
-Velocity iterations are hard with no bias.
+dl = -(b + J v) / (r + cfm), a fresh delta every iteration (no accumulation, no clamp on the impulse). Hard: the
+bias b = erp C / h with erp the articulation's bias coefficient and cfm 0; compliant (mu > 0 and zeta > 0, position
+iterations only): the implicit spring kp = mu^2 / r, kd = 2 mu zeta / r gives cfm = 1 / (h (h kp + kd)) and
+erp = h kp / (h kp + kd). Velocity iterations are hard with no bias.
+
+One deliberate difference from PhysX 5.8: the bias speed |erp C / h| is capped at max_bias_speed, the fastest rate
+at which C can change when every coupled dof moves at its maximum joint velocity (sum |G_i| maxJointVelocity_i).
+PhysX's `computeMimicJointImpulses` (lowleveldynamics/shared/DyCpuGpuArticulation.h, tag 110.0 = 5.8.0) has no cap,
+so a mimic joint far from its constraint asks for a speed the velocity-limit rows take back again, but only on the
+coupled dofs: the reaction of that impulse on their ancestors stays. On the panda (fingers 0.2 m/s, started up to
+2 m apart) it drove the wrist 1.6 rad past its limits in 2 s. With the cap the coupled dofs close C at their
+velocity limits. The cap never binds while erp |C| / h stays below that speed (a hard mimic joint in normal use keeps
+|C| ~ 1e-6), so the PhysX reference results are unchanged.
 """
 
 import warp as wp
@@ -11,7 +20,7 @@ import warp as wp
 
 @wp.func
 def mimic_impulse(c: float, jv: float, r: float, h: float, bias_coefficient: float, natural_frequency: float,
-                  damping_ratio: float, position_iteration: int):
+                  damping_ratio: float, position_iteration: int, max_bias_speed: float):
     erp = float(0.0)
     cfm = float(0.0)
     if position_iteration != 0:
@@ -23,4 +32,5 @@ def mimic_impulse(c: float, jv: float, r: float, h: float, bias_coefficient: flo
             erp = h * kp / (h * kp + kd)
     if r + cfm <= 0.0:
         return 0.0
-    return -(erp * c / h + jv) / (r + cfm)
+    bias = wp.clamp(erp * c / h, -max_bias_speed, max_bias_speed)
+    return -(bias + jv) / (r + cfm)

@@ -127,9 +127,11 @@ def sweep_joint_rows(tree: Tree, rows: JointRows, ct: Contacts, jt: LoopTable, j
 
 
 @wp.func
-def sweep_coupling_rows(tree: Tree, cr: CouplingRows, sd: StepData, joint_q: wp.array2d(dtype=float), env: int,
-                        n_gen: int, h: float, erp: float, position_iteration: int, tgs: int):
-    """One pass over the coupling rows. joint_q holds the current positions (TGS integrates them per substep)."""
+def sweep_coupling_rows(tree: Tree, rows: JointRows, cr: CouplingRows, sd: StepData,
+                        joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float,
+                        position_iteration: int, tgs: int):
+    """One pass over the coupling rows. joint_q holds the current positions (TGS integrates them per substep);
+    rows gives the dofs' max joint velocities, which cap a mimic joint's bias speed (constraints/mimic.py)."""
     tendon = int(-1)
     length = float(0.0)
     speed = float(0.0)
@@ -175,11 +177,14 @@ def sweep_coupling_rows(tree: Tree, cr: CouplingRows, sd: StepData, joint_q: wp.
             sd.cpl_acc2[env, k] = res[2]
         else:
             c = cr.mimic_offset[item]
+            max_speed = float(0.0)  # the fastest |dC/dt| the coupled dofs' velocity limits allow
             for m in range(cr.mimic_term_count[item]):
                 term = cr.mimic_term_start[item] + m
                 c += cr.term_coef[term] * joint_q[env, cr.term_dof[term]]
+                max_speed += wp.abs(cr.term_coef[term]) * rows.dof_max_velocity[cr.term_dof[term]]
             delta = mimic_impulse(c, row_dot(sd.cpl_g, sd.gen_v, env, k, n_gen), sd.cpl_r[env, k], h, erp,
-                                  cr.mimic_natural_frequency[item], cr.mimic_damping_ratio[item], position_iteration)
+                                  cr.mimic_natural_frequency[item], cr.mimic_damping_ratio[item], position_iteration,
+                                  max_speed)
         if delta != 0.0:
             add_row(sd.gen_v, sd.cpl_minv_g, env, k, n_gen, delta)
 
@@ -193,7 +198,7 @@ def sweep(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: LoopT
     1.7, 4.1-4.2). erp: the articulation bias; joint_erp: the body joints' (PhysX's PxJoint bias)."""
     solve_dynamic_loops(jt, ja, sd.gen_v, env, n_gen, h, dt, joint_erp, t_elapsed, position_iteration, tgs)
     solve_contacts(ct, sd.gen_v, env, 0, ct.dynamic_count[env], n_gen, h, contact_erp, position_iteration)
-    sweep_coupling_rows(tree, cr, sd, joint_q, env, n_gen, h, erp, position_iteration, tgs)
+    sweep_coupling_rows(tree, rows, cr, sd, joint_q, env, n_gen, h, erp, position_iteration, tgs)
     sweep_joint_rows(tree, rows, ct, jt, ja, sd, env, n_gen, h, dt, erp, joint_erp, contact_erp, t_elapsed,
                      position_iteration, tgs)
 

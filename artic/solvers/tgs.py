@@ -3,7 +3,8 @@ time a rho, bias min(0.9, 2/sqrt(n_pos))) followed by position integration over 
 dof's position change dq for drives and limits; then n_vel velocity iterations (drives frozen, no position bias)
 that change only the velocity carried forward. Contacts use the rigid-contact bias min(0.8, 2/sqrt(n_pos)) and
 their separations advance with each substep; joints between bodies use PhysX's PxJoint bias 1/sqrt(n_pos) and their
-rows' values advance with each substep too."""
+rows' values advance with each substep too. gen_vpos gets the mean substep velocity, PhysX's position-iteration
+velocity under TGS (saveVelocityTGS), which the sleep test reads."""
 
 import warp as wp
 
@@ -26,9 +27,13 @@ def tgs_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: L
     erp = wp.min(0.9, 2.0 / wp.sqrt(float(n_pos)))
     joint_erp = 1.0 / wp.sqrt(float(n_pos))
     contact_erp = wp.min(0.8, 2.0 / wp.sqrt(float(n_pos)))
+    for k in range(n_gen):
+        sd.gen_vpos[env, k] = 0.0
     for a in range(n_pos):
         sweep(tree, rows, cr, ct, jt, ja, sd, joint_q, env, n_gen, rho, dt, erp, joint_erp, contact_erp,
               float(a) * rho, 1, 1)
+        for k in range(n_gen):
+            sd.gen_vpos[env, k] = sd.gen_vpos[env, k] + sd.gen_v[env, k] / float(n_pos)
         integrate_positions(tree, joint_q, root_pose, sd.gen_v, sd.dof_dq, rho, env)
         advance_spatial_lengths(cr, sd, env, n_gen, rho)
         advance_contacts(ct, sd.gen_v, env, n_gen, rho)
