@@ -98,3 +98,20 @@ def random_state(rng, art, cache, spread=1.0):
 
 def rot_exp(rotvec):
     return quat_exp(rotvec)
+
+
+def step_finite(art, seconds: float, dt: float = 1.0 / 120.0, scene=None) -> bool:
+    """Add `art` to a 1-env scene (or use `scene`, which holds it), step it `seconds` passively at `dt` and say
+    whether every joint position and velocity and the root pose stayed finite after each step."""
+    if scene is None:
+        scene = artic.Scene(1)
+        scene.add_articulation(art)
+    cache = art.create_cache()
+    flags = artic.CacheFlag.POSITION | artic.CacheFlag.VELOCITY | artic.CacheFlag.ROOT_TRANSFORM
+    for _ in range(int(round(seconds / dt))):
+        scene.step(dt)
+        art.copy_internal_state_to_cache(cache, flags)
+        if not (np.isfinite(cache.joint_position).all() and np.isfinite(cache.joint_velocity).all()
+                and np.isfinite(cache.root_transform).all()):
+            return False
+    return True
