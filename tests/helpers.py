@@ -108,7 +108,7 @@ def step_finite(art, seconds: float, dt: float = 1.0 / 120.0, scene=None) -> boo
         scene.add_articulation(art)
     cache = art.create_cache()
     flags = artic.CacheFlag.POSITION | artic.CacheFlag.VELOCITY | artic.CacheFlag.ROOT_TRANSFORM
-    for _ in range(int(round(seconds / dt))):
+    for _ in range(round(seconds / dt)):
         scene.step(dt)
         art.copy_internal_state_to_cache(cache, flags)
         if not (np.isfinite(cache.joint_position).all() and np.isfinite(cache.joint_velocity).all()

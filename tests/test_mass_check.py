@@ -5,11 +5,11 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import random_tree, robot_path, step_finite
 
 import artic
 from artic import ArticulationFlag, Axis, CacheFlag, Drive, DriveType, JointType, Motion, Transform
 from artic.description.mass_check import check_mass_properties, find_massless, mass_policy_arg, pivots
-from helpers import random_tree, robot_path, step_finite
 
 URDF_NO_INERTIAL = """<robot name="arm">
   <link name="base"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/>
