@@ -224,3 +224,39 @@ def test_healthy_models_are_untouched_and_silent():
             _add(art)
         assert _masses(art) == before
         assert check_mass_properties(art) == []
+
+
+def _gimbal(middle_limit):
+    """A fixed base and a 2 kg body on three concurrent hinges (z, then x, then y) joined by two massless links;
+    the middle hinge's range is [-middle_limit, middle_limit]."""
+    art = artic.Articulation("gimbal")
+    art.set_articulation_flag(ArticulationFlag.FIX_BASE)
+    parent = art.create_link(None, Transform((0, 0, 1)), "base")
+    for name, axis in (("yaw", Axis.SWING2), ("pitch", Axis.TWIST), ("body", Axis.SWING1)):
+        massless = name != "body"
+        parent = _link(art, parent, name, axis=axis, mass=0.0 if massless else 2.0,
+                       inertia=(0, 0, 0) if massless else (0.02, 0.03, 0.04), com=(0, 0, 0 if massless else -0.2),
+                       offset=(0, 0, 0))
+        if name == "pitch":
+            parent.inbound_joint.set_motion(Axis.TWIST, Motion.LIMITED)
+            parent.inbound_joint.set_limit_params(Axis.TWIST, artic.Limit(-middle_limit, middle_limit))
+    return art
+
+
+def test_gimbal_lock_within_the_limits_is_found_and_repaired():
+    """Three concurrent hinges joined by massless links are fine at zero but singular when the middle hinge turns
+    90 degrees (the first and last axes line up; human.urdf's hips): found when the middle range reaches pi/2, with
+    the joint and angle named, not when it stays within 1 rad; repaired, the body falls 2 s finitely from the
+    locked configuration."""
+    assert find_massless(_gimbal(1.0)) == []
+    art = _gimbal(2.0)
+    found = find_massless(art)
+    assert [link.name for link, _ in found] == ["yaw"]
+    assert found[0][1].endswith("with joint 'pitch' at -1.571 rad")  # the first lock sampled: -pi/2
+    with pytest.warns(UserWarning, match="'yaw'"):
+        scene = _add(art)
+    assert art.get_link("yaw").inertia.min() > 0.0 and art.get_link("body").mass == 2.0
+    cache = art.create_cache()
+    cache.joint_position[:] = [0.0, np.pi / 2, 0.0]
+    art.apply_cache(cache, CacheFlag.POSITION)
+    assert step_finite(art, 2.0, scene=scene)

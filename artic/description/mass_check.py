@@ -11,7 +11,11 @@ The test is exact at the reference configuration (every joint position zero): th
 each dof sees, its pivot `D = S^T I^A S + armature` (Featherstone's backward pass, in float64), is what forward
 dynamics divides by; M is positive definite iff every D is (and, for a floating root, the root's 6x6 articulated
 inertia). A massless link carried by massive children, or a massless link whose joint has armature, is therefore
-fine and left alone, as MuJoCo leaves a moving body alone when a welded child has mass and inertia.
+fine and left alone, as MuJoCo leaves a moving body alone when a welded child has mass and inertia. A pivot can
+also vanish away from zero: three concurrent hinges joined by massless links lock at 90 degrees of the middle one
+(human.urdf's hips and shoulders go NaN after 0.5 s of falling). So each revolute joint whose link has no
+rotational inertia of its own is also turned, alone, to its limits and to +-pi/2 where those lie within them, and
+the pivots are checked there too.
 
 What the peers do:
 
@@ -30,9 +34,11 @@ artic steps in float32, where 1e-15 is no floor at all. A pivot is reported when
 * float32's epsilon (1.19e-7) times the largest pivot of its kind in the articulation: below that it is zero to
   float32 and the step's factorization of M loses it (icub's neck_2: 2.3e-13 kg m^2 against 0.46).
 
-Every moving link of example-robot-data, Gymnasium's and dm_control's models is far above both: the smallest
-pivots are 2.5e-3 kg (dm_control swimmer) and 7.4e-8 kg m^2 (dm_control manipulator), and the smallest share of the
-largest rotational pivot is 1.0e-6 (alex_psyonic_hands.urdf, which steps finitely).
+Of example-robot-data's 64 loadable URDFs and Gymnasium's and dm_control's 32 loadable MJCF files, only romeo
+(24 finger links), icub (neck_2 at zero, r_hip_1 at its lock), icub_reduced (r_hip_1 at its lock) and human (5
+virtual links at their locks) are reported. At the reference configuration the others' smallest pivots are
+2.5e-3 kg (dm_control swimmer) and 7.4e-8 kg m^2 (dm_control manipulator), and the smallest share of the largest
+rotational pivot is 1.0e-6 (alex_psyonic_hands.urdf, which steps finitely).
 
 * `policy="repair"` (the default): MuJoCo's `boundmass`/`boundinertia`, applied only where needed. The link that a
   reported joint moves directly (the root, for a floating root) has its mass raised to the larger of `MASS_FLOOR`
@@ -58,8 +64,8 @@ import warnings
 import numpy as np
 
 from ..errors import ValidationError
-from ..math.np_spatial import Transform, quat_to_matrix, spatial_inertia
-from .types import Axis
+from ..math.np_spatial import Transform, quat_from_axis_angle, quat_to_matrix, spatial_inertia
+from .types import Axis, JointType, Motion
 
 MASS_FLOOR = 1e-5  # [kg]: least pivot of a translational dof, mass given to a repaired link
 INERTIA_FLOOR = 1e-8  # [kg m^2]: least pivot of a rotational dof, principal inertias given to a repaired link
@@ -77,13 +83,16 @@ def mass_policy_arg(policy) -> str:
     return policy
 
 
-def _world_poses(links) -> dict:
-    """Actor-frame poses of every link at the reference configuration (all joint positions zero), root at the
-    identity: the check does not depend on where the articulation stands."""
+def _world_poses(links, turned=None, angle: float = 0.0) -> dict:
+    """Actor-frame poses of every link with every joint at zero except the revolute inbound joint of link `turned`,
+    at `angle`; root at the identity: the check does not depend on where the articulation stands."""
     poses = {links[0]: Transform()}
     for link in links[1:]:
         j = link.inbound_joint
-        poses[link] = poses[link.parent] * j.parent_pose * j.child_pose.inverse()
+        frame = poses[link.parent] * j.parent_pose
+        if link is turned:
+            frame = frame * Transform(np.zeros(3), quat_from_axis_angle(_UNIT[int(j.dof_axes()[0])], angle))
+        poses[link] = frame * j.child_pose.inverse()
     return poses
 
 
@@ -109,15 +118,16 @@ def _min_eig(m: np.ndarray) -> float:
     return float(np.linalg.eigvalsh(0.5 * (m + m.T)).min())
 
 
-def pivots(art) -> list:
-    """(link, kind, pivot) per link whose inbound joint has dofs, children first: kind is 'rotation' (pivot in
+def pivots(art, turned=None, angle: float = 0.0) -> list:
+    """(link, kind, pivot) per link whose inbound joint has dofs, children first, with every joint at zero except
+    the revolute inbound joint of link `turned` at `angle`: kind is 'rotation' (pivot in
     kg m^2, the least eigenvalue of D for a spherical joint) or 'translation' (kg). A floating root adds
     (root, 'root mass', kg) and (root, 'root rotation', kg m^2): the least eigenvalues of its articulated inertia's
     linear block and of the rotational part with the linear motion free."""
     if getattr(art, "_kinematic", False):  # a kinematic body follows its targets: nothing divides by its mass
         return []
     links = art._topology().links
-    poses = _world_poses(links)
+    poses = _world_poses(links, turned, angle)
     inertia = {link: _link_inertia(link, poses[link]) for link in links}
     out = []
     for link in reversed(links[1:]):  # children before parents: Featherstone's backward pass
@@ -145,21 +155,49 @@ def _is_translation(kind: str) -> bool:
     return kind in ("translation", "root mass")
 
 
+def _lock_samples(art, small: float) -> list:
+    """(link, angle) configurations that may line up the axes around links without rotational inertia of their
+    own (gimbal lock of three concurrent hinges joined by massless links, human.urdf's hips): each revolute joint
+    whose link has a principal inertia below `small`, at its limits and at +-pi/2 where they lie within them."""
+    out = []
+    for link in art._topology().links[1:]:
+        j = link.inbound_joint
+        if j.get_joint_type() not in (JointType.REVOLUTE, JointType.REVOLUTE_UNWRAPPED) or link.inertia.min() >= small:
+            continue
+        axis = j.dof_axes()[0]
+        low, high = -np.inf, np.inf
+        angles = set()
+        if j.get_motion(axis) == Motion.LIMITED:
+            lim = j.get_limit_params(axis)
+            low, high = lim.low, lim.high
+            angles = {low, high}
+        angles |= {a for a in (-0.5 * np.pi, 0.5 * np.pi) if low <= a <= high}
+        out += [(link, a) for a in sorted(angles) if a != 0.0]
+    return out
+
+
 def find_massless(art) -> list:
     """(link, what) for every link whose inbound dof (or, for a floating root, the root) has a pivot below its
-    floor at the reference configuration: `MASS_FLOOR` or `INERTIA_FLOOR`, or float32's epsilon times the
-    largest pivot of the same kind (in kg or kg m^2) in the articulation. `what` names the joint and the pivot."""
+    floor: `MASS_FLOOR` or `INERTIA_FLOOR`, or float32's epsilon times the largest pivot of the same kind (in kg or
+    kg m^2) at the reference configuration. The reference configuration is checked, then the configurations of
+    `_lock_samples`. `what` names the joint and the pivot."""
     piv = pivots(art)
     largest = {t: max((p for _, k, p in piv if _is_translation(k) == t), default=0.0) for t in (False, True)}
+    floor = {t: max(MASS_FLOOR if t else INERTIA_FLOOR, _EPS32 * largest[t]) for t in (False, True)}
     found = {}
-    for link, kind, pivot in piv:
-        t = _is_translation(kind)
-        if pivot < max(MASS_FLOOR if t else INERTIA_FLOOR, _EPS32 * largest[t]):
-            unit = "kg" if t else "kg m^2"
-            what = (f"{kind} {pivot:.3g} {unit}" if kind.startswith("root") else
-                    f"{'mass along' if t else 'rotational inertia about'} joint "
-                    f"'{link.inbound_joint.name}' {pivot:.3g} {unit}")
-            found[link] = f"{found[link]}, {what}" if link in found else what
+
+    def report(piv, where):
+        for link, kind, pivot in piv:
+            t = _is_translation(kind)
+            if pivot < floor[t] and link not in found:
+                unit = "kg" if t else "kg m^2"
+                found[link] = (f"{kind} {pivot:.3g} {unit}{where}" if kind.startswith("root") else
+                               f"{'mass along' if t else 'rotational inertia about'} joint "
+                               f"'{link.inbound_joint.name}' {pivot:.3g} {unit}{where}")
+
+    report(piv, "")
+    for turned, angle in _lock_samples(art, floor[False]):
+        report(pivots(art, turned, angle), f" with joint '{turned.inbound_joint.name}' at {angle:.4g} rad")
     return list(found.items())
 
 
