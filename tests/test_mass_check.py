@@ -260,3 +260,27 @@ def test_gimbal_lock_within_the_limits_is_found_and_repaired():
     cache.joint_position[:] = [0.0, np.pi / 2, 0.0]
     art.apply_cache(cache, CacheFlag.POSITION)
     assert step_finite(art, 2.0, scene=scene)
+
+
+def test_turned_joint_pivots_equal_those_of_the_model_built_turned():
+    """Turning one hinge (the lock search) gives the same pivots as a copy of the model whose joint frame is built
+    turned by that angle, on random floating trees (only the turned link's ancestors and the root are listed)."""
+    from artic.math.np_spatial import quat_from_axis_angle
+
+    rng = np.random.default_rng(11)
+    for _ in range(3):
+        seed = int(rng.integers(1 << 30))
+        art = random_tree(np.random.default_rng(seed), n_links=9, floating=True, kinds=("revolute", "prismatic"))
+        hinges = [link for link in art.get_links()[1:] if link.inbound_joint.get_joint_type() == JointType.REVOLUTE]
+        link = hinges[-1]
+        turned = {(x.name, kind): p for x, kind, p in pivots(art, link, 1.1)}
+        assert {name for name, _ in turned} >= {"root", link.parent.name}
+        copy = random_tree(np.random.default_rng(seed), n_links=9, floating=True, kinds=("revolute", "prismatic"))
+        j = copy.get_link(link.name).inbound_joint
+        axis = np.eye(3)[int(j.dof_axes()[0])]
+        j.parent_pose = j.parent_pose * Transform(np.zeros(3), quat_from_axis_angle(axis, 1.1))
+        built = {(x.name, kind): p for x, kind, p in pivots(copy)}
+        for key, value in turned.items():
+            assert value == pytest.approx(built[key], rel=1e-9)
+        at_zero = {(x.name, kind): p for x, kind, p in pivots(art)}
+        assert any(abs(turned[k] - at_zero[k]) > 1e-6 * abs(at_zero[k]) for k in turned)  # the turn mattered

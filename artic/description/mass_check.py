@@ -64,7 +64,7 @@ import warnings
 import numpy as np
 
 from ..errors import ValidationError
-from ..math.np_spatial import Transform, quat_from_axis_angle, quat_to_matrix, spatial_inertia
+from ..math.np_spatial import Transform, quat_from_axis_angle, quat_to_matrix, skew, spatial_inertia
 from .types import Axis, JointType, Motion
 
 MASS_FLOOR = 1e-5  # [kg]: least pivot of a translational dof, mass given to a repaired link
@@ -83,16 +83,13 @@ def mass_policy_arg(policy) -> str:
     return policy
 
 
-def _world_poses(links, turned=None, angle: float = 0.0) -> dict:
-    """Actor-frame poses of every link with every joint at zero except the revolute inbound joint of link `turned`,
-    at `angle`; root at the identity: the check does not depend on where the articulation stands."""
+def _world_poses(links) -> dict:
+    """Actor-frame poses of every link at the reference configuration (every joint at zero), root at the identity:
+    the check does not depend on where the articulation stands."""
     poses = {links[0]: Transform()}
     for link in links[1:]:
         j = link.inbound_joint
-        frame = poses[link.parent] * j.parent_pose
-        if link is turned:
-            frame = frame * Transform(np.zeros(3), quat_from_axis_angle(_UNIT[int(j.dof_axes()[0])], angle))
-        poses[link] = frame * j.child_pose.inverse()
+        poses[link] = poses[link.parent] * j.parent_pose * j.child_pose.inverse()
     return poses
 
 
@@ -118,37 +115,81 @@ def _min_eig(m: np.ndarray) -> float:
     return float(np.linalg.eigvalsh(0.5 * (m + m.T)).min())
 
 
+def _kind(link) -> str:
+    return "rotation" if link.inbound_joint.dof_axes()[0] < Axis.X else "translation"
+
+
+def _through_joint(link, articulated: np.ndarray, pose: Transform):
+    """(pivot or None for a fixed joint, what the parent feels) for a link's inbound joint, given the link's
+    articulated inertia. A singular pivot passes on nothing the joint cannot carry."""
+    j = link.inbound_joint
+    axes = j.dof_axes()
+    if not axes:
+        return None, articulated
+    s = _motion_subspace(link, pose)
+    u = articulated @ s
+    d = s.T @ u + np.diag([j.get_armature(a) for a in axes])
+    return _min_eig(d), articulated - u @ np.linalg.pinv(d, rcond=1e-12) @ u.T
+
+
+def _root_pivots(art, articulated: np.ndarray) -> list:
+    if art.fix_base:
+        return []
+    root = art._topology().links[0]
+    lin = articulated[3:, 3:]
+    rot = articulated[:3, :3] - articulated[:3, 3:] @ np.linalg.pinv(lin, rcond=1e-12) @ articulated[3:, :3]
+    return [(root, "root mass", _min_eig(lin)), (root, "root rotation", _min_eig(rot))]
+
+
+def _backward(art):
+    """Featherstone's backward pass at the reference configuration: (poses, articulated inertia per link, what each
+    link passes to its parent, pivots), all in the world frame about its origin."""
+    links = art._topology().links
+    poses = _world_poses(links)
+    articulated = {link: _link_inertia(link, poses[link]) for link in links}
+    passed, out = {}, []
+    for link in reversed(links[1:]):  # children before parents
+        pivot, passed[link] = _through_joint(link, articulated[link], poses[link])
+        articulated[link.parent] = articulated[link.parent] + passed[link]
+        if pivot is not None:
+            out.append((link, _kind(link), pivot))
+    return poses, articulated, passed, out + _root_pivots(art, articulated[links[0]])
+
+
+def _turned(art, ref, link, angle: float) -> list:
+    """The pivots that change when the revolute inbound joint of `link` turns by `angle`: its subtree turns rigidly
+    about the joint axis, so its own pivots keep their values and only its ancestors' (and a floating root's) are
+    recomputed, from what the subtree passes up, turned."""
+    poses, articulated, passed, _ = ref
+    j = link.inbound_joint
+    frame = poses[link.parent] * j.parent_pose
+    rot = quat_to_matrix(quat_from_axis_angle(frame.rotate(_UNIT[int(j.dof_axes()[0])]), angle))
+    force = np.zeros((6, 6))  # the rotation about the axis line through frame.p, acting on (torque, force) pairs
+    force[:3, :3] = force[3:, 3:] = rot
+    force[:3, 3:] = skew(frame.p - rot @ frame.p) @ rot
+    moved, child, out = force @ passed[link] @ force.T, link, []
+    while child.parent is not None:
+        parent = child.parent
+        total = articulated[parent] - passed[child] + moved
+        if parent.inbound_joint is None:
+            return out + _root_pivots(art, total)
+        pivot, moved = _through_joint(parent, total, poses[parent])
+        if pivot is not None:
+            out.append((parent, _kind(parent), pivot))
+        child = parent
+    return out
+
+
 def pivots(art, turned=None, angle: float = 0.0) -> list:
-    """(link, kind, pivot) per link whose inbound joint has dofs, children first, with every joint at zero except
-    the revolute inbound joint of link `turned` at `angle`: kind is 'rotation' (pivot in
-    kg m^2, the least eigenvalue of D for a spherical joint) or 'translation' (kg). A floating root adds
-    (root, 'root mass', kg) and (root, 'root rotation', kg m^2): the least eigenvalues of its articulated inertia's
-    linear block and of the rotational part with the linear motion free."""
+    """(link, kind, pivot) per link whose inbound joint has dofs, children first, at the reference configuration:
+    kind is 'rotation' (pivot in kg m^2, the least eigenvalue of D for a spherical joint) or 'translation' (kg). A
+    floating root adds (root, 'root mass', kg) and (root, 'root rotation', kg m^2): the least eigenvalues of its
+    articulated inertia's linear block and of the rotational part with the linear motion free. With `turned`, a
+    link on a revolute joint, that joint is at `angle` and only the pivots this changes are listed."""
     if getattr(art, "_kinematic", False):  # a kinematic body follows its targets: nothing divides by its mass
         return []
-    links = art._topology().links
-    poses = _world_poses(links, turned, angle)
-    inertia = {link: _link_inertia(link, poses[link]) for link in links}
-    out = []
-    for link in reversed(links[1:]):  # children before parents: Featherstone's backward pass
-        j = link.inbound_joint
-        axes = j.dof_axes()
-        if not axes:  # a fixed joint carries the whole articulated inertia to the parent
-            inertia[link.parent] = inertia[link.parent] + inertia[link]
-            continue
-        s = _motion_subspace(link, poses[link])
-        u = inertia[link] @ s
-        d = s.T @ u + np.diag([j.get_armature(a) for a in axes])
-        out.append((link, "rotation" if axes[0] < Axis.X else "translation", _min_eig(d)))
-        # what the parent feels through the joint; a singular pivot passes on nothing it cannot carry
-        inertia[link.parent] = inertia[link.parent] + inertia[link] - u @ np.linalg.pinv(d, rcond=1e-12) @ u.T
-    if not art.fix_base:
-        root = inertia[links[0]]
-        lin = root[3:, 3:]
-        out.append((links[0], "root mass", _min_eig(lin)))
-        out.append((links[0], "root rotation",
-                    _min_eig(root[:3, :3] - root[:3, 3:] @ np.linalg.pinv(lin, rcond=1e-12) @ root[3:, :3])))
-    return out
+    ref = _backward(art)
+    return ref[3] if turned is None else _turned(art, ref, turned, angle)
 
 
 def _is_translation(kind: str) -> bool:
@@ -181,7 +222,10 @@ def find_massless(art) -> list:
     floor: `MASS_FLOOR` or `INERTIA_FLOOR`, or float32's epsilon times the largest pivot of the same kind (in kg or
     kg m^2) at the reference configuration. The reference configuration is checked, then the configurations of
     `_lock_samples`. `what` names the joint and the pivot."""
-    piv = pivots(art)
+    if getattr(art, "_kinematic", False):  # a kinematic body follows its targets: nothing divides by its mass
+        return []
+    ref = _backward(art)
+    piv = ref[3]
     largest = {t: max((p for _, k, p in piv if _is_translation(k) == t), default=0.0) for t in (False, True)}
     floor = {t: max(MASS_FLOOR if t else INERTIA_FLOOR, _EPS32 * largest[t]) for t in (False, True)}
     found = {}
@@ -197,7 +241,7 @@ def find_massless(art) -> list:
 
     report(piv, "")
     for turned, angle in _lock_samples(art, floor[False]):
-        report(pivots(art, turned, angle), f" with joint '{turned.inbound_joint.name}' at {angle:.4g} rad")
+        report(_turned(art, ref, turned, angle), f" with joint '{turned.inbound_joint.name}' at {angle:.4g} rad")
     return list(found.items())
 
 
