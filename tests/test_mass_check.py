@@ -9,6 +9,7 @@ from helpers import random_tree, robot_path, step_finite
 
 import artic
 from artic import ArticulationFlag, Axis, CacheFlag, Drive, DriveType, JointType, Motion, Transform
+from artic.assets import model_path
 from artic.description.mass_check import check_mass_properties, find_massless, mass_policy_arg, pivots
 
 URDF_NO_INERTIAL = """<robot name="arm">
@@ -213,10 +214,14 @@ def test_milligram_links_under_drives_are_repaired_and_step_in_32_envs():
 
 
 def test_healthy_models_are_untouched_and_silent():
-    """Random trees of every joint type, panda and a fixed-joint-only articulation enter a scene without a mass
-    warning and with bit-identical masses, inertias and COM frames."""
+    """Random trees of every joint type, panda, and the shipped MJCF humanoid (whose multi-hinge bodies become
+    chains of 1e-6 kg links carrying the real body) enter a scene without a mass warning and with bit-identical
+    masses, inertias and COM frames."""
     rng = np.random.default_rng(7)
     arts = [random_tree(rng, n_links=8, floating=f) for f in (False, True)] + [artic.load_urdf(robot_path("panda"))]
+    humanoid = artic.load_mjcf(model_path("humanoid")).articulations[0]
+    assert min(link.mass for link in humanoid.get_links()) == 1e-6
+    arts.append(humanoid)
     for art in arts:
         before = _masses(art)
         with warnings.catch_warnings():
@@ -284,3 +289,16 @@ def test_turned_joint_pivots_equal_those_of_the_model_built_turned():
             assert value == pytest.approx(built[key], rel=1e-9)
         at_zero = {(x.name, kind): p for x, kind, p in pivots(art)}
         assert any(abs(turned[k] - at_zero[k]) > 1e-6 * abs(at_zero[k]) for k in turned)  # the turn mattered
+
+
+def test_massless_rigid_body_added_as_an_actor_is_repaired():
+    """A RigidDynamic given no mass goes through the same check when added with add_actor: a warning names it and
+    it falls with finite states."""
+    body = artic.RigidDynamic(Transform((0, 0, 2)), name="feather")
+    body.link.mass = 0.0
+    body.link.inertia = (0.0, 0.0, 0.0)
+    scene = artic.Scene(1)
+    with pytest.warns(UserWarning, match="'feather'"):
+        scene.add_actor(body)
+    assert body.mass == 1e-5
+    assert step_finite(body.articulation, 1.0, scene=scene)
