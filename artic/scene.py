@@ -28,6 +28,7 @@ from .assemble import assemble
 from .block import Block, block_joints, collision_groups, merge_wake_state, restore_view_arrays, view_arrays
 from .description.articulation import Articulation, Link
 from .description.joints import JointBase
+from .description.mass_check import check_mass_properties
 from .cache import CacheFlag
 from .description.validate import MAX_MAGNITUDE, finite, positive_int, real_array
 from .errors import StateError, TopologyError, ValidationError
@@ -125,6 +126,7 @@ class Scene:
         if art._scene is not None:
             raise TopologyError(f"articulation '{art.name}' is already in a scene; remove it first")
         art.validate()
+        check_mass_properties(art, getattr(self, "mass_policy", "repair"))  # massless dofs: repair or refuse
         for link in art.get_links():
             for shape in link.shapes:
                 shape.check_contact_params()

@@ -98,3 +98,24 @@ def random_state(rng, art, cache, spread=1.0):
 
 def rot_exp(rotvec):
     return quat_exp(rotvec)
+
+
+def step_finite(art, seconds: float, dt: float = 1.0 / 120.0, scene=None) -> bool:
+    """Add `art` (an articulation, or a list of them) to a 1-env scene, or use `scene`, which holds them; step it
+    `seconds` passively at `dt` and say whether every joint position and velocity and every root pose stayed finite
+    after each step."""
+    arts = list(art) if isinstance(art, (list, tuple)) else [art]
+    if scene is None:
+        scene = artic.Scene(1)
+        for a in arts:
+            scene.add_articulation(a)
+    caches = [a.create_cache() for a in arts]
+    flags = artic.CacheFlag.POSITION | artic.CacheFlag.VELOCITY | artic.CacheFlag.ROOT_TRANSFORM
+    for _ in range(round(seconds / dt)):
+        scene.step(dt)
+        for a, cache in zip(arts, caches):
+            a.copy_internal_state_to_cache(cache, flags)
+            if not (np.isfinite(cache.joint_position).all() and np.isfinite(cache.joint_velocity).all()
+                    and np.isfinite(cache.root_transform).all()):
+                return False
+    return True
