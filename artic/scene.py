@@ -28,7 +28,7 @@ from .assemble import assemble
 from .block import Block, block_joints, collision_groups, merge_wake_state, restore_view_arrays, view_arrays
 from .description.articulation import Articulation, Link
 from .description.joints import JointBase
-from .description.mass_check import check_mass_properties
+from .description.mass_check import check_mass_properties, mass_policy_arg
 from .cache import CacheFlag
 from .description.validate import MAX_MAGNITUDE, finite, positive_int, real_array
 from .errors import StateError, TopologyError, ValidationError
@@ -65,7 +65,8 @@ class ContactReport:
 
 class Scene:
     def __init__(self, num_envs: int = 1, gravity=(0.0, 0.0, -9.81), device=None, solver_type=SolverType.PGS,
-                 contact_capacity: int = 512, friction_correlation_distance: float = 0.025, nan_policy="warn"):
+                 contact_capacity: int = 512, friction_correlation_distance: float = 0.025, nan_policy="warn",
+                 mass_policy: str = "repair"):
         num_envs = positive_int("scene", "num_envs", num_envs, MAX_ENVS)
         try:
             g = real_array("scene", "gravity", gravity, (3,), limit=None).astype(float)
@@ -113,6 +114,9 @@ class Scene:
         self._overflow_warned = False
         # what a step that leaves an env non-finite does: warn (default), raise or freeze the env (status.py)
         self.nan_policy = as_nan_policy(nan_policy)
+        # movable dofs with (numerically) no mass or inertia, when an articulation is added: 'repair' gives their links
+        # a small mass and inertia with a warning, 'raise' refuses the articulation (description/mass_check.py)
+        self.mass_policy = mass_policy_arg(mass_policy)
         self._status = StatusMonitor(self.nan_policy)
 
     def __repr__(self):
@@ -126,7 +130,7 @@ class Scene:
         if art._scene is not None:
             raise TopologyError(f"articulation '{art.name}' is already in a scene; remove it first")
         art.validate()
-        check_mass_properties(art, getattr(self, "mass_policy", "repair"))  # massless dofs: repair or refuse
+        check_mass_properties(art, self.mass_policy)  # massless dofs: repair or refuse
         for link in art.get_links():
             for shape in link.shapes:
                 shape.check_contact_params()

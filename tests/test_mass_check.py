@@ -114,6 +114,24 @@ def test_raise_policy_refuses_and_names_the_links(tmp_path):
     assert _masses(art) == before
 
 
+def test_scene_mass_policy_keyword_repairs_by_default_and_refuses_on_request(tmp_path):
+    """Scene(mass_policy=...) chooses what add_articulation does with a massless hinge link: by default it warns
+    and repairs (the scene then steps), with 'raise' it refuses and the articulation stays out of the scene; an
+    unknown policy is refused at construction."""
+    path = tmp_path / "arm.urdf"
+    path.write_text(URDF_NO_INERTIAL)
+    refused = artic.load_urdf(path)
+    with pytest.raises(artic.ValidationError, match=r"'tip'"):
+        _add(refused, mass_policy="raise")
+    assert refused._scene is None and refused.get_link("tip").mass == 0.0
+    art = artic.load_urdf(path)
+    with pytest.warns(UserWarning, match="'tip'"):
+        scene = _add(art)
+    assert scene.mass_policy == "repair" and art.get_link("tip").mass > 0.0
+    with pytest.raises(artic.ValidationError, match="'repair' or 'raise'"):
+        artic.Scene(1, mass_policy="ignore")
+
+
 def test_unknown_policy_is_refused():
     """A mass policy other than 'repair' or 'raise' is a ValidationError naming the choices."""
     with pytest.raises(artic.ValidationError, match="'repair' or 'raise'"):
