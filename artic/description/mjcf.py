@@ -211,7 +211,11 @@ class _Loader:
             pose = pose * Transform(q=quat_between(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])))
         elif kind == "mesh":
             file, scale = self.meshes[a["mesh"]]
-            shape = Mesh(str(file), tuple(scale))
+            try:  # the mesh file is read and checked here, at load
+                shape = Mesh(str(file), tuple(scale), name=name)
+            except ArticError as e:
+                raise MjcfError(f"MJCF file '{self.path}': body '{owner.rsplit('_geom', 1)[0]}' geom '{name}': "
+                                f"{e}") from None
         elif kind == "ellipsoid":
             warnings.warn(f"MJCF '{self.path.name}': ellipsoid geom '{name}' collides as the sphere of its largest "
                           "radius", RuntimeWarning, stacklevel=4)
