@@ -218,23 +218,30 @@ class Mesh(Shape):
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
-        if name in ("filename", "scale") and "filename" in self.__dict__ and "scale" in self.__dict__:
-            self._load()
+        if name == "filename":
+            self._read()
+        if name in ("filename", "scale") and "scale" in self.__dict__:
+            self._apply_scale()
 
-    def _load(self):
-        where = self.label()
+    def _read(self):
+        """Read the file once; a new scale re-uses what was read."""
         try:
-            verts, tris = read_mesh_file(self.filename, where)
+            self.__dict__["_file"] = read_mesh_file(self.filename, self.label())
         except UnsupportedMeshFormat as e:
             warnings.warn(f"{e}; the mesh is left out of collision detection and has no mass properties",
                           RuntimeWarning, stacklevel=4)
+            self.__dict__["_file"] = None
+
+    def _apply_scale(self):
+        if self._file is None:
             self.__dict__.update(_vertices=None, _triangles=None, _points=None)
             return
+        verts, tris = self._file
         scale = np.asarray(self.scale)
         if np.prod(np.sign(scale)) < 0.0:
             tris = tris[:, ::-1]  # a mirroring scale turns the triangles inside out; keep them facing outwards
         verts = verts * scale
-        points = solid_points(verts, f"{where} (file '{self.filename}')")
+        points = solid_points(verts, f"{self.label()} (file '{self.filename}')")
         self.__dict__.update(_vertices=verts, _triangles=np.ascontiguousarray(tris), _points=points)
 
     @property
