@@ -43,7 +43,7 @@ def solid_points(points, owner: str) -> np.ndarray:
     proj = centred @ axes
     extent = proj.max(axis=0) - proj.min(axis=0)
     largest = extent.max()
-    if largest <= 1e-12 * max(1.0, float(np.abs(pts).max())):
+    if coincident(pts):
         raise ValidationError(f"{owner}: all {len(pts)} vertices coincide at {pts[0].tolist()}; a convex hull "
                               "needs points that span a volume (use a Sphere or Box for a point-like shape)")
     missing = np.flatnonzero(extent < FLAT_TOLERANCE * largest)
@@ -59,6 +59,11 @@ def solid_points(points, owner: str) -> np.ndarray:
         offset = half * axes[:, k]
         pts = np.concatenate([pts + offset, pts - offset])
     return pts
+
+
+def coincident(pts: np.ndarray) -> bool:
+    """Whether all the (finite) points are one point, to round-off."""
+    return bool(np.ptp(pts, axis=0).max() <= 1e-12 * max(1.0, float(np.abs(pts).max())))
 
 
 def _hull(pts: np.ndarray, owner: str):

@@ -58,7 +58,10 @@ def read_mesh_file(path, owner: str):
         if not data.strip():
             raise MeshFileError(f"{where}: the file is empty")
         verts, tris = _read_obj(data, where) if suffix == ".obj" else _read_trimesh(data, suffix, where)
-        _MESH_FILES[key] = _validated(verts, tris, where)
+        verts, tris = _validated(verts, tris, where)
+        for a in (verts, tris):
+            a.setflags(write=False)  # shared by every shape of this file
+        _MESH_FILES[key] = verts, tris
     return _MESH_FILES[key]
 
 

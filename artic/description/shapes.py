@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..collision.hull import hull_mass_properties, solid_points
+from ..collision.hull import coincident, hull_mass_properties, solid_points
 from ..collision.mesh_file import UnsupportedMeshFormat, read_mesh_file
 from ..errors import ValidationError
 from ..math.np_spatial import Transform, quat_to_matrix
@@ -101,9 +101,13 @@ class Shape:
         self._check_local_pose(self.local_pose)  # its arrays may have been edited in place since it was set
         if not isinstance(self.material, Material):
             raise ValidationError(f"{owner}: material must be an artic.Material, got {type(self.material).__name__}")
-        off = float(self.contact_offset)
+        try:
+            off = float(self.contact_offset)
+        except (TypeError, ValueError):
+            off = float("nan")
         if not np.isfinite(off) or off < 0.0:
-            raise ValidationError(f"{owner}: contact_offset must be a non-negative finite distance, got {off}")
+            raise ValidationError(f"{owner}: contact_offset must be a non-negative finite distance, got "
+                                  f"{self.contact_offset!r}")
         for name in ("collision_group", "collision_mask"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < 2**31:
@@ -241,8 +245,12 @@ class Mesh(Shape):
         if np.prod(np.sign(scale)) < 0.0:
             tris = tris[:, ::-1]  # a mirroring scale turns the triangles inside out; keep them facing outwards
         verts = verts * scale
-        points = solid_points(verts, f"{self.label()} (file '{self.filename}')")
-        self.__dict__.update(_vertices=verts, _triangles=np.ascontiguousarray(tris), _points=points)
+        if coincident(verts):
+            raise ValidationError(f"{self.label()} (file '{self.filename}'): all {len(verts)} vertices coincide; "
+                                  "the mesh has no extent")
+        # the hull points are made on first use: a flat mesh is fine as a static triangle mesh, and is thickened
+        # (with a warning) only when it must be a hull
+        self.__dict__.update(_vertices=verts, _triangles=np.ascontiguousarray(tris), _points=None)
 
     @property
     def vertices(self):
@@ -256,13 +264,16 @@ class Mesh(Shape):
 
     @property
     def hull_points(self):
-        """The points whose convex hull this mesh is on a link: the vertices, thickened if they span no volume."""
+        """The points whose convex hull this mesh is on a link: the vertices, thickened (with a warning) if they
+        span no volume; None for a format artic does not read."""
+        if self._points is None and self._vertices is not None:
+            self.__dict__["_points"] = solid_points(self._vertices, f"{self.label()} (file '{self.filename}')")
         return self._points
 
     def volume_com_inertia(self):
-        if self._points is None:
+        if self.hull_points is None:
             return super().volume_com_inertia()
-        return hull_mass_properties(self._points, f"{self.label()} (file '{self.filename}')")
+        return hull_mass_properties(self.hull_points, f"{self.label()} (file '{self.filename}')")
 
 
 @dataclass

@@ -201,17 +201,31 @@ def test_coincident_points_are_refused():
         ConvexMesh(np.ones((5, 3)), name="dot")
 
 
-def test_flat_mesh_file_loads_thickened_and_collides(tmp_path):
-    """A mesh file of one flat quad (as solo's plane.obj) loads with a warning naming the file, and builds
-    collision geometry on a link (it used to fail at the first step)."""
+def test_flat_mesh_file_is_thickened_as_a_hull_and_kept_as_triangles(tmp_path):
+    """A mesh file of one flat quad (as solo's plane.obj, which used to fail at the first step) loads; on a static
+    actor it is its triangles, without a warning; as a link's hull it is thickened, with a warning naming the file,
+    and builds collision geometry."""
     path = tmp_path / "plane.obj"
     path.write_text("v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nf 1 2 3 4\n")
-    with pytest.warns(RuntimeWarning, match="plane.obj.*thickened"):
-        mesh = Mesh(str(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ground = artic.RigidStatic(name="ground")
+        ground.attach_shape(Mesh(str(path)))
+        h, _ = geometry_arrays([], [ground], 64)
+    assert len(h["tris"]) == 2 and np.ptp(h["verts"][:, 2]) == 0.0
     art = artic.Articulation("a")
-    art.create_link(None, None, "plate").attach_shape(mesh)
-    h, _ = geometry_arrays([art], [], 64)
+    art.create_link(None, None, "plate").attach_shape(Mesh(str(path)))
+    with pytest.warns(RuntimeWarning, match="plane.obj.*thickened"):
+        h, _ = geometry_arrays([art], [], 64)
     assert np.ptp(h["verts"][:, 2]) == pytest.approx(DEGENERATE_THICKNESS_RATIO * 2.0, rel=1e-5)
+
+
+def test_mesh_file_of_one_point_is_refused(tmp_path):
+    """A mesh file whose vertices all coincide has nothing to collide with: refused at load, naming the file."""
+    path = tmp_path / "dot.obj"
+    path.write_text("v 1 2 3\nv 1 2 3\nv 1 2 3\nf 1 2 3\n")
+    with pytest.raises(ArticError, match="dot.obj.*coincide"):
+        Mesh(str(path))
 
 
 def test_exactly_flat_grid_gives_a_slab_not_a_qhull_error():
