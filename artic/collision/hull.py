@@ -2,12 +2,13 @@
 properties of a solid hull.
 
 Robustness (issue 14): every Qhull call goes through `_hull`, which retries a failed hull with Qhull's joggle
-(option QJ: the input is perturbed by a few ulps of its extent until the hull is simplicial) and turns a final failure
-into a ValidationError naming the shape; no SciPy exception leaves this module. Point sets that span no volume
-(all points on a plane or a line, fewer than 4 distinct points) are thickened by `solid_points` before any hull is
-built: they are extruded symmetrically along each missing principal direction to a total thickness of
-DEGENERATE_THICKNESS_RATIO (1 %) of their largest extent, with a warning naming the shape. A set whose points all
-coincide is refused. Mass properties of a thickened set are those of that slab (or square rod).
+(option QJ: the input is perturbed by a few ulps of its extent until the hull is simplicial) and turns a final
+failure into a ValidationError naming the shape; no SciPy exception leaves this module. Point sets that span no
+volume (all points on a plane or a line to FLAT_TOLERANCE, as any set of fewer than 4 distinct points) are
+thickened by `solid_points` before any hull is built: they are extruded symmetrically along each missing principal
+direction to a total thickness of DEGENERATE_THICKNESS_RATIO (1 %) of their largest extent, with a warning naming
+the shape. A set whose points all coincide is refused. Mass properties of a thickened set are those of that slab
+(or square rod).
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from ..errors import ValidationError
 
 MAX_HULL_VERTICES = 64  # the narrow phase samples every hull vertex; PhysX cooks hulls to at most 255
 DEGENERATE_THICKNESS_RATIO = 0.01  # thickness given to flat or collinear point sets, of their largest extent
-# a principal extent below this fraction of the largest one counts as missing (Qhull's own precision is ~1e-13
-# relative; sets thinner than 1e-9 fail or give slivers whose planes are noise)
-FLAT_TOLERANCE = 1e-9
+# a principal extent below this fraction of the largest one counts as missing: the narrow phase works in float32
+# (epsilon 1.2e-7), where a thinner hull is flat and its side planes are round-off noise
+FLAT_TOLERANCE = 1e-6
 
 
 def solid_points(points, owner: str) -> np.ndarray:
@@ -38,14 +39,14 @@ def solid_points(points, owner: str) -> np.ndarray:
     if not np.all(np.isfinite(pts)):
         bad = int(np.flatnonzero(~np.all(np.isfinite(pts), axis=1))[0])
         raise ValidationError(f"{owner}: vertex {bad} is not finite ({pts[bad].tolist()})")
+    if coincident(pts):
+        raise ValidationError(f"{owner}: all {len(pts)} vertices coincide at {pts[0].tolist()}; a convex hull "
+                              "needs points that span a volume (use a Sphere or Box for a point-like shape)")
     centred = pts - pts.mean(axis=0)
     _, axes = np.linalg.eigh(centred.T @ centred)  # principal directions, ascending spread
     proj = centred @ axes
     extent = proj.max(axis=0) - proj.min(axis=0)
     largest = extent.max()
-    if coincident(pts):
-        raise ValidationError(f"{owner}: all {len(pts)} vertices coincide at {pts[0].tolist()}; a convex hull "
-                              "needs points that span a volume (use a Sphere or Box for a point-like shape)")
     missing = np.flatnonzero(extent < FLAT_TOLERANCE * largest)
     if len(missing) == 0:
         return pts

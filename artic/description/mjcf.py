@@ -214,8 +214,8 @@ class _Loader:
             try:  # the mesh file is read and checked here, at load
                 shape = Mesh(str(file), tuple(scale), name=name)
             except ArticError as e:
-                raise MjcfError(f"MJCF file '{self.path}': body '{owner.rsplit('_geom', 1)[0]}' geom '{name}': "
-                                f"{e}") from None
+                body = "world" if owner.startswith("world geom") else owner.rsplit("_geom", 1)[0]
+                raise MjcfError(f"MJCF file '{self.path}': body '{body}' geom '{name}': {e}") from None
         elif kind == "ellipsoid":
             warnings.warn(f"MJCF '{self.path.name}': ellipsoid geom '{name}' collides as the sphere of its largest "
                           "radius", RuntimeWarning, stacklevel=4)
