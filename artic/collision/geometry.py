@@ -159,9 +159,11 @@ class _Tables:
             else:
                 shape_kind, data = 5, shape.hull_points
         elif cls in _TYPE_OF:
-            shape_kind = _TYPE_OF[cls]
-            data = shape.hull_points if shape_kind == 5 else (shape.vertices, shape.triangles) if shape_kind == 6 \
-                else None
+            shape_kind, data = _TYPE_OF[cls], None
+            if shape_kind == 5:
+                data = shape.hull_points
+            elif shape_kind == 6:
+                data = (shape.vertices, shape.triangles)
         else:
             raise ValidationError(f"{where}: shape type {cls.__name__} cannot collide")
         if shape_kind in (0, 6) and not static:

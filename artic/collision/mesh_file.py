@@ -92,7 +92,7 @@ def _read_trimesh(data: bytes, suffix: str, where: str):
 
         mesh = trimesh.load(io.BytesIO(data), file_type=suffix[1:], force="mesh", process=False)
         verts, tris = np.asarray(mesh.vertices), np.asarray(mesh.faces)
-    except Exception as e:  # trimesh and its readers raise anything from ValueError to KeyError on a broken file
+    except Exception as e:  # noqa: BLE001 -- trimesh and its readers raise anything (ValueError, KeyError, ...)
         raise MeshFileError(f"{where}: cannot read the mesh ({type(e).__name__}: "
                             f"{str(e).strip()[:200]})") from None
     if suffix == ".stl" and len(verts) == 3 * len(tris):

@@ -191,7 +191,7 @@ def test_collinear_and_three_point_sets_are_thickened():
     tri = _thickened(np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]))
     for shape in (rod, tri):
         verts, _ = convex_hull(shape.hull_points, "x")
-        planes, loops, edges, _ = hull_topology(verts, "x")
+        planes, _, edges, _ = hull_topology(verts, "x")
         assert len(verts) - len(edges) + len(planes) == 2  # Euler: a closed convex polytope
 
 
