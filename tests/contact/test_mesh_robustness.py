@@ -312,6 +312,17 @@ def test_z1_and_b1_z1_step():
         assert np.all(np.isfinite(scene.get_link_poses(art))), rel
 
 
+@pytest.mark.parametrize("name", ["z1_GripperStator.STL", "z1_Link06.STL"])
+def test_reduced_hull_of_z1_meshes_spans_the_mesh(name):
+    """The cause of z1's QhullError: reducing these hulls to 64 vertices once kept the first 64 extreme points by
+    index, all on one face (one x coordinate), and Qhull failed on that flat set. The reduced hull must keep at
+    least 99 % of the mesh's extent along every axis."""
+    mesh = Mesh(str(robots_dir() / "z1_description/meshes/collision" / name))
+    verts, _ = convex_hull(mesh.hull_points, name)
+    assert len(verts) <= 64
+    assert np.all(np.ptp(verts, axis=0) >= 0.99 * np.ptp(mesh.vertices, axis=0))
+
+
 @pytest.mark.oracle
 @pytest.mark.parametrize("rel", [
     "panda_description/meshes/collision/link1.stl", "panda_description/meshes/collision/hand.stl",
