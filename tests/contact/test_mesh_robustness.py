@@ -54,6 +54,7 @@ CORRUPT = {  # file name -> content: each must be refused with an ArticError nam
     "nan.obj": _obj(np.array([[0, 0, np.nan], [1, 0, 0], [0, 1, 0], [0, 0, 1]]), TETRA_FACES).encode(),
     "no_faces.obj": _obj(TETRA, []).encode(),
     "not_xml.dae": b"<COLLADA><unclosed",
+    "index_too_big.off": b"OFF\n4 1 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 9\n",
     "no_geometry.dae": b'<?xml version="1.0"?><COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" '
                        b'version="1.4.1"><asset/></COLLADA>',
 }
@@ -93,7 +94,7 @@ def test_static_obj_mesh_with_out_of_range_face_is_refused():
 
 
 def test_valid_files_of_every_reader_give_the_same_tetrahedron(tmp_path):
-    """Binary STL, ASCII STL, OBJ (with a polygon, a negative index and texture/normal indices) and COLLADA all give
+    """Binary STL, ASCII STL, OBJ (with texture/normal indices and a negative index), COLLADA, PLY and OFF all give
     the unit right tetrahedron: volume 1/6, centroid (1/4, 1/4, 1/4)."""
     ascii_stl = "solid t\n" + "".join("facet normal 0 0 0\nouter loop\n" + "".join(
         f"vertex {TETRA[i][0]} {TETRA[i][1]} {TETRA[i][2]}\n" for i in f) + "endloop\nendfacet\n"
@@ -110,7 +111,12 @@ def test_valid_files_of_every_reader_give_the_same_tetrahedron(tmp_path):
            f'source="#v" offset="0"/><p>{idx}</p></triangles></mesh></geometry></library_geometries>'
            '<library_visual_scenes><visual_scene id="s"><node id="n"><instance_geometry url="#g"/></node>'
            '</visual_scene></library_visual_scenes><scene><instance_visual_scene url="#s"/></scene></COLLADA>')
-    files = {"b.stl": GOOD_STL, "a.stl": ascii_stl.encode(), "t.obj": obj.encode(), "t.dae": dae.encode()}
+    corners = "".join(f"{x} {y} {z}\n" for x, y, z in TETRA)
+    faces = "".join(f"3 {a} {b} {c}\n" for a, b, c in TETRA_FACES)
+    ply = ("ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
+           "element face 4\nproperty list uchar int vertex_indices\nend_header\n" + corners + faces)
+    files = {"b.stl": GOOD_STL, "a.stl": ascii_stl.encode(), "t.obj": obj.encode(), "t.dae": dae.encode(),
+             "t.ply": ply.encode(), "t.off": ("OFF\n4 4 0\n" + corners + faces).encode()}
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
         vol, com, _ = Mesh(str(tmp_path / name)).volume_com_inertia()
