@@ -222,8 +222,8 @@ class _Loader:
             shape = Sphere(float(size.max()))
         else:
             raise MjcfError(f"MJCF file '{self.path}': geom '{name}' has unsupported type '{kind}'")
+        shape.name = name  # first, so that a bad pose is reported with the geom's name
         shape.local_pose = pose
-        shape.name = name
         mu = float(_vec(a["friction"])[0])
         shape.material = Material(mu, mu, 0.0)
         shape.contact_offset = float(a["margin"])

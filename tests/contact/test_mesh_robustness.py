@@ -267,6 +267,16 @@ def test_non_finite_shape_pose_is_refused(make):
             shape.local_pose = pose
 
 
+def test_mjcf_geom_with_nan_pos_is_refused_naming_the_geom(tmp_path):
+    """The issue's humanoid case through a file: an MJCF geom at pos="nan 0 0" is refused at load, naming the
+    file and the geom (it used to load and fall through the floor)."""
+    (tmp_path / "m.xml").write_text(
+        '<mujoco><worldbody><body name="torso" pos="0 0 1"><freejoint/>'
+        '<geom name="torso_geom" type="sphere" size="0.1" pos="nan 0 0"/></body></worldbody></mujoco>')
+    with pytest.raises(ArticError, match="m.xml.*sphere 'torso_geom': local_pose must be finite"):
+        artic.load_mjcf(tmp_path / "m.xml")
+
+
 def test_pose_edited_in_place_is_refused_before_the_step():
     """A finite pose edited in place to NaN after construction is caught when the articulation is added to a
     scene, naming the shape."""
