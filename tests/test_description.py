@@ -179,8 +179,9 @@ def test_update_mass_and_inertia_closed_forms(shape, mass, inertia):
     assert np.sort(link.inertia) == pytest.approx(np.sort(inertia), rel=1e-9)
 
 
-def test_capsule_limits_and_offset_shapes():
-    """A capsule with a tiny radius tends to a rod (I = m L^2 / 12); two offset spheres combine by parallel axes."""
+def test_capsule_limits_and_offset_shapes(tmp_path):
+    """A capsule with a tiny radius tends to a rod (I = m L^2 / 12); two offset spheres combine by parallel axes;
+    a mesh in a format artic does not read has no volume."""
     _, _, link = _chain()
     link.attach_shape(Capsule(1e-4, 0.5))
     link.update_mass_and_inertia(1.0)
@@ -193,7 +194,10 @@ def test_capsule_limits_and_offset_shapes():
     assert link2.cmass_local_pose.p == pytest.approx(np.zeros(3), abs=1e-12)
     assert np.sort(link2.inertia) == pytest.approx(np.sort([2 * 0.4 * ms * 0.01, 2 * ms * (0.004 + 1),
                                                             2 * ms * (0.004 + 1)]))
-    link2.attach_shape(Mesh("x.stl"))
+    odd = tmp_path / "x.3ds"  # mesh files are read when the shape is built: this one exists, in a foreign format
+    odd.write_bytes(b"3ds")
+    with pytest.warns(RuntimeWarning, match="not read"):
+        link2.attach_shape(Mesh(str(odd)))
     with pytest.raises(ArticError, match="set the link's mass explicitly"):
         link2.update_mass_and_inertia(1.0)
 

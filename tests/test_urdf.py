@@ -130,11 +130,17 @@ def test_not_xml_and_missing_file(tmp_path):
         artic.load_urdf(tmp_path / "missing.urdf")
 
 
+_TETRA_STL = "solid t\n" + "".join(
+    "facet normal 0 0 0\nouter loop\n" + "".join(f"vertex {v}\n" for v in tri) + "endloop\nendfacet\n"
+    for tri in (("0 0 0", "0 1 0", "1 0 0"), ("0 0 0", "1 0 0", "0 0 1"), ("0 0 0", "0 0 1", "0 1 0"),
+                ("1 0 0", "0 1 0", "0 0 1"))) + "endsolid t\n"
+
+
 def test_package_dirs_search_path(tmp_path):
     """package://pkg/... resolves through package_dirs when the package is not next to the file."""
     pkg = tmp_path / "elsewhere" / "mypkg" / "meshes"
     pkg.mkdir(parents=True)
-    (pkg / "m.stl").write_text("solid x\nendsolid x\n")
+    (pkg / "m.stl").write_text(_TETRA_STL)  # mesh files are read at load, so it must be a valid mesh
     sub = tmp_path / "robot"
     sub.mkdir()
     body = '<link name="a"><collision><geometry><mesh filename="package://mypkg/meshes/m.stl"/></geometry>' \

@@ -12,9 +12,6 @@ counted in `overflow`, never dropped silently (the scene warns).
 
 from __future__ import annotations
 
-import warnings
-from pathlib import Path
-
 import numpy as np
 import warp as wp
 
@@ -23,7 +20,7 @@ from ..description.shapes import Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane
 from ..description.types import ArticulationFlag
 from ..errors import ValidationError
 from ..structs import upload
-from .hull import UnsupportedMeshFormat, convex_hull, hull_topology, load_mesh_file
+from .hull import convex_hull, hull_topology
 
 GEOM_PLANE = wp.constant(0)
 GEOM_SPHERE = wp.constant(1)
@@ -147,27 +144,30 @@ class _Tables:
         self.face_vstart, self.face_vcount, self.face_verts, self.edges, self.edge_faces = [], [], [], [], []
         self.shapes = []  # (shape, owner name) per geometry, for reports
         self.groups = []
-        self.skipped = []  # mesh files of unsupported formats
 
     def add(self, shape, link: int, pose, owner: str, static: bool):
+        """Append one shape's rows; False for a mesh file that was not read (its load warned)."""
         cls = type(shape)
+        where = f"{owner} {shape.label()}"
+        if not pose.is_finite():  # a pose edited in place after attach_shape checked it
+            raise ValidationError(f"{where}: the shape's pose is not finite ({pose.as_array().tolist()})")
         if isinstance(shape, Mesh):
-            try:
-                verts, tris = load_mesh_file(shape.filename, shape.scale, f"{owner} mesh '{shape.name}'")
-            except UnsupportedMeshFormat:
-                self.skipped.append(shape.filename)
+            if shape.vertices is None:
                 return False
             if static:
-                shape_kind, data = 6, (verts, tris)
+                shape_kind, data = 6, (shape.vertices, shape.triangles)
             else:
-                shape_kind, data = 5, verts
+                shape_kind, data = 5, shape.hull_points
         elif cls in _TYPE_OF:
-            shape_kind = _TYPE_OF[cls]
-            data = shape.vertices if shape_kind == 5 else (shape.vertices, shape.triangles) if shape_kind == 6 else None
+            shape_kind, data = _TYPE_OF[cls], None
+            if shape_kind == 5:
+                data = shape.hull_points
+            elif shape_kind == 6:
+                data = (shape.vertices, shape.triangles)
         else:
-            raise ValidationError(f"{owner}: shape type {cls.__name__} cannot collide")
+            raise ValidationError(f"{where}: shape type {cls.__name__} cannot collide")
         if shape_kind in (0, 6) and not static:
-            raise ValidationError(f"{owner}: a {cls.__name__} may only belong to a RigidStatic")
+            raise ValidationError(f"{where}: a {cls.__name__} may only belong to a RigidStatic")
         size, radius = np.zeros(3), 0.0
         vstart, vcount, fstart, fcount = len(self.verts), 0, 0, 0
         estart, ecount = len(self.edges), 0
@@ -179,8 +179,8 @@ class _Tables:
                 points = cylinder_prism(shape.radius, shape.half_height)
             else:
                 points = data
-            verts, _ = convex_hull(points, f"{owner} shape '{shape.name}'")
-            planes, loops, edges, edge_faces = hull_topology(verts, f"{owner} shape '{shape.name}'")
+            verts, _ = convex_hull(points, where)
+            planes, loops, edges, edge_faces = hull_topology(verts, where)
             fstart, fcount, vcount, ecount = len(self.planes), len(planes), len(verts), len(edges)
             self.verts.extend(verts)
             self.planes.extend(planes)
@@ -281,12 +281,6 @@ def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int,
                 static_geoms.append(len(t.shapes) - 1)
                 static_actor[len(t.shapes) - 1] = id(actor)
     link_filters, static_filters = filters
-    if t.skipped:
-        kinds = sorted({Path(f).suffix for f in t.skipped})
-        names = ", ".join(f"'{a.name}'" for a in arts)
-        warnings.warn(f"articulation(s) {names}: {len(t.skipped)} collision mesh(es) in unsupported formats "
-                      f"{kinds} (e.g. '{t.skipped[0]}') are left out of collision detection; STL and OBJ are read",
-                      RuntimeWarning, stacklevel=3)
     link_of = t.rows["geom_link"]
     pairs_a, pairs_b, capacity = [], [], 0
 

@@ -1,32 +1,91 @@
-"""Convex hulls and mesh files on the host: the hull's vertices and face planes that the narrow phase reads, the
-mass properties of a solid hull, and a small STL/OBJ reader for URDF and MJCF mesh references."""
+"""Convex hulls on the host: the hull's vertices and face planes that the narrow phase reads, and the mass
+properties of a solid hull.
+
+Robustness (issue 14): every Qhull call goes through `_hull`, which retries a failed hull with Qhull's joggle
+(option QJ: the input is perturbed by a few ulps of its extent until the hull is simplicial) and turns a final
+failure into a ValidationError naming the shape; no SciPy exception leaves this module. Point sets that span no
+volume (all points on a plane or a line to FLAT_TOLERANCE, as any set of fewer than 4 distinct points) are
+thickened by `solid_points` before any hull is built: they are extruded symmetrically along each missing principal
+direction to a total thickness of DEGENERATE_THICKNESS_RATIO (1 %) of their largest extent, with a warning naming
+the shape. A set whose points all coincide is refused. Mass properties of a thickened set are those of that slab
+(or square rod).
+"""
 
 from __future__ import annotations
 
-import struct
-from pathlib import Path
+import warnings
 
 import numpy as np
 
 from ..errors import ValidationError
 
 MAX_HULL_VERTICES = 64  # the narrow phase samples every hull vertex; PhysX cooks hulls to at most 255
+DEGENERATE_THICKNESS_RATIO = 0.01  # thickness given to flat or collinear point sets, of their largest extent
+# a principal extent below this fraction of the largest one counts as missing: the narrow phase works in float32
+# (epsilon 1.2e-7), where a thinner hull is flat and its side planes are round-off noise
+FLAT_TOLERANCE = 1e-6
+
+
+def solid_points(points, owner: str) -> np.ndarray:
+    """The points, or, if they span no volume, the points extruded along their missing principal directions to a
+    total thickness of DEGENERATE_THICKNESS_RATIO times their largest extent (with a warning naming `owner`).
+    Raises ValidationError if the points are not a finite (N, 3) array or all coincide."""
+    try:
+        pts = np.asarray(points, dtype=float)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{owner}: vertices must be a numeric (N, 3) array") from None
+    if pts.ndim != 2 or pts.shape[1] != 3 or len(pts) == 0:
+        raise ValidationError(f"{owner}: vertices must be a non-empty (N, 3) array, got shape {pts.shape}")
+    if not np.all(np.isfinite(pts)):
+        bad = int(np.flatnonzero(~np.all(np.isfinite(pts), axis=1))[0])
+        raise ValidationError(f"{owner}: vertex {bad} is not finite ({pts[bad].tolist()})")
+    if coincident(pts):
+        raise ValidationError(f"{owner}: all {len(pts)} vertices coincide at {pts[0].tolist()}; a convex hull "
+                              "needs points that span a volume (use a Sphere or Box for a point-like shape)")
+    centred = pts - pts.mean(axis=0)
+    _, axes = np.linalg.eigh(centred.T @ centred)  # principal directions, ascending spread
+    proj = centred @ axes
+    extent = proj.max(axis=0) - proj.min(axis=0)
+    largest = extent.max()
+    missing = np.flatnonzero(extent < FLAT_TOLERANCE * largest)
+    if len(missing) == 0:
+        return pts
+    half = 0.5 * DEGENERATE_THICKNESS_RATIO * largest
+    kind = "flat (all in one plane)" if len(missing) == 1 else "collinear"
+    warnings.warn(f"{owner}: the {len(pts)} vertices are {kind} and span no volume; the hull is thickened to "
+                  f"{2.0 * half:.3g} m ({DEGENERATE_THICKNESS_RATIO:.0%} of its {largest:.3g} m extent) along the "
+                  "missing direction(s), which also sets its mass properties; give a closed mesh or set the mass "
+                  "explicitly", RuntimeWarning, stacklevel=5)
+    for k in missing:
+        offset = half * axes[:, k]
+        pts = np.concatenate([pts + offset, pts - offset])
+    return pts
+
+
+def coincident(pts: np.ndarray) -> bool:
+    """Whether all the (finite) points are one point, to round-off."""
+    return bool(np.ptp(pts, axis=0).max() <= 1e-12 * max(1.0, float(np.abs(pts).max())))
 
 
 def _hull(pts: np.ndarray, owner: str):
+    """scipy's ConvexHull of pts, retried with Qhull's joggle (QJ) when the exact hull fails on precision."""
     from scipy.spatial import ConvexHull, QhullError
 
     try:
         return ConvexHull(pts)
+    except (QhullError, ValueError):
+        pass
+    try:
+        return ConvexHull(pts, qhull_options="QJ")
     except (QhullError, ValueError) as e:
-        raise ValidationError(f"{owner}: cannot build a convex hull ({str(e).splitlines()[0]}); the points must "
-                              "span a volume") from None
+        raise ValidationError(f"{owner}: cannot build a convex hull of {len(pts)} points "
+                              f"({str(e).strip().splitlines()[0]}); the points must span a volume") from None
 
 
 def convex_hull(points: np.ndarray, owner: str, max_vertices: int | None = MAX_HULL_VERTICES):
     """(vertices (V, 3), planes (F, 4) with unit outward normal n and offset d: n . x + d <= 0 inside), with at
     most max_vertices vertices (None: all of the hull's)."""
-    pts = np.asarray(points, dtype=float)
+    pts = solid_points(points, owner)
     hull = _hull(pts, owner)
     verts = pts[hull.vertices]
     if max_vertices is not None and len(verts) > max_vertices:
@@ -68,79 +127,12 @@ def hull_mass_properties(points: np.ndarray, owner: str):
         # second moment of a tetrahedron (0, a, b, c): v/20 (sum of outer products + (a+b+c)(a+b+c)^T)
         s = a + b + c
         second += v / 20.0 * (np.outer(a, a) + np.outer(b, b) + np.outer(c, c) + np.outer(s, s))
+    if not vol > 0.0 or not np.isfinite(vol):
+        raise ValidationError(f"{owner}: the convex hull has no volume ({vol}); the points must span a volume")
     com_rel = first / vol
     second -= vol * np.outer(com_rel, com_rel)
     inertia = np.trace(second) * np.eye(3) - second
     return vol, ref + com_rel, inertia
-
-
-class UnsupportedMeshFormat(ValidationError):
-    pass
-
-
-_MESH_FILES = {}  # (path, mtime) -> (vertices, triangles): robots share mesh files across links and rebuilds
-
-
-def load_mesh_file(path: str, scale=(1.0, 1.0, 1.0), owner: str = "mesh"):
-    """(vertices (V, 3), triangles (T, 3)) of an STL (binary or ASCII) or OBJ file, scaled per axis."""
-    p = Path(path)
-    key = (str(p), p.stat().st_mtime if p.is_file() else None)
-    if key not in _MESH_FILES:
-        _MESH_FILES[key] = _read_mesh_file(p, owner)
-    verts, tris = _MESH_FILES[key]
-    return verts * np.asarray(scale, dtype=float), tris
-
-
-def _read_mesh_file(p: Path, owner: str):
-    path = str(p)
-    if not p.is_file():
-        raise ValidationError(f"{owner}: mesh file '{path}' not found")
-    suffix = p.suffix.lower()
-    if suffix == ".stl":
-        verts, tris = _read_stl(p.read_bytes(), owner)
-    elif suffix == ".obj":
-        verts, tris = _read_obj(p.read_text(errors="replace"), owner)
-    else:
-        raise UnsupportedMeshFormat(f"{owner}: mesh format '{suffix}' of '{path}' is not supported (STL and OBJ "
-                                    "are)")
-    return verts, tris
-
-
-def _read_stl(data: bytes, owner: str):
-    if len(data) >= 84:
-        count = struct.unpack_from("<I", data, 80)[0]
-        if 84 + 50 * count == len(data):
-            rec = np.frombuffer(data, dtype=np.dtype([("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")]),
-                                count=count, offset=84)
-            v = rec["v"].reshape(-1, 3).astype(float)
-            return _weld(v)
-    text = data.decode("ascii", errors="replace")
-    v = [list(map(float, line.split()[1:4])) for line in text.splitlines() if line.strip().startswith("vertex")]
-    if not v or len(v) % 3:
-        raise ValidationError(f"{owner}: not a valid STL file")
-    return _weld(np.array(v, dtype=float))
-
-
-def _weld(v: np.ndarray):
-    uniq, inv = np.unique(np.round(v, 9), axis=0, return_inverse=True)
-    return uniq, inv.reshape(-1, 3).astype(np.int32)
-
-
-def _read_obj(text: str, owner: str):
-    verts, tris = [], []
-    for line in text.splitlines():
-        f = line.split()
-        if not f:
-            continue
-        if f[0] == "v":
-            verts.append([float(x) for x in f[1:4]])
-        elif f[0] == "f":
-            idx = [int(t.split("/")[0]) for t in f[1:]]
-            idx = [i - 1 if i > 0 else len(verts) + i for i in idx]
-            tris.extend([idx[0], idx[k], idx[k + 1]] for k in range(1, len(idx) - 1))
-    if not verts or not tris:
-        raise ValidationError(f"{owner}: OBJ file has no vertices or faces")
-    return np.array(verts, dtype=float), np.array(tris, dtype=np.int32)
 
 
 def hull_topology(verts: np.ndarray, owner: str):
@@ -152,9 +144,7 @@ def hull_topology(verts: np.ndarray, owner: str):
     between exactly two faces.
 
     Returns (planes (F, 4), loops: F lists of `verts` indices, edges (E, 2) int, edge_faces (E, 2) int)."""
-    from scipy.spatial import ConvexHull
-
-    hull = ConvexHull(verts)
+    hull = _hull(np.asarray(verts, dtype=float), owner)
     eq = np.round(hull.equations, 6)
     _, group = np.unique(eq, axis=0, return_inverse=True)
     group = group.reshape(-1)

@@ -211,15 +211,19 @@ class _Loader:
             pose = pose * Transform(q=quat_between(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])))
         elif kind == "mesh":
             file, scale = self.meshes[a["mesh"]]
-            shape = Mesh(str(file), tuple(scale))
+            try:  # the mesh file is read and checked here, at load
+                shape = Mesh(str(file), tuple(scale), name=name)
+            except ArticError as e:
+                body = "world" if owner.startswith("world geom") else owner.rsplit("_geom", 1)[0]
+                raise MjcfError(f"MJCF file '{self.path}': body '{body}' geom '{name}': {e}") from None
         elif kind == "ellipsoid":
             warnings.warn(f"MJCF '{self.path.name}': ellipsoid geom '{name}' collides as the sphere of its largest "
                           "radius", RuntimeWarning, stacklevel=4)
             shape = Sphere(float(size.max()))
         else:
             raise MjcfError(f"MJCF file '{self.path}': geom '{name}' has unsupported type '{kind}'")
+        shape.name = name  # first, so that a bad pose is reported with the geom's name
         shape.local_pose = pose
-        shape.name = name
         mu = float(_vec(a["friction"])[0])
         shape.material = Material(mu, mu, 0.0)
         shape.contact_offset = float(a["margin"])

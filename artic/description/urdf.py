@@ -114,7 +114,12 @@ def _geometry_shape(geom, pose: Transform, resolve: _Resolver, where: str):
         if not filename:
             raise UrdfError(f"{where}: <mesh> has no filename")
         scale = tuple(_floats(g.get("scale"), 3, (1, 1, 1), where + " <mesh scale>"))
-        return Mesh(resolve(filename, where), scale, local_pose=pose)
+        try:  # the mesh file is read and checked here, at load
+            return Mesh(resolve(filename, where), scale, local_pose=pose)
+        except UrdfError:
+            raise
+        except ArticError as e:
+            raise UrdfError(f"{where}: {e}") from None
     raise UrdfError(f"{where}: unsupported geometry <{g.tag}>; use box, sphere, cylinder, capsule or mesh")
 
 
