@@ -229,10 +229,12 @@ class _Loader:
             return np.array([0.0, 0.0, 0.0, 1.0])
         key, text = given[0], a[given[0]]
         if key == "quat":
-            w, x, y, z = v.unit(el, key, v.numbers(el, key, 4, text=text), text)
+            w, x, y, z = v.unit(el, key, v.numbers(el, key, 4, text=text, limit=None), text)
             return np.array([x, y, z, w])
         if key == "axisangle":
-            aa = v.numbers(el, key, 4, text=text)
+            aa = v.numbers(el, key, 4, text=text, limit=None)
+            if abs(aa[3]) > MAX_MAGNITUDE:
+                raise v.fail(el, f"attribute axisangle='{text}': the angle exceeds 1e+15 in magnitude")
             return quat_from_axis_angle(v.unit(el, key, aa[:3], text), self._angle(aa[3]))
         if key == "euler":
             e = v.numbers(el, key, 3, text=text)
@@ -243,14 +245,15 @@ class _Loader:
                 q = quat_mul(q, r) if c.islower() else quat_mul(r, q)
             return q
         if key == "xyaxes":
-            xy = v.numbers(el, key, 6, text=text)
-            x = v.unit(el, key, xy[:3], text)
-            y = xy[3:] - np.dot(xy[3:], x) * x  # MuJoCo orthogonalises y against x
-            if np.max(np.abs(y)) <= 1e-12 * np.max(np.abs(xy[3:])):
+            xy = v.numbers(el, key, 6, text=text, limit=None)
+            x, y = v.unit(el, key, xy[:3], text), v.unit(el, key, xy[3:], text)
+            y = y - np.dot(y, x) * x  # MuJoCo orthogonalises y against x
+            if np.max(np.abs(y)) <= 1e-12:
                 raise v.fail(el, f"attribute xyaxes='{text}': the two axes are parallel")
             y = v.unit(el, key, y, text)
             return quat_from_matrix(np.column_stack([x, y, np.cross(x, y)]))
-        return quat_between(np.array([0.0, 0.0, 1.0]), v.unit(el, key, v.numbers(el, key, 3, text=text), text))
+        zaxis = v.numbers(el, key, 3, text=text, limit=None)
+        return quat_between(np.array([0.0, 0.0, 1.0]), v.unit(el, key, zaxis, text))
 
     def _frame(self, el, a):
         return Transform(self.v.numbers(el, "pos", 3, (0.0, 0.0, 0.0), a.get("pos")), self._quat(el, a))
@@ -417,7 +420,7 @@ class _Loader:
         if j.get("name") is not None:
             self.joint_names[jname] = (art, joint)
         anchor = v.numbers(j, "pos", 3, text=a["pos"])
-        axis = v.unit(j, "axis", v.numbers(j, "axis", 3, text=a["axis"]), a["axis"])
+        axis = v.unit(j, "axis", v.numbers(j, "axis", 3, text=a["axis"], limit=None), a["axis"])
         jframe = Transform(anchor, quat_between(np.array([1.0, 0.0, 0.0]), axis))
         joint.parent_pose = parent_frame * jframe
         joint.child_pose = jframe

@@ -47,7 +47,7 @@ class _Resolver:
 
     def __init__(self, urdf_path: Path, package_dirs):
         self.base = urdf_path.parent
-        self.roots = [Path(d) for d in package_dirs] + list(urdf_path.parents)
+        self.roots = list(package_dirs) + list(urdf_path.parents)
 
     def __call__(self, uri: str, vals: XmlValues, el) -> str:
         if uri.startswith("file://"):
@@ -109,6 +109,12 @@ def load_urdf(path, fix_base: bool = True, package_dirs=(), name: str | None = N
     with a warning. An axis is normalised after scaling by its largest component, so `0 0 1e200` is the z axis."""
     path, root_el = read_xml_root(path, "URDF", "robot", UrdfError)
     vals = XmlValues(root_el, path, "URDF", UrdfError)
+    if isinstance(package_dirs, (str, os.PathLike)):  # one folder given on its own
+        package_dirs = (package_dirs,)
+    try:
+        package_dirs = [Path(d) for d in package_dirs]
+    except TypeError:
+        raise UrdfError(f"URDF file '{path}': package_dirs must be a list of folders, got {package_dirs!r}") from None
     try:
         art = _build(vals, root_el, fix_base, package_dirs, name, repair_inertia)
         if mimic:
@@ -310,7 +316,7 @@ def _fill_joint(vals: XmlValues, art, joint, jname, el):
     axis_el = el.find("axis")
     axis = np.array([1.0, 0.0, 0.0])
     if axis_el is not None:
-        axis = vals.numbers(axis_el, "xyz", 3, (1, 0, 0))
+        axis = vals.numbers(axis_el, "xyz", 3, (1, 0, 0), limit=None)  # a direction: any magnitude
         if not np.any(axis):
             raise vals.fail(axis_el, "<axis xyz> is zero; give the joint's direction")
         axis = vals.unit(axis_el, "xyz", axis)

@@ -5,7 +5,8 @@ ancestor), the attribute, the bad text and what was expected.
 Magnitudes: any number whose magnitude exceeds `MAX_MAGNITUDE` (1e15) is refused. Lengths, masses, inertias,
 forces, stiffnesses and velocities that large overflow float32 once squared or multiplied in the solver (float32
 ends at 3.4e38), and no real robot needs them. Callers whose attribute uses a huge number to mean "unbounded"
-(URDF `<limit lower upper>`, MJCF `range`) pass `limit=None` and handle it themselves.
+(URDF `<limit lower upper>`, MJCF `range`) pass `limit=None` and handle it themselves; so do directions (axes,
+quaternions), which `unit` normalises whatever their magnitude.
 """
 
 from __future__ import annotations
