@@ -4,7 +4,7 @@ mutants that load also step finitely: `load_mutants(seed, count)`.
 Sources: artic's shipped arm6.urdf, ant.xml and humanoid.xml, and example-robot-data's ur5 and panda URDFs (when
 installed). Each mutant applies 1 to 3 random mutations: delete an element or an attribute, replace a number with
 garbage (text, '', NaN, inf, 1e300, wrong counts), swap a joint's parent and child or make a link its own parent,
-point a mesh at a missing file or a folder, duplicate a name; MJCF also gets undefined classes, free joints in the
+point a mesh at a missing file, a folder or a broken mesh file (BAD_MESHES), duplicate a name; MJCF also gets undefined classes, free joints in the
 wrong place and unknown compiler settings. Everything is seeded: the same (seed, count) gives the same mutants.
 """
 
@@ -27,6 +27,17 @@ ASSETS = Path(artic.__file__).parent / "assets"
 GARBAGE = ["", " ", "abc", "nan", "inf", "-inf", "NaN 0 0", "1e300", "-1e300", "1e200", "0 0 1e200", "1e16",
            "0", "-1", "-0", "1e-300", "0 0 0", "0 0 0 0", "1 2", "1 2 3 4 5 6 7", "1,2,3", "0x10", "1e", "--1",
            "1e39", "3.4e38 0 0", "1 nan 0", "true", "-1e15", "0.5 0.5"]
+
+
+# broken mesh files written next to the mutants (meshes are read by the geometry code, not by the loaders)
+BAD_MESHES = {
+    "bad_index.obj": "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n",
+    "two_coords.obj": "v 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\n",
+    "flat.obj": "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n",
+    "nan.obj": "v 0 0 nan\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\n",
+    "empty.stl": "",
+    "truncated.stl": "solid x\n facet normal 0 0 1\n  outer loop\n   vertex 0 0 0\n",
+}
 
 
 @dataclass
@@ -105,13 +116,27 @@ def _mutate(rng, root, kind: str) -> str:
         if a is not None and a.tag == b.tag:
             b.set("name", a.get("name"))
             return f"<{b.tag}> renamed '{a.get('name')}'"
-    if op == 6:  # meshes pointing nowhere, or at a folder
-        attr = "filename" if kind == "urdf" else "file"
-        meshes = [e for e in elements if e.tag == "mesh" and e.get(attr)]
-        el = _pick(rng, meshes)
-        if el is not None:
-            el.set(attr, "." if rng.random() < 0.3 else "missing/nothing.stl")  # "." is the file's own folder
-            return f"<mesh> {attr}='{el.get(attr)}'"
+    if op == 6:  # meshes pointing nowhere, at a folder ("." is the file's own) or at a broken mesh file
+        target = _pick(rng, [".", "missing/nothing.stl", *BAD_MESHES])
+        if kind == "urdf":
+            link = _pick(rng, [e for e in elements if e.tag == "link"])
+            if link is not None and rng.random() < 0.5:  # a new collision mesh on a link
+                col = ET.SubElement(link, "collision")
+                ET.SubElement(ET.SubElement(col, "geometry"), "mesh", {"filename": target})
+                return f"link '{link.get('name')}' gets mesh '{target}'"
+            el = _pick(rng, [e for e in elements if e.tag == "mesh" and e.get("filename")])
+            if el is not None:
+                el.set("filename", target)
+                return f"<mesh> filename='{target}'"
+        else:
+            body = _pick(rng, [e for e in elements if e.tag == "body"])
+            if body is not None:
+                asset = root.find("asset")
+                if asset is None:
+                    asset = ET.SubElement(root, "asset")
+                ET.SubElement(asset, "mesh", {"name": "fuzz_mesh", "file": target})
+                ET.SubElement(body, "geom", {"type": "mesh", "mesh": "fuzz_mesh"})
+                return f"body '{body.get('name')}' gets mesh '{target}'"
     if op == 7 and kind == "urdf":  # cycles: swap a joint's ends, or make a link its own parent
         joint = _pick(rng, [e for e in elements if e.tag == "joint" and e.find("parent") is not None
                             and e.find("child") is not None and e.find("parent").get("link")
@@ -178,6 +203,8 @@ def make_mutants(seed: int, count: int, folder=None) -> list:
     rng = np.random.default_rng(seed)
     folder = Path(folder if folder is not None else tempfile.mkdtemp(prefix="artic-fuzz-"))
     folder.mkdir(parents=True, exist_ok=True)
+    for name, text in BAD_MESHES.items():
+        (folder / name).write_text(text)
     srcs = sources()
     trees = {name: ET.parse(path) for name, path, _, _ in srcs}
     mutants = []

@@ -9,7 +9,7 @@ from artic import ArticError
 from fuzz_util import load_mutants, make_mutants, raised_in_mesh_reader, sources
 
 SEEDS = (0, 1, 2)
-PER_SEED = 400
+PER_SEED = 300
 
 
 @pytest.mark.parametrize("seed", SEEDS)

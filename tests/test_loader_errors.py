@@ -102,6 +102,8 @@ def test_ur5_with_a_self_parented_joint_is_refused(tmp_path):
     (_link("a") + _link("b") + '<joint type="fixed"><parent link="a"/><child link="b"/></joint>',
      ["<joint>", "attribute name is missing"]),
     (_link("a") + "<link/>", ["<link #1>", "attribute name is missing"]),
+    (_link("a") + _link("b") + '<joint name="j"><parent link="a"/><child link="b"/></joint>',
+     ["joint 'j'", "attribute type is missing"]),
 ])
 def test_urdf_tree_errors_name_the_element(tmp_path, body, parts):
     """Two parents, unknown parent/child links, duplicate link/joint names, several roots and unnamed elements are
@@ -282,6 +284,17 @@ def test_mjcf_actuator_and_mesh_asset_errors(tmp_path):
     _raises(MjcfError, path, "motor 'm'", "joint='x'", "names no joint")
     path.write_text(f'<mujoco><asset><mesh name="m" file="gone.stl"/></asset><worldbody>{body}</worldbody></mujoco>')
     _raises(MjcfError, path, "mesh 'm'", "file='gone.stl'", "not found")
+
+
+def test_mjcf_derived_magnitudes_are_refused(tmp_path):
+    """Values each below 1e15 whose products are absurd are refused too: a geom-derived mass (size 1e14 gives
+    ~4e45 kg, inf in float32) and a position gain kp times gear beyond 1e15."""
+    _raises(MjcfError, _mjcf(tmp_path, '<body name="b"><joint/><geom size="1e14"/></body>'),
+            "body 'b'", "its geoms give a mass of", "beyond 1e15")
+    path = tmp_path / "a.xml"
+    path.write_text('<mujoco><worldbody><body name="b"><joint name="h"/><geom size="0.1"/></body></worldbody>'
+                    '<actuator><position name="p" joint="h" kp="1e10" gear="1e10"/></actuator></mujoco>')
+    _raises(MjcfError, path, "position 'p'", "gain times gear (1e+20) exceeds 1e+15")
 
 
 def test_mjcf_class_value_errors_say_they_are_inherited(tmp_path):

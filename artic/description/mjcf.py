@@ -504,6 +504,10 @@ class _Loader:
         for m, c, i in pieces:
             d = c - com
             tensor += i + m * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+        if not total <= MAX_MAGNITUDE or not np.abs(tensor).max() <= MAX_MAGNITUDE:  # also catches inf and nan
+            raise v.fail(body, f"its geoms give a mass of {total:.3g} kg and inertia up to {np.abs(tensor).max():.3g} "
+                               "kg m^2, beyond 1e15 (float32 overflows in the solver); check the geom sizes, "
+                               "densities and masses")
         with v.context(body):
             link.set_mass_and_inertia_tensor(total, com, tensor)
 
@@ -525,10 +529,13 @@ class _Loader:
             self.model.actuators.append(Actuator(a.get("name", jname), act.tag, jname, gear, rng))
             _, joint = self.joint_names[jname]
             ax = joint.dof_axes()[0]
+            if act.tag == "position":
+                kp, kv = v.number(act, "kp", 1.0, a.get("kp")) * gear, v.number(act, "kv", 0.0, a.get("kv"))
+            elif act.tag == "velocity":
+                kp, kv = 0.0, v.number(act, "kv", 1.0, a.get("kv")) * gear
+            else:
+                continue
+            if max(abs(kp), abs(kv)) > MAX_MAGNITUDE:
+                raise v.fail(act, f"gain times gear ({max(abs(kp), abs(kv)):.3g}) exceeds 1e+15; lower kp/kv or gear")
             with v.context(act):
-                if act.tag == "position":
-                    kp, kv = v.number(act, "kp", 1.0, a.get("kp")), v.number(act, "kv", 0.0, a.get("kv"))
-                    joint.set_drive_params(ax, Drive(kp * gear, kv, 1e30, DriveType.FORCE))
-                elif act.tag == "velocity":
-                    kv = v.number(act, "kv", 1.0, a.get("kv"))
-                    joint.set_drive_params(ax, Drive(0.0, kv * gear, 1e30, DriveType.FORCE))
+                joint.set_drive_params(ax, Drive(kp, kv, 1e30, DriveType.FORCE))

@@ -310,6 +310,8 @@ def _fill_joint(vals: XmlValues, art, joint, jname, el):
             warnings.warn(f"{vals.where(el)}: <mimic> on a fixed joint is ignored (a fixed joint cannot follow "
                           "another)", stacklevel=4)
         return
+    if jtype is None:
+        raise vals.fail(el, "attribute type is missing; give revolute, continuous, prismatic or fixed")
     if jtype not in ("revolute", "continuous", "prismatic"):
         raise vals.fail(el, f"joint type '{jtype}' is not supported inside an articulation (supported: revolute, "
                             "continuous, prismatic, fixed; floating only at the root)")

@@ -55,12 +55,14 @@ class XmlValues:
 
     # -- locating -----------------------------------------------------------------------------------------------
     def describe(self, el) -> str:
-        """`geom 'foot'` for a named element; `<origin> in joint 'j'` or `<collision #1> in link 'a'` (index among
-        the parent's children of that tag, when there are several) for an unnamed one."""
+        """`geom 'foot' in body 'leg'` for a named element (with its parent when that is named); `<origin> in joint
+        'j'` or `<collision #1> in link 'a'` (index among the parent's children of that tag, when there are several)
+        for an unnamed one, up to its nearest named ancestor."""
         name = el.get("name") or (el.get("class") if el.tag == "default" else None)
-        if name:
-            return f"{el.tag} '{name}'"
         parent = self._parent.get(el)
+        if name:  # with its named parent, if any (a geom's body): names are unique, the parent helps find it
+            parent_name = parent is not None and parent in self._parent and parent.get("name")
+            return f"{el.tag} '{name}'" + (f" in {parent.tag} '{parent_name}'" if parent_name else "")
         if parent is None:
             return f"<{el.tag}>"
         same = [c for c in parent if c.tag == el.tag]
