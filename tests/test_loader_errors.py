@@ -9,12 +9,12 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from helpers import robot_path, robots_dir
 
 import artic
+import artic.assets
 from artic import ArticError, Axis, Motion, UrdfError
 from artic.errors import MjcfError
-import artic.assets
-from helpers import robot_path, robots_dir
 
 INERTIAL = '<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1"/></inertial>'
 
@@ -151,8 +151,8 @@ def test_zero_urdf_axis_names_the_joint(tmp_path):
     ("", '<inertial><mass value=""/></inertial>', ["<mass> in <inertial> in link 'b'", "value=''", "expected 1"]),
     ("", '<inertial><mass value="1e20"/></inertial>', ["<mass> in <inertial> in link 'b'", "exceeds 1e+15"]),
     ("", '<inertial><mass value="1"/><inertia ixx="inf"/></inertial>', ["<inertia>", "ixx='inf'", "not finite"]),
-    ("", '<collision><geometry><box size="1 1 1"/></geometry></collision><collision><geometry><sphere radius="-1"/>'
-         "</geometry></collision>", ["<sphere> in <geometry> in <collision #1> in link 'b'", "radius"]),
+    ("", ('<collision><geometry><box size="1 1 1"/></geometry></collision><collision><geometry><sphere radius="-1"/>'
+          "</geometry></collision>"), ["<sphere> in <geometry> in <collision #1> in link 'b'", "radius"]),
 ])
 def test_urdf_number_errors_name_element_attribute_and_value(tmp_path, extra, link_extra, parts):
     """Every malformed, non-finite, absurdly large or out-of-range number names the file, the element (inside its
@@ -205,8 +205,8 @@ def test_package_dirs_must_be_folders(tmp_path):
 @pytest.mark.parametrize("body, parts", [
     ('<body name="top"><freejoint/><geom size="0.1"/><body name="inner"><freejoint/><geom size="0.1"/></body></body>',
      ["body 'inner'", "not a child of <worldbody>", "inside body 'top'"]),
-    ('<body name="top"><joint type="hinge"/><geom size="0.1"/><body name="inner"><joint type="free"/>'
-     '<geom size="0.1"/></body></body>', ["body 'inner'", "free joint"]),
+    (('<body name="top"><joint type="hinge"/><geom size="0.1"/><body name="inner"><joint type="free"/>'
+      '<geom size="0.1"/></body></body>'), ["body 'inner'", "free joint"]),
     ('<body name="top"><freejoint/><joint name="h" type="hinge"/><geom size="0.1"/></body>',
      ["body 'top'", "a free joint and 1 other joint"]),
 ])

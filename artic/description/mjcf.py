@@ -1,10 +1,12 @@
 """`load_mjcf`: MuJoCo MJCF models as artic articulations and static actors.
 
-Supported: <compiler angle meshdir inertiafromgeom>, <option timestep gravity>, nested <default> classes with
-childclass, <worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/capsule/box/
-cylinder/mesh (STL/OBJ), size or fromto, pos/quat/axisangle/euler/zaxis, <inertial> or geom-derived mass
-(density or mass), joint range/limited, damping, armature, frictionloss, stiffness, contype/conaffinity, friction,
-margin, and <position>/<velocity>/<motor> actuators.
+Supported: <compiler angle eulerseq meshdir/assetdir inertiafromgeom>, <option timestep gravity>, nested <default>
+classes with childclass, <worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/
+capsule/box/cylinder/mesh (STL/OBJ), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, <inertial> or
+geom-derived mass (density or mass), joint range/limited, damping, armature, frictionloss, stiffness,
+contype/conaffinity, friction, margin, and <position>/<velocity>/<motor> actuators. <equality>, <tendon> and
+<contact> content is dropped with a warning; <include>, <frame>, <replicate>, <attach> are refused. Errors: see
+`load_mjcf`.
 
 How MJCF maps onto PhysX-style articulations:
 * A body with several hinge/slide joints becomes a chain of links, one joint each (MuJoCo composes them in order
@@ -156,7 +158,7 @@ class _Loader:
 
     def _compiler(self, comp):
         v = self.v
-        self.degrees, self.eulerseq, meshdir, self.inertia_from_geom = True, "xyz", "", "auto"
+        self.degrees, self.eulerseq, self.inertia_from_geom = True, "xyz", "auto"
         if comp is None:
             self.meshdir = self.path.parent
             return
@@ -333,7 +335,7 @@ class _Loader:
         with self.v.context(body):
             art = Articulation(name)
         cls = self._class(body, "childclass", "main")
-        joints, free = self._joints(body, cls)
+        _, free = self._joints(body, cls)
         if free:
             with self.v.context(body):
                 root = art.create_link(None, self._frame(body, self._attrs(body, cls)), name)
@@ -411,9 +413,8 @@ class _Loader:
         v = self.v
         kind = v.choice(j, "type", a.get("type", "hinge"), ("hinge", "slide", "ball"))
         jname = a.get("name", lname)
-        if j.get("name") is not None:
-            if jname in self.joint_names:
-                raise v.fail(j, f"joint '{jname}' is defined twice; joint names must be unique")
+        if j.get("name") is not None and jname in self.joint_names:
+            raise v.fail(j, f"joint '{jname}' is defined twice; joint names must be unique")
         link = art.create_link(parent_link, world_pose, lname)
         joint = link.inbound_joint
         joint.name = jname

@@ -50,8 +50,7 @@ class _Resolver:
         self.roots = list(package_dirs) + list(urdf_path.parents)
 
     def __call__(self, uri: str, vals: XmlValues, el) -> str:
-        if uri.startswith("file://"):
-            uri = uri[len("file://"):]
+        uri = uri.removeprefix("file://")
         if uri.startswith("package://"):
             pkg, _, rest = uri[len("package://"):].partition("/")
             for root in self.roots:
