@@ -1,5 +1,5 @@
 """Loader fuzz test (issue 14): seeded mutants of real URDF and MJCF files (tests/fuzz_util.py) either load or
-raise an ArticError naming the file; never another exception. Bounded: about 1,000 loads (a few seconds), no simulation step."""
+raise an ArticError naming the file; never another exception. Bounded: about 1,000 loads (seconds), no stepping."""
 
 from __future__ import annotations
 
