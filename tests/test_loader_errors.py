@@ -143,16 +143,16 @@ def test_zero_urdf_axis_names_the_joint(tmp_path):
 @pytest.mark.parametrize("extra, link_extra, parts", [
     ('<origin xyz="1 x 3"/>', "", ["<origin> in joint 'j'", "xyz='1 x 3'", "expected 3 finite numbers"]),
     ('<origin rpy="0 0"/>', "", ["<origin> in joint 'j'", "rpy='0 0'", "has 2 number(s), expected 3"]),
-    ('<limit effort="" velocity="1"/>', "", ["<limit> in joint 'j'", "effort=''", "expected 1 finite number"]),
+    ('<limit lower="-1" upper="1" effort="" velocity="1"/>', "", ["<limit> in joint 'j'", "effort=''", "expected 1 finite number"]),
     ('<limit lower="abc" upper="1"/>', "", ["<limit> in joint 'j'", "lower='abc'", "malformed"]),
-    ('<limit effort="1e300"/>', "", ["<limit> in joint 'j'", "effort='1e300'", "exceeds 1e+15"]),
-    ('<limit effort="-5"/>', "", ["<limit> in joint 'j'", "effort='-5'", "must be >= 0"]),
+    ('<limit lower="-1" upper="1" effort="1e300"/>', "", ["<limit> in joint 'j'", "effort='1e300'", "exceeds 1e+15"]),
+    ('<limit lower="-1" upper="1" effort="-5"/>', "", ["<limit> in joint 'j'", "effort='-5'", "must be >= 0"]),
     ('<dynamics damping="nan"/>', "", ["<dynamics> in joint 'j'", "damping='nan'", "not finite"]),
     ("", '<inertial><mass value=""/></inertial>', ["<mass> in <inertial> in link 'b'", "value=''", "expected 1"]),
     ("", '<inertial><mass value="1e20"/></inertial>', ["<mass> in <inertial> in link 'b'", "exceeds 1e+15"]),
     ("", '<inertial><mass value="1"/><inertia ixx="inf"/></inertial>', ["<inertia>", "ixx='inf'", "not finite"]),
     ("", ('<collision><geometry><box size="1 1 1"/></geometry></collision><collision><geometry><sphere radius="-1"/>'
-          "</geometry></collision>"), ["<sphere> in <geometry> in <collision #1> in link 'b'", "radius"]),
+          "</geometry></collision>"), ["<sphere> in <geometry> in <collision #1> in link 'b'", "sphere 'b_collision1': radius"]),
 ])
 def test_urdf_number_errors_name_element_attribute_and_value(tmp_path, extra, link_extra, parts):
     """Every malformed, non-finite, absurdly large or out-of-range number names the file, the element (inside its
@@ -264,6 +264,7 @@ def test_eulerseq_matches_mujoco(tmp_path):
     ('<body name="b"><geom size="0.1"/><inertial mass="inf" diaginertia="1 1 1"/></body>', ["mass='inf'"]),
     ('<body name="b"><geom type="mesh" mesh="ghost"/></body>', ["mesh='ghost'", "names no <mesh>"]),
     ('<body name="b"><geom size="0.1" contype="1.5"/></body>', ["contype='1.5'", "not an integer"]),
+    ('<body name="b"><geom name="g" size="-1"/></body>', ["geom 'g' in body 'b'", "sphere 'g': radius must be"]),
     ('<body name="b"><frame><geom size="0.1"/></frame></body>', ["<frame> in body 'b'", "not supported"]),
 ])
 def test_mjcf_value_errors_name_element_attribute_and_value(tmp_path, body, parts):

@@ -286,18 +286,18 @@ class _Loader:
                 raise v.fail(g, f"attribute fromto='{a['fromto']}': the two end points coincide")
             pose = Transform(0.5 * (ft[:3] + ft[3:]), quat_between(np.array([1.0, 0.0, 0.0]), axis / (2 * half)))
             if kind == "box":
-                shape = Box((half, size[0], size[1]))
+                shape = Box((half, size[0], size[1]), name=name)
             else:
-                shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), half)
+                shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), half, name=name)
         elif kind == "sphere":
-            shape = Sphere(float(size[0]))
+            shape = Sphere(float(size[0]), name=name)
         elif kind in ("capsule", "cylinder"):
-            shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), float(size[1]))
+            shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), float(size[1]), name=name)
             pose = pose * along_z
         elif kind == "box":
-            shape = Box(tuple(size[:3]))
+            shape = Box(tuple(size[:3]), name=name)
         elif kind == "plane":
-            shape = Plane()
+            shape = Plane(name=name)
             pose = pose * Transform(q=quat_between(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])))
         elif kind == "mesh":
             mesh = a.get("mesh")
@@ -305,13 +305,12 @@ class _Loader:
                 raise v.fail(g, f"attribute mesh='{mesh}' names no <mesh> in <asset>" if mesh else
                              "a mesh geom needs a mesh attribute naming an <asset> <mesh>")
             file, scale = self.meshes[mesh]
-            shape = Mesh(str(file), tuple(scale))
+            shape = Mesh(str(file), tuple(scale), name=name)
         else:  # ellipsoid
             warnings.warn(f"MJCF '{self.path.name}': ellipsoid geom '{name}' collides as the sphere of its largest "
                           "radius", RuntimeWarning, stacklevel=4)
-            shape = Sphere(float(size[:3].max()))
+            shape = Sphere(float(size[:3].max()), name=name)
         shape.local_pose = pose
-        shape.name = name
         mu = float(v.numbers(g, "friction", (1, 3), text=a["friction"])[0])
         shape.material = Material(mu, mu, 0.0)
         shape.contact_offset = v.number(g, "margin", text=a["margin"])

@@ -65,7 +65,7 @@ class _Resolver:
         return str(path)
 
 
-def _geometry_shape(vals: XmlValues, col, resolve: _Resolver):
+def _geometry_shape(vals: XmlValues, col, resolve: _Resolver, name: str):
     geom = col.find("geometry")
     if geom is None or len(geom) == 0:
         raise vals.fail(col, "<geometry> is missing or empty; give one of box, sphere, cylinder, capsule, mesh")
@@ -73,19 +73,19 @@ def _geometry_shape(vals: XmlValues, col, resolve: _Resolver):
     pose = _origin(vals, col)
     with vals.context(g):
         if g.tag == "box":
-            return Box(tuple(0.5 * vals.numbers(g, "size", 3)), local_pose=pose)
+            return Box(tuple(0.5 * vals.numbers(g, "size", 3)), local_pose=pose, name=name)
         if g.tag == "sphere":
-            return Sphere(vals.number(g, "radius"), local_pose=pose)
+            return Sphere(vals.number(g, "radius"), local_pose=pose, name=name)
         if g.tag in ("cylinder", "capsule"):
             radius, length = vals.number(g, "radius"), vals.number(g, "length")
             cls = Cylinder if g.tag == "cylinder" else Capsule
-            return cls(radius, 0.5 * length, local_pose=pose * Transform(q=_X_TO_Z))
+            return cls(radius, 0.5 * length, local_pose=pose * Transform(q=_X_TO_Z), name=name)
         if g.tag == "mesh":
             filename = g.get("filename")
             if not filename:
                 raise vals.fail(g, "attribute filename is missing or empty; give the mesh file")
             scale = tuple(vals.numbers(g, "scale", 3, (1, 1, 1)))
-            return Mesh(resolve(filename, vals, g), scale, local_pose=pose)
+            return Mesh(resolve(filename, vals, g), scale, local_pose=pose, name=name)
     raise vals.fail(g, f"unsupported geometry <{g.tag}>; use box, sphere, cylinder, capsule or mesh")
 
 
@@ -285,9 +285,8 @@ def _fill_link(vals: XmlValues, link, el, resolve, repair_inertia):
     else:
         link.set_mass_and_inertia_tensor(0.0, (0, 0, 0), np.zeros((3, 3)))
     for k, col in enumerate(el.findall("collision")):
-        shape = _geometry_shape(vals, col, resolve)
+        shape = _geometry_shape(vals, col, resolve, col.get("name") or f"{link.name}_collision{k}")
         with vals.context(col):
-            shape.name = col.get("name") or f"{link.name}_collision{k}"
             link.attach_shape(shape)
 
 
