@@ -21,5 +21,10 @@ class UrdfError(ArticError):
     """A URDF file is malformed or uses an element artic does not support."""
 
 
+class MjcfError(UrdfError):
+    """An MJCF file is malformed or uses an element artic does not support (a UrdfError, so code catching
+    robot-file errors as UrdfError catches both)."""
+
+
 class StateError(ArticError):
     """An operation was called in a state where it is not allowed (e.g. before the articulation is in a scene)."""

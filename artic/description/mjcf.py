@@ -1,10 +1,12 @@
 """`load_mjcf`: MuJoCo MJCF models as artic articulations and static actors.
 
-Supported: <compiler angle meshdir inertiafromgeom>, <option timestep gravity>, nested <default> classes with
-childclass, <worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/capsule/box/
-cylinder/mesh (STL/OBJ), size or fromto, pos/quat/axisangle/euler/zaxis, <inertial> or geom-derived mass
-(density or mass), joint range/limited, damping, armature, frictionloss, stiffness, contype/conaffinity, friction,
-margin, and <position>/<velocity>/<motor> actuators.
+Supported: <compiler angle eulerseq meshdir/assetdir inertiafromgeom>, <option timestep gravity>, nested <default>
+classes with childclass, <worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/
+capsule/box/cylinder/mesh (STL/OBJ), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, <inertial> or
+geom-derived mass (density or mass), joint range/limited, damping, armature, frictionloss, stiffness,
+contype/conaffinity, friction, margin, and <position>/<velocity>/<motor> actuators; <include> is expanded.
+<equality>, <tendon> and <contact> content is dropped with a warning; <frame>, <replicate>, <attach> are refused.
+Errors: see `load_mjcf`.
 
 How MJCF maps onto PhysX-style articulations:
 * A body with several hinge/slide joints becomes a chain of links, one joint each (MuJoCo composes them in order
@@ -31,17 +33,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ArticError, UrdfError
-from ..math.np_spatial import Transform, quat_between, quat_from_axis_angle, quat_mul
+from ..errors import ArticError, MjcfError
+from ..math.np_spatial import Transform, quat_between, quat_from_axis_angle, quat_from_matrix, quat_mul
 from .actors import RigidStatic
 from .articulation import Articulation, Drive, FrictionParams, Limit
 from .shapes import Box, Capsule, Cylinder, Material, Mesh, Plane, Sphere, mass_properties
 from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
-from .urdf import read_xml_root
+from .xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 
-
-class MjcfError(UrdfError):
-    """A malformed or unsupported MJCF file (an ArticError)."""
+__all__ = ["Actuator", "MjcfError", "MjcfModel", "load_mjcf"]
 
 
 @dataclass
@@ -79,79 +79,168 @@ _BUILTIN = {
     "geom": {"type": "sphere", "contype": "1", "conaffinity": "1", "friction": "1 0.005 0.0001", "margin": "0",
              "density": "1000", "pos": "0 0 0"},
 }
+# (number of size values, what they are) each geom type needs; with fromto, capsule/cylinder/box need one less
+_SIZES = {"sphere": (1, "radius"), "capsule": (2, "radius, half-length"), "cylinder": (2, "radius, half-length"),
+          "box": (3, "three half-sizes"), "ellipsoid": (3, "three radii"), "plane": (0, ""), "mesh": (0, "")}
+# elements whose content artic would drop: refused rather than ignored
+_UNSUPPORTED = ("frame", "replicate", "attach", "composite", "flexcomp")
+# sections whose elements change the dynamics but have no artic counterpart yet: dropped with a warning
+_DROPPED = ("equality", "tendon", "contact")
+_ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 
 
 def load_mjcf(path) -> MjcfModel:
-    path = Path(path)
-    root = read_xml_root(path, "MJCF", "mujoco", MjcfError)
+    """Load an MJCF file (see the module docstring for the mapping).
+
+    Every error is an `MjcfError` naming the file, the element (its name, or its index inside its nearest named
+    ancestor) and the attribute: a missing, empty or non-XML file; a number that is malformed, of the wrong count,
+    not finite or beyond 1e15 in magnitude (it would overflow float32 in the solver); a zero axis or quaternion;
+    an undefined `class`/`childclass`; `compiler angle` other than degree/radian; a free joint on a nested body or
+    beside other joints (MuJoCo refuses both); <frame>, <replicate>, <attach> (their content would be dropped); a
+    repeated or circular <include> (includes are expanded first, relative to the including file). A joint `range` bound beyond 1e15 means "unbounded": both beyond gives an unlimited joint, one is
+    clamped to +-1e15, each with a warning. Axes are normalised after scaling by their largest component, so
+    `0 0 1e200` is the z axis."""
+    path, root = read_xml_root(path, "MJCF", "mujoco", MjcfError)
+    _expand_includes(root, path, [path.resolve()])
     try:
         return _Loader(root, path).model
     except MjcfError:
         raise
     except ArticError as e:
         raise MjcfError(f"MJCF file '{path}': {e}") from None
-    except (ValueError, KeyError) as e:
-        raise MjcfError(f"MJCF file '{path}': malformed value ({e})") from None
+    except RecursionError:
+        raise MjcfError(f"MJCF file '{path}': bodies are nested too deeply to load") from None
 
 
-def _vec(text, n=None):
-    v = np.array([float(x) for x in text.split()], dtype=float)
-    if n is not None and len(v) != n:
-        raise ValueError(f"expected {n} numbers, got '{text}'")
-    return v
+def _expand_includes(root, path: Path, chain: list, seen: set | None = None):
+    """MuJoCo's <include file="..."/>: the children of the included file's <mujoco> element take the include's
+    place, recursively. The path is taken relative to the including file. A file included twice (MuJoCo refuses
+    repeated includes) or including itself is an MjcfError naming both files."""
+    seen = set() if seen is None else seen
+    for parent in list(root.iter()):
+        for child in [c for c in parent if c.tag == "include"]:
+            name = child.get("file")
+            if not name:
+                raise MjcfError(f"MJCF file '{path}': <include> needs a file attribute naming the MJCF file")
+            target = (path.parent / name).resolve()
+            if target in chain:
+                raise MjcfError(f"MJCF file '{path}': <include file='{name}'> includes itself (through "
+                                f"{' -> '.join(p.name for p in chain)})")
+            if target in seen:
+                raise MjcfError(f"MJCF file '{path}': <include file='{name}'>: '{target.name}' is included twice; "
+                                "MuJoCo refuses repeated includes")
+            seen.add(target)
+            _, inc = read_xml_root(target, f"MJCF (included by '{path}')", "mujoco", MjcfError)
+            _expand_includes(inc, target, chain + [target], seen)
+            at = list(parent).index(child)
+            parent.remove(child)
+            for k, el in enumerate(list(inc)):
+                parent.insert(at + k, el)
 
 
 class _Loader:
     def __init__(self, root, path: Path):
         self.path = path
-        comp = root.find("compiler")
-        comp = comp.attrib if comp is not None else {}
-        self.degrees = comp.get("angle", "degree") == "degree"
-        self.meshdir = path.parent / comp.get("meshdir", "")
-        self.inertia_from_geom = comp.get("inertiafromgeom", "auto")
+        self.v = v = XmlValues(root, path, "MJCF", MjcfError)
+        for el in root.iter():
+            if el.tag in _UNSUPPORTED:
+                raise v.fail(el, f"<{el.tag}> is not supported (its content would be dropped); expand it first, "
+                                 "e.g. by loading the file in MuJoCo and saving it with mj_saveLastXML")
+        self._compiler(root.find("compiler"))
         self.defaults = {}
         self._read_defaults(root.find("default"), "main", {})
         self.meshes = {}
         for asset in root.findall("asset"):
             for m in asset.findall("mesh"):
-                name = m.get("name") or Path(m.get("file", "")).stem
-                self.meshes[name] = (self.meshdir / m.get("file", ""), _vec(m.get("scale", "1 1 1"), 3))
-        opt = root.find("option")
+                self._mesh_asset(m)
         model = MjcfModel(root.get("model", path.stem))
+        opt = root.find("option")
         if opt is not None:
-            model.timestep = float(opt.get("timestep", model.timestep))
-            model.gravity = tuple(_vec(opt.get("gravity", "0 0 -9.81"), 3))
+            model.timestep = v.number(opt, "timestep", model.timestep)
+            if model.timestep <= 0.0:
+                raise v.fail(opt, f"attribute timestep='{opt.get('timestep')}' must be > 0")
+            model.gravity = tuple(v.numbers(opt, "gravity", 3, (0.0, 0.0, -9.81)))
         self.model = model
         world = root.find("worldbody")
         if world is None:
             raise MjcfError(f"MJCF file '{path}' has no <worldbody>")
+        for j in world:
+            if j.tag in ("joint", "freejoint"):
+                raise v.fail(j, "the world body cannot have joints; put the joint in a <body>")
         static = RigidStatic(name="world")
         for k, g in enumerate(world.findall("geom")):
-            static.attach_shape(self._shape(g, "main", f"world geom {k}")[0])
+            with v.context(g):
+                static.attach_shape(self._shape(g, "main", f"world geom {k}")[0])
         if static.shapes:
             model.statics.append(static)
         self.joint_names = {}
         for body in world.findall("body"):
             model.articulations.append(self._tree(body))
         self._actuators(root.find("actuator"))
+        for tag in _DROPPED:
+            for section in root.findall(tag):
+                if len(section):
+                    warnings.warn(f"MJCF file '{path}': <{tag}> ({len(section)} element(s)) is not supported and "
+                                  "was dropped", RuntimeWarning, stacklevel=3)
+
+    def _compiler(self, comp):
+        v = self.v
+        self.degrees, self.eulerseq, self.inertia_from_geom = True, "xyz", "auto"
+        if comp is None:
+            self.meshdir = self.path.parent
+            return
+        self.degrees = v.choice(comp, "angle", comp.get("angle", "degree"), ("degree", "radian")) == "degree"
+        seq = comp.get("eulerseq", "xyz")
+        if len(seq) != 3 or any(c not in "xyzXYZ" for c in seq):
+            raise v.fail(comp, f"attribute eulerseq='{seq}' must be three of x, y, z (lower case: rotating axes, "
+                               "upper case: fixed axes)")
+        self.eulerseq = seq
+        v.choice(comp, "coordinate", comp.get("coordinate", "local"), ("local",))
+        self.inertia_from_geom = v.choice(comp, "inertiafromgeom", comp.get("inertiafromgeom", "auto"),
+                                          ("true", "false", "auto"))
+        # MuJoCo: meshdir, else assetdir, relative to the model file
+        self.meshdir = self.path.parent / comp.get("meshdir", comp.get("assetdir", ""))
+
+    def _mesh_asset(self, m):
+        v = self.v
+        if "file" not in m.attrib:
+            raise v.fail(m, "has no attribute file; meshes given by vertex/face lists are not supported")
+        name = m.get("name") or Path(m.get("file")).stem
+        if name in self.meshes:
+            raise v.fail(m, f"mesh '{name}' is defined twice; mesh names must be unique")
+        file = self.meshdir / m.get("file")
+        if not file.is_file():
+            raise v.fail(m, f"attribute file='{m.get('file')}': mesh file not found (looked at {file})")
+        self.meshes[name] = (file, v.numbers(m, "scale", 3, (1.0, 1.0, 1.0)))
 
     # -- defaults ---------------------------------------------------------------------------------------------------
     def _read_defaults(self, el, name, inherited):
         if el is None:
             self.defaults.setdefault("main", {})
             return
+        if name in self.defaults:
+            raise self.v.fail(el, f"default class '{name}' is defined twice; class names must be unique")
         mine = {tag: dict(attrs) for tag, attrs in inherited.items()}
         for child in el:
             if child.tag != "default":
                 mine.setdefault(child.tag, {}).update(child.attrib)
         self.defaults[name] = mine
         for child in el.findall("default"):
-            self._read_defaults(child, child.get("class", name), mine)
+            if not child.get("class"):
+                raise self.v.fail(child, "a nested <default> needs a class attribute")
+            self._read_defaults(child, child.get("class"), mine)
+
+    def _class(self, el, attr: str, fallback: str) -> str:
+        """The default class named by `el`'s `attr` (class or childclass), `fallback` when absent."""
+        cls = el.get(attr, fallback)
+        if cls not in self.defaults:
+            raise self.v.fail(el, f"attribute {attr}='{cls}' names no <default class>; define it or fix the name")
+        return cls
 
     def _attrs(self, el, cls):
         """An element's attributes over its class defaults over MuJoCo's built-ins."""
         a = dict(_BUILTIN.get(el.tag, {}))
-        a.update(self.defaults.get(el.get("class", cls), {}).get(el.tag, {}))
+        a.update(self.defaults[self._class(el, "class", cls)].get(el.tag, {}))
         a.update(el.attrib)
         return a
 
@@ -159,142 +248,206 @@ class _Loader:
     def _angle(self, x):
         return math.radians(x) if self.degrees else x
 
-    def _quat(self, a):
-        """MJCF orientation (quat w x y z, axisangle, euler xyz, zaxis) as artic's (x, y, z, w)."""
-        if "quat" in a:
-            w, x, y, z = _vec(a["quat"], 4)
-            q = np.array([x, y, z, w])
-            return q / np.linalg.norm(q)
-        if "axisangle" in a:
-            v = _vec(a["axisangle"], 4)
-            return quat_from_axis_angle(v[:3] / np.linalg.norm(v[:3]), self._angle(v[3]))
-        if "euler" in a:
-            e = _vec(a["euler"], 3)
+    def _quat(self, el, a):
+        """MJCF orientation (quat w x y z, axisangle, euler, xyaxes, zaxis) as artic's (x, y, z, w)."""
+        v = self.v
+        given = [k for k in _ORIENTATIONS if k in a]
+        if len(given) > 1:
+            raise v.fail(el, f"gives several orientations ({', '.join(given)}); keep one")
+        if not given:
+            return np.array([0.0, 0.0, 0.0, 1.0])
+        key, text = given[0], a[given[0]]
+        if key == "quat":
+            w, x, y, z = v.unit(el, key, v.numbers(el, key, 4, text=text, limit=None), text)
+            return np.array([x, y, z, w])
+        if key == "axisangle":
+            aa = v.numbers(el, key, 4, text=text, limit=None)
+            if abs(aa[3]) > MAX_MAGNITUDE:
+                raise v.fail(el, f"attribute axisangle='{text}': the angle exceeds 1e+15 in magnitude")
+            return quat_from_axis_angle(v.unit(el, key, aa[:3], text), self._angle(aa[3]))
+        if key == "euler":
+            e = v.numbers(el, key, 3, text=text)
             q = np.array([0.0, 0.0, 0.0, 1.0])
-            for k in range(3):  # MuJoCo's default eulerseq "xyz": intrinsic rotations about moving axes
-                q = quat_mul(q, quat_from_axis_angle(np.eye(3)[k], self._angle(e[k])))
+            for c, angle in zip(self.eulerseq, e):
+                r = quat_from_axis_angle(np.eye(3)["xyz".index(c.lower())], self._angle(angle))
+                # lower case: about the rotated (moving) axes, q r; upper case: about the fixed axes, r q
+                q = quat_mul(q, r) if c.islower() else quat_mul(r, q)
             return q
-        if "zaxis" in a:
-            return quat_between(np.array([0.0, 0.0, 1.0]), _vec(a["zaxis"], 3))
-        return np.array([0.0, 0.0, 0.0, 1.0])
+        if key == "xyaxes":
+            xy = v.numbers(el, key, 6, text=text, limit=None)
+            x, y = v.unit(el, key, xy[:3], text), v.unit(el, key, xy[3:], text)
+            y = y - np.dot(y, x) * x  # MuJoCo orthogonalises y against x
+            if np.max(np.abs(y)) <= 1e-12:
+                raise v.fail(el, f"attribute xyaxes='{text}': the two axes are parallel")
+            y = v.unit(el, key, y, text)
+            return quat_from_matrix(np.column_stack([x, y, np.cross(x, y)]))
+        zaxis = v.numbers(el, key, 3, text=text, limit=None)
+        return quat_between(np.array([0.0, 0.0, 1.0]), v.unit(el, key, zaxis, text))
 
-    def _frame(self, a):
-        return Transform(_vec(a.get("pos", "0 0 0"), 3), self._quat(a))
+    def _frame(self, el, a):
+        return Transform(self.v.numbers(el, "pos", 3, (0.0, 0.0, 0.0), a.get("pos")), self._quat(el, a))
 
     # -- geoms --------------------------------------------------------------------------------------------------------
     def _shape(self, g, cls, owner):
-        """(shape, mass or None) of a <geom>."""
+        """(shape, (mass or None, density)) of a <geom>."""
+        v = self.v
         a = self._attrs(g, cls)
         kind = a.get("type", "sphere")
-        size = _vec(a.get("size", "0"))
-        pose = self._frame(a)
-        along_z = Transform(q=quat_between(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])))
         name = a.get("name", owner)
-        if "fromto" in a and kind in ("capsule", "cylinder", "box"):
-            ft = _vec(a["fromto"], 6)
+        if kind not in _SIZES:
+            raise v.fail(g, f"geom '{name}' has unsupported type '{kind}'; use one of {', '.join(_SIZES)}")
+        fromto = kind in ("capsule", "cylinder", "box") and "fromto" in a
+        size = v.numbers(g, "size", (0, 3), (), a.get("size"))
+        need, what = _SIZES[kind]
+        need -= 1 if fromto else 0
+        if len(size) < need:
+            raise v.fail(g, f"attribute size='{a.get('size', '')}': a {kind} geom needs {need} size value(s) "
+                            f"({'radius' if fromto and kind != 'box' else what}), got {len(size)}")
+        pose = self._frame(g, a)
+        along_z = Transform(q=quat_between(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])))
+        if fromto:
+            ft = v.numbers(g, "fromto", 6, text=a["fromto"])
             axis = ft[3:] - ft[:3]
-            half = 0.5 * np.linalg.norm(axis)
+            half = 0.5 * float(np.linalg.norm(axis))
+            if half == 0.0:
+                raise v.fail(g, f"attribute fromto='{a['fromto']}': the two end points coincide")
             pose = Transform(0.5 * (ft[:3] + ft[3:]), quat_between(np.array([1.0, 0.0, 0.0]), axis / (2 * half)))
             if kind == "box":
-                shape = Box((half, size[0], size[1] if len(size) > 1 else size[0]))
+                shape = Box((half, size[0], size[1]), name=name)
             else:
-                shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), half)
+                shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), half, name=name)
         elif kind == "sphere":
-            shape = Sphere(float(size[0]))
+            shape = Sphere(float(size[0]), name=name)
         elif kind in ("capsule", "cylinder"):
-            shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), float(size[1]))
+            shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), float(size[1]), name=name)
             pose = pose * along_z
         elif kind == "box":
-            shape = Box(tuple(size[:3]))
+            shape = Box(tuple(size[:3]), name=name)
         elif kind == "plane":
-            shape = Plane()
+            shape = Plane(name=name)
             pose = pose * Transform(q=quat_between(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])))
         elif kind == "mesh":
-            file, scale = self.meshes[a["mesh"]]
-            try:  # the mesh file is read and checked here, at load
-                shape = Mesh(str(file), tuple(scale), name=name)
-            except ArticError as e:
-                body = "world" if owner.startswith("world geom") else owner.rsplit("_geom", 1)[0]
-                raise MjcfError(f"MJCF file '{self.path}': body '{body}' geom '{name}': {e}") from None
-        elif kind == "ellipsoid":
+            mesh = a.get("mesh")
+            if mesh not in self.meshes:
+                raise v.fail(g, f"attribute mesh='{mesh}' names no <mesh> in <asset>" if mesh else
+                             "a mesh geom needs a mesh attribute naming an <asset> <mesh>")
+            file, scale = self.meshes[mesh]
+            shape = Mesh(str(file), tuple(scale), name=name)
+        else:  # ellipsoid
             warnings.warn(f"MJCF '{self.path.name}': ellipsoid geom '{name}' collides as the sphere of its largest "
                           "radius", RuntimeWarning, stacklevel=4)
-            shape = Sphere(float(size.max()))
-        else:
-            raise MjcfError(f"MJCF file '{self.path}': geom '{name}' has unsupported type '{kind}'")
-        shape.name = name  # first, so that a bad pose is reported with the geom's name
+            shape = Sphere(float(size[:3].max()), name=name)
         shape.local_pose = pose
-        mu = float(_vec(a["friction"])[0])
+        mu = float(v.numbers(g, "friction", (1, 3), text=a["friction"])[0])
         shape.material = Material(mu, mu, 0.0)
-        shape.contact_offset = float(a["margin"])
-        shape.collision_group = int(a["contype"])
-        shape.collision_mask = int(a["conaffinity"])
-        mass = float(a["mass"]) if "mass" in a else None
-        return shape, (mass, float(a["density"]))
+        shape.contact_offset = v.number(g, "margin", text=a["margin"])
+        shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
+        shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
+        mass = v.number(g, "mass", text=a["mass"], minimum=0.0) if "mass" in a else None
+        return shape, (mass, v.number(g, "density", text=a["density"]))
 
     # -- bodies -------------------------------------------------------------------------------------------------------
+    def _joints(self, body, cls):
+        """The body's <joint>/<freejoint> elements and their attributes; a free joint must be alone."""
+        found = [(j, self._attrs(j, cls)) for j in body if j.tag in ("joint", "freejoint")]
+        free = [j for j, a in found if j.tag == "freejoint" or a.get("type") == "free"]
+        if free and len(found) > 1:
+            raise self.v.fail(body, f"has a free joint and {len(found) - 1} other joint(s); a free joint already "
+                                    "gives all six dofs, remove the others (MuJoCo refuses this too)")
+        return found, bool(free)
+
     def _tree(self, body) -> Articulation:
         name = body.get("name", "body")
-        art = Articulation(name)
-        cls = body.get("childclass", "main")
-        joints = [j for j in body if j.tag in ("joint", "freejoint")]
-        free = any(j.tag == "freejoint" or self._attrs(j, cls).get("type") == "free" for j in joints)
+        with self.v.context(body):
+            art = Articulation(name)
+        cls = self._class(body, "childclass", "main")
+        _, free = self._joints(body, cls)
         if free:
-            root = art.create_link(None, self._frame(self._attrs(body, cls)), name)
+            with self.v.context(body):
+                root = art.create_link(None, self._frame(body, self._attrs(body, cls)), name)
             self._fill_link(root, body, cls)
-            parent = root
+            for child in body.findall("body"):
+                self._body(art, root, child, cls, root)
         else:
             art.set_articulation_flag(ArticulationFlag.FIX_BASE)
             world = art.create_link(None, Transform(), f"{name}_world")
             world.mass = 0.0
             world.inertia = (0.0, 0.0, 0.0)
-            parent = self._body(art, world, body, "main", Transform())
-        for child in body.findall("body"):
-            if free:
-                self._body(art, parent, child, cls, Transform(), parent)
+            self._body(art, world, body, "main", None)
         art.mjcf_root_free = free
         return art
 
-    def _body(self, art, parent_link, body, cls, parent_offset, parent_body_link=None):
+    def _body(self, art, parent_link, body, cls, parent_body_link):
         """Links for `body` (one per joint), hung below `parent_link`; returns the body's link."""
-        cls = body.get("childclass", cls)
+        v = self.v
+        cls = self._class(body, "childclass", cls)
         name = body.get("name", f"body{len(art.get_links())}")
-        frame = parent_offset * self._frame(self._attrs(body, cls))
-        joints = [j for j in body if j.tag == "joint"]
+        frame = self._frame(body, self._attrs(body, cls))
+        joints, free = self._joints(body, cls)
+        if free:
+            outer = f" (inside body '{parent_body_link.name}')" if parent_body_link is not None else ""
+            raise v.fail(body, f"has a free joint but is not a child of <worldbody>{outer}; a free joint is only "
+                               "allowed on a top-level body (MuJoCo refuses it too)")
         world_pose = parent_link.initial_pose * frame
         link = parent_link
-        if not joints:
-            link = art.create_link(parent_link, world_pose, name)
-            link.inbound_joint.set_joint_type(JointType.FIX)
-            link.inbound_joint.parent_pose = frame
-            link.inbound_joint.child_pose = Transform()
-        for k, j in enumerate(joints):
-            a = self._attrs(j, cls)
-            last = k == len(joints) - 1
-            lname = name if last else f"{name}_{a.get('name', k)}"
-            link = self._joint_link(art, link, world_pose, lname, a, frame if k == 0 else Transform(), body)
-            if not last:
-                link.mass = 1e-6
-                link.inertia = (1e-9, 1e-9, 1e-9)
+        with v.context(body):
+            if not joints:
+                link = art.create_link(parent_link, world_pose, name)
+                link.inbound_joint.set_joint_type(JointType.FIX)
+                link.inbound_joint.parent_pose = frame
+                link.inbound_joint.child_pose = Transform()
+            for k, (j, a) in enumerate(joints):
+                last = k == len(joints) - 1
+                lname = name if last else f"{name}_{a.get('name', k)}"
+                link = self._joint_link(art, link, world_pose, lname, j, a, frame if k == 0 else Transform())
+                if not last:
+                    link.mass = 1e-6
+                    link.inertia = (1e-9, 1e-9, 1e-9)
         self._fill_link(link, body, cls)
         if parent_body_link is not None and link.inbound_joint is not None and link.parent is not parent_body_link:
             art.disable_collision(link, parent_body_link)  # MuJoCo's parent-child exclusion across joint chains
         for child in body.findall("body"):
-            self._body(art, link, child, cls, Transform(), link)
+            self._body(art, link, child, cls, link)
         return link
 
-    def _joint_link(self, art, parent_link, world_pose, lname, a, parent_frame, body):
-        kind = a.get("type", "hinge")
+    def _range(self, j, a, kind):
+        """(lo, hi) of a limited joint, or None; a bound beyond 1e15 means unbounded (see `load_mjcf`)."""
+        v = self.v
+        limited = v.choice(j, "limited", a.get("limited", "auto"), ("true", "false", "auto"))
+        if limited == "false" or kind == "ball":
+            return None
+        if "range" not in a:
+            if limited == "true":
+                raise v.fail(j, "attribute limited='true' without a range; give range='low high'")
+            return None
+        rng = v.numbers(j, "range", 2, text=a["range"], limit=None)
+        huge = np.abs(rng) > MAX_MAGNITUDE
+        if huge.all():
+            warnings.warn(f"{v.where(j)}: range beyond 1e15 in magnitude; loaded as an unlimited joint",
+                          stacklevel=5)
+            return None
+        if huge.any():
+            warnings.warn(f"{v.where(j)}: a range bound beyond 1e15 in magnitude is clamped to +-1e15", stacklevel=5)
+            rng = np.clip(rng, -MAX_MAGNITUDE, MAX_MAGNITUDE)
+        if not rng[0] < rng[1]:
+            raise v.fail(j, f"attribute range='{a['range']}': low must be below high")
+        if kind == "hinge":
+            rng = np.array([self._angle(rng[0]), self._angle(rng[1])])
+        return float(rng[0]), float(rng[1])
+
+    def _joint_link(self, art, parent_link, world_pose, lname, j, a, parent_frame):
+        v = self.v
+        kind = v.choice(j, "type", a.get("type", "hinge"), ("hinge", "slide", "ball"))
         jname = a.get("name", lname)
-        if kind == "free":
-            raise MjcfError(f"MJCF file '{self.path}': free joint '{jname}' below the top level of the tree")
+        if j.get("name") is not None and jname in self.joint_names:
+            raise v.fail(j, f"joint '{jname}' is defined twice; joint names must be unique")
         link = art.create_link(parent_link, world_pose, lname)
         joint = link.inbound_joint
         joint.name = jname
-        self.joint_names[jname] = (art, joint)
-        anchor = _vec(a["pos"], 3)
-        axis = _vec(a["axis"], 3)
-        axis = axis / np.linalg.norm(axis)
+        if j.get("name") is not None:
+            self.joint_names[jname] = (art, joint)
+        anchor = v.numbers(j, "pos", 3, text=a["pos"])
+        axis = v.unit(j, "axis", v.numbers(j, "axis", 3, text=a["axis"], limit=None), a["axis"])
         jframe = Transform(anchor, quat_between(np.array([1.0, 0.0, 0.0]), axis))
         joint.parent_pose = parent_frame * jframe
         joint.child_pose = jframe
@@ -307,50 +460,55 @@ class _Loader:
         elif kind == "slide":
             joint.set_joint_type(JointType.PRISMATIC)
             axes = (Axis.X,)
-        elif kind == "hinge":
+        else:
             joint.set_joint_type(JointType.REVOLUTE)
             axes = (Axis.TWIST,)
-        else:
-            raise MjcfError(f"MJCF file '{self.path}': joint '{jname}' has unsupported type '{kind}'")
-        rng = _vec(a["range"], 2) if "range" in a else None
-        limited = a.get("limited", "auto")
-        limited = rng is not None and (limited == "true" or limited == "auto")
-        for ax in axes:
-            joint.set_motion(ax, Motion.LIMITED if limited and kind != "ball" else Motion.FREE)
-            if limited and kind != "ball":
-                lo, hi = (self._angle(rng[0]), self._angle(rng[1])) if kind == "hinge" else (rng[0], rng[1])
-                joint.set_limit_params(ax, Limit(float(lo), float(hi)))
-            joint.set_armature(ax, float(a["armature"]))
-            damping, loss = float(a["damping"]), float(a["frictionloss"])
-            if damping > 0.0 or loss > 0.0:
-                joint.set_friction_params(ax, FrictionParams(loss, loss, damping))
-            k = float(a["stiffness"])
-            if k > 0.0:
-                joint.set_drive_params(ax, Drive(k, 0.0, 1e30, DriveType.FORCE))
-                joint.set_drive_target(ax, float(a["springref"]))
+        rng = self._range(j, a, kind)
+        armature = v.number(j, "armature", text=a["armature"], minimum=0.0)
+        damping = v.number(j, "damping", text=a["damping"], minimum=0.0)
+        loss = v.number(j, "frictionloss", text=a["frictionloss"], minimum=0.0)
+        k = v.number(j, "stiffness", text=a["stiffness"], minimum=0.0)
+        springref = v.number(j, "springref", text=a["springref"])
+        with v.context(j):
+            for ax in axes:
+                joint.set_motion(ax, Motion.FREE if rng is None else Motion.LIMITED)
+                if rng is not None:
+                    joint.set_limit_params(ax, Limit(*rng))
+                joint.set_armature(ax, armature)
+                if damping > 0.0 or loss > 0.0:
+                    joint.set_friction_params(ax, FrictionParams(loss, loss, damping))
+                if k > 0.0:
+                    joint.set_drive_params(ax, Drive(k, 0.0, 1e30, DriveType.FORCE))
+                    joint.set_drive_target(ax, springref)
         return link
 
     def _fill_link(self, link, body, cls):
         """Shapes, and mass properties from <inertial> or from the geoms."""
+        v = self.v
         parts = []
         for k, g in enumerate(body.findall("geom")):
-            shape, (mass, density) = self._shape(g, cls, f"{link.name}_geom{k}")
-            link.attach_shape(shape)
-            if not isinstance(shape, Mesh):
-                parts.append((shape, mass, density))
+            with v.context(g):
+                shape, (mass, density) = self._shape(g, cls, f"{link.name}_geom{k}")
+                link.attach_shape(shape)
+            if not isinstance(shape, (Mesh, Plane)):  # meshes and planes add no mass (planes bound static actors)
+                parts.append((g, shape, mass, density))
         inertial = body.find("inertial")
         if inertial is not None and self.inertia_from_geom != "true":
             a = inertial.attrib
-            frame = self._frame(a)
-            if "diaginertia" in a:
-                moments = _vec(a["diaginertia"], 3)
-                link.set_mass_and_inertia_tensor(float(a["mass"]), frame.p, np.eye(3))  # frame first
-                link.inertia = moments
-                link.cmass_local_pose = frame
-            else:
-                xx, yy, zz, xy, xz, yz = _vec(a["fullinertia"], 6)
-                link.set_mass_and_inertia_tensor(float(a["mass"]), frame.p,
-                                                 np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
+            frame = self._frame(inertial, a)
+            mass = v.number(inertial, "mass")
+            if ("diaginertia" in a) == ("fullinertia" in a):
+                raise v.fail(inertial, "needs exactly one of diaginertia and fullinertia")
+            with v.context(inertial):
+                if "diaginertia" in a:
+                    moments = v.numbers(inertial, "diaginertia", 3)
+                    link.set_mass_and_inertia_tensor(mass, frame.p, np.eye(3))  # frame first
+                    link.inertia = moments
+                    link.cmass_local_pose = frame
+                else:
+                    xx, yy, zz, xy, xz, yz = v.numbers(inertial, "fullinertia", 6)
+                    link.set_mass_and_inertia_tensor(mass, frame.p,
+                                                     np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
             return
         if not parts:  # MuJoCo gives such a body no mass; a tiny one keeps M positive definite
             link.mass = 1e-6
@@ -358,37 +516,53 @@ class _Loader:
             return
         total, com, tensor = 0.0, np.zeros(3), np.zeros((3, 3))
         pieces = []
-        for shape, mass, density in parts:
-            m, c, i = mass_properties([shape], density, f"link '{link.name}'")
+        for g, shape, mass, density in parts:
+            with v.context(g):
+                m, c, i = mass_properties([shape], density, f"link '{link.name}'")
             if mass is not None:
                 i *= mass / m
                 m = mass
             pieces.append((m, c, i))
             total += m
             com += m * c
+        if total <= 0.0:
+            raise v.fail(body, "its geoms have zero total mass; give a geom mass or density, or an <inertial>")
         com /= total
         for m, c, i in pieces:
             d = c - com
             tensor += i + m * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
-        link.set_mass_and_inertia_tensor(total, com, tensor)
+        if not total <= MAX_MAGNITUDE or not np.abs(tensor).max() <= MAX_MAGNITUDE:  # also catches inf and nan
+            raise v.fail(body, f"its geoms give a mass of {total:.3g} kg and inertia up to {np.abs(tensor).max():.3g} "
+                               "kg m^2, beyond 1e15 (float32 overflows in the solver); check the geom sizes, "
+                               "densities and masses")
+        with v.context(body):
+            link.set_mass_and_inertia_tensor(total, com, tensor)
 
     def _actuators(self, el):
         if el is None:
             return
+        v = self.v
         for act in el:
             a = self._attrs(act, "main")
             jname = a.get("joint")
-            if jname not in self.joint_names:
-                warnings.warn(f"MJCF '{self.path.name}': actuator '{a.get('name')}' on '{jname}' is not a joint "
-                              "actuator; skipped", RuntimeWarning, stacklevel=3)
+            if jname is None:
+                warnings.warn(f"{v.where(act)}: not a joint actuator (no joint attribute); skipped",
+                              RuntimeWarning, stacklevel=3)
                 continue
-            gear = float(_vec(a.get("gear", "1"))[0])
-            rng = tuple(_vec(a["ctrlrange"], 2)) if "ctrlrange" in a else None
+            if jname not in self.joint_names:
+                raise v.fail(act, f"attribute joint='{jname}' names no joint of the model")
+            gear = float(v.numbers(act, "gear", (1, 6), (1.0,), a.get("gear"))[0])
+            rng = tuple(v.numbers(act, "ctrlrange", 2, text=a["ctrlrange"])) if "ctrlrange" in a else None
             self.model.actuators.append(Actuator(a.get("name", jname), act.tag, jname, gear, rng))
             _, joint = self.joint_names[jname]
             ax = joint.dof_axes()[0]
             if act.tag == "position":
-                joint.set_drive_params(ax, Drive(float(a.get("kp", "1")) * gear, float(a.get("kv", "0")), 1e30,
-                                                 DriveType.FORCE))
+                kp, kv = v.number(act, "kp", 1.0, a.get("kp")) * gear, v.number(act, "kv", 0.0, a.get("kv"))
             elif act.tag == "velocity":
-                joint.set_drive_params(ax, Drive(0.0, float(a.get("kv", "1")) * gear, 1e30, DriveType.FORCE))
+                kp, kv = 0.0, v.number(act, "kv", 1.0, a.get("kv")) * gear
+            else:
+                continue
+            if max(abs(kp), abs(kv)) > MAX_MAGNITUDE:
+                raise v.fail(act, f"gain times gear ({max(abs(kp), abs(kv)):.3g}) exceeds 1e+15; lower kp/kv or gear")
+            with v.context(act):
+                joint.set_drive_params(ax, Drive(kp, kv, 1e30, DriveType.FORCE))

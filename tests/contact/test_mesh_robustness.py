@@ -157,7 +157,7 @@ def test_mjcf_mesh_error_names_body_geom_and_file(tmp_path):
     (tmp_path / "m.xml").write_text(
         '<mujoco><asset><mesh name="shell" file="bad.obj"/></asset><worldbody><body name="cup">'
         '<freejoint/><geom name="cup_geom" type="mesh" mesh="shell" mass="1"/></body></worldbody></mujoco>')
-    with pytest.raises(ArticError, match="body 'cup' geom 'cup_geom'.*bad.obj.*face index 3 is out of range"):
+    with pytest.raises(ArticError, match="geom 'cup_geom' in body 'cup'.*bad.obj.*face index 3 is out of range"):
         artic.load_mjcf(tmp_path / "m.xml")
 
 
