@@ -643,3 +643,59 @@ def test_solver_type_can_be_assigned_and_is_validated():
             scene.solver_type = bad
     assert scene.solver_type is artic.SolverType.TGS
 
+
+# -- 11. memory of the first step --------------------------------------------------------------------------------
+
+
+def test_first_step_that_does_not_fit_is_refused_with_the_memory_it_needs(monkeypatch):
+    """The contact and solver arrays are sized at the first step (by the collision pairs and joint rows): when the
+    device cannot hold them the step raises an ArticError naming the articulation and the memory, before Warp
+    allocates anything; with the memory back the scene steps. The available memory is patched to 1 kB, far below
+    the 2 envs x 512 contact slots x 3 rows x (2 N + 14) floats the ball's buffers need."""
+    scene, body = _ball_scene()
+    scene.add_actor(artic.create_ground_plane())
+    monkeypatch.setattr("artic.memory.available_bytes", lambda device: (1024, "available memory"))
+    with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the step's contact and solver arrays in 2 envs "
+                                         r"needs at least [\d.]+ GiB \(\d+ bytes per env\) but the device 'cpu' has "
+                                         r"0.0 GiB of available memory"):
+        scene.step(0.01)
+    assert scene.time == 0.0
+    monkeypatch.undo()
+    scene.step(0.01)
+    assert scene.time == 0.01
+
+
+def test_step_memory_estimate_matches_the_arrays():
+    """The estimate check_fits is given is the size of the arrays the step then allocates (contact buffer and the
+    step's own arrays), measured from the Warp arrays themselves."""
+    from artic.step import contact_bytes_per_env, step_bytes_per_env
+    art = random_tree(np.random.default_rng(3), n_links=5, floating=True)
+    scene = artic.Scene(3)
+    scene.add_articulation(art)
+    scene.add_actor(artic.create_ground_plane())
+    scene.step(0.01)
+    block = scene.view(art).block
+    st = block.stepper
+
+    def nbytes(obj, skip=()):
+        return sum(v.capacity for k, v in vars(obj).items() if isinstance(v, wp.array) and k not in skip)
+
+    shared = ("gen_v", "gen_a", "gen_f", "link_fext", "mass_matrix", "joint_acceleration", "link_acceleration",
+              "link_incoming_joint_force")
+    assert nbytes(st.contacts) == 3 * contact_bytes_per_env(st.geometry.capacity, block.model.gen_count)
+    assert nbytes(st.step_data, shared) == 3 * step_bytes_per_env(block.model, st.rows.row_count,
+                                                                  st.couplings.row_count)
+
+
+def test_warp_failure_in_the_first_step_becomes_artic_error(monkeypatch):
+    """If Warp's allocator fails anyway (the estimate is only what artic knows of), the first step raises an
+    ArticError that names the articulation and says to use fewer envs."""
+    scene, _ = _ball_scene()
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("Failed to allocate 1234 bytes on device 'cpu'")
+
+    monkeypatch.setattr("artic.step.build_contacts", fail)
+    with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the arrays for 2 envs could not be allocated "
+                                         r".*use fewer envs"):
+        scene.step(0.01)
