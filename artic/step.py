@@ -38,6 +38,7 @@ from .dynamics.integrate import integrate_positions, quat_log
 from .dynamics.kinematics import forward_kinematics_env, joint_rotation_vector, link_velocities_env, quat_exp
 from .dynamics.rnea import rnea_env
 from .math.dense import spd_inverse
+from .errors import ArticError
 from .memory import allocation_errors, check_fits
 from .math.spatial import unit
 from .model import Tree
@@ -386,10 +387,10 @@ class Stepper:
         if need > 0:
             check_fits(owner, b.num_envs, need, b.device, "the step's contact and solver arrays")
         with allocation_errors(owner, b.num_envs):
-            if step_data:
-                self.step_data = build_step_data(b.data, self.rows.row_count, self.couplings.row_count,
-                                                 m.tree_count)
-            self.contacts = build_contacts(b.num_envs, geometry.capacity, m.gen_count, b.device)
+            sd = build_step_data(b.data, self.rows.row_count, self.couplings.row_count, m.tree_count) \
+                if step_data else self.step_data
+            contacts = build_contacts(b.num_envs, geometry.capacity, m.gen_count, b.device)
+        self.step_data, self.contacts = sd, contacts
         self.geometry, self.geometry_host, self.shapes = geometry, geometry_host, shapes
         self._overflow_view = self.contacts.overflow.numpy() if b.device.is_cpu else None  # shares the memory
 
@@ -399,10 +400,15 @@ class Stepper:
     def refresh(self):
         """Re-read solver parameters after a description change; the set of joint rows may change (a drive
         switched on), and the recorded launches must be recorded again."""
-        old_count = self.rows.row_count
+        old = self.rows, self.couplings
         self.rows = build_joint_rows(self.block.arts, self.block.device)
         self.couplings = build_coupling_rows(self.block.arts, self.block.device)
-        self._allocate(step_data=self.rows.row_count != old_count)
+        try:
+            self._allocate(step_data=self.rows.row_count != old[0].row_count)
+        except ArticError:
+            self.rows, self.couplings = old  # the recorded launches keep arrays that match each other
+            self.block.mark_dirty()  # and every later step tries again, and raises, until the arrays fit
+            raise
         self._launches.clear()
 
     def step(self, dt: float, solver_type: SolverType, freeze: bool = False):

@@ -699,3 +699,21 @@ def test_warp_failure_in_the_first_step_becomes_artic_error(monkeypatch):
     with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the arrays for 2 envs could not be allocated "
                                          r".*use fewer envs"):
         scene.step(0.01)
+
+
+def test_a_refused_rebuild_is_retried_at_every_step_until_it_fits(monkeypatch):
+    """Adding a static actor after the first step rebuilds the contact buffers; if they do not fit, add_actor raises
+    an ArticError, and so does every step (never a step with the old buffers, where the ground would not collide)
+    until memory is back; then the ball lands on the ground."""
+    scene, body = _ball_scene()
+    scene.step(0.01)
+    monkeypatch.setattr("artic.memory.available_bytes", lambda device: (1024, "available memory"))
+    with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the step's contact and solver arrays"):
+        scene.add_actor(artic.create_ground_plane())
+    with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the step's contact and solver arrays"):
+        scene.step(0.01)
+    assert scene.time == 0.01
+    monkeypatch.undo()
+    for _ in range(150):
+        scene.step(0.01)
+    np.testing.assert_allclose(scene.get_actor_pose(body)[:, 2], 0.1, atol=2e-3)  # resting on the ground
