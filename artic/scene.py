@@ -1,5 +1,9 @@
 """`Scene`: the envs, gravity and device, and the articulations and rigid actors replicated over the envs.
 
+The settings the arrays are built with (num_envs, device, contact_capacity, friction_correlation_distance,
+nan_policy) are fixed at construction and refuse assignment; gravity and solver_type may be assigned and act from
+the next step.
+
 Adding an articulation validates it and builds its device arrays (Model, State, Control, Data) for all envs; from
 then on its topology is frozen (PhysX: remove, change, re-add). Parameter changes made through the description
 (masses, frames, armature) are re-uploaded; state set through the description (joint positions, root pose) is
@@ -65,6 +69,19 @@ def _fixed(name: str, why: str) -> property:
     return property(get, refuse, doc=f"Fixed at construction: Scene({name}=...).")
 
 
+def _managed(name: str, what: str, how: str) -> property:
+    """A list the scene keeps in step with its blocks: readable, but changed only through its methods (a list
+    assigned in its place would be out of step with the arrays)."""
+
+    def get(self):
+        return getattr(self, "_" + name)
+
+    def refuse(self, value):
+        raise StateError(f"scene: {name} cannot be assigned; {what} of a scene change through {how}")
+
+    return property(get, refuse, doc=f"{what.capitalize()} of the scene (change them through {how}).")
+
+
 @dataclass
 class ContactReport:
     """The contacts of one articulation or rigid body after the last step (E envs, C slots; entries past count[e]
@@ -122,9 +139,9 @@ class Scene:
         self._views: dict[int, ArticulationView] = {}
         self._joint_views: dict[int, JointView] = {}
         self._blocks: list[Block] = []
-        self.articulations: list[Articulation] = []
-        self.statics: list[RigidStatic] = []
-        self.joints: list[JointBase] = []
+        self._articulations: list[Articulation] = []
+        self._statics: list[RigidStatic] = []  # shared with every block
+        self._joints: list[JointBase] = []
         self._last_dt = None  # [s] of the last step (constraint forces are its impulses over it)
         self._overflow_warned = False
         # what a step that leaves an env non-finite does: warn (default), raise or freeze the env (status.py)
@@ -137,6 +154,10 @@ class Scene:
     contact_capacity = _fixed("contact_capacity", "the contact buffers were allocated with it")
     friction_correlation_distance = _fixed("friction_correlation_distance", "the contact setup was built with it")
     nan_policy = _fixed("nan_policy", "the status monitor was set up with it")
+    articulations = _managed("articulations", "the articulations and rigid bodies", "add_articulation, "
+                             "remove_articulation, add_actor(RigidDynamic) and remove_actor")
+    statics = _managed("statics", "the static actors", "add_actor and remove_actor")
+    joints = _managed("joints", "the body joints", "add_joint and remove_joint")
 
     @property
     def gravity(self) -> tuple:

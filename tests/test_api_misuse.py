@@ -632,6 +632,17 @@ def test_settings_fixed_at_construction_refuse_assignment(name, value):
     assert getattr(scene, name) == before
 
 
+@pytest.mark.parametrize("name, how", [("articulations", "add_articulation"), ("statics", "add_actor"),
+                                       ("joints", "add_joint")])
+def test_the_scene_lists_cannot_be_assigned(name, how):
+    """Replacing scene.articulations (or statics, joints) would leave the blocks simulating the old ones: it raises
+    and names the methods to use."""
+    scene, body = _ball_scene()
+    with pytest.raises(StateError, match=rf"scene: {name} cannot be assigned; .*{how}"):
+        setattr(scene, name, [])
+    assert scene.articulations == [body.articulation]
+
+
 def test_solver_type_can_be_assigned_and_is_validated():
     """solver_type is read at every step, so assigning it works; a string or an unknown value is refused."""
     scene, _ = _ball_scene()
