@@ -13,6 +13,7 @@ from .constraints.loop_rows import ROW_LOCKED, ROW_ON, LoopArrays, LoopTable, ro
 from .data import Kin
 from .description.joints import coordinates_to_tcd_mode
 from .dynamics.kinematics import forward_kinematics_env
+from .description.validate import MAX_MAGNITUDE, as_real, real_array
 from .errors import ValidationError
 from .math.np_spatial import Transform
 from .model import Tree
@@ -79,6 +80,29 @@ def refresh_joint_kinematics(block):
                                                        block.state.arrays, block.data.kin], block.device)
 
 
+def per_env_array(owner: str, what: str, values, shape: tuple, limit: float | None = MAX_MAGNITUDE,
+                  open_sides: bool = False) -> np.ndarray:
+    """`values` given per env (`shape`, E rows) or once for every env (shape[1:]) as a C-contiguous float32 array of
+    `shape`: real numbers (not strings, booleans or complex), finite and of magnitude at most `limit`. With
+    `open_sides` (range bounds) -inf and inf are kept, and a bound beyond float32's range becomes one of them."""
+    expect = f"a finite float32 array of shape {shape} (one row per env) or {shape[1:]} (the same in every env)"
+    if open_sides:
+        expect = f"a float32 array of shape {shape} or {shape[1:]} (-inf or inf for an open side)"
+    a = as_real(owner, what, values, expect)
+    if a.shape == shape[1:]:
+        a = np.broadcast_to(a, shape)
+    if a.shape != shape:
+        raise ValidationError(f"{owner}: {what} has shape {a.shape}, expected {shape} or {shape[1:]}; it must be "
+                              f"{expect}")
+    if not open_sides:
+        return real_array(owner, what, a, shape, limit)
+    if np.any(np.isnan(a)):
+        raise ValidationError(f"{owner}: {what} must not be NaN; use -inf or inf for an open side")
+    # past float32's range a bound can only mean "open": make it +-inf rather than let the cast overflow with a warning
+    a = np.where(np.abs(a) > np.finfo(np.float32).max, np.copysign(np.inf, a), a)
+    return np.array(a, dtype=np.float32, order="C")
+
+
 class JointView:
     def __init__(self, joint, num_envs: int):
         self.joint = joint
@@ -112,18 +136,27 @@ class JointView:
                            np.broadcast_to(self.joint._target[:, 1], (self.num_envs, self.joint.num_coordinates)))
 
     # -- per-env inputs ---------------------------------------------------------------------------------------------
-    def _shaped(self, values, what: str, dtype=np.float32, finite=True) -> np.ndarray:
+    def _shaped(self, values, what: str, open_sides: bool = False) -> np.ndarray:
         shape = (self.num_envs, self.joint.num_coordinates)
-        a = np.asarray(values)
+        return per_env_array(self.joint._owner(), f"{what} (coordinates {self.joint.coordinate_names})", values,
+                             shape, open_sides=open_sides)
+
+    def _mask(self, values, what: str, shape: tuple) -> np.ndarray:
+        """`values` (`shape`, or shape[1:] for every env) as booleans. Integers 0/1 and strings are refused: a
+        truthy value of another type is more often a slip (a coordinate index, a target) than a lock."""
+        owner = self.joint._owner()
+        expect = f"booleans of shape {shape} (one row per env) or {shape[1:]} (the same in every env)"
+        try:
+            a = np.asarray(values)
+        except (TypeError, ValueError):  # ragged nested sequences
+            raise ValidationError(f"{owner}: {what} must be {expect}; it cannot be read as an array") from None
+        if a.dtype != bool:
+            raise ValidationError(f"{owner}: {what} must be {expect}, got dtype {a.dtype}")
         if a.shape == shape[1:]:
             a = np.broadcast_to(a, shape)
-        if a.shape != shape or a.dtype.kind not in "biuf":
-            raise ValidationError(f"{self.joint._owner()}: {what} must be real values of shape {shape} or {shape[1:]} "
-                                  f"(coordinates {self.joint.coordinate_names}), got shape {a.shape}")
-        a = a.astype(dtype)
-        if finite and not np.all(np.isfinite(a)):
-            raise ValidationError(f"{self.joint._owner()}: {what} must be finite, got {a[~np.isfinite(a)][:3]}")
-        return np.ascontiguousarray(a)
+        if a.shape != shape:
+            raise ValidationError(f"{owner}: {what} has shape {a.shape}, expected {expect}")
+        return a
 
     def write_targets(self, positions=None, velocities=None):
         if positions is not None:
@@ -132,10 +165,9 @@ class JointView:
             self.arrays["target_velocity"].assign(self._shaped(velocities, "drive target velocities"))
 
     def write_ranges(self, low, high):
-        lo = self._shaped(low, "range low", finite=False)
-        hi = self._shaped(high, "range high", finite=False)
-        if np.any(np.isnan(lo)) or np.any(np.isnan(hi)):
-            raise ValidationError(f"{self.joint._owner()}: range bounds must not be NaN")
+        """Ranges per env; -inf/inf (or a bound beyond float32's range, which means the same) leaves a side open."""
+        lo = self._shaped(low, "range low", open_sides=True)
+        hi = self._shaped(high, "range high", open_sides=True)
         bad = np.argwhere(lo > hi)
         if len(bad):
             e, k = bad[0]
@@ -146,10 +178,7 @@ class JointView:
 
     def write_locks(self, locked):
         """Lock (True) or release each coordinate per env; a newly locked one holds its current value."""
-        mask = np.asarray(locked)
-        if mask.dtype != bool:
-            raise ValidationError(f"{self.joint._owner()}: locks must be booleans, got {mask.dtype}")
-        mask = self._shaped(mask, "locks", dtype=bool)
+        mask = self._mask(locked, "locks", (self.num_envs, self.joint.num_coordinates))
         refresh_joint_kinematics(self.block)
         was = self.arrays["locked"].numpy().astype(bool)
         value = self.arrays["lock_value"].numpy()
@@ -157,15 +186,12 @@ class JointView:
         newly = mask & ~was
         value[newly] = coord[newly]
         self.arrays["lock_value"].assign(value)
-        self.arrays["locked"].assign(mask.astype(np.int32))
+        self.arrays["locked"].assign(np.ascontiguousarray(mask, dtype=np.int32))
 
     def write_enabled(self, enabled):
         """Switch the joint on (True) or off per env ((E,) booleans or one bool)."""
-        mask = np.asarray(enabled)
-        if mask.dtype != bool or mask.shape not in ((), (self.num_envs,)):
-            raise ValidationError(f"{self.joint._owner()}: enabled must be one bool or {self.num_envs} booleans (one "
-                                  f"per env), got {mask.dtype} of shape {mask.shape}")
-        self.arrays["enabled"].assign(np.broadcast_to(mask, (self.num_envs,)).astype(np.int32).reshape(-1, 1))
+        mask = self._mask(enabled, "enabled", (self.num_envs,))
+        self.arrays["enabled"].assign(np.ascontiguousarray(mask, dtype=np.int32).reshape(-1, 1))
 
     # -- outputs ----------------------------------------------------------------------------------------------------
     def coordinates(self) -> np.ndarray:

@@ -1,5 +1,9 @@
 """`Scene`: the envs, gravity and device, and the articulations and rigid actors replicated over the envs.
 
+The settings the arrays are built with (num_envs, device, contact_capacity, friction_correlation_distance,
+nan_policy) are fixed at construction and refuse assignment; gravity and solver_type may be assigned and act from
+the next step.
+
 Adding an articulation validates it and builds its device arrays (Model, State, Control, Data) for all envs; from
 then on its topology is frozen (PhysX: remove, change, re-add). Parameter changes made through the description
 (masses, frames, armature) are re-uploaded; state set through the description (joint positions, root pose) is
@@ -30,13 +34,53 @@ from .description.articulation import Articulation, Link
 from .description.joints import JointBase
 from .description.mass_check import check_mass_properties, mass_policy_arg
 from .cache import CacheFlag
-from .description.validate import MAX_MAGNITUDE, finite, positive_int, real_array
+from .description.validate import MAX_MAGNITUDE, as_real, finite, positive_int
 from .errors import StateError, TopologyError, ValidationError
 from .memory import MAX_ENVS, allocation_errors, bytes_per_env, check_fits
-from .joint_view import JointForces, JointFrames, JointView
+from .joint_view import JointForces, JointFrames, JointView, per_env_array
 from .status import NanPolicy, StatusMonitor, as_nan_policy, refresh_status
 from .step import SolverType
 from .view import ArticulationView
+
+
+def _as_gravity(value) -> tuple:
+    try:
+        g = as_real("scene", "gravity", value)  # float64: scene.gravity reads back what was given
+    except ValidationError:
+        g = None
+    if g is None or g.shape != (3,) or not np.all(np.isfinite(g)):
+        raise ValidationError(f"scene: gravity must be 3 finite numbers, got {value!r}")
+    if np.abs(g).max() > MAX_MAGNITUDE:
+        raise ValidationError(f"scene: gravity {tuple(g)} is beyond +-{MAX_MAGNITUDE:g} m/s^2, which float32 "
+                              "arithmetic cannot simulate; give a physical gravity")
+    return tuple(float(x) for x in g)
+
+
+def _fixed(name: str, why: str) -> property:
+    """A Scene setting that is read when its arrays are built: reading it works, assigning it raises (it would
+    otherwise be ignored by everything already built)."""
+
+    def get(self):
+        return getattr(self, "_" + name)
+
+    def refuse(self, value):
+        raise StateError(f"scene: {name} is fixed at construction ({why}); create a new artic.Scene({name}=...) "
+                         "instead of assigning it")
+
+    return property(get, refuse, doc=f"Fixed at construction: Scene({name}=...).")
+
+
+def _managed(name: str, what: str, how: str) -> property:
+    """A list the scene keeps in step with its blocks: readable, but changed only through its methods (a list
+    assigned in its place would be out of step with the arrays)."""
+
+    def get(self):
+        return getattr(self, "_" + name)
+
+    def refuse(self, value):
+        raise StateError(f"scene: {name} cannot be assigned; {what} of a scene change through {how}")
+
+    return property(get, refuse, doc=f"{what.capitalize()} of the scene (change them through {how}).")
 
 
 @dataclass
@@ -68,29 +112,19 @@ class Scene:
                  contact_capacity: int = 512, friction_correlation_distance: float = 0.025, nan_policy="warn",
                  mass_policy: str = "repair"):
         num_envs = positive_int("scene", "num_envs", num_envs, MAX_ENVS)
-        try:
-            g = real_array("scene", "gravity", gravity, (3,), limit=None).astype(float)
-        except ValidationError:
-            raise ValidationError(f"scene: gravity must be 3 finite numbers, got {gravity!r}") from None
-        if np.abs(g).max() > MAX_MAGNITUDE:
-            raise ValidationError(f"scene: gravity {tuple(g)} is beyond +-{MAX_MAGNITUDE:g} m/s^2, which float32 "
-                                  "arithmetic cannot simulate; give a physical gravity")
+        g = _as_gravity(gravity)
         wp.init()
         try:
-            self.device = wp.get_device(device)
+            self._device = wp.get_device(device)
         except (RuntimeError, ValueError) as e:
             raise ValidationError(f"scene: unknown device {device!r} ({e}); use None, 'cpu' or 'cuda:0'") from None
         # anything a scene simulates costs at least one rigid body's arrays per env: refuse hopeless env counts now
         check_fits("scene", num_envs, bytes_per_env(1, 0, True), self.device, "even a single rigid body")
-        try:
-            self.solver_type = SolverType(solver_type)
-        except ValueError:
-            raise ValidationError(
-                f"scene: unknown solver_type {solver_type!r}; use artic.SolverType.PGS or TGS") from None
+        self.solver_type = solver_type  # validated by the setter
         if isinstance(contact_capacity, bool) or not isinstance(contact_capacity, (int, np.integer)) \
                 or contact_capacity < 1:
             raise ValidationError(f"scene: contact_capacity must be a positive integer, got {contact_capacity!r}")
-        self.contact_capacity = int(contact_capacity)  # most contact slots per articulation per env
+        self._contact_capacity = int(contact_capacity)  # most contact slots per articulation per env
         try:
             corr = finite("scene", "friction_correlation_distance", friction_correlation_distance)
         except ValidationError:
@@ -99,25 +133,79 @@ class Scene:
             raise ValidationError(f"scene: friction_correlation_distance must be a positive length in metres, got "
                                   f"{friction_correlation_distance!r}")
         # PxSceneDesc::frictionCorrelationDistance: contacts of a patch closer than this share one friction anchor
-        self.friction_correlation_distance = corr  # [m]
-        self.num_envs = int(num_envs)
-        self.gravity = tuple(g)  # read when an articulation is added: give gravity here, not by assigning it later
+        self._friction_correlation_distance = corr  # [m]
+        self._num_envs = int(num_envs)
+        self._gravity = g
         self.time = 0.0  # [s] simulated: the sum of the dt of every step that had something to simulate
         self._empty_step_warned = False
         self._views: dict[int, ArticulationView] = {}
         self._joint_views: dict[int, JointView] = {}
         self._blocks: list[Block] = []
-        self.articulations: list[Articulation] = []
-        self.statics: list[RigidStatic] = []
-        self.joints: list[JointBase] = []
+        self._articulations: list[Articulation] = []
+        self._statics: list[RigidStatic] = []  # shared with every block
+        self._joints: list[JointBase] = []
         self._last_dt = None  # [s] of the last step (constraint forces are its impulses over it)
         self._overflow_warned = False
         # what a step that leaves an env non-finite does: warn (default), raise or freeze the env (status.py)
-        self.nan_policy = as_nan_policy(nan_policy)
-        # movable dofs with (numerically) no mass or inertia, when an articulation is added: 'repair' gives their links
-        # a small mass and inertia with a warning, 'raise' refuses the articulation (description/mass_check.py)
-        self.mass_policy = mass_policy_arg(mass_policy)
-        self._status = StatusMonitor(self.nan_policy)
+        self._nan_policy = as_nan_policy(nan_policy)
+        self._status = StatusMonitor(self._nan_policy)
+        self.mass_policy = mass_policy
+
+    # -- settings: those the blocks were built with are fixed; gravity and the solver type can change -------------
+    num_envs = _fixed("num_envs", "every articulation's arrays were allocated for it")
+    device = _fixed("device", "every array lives on it")
+    contact_capacity = _fixed("contact_capacity", "the contact buffers were allocated with it")
+    friction_correlation_distance = _fixed("friction_correlation_distance", "the contact setup was built with it")
+    nan_policy = _fixed("nan_policy", "the status monitor was set up with it")
+    articulations = _managed("articulations", "the articulations and rigid bodies", "add_articulation, "
+                             "remove_articulation, add_actor(RigidDynamic) and remove_actor")
+    statics = _managed("statics", "the static actors", "add_actor and remove_actor")
+    joints = _managed("joints", "the body joints", "add_joint and remove_joint")
+
+    @property
+    def gravity(self) -> tuple:
+        """(3,) [m/s^2], world frame."""
+        return self._gravity
+
+    @gravity.setter
+    def gravity(self, value):
+        """New gravity for every articulation and body, from the next step (and for inverse dynamics at once). Every
+        env is woken: PxScene::setGravity leaves sleeping actors asleep, so a body at rest would ignore the change
+        until something touched it, which reads as a gravity that was not applied."""
+        g = _as_gravity(value)
+        self._gravity = g
+        for block in self._blocks:
+            block.gravity = g
+            if block.stepper is not None:
+                block.stepper._launches.clear()  # the recorded launches hold the old gravity: record them again
+            block.wake(np.ones(self.num_envs, bool))
+        for view in self._views.values():
+            view.gravity = g
+
+    @property
+    def mass_policy(self) -> str:
+        """What add_articulation does with movable dofs that have (numerically) no mass or inertia: 'repair' gives
+        their links a small mass and inertia with a warning, 'raise' refuses the articulation
+        (description/mass_check.py). It applies to articulations added after it is set."""
+        return self._mass_policy
+
+    @mass_policy.setter
+    def mass_policy(self, value):
+        self._mass_policy = mass_policy_arg(value)
+
+    @property
+    def solver_type(self) -> SolverType:
+        return self._solver_type
+
+    @solver_type.setter
+    def solver_type(self, value):
+        """PGS or TGS, from the next step (each step passes it to the kernel)."""
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            value = None  # SolverType("TGS") or SolverType(1.0) would raise or convert; name the members instead
+        try:
+            self._solver_type = SolverType(value)
+        except ValueError:
+            raise ValidationError(f"scene: unknown solver_type {value!r}; use artic.SolverType.PGS or TGS") from None
 
     def __repr__(self):
         return (f"Scene(num_envs={self.num_envs}, articulations={len(self.articulations)}, "
@@ -299,7 +387,8 @@ class Scene:
 
     def set_actor_pose(self, body, poses):
         cache = self._body_cache(body, CacheFlag.ROOT_TRANSFORM)
-        cache.root_transform[:] = _shaped(poses, cache.root_transform.shape, f"rigid body '{body.name}' poses")
+        cache.root_transform[:] = per_env_array(f"rigid body '{body.name}'", "poses (px, py, pz, qx, qy, qz, qw)",
+                                                poses, cache.root_transform.shape)
         body.articulation.apply_cache(cache, CacheFlag.ROOT_TRANSFORM)
 
     def get_actor_velocity(self, body) -> np.ndarray:
@@ -309,7 +398,8 @@ class Scene:
 
     def set_actor_velocity(self, body, velocities):
         cache = self._body_cache(body, CacheFlag.ROOT_VELOCITIES)
-        v = _shaped(velocities, (self.num_envs, 6), f"rigid body '{body.name}' velocities")
+        v = per_env_array(f"rigid body '{body.name}'", "velocities (linear, then angular)", velocities,
+                          (self.num_envs, 6))
         cache.root_linear_velocity[:] = v[:, :3]
         cache.root_angular_velocity[:] = v[:, 3:]
         body.articulation.apply_cache(cache, CacheFlag.ROOT_VELOCITIES)
@@ -321,7 +411,8 @@ class Scene:
         if not isinstance(body, RigidDynamic) or not body.kinematic:
             raise ValidationError(f"scene: set_kinematic_target needs a RigidDynamic with kinematic = True, got "
                                   f"{body!r}")
-        p = np.array(_shaped(poses, (self.num_envs, 7), f"rigid body '{body.name}' kinematic targets"))
+        p = per_env_array(f"rigid body '{body.name}'", "kinematic targets (px, py, pz, qx, qy, qz, qw)", poses,
+                          (self.num_envs, 7))
         norm = np.linalg.norm(p[:, 3:], axis=1)
         if np.any(norm < 1e-6):
             raise ValidationError(f"rigid body '{body.name}' kinematic targets: quaternions (qx, qy, qz, qw) must "
@@ -502,11 +593,3 @@ class Scene:
     def _inverse_dynamics(self, art):
         return self.view(art)
 
-
-def _shaped(values, shape, what: str) -> np.ndarray:
-    a = np.asarray(values, dtype=np.float32)
-    if a.shape == shape[1:]:
-        a = np.broadcast_to(a, shape)
-    if a.shape != shape or not np.all(np.isfinite(a)):
-        raise ValidationError(f"{what}: expected finite values of shape {shape} or {shape[1:]}, got {a.shape}")
-    return a

@@ -22,7 +22,7 @@ from enum import IntEnum
 
 import warp as wp
 
-from .collision.geometry import Contacts, Geometry, build_contacts, build_geometry
+from .collision.geometry import MANIFOLD_POINTS, Contacts, Geometry, build_contacts, build_geometry
 from .collision.narrow import detect_env
 from .constraints.contact import finish_contacts, setup_contacts
 from .constraints.coupling_rows import CouplingRows, build_coupling_rows, setup_couplings
@@ -38,6 +38,8 @@ from .dynamics.integrate import integrate_positions, quat_log
 from .dynamics.kinematics import forward_kinematics_env, joint_rotation_vector, link_velocities_env, quat_exp
 from .dynamics.rnea import rnea_env
 from .math.dense import spd_inverse
+from .errors import ArticError
+from .memory import allocation_errors, check_fits
 from .math.spatial import unit
 from .model import Tree
 from .parallel import RecordedEnvLaunch
@@ -342,6 +344,23 @@ def _kinematic_roots(tree: Tree, st: StateArrays, ctl: ControlArrays, sd: StepDa
             ctl.kinematic_pending[env, t] = 0
 
 
+def step_bytes_per_env(model, row_count: int, coupling_count: int) -> int:
+    """Bytes one env of the step's own arrays takes (data.build_step_data; those it shares with the inverse-dynamics
+    API are counted by memory.bytes_per_env): float32 or int32 values."""
+    n, g, nl = model.dof_count, model.gen_count, model.link_count
+    values = (2 * g + n + 7 * model.tree_count + 6 * nl + g * g + 12 * n  # velocities, q0, root poses, M^-1, dofs
+              + 2 * coupling_count * g + 4 * coupling_count + 2 * row_count)  # coupling and joint rows
+    return 4 * values
+
+
+def contact_bytes_per_env(capacity: int, gen_count: int) -> int:
+    """Bytes one env of the contact buffer takes (collision.geometry.build_contacts): per slot, 10 int, 9 vec3, a
+    vec2 and 2 floats, and 3 rows with their generalized directions (2 N) and patch Delassus entries."""
+    c = max(capacity, 1)
+    values = 4 + c * (10 + 27 + 2 + 2) + 3 * c * (2 * gen_count + 2 + 3 * MANIFOLD_POINTS)
+    return 4 * values
+
+
 class Stepper:
     """Owns one block's joint rows, coupling rows, collision tables and step arrays, and replays a recorded step
     launch."""
@@ -350,16 +369,35 @@ class Stepper:
         self.block = block
         self.rows = build_joint_rows(block.arts, block.device)
         self.couplings = build_coupling_rows(block.arts, block.device)
-        self.step_data = build_step_data(block.data, self.rows.row_count, self.couplings.row_count,
-                                         block.model.tree_count)
-        self._build_geometry()
+        self.step_data = self.contacts = None
+        self._allocate(step_data=True)
         self._launches = {}
 
-    def _build_geometry(self):
+    def _allocate(self, step_data: bool):
+        """Build the collision tables, then the per-env contact buffers and (with `step_data`) the step's arrays,
+        whose sizes only the joint rows and collision pairs fix: checked against the device's memory first, so that
+        a scene too large for its first step gets an ArticError with the figures, not Warp's allocator failure."""
         b = self.block
-        self.geometry, self.geometry_host, self.shapes = build_geometry(b.arts, b.statics, b.contact_capacity,
-                                                                        b.device, b.joint_filters())
-        self.contacts = build_contacts(b.num_envs, self.geometry.capacity, b.model.gen_count, b.device)
+        geometry, geometry_host, shapes = build_geometry(b.arts, b.statics, b.contact_capacity, b.device,
+                                                         b.joint_filters())
+        m = b.model
+        need = contact_bytes_per_env(geometry.capacity, m.gen_count)
+        if step_data:
+            need += step_bytes_per_env(m, self.rows.row_count, self.couplings.row_count)
+        # the buffers being replaced are freed once the new ones are assigned: count them as available
+        if self.contacts is not None:
+            need -= contact_bytes_per_env(self.contacts.link_a.shape[1], m.gen_count)
+        if step_data and self.step_data is not None:
+            need -= step_bytes_per_env(m, self.step_data.row_lambda.shape[1], self.step_data.cpl_r.shape[1])
+        owner = "articulation(s) " + ", ".join(f"'{a.name}'" for a in b.arts)
+        if need > 0:
+            check_fits(owner, b.num_envs, need, b.device, "the step's contact and solver arrays")
+        with allocation_errors(owner, b.num_envs):
+            sd = build_step_data(b.data, self.rows.row_count, self.couplings.row_count, m.tree_count) \
+                if step_data else self.step_data
+            contacts = build_contacts(b.num_envs, geometry.capacity, m.gen_count, b.device)
+        self.step_data, self.contacts = sd, contacts
+        self.geometry, self.geometry_host, self.shapes = geometry, geometry_host, shapes
         self._overflow_view = self.contacts.overflow.numpy() if b.device.is_cpu else None  # shares the memory
 
     def overflow_host(self):
@@ -368,13 +406,15 @@ class Stepper:
     def refresh(self):
         """Re-read solver parameters after a description change; the set of joint rows may change (a drive
         switched on), and the recorded launches must be recorded again."""
-        old_count = self.rows.row_count
+        old = self.rows, self.couplings
         self.rows = build_joint_rows(self.block.arts, self.block.device)
         self.couplings = build_coupling_rows(self.block.arts, self.block.device)
-        if self.rows.row_count != old_count:
-            self.step_data = build_step_data(self.block.data, self.rows.row_count, self.couplings.row_count,
-                                             self.block.model.tree_count)
-        self._build_geometry()
+        try:
+            self._allocate(step_data=self.rows.row_count != old[0].row_count)
+        except ArticError:
+            self.rows, self.couplings = old  # the recorded launches keep arrays that match each other
+            self.block.mark_dirty()  # and every later step tries again, and raises, until the arrays fit
+            raise
         self._launches.clear()
 
     def step(self, dt: float, solver_type: SolverType, freeze: bool = False):

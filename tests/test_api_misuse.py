@@ -424,3 +424,307 @@ def test_absurd_root_position_through_the_cache_is_refused():
     cache.root_transform[1, 0] = 1e20
     with pytest.raises(ArticError, match=r"cache\.root_transform has 1e\+20 at index \(1, 0\)"):
         body.articulation.apply_cache(cache, CacheFlag.ROOT_TRANSFORM)
+
+
+# -- 9. per-env setters of the scene ------------------------------------------------------------------------------
+
+
+def _ball_scene(kinematic=False):
+    body = artic.RigidDynamic(Transform((0.0, 0.0, 1.0)), "ball")
+    body.attach_shape(Sphere(0.1))
+    body.update_mass_and_inertia(1000.0)
+    body.kinematic = kinematic
+    scene = artic.Scene(E)
+    scene.add_actor(body)
+    return scene, body
+
+
+_BAD_ROWS = [
+    (lambda n: "abc", r"is dtype <U3, must be a finite float32 array of shape \(2, {n}\) \(one row per env\) or "
+                      r"\({n},\)"),
+    (lambda n: ["1"] * n, "is dtype <U1, must be a finite float32 array"),
+    (lambda n: np.ones(n, complex), "is complex, must be a finite float32 array"),
+    (lambda n: [[0.0] * n, [0.0, 0.0]], r"must be a finite float32 array .*; it cannot be read as an array"),
+    (lambda n: np.zeros((3, n)), r"has shape \(3, {n}\), expected \(2, {n}\) or \({n},\)"),
+    (lambda n: np.full(n, 1e20), r"has 1e\+20 at index \(0, 0\), beyond \+-1e\+15"),
+    (lambda n: np.full((E, n), np.nan), r"has a non-finite value at index \(0, 0\)"),
+]
+
+
+@pytest.mark.parametrize("setter, field, n", [
+    (lambda s, b, v: s.set_actor_pose(b, v), r"poses \(px, py, pz, qx, qy, qz, qw\)", 7),
+    (lambda s, b, v: s.set_actor_velocity(b, v), r"velocities \(linear, then angular\)", 6),
+    (lambda s, b, v: s.set_kinematic_target(b, v), r"kinematic targets \(px, py, pz, qx, qy, qz, qw\)", 7),
+])
+@pytest.mark.parametrize("make, message", _BAD_ROWS)
+def test_bad_rigid_body_rows_name_the_body_field_and_shape(setter, field, n, make, message):
+    """Strings, complex numbers, ragged lists, wrong shapes, NaN and magnitudes beyond 1e15 given to the rigid-body
+    setters raise an ArticError naming the body, the field and the expected float32 shapes (before, a string raised
+    NumPy's ValueError and 1e20 was accepted), and the refused call leaves the body where it was."""
+    scene, body = _ball_scene(kinematic="kinematic" in field)
+    before = scene.get_actor_pose(body)
+    with pytest.raises(ArticError, match=rf"rigid body 'ball': {field} " + message.format(n=n)):
+        setter(scene, body, make(n))
+    assert np.array_equal(scene.get_actor_pose(body), before)
+
+
+def test_rigid_body_rows_for_every_env_still_broadcast():
+    """A single (7,) pose is given to every env, and a per-env (E, 7) array sets each env its own."""
+    scene, body = _ball_scene()
+    scene.set_actor_pose(body, [1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 1.0])
+    np.testing.assert_array_equal(scene.get_actor_pose(body)[:, :3], [[1.0, 2.0, 3.0]] * E)
+    scene.set_actor_velocity(body, [[0.0, 0.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, -1.0, 0.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(scene.get_actor_velocity(body)[:, 2], [1.0, -1.0])
+
+
+def _hinge_scene():
+    """A 1 kg box on a hinge to the world about y, in E envs; coordinate 'angle'."""
+    body = artic.RigidDynamic(Transform((0.0, 0.0, 1.0)), "bob")
+    body.attach_shape(Box((0.05, 0.05, 0.2)))
+    body.update_mass_and_inertia(1000.0)
+    scene = artic.Scene(E)
+    scene.add_actor(body)
+    joint = scene.add_joint(artic.HingeJoint(body, None, Transform((0.0, 0.0, 1.2)), name="pin"))
+    return scene, joint
+
+
+@pytest.mark.parametrize("setter, field", [
+    (lambda s, j, v: s.set_joint_coordinates(j, v), "coordinates"),
+    (lambda s, j, v: s.set_joint_targets(j, positions=v), "drive target positions"),
+    (lambda s, j, v: s.set_joint_targets(j, velocities=v), "drive target velocities"),
+])
+@pytest.mark.parametrize("make, message", _BAD_ROWS)
+def test_bad_joint_rows_name_the_joint_field_and_shape(setter, field, make, message):
+    """The body-joint setters refuse what the rigid-body setters refuse, naming the joint, the field and its
+    coordinates, and leave the joint's coordinates and targets as they were."""
+    scene, joint = _hinge_scene()
+    before = scene.get_joint_coordinates(joint), scene.get_joint_targets(joint)
+    with pytest.raises(ArticError, match=rf"hinge joint 'pin': {field} \(coordinates \[.*\]\) " + message.format(n=1)):
+        setter(scene, joint, make(1))
+    assert np.array_equal(scene.get_joint_coordinates(joint), before[0])
+    assert all(np.array_equal(a, b) for a, b in zip(scene.get_joint_targets(joint), before[1]))
+
+
+@pytest.mark.parametrize("low, message", [
+    ("abc", r"range low \(coordinates \[.*\]\) is dtype <U3"),
+    ([np.nan], r"range low \(coordinates \[.*\]\) must not be NaN; use -inf or inf for an open side"),
+    (np.zeros((3, 1)), r"range low \(coordinates \[.*\]\) has shape \(3, 1\), expected \(2, 1\) or \(1,\)"),
+])
+def test_bad_joint_ranges_are_refused(low, message):
+    scene, joint = _hinge_scene()
+    with pytest.raises(ArticError, match="hinge joint 'pin': " + message):
+        scene.set_joint_ranges(joint, low, [1.0])
+
+
+def test_range_bounds_beyond_float32_mean_an_open_side():
+    """A range bound of 1e39 cannot be a float32; like inf it leaves that side open (no overflow warning), while
+    1e16, which float32 holds, is kept."""
+    scene, joint = _hinge_scene()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scene.set_joint_ranges(joint, [-1e39], [1e16])
+    low, high = scene.get_joint_ranges(joint)
+    assert np.all(low == -np.inf) and np.all(high == np.float32(1e16))
+
+
+@pytest.mark.parametrize("setter", [lambda s, j, v: s.set_joint_locked(j, v),
+                                    lambda s, j, v: s.set_joint_enabled(j, v)], ids=["locked", "enabled"])
+@pytest.mark.parametrize("value, message", [
+    ([1, 0], "got dtype int64"), ([[1.0], [0.0]], "got dtype float64"), ("yes", "got dtype <U3"),
+    ([[True], [True, False]], "cannot be read as an array"),
+    (np.ones((3, 1), bool), r"has shape \(3, 1\)"), (np.ones((E, 2), bool), r"has shape \(2, 2\)"),
+])
+def test_locks_and_enabled_must_be_booleans_of_the_right_shape(setter, value, message):
+    """Locks and enabled flags take booleans only (0/1 integers, floats and strings are refused, and a ragged list
+    raises an ArticError rather than NumPy's ValueError) in the documented shapes; the refused call changes
+    nothing."""
+    scene, joint = _hinge_scene()
+    with pytest.raises(ArticError, match=r"hinge joint 'pin': (locks|enabled) .*" + message):
+        setter(scene, joint, value)
+    assert not scene.get_joint_locked(joint).any() and scene.get_joint_enabled(joint).all()
+
+
+def test_locks_and_enabled_accept_their_documented_shapes():
+    scene, joint = _hinge_scene()
+    scene.set_joint_locked(joint, [True])  # (m,): every env
+    assert scene.get_joint_locked(joint).all()
+    scene.set_joint_locked(joint, [[False], [True]])
+    assert scene.get_joint_locked(joint)[:, 0].tolist() == [False, True]
+    scene.set_joint_enabled(joint, False)  # one bool: every env
+    assert not scene.get_joint_enabled(joint).any()
+    scene.set_joint_enabled(joint, np.array([True, False]))
+    assert scene.get_joint_enabled(joint).tolist() == [True, False]
+
+
+def test_description_drive_target_beyond_float32_range_is_refused():
+    """A body joint's drive target of 1e20 is refused when it is set (before, it was stored and only the scene's
+    per-env check would have caught it, after the description had changed)."""
+    scene, joint = _hinge_scene()
+    with pytest.raises(ArticError, match=r"hinge joint 'pin': drive target 1e\+20 is beyond \+-1e\+15"):
+        joint.set_drive_target(0, 1e20)
+    assert joint.get_drive_target(0) == 0.0
+
+
+# -- 10. scene settings after construction ----------------------------------------------------------------------
+
+
+def _falling_ball_z(scene, body, steps=10, dt=0.01):
+    z0 = scene.get_actor_pose(body)[:, 2].copy()
+    for _ in range(steps):
+        scene.step(dt)
+    return scene.get_actor_pose(body)[:, 2] - z0
+
+
+def test_assigning_gravity_changes_the_fall():
+    """scene.gravity = ... after the first step (its launch is recorded) takes effect at the next step: a free ball
+    falls 0.5 g t^2 (semi-implicit Euler: g dt^2 n(n+1)/2) under the new gravity, and rises under an upward one;
+    inverse dynamics uses it too."""
+    scene, body = _ball_scene()
+    body.link.linear_damping = 0.0
+    scene.step(0.01)  # records the launch with the old gravity
+    scene.set_actor_velocity(body, np.zeros(6))
+    scene.gravity = (0.0, 0.0, -2.0)
+    assert scene.gravity == (0.0, 0.0, -2.0)
+    dz = _falling_ball_z(scene, body)
+    np.testing.assert_allclose(dz, -2.0 * 0.01**2 * 55, rtol=1e-4)
+    scene.set_actor_velocity(body, np.zeros(6))
+    scene.gravity = [0.0, 0.0, 5.0]
+    np.testing.assert_allclose(_falling_ball_z(scene, body), 5.0 * 0.01**2 * 55, rtol=1e-4)
+    cache = body.articulation.create_cache()
+    body.articulation.compute_gravity_compensation(cache)
+    np.testing.assert_allclose(cache.gravity_compensation_force[:, 2], -5.0 * body.link.mass, rtol=1e-5)
+
+
+def test_assigning_gravity_wakes_a_sleeping_body():
+    """A body asleep under zero gravity starts to fall when gravity is switched on (PxScene::setGravity would leave
+    it asleep: artic wakes every env, so the new gravity is never silently ignored)."""
+    body = artic.RigidDynamic(Transform((0.0, 0.0, 1.0)), "ball")
+    body.attach_shape(Sphere(0.1))
+    body.update_mass_and_inertia(1000.0)
+    scene = artic.Scene(E, gravity=(0.0, 0.0, 0.0))
+    scene.add_actor(body)
+    for _ in range(60):  # at rest for longer than the wake counter (0.4 s): asleep
+        scene.step(0.01)
+    assert scene.view(body.articulation).is_sleeping().all()
+    scene.gravity = (0.0, 0.0, -9.81)
+    assert np.all(_falling_ball_z(scene, body) < -0.004)
+
+
+@pytest.mark.parametrize("gravity, message", [((0.0, 0.0, -1e38), r"gravity .* is beyond \+-1e\+15 m/s\^2"),
+                                              ("down", "gravity must be 3 finite numbers"),
+                                              ((0.0, -9.81), "gravity must be 3 finite numbers")])
+def test_assigning_bad_gravity_is_refused_and_keeps_the_old(gravity, message):
+    scene, _ = _ball_scene()
+    with pytest.raises(ArticError, match=message):
+        scene.gravity = gravity
+    assert scene.gravity == (0.0, 0.0, -9.81)
+
+
+@pytest.mark.parametrize("name, value", [("num_envs", 4), ("device", "cpu"), ("contact_capacity", 8),
+                                         ("friction_correlation_distance", 0.1), ("nan_policy", "raise")])
+def test_settings_fixed_at_construction_refuse_assignment(name, value):
+    """Settings the scene's arrays were built with cannot change afterwards: assigning one raises an ArticError
+    saying so (before, it was stored and ignored, or left the scene inconsistent), and the setting is unchanged."""
+    scene, _ = _ball_scene()
+    before = getattr(scene, name)
+    with pytest.raises(StateError, match=rf"scene: {name} is fixed at construction .*artic\.Scene\({name}=\.\.\.\)"):
+        setattr(scene, name, value)
+    assert getattr(scene, name) == before
+
+
+@pytest.mark.parametrize("name, how", [("articulations", "add_articulation"), ("statics", "add_actor"),
+                                       ("joints", "add_joint")])
+def test_the_scene_lists_cannot_be_assigned(name, how):
+    """Replacing scene.articulations (or statics, joints) would leave the blocks simulating the old ones: it raises
+    and names the methods to use."""
+    scene, body = _ball_scene()
+    with pytest.raises(StateError, match=rf"scene: {name} cannot be assigned; .*{how}"):
+        setattr(scene, name, [])
+    assert scene.articulations == [body.articulation]
+
+
+def test_solver_type_can_be_assigned_and_is_validated():
+    """solver_type is read at every step, so assigning it works; a string or an unknown value is refused."""
+    scene, _ = _ball_scene()
+    scene.solver_type = artic.SolverType.TGS
+    assert scene.solver_type is artic.SolverType.TGS
+    scene.step(0.01)
+    for bad in ("TGS", 7, 1.0, True):
+        with pytest.raises(ArticError, match="scene: unknown solver_type .*artic.SolverType.PGS or TGS"):
+            scene.solver_type = bad
+    assert scene.solver_type is artic.SolverType.TGS
+
+
+# -- 11. memory of the first step --------------------------------------------------------------------------------
+
+
+def test_first_step_that_does_not_fit_is_refused_with_the_memory_it_needs(monkeypatch):
+    """The contact and solver arrays are sized at the first step (by the collision pairs and joint rows): when the
+    device cannot hold them the step raises an ArticError naming the articulation and the memory, before Warp
+    allocates anything; with the memory back the scene steps. The available memory is patched to 1 kB, far below
+    the 2 envs x 512 contact slots x 3 rows x (2 N + 14) floats the ball's buffers need."""
+    scene, body = _ball_scene()
+    scene.add_actor(artic.create_ground_plane())
+    monkeypatch.setattr("artic.memory.available_bytes", lambda device: (1024, "available memory"))
+    with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the step's contact and solver arrays in 2 envs "
+                                         r"needs at least [\d.]+ GiB \(\d+ bytes per env\) but the device 'cpu' has "
+                                         r"0.0 GiB of available memory"):
+        scene.step(0.01)
+    assert scene.time == 0.0
+    monkeypatch.undo()
+    scene.step(0.01)
+    assert scene.time == 0.01
+
+
+def test_step_memory_estimate_matches_the_arrays():
+    """The estimate check_fits is given is the size of the arrays the step then allocates (contact buffer and the
+    step's own arrays), measured from the Warp arrays themselves."""
+    from artic.step import contact_bytes_per_env, step_bytes_per_env
+    art = random_tree(np.random.default_rng(3), n_links=5, floating=True)
+    scene = artic.Scene(3)
+    scene.add_articulation(art)
+    scene.add_actor(artic.create_ground_plane())
+    scene.step(0.01)
+    block = scene.view(art).block
+    st = block.stepper
+
+    def nbytes(obj, skip=()):
+        return sum(v.capacity for k, v in vars(obj).items() if isinstance(v, wp.array) and k not in skip)
+
+    shared = ("gen_v", "gen_a", "gen_f", "link_fext", "mass_matrix", "joint_acceleration", "link_acceleration",
+              "link_incoming_joint_force")
+    assert nbytes(st.contacts) == 3 * contact_bytes_per_env(st.geometry.capacity, block.model.gen_count)
+    assert nbytes(st.step_data, shared) == 3 * step_bytes_per_env(block.model, st.rows.row_count,
+                                                                  st.couplings.row_count)
+
+
+def test_warp_failure_in_the_first_step_becomes_artic_error(monkeypatch):
+    """If Warp's allocator fails anyway (the estimate is only what artic knows of), the first step raises an
+    ArticError that names the articulation and says to use fewer envs."""
+    scene, _ = _ball_scene()
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("Failed to allocate 1234 bytes on device 'cpu'")
+
+    monkeypatch.setattr("artic.step.build_contacts", fail)
+    with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the arrays for 2 envs could not be allocated "
+                                         r".*use fewer envs"):
+        scene.step(0.01)
+
+
+def test_a_refused_rebuild_is_retried_at_every_step_until_it_fits(monkeypatch):
+    """Adding a static actor after the first step rebuilds the contact buffers; if they do not fit, add_actor raises
+    an ArticError, and so does every step (never a step with the old buffers, where the ground would not collide)
+    until memory is back; then the ball lands on the ground."""
+    scene, body = _ball_scene()
+    scene.step(0.01)
+    monkeypatch.setattr("artic.memory.available_bytes", lambda device: (1024, "available memory"))
+    with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the step's contact and solver arrays"):
+        scene.add_actor(artic.create_ground_plane())
+    with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the step's contact and solver arrays"):
+        scene.step(0.01)
+    assert scene.time == 0.01
+    monkeypatch.undo()
+    for _ in range(150):
+        scene.step(0.01)
+    np.testing.assert_allclose(scene.get_actor_pose(body)[:, 2], 0.1, atol=2e-3)  # resting on the ground

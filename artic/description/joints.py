@@ -34,6 +34,7 @@ from ..math.np_spatial import Transform, quat_exp, quat_from_axis_angle, quat_mu
 from .actors import RigidDynamic, RigidStatic
 from .articulation import Drive, Limit, Link, _as_transform, _axis, _finite
 from .types import JointType, Motion, Axis, DriveType
+from .validate import bounded
 
 # angular modes (the device mirrors them in constraints/loop_joint.py)
 MODE_ROTVEC, MODE_TWIST_X, MODE_TWIST_Y, MODE_TWIST_Z, MODE_EULER_ZY, MODE_EULER_ZYX, MODE_DISTANCE = range(7)
@@ -472,12 +473,12 @@ class JointBase:
     def set_drive_target(self, idx, position: float):
         """Drive target of a coordinate in every env (per env: scene.set_joint_targets)."""
         k = self._coord(idx)
-        self._target[k, 0] = _finite(self._owner(), "drive target", position)
+        self._target[k, 0] = bounded(self._owner(), "drive target", position)  # the scene refuses beyond 1e15
         self._changed("target")
 
     def set_drive_velocity(self, idx, velocity: float):
         k = self._coord(idx)
-        self._target[k, 1] = _finite(self._owner(), "drive target velocity", velocity)
+        self._target[k, 1] = bounded(self._owner(), "drive target velocity", velocity)
         self._changed("target")
 
     def get_drive_target(self, idx) -> float:

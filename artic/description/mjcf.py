@@ -97,8 +97,9 @@ def load_mjcf(path) -> MjcfModel:
     not finite or beyond 1e15 in magnitude (it would overflow float32 in the solver); a zero axis or quaternion;
     an undefined `class`/`childclass`; `compiler angle` other than degree/radian; a free joint on a nested body or
     beside other joints (MuJoCo refuses both); <frame>, <replicate>, <attach> (their content would be dropped); a
-    repeated or circular <include> (includes are expanded first, relative to the including file). A joint `range` bound beyond 1e15 means "unbounded": both beyond gives an unlimited joint, one is
-    clamped to +-1e15, each with a warning. Axes are normalised after scaling by their largest component, so
+    repeated or circular <include> (includes are expanded first, relative to the including file). A joint `range`
+    bound beyond 1e15 means "unbounded": both beyond gives an unlimited joint, one is clamped to +-1e15, each with
+    a warning. Axes are normalised after scaling by their largest component, so
     `0 0 1e200` is the z axis."""
     path, root = read_xml_root(path, "MJCF", "mujoco", MjcfError)
     _expand_includes(root, path, [path.resolve()])
