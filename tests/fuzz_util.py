@@ -4,8 +4,8 @@ mutants that load also step finitely: `load_mutants(seed, count)`.
 Sources: artic's shipped arm6.urdf, ant.xml and humanoid.xml, and example-robot-data's ur5 and panda URDFs (when
 installed). Each mutant applies 1 to 3 random mutations: delete an element or an attribute, replace a number with
 garbage (text, '', NaN, inf, 1e300, wrong counts), swap a joint's parent and child or make a link its own parent,
-point a mesh at a missing file, a folder or a broken mesh file (BAD_MESHES), duplicate a name; MJCF also gets undefined classes, free joints in the
-wrong place and unknown compiler settings. Everything is seeded: the same (seed, count) gives the same mutants.
+point a mesh at a missing file, a folder or a broken mesh file (BAD_MESHES), duplicate a name; MJCF also gets
+undefined classes, free joints in the wrong place and unknown compiler settings. Everything is seeded: the same (seed, count) gives the same mutants.
 """
 
 from __future__ import annotations

@@ -143,7 +143,8 @@ def test_zero_urdf_axis_names_the_joint(tmp_path):
 @pytest.mark.parametrize("extra, link_extra, parts", [
     ('<origin xyz="1 x 3"/>', "", ["<origin> in joint 'j'", "xyz='1 x 3'", "expected 3 finite numbers"]),
     ('<origin rpy="0 0"/>', "", ["<origin> in joint 'j'", "rpy='0 0'", "has 2 number(s), expected 3"]),
-    ('<limit lower="-1" upper="1" effort="" velocity="1"/>', "", ["<limit> in joint 'j'", "effort=''", "expected 1 finite number"]),
+    ('<limit lower="-1" upper="1" effort="" velocity="1"/>', "",
+     ["<limit> in joint 'j'", "effort=''", "expected 1 finite number"]),
     ('<limit lower="abc" upper="1"/>', "", ["<limit> in joint 'j'", "lower='abc'", "malformed"]),
     ('<limit lower="-1" upper="1" effort="1e300"/>', "", ["<limit> in joint 'j'", "effort='1e300'", "exceeds 1e+15"]),
     ('<limit lower="-1" upper="1" effort="-5"/>', "", ["<limit> in joint 'j'", "effort='-5'", "must be >= 0"]),
@@ -152,7 +153,8 @@ def test_zero_urdf_axis_names_the_joint(tmp_path):
     ("", '<inertial><mass value="1e20"/></inertial>', ["<mass> in <inertial> in link 'b'", "exceeds 1e+15"]),
     ("", '<inertial><mass value="1"/><inertia ixx="inf"/></inertial>', ["<inertia>", "ixx='inf'", "not finite"]),
     ("", ('<collision><geometry><box size="1 1 1"/></geometry></collision><collision><geometry><sphere radius="-1"/>'
-          "</geometry></collision>"), ["<sphere> in <geometry> in <collision #1> in link 'b'", "sphere 'b_collision1': radius"]),
+          "</geometry></collision>"),
+     ["<sphere> in <geometry> in <collision #1> in link 'b'", "sphere 'b_collision1': radius"]),
 ])
 def test_urdf_number_errors_name_element_attribute_and_value(tmp_path, extra, link_extra, parts):
     """Every malformed, non-finite, absurdly large or out-of-range number names the file, the element (inside its

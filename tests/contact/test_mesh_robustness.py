@@ -273,7 +273,8 @@ def test_mjcf_geom_with_nan_pos_is_refused_naming_the_geom(tmp_path):
     (tmp_path / "m.xml").write_text(
         '<mujoco><worldbody><body name="torso" pos="0 0 1"><freejoint/>'
         '<geom name="torso_geom" type="sphere" size="0.1" pos="nan 0 0"/></body></worldbody></mujoco>')
-    with pytest.raises(ArticError, match="m.xml.*geom 'torso_geom' in body 'torso': attribute pos='nan 0 0' is not finite"):
+    with pytest.raises(ArticError,
+                       match="m.xml.*geom 'torso_geom' in body 'torso': attribute pos='nan 0 0' is not finite"):
         artic.load_mjcf(tmp_path / "m.xml")
 
 
