@@ -5,7 +5,8 @@ Sources: artic's shipped arm6.urdf, ant.xml and humanoid.xml, and example-robot-
 installed). Each mutant applies 1 to 3 random mutations: delete an element or an attribute, replace a number with
 garbage (text, '', NaN, inf, 1e300, wrong counts), swap a joint's parent and child or make a link its own parent,
 point a mesh at a missing file, a folder or a broken mesh file (BAD_MESHES), duplicate a name; MJCF also gets
-undefined classes, free joints in the wrong place and unknown compiler settings. Everything is seeded: the same (seed, count) gives the same mutants.
+undefined classes, free joints in the wrong place and unknown compiler settings. Everything is seeded: the same
+(seed, count) gives the same mutants.
 """
 
 from __future__ import annotations
