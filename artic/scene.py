@@ -38,6 +38,7 @@ from .description.validate import MAX_MAGNITUDE, as_real, finite, positive_int
 from .errors import StateError, TopologyError, ValidationError
 from .memory import MAX_ENVS, allocation_errors, bytes_per_env, check_fits
 from .joint_view import JointForces, JointFrames, JointView, per_env_array
+from . import status
 from .status import NanPolicy, StatusMonitor, as_nan_policy, refresh_status
 from .step import SolverType
 from .view import ArticulationView
@@ -333,7 +334,8 @@ class Scene:
             view.after_step()
         self.time += dt
         self._last_dt = dt
-        self._status.after_step(self._blocks)
+        if status.CHECK_STATE:  # off only while benchmarks/bench_step.py measures what the check costs
+            self._status.after_step(self._blocks)
         if self.device.is_cpu and not self._overflow_warned:  # cheap on the CPU; a GPU checks on get_contacts
             self._check_overflow()
 
@@ -342,10 +344,10 @@ class Scene:
         """(E,) bool: True for the envs whose state a step left non-finite (NaN, inf or beyond
         artic.status.FINITE_LIMIT), in any articulation or body, until a reset through the cache writes a finite
         state (under nan_policy 'freeze' such envs are not stepped meanwhile)."""
-        status = np.zeros(self.num_envs, bool)
+        lost = np.zeros(self.num_envs, bool)
         for block in self._blocks:
-            status |= block.state.status.numpy() != 0
-        return status
+            lost |= block.state.status.numpy() != 0
+        return lost
 
     def get_env_status(self, obj) -> np.ndarray:
         """(E,) bool: True for the envs whose state went non-finite in `obj`'s articulation or body (a

@@ -121,11 +121,15 @@ class StatusMonitor:
         self._last_warning = -np.inf  # time.monotonic() of the last warning
         self._pending: dict[str, set] = {}  # articulation name -> envs not reported yet
         self._host_flags = {}  # id(block) -> pinned host copy of a CUDA block's flag (read one step late)
+        self._cpu_views = {}  # id(block) -> (its flag array, a NumPy view of it)
 
     def _flag(self, block) -> bool:
         flag = block.state.status_flag
-        if block.device.is_cpu:
-            return bool(flag.numpy()[0])
+        if block.device.is_cpu:  # a NumPy view of the flag's memory, made once per block (a few us per step else)
+            held = self._cpu_views.get(id(block))
+            if held is None or held[0] is not flag:
+                held = self._cpu_views[id(block)] = (flag, flag.numpy())
+            return held[1][0] != 0
         if self.policy == NanPolicy.RAISE:
             return bool(flag.numpy()[0])  # synchronizes: raising must not lag
         host = self._host_flags.get(id(block))
