@@ -41,6 +41,8 @@ class Block:
         self.friction_correlation_distance = friction_correlation_distance  # [m]
         self.model = build_model(self.arts, device)
         self.state = build_state(self.model, num_envs, device)
+        # on the CPU, a NumPy view of the step's status flag (status.py), read after every step without a copy
+        self.status_flag_host = self.state.status_flag.numpy() if device.is_cpu else None
         self.control = build_control(self.model, num_envs, device)
         self.data = build_data(self.model, num_envs, device, inverse_dynamics=False)
         self.link_start, self.dof_start = [], []

@@ -120,37 +120,35 @@ class StatusMonitor:
         self.policy = policy
         self._last_warning = -np.inf  # time.monotonic() of the last warning
         self._pending: dict[str, set] = {}  # articulation name -> envs not reported yet
-        self._host_flags = {}  # id(block) -> pinned host copy of a CUDA block's flag (read one step late)
-        self._cpu_views = {}  # id(block) -> (its flag array, a NumPy view of it)
+        self._host_flags = {}  # id(block) -> (its flag, a pinned host copy of it read one step late), CUDA only
 
     def _flag(self, block) -> bool:
+        if block.status_flag_host is not None:  # the CPU: a view of the flag's memory (block.py)
+            return block.status_flag_host[0] != 0
         flag = block.state.status_flag
-        if block.device.is_cpu:  # a NumPy view of the flag's memory, made once per block (a few us per step else)
-            held = self._cpu_views.get(id(block))
-            if held is None or held[0] is not flag:
-                held = self._cpu_views[id(block)] = (flag, flag.numpy())
-            return held[1][0] != 0
         if self.policy == NanPolicy.RAISE:
             return bool(flag.numpy()[0])  # synchronizes: raising must not lag
-        host = self._host_flags.get(id(block))
-        if host is None or host.shape != flag.shape:
-            host = self._host_flags[id(block)] = wp.zeros(1, dtype=wp.int32, device="cpu", pinned=True)
+        held = self._host_flags.get(id(block))
+        if held is None or held[0] is not flag:  # a new block (regrouping) gets its own pinned copy
+            held = self._host_flags[id(block)] = (flag, wp.zeros(1, dtype=wp.int32, device="cpu", pinned=True))
+        host = held[1]
         seen = bool(host.numpy()[0])  # a copy an earlier step queued: no synchronization per step
         wp.copy(host, flag)
         return seen
 
     def after_step(self, blocks):
-        new = {}
+        new = None
         for block in blocks:
             if not self._flag(block):
                 continue
             block.state.status_flag.zero_()
             status = block.state.status.numpy()
+            new = {} if new is None else new
             for k, art in enumerate(block.arts):
                 envs = np.flatnonzero(status == k + 1)
                 if len(envs):
                     new.setdefault(art.name, set()).update(envs.tolist())
-        if not new:
+        if not new:  # None (nothing flagged) or empty
             return
         if self.policy == NanPolicy.RAISE:
             raise NonFiniteStateError(f"scene: the step left a non-finite state in {_describe(new)}; check masses, "
