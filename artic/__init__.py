@@ -10,7 +10,7 @@ from .description.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Me
 from .description.types import ArticulationFlag, Axis, DriveType, JointType, Motion
 from .description.urdf import load_urdf
 from .cache import ArticulationCache, CacheFlag
-from .errors import ArticError, StateError, TopologyError, UrdfError, ValidationError
+from .errors import ArticError, MjcfError, StateError, TopologyError, UrdfError, ValidationError
 from .math.np_spatial import Transform
 from .parallel import get_cpu_threads, set_cpu_threads
 from .joint_view import JointForces, JointFrames
@@ -24,7 +24,7 @@ __all__ = [
     "ArticError", "Articulation", "ArticulationCache", "ArticulationFlag", "Axis", "Box", "CacheFlag", "Capsule",
     "ConstraintFlag", "ContactReport", "ConvexMesh", "Cylinder", "CylindricalJoint", "D6Joint", "DistanceJoint",
     "Drive", "DriveType", "FixedJoint", "FrictionParams", "GimbalJoint", "HingeJoint", "Joint", "JointBase",
-    "JointForces", "JointFrames", "JointType", "Limit", "Link", "Material", "Mesh", "MjcfModel", "Motion",
+    "JointForces", "JointFrames", "JointType", "Limit", "Link", "Material", "Mesh", "MjcfError", "MjcfModel", "Motion",
     "NanPolicy", "NonFiniteStateError",
     "PlanarJoint", "Plane", "RigidDynamic", "RigidStatic", "Scene", "Shape", "SliderJoint", "SolverType", "Sphere",
     "SphericalJoint", "StateError", "TopologyError", "Transform", "TriangleMesh", "UniversalJoint", "UrdfError",

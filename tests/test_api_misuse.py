@@ -728,3 +728,16 @@ def test_a_refused_rebuild_is_retried_at_every_step_until_it_fits(monkeypatch):
     for _ in range(150):
         scene.step(0.01)
     np.testing.assert_allclose(scene.get_actor_pose(body)[:, 2], 0.1, atol=2e-3)  # resting on the ground
+
+
+@pytest.mark.parametrize("bad", ["1", 1 + 2j, [1.0, 2.0], True])
+def test_body_joint_range_bounds_must_be_numbers(bad):
+    """set_coordinate_range refuses strings, complex numbers, arrays and booleans as bounds (float("1") used to
+    accept a string), naming the joint and coordinate; None and +-inf still leave a side open."""
+    body = artic.RigidDynamic(name="b")
+    body.attach_shape(artic.Box((0.1, 0.1, 0.1)))
+    joint = artic.HingeJoint(body, None, artic.Transform())
+    with pytest.raises(artic.ValidationError, match=r"hinge joint '.*': coordinate 'theta' range low"):
+        joint.set_coordinate_range(0, bad, 1.0)
+    joint.set_coordinate_range(0, None, np.inf)
+    assert joint.get_coordinate_range(0) == (-np.inf, np.inf)

@@ -34,7 +34,7 @@ from ..math.np_spatial import Transform, quat_exp, quat_from_axis_angle, quat_mu
 from .actors import RigidDynamic, RigidStatic
 from .articulation import Drive, Limit, Link, _as_transform, _axis, _finite
 from .types import JointType, Motion, Axis, DriveType
-from .validate import bounded
+from .validate import as_real, bounded
 
 # angular modes (the device mirrors them in constraints/loop_joint.py)
 MODE_ROTVEC, MODE_TWIST_X, MODE_TWIST_Y, MODE_TWIST_Z, MODE_EULER_ZY, MODE_EULER_ZYX, MODE_DISTANCE = range(7)
@@ -143,6 +143,16 @@ def _body_name(body) -> str:
 
 def _body_mass(body) -> float:
     return body.mass if isinstance(body, Link) else 0.0
+
+
+def _range_bound(owner: str, what: str, value, open_side: float) -> float:
+    """One range bound: a real number (+-inf allowed), or None for an open side; strings and arrays refused."""
+    if value is None:
+        return open_side
+    a = as_real(owner, what, value, "a number or None")
+    if a.shape != ():
+        raise ValidationError(f"{owner}: {what} must be one number or None, got shape {a.shape}")
+    return float(a)
 
 
 class JointBase:
@@ -308,8 +318,9 @@ class JointBase:
         In a scene it applies to every env at once (per env: scene.set_joint_ranges)."""
         k = self._coord(idx)
         owner = self._owner()
-        lo = -np.inf if low is None else float(low)
-        hi = np.inf if high is None else float(high)
+        name = f"coordinate '{self.coordinate_names[k]}' range"
+        lo = _range_bound(owner, f"{name} low", low, -np.inf)
+        hi = _range_bound(owner, f"{name} high", high, np.inf)
         if np.isnan(lo) or np.isnan(hi):
             raise ValidationError(f"{owner}: coordinate '{self.coordinate_names[k]}' range bounds must not be NaN")
         if lo > hi:
