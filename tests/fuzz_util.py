@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import tempfile
-import traceback
 import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -191,14 +190,6 @@ def _load(path: Path, kind: str, package_dirs):
     return artic.load_mjcf(path)
 
 
-def raised_in_mesh_reader(exc: BaseException) -> bool:
-    """True when `exc` was raised inside the mesh readers (artic/collision/hull.py or artic/description/shapes.py),
-    which another part of issue 14 makes raise ArticError; the loaders' own code must never raise such errors."""
-    frames = [f.filename.replace("\\", "/") for f in traceback.extract_tb(exc.__traceback__)]
-    artic_frames = [f for f in frames if "/artic/" in f]
-    return bool(artic_frames) and artic_frames[-1].endswith(("collision/hull.py", "description/shapes.py"))
-
-
 def make_mutants(seed: int, count: int, folder=None) -> list:
     """`count` mutants (written under `folder`, a new temporary folder when None), each loaded: `loaded` is set
     when it loads, `error` when it raises. Any exception is kept in `error`; the caller judges it."""
@@ -230,9 +221,9 @@ def make_mutants(seed: int, count: int, folder=None) -> list:
 def load_mutants(seed: int, count: int, folder=None) -> list:
     """The mutants of `make_mutants(seed, count)` that load (each `Mutant.loaded` is an Articulation or an
     MjcfModel), for stepping them and checking that their states stay finite or their NaN envs are reported.
-    Raises the first exception that is neither an ArticError nor from the mesh readers."""
+    Raises the first exception that is not an ArticError."""
     mutants = make_mutants(seed, count, folder)
     for m in mutants:
-        if m.error is not None and not isinstance(m.error, ArticError) and not raised_in_mesh_reader(m.error):
+        if m.error is not None and not isinstance(m.error, ArticError):
             raise m.error
     return [m for m in mutants if m.loaded is not None]

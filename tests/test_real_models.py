@@ -4,8 +4,9 @@ refused with a clear ArticError naming the file and the element.
 
 URDFs get a fixed base (load_urdf's default) and no drives; MJCF models keep their free joints, floors and gravity.
 Warnings (skipped .dae meshes, repaired massless links, ellipsoids colliding as spheres) are allowed: they are
-tested where they are made. romeo, icub and human go NaN without the load-time mass check (mass_check.py); z1 is
-among the URDFs, as the issue asks.
+tested where they are made. romeo and human used to go NaN from a float32-singular joint-space inertia (the step's
+pivot floors, math/dense.py and dynamics/aba.py, keep them finite); icub, whose neck and hip links have no inertia
+about their axes, also needs the load-time mass check (mass_check.py); z1 is among the URDFs, as the issue asks.
 """
 
 import importlib.util

@@ -173,3 +173,33 @@ def test_pivot_floor_keeps_a_regular_inverse_exact_and_a_singular_one_finite():
         assert 0.5 / PIVOT_REL < null @ inv @ null < 4.0 / PIVOT_REL
         e2 = np.array([0.0, 0.0, 1.0])  # a regular direction keeps its exact response
         assert e2 @ inv @ e2 == pytest.approx(1.0, rel=1e-6)
+
+
+def test_a_hinge_without_inertia_about_its_axis_steps_finitely_through_the_pivot_floors():
+    """A link whose COM lies on its hinge axis and whose inertia about that axis is zero makes the joint-space
+    inertia D of the articulated-body pass (and M's pivot) exactly zero. Set after the articulation is added (past
+    the load-time mass check), the step's floors keep it finite: a driven neighbour swings for 2 s and every env
+    stays finite and unreported, while the inverse-dynamics API still reports the singular matrix."""
+    art = artic.Articulation("zero_axis_inertia")
+    art.set_articulation_flag(artic.ArticulationFlag.FIX_BASE)
+    base = art.create_link(None, artic.Transform(), "base")
+    arm = art.create_link(base, None, "arm")
+    arm.mass, arm.inertia = 1.0, (0.01, 0.01, 0.01)
+    arm.cmass_local_pose = artic.Transform((0.2, 0.0, 0.0))
+    arm.inbound_joint.set_joint_type(artic.JointType.REVOLUTE)
+    arm.inbound_joint.set_motion(artic.Axis.SWING1, artic.Motion.FREE)  # about y: gravity swings it
+    tip = art.create_link(arm, None, "tip")
+    tip.inbound_joint.parent_pose = artic.Transform((0.4, 0.0, 0.0))
+    tip.inbound_joint.set_joint_type(artic.JointType.REVOLUTE)
+    tip.inbound_joint.set_motion(artic.Axis.TWIST, artic.Motion.FREE)  # about x, through the tip's COM
+    scene = artic.Scene(2, gravity=(0.0, 0.0, -9.81))
+    scene.add_articulation(art)
+    tip.mass, tip.inertia = 0.5, (0.0, 0.02, 0.02)  # no inertia about x: D = 0 for the tip's hinge
+    msgs = _steps(scene, 120)
+    cache = art.create_cache()
+    art.copy_internal_state_to_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
+    assert msgs == [] and not scene.env_status.any()
+    assert np.all(np.isfinite(cache.joint_position)) and np.all(np.isfinite(cache.joint_velocity))
+    assert abs(cache.joint_position[0, 0]) > 0.1  # the arm did swing under gravity
+    with pytest.raises(artic.ArticError, match="singular"):
+        art.compute_joint_acceleration(cache)
