@@ -85,12 +85,19 @@ class ArticulationCache:
     def checked_input(self, name: str) -> np.ndarray:
         """Field `name` as a float32 array, refused with a ValidationError naming the field unless it is real (not
         complex, string or object), finite, within +-MAX_MAGNITUDE and of the shape it was created with."""
-        return real_array(self._owner(), f"cache.{name}", getattr(self, name), self._shapes[name])
+        return real_array(self._owner(), f"cache.{name}", self._field(name), self._shapes[name])
+
+    def _field(self, name: str):
+        try:
+            return getattr(self, name)
+        except AttributeError:  # deleted by the user
+            raise ValidationError(f"{self._owner()}: cache.{name} was deleted; take a fresh cache with "
+                                  "art.create_cache()") from None
 
     def checked_output(self, name: str) -> np.ndarray:
         """Field `name`, to be written in place; refused if the user replaced it by anything but a writable float
         array of its shape."""
-        a = getattr(self, name)
+        a = self._field(name)
         shape = self._shapes[name]
         if isinstance(a, np.ndarray) and a.shape == shape and a.dtype.kind == "f" and a.flags.writeable:
             return a

@@ -16,6 +16,7 @@ import warp as wp
 
 from .errors import ValidationError
 
+MAX_THREADS = 1024  # more threads than this only add pool overhead on any CPU there is
 MIN_CHUNK = 64  # envs per chunk below which threading costs more than it saves
 _threads = max(1, os.cpu_count() or 1)
 _pool: ThreadPoolExecutor | None = None
@@ -24,8 +25,9 @@ _pool: ThreadPoolExecutor | None = None
 def set_cpu_threads(n: int):
     """Threads used for CPU launches (default: the machine's core count; 1 disables threading)."""
     global _threads, _pool
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValidationError(f"set_cpu_threads: the thread count must be a positive integer, got {n!r}")
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_THREADS:
+        raise ValidationError(f"set_cpu_threads: the thread count must be an integer from 1 to {MAX_THREADS}, got "
+                              f"{n!r}")
     _threads = int(n)
     if _pool is not None:
         _pool.shutdown(wait=True)

@@ -201,10 +201,10 @@ class Scene:
     @solver_type.setter
     def solver_type(self, value):
         """PGS or TGS, from the next step (each step passes it to the kernel)."""
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            value = None  # SolverType("TGS") or SolverType(1.0) would raise or convert; name the members instead
+        # SolverType("TGS") or SolverType(1.0) would raise or convert: only the members (or their int values) pass
+        number = not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
         try:
-            self._solver_type = SolverType(value)
+            self._solver_type = SolverType(value if number else None)
         except ValueError:
             raise ValidationError(f"scene: unknown solver_type {value!r}; use artic.SolverType.PGS or TGS") from None
 
@@ -354,7 +354,7 @@ class Scene:
         RigidDynamic or Articulation)."""
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
         view = self.view(art)
-        return view.block.state.status.numpy() == view.block.index(art) + 1
+        return np.abs(view.block.state.status.numpy()) == view.block.index(art) + 1
 
     def _check_overflow(self):
         for block in self._blocks:
@@ -449,7 +449,11 @@ class Scene:
         self._regroup()
 
     def view(self, art: Articulation) -> ArticulationView:
-        """The device blocks (model, state, control, data) of an articulation in this scene."""
+        """The device blocks (model, state, control, data) of an articulation (or RigidDynamic) in this scene."""
+        if isinstance(art, RigidDynamic):
+            art = art.articulation
+        if not isinstance(art, Articulation):
+            raise ValidationError(f"scene: expected an artic.Articulation or RigidDynamic, got {type(art).__name__}")
         try:
             return self._views[id(art)]
         except KeyError:

@@ -4,13 +4,13 @@ The step kernel (step.py) checks, at the end of each env's step, every joint pos
 root pose and velocity. A value that is NaN, infinite or beyond FINITE_LIMIT in magnitude (float32 squares it to
 infinity past ~1.8e19, so a state that large is already lost) marks the env: `StateArrays.status[env]` becomes
 1 + the first tree (articulation of the block) found bad, and the block's `status_flag` is raised so that the host
-learns of it without scanning every env. The check reads what the step already holds in registers or cache,
+learns of it without scanning every env. The step stores the code negated until the host has reported it. The check reads what the step already holds in registers or cache,
 n + 13 T floats per env.
 
 What happens next is the scene's `nan_policy` (chosen at construction, `NanPolicy`):
 * WARN (default): the env keeps stepping (its state stays non-finite and other envs are untouched: envs never
   share data); a RuntimeWarning names the articulations and the envs, at most once per WARN_INTERVAL seconds of
-  wall time (later envs are collected into the next warning).
+  wall time (envs lost in between are collected and warned about at the first step after the interval).
 * RAISE: `Scene.step` raises `NonFiniteStateError` naming them, after the step (the state is left as it is).
 * FREEZE: the step restores the env's state at the start of that step (its last finite state) and the env is not
   stepped again until a reset writes a finite state; a warning is given as for WARN.
@@ -103,7 +103,10 @@ def state_status(tree: Tree, st: StateArrays, env: int):
 def _refresh_status(env_offset: int, tree: Tree, st: StateArrays, recheck: int):
     env = env_offset + wp.tid()
     if st.status[env] != 0 or recheck != 0:
-        st.status[env] = state_status(tree, st, env)
+        code = state_status(tree, st, env)
+        if st.status[env] < 0:
+            code = -code  # still lost and not reported yet: keep it for the host
+        st.status[env] = code
 
 
 def refresh_status(block, recheck: bool = False):
@@ -143,19 +146,26 @@ class StatusMonitor:
                 continue
             block.state.status_flag.zero_()
             status = block.state.status.numpy()
+            fresh = status < 0  # marked by the step and not reported yet
+            if block.device.is_cpu:
+                status[fresh] = -status[fresh]  # the NumPy array is the device memory
+            else:
+                block.state.status.assign(np.abs(status))
             new = {} if new is None else new
             for k, art in enumerate(block.arts):
-                envs = np.flatnonzero(status == k + 1)
+                envs = np.flatnonzero(fresh & (np.abs(status) == k + 1))
                 if len(envs):
                     new.setdefault(art.name, set()).update(envs.tolist())
-        if not new:  # None (nothing flagged) or empty
+        if new:
+            if self.policy == NanPolicy.RAISE:
+                raise NonFiniteStateError(f"scene: the step left a non-finite state in {_describe(new)}; check "
+                                          "masses, inertias, gains and time step, or choose "
+                                          "Scene(nan_policy='freeze')")
+            for name, envs in new.items():
+                self._pending.setdefault(name, set()).update(envs)
+        if not self._pending:
             return
-        if self.policy == NanPolicy.RAISE:
-            raise NonFiniteStateError(f"scene: the step left a non-finite state in {_describe(new)}; check masses, "
-                                      "inertias, gains and time step, or choose Scene(nan_policy='freeze')")
-        for name, envs in new.items():
-            self._pending.setdefault(name, set()).update(envs)
-        now = time.monotonic()
+        now = time.monotonic()  # envs lost within the interval are warned about once it has passed
         if now - self._last_warning < WARN_INTERVAL:
             return
         self._last_warning = now

@@ -254,7 +254,7 @@ def _step(
     if status_mode != STATUS_OFF and st.status[env] == 0:
         bad = state_status(tree, st, env)
         if bad != 0:
-            st.status[env] = bad
+            st.status[env] = -bad  # negative: not reported yet (status.py)
             st.status_flag[0] = 1  # every writer stores the same value: no atomics needed across CPU chunks
             if status_mode == STATUS_FREEZE:
                 _restore_start(tree, kin, sc, st, sd, env, n)

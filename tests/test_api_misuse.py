@@ -741,3 +741,25 @@ def test_body_joint_range_bounds_must_be_numbers(bad):
         joint.set_coordinate_range(0, bad, 1.0)
     joint.set_coordinate_range(0, None, np.inf)
     assert joint.get_coordinate_range(0) == (-np.inf, np.inf)
+
+
+def test_scene_accessors_refuse_objects_that_are_not_articulations_and_deleted_cache_fields_are_named():
+    """scene.view / get_env_status / get_link_poses / get_contacts given a string name the expected types (they
+    raised AttributeError); a cache field the user deleted is named when the cache is applied or filled; a string
+    solver_type is named in the message; a billion CPU threads are refused."""
+    art = random_tree(np.random.default_rng(0), n_links=3)
+    scene = artic.Scene(2)
+    scene.add_articulation(art)
+    for call in (scene.view, scene.get_env_status, scene.get_link_poses, scene.get_contacts):
+        with pytest.raises(artic.ValidationError, match="expected an artic.Articulation or RigidDynamic, got str"):
+            call("x")
+    cache = art.create_cache()
+    del cache.joint_position
+    with pytest.raises(artic.ValidationError, match=r"cache.joint_position was deleted"):
+        art.apply_cache(cache, CacheFlag.POSITION)
+    with pytest.raises(artic.ValidationError, match=r"cache.joint_position was deleted"):
+        art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+    with pytest.raises(artic.ValidationError, match="unknown solver_type 'PGS'"):
+        artic.Scene(1, solver_type="PGS")
+    with pytest.raises(artic.ValidationError, match="from 1 to 1024"):
+        artic.set_cpu_threads(10**9)

@@ -64,9 +64,10 @@ def test_warn_policy_marks_only_the_bad_env_once_and_leaves_the_others_bitwise_u
     np.testing.assert_array_equal(q[[0, 1, 3]], q_ref[[0, 1, 3]])
 
 
-def test_warnings_are_rate_limited_and_later_envs_are_still_in_the_status():
+def test_warnings_are_rate_limited_and_later_envs_are_warned_about_once_the_interval_has_passed(monkeypatch):
     """A second env going bad right after the first gives no second warning within the interval, but the status
-    array shows it at once."""
+    array shows it at once; at the first step after the interval a warning names that env (and only it), although
+    no further env was lost."""
     art, scene = _slider()
     _poison(scene, art, 1)
     first = _steps(scene, 2)
@@ -74,6 +75,18 @@ def test_warnings_are_rate_limited_and_later_envs_are_still_in_the_status():
     second = _steps(scene, 2)
     assert len(first) == 1 and second == []
     assert scene.env_status.tolist() == [False, True, False, True]
+    monkeypatch.setattr(artic.status, "WARN_INTERVAL", 0.0)  # as if the interval had passed
+    third = _steps(scene, 1)
+    assert len(third) == 1 and "env(s) 3 " in third[0] and "env(s) 1" not in third[0]
+    assert _steps(scene, 3) == []
+    cache = art.create_cache()  # env 1 reset, then lost again: reported again
+    cache.joint_velocity[:] = 0.0
+    cache.joint_position[:] = 0.1
+    art.apply_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
+    assert not scene.env_status.any()
+    _poison(scene, art, 1)
+    fourth = _steps(scene, 1)
+    assert len(fourth) == 1 and "env(s) 1 " in fourth[0] and scene.env_status.tolist() == [False, True, False, False]
 
 
 def test_beyond_finite_limit_is_reported_like_nan():
