@@ -4,8 +4,9 @@ The step kernel (step.py) checks, at the end of each env's step, every joint pos
 root pose and velocity. A value that is NaN, infinite or beyond FINITE_LIMIT in magnitude (float32 squares it to
 infinity past ~1.8e19, so a state that large is already lost) marks the env: `StateArrays.status[env]` becomes
 1 + the first tree (articulation of the block) found bad, and the block's `status_flag` is raised so that the host
-learns of it without scanning every env. The step stores the code negated until the host has reported it. The check reads what the step already holds in registers or cache,
-n + 13 T floats per env.
+learns of it without scanning every env; the code is stored negated until the host has reported it (so an env
+is reported once per loss). The check reads what the step already holds in registers or cache, n + 13 T floats
+per env.
 
 What happens next is the scene's `nan_policy` (chosen at construction, `NanPolicy`):
 * WARN (default): the env keeps stepping (its state stays non-finite and other envs are untouched: envs never

@@ -104,10 +104,12 @@ def cmd_sim(args) -> int:
     print(f"simulating {art.name}: {art.dof_count} dofs, {args.envs} env(s), {solver.name}, dt {args.dt:g} s, "
           f"{steps} steps ({args.seconds:g} s)" + (f", {len(statics)} static actor(s)" if statics else ""))
     start = time.perf_counter()
+    lost_at = np.full(args.envs, steps)  # the step at which each env's state went non-finite
     for k in range(steps):
         scene.step(args.dt)
         art.copy_internal_state_to_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
         q[k], qd[k] = cache.joint_position, cache.joint_velocity
+        lost_at[(lost_at == steps) & scene.env_status] = k
         _progress(k + 1, steps, start)
     wall = time.perf_counter() - start
     print(f"done in {wall:.2f} s: {wall / steps * 1e6:.0f} us per step ({wall / steps / args.envs * 1e6:.1f} us "
@@ -121,8 +123,7 @@ def cmd_sim(args) -> int:
             print(f"  {name:<28s} {e:.4g}")
     if bad.any():
         envs = np.flatnonzero(bad)
-        lost = ~(np.abs(q[:, envs]) <= FINITE_LIMIT).all(axis=2)  # (steps, bad envs): NaN fails the comparison
-        first = int(np.argmax(lost.any(axis=1)))  # the first step at which any of them shows it in q
+        first = int(lost_at.min())
         print(f"error: the state of {len(envs)} of {args.envs} env(s) went non-finite (NaN, inf or beyond "
               f"{FINITE_LIMIT:g}), the first at t = {t[first]:.4g} s; env(s) {envs[:8].tolist()}. Check the "
               "model's masses and inertias (artic info), the gains and the time step", file=sys.stderr)
