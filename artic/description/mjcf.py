@@ -5,14 +5,22 @@ classes with childclass, <worldbody> geoms (static) and bodies, joints hinge/sli
 capsule/box/cylinder/mesh (STL/OBJ), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, <inertial> or
 geom-derived mass (density or mass), joint range/limited, damping, armature, frictionloss, stiffness,
 contype/conaffinity, friction, margin, and <position>/<velocity>/<motor> actuators; <include> is expanded.
-<equality>, <tendon> and <contact> content is dropped with a warning; <frame>, <replicate>, <attach> are refused.
+<contact><exclude> between bodies of one tree; <equality>, <tendon> and <contact><pair> content is dropped with a
+warning; <frame>, <replicate>, <attach> are refused.
 Errors: see `load_mjcf`.
 
 How MJCF maps onto PhysX-style articulations:
 * A body with several hinge/slide joints becomes a chain of links, one joint each (MuJoCo composes them in order
   about axes that turn with the previous joints, which is what a chain does); the extra links are massless but
-  for a 1e-6 kg / 1e-9 kg m^2 regularization and sit at the body frame. A body and its parent body never collide
-  (MuJoCo's rule), also across such chains (`Articulation.disable_collision`).
+  for a 1e-6 kg / 1e-9 kg m^2 regularization and sit at the body frame; the body's geoms sit on its last link.
+* Self-collision follows MuJoCo's body filter (its filterBodyPair, with filterparent enabled): bodies welded
+  together (a body without joints is welded to its parent) never collide, and neither do a weld group and the weld
+  group of its root's parent body, unless either is welded to the world. artic keeps the link pairs that rule
+  excludes out of contact with `Articulation.disable_collision` (also across joint chains, where the two geom
+  links are not parent and child). <exclude body1 body2> adds the pair of the two bodies' geom links; between two
+  trees or with the world artic has no per-pair filter, so such an exclusion is dropped with a warning. artic's
+  own rule that a link never collides with its parent link goes further in one case: a body with one joint (one
+  link) never collides with a parent body welded to the world, which MuJoCo lets collide.
 * A top-level body with a free joint is a floating base; any other top-level body hangs from a fixed root at the
   world origin. Ball joints are spherical joints with three free axes (their cone range is not mapped).
 * Joint damping is PhysX's viscous joint friction, frictionloss its static and dynamic friction effort, joint
@@ -85,7 +93,8 @@ _SIZES = {"sphere": (1, "radius"), "capsule": (2, "radius, half-length"), "cylin
 # elements whose content artic would drop: refused rather than ignored
 _UNSUPPORTED = ("frame", "replicate", "attach", "composite", "flexcomp")
 # sections whose elements change the dynamics but have no artic counterpart yet: dropped with a warning
-_DROPPED = ("equality", "tendon", "contact")
+_DROPPED = ("equality", "tendon")
+_WORLD = -1  # the weld group of the world body and of the bodies welded to it
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 
 
@@ -175,9 +184,12 @@ class _Loader:
         if static.shapes:
             model.statics.append(static)
         self.joint_names = {}
+        self.bodies = {"world": (None, None, _WORLD)}  # body name: (articulation, geom link, weld group)
         for body in world.findall("body"):
             model.articulations.append(self._tree(body))
         self._actuators(root.find("actuator"))
+        for section in root.findall("contact"):
+            self._contact(section)
         for tag in _DROPPED:
             for section in root.findall(tag):
                 if len(section):
@@ -363,30 +375,66 @@ class _Loader:
             art = Articulation(name)
         cls = self._class(body, "childclass", "main")
         _, free = self._joints(body, cls)
+        welds = []  # per body of the tree: (geom link, weld group, weld group of the parent body)
         if free:
             with self.v.context(body):
                 root = art.create_link(None, self._frame(body, self._attrs(body, cls)), name)
             self._fill_link(root, body, cls)
+            self._record(body, art, root, 0, _WORLD, welds)
             for child in body.findall("body"):
-                self._body(art, root, child, cls, root)
+                self._body(art, root, child, cls, 0, welds)
         else:
             art.set_articulation_flag(ArticulationFlag.FIX_BASE)
             world = art.create_link(None, Transform(), f"{name}_world")
             world.mass = 0.0
             world.inertia = (0.0, 0.0, 0.0)
-            self._body(art, world, body, "main", None)
+            self._body(art, world, body, "main", None, welds)
+        self._weld_filters(art, welds)
         art.mjcf_root_free = free
         return art
 
-    def _body(self, art, parent_link, body, cls, parent_body_link):
-        """Links for `body` (one per joint), hung below `parent_link`; returns the body's link."""
+    def _record(self, body, art, link, weld, parent_weld, welds):
+        welds.append((link, weld, parent_weld))
+        name = body.get("name")
+        if name is not None:
+            if name in self.bodies:  # <exclude> would name either; MuJoCo refuses repeated names too
+                raise self.v.fail(body, f"body '{name}' is defined twice (or is named like the world body); body "
+                                        "names must be unique")
+            self.bodies[name] = (art, link, weld)
+
+    @staticmethod
+    def _weld_filters(art, welds):
+        """MuJoCo's body filter (see the module docstring): no contact within a weld group, nor between a weld
+        group and the weld group of its root's parent body when neither is the world's."""
+        members, parent_of = {}, {}
+        for link, weld, parent_weld in welds:
+            members.setdefault(weld, []).append(link)
+            parent_of.setdefault(weld, parent_weld)  # a group's first body is its root
+
+        def exclude(a, b):
+            if a is not b and a.parent is not b and b.parent is not a:  # artic filters parent and child links
+                art.disable_collision(a, b)
+
+        for weld, links in members.items():
+            for i, a in enumerate(links):
+                for b in links[i + 1:]:
+                    exclude(a, b)
+            parent = parent_of[weld]
+            if weld != _WORLD and parent != _WORLD:
+                for a in links:
+                    for b in members[parent]:
+                        exclude(a, b)
+
+    def _body(self, art, parent_link, body, cls, parent_weld, welds):
+        """Links for `body` (one per joint), hung below `parent_link` (the parent body's geom link), recorded in
+        `welds` (see `_tree`); `parent_weld` is the parent body's weld group, None for the world."""
         v = self.v
         cls = self._class(body, "childclass", cls)
         name = body.get("name", f"body{len(art.get_links())}")
         frame = self._frame(body, self._attrs(body, cls))
         joints, free = self._joints(body, cls)
         if free:
-            outer = f" (inside body '{parent_body_link.name}')" if parent_body_link is not None else ""
+            outer = f" (inside body '{parent_link.name}')" if parent_weld is not None else ""
             raise v.fail(body, f"has a free joint but is not a child of <worldbody>{outer}; a free joint is only "
                                "allowed on a top-level body (MuJoCo refuses it too)")
         world_pose = parent_link.initial_pose * frame
@@ -405,10 +453,12 @@ class _Loader:
                     link.mass = 1e-6
                     link.inertia = (1e-9, 1e-9, 1e-9)
         self._fill_link(link, body, cls)
-        if parent_body_link is not None and link.inbound_joint is not None and link.parent is not parent_body_link:
-            art.disable_collision(link, parent_body_link)  # MuJoCo's parent-child exclusion across joint chains
+        parent_weld = _WORLD if parent_weld is None else parent_weld
+        # a body without joints joins its parent's weld group; a body with joints starts its own
+        weld = len(welds) if joints else parent_weld
+        self._record(body, art, link, weld, parent_weld, welds)
         for child in body.findall("body"):
-            self._body(art, link, child, cls, link)
+            self._body(art, link, child, cls, weld, welds)
         return link
 
     def _range(self, j, a, kind):
@@ -538,6 +588,39 @@ class _Loader:
                                "densities and masses")
         with v.context(body):
             link.set_mass_and_inertia_tensor(total, com, tensor)
+
+    def _contact(self, section):
+        """<exclude body1 body2>: the two bodies' geom links never collide (MuJoCo excludes by body, whatever
+        their weld groups). <pair> (explicit contact pairs with their own parameters) is dropped with a warning."""
+        v = self.v
+        dropped = []
+        for el in section:
+            if el.tag == "pair":
+                dropped.append(f"<pair geom1='{el.get('geom1')}' geom2='{el.get('geom2')}'>")
+                continue
+            if el.tag != "exclude":
+                raise v.fail(el, f"<{el.tag}> is not a <contact> element; use <exclude> or <pair>")
+            ends = []
+            for attr in ("body1", "body2"):
+                name = el.get(attr)
+                if name is None:
+                    raise v.fail(el, f"needs attribute {attr} naming a body")
+                if name not in self.bodies:
+                    raise v.fail(el, f"attribute {attr}='{name}' names no body of the model")
+                ends.append(self.bodies[name])
+            (art_a, link_a, weld_a), (art_b, link_b, weld_b) = ends
+            if weld_a == weld_b and (art_a is art_b or weld_a == _WORLD):  # welded together: never collide
+                continue
+            if art_a is None or art_a is not art_b:
+                where = "the world" if art_a is None or art_b is None else "two different trees"
+                dropped.append(f"<exclude body1='{el.get('body1')}' body2='{el.get('body2')}'> (bodies of {where}; "
+                               "artic filters pairs only within one articulation)")
+                continue
+            if link_a.parent is not link_b and link_b.parent is not link_a:  # parent and child never collide
+                art_a.disable_collision(link_a, link_b)
+        if dropped:
+            warnings.warn(f"{v.where(section)}: {', '.join(dropped)} not supported and dropped; these geoms may "
+                          "collide where MuJoCo would not", RuntimeWarning, stacklevel=4)
 
     def _actuators(self, el):
         if el is None:
