@@ -16,7 +16,8 @@ validate.py: beyond it float32 contact arithmetic overflows or loses all precisi
 whose quaternion is normalized (a zero or non-finite one is refused), mesh vertices finite and within MAX_MAGNITUDE
 (after scale), triangle indices in range, contact_offset in [0, MAX_MAGNITUDE], collision bit masks integers in
 [0, 2^31). Materials follow PxMaterial's ranges (friction >= 0, restitution in [0, 1]) with friction also bounded by
-MAX_FRICTION. Mesh arrays are stored read-only, so they cannot be edited in place behind these checks; the
+MAX_FRICTION. Lengths beyond COARSE_LENGTH (1e5 m), where float32 resolves a surface only to centimetres, are
+accepted with a warning. Mesh arrays are stored read-only, so they cannot be edited in place behind these checks; the
 arrays of `local_pose` can, so `check_contact_params` (run by attach_shape, scene add and the collision build)
 checks the pose, and a mesh's triangle indices, again. A `Mesh` reads and validates its file when it is built (or its
 filename or scale change) and keeps the vertices, so a missing or broken file is reported at load, never at the
@@ -27,6 +28,7 @@ link. Point sets that span no volume are thickened as collision/hull.py document
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -43,6 +45,12 @@ from .validate import MAX_MAGNITUDE, as_real, finite
 # or typing slip, and one near 1e30 turns the friction bound (coefficient x normal impulse) into float32 infinity.
 # PhysX itself only asks friction >= 0.
 MAX_FRICTION = 1e3
+# Contacts are computed in float32, which resolves a surface at distance L from its frame's origin only to about
+# L * 2^-24 (6 cm at 1e6 m): a static sphere of radius 1e6 holds a 0.1 m ball 5.6 cm above its surface, a box of
+# half extent 1e9 throws it 8 m up, a triangle mesh with 1e12 m coordinates lets it fall through. Lengths beyond
+# COARSE_LENGTH (resolution 6 mm, a third of the default contact_offset) are accepted with a warning; use a Plane
+# for a ground, or split a large terrain mesh into tiles placed by their actors' poses.
+COARSE_LENGTH = 1e5
 
 
 def _positive(owner: str, name: str, value, unit: str = "m") -> float:
@@ -54,6 +62,26 @@ def _positive(owner: str, name: str, value, unit: str = "m") -> float:
         raise ValidationError(f"{owner}: {name} {value:g} {unit} is beyond {MAX_MAGNITUDE:g} {unit}, which float32 "
                               "arithmetic cannot simulate; give a physically meaningful value")
     return value
+
+
+def _length(owner: str, name: str, value) -> float:
+    """A positive length [m] of at most MAX_MAGNITUDE, with a warning beyond COARSE_LENGTH."""
+    value = _positive(owner, name, value)
+    _warn_if_coarse(owner, f"{name} {value:g} m", value)
+    return value
+
+
+def _warn_if_coarse(owner: str, what: str, length: float):
+    if length <= COARSE_LENGTH:
+        return
+    # point the warning at the first caller outside this module and the dataclass-generated __init__ ("<string>"),
+    # whatever the depth of the check that found the length
+    frame, level = sys._getframe(0), 1
+    while frame is not None and frame.f_code.co_filename in (__file__, "<string>"):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(f"{owner}: {what} is so large that float32 contact arithmetic places its surface only to "
+                  f"~{length * 2.0**-24:.2g} m (beyond {COARSE_LENGTH:g} m), so contacts with it are approximate "
+                  "or missed; use a Plane for a ground, or split the shape", RuntimeWarning, stacklevel=level)
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -168,7 +196,7 @@ class Box(Shape):
             items = ()
         if len(items) != 3:
             raise ValidationError(f"{self.label()}: half_extents must be 3 numbers, got {value!r}")
-        return tuple(_positive(self.label(), "half extent", h) for h in items)
+        return tuple(_length(self.label(), "half extent", h) for h in items)
 
     def volume_com_inertia(self):
         a, b, c = self.half_extents
@@ -181,7 +209,7 @@ class Sphere(Shape):
     radius: float = 0.5
 
     def _check_radius(self, value):
-        return _positive(self.label(), "radius", value)
+        return _length(self.label(), "radius", value)
 
     def volume_com_inertia(self):
         r = self.radius
@@ -197,10 +225,10 @@ class Capsule(Shape):
     half_height: float = 0.5
 
     def _check_radius(self, value):
-        return _positive(self.label(), "radius", value)
+        return _length(self.label(), "radius", value)
 
     def _check_half_height(self, value):
-        return _positive(self.label(), "half_height", value)
+        return _length(self.label(), "half_height", value)
 
     def volume_com_inertia(self):
         r, h = self.radius, self.half_height
@@ -219,10 +247,10 @@ class Cylinder(Shape):
     half_height: float = 0.5
 
     def _check_radius(self, value):
-        return _positive(self.label(), "radius", value)
+        return _length(self.label(), "radius", value)
 
     def _check_half_height(self, value):
-        return _positive(self.label(), "half_height", value)
+        return _length(self.label(), "half_height", value)
 
     def volume_com_inertia(self):
         r, h = self.radius, self.half_height
@@ -405,6 +433,7 @@ def _check_extent(owner: str, verts: np.ndarray):
         bad = int(np.argmax(far))
         raise ValidationError(f"{owner}: vertex {bad} {verts[bad].tolist()} lies beyond +-{MAX_MAGNITUDE:g} m, "
                               "which float32 contact arithmetic cannot simulate; give coordinates in metres")
+    _warn_if_coarse(owner, f"coordinate {far.max():g} m of vertex {int(np.argmax(far))}", float(far.max()))
 
 
 def _indices_in_range(owner: str, tris: np.ndarray, count: int):

@@ -4,13 +4,15 @@ coefficients) are refused, and malformed transforms and materials raise artic's 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
 import artic
 from artic import (Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Sphere, Transform, TriangleMesh,
                    ValidationError)
-from artic.description.shapes import MAX_FRICTION
+from artic.description.shapes import COARSE_LENGTH, MAX_FRICTION
 from artic.description.validate import MAX_MAGNITUDE
 
 FLOOR_V = np.array([[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 1.0, 0.0], [-1.0, 1.0, 0.0]])
@@ -111,7 +113,27 @@ def test_absurd_shape_sizes_are_refused(make, field):
     field; a size of exactly MAX_MAGNITUDE is accepted."""
     with pytest.raises(ValidationError, match=f"'s': {field} 1e\\+20 m is beyond 1e\\+15"):
         make(1e20)
-    make(MAX_MAGNITUDE)
+    with pytest.warns(RuntimeWarning, match="float32"):  # accepted, with test_lengths_too_large_..._warn's warning
+        make(MAX_MAGNITUDE)
+
+
+def test_lengths_too_large_for_float32_contacts_warn():
+    """A size or mesh coordinate beyond COARSE_LENGTH (a static Box of half extent 1e9 threw a resting ball 8 m up,
+    silently) warns naming the shape and the float32 resolution at that length (length x 2^-24), pointing at the
+    caller's line; lengths up to COARSE_LENGTH do not warn."""
+    with pytest.warns(RuntimeWarning, match=r"box 'g': half extent 1e\+09 m .* only to ~60 m") as rec:
+        Box((1e9, 1.0, 1.0), name="g")
+    assert rec[0].filename == __file__
+    s = Sphere(1.0, name="g")
+    with pytest.warns(RuntimeWarning, match=r"sphere 'g': radius 200000 m .* only to ~0.012 m"):
+        s.radius = 2e5
+    with pytest.warns(RuntimeWarning, match=r"triangle mesh 'g': coordinate 1e\+06 m of vertex 2 .* ~0.06 m"):
+        TriangleMesh(vertices=FLOOR_V * [1.0, 1.0, 0.0] + [[0, 0, 0], [0, 0, 0], [0, 0, 1e6], [0, 0, 0]],
+                     triangles=FLOOR_T, name="g")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Box((COARSE_LENGTH, 1.0, 1.0))
+        TriangleMesh(vertices=FLOOR_V * COARSE_LENGTH, triangles=FLOOR_T)
 
 
 def test_absurd_mesh_coordinates_are_refused(tmp_path):
@@ -130,7 +152,8 @@ def test_absurd_mesh_coordinates_are_refused(tmp_path):
     ten.write_text(_obj(TETRA * 10.0, [(0, 1, 2)]))
     with pytest.raises(ValidationError, match="mesh 'm'.*scale"):
         Mesh(str(ten), scale=(1e20, 1.0, 1.0), name="m")
-    m = Mesh(str(ten), scale=(1e13, 1.0, 1.0), name="m")
+    with pytest.warns(RuntimeWarning, match="float32"):  # 1e14 m is accepted, with a warning
+        m = Mesh(str(ten), scale=(1e13, 1.0, 1.0), name="m")
     with pytest.raises(ValidationError, match=r"mesh 'm' \(file .*ten.obj.*vertex 1 .* beyond"):
         m.scale = (MAX_MAGNITUDE, 1.0, 1.0)  # within the scale bound, but vertex 1 (10, 0, 0) ends at 1e16
     assert m.scale == (1e13, 1.0, 1.0) and m.vertices[1, 0] == 1e14  # the refused scale left the mesh as it was
