@@ -151,6 +151,10 @@ class _Tables:
         where = f"{owner} {shape.label()}"
         if not pose.is_finite():  # a pose edited in place after attach_shape checked it
             raise ValidationError(f"{where}: the shape's pose is not finite ({pose.as_array().tolist()})")
+        try:  # the shape's pose arrays (or a mesh array made writable again) may have been edited in place
+            shape.check_contact_params()
+        except ValidationError as e:
+            raise ValidationError(f"{owner}: {e}") from None
         if isinstance(shape, Mesh):
             if shape.vertices is None:
                 return False

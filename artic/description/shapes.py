@@ -10,9 +10,16 @@ Mass properties: standard solid-body formulas (box, sphere, cylinder; a capsule 
 hemispheres, the hemisphere's centroid lying 3r/8 from its flat face). Capsules and cylinders lie along their local
 x axis, as PhysX's capsule does; the URDF importer rotates z-aligned URDF cylinders onto it.
 
-Validation: every field is checked when it is set, at construction or later (`Shape.__setattr__` runs the class's
-`_check_<field>`): sizes positive and finite, `local_pose` a finite Transform whose quaternion is normalized (a zero
-or non-finite one is refused), mesh vertices finite. A `Mesh` reads and validates its file when it is built (or its
+Validation: every field is checked when it is set, at construction or later (`Shape.__setattr__` and
+`Material.__setattr__` run the class's `_check_<field>`): sizes positive, finite and at most MAX_MAGNITUDE (1e15 m,
+validate.py: beyond it float32 contact arithmetic overflows or loses all precision), `local_pose` a finite Transform
+whose quaternion is normalized (a zero or non-finite one is refused), mesh vertices finite and within MAX_MAGNITUDE
+(after scale), triangle indices in range, contact_offset in [0, MAX_MAGNITUDE], collision bit masks integers in
+[0, 2^31). Materials follow PxMaterial's ranges (friction >= 0, restitution in [0, 1]) with friction also bounded by
+MAX_FRICTION. Lengths beyond COARSE_LENGTH (1e5 m), where float32 resolves a surface only to centimetres, are
+accepted with a warning. Mesh arrays are stored read-only, so they cannot be edited in place behind these checks; the
+arrays of `local_pose` can, so `check_contact_params` (run by attach_shape, scene add and the collision build)
+checks the pose, and a mesh's triangle indices, again. A `Mesh` reads and validates its file when it is built (or its
 filename or scale change) and keeps the vertices, so a missing or broken file is reported at load, never at the
 first step. Errors name the shape by its type and name ("box 'lid'", or "unnamed box"); loaders add the file and
 link. Point sets that span no volume are thickened as collision/hull.py documents.
@@ -21,6 +28,7 @@ link. Point sets that span no volume are thickened as collision/hull.py document
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -30,34 +38,76 @@ from ..collision.hull import coincident, hull_mass_properties, solid_points
 from ..collision.mesh_file import UnsupportedMeshFormat, read_mesh_file
 from ..errors import ValidationError
 from ..math.np_spatial import Transform, quat_to_matrix
+from .validate import MAX_MAGNITUDE, as_real, finite
+
+# Coulomb coefficients of real surface pairs stay below ~2 (rubber on rubber), and with one above ~10 a contact
+# already sticks under any sane load, so 1e3 leaves room for "infinite friction" settings; a larger value is a unit
+# or typing slip, and one near 1e30 turns the friction bound (coefficient x normal impulse) into float32 infinity.
+# PhysX itself only asks friction >= 0.
+MAX_FRICTION = 1e3
+# Contacts are computed in float32, which resolves a surface at distance L from its frame's origin only to about
+# L * 2^-24 (6 cm at 1e6 m): a static sphere of radius 1e6 holds a 0.1 m ball 5.6 cm above its surface, a box of
+# half extent 1e9 throws it 8 m up, a triangle mesh with 1e12 m coordinates lets it fall through. Lengths beyond
+# COARSE_LENGTH (resolution 6 mm, a third of the default contact_offset) are accepted with a warning; use a Plane
+# for a ground, or split a large terrain mesh into tiles placed by their actors' poses.
+COARSE_LENGTH = 1e5
 
 
-def _positive(owner: str, name: str, value) -> float:
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValidationError(f"{owner}: {name} must be a positive finite number, got {value!r}") from None
-    if not np.isfinite(value) or value <= 0.0:
+def _positive(owner: str, name: str, value, unit: str = "m") -> float:
+    """A size (a length by default): positive, finite, at most MAX_MAGNITUDE."""
+    value = finite(owner, name, value)
+    if value <= 0.0:
         raise ValidationError(f"{owner}: {name} must be a positive finite number, got {value}")
+    if value > MAX_MAGNITUDE:
+        raise ValidationError(f"{owner}: {name} {value:g} {unit} is beyond {MAX_MAGNITUDE:g} {unit}, which float32 "
+                              "arithmetic cannot simulate; give a physically meaningful value")
     return value
+
+
+def _length(owner: str, name: str, value) -> float:
+    """A positive length [m] of at most MAX_MAGNITUDE, with a warning beyond COARSE_LENGTH."""
+    value = _positive(owner, name, value)
+    _warn_if_coarse(owner, f"{name} {value:g} m", value)
+    return value
+
+
+def _warn_if_coarse(owner: str, what: str, length: float):
+    if length <= COARSE_LENGTH:
+        return
+    # point the warning at the first caller outside this module and the dataclass-generated __init__ ("<string>"),
+    # whatever the depth of the check that found the length
+    frame, level = sys._getframe(0), 1
+    while frame is not None and frame.f_code.co_filename in (__file__, "<string>"):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(f"{owner}: {what} is so large that float32 contact arithmetic places its surface only to "
+                  f"~{length * 2.0**-24:.2g} m (beyond {COARSE_LENGTH:g} m), so contacts with it are approximate "
+                  "or missed; use a Plane for a ground, or split the shape", RuntimeWarning, stacklevel=level)
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    # mesh arrays are validated when set; an in-place edit (an index out of range) would bypass that and could
+    # crash the collision kernels, so the stored arrays refuse writes
+    a.flags.writeable = False
+    return a
 
 
 @dataclass
 class Material:
-    """`PxMaterial`: Coulomb friction coefficients and the coefficient of restitution."""
+    """`PxMaterial`: Coulomb friction coefficients in [0, MAX_FRICTION] and the coefficient of restitution in
+    [0, 1] (PhysX's ranges), checked whenever a field is set."""
 
     static_friction: float = 0.5
     dynamic_friction: float = 0.5
     restitution: float = 0.0
 
-    def __post_init__(self):
-        for name in ("static_friction", "dynamic_friction", "restitution"):
-            v = float(getattr(self, name))
-            if not np.isfinite(v) or v < 0.0:
-                raise ValidationError(f"material: {name} must be a non-negative finite number, got {v}")
-            setattr(self, name, v)
-        if self.restitution > 1.0:
-            raise ValidationError(f"material: restitution must be in [0, 1], got {self.restitution}")
+    def __setattr__(self, name, value):
+        if name in ("static_friction", "dynamic_friction", "restitution"):
+            value = finite("material", name, value)
+            high = 1.0 if name == "restitution" else MAX_FRICTION
+            if not 0.0 <= value <= high:
+                why = "PxMaterial's range" if name == "restitution" else "artic.description.shapes.MAX_FRICTION"
+                raise ValidationError(f"material: {name} must be in [0, {high:g}] ({why}), got {value:g}")
+        object.__setattr__(self, name, value)
 
 
 @dataclass
@@ -96,22 +146,39 @@ class Shape:
                                   f"{pose.q.tolist()}")
         return Transform(pose.p.copy(), pose.q / norm)
 
+    def _check_name(self, value):
+        if not isinstance(value, str):
+            raise ValidationError(f"shape {type(self).__name__}: name must be a string, got {value!r}")
+        return value
+
+    def _check_material(self, value):
+        if not isinstance(value, Material):
+            raise ValidationError(f"{self.label()}: material must be an artic.Material, got {type(value).__name__}")
+        return value
+
+    def _check_contact_offset(self, value):
+        value = finite(self.label(), "contact_offset", value)
+        if not 0.0 <= value <= MAX_MAGNITUDE:
+            raise ValidationError(f"{self.label()}: contact_offset must be a distance in [0, {MAX_MAGNITUDE:g}] m, "
+                                  f"got {value:g}")
+        return value
+
+    def _check_mask(self, name, value):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not 0 <= value < 2**31:
+            raise ValidationError(f"{self.label()}: {name} must be an integer bit mask in [0, 2^31), got {value!r}")
+        return int(value)
+
+    def _check_collision_group(self, value):
+        return self._check_mask("collision_group", value)
+
+    def _check_collision_mask(self, value):
+        return self._check_mask("collision_mask", value)
+
     def check_contact_params(self):
-        owner = self.label()
-        self._check_local_pose(self.local_pose)  # its arrays may have been edited in place since it was set
-        if not isinstance(self.material, Material):
-            raise ValidationError(f"{owner}: material must be an artic.Material, got {type(self.material).__name__}")
-        try:
-            off = float(self.contact_offset)
-        except (TypeError, ValueError):
-            off = float("nan")
-        if not np.isfinite(off) or off < 0.0:
-            raise ValidationError(f"{owner}: contact_offset must be a non-negative finite distance, got "
-                                  f"{self.contact_offset!r}")
-        for name in ("collision_group", "collision_mask"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < 2**31:
-                raise ValidationError(f"{owner}: {name} must be an integer bit mask in [0, 2^31), got {v!r}")
+        """Check what can change without an assignment: run by attach_shape, scene add and the collision build,
+        because a pose's arrays may have been edited in place since it was set (every other field is checked on
+        assignment, and mesh arrays are read-only)."""
+        self._check_local_pose(self.local_pose)
 
     def volume_com_inertia(self):
         """(volume, COM in shape frame, unit-density inertia about the COM in shape frame)."""
@@ -129,7 +196,7 @@ class Box(Shape):
             items = ()
         if len(items) != 3:
             raise ValidationError(f"{self.label()}: half_extents must be 3 numbers, got {value!r}")
-        return tuple(_positive(self.label(), "half extent", h) for h in items)
+        return tuple(_length(self.label(), "half extent", h) for h in items)
 
     def volume_com_inertia(self):
         a, b, c = self.half_extents
@@ -142,7 +209,7 @@ class Sphere(Shape):
     radius: float = 0.5
 
     def _check_radius(self, value):
-        return _positive(self.label(), "radius", value)
+        return _length(self.label(), "radius", value)
 
     def volume_com_inertia(self):
         r = self.radius
@@ -158,10 +225,10 @@ class Capsule(Shape):
     half_height: float = 0.5
 
     def _check_radius(self, value):
-        return _positive(self.label(), "radius", value)
+        return _length(self.label(), "radius", value)
 
     def _check_half_height(self, value):
-        return _positive(self.label(), "half_height", value)
+        return _length(self.label(), "half_height", value)
 
     def volume_com_inertia(self):
         r, h = self.radius, self.half_height
@@ -180,10 +247,10 @@ class Cylinder(Shape):
     half_height: float = 0.5
 
     def _check_radius(self, value):
-        return _positive(self.label(), "radius", value)
+        return _length(self.label(), "radius", value)
 
     def _check_half_height(self, value):
-        return _positive(self.label(), "half_height", value)
+        return _length(self.label(), "half_height", value)
 
     def volume_com_inertia(self):
         r, h = self.radius, self.half_height
@@ -212,20 +279,30 @@ class Mesh(Shape):
         return str(value)
 
     def _check_scale(self, value):
-        try:
-            scale = np.asarray(value, dtype=float).reshape(3)
-        except (TypeError, ValueError):
-            raise ValidationError(f"{self.label()}: scale must be 3 numbers, got {value!r}") from None
-        if not np.all(np.isfinite(scale)) or np.any(scale == 0.0):
-            raise ValidationError(f"{self.label()}: scale must be 3 finite non-zero numbers, got {scale.tolist()}")
+        scale = as_real(self.label(), "scale", value, "3 finite non-zero numbers")
+        if scale.shape != (3,):
+            raise ValidationError(f"{self.label()}: scale must be 3 numbers, got {value!r}")
+        if not np.all(np.isfinite(scale)) or np.any(scale == 0.0) or np.abs(scale).max() > MAX_MAGNITUDE:
+            raise ValidationError(f"{self.label()}: scale must be 3 finite non-zero numbers within "
+                                  f"+-{MAX_MAGNITUDE:g}, got {scale.tolist()}")
         return tuple(float(x) for x in scale)
 
     def __setattr__(self, name, value):
-        super().__setattr__(name, value)
-        if name == "filename":
-            self._read()
-        if name in ("filename", "scale") and "scale" in self.__dict__:
-            self._apply_scale()
+        if name not in ("filename", "scale"):
+            super().__setattr__(name, value)
+            return
+        before = dict(self.__dict__)
+        try:
+            super().__setattr__(name, value)
+            if name == "filename":
+                self._read()
+            if "scale" in self.__dict__:
+                self._apply_scale()
+        except ValidationError:
+            # a refused file or scale leaves the mesh as it was, so it never holds a value its arrays do not match
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
 
     def _read(self):
         """Read the file once; a new scale re-uses what was read."""
@@ -245,12 +322,14 @@ class Mesh(Shape):
         if np.prod(np.sign(scale)) < 0.0:
             tris = tris[:, ::-1]  # a mirroring scale turns the triangles inside out; keep them facing outwards
         verts = verts * scale
+        where = f"{self.label()} (file '{self.filename}', scale {list(self.scale)})"
+        _check_extent(where, verts)
         if coincident(verts):
-            raise ValidationError(f"{self.label()} (file '{self.filename}'): all {len(verts)} vertices coincide; "
-                                  "the mesh has no extent")
+            raise ValidationError(f"{where}: all {len(verts)} vertices coincide; the mesh has no extent")
         # the hull points are made on first use: a flat mesh is fine as a static triangle mesh, and is thickened
-        # (with a warning) only when it must be a hull
-        self.__dict__.update(_vertices=verts, _triangles=np.ascontiguousarray(tris), _points=None)
+        # (with a warning) only when it must be a hull. The file's arrays are shared by every shape reading it
+        self.__dict__.update(_vertices=_readonly(verts), _triangles=_readonly(np.ascontiguousarray(tris)),
+                             _points=None)
 
     @property
     def vertices(self):
@@ -267,8 +346,14 @@ class Mesh(Shape):
         """The points whose convex hull this mesh is on a link: the vertices, thickened (with a warning) if they
         span no volume; None for a format artic does not read."""
         if self._points is None and self._vertices is not None:
-            self.__dict__["_points"] = solid_points(self._vertices, f"{self.label()} (file '{self.filename}')")
+            points = solid_points(self._vertices, f"{self.label()} (file '{self.filename}')")
+            self.__dict__["_points"] = _readonly(np.array(points))
         return self._points
+
+    def check_contact_params(self):
+        super().check_contact_params()
+        if self._vertices is not None:
+            _indices_in_range(f"{self.label()} (file '{self.filename}')", self._triangles, len(self._vertices))
 
     def volume_com_inertia(self):
         if self.hull_points is None:
@@ -284,11 +369,9 @@ class ConvexMesh(Shape):
     vertices: np.ndarray = None
 
     def _check_vertices(self, value):
-        if value is None:
-            raise ValidationError(f"{self.label()}: vertices must be a finite (V, 3) array, got None")
-        points = solid_points(value, self.label())
-        self.__dict__["_points"] = points
-        return np.array(value, dtype=float)
+        verts = _vertex_array(self.label(), value)
+        self.__dict__["_points"] = _readonly(np.array(solid_points(verts, self.label())))
+        return _readonly(verts)
 
     @property
     def hull_points(self):
@@ -306,20 +389,58 @@ class TriangleMesh(Shape):
     vertices: np.ndarray = None
     triangles: np.ndarray = None
 
-    def __post_init__(self):
-        owner = self.label()
+    def _check_vertices(self, value):
+        verts = _vertex_array(self.label(), value)
+        tris = self.__dict__.get("triangles")
+        if tris is not None:  # fewer vertices than before must still cover every triangle index
+            _indices_in_range(self.label(), tris, len(verts))
+        return _readonly(verts)
+
+    def _check_triangles(self, value):
         try:
-            v = np.asarray(self.vertices, dtype=float)
-            t = np.asarray(self.triangles)
-        except (TypeError, ValueError):
-            raise ValidationError(f"{owner}: vertices and triangles must be numeric arrays") from None
-        if v.ndim != 2 or v.shape[1] != 3 or not np.all(np.isfinite(v)):
-            raise ValidationError(f"{owner}: vertices must be a finite (V, 3) array, got shape {v.shape}")
-        if t.ndim != 2 or t.shape[1] != 3 or len(t) == 0 or not np.issubdtype(t.dtype, np.integer):
-            raise ValidationError(f"{owner}: triangles must be a non-empty (T, 3) integer array, got {t.shape}")
-        if t.min() < 0 or t.max() >= len(v):
-            raise ValidationError(f"{owner}: triangle indices must lie in [0, {len(v)}), got [{t.min()}, {t.max()}]")
-        self.vertices, self.triangles = v, t.astype(np.int32)
+            tris = np.asarray(value)
+        except (TypeError, ValueError):  # ragged nested sequences
+            tris = np.zeros((0, 0))
+        if tris.dtype.kind not in "iu" or tris.ndim != 2 or tris.shape[1] != 3 or len(tris) == 0:
+            raise ValidationError(f"{self.label()}: triangles must be a non-empty (T, 3) integer array, got "
+                                  f"{'dtype ' + str(tris.dtype) if tris.dtype.kind not in 'iu' else tris.shape}")
+        _indices_in_range(self.label(), tris, len(self.vertices))
+        return _readonly(tris.astype(np.int32))
+
+    def check_contact_params(self):
+        super().check_contact_params()
+        _indices_in_range(self.label(), self.triangles, len(self.vertices))
+
+
+def _vertex_array(owner: str, value) -> np.ndarray:
+    """Finite (V, 3) vertices spanning some extent, each coordinate within MAX_MAGNITUDE, as a new float64 array."""
+    if value is None:
+        raise ValidationError(f"{owner}: vertices must be a finite (V, 3) array, got None")
+    verts = as_real(owner, "vertices", value, "a finite (V, 3) array")
+    if verts.ndim != 2 or verts.shape[1] != 3 or len(verts) == 0:
+        raise ValidationError(f"{owner}: vertices must be a non-empty (V, 3) array, got shape {verts.shape}")
+    if not np.all(np.isfinite(verts)):
+        bad = int(np.flatnonzero(~np.all(np.isfinite(verts), axis=1))[0])
+        raise ValidationError(f"{owner}: vertex {bad} is not finite ({verts[bad].tolist()})")
+    _check_extent(owner, verts)
+    return np.array(verts)
+
+
+def _check_extent(owner: str, verts: np.ndarray):
+    """Coordinates within MAX_MAGNITUDE metres."""
+    far = np.abs(verts).max(axis=1)
+    if far.max() > MAX_MAGNITUDE:
+        bad = int(np.argmax(far))
+        raise ValidationError(f"{owner}: vertex {bad} {verts[bad].tolist()} lies beyond +-{MAX_MAGNITUDE:g} m, "
+                              "which float32 contact arithmetic cannot simulate; give coordinates in metres")
+    _warn_if_coarse(owner, f"coordinate {far.max():g} m of vertex {int(np.argmax(far))}", float(far.max()))
+
+
+def _indices_in_range(owner: str, tris: np.ndarray, count: int):
+    """Every triangle index in [0, count): the collision kernels read vertices by these indices unchecked."""
+    if tris.min() < 0 or tris.max() >= count:
+        raise ValidationError(f"{owner}: triangle indices must lie in [0, {count}) (the vertex count), got "
+                              f"[{int(tris.min())}, {int(tris.max())}]")
 
 
 @dataclass
@@ -329,7 +450,7 @@ class Plane(Shape):
 
 def mass_properties(shapes, density: float, owner: str):
     """(mass, COM, inertia tensor about the COM) of solid shapes of uniform density, in the link frame."""
-    density = _positive(owner, "density", density)
+    density = _positive(owner, "density", density, "kg/m^3")
     parts = []
     for s in shapes:
         if isinstance(s, Plane):

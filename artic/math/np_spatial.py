@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import ValidationError
+
 
 def quat_mul(a, b):
     """Hamilton product a*b of (x, y, z, w) quaternions."""
@@ -138,6 +140,20 @@ def skew(v):
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
+def _vector(what: str, value, n: int) -> np.ndarray:
+    """`value` as a new float64 array of n real numbers; strings, booleans, complex numbers and other shapes raise
+    a ValidationError (NumPy would raise a bare ValueError or TypeError, or read True as 1.0)."""
+    try:
+        a = np.asarray(value)
+        ok = a.dtype.kind in "fiu" and a.size == n
+        a = a.astype(float) if ok else a
+    except (TypeError, ValueError):  # ragged nested sequences
+        ok = False
+    if not ok:
+        raise ValidationError(f"Transform: {what} must be {n} real numbers, got {value!r}")
+    return np.array(a, dtype=float).reshape(n)
+
+
 @dataclass
 class Transform:
     """A rigid transform (p, q): position and (x, y, z, w) unit quaternion, like `PxTransform`."""
@@ -146,8 +162,8 @@ class Transform:
     q: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 0.0, 1.0]))
 
     def __post_init__(self):
-        self.p = np.array(self.p, dtype=float).reshape(3)
-        self.q = np.array(self.q, dtype=float).reshape(4)
+        self.p = _vector("position p", self.p, 3)
+        self.q = _vector("quaternion q (x, y, z, w)", self.q, 4)
 
     def __mul__(self, other: "Transform") -> "Transform":
         return Transform(self.p + quat_rotate(self.q, other.p), quat_mul(self.q, other.q))
