@@ -21,6 +21,7 @@ the freest bodies so that every joint holds (assemble.py).
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -318,18 +319,18 @@ class Scene:
         if isinstance(dt, (bool, np.bool_)) or not isinstance(dt, (int, float, np.integer, np.floating)):
             raise ValidationError(f"scene: dt must be a number, got {dt!r}")  # float("0.01") would accept a string
         dt = float(dt)
-        if not np.isfinite(dt) or dt <= 0.0 or dt > MAX_MAGNITUDE:
+        if not math.isfinite(dt) or dt <= 0.0 or dt > MAX_MAGNITUDE:  # math, not NumPy: 0.01 us instead of 0.5
             raise ValidationError(f"scene: dt must be a positive finite number of seconds, got {dt}")
-        if not self.articulations:  # static actors alone never move: nothing is simulated, time stands still
+        if not self._articulations:  # static actors alone never move: nothing is simulated, time stands still
             if not self._empty_step_warned:
                 self._empty_step_warned = True
                 warnings.warn("scene: step() on a scene without articulations or rigid bodies simulates nothing and "
                               "does not advance scene.time; add_articulation or add_actor(RigidDynamic) first",
                               RuntimeWarning, stacklevel=2)
             return
-        freeze = self.nan_policy == NanPolicy.FREEZE
+        freeze = self._nan_policy == NanPolicy.FREEZE
         for block in self._blocks:
-            block.step(dt, self.solver_type, freeze)
+            block.step(dt, self._solver_type, freeze)
         for view in self._views.values():
             view.after_step()
         self.time += dt
