@@ -96,3 +96,20 @@ def test_sim_reports_envs_whose_state_went_non_finite(tmp_path, capsys, monkeypa
     assert "max over the finite envs" in captured.out
     summary = captured.out.split("finite envs):")[1]
     assert "nan" not in summary
+
+
+def test_sim_and_info_show_what_the_import_dropped_or_repaired(tmp_path, capsys):
+    """A URDF whose moving link has no <inertial>: `artic info` and `artic sim` print the mass check's repair as a
+    warning line instead of hiding it (they used to silence import warnings)."""
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(
+        '<robot name="arm"><link name="base"/><link name="tip"><collision><geometry><sphere radius="0.05"/>'
+        '</geometry></collision></link><joint name="wrist" type="revolute"><parent link="base"/>'
+        '<child link="tip"/><axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>'
+        '</robot>')
+    assert main(["info", str(urdf)]) == 0
+    out = capsys.readouterr().out
+    assert "warning:" in out and "'tip'" in out
+    assert main(["sim", str(urdf), "--seconds", "0.05", "--out", "", "--plot", ""]) == 0
+    err = capsys.readouterr().err
+    assert "warning:" in err and "'tip'" in err

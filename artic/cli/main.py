@@ -52,8 +52,8 @@ def cmd_info(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         art = load_model(model_path(args.model), fix_base=not args.floating)[0]
-    scene = Scene(1)
-    scene.add_articulation(art)
+        scene = Scene(1)
+        scene.add_articulation(art)  # the mass check's repairs warn here
     cache = art.create_cache()
     art.compute_mass_matrix(cache)
     art.compute_gravity_compensation(cache)

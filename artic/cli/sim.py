@@ -79,9 +79,11 @@ def _plot(path, t, q, targets, names, title):
 
 
 def cmd_sim(args) -> int:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         art, statics, gravity = load_model(model_path(args.model), fix_base=not args.floating)
+    for w in caught:  # what the import dropped or repaired is said, not hidden
+        print(f"warning: {w.message}", file=sys.stderr)
     if args.dt <= 0 or args.seconds <= 0 or args.envs < 1:
         raise ValidationError("--dt and --seconds must be positive and --envs at least 1")
     targets = _targets(art, args.target)
@@ -91,9 +93,13 @@ def cmd_sim(args) -> int:
     art.set_solver_iteration_counts(args.position_iterations, args.velocity_iterations)
     solver = SolverType.TGS if args.solver == "tgs" else SolverType.PGS
     scene = Scene(args.envs, solver_type=solver, **({"gravity": gravity} if gravity else {}))
-    for actor in statics:
-        scene.add_actor(actor)
-    scene.add_articulation(art)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for actor in statics:
+            scene.add_actor(actor)
+        scene.add_articulation(art)  # the mass check's repairs warn here
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
     cache = art.create_cache()
     cache.joint_target_positions[:] = targets
     art.apply_cache(cache, CacheFlag.JOINT_TARGET_POSITIONS)
