@@ -113,3 +113,16 @@ def test_sim_and_info_show_what_the_import_dropped_or_repaired(tmp_path, capsys)
     assert main(["sim", str(urdf), "--seconds", "0.05", "--out", "", "--plot", ""]) == 0
     err = capsys.readouterr().err
     assert "warning:" in err and "'tip'" in err
+
+
+def test_sim_refuses_zero_steps_and_unwritable_outputs_before_simulating(tmp_path, capsys):
+    """`--seconds` shorter than one step and an --out or --plot in a missing folder are clear errors (exit 2)
+    given before the model is loaded or simulated (the first ended in a ZeroDivisionError, the second after the
+    whole run)."""
+    assert main(["sim", "--seconds", "0.001", "--out", "", "--plot", ""]) == 2
+    assert "less than one step" in capsys.readouterr().err
+    missing = tmp_path / "no" / "such" / "run.npz"
+    assert main(["sim", "--out", str(missing), "--plot", ""]) == 2
+    err = capsys.readouterr()
+    assert "--out" in err.err and "does not exist" in err.err and "simulating" not in err.out
+    assert main(["sim", "--seconds", "nan", "--out", "", "--plot", ""]) == 2

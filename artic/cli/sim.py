@@ -8,9 +8,11 @@ with --target (one number per dof, or name=value pairs), else 40 % of the way to
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -78,14 +80,27 @@ def _plot(path, t, q, targets, names, title):
     plt.close(fig)
 
 
+def _check_args(args):
+    """Refuse what cannot run, and outputs that cannot be written, before any time is spent simulating."""
+    if not (args.dt > 0 and args.seconds > 0 and args.envs >= 1):  # NaN fails too
+        raise ValidationError("--dt and --seconds must be positive and --envs at least 1")
+    if int(round(args.seconds / args.dt)) < 1:
+        raise ValidationError(f"--seconds {args.seconds:g} is less than one step of --dt {args.dt:g}; give at least "
+                              "one step")
+    for flag, path in (("--out", args.out), ("--plot", args.plot)):
+        if path:
+            folder = Path(path).resolve().parent
+            if not folder.is_dir() or not os.access(folder, os.W_OK):
+                raise ValidationError(f"{flag} {path}: the folder {folder} does not exist or is not writable")
+
+
 def cmd_sim(args) -> int:
+    _check_args(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         art, statics, gravity = load_model(model_path(args.model), fix_base=not args.floating)
     for w in caught:  # what the import dropped or repaired is said, not hidden
         print(f"warning: {w.message}", file=sys.stderr)
-    if args.dt <= 0 or args.seconds <= 0 or args.envs < 1:
-        raise ValidationError("--dt and --seconds must be positive and --envs at least 1")
     targets = _targets(art, args.target)
     for j, ax in art.dof_list():
         effort = j.get_drive_params(ax).max_force or 1e6
