@@ -126,3 +126,97 @@ def test_sim_refuses_zero_steps_and_unwritable_outputs_before_simulating(tmp_pat
     err = capsys.readouterr()
     assert "--out" in err.err and "does not exist" in err.err and "simulating" not in err.out
     assert main(["sim", "--seconds", "nan", "--out", "", "--plot", ""]) == 2
+
+
+_TET = b"solid t\n" + b"".join(
+    b"facet normal 0 0 0\nouter loop\n" + b"".join(b"vertex %g %g %g\n" % v for v in tri) + b"endloop\nendfacet\n"
+    for tri in [((0, 0, 0), (0.1, 0, 0), (0, 0.1, 0)), ((0, 0, 0), (0, 0.1, 0), (0, 0, 0.1)),
+                ((0, 0, 0), (0, 0, 0.1), (0.1, 0, 0)), ((0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1))]) + b"endsolid t\n"
+
+
+def _arm_urdf(tmp_path, mesh="", inertia="0.01"):
+    link = (f'<link name="tip"><inertial><mass value="1"/><inertia ixx="{inertia}" iyy="0.01" izz="0.01" ixy="0" '
+            'ixz="0" iyz="0"/></inertial>' + (f'<collision><geometry><mesh filename="{mesh}"/></geometry>'
+                                                '</collision>' if mesh else "") + "</link>")
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text('<robot name="arm"><link name="base"/>' + link + '<joint name="wrist" type="revolute">'
+                    '<parent link="base"/><child link="tip"/><axis xyz="0 1 0"/>'
+                    '<limit lower="-1" upper="1" effort="10" velocity="1"/></joint></robot>')
+    return str(urdf)
+
+
+def test_sim_reports_setup_apart_from_the_steady_state_and_saves_root_and_link_poses(tmp_path, capsys):
+    """The first step's compile/setup time is printed apart from the steady-state cost per step and env-step (the
+    CLI used to report compile time as step time); run.npz holds root poses (T, E, 7) and link poses
+    (T, E, L, 7) of the floating ant, and the model path, so that a replay can be rebuilt."""
+    out = tmp_path / "ant.npz"
+    assert main(["sim", "ant", "--seconds", "0.5", "--envs", "2", "--out", str(out),
+                 "--plot", str(tmp_path / "ant.png")]) == 0
+    text = capsys.readouterr().out
+    assert "setup and first step" in text and "steady state" in text and "us per env-step" in text
+    data = np.load(out)
+    assert data["root_pose"].shape == (60, 2, 7) and data["link_poses"].shape[:2] == (60, 2)
+    assert data["link_poses"].shape[2] == len(data["link_names"]) and str(data["model"]).endswith("ant.xml")
+    assert abs(data["root_pose"][-1, 0, 2] - data["root_pose"][0, 0, 2]) > 1e-3  # the ant moved
+    np.testing.assert_allclose(data["link_poses"][:, :, 0], data["root_pose"], atol=1e-6)  # link 0 is the root
+
+
+def test_warp_banner_is_silent_unless_verbose():
+    """`artic info` prints no Warp banner, module lines or CUDA-driver notice; with --verbose Warp's banner
+    shows."""
+    quiet = subprocess.run([sys.executable, "-m", "artic", "info"], capture_output=True, text=True, timeout=300)
+    loud = subprocess.run([sys.executable, "-m", "artic", "--verbose", "info"], capture_output=True, text=True,
+                          timeout=300)
+    assert quiet.returncode == 0 and loud.returncode == 0, quiet.stderr + loud.stderr
+    assert "Warp" not in quiet.stdout + quiet.stderr and "Module" not in quiet.stdout + quiet.stderr
+    assert "initialized" in loud.stdout + loud.stderr
+
+
+def test_every_option_has_help_with_its_default():
+    """Each option of `artic sim` and `artic info` has a help text, and the help shows the defaults."""
+    import argparse
+
+    from artic.assets import shipped_models
+    from artic.cli.sim import add_parser
+
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    add_parser(sub, ", ".join(shipped_models()))
+    sim = sub.choices["sim"]
+    for action in sim._actions:
+        assert action.help, action.dest
+    text = " ".join(sim.format_help().split())
+    assert "(default: 400.0)" in text and "(default: pgs)" in text and "(default: run.npz)" in text
+
+
+def test_package_dir_and_repair_inertia_reach_the_loader(tmp_path, capsys):
+    """--package-dir resolves package:// meshes (the error names the package, not '{pkg}'), and
+    --repair-inertia loads a URDF whose inertia is not positive semi-definite, which is refused without it."""
+    (tmp_path / "pkgs" / "mypkg").mkdir(parents=True)
+    (tmp_path / "pkgs" / "mypkg" / "t.stl").write_bytes(_TET)
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    urdf = _arm_urdf(sub, mesh="package://mypkg/t.stl")
+    assert main(["info", urdf]) == 2
+    err = capsys.readouterr().err
+    assert "'mypkg'" in err and "{pkg}" not in err
+    assert main(["sim", urdf, "--package-dir", str(tmp_path / "pkgs"), "--seconds", "0.05", "--out", "",
+                 "--plot", ""]) == 0
+    capsys.readouterr()
+    bad = _arm_urdf(tmp_path, inertia="-0.5")
+    assert main(["sim", bad, "--seconds", "0.05", "--out", "", "--plot", ""]) == 2
+    assert "repair_inertia" in capsys.readouterr().err
+    assert main(["sim", bad, "--repair-inertia", "--seconds", "0.05", "--out", "", "--plot", ""]) == 0
+
+
+def test_plot_groups_many_dofs_by_limb_with_distinct_colours():
+    """The humanoid's 17 dofs are split by the limb they hang from, each group small enough for its colour map
+    to give every line its own colour (they used to share 10 colours in one panel)."""
+    from artic.assets import load_model, model_path
+    from artic.cli.sim import _dof_groups
+
+    art = load_model(model_path("humanoid"))[0]
+    groups = _dof_groups(art)
+    assert len(groups) >= 3
+    assert sorted(d for _, dofs in groups for d in dofs) == list(range(art.dof_count))
+    assert all(len(dofs) <= 20 for _, dofs in groups)

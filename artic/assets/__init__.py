@@ -24,9 +24,9 @@ def model_path(name_or_path: str) -> Path:
                           f"(shipped: {', '.join(shipped_models())})")
 
 
-def load_model(path: Path, fix_base: bool = True):
-    """(articulation, static actors, gravity or None) of a URDF (fix_base applies) or an MJCF file (its first
-    body tree; the file decides whether the base floats)."""
+def load_model(path: Path, fix_base: bool = True, package_dirs=(), repair_inertia: bool = False):
+    """(articulation, static actors, gravity or None) of a URDF (fix_base, package_dirs and repair_inertia apply)
+    or an MJCF file (its first body tree; the file decides whether the base floats)."""
     if path.suffix.lower() == ".xml":
         from ..description.mjcf import load_mjcf
 
@@ -34,4 +34,4 @@ def load_model(path: Path, fix_base: bool = True):
         return model.articulations[0], model.statics, model.gravity
     from ..description.urdf import load_urdf
 
-    return load_urdf(path, fix_base=fix_base), [], None
+    return load_urdf(path, fix_base=fix_base, package_dirs=package_dirs, repair_inertia=repair_inertia), [], None

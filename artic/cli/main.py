@@ -79,20 +79,43 @@ def cmd_info(args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def _init_warp(verbose: bool):
+    """Start Warp. Unless --verbose, its start-up banner, module-load lines and the native CUDA-driver notice
+    (printed by Warp's C++ code to the process's stderr, which no Warp setting silences) are kept out of the
+    command's output; Warp's warnings and errors still show."""
+    import os
+
     import warp as wp
 
-    wp.config.quiet = True  # the command's own output, not Warp's start-up banner
+    wp.config.log_level = wp.LOG_INFO if verbose else wp.LOG_WARNING
+    if verbose:
+        wp.init()
+        return
+    sys.stderr.flush()
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    try:
+        wp.init()
+    finally:
+        os.dup2(saved, 2)
+        os.close(null)
+        os.close(saved)
+
+
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="artic", description="Articulated rigid bodies the PhysX way, on Warp.")
+    parser.add_argument("--verbose", action="store_true", help="show Warp's start-up banner and kernel loading")
     sub = parser.add_subparsers(dest="command", required=True)
-    info = sub.add_parser("info", help="summarize a URDF or a shipped model (tree, dofs, masses, limits)")
+    info = sub.add_parser("info", help="summarize a URDF or a shipped model (tree, dofs, masses, limits)",
+                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     info.add_argument("model", nargs="?", default="arm6",
-                      help=f"URDF path or shipped model name ({', '.join(shipped_models())}); default arm6")
+                      help=f"URDF path or shipped model name ({', '.join(shipped_models())})")
     info.add_argument("--floating", action="store_true", help="load with a floating base")
     info.set_defaults(func=cmd_info)
     add_sim_parser(sub, ", ".join(shipped_models()))
     add_mocap_parsers(sub)
     args = parser.parse_args(argv)
+    _init_warp(args.verbose)
     try:
         return args.func(args)
     except ArticError as e:

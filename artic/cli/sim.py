@@ -8,6 +8,7 @@ with --target (one number per dof, or name=value pairs), else 40 % of the way to
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
@@ -60,21 +61,61 @@ def _progress(k: int, total: int, start: float):
     sys.stderr.flush()
 
 
-def _plot(path, t, q, targets, names, title):
+def _dof_groups(art) -> list[tuple[str, list[int]]]:
+    """Dofs grouped by the root's child link they hang from (a limb, a finger), in dof order; small models keep
+    one group."""
+    if art.dof_count <= 8:
+        return [("joint positions", list(range(art.dof_count)))]
+    topo = art._topology()
+    groups: dict[str, list[int]] = {}
+    for i, link in enumerate(topo.links):
+        top = link
+        while top.parent is not None and top.parent.parent is not None:
+            top = top.parent
+        for k in range(len(topo.dof_axes[i])):
+            groups.setdefault(top.name, []).append(topo.dof_start[i] + k)
+    return [(f"below '{name}'", dofs) for name, dofs in groups.items()]
+
+
+def _plot(path, t, q, targets, art, title, root_pose=None):
+    """Joint positions of env 0 in one subplot per limb (distinct colours within each), with dashed targets, and
+    for a floating base its height and roll/pitch/yaw."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from scipy.spatial.transform import Rotation
 
-    fig, ax = plt.subplots(figsize=(9, 5))
-    for d, name in enumerate(names):
-        line, = ax.plot(t, q[:, 0, d], label=name)
-        ax.axhline(targets[d], color=line.get_color(), linestyle="--", linewidth=0.8)
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("joint position [rad or m]")
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2, loc="best")
+    groups = _dof_groups(art)
+    panels = len(groups) + (root_pose is not None)
+    cols = 1 if panels == 1 else 2
+    rows = -(-panels // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(9 if cols == 1 else 13, 3.2 * rows + 1), squeeze=False)
+    axes = axes.ravel()
+    names = art.dof_names
+    for ax, (label, dofs) in zip(axes, groups):
+        colours = plt.get_cmap("tab10" if len(dofs) <= 10 else "tab20")
+        for c, d in enumerate(dofs):
+            line, = ax.plot(t, q[:, 0, d], color=colours(c % colours.N), label=names[d])
+            ax.axhline(targets[d], color=line.get_color(), linestyle="--", linewidth=0.8)
+        ax.set_title(label, fontsize=9)
+        ax.set_ylabel("rad or m")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6, ncol=2, loc="best")
+    if root_pose is not None:
+        ax = axes[len(groups)]
+        rpy = Rotation.from_quat(root_pose[:, 0, 3:]).as_euler("xyz")
+        ax.plot(t, root_pose[:, 0, 2], color="black", label="root height [m]")
+        for k, (name, c) in enumerate(zip(("roll", "pitch", "yaw"), ("tab:red", "tab:green", "tab:blue"))):
+            ax.plot(t, rpy[:, k], color=c, label=f"root {name} [rad]")
+        ax.set_title("floating base", fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6, loc="best")
+    for ax in axes[panels:]:
+        ax.set_visible(False)
+    for ax in axes[:panels]:
+        ax.set_xlabel("time [s]")
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -94,11 +135,16 @@ def _check_args(args):
                 raise ValidationError(f"{flag} {path}: the folder {folder} does not exist or is not writable")
 
 
+MAX_LINK_POSE_ENVS = 16  # run.npz keeps the link poses of at most this many envs (T x E x L x 7 floats)
+
+
 def cmd_sim(args) -> int:
     _check_args(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        art, statics, gravity = load_model(model_path(args.model), fix_base=not args.floating)
+        path = model_path(args.model)
+        art, statics, gravity = load_model(path, fix_base=not args.floating, package_dirs=args.package_dir,
+                                           repair_inertia=args.repair_inertia)
     for w in caught:  # what the import dropped or repaired is said, not hidden
         print(f"warning: {w.message}", file=sys.stderr)
     targets = _targets(art, args.target)
@@ -107,6 +153,7 @@ def cmd_sim(args) -> int:
         j.set_drive_params(ax, Drive(args.kp, args.kd, effort, DriveType.FORCE))
     art.set_solver_iteration_counts(args.position_iterations, args.velocity_iterations)
     solver = SolverType.TGS if args.solver == "tgs" else SolverType.PGS
+    setup_start = time.perf_counter()
     scene = Scene(args.envs, solver_type=solver, **({"gravity": gravity} if gravity else {}))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -122,19 +169,37 @@ def cmd_sim(args) -> int:
     t = np.arange(1, steps + 1) * args.dt
     q = np.zeros((steps, args.envs, art.dof_count), np.float32)
     qd = np.zeros_like(q)
+    root = np.zeros((steps, args.envs, 7), np.float32)
+    n_pose_envs = min(args.envs, MAX_LINK_POSE_ENVS)
+    link_poses = np.zeros((steps, n_pose_envs, art.link_count, 7), np.float32)
+    flags = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM
     print(f"simulating {art.name}: {art.dof_count} dofs, {args.envs} env(s), {solver.name}, dt {args.dt:g} s, "
           f"{steps} steps ({args.seconds:g} s)" + (f", {len(statics)} static actor(s)" if statics else ""))
+    step_time = 0.0  # [s] in scene.step from the second step on: the steady state, without compiling
     start = time.perf_counter()
     lost_at = np.full(args.envs, steps)  # the step at which each env's state went non-finite
     for k in range(steps):
+        t0 = time.perf_counter()
         scene.step(args.dt)
-        art.copy_internal_state_to_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
-        q[k], qd[k] = cache.joint_position, cache.joint_velocity
+        t1 = time.perf_counter()
+        if k == 0:
+            setup = t1 - setup_start  # building the arrays, compiling or loading kernels, recording the step
+        else:
+            step_time += t1 - t0
+        art.copy_internal_state_to_cache(cache, flags)
+        q[k], qd[k], root[k] = cache.joint_position, cache.joint_velocity, cache.root_transform
+        link_poses[k] = scene.get_link_poses(art)[:n_pose_envs]
         lost_at[(lost_at == steps) & scene.env_status] = k
         _progress(k + 1, steps, start)
     wall = time.perf_counter() - start
-    print(f"done in {wall:.2f} s: {wall / steps * 1e6:.0f} us per step ({wall / steps / args.envs * 1e6:.1f} us "
-          f"per env-step), {args.seconds * args.envs / wall:.1f}x real time over all envs")
+    print(f"done in {wall:.2f} s: setup and first step (kernel compile or cache load) {setup:.2f} s", end="")
+    if steps > 1:
+        per_step = step_time / (steps - 1)
+        print(f"; steady state {per_step * 1e6:.1f} us per step, {per_step / args.envs * 1e6:.2f} us per "
+              f"env-step, {args.dt * args.envs / per_step:.1f}x real time over all envs (recording the "
+              "trajectory not included)")
+    else:
+        print(" (one step: no steady-state figure)")
     bad = scene.env_status
     finite = ~bad
     if finite.any():
@@ -149,29 +214,37 @@ def cmd_sim(args) -> int:
               f"{FINITE_LIMIT:g}), the first at t = {t[first]:.4g} s; env(s) {envs[:8].tolist()}. Check the "
               "model's masses and inertias (artic info), the gains and the time step", file=sys.stderr)
     if args.out:
-        np.savez(args.out, t=t, q=q, qd=qd, targets=targets, dof_names=np.array(art.dof_names), dt=args.dt)
+        np.savez(args.out, t=t, q=q, qd=qd, targets=targets, dof_names=np.array(art.dof_names), dt=args.dt,
+                 root_pose=root, link_poses=link_poses, link_names=np.array(art.link_names),
+                 model=str(path.resolve()), floating=not art.fix_base, env_status=bad)
         print(f"trajectory written to {args.out}")
     if args.plot:
-        _plot(args.plot, t, q, targets, art.dof_names, f"{art.name}: joint positions ({solver.name}, "
-              f"kp {args.kp:g}, kd {args.kd:g}); dashed: targets")
+        _plot(args.plot, t, q, targets, art, f"{art.name} ({path.name}): env 0, {solver.name}, kp {args.kp:g}, "
+              f"kd {args.kd:g}; dashed: targets", None if art.fix_base else root)
         print(f"plot written to {args.plot}")
     return 1 if bad.any() else 0
 
 
 def add_parser(sub, shipped):
-    p = sub.add_parser("sim", help="simulate a model with PD-driven joints; write a trajectory and a plot")
-    p.add_argument("model", nargs="?", default="arm6",
-                   help=f"URDF or MJCF path, or shipped model ({shipped}); default arm6")
-    p.add_argument("--seconds", type=float, default=3.0)
-    p.add_argument("--dt", type=float, default=1.0 / 120.0)
-    p.add_argument("--envs", type=int, default=1)
-    p.add_argument("--solver", choices=("pgs", "tgs"), default="pgs")
-    p.add_argument("--kp", type=float, default=400.0, help="drive stiffness [Nm/rad or N/m]")
-    p.add_argument("--kd", type=float, default=40.0, help="drive damping [Nm s/rad or N s/m]")
-    p.add_argument("--target", nargs="*", default=None, help="targets: one number per dof, or name=value pairs")
-    p.add_argument("--position-iterations", type=int, default=4)
-    p.add_argument("--velocity-iterations", type=int, default=1)
-    p.add_argument("--floating", action="store_true", help="load with a floating base")
-    p.add_argument("--out", default="run.npz", help="trajectory file (npz); '' to skip")
+    p = sub.add_parser("sim", help="simulate a model with PD-driven joints; write a trajectory and a plot",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("model", nargs="?", default="arm6", help=f"URDF or MJCF path, or shipped model ({shipped})")
+    p.add_argument("--seconds", type=float, default=3.0, help="simulated time [s]")
+    p.add_argument("--dt", type=float, default=1.0 / 120.0, help="time step [s]")
+    p.add_argument("--envs", type=int, default=1, help="copies of the model simulated together")
+    p.add_argument("--solver", choices=("pgs", "tgs"), default="pgs", help="PhysX's solver type")
+    p.add_argument("--kp", type=float, default=400.0, help="drive stiffness of every dof [Nm/rad or N/m]")
+    p.add_argument("--kd", type=float, default=40.0, help="drive damping of every dof [Nm s/rad or N s/m]")
+    p.add_argument("--target", nargs="*", default=None,
+                   help="targets: one number per dof, or name=value pairs; by default 40 %% of each upper limit")
+    p.add_argument("--position-iterations", type=int, default=4, help="solver position iterations")
+    p.add_argument("--velocity-iterations", type=int, default=1, help="solver velocity iterations")
+    p.add_argument("--floating", action="store_true", help="load a URDF with a floating base")
+    p.add_argument("--package-dir", action="append", default=[], metavar="DIR",
+                   help="folder holding the packages that package:// mesh paths name (repeatable)")
+    p.add_argument("--repair-inertia", action="store_true",
+                   help="raise a URDF's non-positive principal inertias instead of refusing the file")
+    p.add_argument("--out", default="run.npz",
+                   help="trajectory file (npz: q, qd, root and link poses, targets, model path); '' to skip")
     p.add_argument("--plot", default="run.png", help="plot of joint positions (png); '' to skip")
     p.set_defaults(func=cmd_sim)
