@@ -110,6 +110,17 @@ class ContactReport:
 
 
 class Scene:
+    """`num_envs` copies ("environments") of the articulations, rigid bodies, static actors and body joints added to
+    it, simulated together by `step(dt)` (PxScene, with an env dimension on every array).
+
+    Settings fixed at construction: `num_envs`, `device` (None: Warp's default, the CPU here), `contact_capacity`
+    (contact slots per articulation and env), `friction_correlation_distance` [m], `nan_policy` ('warn', 'raise'
+    or 'freeze': what a step that leaves an env's state non-finite does, status.py). `gravity` (3,) [m/s^2],
+    `solver_type` (PGS or TGS) and `mass_policy` ('repair' or 'raise': massless movable links when an
+    articulation is added) may change later. Per-env state goes through each articulation's cache
+    (`art.create_cache`, `apply_cache`, `copy_internal_state_to_cache`) and the per-env setters here;
+    `env_status` reports the envs whose state went non-finite."""
+
     def __init__(self, num_envs: int = 1, gravity=(0.0, 0.0, -9.81), device=None, solver_type=SolverType.PGS,
                  contact_capacity: int = 512, friction_correlation_distance: float = 0.025, nan_policy="warn",
                  mass_policy: str = "repair"):

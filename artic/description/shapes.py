@@ -187,6 +187,8 @@ class Shape:
 
 @dataclass
 class Box(Shape):
+    """A box of `half_extents` (3,) [m] along the shape frame's axes (PxBoxGeometry)."""
+
     half_extents: tuple = (0.5, 0.5, 0.5)
 
     def _check_half_extents(self, value):
@@ -206,6 +208,8 @@ class Box(Shape):
 
 @dataclass
 class Sphere(Shape):
+    """A sphere of `radius` [m] about the shape frame's origin (PxSphereGeometry)."""
+
     radius: float = 0.5
 
     def _check_radius(self, value):
