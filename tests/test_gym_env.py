@@ -1,7 +1,9 @@
 """artic.gym_env: Gymnasium's checker on the single env, and the vector env's spaces, autoreset, termination on a
 non-finite state, seeding and action mapping, on the shipped MuJoCo ant (floating base, 8 hinge dofs)."""
 
+import importlib.util
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -114,7 +116,7 @@ def test_non_finite_env_terminates_and_resets_alone():
     for k in (0, 2):  # the others never noticed
         np.testing.assert_array_equal(obs[k], expected[3][0][k])
     for a in actions[4:]:
-        obs, r, term, trunc, info = env.step(a)
+        obs, _, term, _, _ = env.step(a)
         assert not term.any() and np.all(np.isfinite(obs))
 
 
@@ -175,3 +177,17 @@ def test_bad_arguments_and_actions_are_refused():
         env.step(np.zeros((2, 3), np.float32))
     with pytest.raises(ValidationError, match="non-finite"):
         env.step(np.full((2, ANT_DOFS), np.nan, np.float32))
+
+
+def test_random_policy_example():
+    """examples/gym_random_policy.py runs the ant with random torques: with 10-step episodes, 30 steps end two
+    episodes per env (steps 10 and 21: step 11 is the reset), none by a non-finite state, and the torso stays
+    between the ground and a plausible jump."""
+    path = Path(__file__).resolve().parent.parent / "examples" / "gym_random_policy.py"
+    spec = importlib.util.spec_from_file_location("gym_random_policy", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = module.main(["--envs", "2", "--steps", "30", "--episode-steps", "10"])
+    assert len(out["returns"]) == 4 and out["terminated"] == 0
+    assert np.all(np.isfinite(out["returns"]))
+    assert out["heights"].shape == (30, 2) and 0.1 < out["heights"].min() and out["heights"].max() < 2.0
