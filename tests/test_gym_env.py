@@ -106,6 +106,7 @@ def test_non_finite_env_terminates_and_resets_alone():
         got = _run(env, actions[:3], plant)
     obs, r, term, trunc, info = got[2]
     np.testing.assert_array_equal(term, [False, True, False])
+    assert not trunc.any()  # terminated, not truncated
     np.testing.assert_array_equal(info["non_finite"], [False, True, False])
     assert np.all(np.isfinite(obs)) and obs in env.observation_space  # frozen at its last finite state
     obs, r, term, _, info = env.step(actions[3])
