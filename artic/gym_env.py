@@ -91,11 +91,12 @@ class _Batch:
         dofs = art.dof_list()
         limited = np.array([j.get_motion(ax) == Motion.LIMITED for j, ax in dofs])
         lim = [j.get_limit_params(ax) for j, ax in dofs]
-        self.low = np.where(limited, [x.low for x in lim], -np.inf).astype(np.float32)
-        self.high = np.where(limited, [x.high for x in lim], np.inf).astype(np.float32)
+        low, high = np.array([x.low for x in lim]), np.array([x.high for x in lim])
+        self.low = np.where(limited, low, -np.inf).astype(np.float32)
+        self.high = np.where(limited, high, np.inf).astype(np.float32)
         free_half = np.array([np.pi if int(ax) < 3 else 1.0 for _, ax in dofs])  # angular axes come first (0-2)
-        self.mid = np.where(limited, 0.5 * (self.low + self.high), 0.0).astype(np.float32)
-        self.half = np.where(limited, 0.5 * (self.high - self.low), free_half).astype(np.float32)
+        self.mid = np.where(limited, 0.5 * (low + high), 0.0).astype(np.float32)
+        self.half = np.where(limited, 0.5 * (high - low), free_half).astype(np.float32)
         if action_mode == "position":
             drive = Drive(_nonneg("kp", kp), _nonneg("kd", kd), _nonneg("max_force", max_force), DriveType.FORCE)
             if drive.stiffness == 0.0 and drive.damping == 0.0:

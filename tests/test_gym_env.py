@@ -192,3 +192,21 @@ def test_random_policy_example():
     assert len(out["returns"]) == 4 and out["terminated"] == 0
     assert np.all(np.isfinite(out["returns"]))
     assert out["heights"].shape == (30, 2) and 0.1 < out["heights"].min() and out["heights"].max() < 2.0
+
+
+def test_fixed_base_articulation_given_as_object():
+    """A fixed-base articulation passed as an object (the shipped arm6 URDF): observations are q and qd only, the
+    position drives get the given gains, and ArticEnv's reward_fn sees one observation and one action."""
+    from artic.assets import load_model, model_path
+
+    art = load_model(model_path("arm6"))[0]
+    n = art.dof_count
+    env = ArticEnv(art, dt=0.01, kp=50.0, kd=5.0, reward_fn=lambda obs, act: float(obs.shape[0] + act.shape[0]))
+    assert set(env.observation_slices) == {"joint_position", "joint_velocity"}
+    assert env.observation_space.shape == (2 * n,) and env.action_space.shape == (n,)
+    assert all(j.get_drive_params(ax).stiffness == 50.0 and j.get_drive_params(ax).damping == 5.0
+               for j, ax in art.dof_list())
+    obs, _ = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(np.zeros(n, np.float32))
+    assert obs.shape == (2 * n,) and reward == 3 * n and not terminated and not truncated
+    assert info == {"non_finite": False}
