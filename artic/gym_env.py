@@ -43,7 +43,7 @@ from .cache import CacheFlag
 from .description.articulation import Articulation, Drive
 from .description.types import DriveType, Motion
 from .description.validate import finite, positive_int
-from .errors import ValidationError
+from .errors import TopologyError, ValidationError
 from .scene import Scene
 from .status import FINITE_LIMIT
 from .step import SolverType
@@ -84,6 +84,9 @@ class _Batch:
         else:
             art, loaded, gravity = load_model(model_path(str(model)), fix_base=fix_base)
             statics = list(loaded) + list(statics or [])
+        if art._scene is not None:  # checked before its drives are changed
+            raise TopologyError(f"{_OWNER}: articulation '{art.name}' is already in a scene; the env builds its own "
+                                "scene: pass an articulation that is in none (or a model path)")
         self.art = art
         n = art.dof_count
         if n == 0:
@@ -99,12 +102,15 @@ class _Batch:
         self.half = np.where(limited, 0.5 * (high - low), free_half).astype(np.float32)
         if action_mode == "position":
             drive = Drive(_nonneg("kp", kp), _nonneg("kd", kd), _nonneg("max_force", max_force), DriveType.FORCE)
-            if drive.stiffness == 0.0 and drive.damping == 0.0:
-                raise ValidationError(f"{_OWNER}: position actions need a drive: give kp > 0 (and kd)")
+            if drive.stiffness == 0.0 or drive.max_force == 0.0:
+                raise ValidationError(f"{_OWNER}: position actions need a drive: give kp > 0 and max_force > 0")
             for j, ax in dofs:
                 j.set_drive_params(ax, drive)
-        scale = np.broadcast_to(np.asarray(force_scale, dtype=np.float64), (n,)) \
-            if np.ndim(force_scale) in (0, 1) and np.size(force_scale) in (1, n) else None
+        try:
+            scale = np.asarray(force_scale, dtype=np.float64)
+            scale = np.broadcast_to(scale, (n,)) if scale.ndim <= 1 and scale.size in (1, n) else None
+        except (TypeError, ValueError):  # strings, objects, ragged sequences
+            scale = None
         if scale is None or not np.all(np.isfinite(scale)) or np.any(scale <= 0.0):
             raise ValidationError(f"{_OWNER}: force_scale must be a positive number or {n} positive numbers (one per "
                                   f"dof of '{art.name}'), got {force_scale!r}")
@@ -114,7 +120,7 @@ class _Batch:
         for actor in statics:
             self.scene.add_actor(actor)
         self.scene.add_articulation(art)
-        self.num_envs = num_envs
+        self.num_envs = self.scene.num_envs
         self.floating = not art.fix_base
         self.cache = art.create_cache()
         art.copy_internal_state_to_cache(self.cache, _STATE)

@@ -13,7 +13,7 @@ pytest.importorskip("gymnasium")
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 
-from artic import CacheFlag, ValidationError
+from artic import CacheFlag, TopologyError, ValidationError
 from artic.gym_env import ArticEnv, ArticVectorEnv
 
 ANT_START = np.array([0.0, 0.0, 0.75, 0.0, 0.0, 0.0, 1.0], np.float32)  # ant.xml: torso pos="0 0 0.75", no rotation
@@ -160,17 +160,25 @@ def test_actions_map_to_targets_and_forces():
 
 
 def test_bad_arguments_and_actions_are_refused():
-    """Unknown action modes, non-positive dt, bad force scales and actions of the wrong shape or non-finite raise
-    ValidationError naming the argument."""
+    """Unknown action modes, non-positive dt, bad force scales, drives without force, unknown models and actions of
+    the wrong shape or non-finite raise ValidationError naming the argument; an articulation already in a scene is
+    refused (TopologyError) before its drives are touched."""
     with pytest.raises(ValidationError, match="action_mode"):
         ArticVectorEnv("ant", action_mode="velocity")
     with pytest.raises(ValidationError, match="dt"):
         ArticVectorEnv("ant", dt=0.0)
     with pytest.raises(ValidationError, match="force_scale"):
         ArticVectorEnv("ant", action_mode="force", force_scale=[1.0, 2.0])
+    with pytest.raises(ValidationError, match="force_scale"):
+        ArticVectorEnv("ant", action_mode="force", force_scale="big")
+    with pytest.raises(ValidationError, match="max_force"):
+        ArticVectorEnv("ant", max_force=0.0)
     with pytest.raises(ValidationError, match="no such file"):
         ArticVectorEnv("no_such_model")
     env = ArticVectorEnv("ant", num_envs=2)
+    with pytest.raises(TopologyError, match="already in a scene"):
+        ArticVectorEnv(env.articulation, kp=7.0)
+    assert all(j.get_drive_params(ax).stiffness == 100.0 for j, ax in env.articulation.dof_list())  # the default
     with pytest.raises(ValidationError, match="reset"):
         env.step(np.zeros((2, ANT_DOFS), np.float32))
     env.reset(seed=0)
