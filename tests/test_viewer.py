@@ -180,3 +180,43 @@ def test_write_replay_refuses_bad_input(tmp_path, case, message):
         write_replay(path, "ant", **kwargs)
     assert message in str(err.value)
     assert not path.exists()
+
+
+def _view(argv):
+    """`artic view` through its own parser (cli/main.py registers the same add_parser)."""
+    import argparse
+
+    from artic.cli.view import add_parser
+
+    parser = argparse.ArgumentParser(prog="artic")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["view", *argv])
+    return args.func(args)
+
+
+def test_artic_view_rebuilds_replay_from_run_file(tmp_path, ant_replay, capsys):
+    """`artic view run.npz` writes run.html from the run's link poses (T, E, L, 7), model name and dt: the page
+    holds the ant's frames, and the command says where it wrote it."""
+    _, _, _, rec = ant_replay
+    run = tmp_path / "run.npz"
+    np.savez(run, link_poses=np.stack(rec.poses[0])[:, None], model="ant", dt=DT)
+    assert _view([str(run)]) == 0
+    html = (tmp_path / "run.html").read_text()
+    assert f'"frame_count":{FRAMES}' in html and "<title>ant - artic replay</title>" in html
+    assert str(tmp_path / "run.html") in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "no run file"),
+    ({"q": np.zeros((3, 1, 8))}, "has no link_poses, model, dt"),
+    ({"link_poses": np.zeros((3, 13, 7)), "model": "ant", "dt": DT}, "must be (frames, envs, links, 7)"),
+])
+def test_artic_view_refuses_bad_run_files(tmp_path, content, message):
+    """A missing run file, one without link poses (an older artic sim) and one with poses of the wrong rank are
+    refused with a ValidationError that names the file and the fix."""
+    run = tmp_path / "run.npz"
+    if content is not None:
+        np.savez(run, **content)
+    with pytest.raises(ValidationError) as err:
+        _view([str(run)])
+    assert message in str(err.value)
