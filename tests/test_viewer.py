@@ -220,3 +220,21 @@ def test_artic_view_refuses_bad_run_files(tmp_path, content, message):
     with pytest.raises(ValidationError) as err:
         _view([str(run)])
     assert message in str(err.value)
+
+
+def test_replay_ant_example(tmp_path):
+    """examples/replay_ant.py writes its replay with one frame per step, and the driven legs move the links
+    relative to the torso (the gait is in the poses, not only the fall)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "replay_ant", Path(__file__).resolve().parent.parent / "examples" / "replay_ant.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path, rec = module.main(["--seconds", "1", "--html", str(tmp_path / "ant.html")])
+    assert path.stat().st_size > 500_000  # three.js is inlined
+    poses = np.stack(rec.poses[0])
+    assert len(poses) == FRAMES
+    relative = poses[:, 1:, :3] - poses[:, :1, :3]  # link positions relative to the torso
+    assert np.ptp(relative[FRAMES // 2:], axis=0).max() > 0.05
