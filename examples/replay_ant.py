@@ -39,7 +39,7 @@ def main(argv=None):
     # dofs hip_1..4 then ankle_1..4: diagonal legs in phase, the other pair opposite, ankles a quarter period late
     phase = np.array([np.pi * (int(name[-1]) % 2) + 0.5 * np.pi * name.startswith("ankle") for name in art.dof_names])
     rec = Recorder(scene)
-    for k in range(int(round(args.seconds / args.dt))):
+    for k in range(round(args.seconds / args.dt)):
         t = k * args.dt
         cache.joint_target_positions[:] = AMPLITUDE * np.sin(2 * np.pi * FREQUENCY * t + phase)
         art.apply_cache(cache, CacheFlag.JOINT_TARGET_POSITIONS)

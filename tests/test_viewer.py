@@ -143,7 +143,7 @@ def test_recorded_contacts_are_the_scenes(ant_replay):
 def test_write_replay_from_model_path(tmp_path, ant_replay):
     """write_replay takes a model path and (T, E, L, 7) link poses (what `artic view` gets from a run.npz) and
     names the page after the model."""
-    _, art, _, rec = ant_replay
+    _, _, _, rec = ant_replay
     poses = np.stack(rec.poses[0])[:, None]  # (T, 1, L, 7)
     out = write_replay(tmp_path / "r.html", model_path("ant"), poses, DT)
     assert "<title>ant - artic replay</title>" in out.read_text()
@@ -238,3 +238,40 @@ def test_replay_ant_example(tmp_path):
     assert len(poses) == FRAMES
     relative = poses[:, 1:, :3] - poses[:, :1, :3]  # link positions relative to the torso
     assert np.ptp(relative[FRAMES // 2:], axis=0).max() > 0.05
+
+
+def _page_data(html: str) -> dict:
+    import json
+
+    start = html.index("window.ARTIC_DATA = ") + len("window.ARTIC_DATA = ")
+    return json.loads(html[start:html.index(";</script>", start)])
+
+
+def test_loop_joint_frames_of_four_bar(tmp_path, browser):
+    """The four-bar example's replay (a static bar, three RigidDynamic bars as convex hulls, four body hinges
+    closing the loop) draws 3 moving bodies, 1 static, and a C and a D frame per hinge (8): C on body A, D on
+    body B (joint0's C on the static bar), without console errors."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "four_bar", Path(__file__).resolve().parent.parent / "examples" / "four_bar.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    scene, bars, joints = module.build_four_bar()
+    rec = Recorder(scene)
+    for _ in range(10):
+        scene.step(DT)
+        rec.record()
+    path = rec.write(tmp_path / "four_bar.html", DT)
+    frames = _page_data(path.read_text())["frames"]
+    assert [(f["joint"], f["kind"]) for f in frames] == [(f"joint{i}", k) for i in range(4) for k in "CD"]
+    assert frames[0] == {"static": 0, "kind": "C", "joint": "joint0", "pose": frames[0]["pose"]}
+    assert [f.get("body") for f in frames[1:]] == [0, 0, 1, 1, 2, 2, None]
+    assert frames[-1]["static"] == 0
+    page, log = _open(browser, path)
+    assert page.evaluate("[articReplay.bodyCount, articReplay.staticCount, articReplay.jointFrameCount]") == [3, 1, 8]
+    page.check("#artic-joint-frames")
+    page.screenshot(path=tmp_path / "four_bar.png")
+    assert log["errors"] == [], log["errors"]
+    page.close()

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..description.actors import RigidDynamic, RigidStatic
 from ..description.articulation import Articulation
+from ..description.joints import JointBase
 from ..description.shapes import Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere, TriangleMesh
 from ..errors import ValidationError
 
@@ -85,11 +86,12 @@ def _color(value, owner: str) -> str:
         rgb = np.zeros(0)
     if rgb.shape not in ((3,), (4,)) or not np.all((rgb >= 0) & (rgb <= 1)):
         raise ValidationError(f"{owner}: colour must be '#rrggbb' or 3 (or 4) numbers in [0, 1], got {value!r}")
-    return "#" + "".join(f"{int(round(x * 255)):02x}" for x in rgb[:3])
+    return "#" + "".join(f"{round(float(x) * 255):02x}" for x in rgb[:3])
 
 
-def _as_articulations(source) -> tuple[list[Articulation], list[RigidStatic], str | None]:
-    """(articulations, statics, the model's name if loaded from a file) from a model path, a Scene, or articulations/bodies/statics (one or a list)."""
+def _as_articulations(source) -> tuple[list[Articulation], list[RigidStatic], list[JointBase], str | None]:
+    """(articulations, statics, body joints, the model's name if loaded from a file) from a model path, a Scene,
+    or artic objects (one or a list)."""
     from ..scene import Scene
 
     if isinstance(source, (str, Path)):
@@ -97,11 +99,11 @@ def _as_articulations(source) -> tuple[list[Articulation], list[RigidStatic], st
 
         path = model_path(str(source))
         art, statics, _ = load_model(path)
-        return [art], list(statics), path.stem
+        return [art], list(statics), [], path.stem
     if isinstance(source, Scene):
-        return list(source.articulations), list(source.statics), None
+        return list(source.articulations), list(source.statics), list(source.joints), None
     items = list(source) if isinstance(source, (list, tuple)) else [source]
-    arts, statics = [], []
+    arts, statics, joints = [], [], []
     for item in items:
         if isinstance(item, RigidDynamic):
             arts.append(item.articulation)
@@ -109,24 +111,27 @@ def _as_articulations(source) -> tuple[list[Articulation], list[RigidStatic], st
             arts.append(item)
         elif isinstance(item, RigidStatic):
             statics.append(item)
+        elif isinstance(item, JointBase):
+            joints.append(item)
         else:
             raise ValidationError(f"write_replay: the scene description takes a model path, a Scene, or artic "
-                                  f"Articulation/RigidDynamic/RigidStatic objects, got {type(item).__name__}")
+                                  f"Articulation/RigidDynamic/RigidStatic/body-joint objects, got {type(item).__name__}")
     if not arts:
         raise ValidationError("write_replay: the description holds no articulation or RigidDynamic to replay")
-    return arts, statics, None
+    return arts, statics, joints, None
 
 
-def describe(arts: list[Articulation], statics: list[RigidStatic], colors: dict | None = None) -> dict:
+def describe(arts: list[Articulation], statics: list[RigidStatic], joints=(), colors: dict | None = None) -> dict:
     """The page's description of the bodies: one entry per link (in scene.get_link_poses order, articulation after
-    articulation), statics with their fixed poses, and joint frames (D on the parent link, C on the child)."""
+    articulation), statics with their fixed poses, and joint frames: D on the parent link and C on the child for
+    the articulations' joints, C on body A and D on body B (a link, a static actor or the world) for body joints
+    (loop joints included)."""
     colors = dict(colors or {})
-    bodies, frames = [], []
+    bodies, frames, index = [], [], {}
     palette = _palette(sum(a.link_count for a in arts))
     for art in arts:
         links = art._topology().links
-        base = len(bodies)
-        index = {id(link): base + i for i, link in enumerate(links)}
+        index.update({id(link): len(bodies) + i for i, link in enumerate(links)})
         for link in links:
             owner = f"articulation '{art.name}' link '{link.name}'"
             color = _color(colors.pop(link.name), owner) if link.name in colors else palette[len(bodies)]
@@ -141,10 +146,31 @@ def describe(arts: list[Articulation], statics: list[RigidStatic], colors: dict 
     if colors:
         raise ValidationError(f"write_replay colors: no link named {sorted(colors)} (links: "
                               f"{', '.join(b['name'] for b in bodies)})")
+    for joint in joints:
+        frames.append({**_attachment(joint.body_a, index, statics, joint), "kind": "C", "joint": joint.name,
+                       "pose": _pose(joint.frame_ca)})
+        frames.append({**_attachment(joint.body_b, index, statics, joint), "kind": "D", "joint": joint.name,
+                       "pose": _pose(joint.frame_db)})
     static_json = [{"name": s.name, "pose": _pose(s.pose), "color": STATIC_COLOR,
                     "shapes": [j for j in (_shape_json(sh, f"static actor '{s.name}'") for sh in s.shapes) if j]}
                    for s in statics]
     return {"bodies": bodies, "statics": static_json, "frames": frames}
+
+
+def _attachment(body, index: dict, statics: list, joint) -> dict:
+    """Where a body joint's frame hangs in the page: a body (link), a static actor, or the world."""
+    if body is None:
+        return {"world": True}
+    if isinstance(body, RigidStatic):
+        if body not in statics:
+            raise ValidationError(f"write_replay: body joint '{joint.name}' is attached to static actor "
+                                  f"'{body.name}', which is not in the replay; add it to the description")
+        return {"static": statics.index(body)}
+    link = body.link if isinstance(body, RigidDynamic) else body
+    if id(link) not in index:
+        raise ValidationError(f"write_replay: body joint '{joint.name}' is attached to '{link.name}', which is not in "
+                              "the replay; add its articulation or body to the description")
+    return {"body": index[id(link)]}
 
 
 def _poses_array(link_poses, arts: list[Articulation], env: int) -> np.ndarray:
@@ -230,9 +256,9 @@ def write_replay(path, source, link_poses, dt: float, *, contacts=None, env: int
     path = Path(path)
     if not path.resolve().parent.is_dir():
         raise ValidationError(f"write_replay: the folder of {path} does not exist")
-    arts, statics, model_name = _as_articulations(source)
+    arts, statics, joints, model_name = _as_articulations(source)
     poses = _poses_array(link_poses, arts, env)
-    data = describe(arts, statics, colors)
+    data = describe(arts, statics, joints, colors)
     data.update(title=title or model_name or ", ".join(a.name for a in arts), dt=float(dt), frame_count=len(poses),
                 poses=_b64(poses, np.float32), contacts=_contacts_json(contacts, len(poses)))
     # '</' inside a script element would end it early; JSON allows the escaped form
@@ -291,5 +317,5 @@ class Recorder:
         if not self.poses[0]:
             raise ValidationError("Recorder.write: nothing recorded; call record() after each scene.step")
         poses = [np.stack(p) for p in self.poses]
-        return write_replay(path, [*self.arts, *self.scene.statics], poses, dt,
+        return write_replay(path, [*self.arts, *self.scene.statics, *self.scene.joints], poses, dt,
                             contacts=self.contacts if self.with_contacts else None, title=title, colors=colors)

@@ -103,15 +103,17 @@
     scene.add(group);
     bodies.push(group);
   }
-  for (const s of D.statics) {
+  const statics = D.statics.map((s) => {
     const group = new T.Group();
     group.name = s.name;
     setPose(group, s.pose);
     addShapes(group, s.shapes, s.color);
     scene.add(group);
-  }
+    return group;
+  });
 
-  // joint frames, ArtiSynth style: D (on the parent link) with thick shafts, C (on the child) thin and longer
+  // joint frames, ArtiSynth style: D (on the parent link or body B) with thick shafts, C (on the child link or
+  // body A) thin and longer; a body joint's frame may hang on a static actor or the world
   function axes(length, radius) {
     const group = new T.Group();
     const colors = [0xe53935, 0x43a047, 0x1e88e5];
@@ -132,7 +134,7 @@
     obj.name = f.joint + ":" + f.kind;
     setPose(obj, f.pose);
     obj.visible = false;
-    bodies[f.body].add(obj);
+    (f.body !== undefined ? bodies[f.body] : f.static !== undefined ? statics[f.static] : scene).add(obj);
     jointFrames.push(obj);
   }
   const linkFrames = bodies.map((g) => {
