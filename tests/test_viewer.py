@@ -153,7 +153,7 @@ def test_write_replay_from_model_path(tmp_path, ant_replay):
     ("shape", "must be (frames, 13, 7)"),
     ("nan", "frame 3"),
     ("dt", "dt must be a positive"),
-    ("contacts", "2 contact frames for 5 pose frames"),
+    ("contacts", "2 contacts frames for 5 pose frames"),
     ("color", "no link named ['nose']"),
     ("folder", "does not exist"),
 ])
@@ -249,8 +249,8 @@ def _page_data(html: str) -> dict:
 
 def test_loop_joint_frames_of_four_bar(tmp_path, browser):
     """The four-bar example's replay (a static bar, three RigidDynamic bars as convex hulls, four body hinges
-    closing the loop) draws 3 moving bodies, 1 static, and a C and a D frame per hinge (8): C on body A, D on
-    body B (joint0's C on the static bar), without console errors."""
+    closing the loop) draws 3 moving bodies, 1 static, a C and a D frame per hinge (8): C on body A, D on body B
+    (joint0's C on the static bar), and each hinge's force on body A at C, without console errors."""
     import importlib.util
     from pathlib import Path
 
@@ -258,9 +258,9 @@ def test_loop_joint_frames_of_four_bar(tmp_path, browser):
         "four_bar", Path(__file__).resolve().parent.parent / "examples" / "four_bar.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    scene, bars, joints = module.build_four_bar()
+    scene, bars, _ = module.build_four_bar()
     rec = Recorder(scene)
-    for _ in range(10):
+    for _ in range(30):  # half a second: the linkage swings down through its bottom pose
         scene.step(DT)
         rec.record()
     path = rec.write(tmp_path / "four_bar.html", DT)
@@ -269,8 +269,17 @@ def test_loop_joint_frames_of_four_bar(tmp_path, browser):
     assert frames[0] == {"static": 0, "kind": "C", "joint": "joint0", "pose": frames[0]["pose"]}
     assert [f.get("body") for f in frames[1:]] == [0, 0, 1, 1, 2, 2, None]
     assert frames[-1]["static"] == 0
+    points = np.array([p for p, _ in rec.joint_forces])
+    forces = np.array([f for _, f in rec.joint_forces])
+    assert points.shape == forces.shape == (30, 4, 3)
+    # joint0's frame C sits on the grounded bar (centre (-0.5, 0, 0), upright) at its top pin, 0.5 m up its z axis
+    assert np.allclose(points[:, 0], [-0.5, 0.0, 0.5], atol=1e-6)
+    # the hinges hold the swinging linkage: the largest pin force exceeds the heaviest bar's weight
+    assert np.isfinite(forces).all()
+    assert np.linalg.norm(forces, axis=2).max() > max(b.link.mass for b in bars[1:]) * 9.81
     page, log = _open(browser, path)
-    assert page.evaluate("[articReplay.bodyCount, articReplay.staticCount, articReplay.jointFrameCount]") == [3, 1, 8]
+    assert page.evaluate("[articReplay.bodyCount, articReplay.staticCount, articReplay.jointFrameCount, "
+                         "articReplay.maxJointForces]") == [3, 1, 8, 4]
     page.check("#artic-joint-frames")
     page.screenshot(path=tmp_path / "four_bar.png")
     assert log["errors"] == [], log["errors"]

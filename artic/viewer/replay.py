@@ -210,24 +210,30 @@ def _poses_array(link_poses, arts: list[Articulation], env: int) -> np.ndarray:
     return poses.astype(np.float32)
 
 
-def _contacts_json(contacts, frames: int) -> dict | None:
-    """Per-frame contacts [(points, normals, forces) (C, 3) each, or None] as flat arrays and per-frame counts."""
-    if contacts is None:
+def _arrows_json(entries, frames: int, what: str, keys: tuple) -> dict | None:
+    """Per-frame arrows (contacts: points, normals, forces; joint forces: points, forces), each (N, 3) or None for
+    none, as flat arrays and per-frame counts, with the typical force that sets the arrows' scale."""
+    if entries is None:
         return None
-    if len(contacts) != frames:
-        raise ValidationError(f"write_replay: {len(contacts)} contact frames for {frames} pose frames; give one "
-                              "(points, normals, forces) entry (or None) per frame")
-    counts, parts = [], {"point": [], "normal": [], "force": []}
-    for k, frame in enumerate(contacts):
+    form = f"({', '.join(k + 's' for k in keys)})"
+    if len(entries) != frames:
+        raise ValidationError(f"write_replay: {len(entries)} {what} frames for {frames} pose frames; give one "
+                              f"{form} entry (or None) per frame")
+    counts, parts = [], {k: [] for k in keys}
+    for k, frame in enumerate(entries):
         if frame is None:
             counts.append(0)
             continue
-        arrays = [np.asarray(x, float).reshape(-1, 3) if np.size(x) else np.zeros((0, 3)) for x in frame]
-        if len(arrays) != 3 or len({len(x) for x in arrays}) != 1 or not all(np.isfinite(x).all() for x in arrays):
-            raise ValidationError(f"write_replay: contacts of frame {k} must be finite (points, normals, forces), "
-                                  "each (C, 3) with the same C")
+        try:
+            arrays = [np.asarray(x, float).reshape(-1, 3) if np.size(x) else np.zeros((0, 3)) for x in frame]
+        except (TypeError, ValueError):
+            arrays = []
+        if len(arrays) != len(keys) or len({len(x) for x in arrays}) != 1 or \
+                not all(np.isfinite(x).all() for x in arrays):
+            raise ValidationError(f"write_replay: {what} of frame {k} must be finite {form}, each (N, 3) with the "
+                                  "same N")
         counts.append(len(arrays[0]))
-        for key, arr in zip(parts, arrays, strict=True):
+        for key, arr in zip(keys, arrays, strict=True):
             parts[key].append(arr)
     cat = {k: (np.concatenate(v) if v else np.zeros((0, 3))) for k, v in parts.items()}
     norms = np.linalg.norm(cat["force"], axis=1)
@@ -239,8 +245,8 @@ def _static_text(name: str) -> str:
     return resources.files("artic.viewer").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def write_replay(path, source, link_poses, dt: float, *, contacts=None, env: int = 0, title: str | None = None,
-                 colors: dict | None = None) -> Path:
+def write_replay(path, source, link_poses, dt: float, *, contacts=None, joint_forces=None, env: int = 0,
+                 title: str | None = None, colors: dict | None = None) -> Path:
     """Write a self-contained HTML replay to `path` and return it.
 
     source: what is drawn: a model path or shipped model name (as `artic sim` takes), a Scene, or an
@@ -250,6 +256,8 @@ def write_replay(path, source, link_poses, dt: float, *, contacts=None, env: int
         of such arrays, one per articulation in the source's order.
     dt: seconds between frames (the page plays in real time at speed 1).
     contacts: optional, per frame, (points, normals, forces) arrays (C, 3) or None (see Recorder).
+    joint_forces: optional, per frame, (points, forces) arrays (J, 3) or None: body joints' constraint forces
+        on body A at frame C's origin (see Recorder)
     colors: optional {link name: '#rrggbb' or (r, g, b) in [0, 1]}; other links get distinct colours."""
     if not (isinstance(dt, (int, float)) and np.isfinite(dt) and dt > 0):
         raise ValidationError(f"write_replay: dt must be a positive number of seconds, got {dt!r}")
@@ -260,7 +268,9 @@ def write_replay(path, source, link_poses, dt: float, *, contacts=None, env: int
     poses = _poses_array(link_poses, arts, env)
     data = describe(arts, statics, joints, colors)
     data.update(title=title or model_name or ", ".join(a.name for a in arts), dt=float(dt), frame_count=len(poses),
-                poses=_b64(poses, np.float32), contacts=_contacts_json(contacts, len(poses)))
+                poses=_b64(poses, np.float32),
+                contacts=_arrows_json(contacts, len(poses), "contacts", ("point", "normal", "force")),
+                joint_forces=_arrows_json(joint_forces, len(poses), "joint forces", ("point", "force")))
     # '</' inside a script element would end it early; JSON allows the escaped form
     blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     parts = {"ARTIC_TITLE": _html_escape(data["title"]), "THREE_JS": _static_text("three-orbit.min.js"),
@@ -281,25 +291,35 @@ def _html_escape(text: str) -> str:
 
 class Recorder:
     """Records a scene for a replay: call `record()` after each `scene.step` (or at the frames you want), then
-    `write(path)`. Keeps env `env`'s link poses of every articulation and body in the scene, and their contacts
-    (points, normals and the forces on the body) unless contacts=False."""
+    `write(path)`. Keeps env `env`'s link poses of every articulation and body in the scene, their contacts
+    (points, normals and the forces on the body) unless contacts=False, and each body joint's force on its body A
+    (everything the joint applied over the step: constraints and drive) at its frame C."""
 
     def __init__(self, scene, env: int = 0, contacts: bool = True):
         if not 0 <= env < scene.num_envs:
             raise ValidationError(f"Recorder: env {env} is out of range for a scene of {scene.num_envs} envs")
+        if not scene.articulations:
+            raise ValidationError("Recorder: the scene has no articulation or RigidDynamic to record; add them first")
         self.scene, self.env, self.with_contacts = scene, env, contacts
         self.arts = list(scene.articulations)
+        self.joints = list(scene.joints)
         self.poses: list[list[np.ndarray]] = [[] for _ in self.arts]
         self.contacts: list = []
+        self.joint_forces: list = []
 
     def record(self):
-        if list(self.scene.articulations) != self.arts:
-            raise ValidationError("Recorder: articulations were added to or removed from the scene after the "
-                                  "recorder was made; make a new Recorder for the new scene")
+        if list(self.scene.articulations) != self.arts or list(self.scene.joints) != self.joints:
+            raise ValidationError("Recorder: articulations or joints were added to or removed from the scene after "
+                                  "the recorder was made; make a new Recorder for the new scene")
         for store, art in zip(self.poses, self.arts, strict=True):
             store.append(self.scene.get_link_poses(art)[self.env])
         if self.with_contacts:
             self.contacts.append(self._contacts())
+        if self.joints:
+            e = self.env
+            points = [self.scene.get_joint_frames(j).c_world[e, :3] for j in self.joints]
+            forces = [self.scene.get_joint_forces(j).wrench_a[e, :3] for j in self.joints]
+            self.joint_forces.append((np.array(points), np.array(forces)))
 
     def _contacts(self):
         e, pts, nrm, frc = self.env, [], [], []
@@ -318,4 +338,5 @@ class Recorder:
             raise ValidationError("Recorder.write: nothing recorded; call record() after each scene.step")
         poses = [np.stack(p) for p in self.poses]
         return write_replay(path, [*self.arts, *self.scene.statics, *self.scene.joints], poses, dt,
-                            contacts=self.contacts if self.with_contacts else None, title=title, colors=colors)
+                            contacts=self.contacts if self.with_contacts else None,
+                            joint_forces=self.joint_forces if self.joints else None, title=title, colors=colors)

@@ -146,67 +146,93 @@
     return a;
   });
 
-  // contacts: instanced spheres at the points, line segments for normals, instanced arrows for forces
-  const C = D.contacts;
-  let contactStart = null, cPoint = null, cNormal = null, cForce = null, maxC = 0;
-  let pointMesh = null, normalLines = null, shaftMesh = null, headMesh = null;
-  if (C) {
-    contactStart = new Int32Array(F + 1);
+  // per-frame arrays of points (and normals, forces): start offsets from the counts
+  function perFrame(E) {
+    const start = new Int32Array(F + 1);
+    let most = 0;
     for (let k = 0; k < F; k++) {
-      contactStart[k + 1] = contactStart[k] + C.counts[k];
-      maxC = Math.max(maxC, C.counts[k]);
+      start[k + 1] = start[k] + E.counts[k];
+      most = Math.max(most, E.counts[k]);
     }
+    return { start: start, most: most };
+  }
+
+  // force arrows: instanced shafts and heads, a typical (not the largest, often an impact's) force 0.3 sizes long
+  const up = new T.Vector3(0, 1, 0), tmpQ = new T.Quaternion(), tmpM = new T.Matrix4();
+  const tmpP = new T.Vector3(), tmpS = new T.Vector3(), tmpD = new T.Vector3();
+  function arrowSet(n, color, typical, radius) {
+    const shaft = new T.CylinderGeometry(1, 1, 1, 8); shaft.translate(0, 0.5, 0);
+    const head = new T.ConeGeometry(1, 1, 12); head.translate(0, -0.5, 0);
+    const mat = new T.MeshBasicMaterial({ color: color, depthTest: false });
+    const set = { shaft: new T.InstancedMesh(shaft, mat, n), head: new T.InstancedMesh(head, mat, n) };
+    const scale = typical > 0 ? 0.3 * size / typical : 0;
+    for (const m of [set.shaft, set.head]) { m.count = 0; m.frustumCulled = false; m.renderOrder = 3; scene.add(m); }
+    set.show = (point, force, s0, count) => {
+      let drawn = 0;
+      for (let i = 0; i < count; i++) {
+        const j = 3 * (s0 + i);
+        tmpP.set(point[j], point[j + 1], point[j + 2]);
+        tmpD.set(force[j], force[j + 1], force[j + 2]);
+        const len = tmpD.length() * scale;
+        if (len < 1e-6 * size) continue;
+        tmpQ.setFromUnitVectors(up, tmpD.normalize());
+        const headLen = Math.min(0.3 * len, 0.6 * axisLength);
+        set.shaft.setMatrixAt(drawn, tmpM.compose(tmpP, tmpQ, tmpS.set(radius, len - headLen, radius)));
+        tmpP.addScaledVector(tmpD, len);
+        set.head.setMatrixAt(drawn, tmpM.compose(tmpP, tmpQ, tmpS.set(3 * radius, headLen, 3 * radius)));
+        drawn++;
+      }
+      set.shaft.count = set.head.count = drawn;
+      set.shaft.instanceMatrix.needsUpdate = set.head.instanceMatrix.needsUpdate = true;
+    };
+    return set;
+  }
+
+  // contacts: instanced spheres at the points, line segments for normals, arrows for the forces on the links
+  const C = D.contacts;
+  let cFrames = null, cPoint = null, cNormal = null, cForce = null, pointMesh = null, normalLines = null;
+  let contactArrows = null;
+  if (C) {
+    cFrames = perFrame(C);
     cPoint = f32(C.point); cNormal = f32(C.normal); cForce = f32(C.force);
-    const n = Math.max(maxC, 1);
+    const n = Math.max(cFrames.most, 1);
     pointMesh = new T.InstancedMesh(new T.SphereGeometry(0.15 * axisLength, 12, 8),
       new T.MeshBasicMaterial({ color: 0xffeb3b, depthTest: false }), n);
+    pointMesh.count = 0;
+    pointMesh.frustumCulled = false;
     const ng = new T.BufferGeometry();
     ng.setAttribute("position", new T.BufferAttribute(new Float32Array(6 * n), 3));
     normalLines = new T.LineSegments(ng, new T.LineBasicMaterial({ color: 0x00e5ff, depthTest: false }));
-    normalLines.visible = false;
     normalLines.frustumCulled = false;
-    const shaft = new T.CylinderGeometry(1, 1, 1, 8); shaft.translate(0, 0.5, 0);
-    const head = new T.ConeGeometry(1, 1, 12); head.translate(0, -0.5, 0);
-    const arrowMat = new T.MeshBasicMaterial({ color: 0xff7043, depthTest: false });
-    shaftMesh = new T.InstancedMesh(shaft, arrowMat, n);
-    headMesh = new T.InstancedMesh(head, arrowMat, n);
-    for (const m of [pointMesh, normalLines, shaftMesh, headMesh]) { m.renderOrder = 3; scene.add(m); }
-    for (const m of [pointMesh, shaftMesh, headMesh]) { m.count = 0; m.frustumCulled = false; }
+    for (const m of [pointMesh, normalLines]) { m.renderOrder = 3; scene.add(m); }
+    contactArrows = arrowSet(n, 0xff7043, C.typical_force, 0.03 * axisLength);
   }
-  // a typical (not the largest, often an impact's) force draws 0.3 body sizes long
-  const forceScale = C && C.typical_force > 0 ? 0.3 * size / C.typical_force : 0;
+  // body joints' forces on their body A, at frame C
+  const J = D.joint_forces;
+  let jFrames = null, jPoint = null, jForce = null, jointArrows = null;
+  if (J) {
+    jFrames = perFrame(J);
+    jPoint = f32(J.point); jForce = f32(J.force);
+    jointArrows = arrowSet(Math.max(jFrames.most, 1), 0xe040fb, J.typical_force, 0.04 * axisLength);
+  }
 
-  const up = new T.Vector3(0, 1, 0), tmpQ = new T.Quaternion(), tmpM = new T.Matrix4();
-  const tmpP = new T.Vector3(), tmpS = new T.Vector3(), tmpD = new T.Vector3();
   function showContacts(k) {
+    if (J) jointArrows.show(jPoint, jForce, jFrames.start[k], J.counts[k]);
     if (!C) return;
-    const s0 = contactStart[k], n = C.counts[k];
-    const r = 0.03 * axisLength;
+    const s0 = cFrames.start[k], n = C.counts[k];
     const pos = normalLines.geometry.attributes.position;
-    let arrows = 0;
     for (let i = 0; i < n; i++) {
       const j = 3 * (s0 + i);
-      tmpP.set(cPoint[j], cPoint[j + 1], cPoint[j + 2]);
-      pointMesh.setMatrixAt(i, tmpM.makeTranslation(tmpP.x, tmpP.y, tmpP.z));
-      pos.setXYZ(2 * i, tmpP.x, tmpP.y, tmpP.z);
-      pos.setXYZ(2 * i + 1, tmpP.x + axisLength * cNormal[j], tmpP.y + axisLength * cNormal[j + 1],
-        tmpP.z + axisLength * cNormal[j + 2]);
-      tmpD.set(cForce[j], cForce[j + 1], cForce[j + 2]);
-      const len = tmpD.length() * forceScale;
-      if (len < 1e-6 * size) continue;
-      tmpQ.setFromUnitVectors(up, tmpD.normalize());
-      const headLen = Math.min(0.3 * len, 0.6 * axisLength);
-      tmpM.compose(tmpP, tmpQ, tmpS.set(r, len - headLen, r));
-      shaftMesh.setMatrixAt(arrows, tmpM);
-      tmpM.compose(tmpP.clone().addScaledVector(tmpD, len), tmpQ, tmpS.set(3 * r, headLen, 3 * r));
-      headMesh.setMatrixAt(arrows, tmpM);
-      arrows++;
+      pointMesh.setMatrixAt(i, tmpM.makeTranslation(cPoint[j], cPoint[j + 1], cPoint[j + 2]));
+      pos.setXYZ(2 * i, cPoint[j], cPoint[j + 1], cPoint[j + 2]);
+      pos.setXYZ(2 * i + 1, cPoint[j] + axisLength * cNormal[j], cPoint[j + 1] + axisLength * cNormal[j + 1],
+        cPoint[j + 2] + axisLength * cNormal[j + 2]);
     }
     pointMesh.count = n;
-    shaftMesh.count = headMesh.count = arrows;
+    pointMesh.instanceMatrix.needsUpdate = true;
     normalLines.geometry.setDrawRange(0, 2 * n);
-    for (const m of [pointMesh, shaftMesh, headMesh]) m.instanceMatrix.needsUpdate = true;
     pos.needsUpdate = true;
+    contactArrows.show(cPoint, cForce, s0, n);
   }
 
   // lights and camera
@@ -267,10 +293,12 @@
   toggle("artic-link-frames", linkFrames);
   toggle("artic-contacts", [pointMesh]);
   toggle("artic-normals", [normalLines]);
-  toggle("artic-forces", [shaftMesh, headMesh]);
+  toggle("artic-forces", contactArrows ? [contactArrows.shaft, contactArrows.head] : []);
+  toggle("artic-joint-forces", jointArrows ? [jointArrows.shaft, jointArrows.head] : []);
   for (const id of ["artic-contacts", "artic-normals", "artic-forces"]) {
     if (!C) document.getElementById(id).disabled = true;
   }
+  if (!J) document.getElementById("artic-joint-forces").disabled = true;
 
   function resize() {
     const w = host.clientWidth || window.innerWidth, h = host.clientHeight || window.innerHeight;
@@ -299,7 +327,7 @@
   // for scripts and tests: what the page holds, and a way to move without the mouse
   window.articReplay = {
     bodyCount: B, staticCount: D.statics.length, frameCount: F, jointFrameCount: jointFrames.length,
-    maxContacts: maxC, get frame() { return frame; },
+    maxContacts: C ? cFrames.most : 0, maxJointForces: J ? jFrames.most : 0, get frame() { return frame; },
     setFrame: (k) => { setPlaying(false); setFrame(k); render(); },
     play: () => setPlaying(true), pause: () => setPlaying(false),
     ready: true,
