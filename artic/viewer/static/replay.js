@@ -247,7 +247,7 @@
   sc.left = sc.bottom = -1.5 * size; sc.right = sc.top = 1.5 * size; sc.near = 0.01; sc.far = 6 * size + 4;
   scene.add(sun, sun.target);
   const camera = new T.PerspectiveCamera(45, 1, 0.01 * size, 200 * size);
-  camera.position.copy(center).add(new T.Vector3(1.6 * size, -2.0 * size, 1.1 * size));
+  camera.position.copy(center).add(new T.Vector3(1.9 * size, -2.4 * size, 1.3 * size));
   const controls = new T.OrbitControls(camera, renderer.domElement);
   controls.target.copy(center);
   controls.update();
@@ -295,10 +295,11 @@
   toggle("artic-normals", [normalLines]);
   toggle("artic-forces", contactArrows ? [contactArrows.shaft, contactArrows.head] : []);
   toggle("artic-joint-forces", jointArrows ? [jointArrows.shaft, jointArrows.head] : []);
-  for (const id of ["artic-contacts", "artic-normals", "artic-forces"]) {
-    if (!C) document.getElementById(id).disabled = true;
-  }
-  if (!J) document.getElementById("artic-joint-forces").disabled = true;
+  // toggles for what the replay does not hold are hidden, not shown dead
+  const hide = (id) => { document.getElementById(id).parentElement.style.display = "none"; };
+  if (!C) ["artic-contacts", "artic-normals", "artic-forces"].forEach(hide);
+  if (!J) hide("artic-joint-forces");
+  if (!jointFrames.length) hide("artic-joint-frames");
 
   function resize() {
     const w = host.clientWidth || window.innerWidth, h = host.clientHeight || window.innerHeight;
