@@ -1,5 +1,6 @@
 """The `artic info` main job on the shipped model and on a URDF path; bad models give a clear error."""
 
+import re
 import subprocess
 import sys
 
@@ -220,3 +221,17 @@ def test_plot_groups_many_dofs_by_limb_with_distinct_colours():
     assert len(groups) >= 3
     assert sorted(d for _, dofs in groups for d in dofs) == list(range(art.dof_count))
     assert all(len(dofs) <= 20 for _, dofs in groups)
+
+
+def test_sim_html_writes_a_self_contained_replay_and_view_rebuilds_it(tmp_path, capsys):
+    """`artic sim ant --html` writes one HTML replay with three.js inlined (no network), and `artic view` rebuilds
+    one from the saved run; both hold the ant's frames (the browser test of the page itself is tests/test_viewer.py)."""
+    html, run = tmp_path / "ant.html", tmp_path / "ant.npz"
+    assert main(["sim", "ant", "--seconds", "0.25", "--html", str(html), "--out", str(run), "--plot", ""]) == 0
+    assert "replay written" in capsys.readouterr().out
+    page = html.read_text()
+    assert "articReplay" in page and len(page) > 500_000
+    assert re.search(r'(src|href)\s*=\s*["\']https?:', page) is None  # nothing loaded from the network
+    assert main(["view", str(run), "--html", str(tmp_path / "again.html")]) == 0
+    assert (tmp_path / "again.html").stat().st_size > 500_000
+    assert main(["sim", "ant", "--html", str(tmp_path / "missing" / "x.html"), "--out", "", "--plot", ""]) == 2

@@ -1,5 +1,5 @@
 """`artic` command: `artic sim [MODEL]` simulates (cli/sim.py); `artic info [MODEL]` prints a render-free summary
-of a URDF or a shipped model; `artic fit` and `artic track` fit a segment model to markers and track them
+of a URDF or a shipped model; `artic view RUN` writes the 3D replay of a saved run (cli/view.py); `artic fit` and `artic track` fit a segment model to markers and track them
 (cli/mocap.py).
 
 The summary lists the link tree with masses, the dofs in cache order with their limits, effort and velocity
@@ -20,6 +20,7 @@ from ..errors import ArticError
 from ..scene import Scene
 from .mocap import add_parsers as add_mocap_parsers
 from .sim import add_parser as add_sim_parser
+from .view import add_parser as add_view_parser
 
 
 def _tree_lines(art):
@@ -114,6 +115,7 @@ def main(argv=None) -> int:
     info.set_defaults(func=cmd_info)
     add_sim_parser(sub, ", ".join(shipped_models()))
     add_mocap_parsers(sub)
+    add_view_parser(sub)
     args = parser.parse_args(argv)
     _init_warp(args.verbose)
     try:

@@ -128,7 +128,7 @@ def _check_args(args):
     if int(round(args.seconds / args.dt)) < 1:
         raise ValidationError(f"--seconds {args.seconds:g} is less than one step of --dt {args.dt:g}; give at least "
                               "one step")
-    for flag, path in (("--out", args.out), ("--plot", args.plot)):
+    for flag, path in (("--out", args.out), ("--plot", args.plot), ("--html", args.html)):
         if path:
             folder = Path(path).resolve().parent
             if not folder.is_dir() or not os.access(folder, os.W_OK):
@@ -175,6 +175,11 @@ def cmd_sim(args) -> int:
     flags = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM
     print(f"simulating {art.name}: {art.dof_count} dofs, {args.envs} env(s), {solver.name}, dt {args.dt:g} s, "
           f"{steps} steps ({args.seconds:g} s)" + (f", {len(statics)} static actor(s)" if statics else ""))
+    recorder = None
+    if args.html:
+        from ..viewer import Recorder
+
+        recorder = Recorder(scene)  # env 0's link poses, contacts and joint forces, for the replay
     step_time = 0.0  # [s] in scene.step from the second step on: the steady state, without compiling
     start = time.perf_counter()
     lost_at = np.full(args.envs, steps)  # the step at which each env's state went non-finite
@@ -190,6 +195,8 @@ def cmd_sim(args) -> int:
         q[k], qd[k], root[k] = cache.joint_position, cache.joint_velocity, cache.root_transform
         link_poses[k] = scene.get_link_poses(art)[:n_pose_envs]
         lost_at[(lost_at == steps) & scene.env_status] = k
+        if recorder is not None and lost_at[0] == steps:  # the replay stops where env 0 went non-finite
+            recorder.record()
         _progress(k + 1, steps, start)
     wall = time.perf_counter() - start
     print(f"done in {wall:.2f} s: setup and first step (kernel compile or cache load) {setup:.2f} s", end="")
@@ -218,6 +225,9 @@ def cmd_sim(args) -> int:
                  root_pose=root, link_poses=link_poses, link_names=np.array(art.link_names),
                  model=str(path.resolve()), floating=not art.fix_base, env_status=bad)
         print(f"trajectory written to {args.out}")
+    if recorder is not None and recorder.poses[0]:
+        recorder.write(args.html, args.dt, title=f"{art.name} ({path.name})")
+        print(f"replay written to {args.html} (open it in a browser)")
     if args.plot:
         _plot(args.plot, t, q, targets, art, f"{art.name} ({path.name}): env 0, {solver.name}, kp {args.kp:g}, "
               f"kd {args.kd:g}; dashed: targets", None if art.fix_base else root)
@@ -247,4 +257,5 @@ def add_parser(sub, shipped):
     p.add_argument("--out", default="run.npz",
                    help="trajectory file (npz: q, qd, root and link poses, targets, model path); '' to skip")
     p.add_argument("--plot", default="run.png", help="plot of joint positions (png); '' to skip")
+    p.add_argument("--html", default="", help="3D replay of env 0: one HTML file that opens offline; '' to skip")
     p.set_defaults(func=cmd_sim)
