@@ -1,6 +1,6 @@
 """`artic` command: `artic sim [MODEL]` simulates (cli/sim.py); `artic info [MODEL]` prints a render-free summary
-of a URDF or a shipped model; `artic view RUN` writes the 3D replay of a saved run (cli/view.py); `artic fit` and `artic track` fit a segment model to markers and track them
-(cli/mocap.py).
+of a URDF or a shipped model; `artic view RUN` writes the 3D replay of a saved run (cli/view.py); `artic fit` and
+`artic track` fit a segment model to markers and track them (cli/mocap.py).
 
 The summary lists the link tree with masses, the dofs in cache order with their limits, effort and velocity
 limits, and evaluates the model once: total mass, COM, gravity torques and the mass-matrix diagonal at q = 0.

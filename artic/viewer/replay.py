@@ -115,7 +115,8 @@ def _as_articulations(source) -> tuple[list[Articulation], list[RigidStatic], li
             joints.append(item)
         else:
             raise ValidationError(f"write_replay: the scene description takes a model path, a Scene, or artic "
-                                  f"Articulation/RigidDynamic/RigidStatic/body-joint objects, got {type(item).__name__}")
+                                  "Articulation/RigidDynamic/RigidStatic/body-joint objects, got "
+                                  f"{type(item).__name__}")
     if not arts:
         raise ValidationError("write_replay: the description holds no articulation or RigidDynamic to replay")
     return arts, statics, joints, None
