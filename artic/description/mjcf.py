@@ -45,7 +45,8 @@ from ..errors import ArticError, MjcfError
 from ..math.np_spatial import Transform, quat_between, quat_from_axis_angle, quat_from_matrix, quat_mul
 from .actors import RigidStatic
 from .articulation import Articulation, Drive, FrictionParams, Limit
-from .shapes import Box, Capsule, Cylinder, Material, Mesh, Plane, Sphere, mass_properties
+from .mjcf_mass import MESH_INERTIA, MassRules
+from .shapes import Box, Capsule, Cylinder, Material, Mesh, Plane, Sphere
 from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
 from .xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 
@@ -159,7 +160,8 @@ class _Loader:
         self._compiler(root.find("compiler"))
         self.defaults = {}
         self._read_defaults(root.find("default"), "main", {})
-        self.meshes = {}
+        self.meshes, self.mesh_inertia = {}, {}
+        self.mass = MassRules(self, root)
         for asset in root.findall("asset"):
             for m in asset.findall("mesh"):
                 self._mesh_asset(m)
@@ -180,13 +182,14 @@ class _Loader:
         static = RigidStatic(name="world")
         for k, g in enumerate(world.findall("geom")):
             with v.context(g):
-                static.attach_shape(self._shape(g, "main", f"world geom {k}")[0])
+                static.attach_shape(self._shape(g, "main", f"world geom {k}"))
         if static.shapes:
             model.statics.append(static)
         self.joint_names = {}
         self.bodies = {"world": (None, None, _WORLD)}  # body name: (articulation, geom link, weld group)
         for body in world.findall("body"):
             model.articulations.append(self._tree(body))
+        self.mass.finish()
         self._actuators(root.find("actuator"))
         for section in root.findall("contact"):
             self._contact(section)
@@ -225,6 +228,8 @@ class _Loader:
         if not file.is_file():
             raise v.fail(m, f"attribute file='{m.get('file')}': mesh file not found (looked at {file})")
         self.meshes[name] = (file, v.numbers(m, "scale", 3, (1.0, 1.0, 1.0)))
+        self.mesh_inertia[name] = v.choice(m, "inertia", self._attrs(m, "main").get("inertia", "legacy"),
+                                           MESH_INERTIA)
 
     # -- defaults ---------------------------------------------------------------------------------------------------
     def _read_defaults(self, el, name, inherited):
@@ -302,7 +307,7 @@ class _Loader:
 
     # -- geoms --------------------------------------------------------------------------------------------------------
     def _shape(self, g, cls, owner):
-        """(shape, (mass or None, density)) of a <geom>."""
+        """The artic shape of a <geom> (its mass: mjcf_mass.py)."""
         v = self.v
         a = self._attrs(g, cls)
         kind = a.get("type", "sphere")
@@ -356,8 +361,7 @@ class _Loader:
         shape.contact_offset = v.number(g, "margin", text=a["margin"])
         shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
         shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
-        mass = v.number(g, "mass", text=a["mass"], minimum=0.0) if "mass" in a else None
-        return shape, (mass, v.number(g, "density", text=a["density"]))
+        return shape
 
     # -- bodies -------------------------------------------------------------------------------------------------------
     def _joints(self, body, cls):
@@ -534,60 +538,12 @@ class _Loader:
         return link
 
     def _fill_link(self, link, body, cls):
-        """Shapes, and mass properties from <inertial> or from the geoms."""
-        v = self.v
-        parts = []
+        """Shapes, and the body's mass properties as MuJoCo computes them (mjcf_mass.py)."""
+        shapes = []
         for k, g in enumerate(body.findall("geom")):
-            with v.context(g):
-                shape, (mass, density) = self._shape(g, cls, f"{link.name}_geom{k}")
-                link.attach_shape(shape)
-            if not isinstance(shape, (Mesh, Plane)):  # meshes and planes add no mass (planes bound static actors)
-                parts.append((g, shape, mass, density))
-        inertial = body.find("inertial")
-        if inertial is not None and self.inertia_from_geom != "true":
-            a = inertial.attrib
-            frame = self._frame(inertial, a)
-            mass = v.number(inertial, "mass")
-            if ("diaginertia" in a) == ("fullinertia" in a):
-                raise v.fail(inertial, "needs exactly one of diaginertia and fullinertia")
-            with v.context(inertial):
-                if "diaginertia" in a:
-                    moments = v.numbers(inertial, "diaginertia", 3)
-                    link.set_mass_and_inertia_tensor(mass, frame.p, np.eye(3))  # frame first
-                    link.inertia = moments
-                    link.cmass_local_pose = frame
-                else:
-                    xx, yy, zz, xy, xz, yz = v.numbers(inertial, "fullinertia", 6)
-                    link.set_mass_and_inertia_tensor(mass, frame.p,
-                                                     np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
-            return
-        if not parts:  # MuJoCo gives such a body no mass; a tiny one keeps M positive definite
-            link.mass = 1e-6
-            link.inertia = (1e-9, 1e-9, 1e-9)
-            return
-        total, com, tensor = 0.0, np.zeros(3), np.zeros((3, 3))
-        pieces = []
-        for g, shape, mass, density in parts:
-            with v.context(g):
-                m, c, i = mass_properties([shape], density, f"link '{link.name}'")
-            if mass is not None:
-                i *= mass / m
-                m = mass
-            pieces.append((m, c, i))
-            total += m
-            com += m * c
-        if total <= 0.0:
-            raise v.fail(body, "its geoms have zero total mass; give a geom mass or density, or an <inertial>")
-        com /= total
-        for m, c, i in pieces:
-            d = c - com
-            tensor += i + m * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
-        if not total <= MAX_MAGNITUDE or not np.abs(tensor).max() <= MAX_MAGNITUDE:  # also catches inf and nan
-            raise v.fail(body, f"its geoms give a mass of {total:.3g} kg and inertia up to {np.abs(tensor).max():.3g} "
-                               "kg m^2, beyond 1e15 (float32 overflows in the solver); check the geom sizes, "
-                               "densities and masses")
-        with v.context(body):
-            link.set_mass_and_inertia_tensor(total, com, tensor)
+            with self.v.context(g):
+                shapes.append(link.attach_shape(self._shape(g, cls, f"{link.name}_geom{k}")))
+        self.mass.fill(link, body, cls, shapes)
 
     def _contact(self, section):
         """<exclude body1 body2>: the two bodies' geom links never collide (MuJoCo excludes by body, whatever
