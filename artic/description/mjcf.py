@@ -88,7 +88,7 @@ _BUILTIN = {
     "geom": {"type": "sphere", "contype": "1", "conaffinity": "1", "friction": "1 0.005 0.0001", "margin": "0",
              "density": "1000", "pos": "0 0 0"},
 }
-# (number of size values, what they are) each geom type needs; with fromto, capsule/cylinder/box need one less
+# (number of size values, what they are) each geom type needs; with fromto, capsule/cylinder/box/ellipsoid need one
 _SIZES = {"sphere": (1, "radius"), "capsule": (2, "radius, half-length"), "cylinder": (2, "radius, half-length"),
           "box": (3, "three half-sizes"), "ellipsoid": (3, "three radii"), "plane": (0, ""), "mesh": (0, "")}
 # elements whose content artic would drop: refused rather than ignored
@@ -314,13 +314,14 @@ class _Loader:
         name = a.get("name", owner)
         if kind not in _SIZES:
             raise v.fail(g, f"geom '{name}' has unsupported type '{kind}'; use one of {', '.join(_SIZES)}")
-        fromto = kind in ("capsule", "cylinder", "box") and "fromto" in a
+        fromto = kind in ("capsule", "cylinder", "box", "ellipsoid") and "fromto" in a
         size = v.numbers(g, "size", (0, 3), (), a.get("size"))
         need, what = _SIZES[kind]
-        need -= 1 if fromto else 0
+        if fromto:  # the segment gives the half-length; size[0] is the radius (box: both radial half sizes)
+            need, what = 1, "radius"
         if len(size) < need:
             raise v.fail(g, f"attribute size='{a.get('size', '')}': a {kind} geom needs {need} size value(s) "
-                            f"({'radius' if fromto and kind != 'box' else what}), got {len(size)}")
+                            f"({what}), got {len(size)}")
         pose = self._frame(g, a)
         along_z = Transform(q=quat_between(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])))
         if fromto:
@@ -331,7 +332,9 @@ class _Loader:
                 raise v.fail(g, f"attribute fromto='{a['fromto']}': the two end points coincide")
             pose = Transform(0.5 * (ft[:3] + ft[3:]), quat_between(np.array([1.0, 0.0, 0.0]), axis / (2 * half)))
             if kind == "box":
-                shape = Box((half, size[0], size[1]), name=name)
+                shape = Box((half, size[0], size[0]), name=name)
+            elif kind == "ellipsoid":
+                shape = self._ellipsoid(name, (size[0], size[0], half))
             else:
                 shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), half, name=name)
         elif kind == "sphere":
@@ -351,10 +354,8 @@ class _Loader:
                              "a mesh geom needs a mesh attribute naming an <asset> <mesh>")
             file, scale = self.meshes[mesh]
             shape = Mesh(str(file), tuple(scale), name=name)
-        else:  # ellipsoid
-            warnings.warn(f"MJCF '{self.path.name}': ellipsoid geom '{name}' collides as the sphere of its largest "
-                          "radius", RuntimeWarning, stacklevel=4)
-            shape = Sphere(float(size[:3].max()), name=name)
+        else:
+            shape = self._ellipsoid(name, size[:3])
         shape.local_pose = pose
         mu = float(v.numbers(g, "friction", (1, 3), text=a["friction"])[0])
         shape.material = Material(mu, mu, 0.0)
@@ -362,6 +363,11 @@ class _Loader:
         shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
         shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
         return shape
+
+    def _ellipsoid(self, name, radii):
+        warnings.warn(f"MJCF '{self.path.name}': ellipsoid geom '{name}' collides as the sphere of its largest "
+                      "radius", RuntimeWarning, stacklevel=5)
+        return Sphere(float(max(radii)), name=name)
 
     # -- bodies -------------------------------------------------------------------------------------------------------
     def _joints(self, body, cls):
