@@ -214,3 +214,15 @@ def test_unbalanced_inertia_is_refused(tmp_path):
         mujoco.MjModel.from_xml_path(str(path))
     with pytest.raises(MjcfError, match="body 'b'.*balanceinertia"):
         artic.load_mjcf(path)
+
+
+def test_primitive_fitted_to_a_mesh_is_refused(tmp_path):
+    """A primitive geom naming a mesh (MuJoCo sizes it to fit the mesh; artic does not) is refused, naming the geom,
+    the mesh and the fix, rather than loaded at a size and mass MuJoCo would not give it."""
+    _star_obj(tmp_path / "star.obj")
+    path = tmp_path / "m.xml"
+    path.write_text('<mujoco><asset><mesh name="s" file="star.obj"/></asset><worldbody><body name="b"><joint/>'
+                    '<geom name="g" type="box" mesh="s"/></body></worldbody></mujoco>')
+    mujoco.MjModel.from_xml_path(str(path))  # MuJoCo loads it
+    with pytest.raises(MjcfError, match="geom 'g' of type 'box' names mesh 's'.*give the geom its size"):
+        artic.load_mjcf(path)

@@ -1,11 +1,13 @@
 """`load_mjcf`: MuJoCo MJCF models as artic articulations and static actors.
 
-Supported: <compiler angle eulerseq meshdir/assetdir inertiafromgeom>, <option timestep gravity>, nested <default>
-classes with childclass, <worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/
-capsule/box/cylinder/mesh (STL/OBJ), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, <inertial> or
-geom-derived mass (density or mass), joint range/limited, damping, armature, frictionloss, stiffness,
-contype/conaffinity, friction, margin, and <position>/<velocity>/<motor> actuators; <include> is expanded.
-<contact><exclude> between bodies of one tree; <equality>, <tendon> and <contact><pair> content is dropped with a
+Supported: <compiler angle eulerseq meshdir/assetdir>, <option timestep gravity>, nested <default> classes with
+childclass, <worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/capsule/box/
+cylinder/ellipsoid/mesh (STL/OBJ), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, body mass properties
+exactly as MuJoCo computes them (mjcf_mass.py: <inertial> diaginertia/fullinertia, geom mass/density/shellinertia,
+mesh inertia legacy/exact/convex/shell, compiler inertiafromgeom, inertiagrouprange, boundmass, boundinertia,
+balanceinertia, settotalmass), joint range/limited, damping, armature, frictionloss, stiffness, contype/conaffinity,
+friction, margin, and <position>/<velocity>/<motor> actuators; <include> is expanded. <contact><exclude> between
+bodies of one tree; <equality>, <tendon> and <contact><pair> content is dropped with a
 warning; <frame>, <replicate>, <attach> are refused.
 Errors: see `load_mjcf`.
 
@@ -314,6 +316,9 @@ class _Loader:
         name = a.get("name", owner)
         if kind not in _SIZES:
             raise v.fail(g, f"geom '{name}' has unsupported type '{kind}'; use one of {', '.join(_SIZES)}")
+        if "mesh" in a and kind != "mesh":
+            raise v.fail(g, f"geom '{name}' of type '{kind}' names mesh '{a['mesh']}': MuJoCo fits the {kind} to the "
+                            "mesh, which artic does not; give the geom its size instead of the mesh")
         fromto = kind in ("capsule", "cylinder", "box", "ellipsoid") and "fromto" in a
         size = v.numbers(g, "size", (0, 3), (), a.get("size"))
         need, what = _SIZES[kind]

@@ -87,7 +87,8 @@ class MassRules:
         moments, axes = np.linalg.eigh(tensor)
         bounded = np.maximum(moments, self.bound_inertia)
         a, b, c = bounded
-        if a + b < c or a + c < b or b + c < a:
+        tol = 1e-12 * c  # eigh's round-off must not break a flat body's exact A + B = C (eigh sorts: c largest)
+        if a + b < c - tol:
             if not self.balance:
                 raise v.fail(body, f"its principal inertias {bounded.tolist()} break A + B >= C (MuJoCo refuses "
                                    "this too); fix the <inertial> or set <compiler balanceinertia='true'>")
