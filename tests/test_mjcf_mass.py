@@ -177,8 +177,8 @@ CASES = {
     "mesh inertia legacy, exact, convex and shell, mirrored by a negative scale": (
         f"<asset>{_MESH_ASSETS}</asset>",
         "".join(_MESH_BODY.format(k=k, kind=kind) for k, kind in enumerate(("legacy", "exact", "convex", "shell")))),
-    "mesh inertia from a <default> class": (
-        '<default><mesh inertia="convex"/></default><asset><mesh name="s" file="star.obj"/></asset>',
+    "mesh inertia and scale from <default> classes": (
+        '<default><mesh inertia="convex" scale="0.5 1 2"/></default><asset><mesh name="s" file="star.obj"/></asset>',
         '<body name="m"><joint/><geom type="mesh" mesh="s"/></body>'),
 }
 

@@ -229,9 +229,9 @@ class _Loader:
         file = self.meshdir / m.get("file")
         if not file.is_file():
             raise v.fail(m, f"attribute file='{m.get('file')}': mesh file not found (looked at {file})")
-        self.meshes[name] = (file, v.numbers(m, "scale", 3, (1.0, 1.0, 1.0)))
-        self.mesh_inertia[name] = v.choice(m, "inertia", self._attrs(m, "main").get("inertia", "legacy"),
-                                           MESH_INERTIA)
+        a = self._attrs(m, "main")  # <default><mesh scale inertia> apply too
+        self.meshes[name] = (file, v.numbers(m, "scale", 3, (1.0, 1.0, 1.0), a.get("scale")))
+        self.mesh_inertia[name] = v.choice(m, "inertia", a.get("inertia", "legacy"), MESH_INERTIA)
 
     # -- defaults ---------------------------------------------------------------------------------------------------
     def _read_defaults(self, el, name, inherited):
