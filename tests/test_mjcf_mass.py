@@ -226,3 +226,14 @@ def test_primitive_fitted_to_a_mesh_is_refused(tmp_path):
     mujoco.MjModel.from_xml_path(str(path))  # MuJoCo loads it
     with pytest.raises(MjcfError, match="geom 'g' of type 'box' names mesh 's'.*give the geom its size"):
         artic.load_mjcf(path)
+
+
+def test_convex_inertia_with_maxhullvert_warns(tmp_path):
+    """A mesh with inertia='convex' and maxhullvert (MuJoCo's mass then comes from a reduced hull, which artic
+    does not build) loads with a warning naming the mesh and maxhullvert."""
+    _star_obj(tmp_path / "star.obj")
+    path = tmp_path / "m.xml"
+    path.write_text('<mujoco><asset><mesh name="s" file="star.obj" inertia="convex" maxhullvert="6"/></asset>'
+                    '<worldbody><body name="b"><joint/><geom type="mesh" mesh="s"/></body></worldbody></mujoco>')
+    with pytest.warns(RuntimeWarning, match="mesh 's': maxhullvert is not followed for inertia='convex'"):
+        artic.load_mjcf(path)

@@ -232,6 +232,10 @@ class _Loader:
         a = self._attrs(m, "main")  # <default><mesh scale inertia> apply too
         self.meshes[name] = (file, v.numbers(m, "scale", 3, (1.0, 1.0, 1.0), a.get("scale")))
         self.mesh_inertia[name] = v.choice(m, "inertia", a.get("inertia", "legacy"), MESH_INERTIA)
+        if self.mesh_inertia[name] == "convex" and a.get("maxhullvert", "-1") != "-1":
+            warnings.warn(f"{v.where(m)}: maxhullvert is not followed for inertia='convex': the mass properties are "
+                          "those of the full convex hull, MuJoCo's of a hull reduced to that many vertices",
+                          RuntimeWarning, stacklevel=4)
 
     # -- defaults ---------------------------------------------------------------------------------------------------
     def _read_defaults(self, el, name, inherited):
