@@ -156,7 +156,9 @@ CASES = {
     "inertiafromgeom true overrides <inertial>": (
         '<compiler inertiafromgeom="true"/>',
         ('<body name="t"><joint/><inertial pos="0 0 0" mass="5" diaginertia="1 1 1"/>'
-        '<geom type="box" size="0.1 0.2 0.3"/></body>')),
+        '<geom type="box" size="0.1 0.2 0.3"/></body>'
+        '<body name="u" pos="0 0 1"><joint/><inertial pos="0 0 0.1" mass="2" diaginertia="1 2 2"/>'
+        '<geom size="0.1" mass="0"/></body>')),
     "inertiafromgeom false ignores geoms": (
         '<compiler inertiafromgeom="false"/>',
         ('<body name="t"><joint/><inertial pos="0.1 0 0" mass="5" diaginertia="1 2 2.5" euler="0 30 0"/>'

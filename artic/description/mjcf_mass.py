@@ -3,7 +3,7 @@
 The rules, as MuJoCo 3.x/4.x applies them (user_objects.cc, user_mesh.cc, engine_support.c):
 
 * Which source. `compiler inertiafromgeom`: "true" takes a body's mass from its geoms even when it has an
-  <inertial>; "auto" (the default) uses the <inertial> when there is one, else the geoms; "false" uses only the
+  <inertial> (which stays when none of its geoms has mass); "auto" (the default) uses the <inertial> when there is one, else the geoms; "false" uses only the
   <inertial>, and a body without one has no mass. Only geoms whose `group` lies in `compiler inertiagrouprange`
   (default 0 5) count, and a geom counts only if its mass exceeds 1e-14.
 * A geom's mass is its `mass` attribute when given (0 gives 0; a geom of volume <= 1e-14 then gets nothing), else
@@ -77,13 +77,12 @@ class MassRules:
         ld, v = self.ld, self.ld.v
         mode = ld.inertia_from_geom
         inertial = body.find("inertial")
+        mass, com, tensor = 0.0, np.zeros(3), np.zeros((3, 3))
         if mode == "true" or (mode == "auto" and inertial is None):
             mass, com, tensor = self._from_geoms(body, cls, shapes)
             self._check_magnitude(body, mass, tensor)
-        elif inertial is not None:
+        if mass == 0.0 and inertial is not None:  # under "true" too when no geom has mass: MuJoCo keeps it then
             mass, com, tensor = self._inertial(inertial)
-        else:
-            mass, com, tensor = 0.0, np.zeros(3), np.zeros((3, 3))
         moments, axes = np.linalg.eigh(tensor)
         bounded = np.maximum(moments, self.bound_inertia)
         a, b, c = bounded
