@@ -3,9 +3,9 @@
 The rules, as MuJoCo 3.x/4.x applies them (user_objects.cc, user_mesh.cc, engine_support.c):
 
 * Which source. `compiler inertiafromgeom`: "true" takes a body's mass from its geoms even when it has an
-  <inertial> (which stays when none of its geoms has mass); "auto" (the default) uses the <inertial> when there is one, else the geoms; "false" uses only the
-  <inertial>, and a body without one has no mass. Only geoms whose `group` lies in `compiler inertiagrouprange`
-  (default 0 5) count, and a geom counts only if its mass exceeds 1e-14.
+  <inertial> (which stays when none of its geoms has mass); "auto" (the default) uses the <inertial> when there is
+  one, else the geoms; "false" uses only the <inertial>, and a body without one has no mass. Only geoms whose
+  `group` lies in `compiler inertiagrouprange` (default 0 5) count, and only if their mass exceeds 1e-14.
 * A geom's mass is its `mass` attribute when given (0 gives 0; a geom of volume <= 1e-14 then gets nothing), else
   `density` (default 1000) times its volume. Its inertia is that of the solid of uniform density, or of a thin
   shell of the same mass when `shellinertia="true"` (then "volume" means area):
