@@ -1,11 +1,13 @@
 """`load_mjcf`: MuJoCo MJCF models as artic articulations and static actors.
 
-Supported: <compiler angle eulerseq meshdir/assetdir inertiafromgeom>, <option timestep gravity>, nested <default>
-classes with childclass, <worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/
-capsule/box/cylinder/mesh (STL/OBJ), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, <inertial> or
-geom-derived mass (density or mass), joint range/limited, damping, armature, frictionloss, stiffness,
-contype/conaffinity, friction, margin, and <position>/<velocity>/<motor> actuators; <include> is expanded.
-<contact><exclude> between bodies of one tree; <equality>, <tendon> and <contact><pair> content is dropped with a
+Supported: <compiler angle eulerseq meshdir/assetdir>, <option timestep gravity>, nested <default> classes with
+childclass, <worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/capsule/box/
+cylinder/ellipsoid/mesh (STL/OBJ), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, body mass properties
+exactly as MuJoCo computes them (mjcf_mass.py: <inertial> diaginertia/fullinertia, geom mass/density/shellinertia,
+mesh inertia legacy/exact/convex/shell, compiler inertiafromgeom, inertiagrouprange, boundmass, boundinertia,
+balanceinertia, settotalmass), joint range/limited, damping, armature, frictionloss, stiffness, contype/conaffinity,
+friction, margin, and <position>/<velocity>/<motor> actuators; <include> is expanded. <contact><exclude> between
+bodies of one tree; <equality>, <tendon> and <contact><pair> content is dropped with a
 warning; <frame>, <replicate>, <attach> are refused.
 Errors: see `load_mjcf`.
 
@@ -45,7 +47,8 @@ from ..errors import ArticError, MjcfError
 from ..math.np_spatial import Transform, quat_between, quat_from_axis_angle, quat_from_matrix, quat_mul
 from .actors import RigidStatic
 from .articulation import Articulation, Drive, FrictionParams, Limit
-from .shapes import Box, Capsule, Cylinder, Material, Mesh, Plane, Sphere, mass_properties
+from .mjcf_mass import MESH_INERTIA, MassRules
+from .shapes import Box, Capsule, Cylinder, Material, Mesh, Plane, Sphere
 from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
 from .xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 
@@ -87,7 +90,7 @@ _BUILTIN = {
     "geom": {"type": "sphere", "contype": "1", "conaffinity": "1", "friction": "1 0.005 0.0001", "margin": "0",
              "density": "1000", "pos": "0 0 0"},
 }
-# (number of size values, what they are) each geom type needs; with fromto, capsule/cylinder/box need one less
+# (number of size values, what they are) each geom type needs; with fromto, capsule/cylinder/box/ellipsoid need one
 _SIZES = {"sphere": (1, "radius"), "capsule": (2, "radius, half-length"), "cylinder": (2, "radius, half-length"),
           "box": (3, "three half-sizes"), "ellipsoid": (3, "three radii"), "plane": (0, ""), "mesh": (0, "")}
 # elements whose content artic would drop: refused rather than ignored
@@ -159,7 +162,8 @@ class _Loader:
         self._compiler(root.find("compiler"))
         self.defaults = {}
         self._read_defaults(root.find("default"), "main", {})
-        self.meshes = {}
+        self.meshes, self.mesh_inertia = {}, {}
+        self.mass = MassRules(self, root)
         for asset in root.findall("asset"):
             for m in asset.findall("mesh"):
                 self._mesh_asset(m)
@@ -180,13 +184,14 @@ class _Loader:
         static = RigidStatic(name="world")
         for k, g in enumerate(world.findall("geom")):
             with v.context(g):
-                static.attach_shape(self._shape(g, "main", f"world geom {k}")[0])
+                static.attach_shape(self._shape(g, "main", f"world geom {k}"))
         if static.shapes:
             model.statics.append(static)
         self.joint_names = {}
         self.bodies = {"world": (None, None, _WORLD)}  # body name: (articulation, geom link, weld group)
         for body in world.findall("body"):
             model.articulations.append(self._tree(body))
+        self.mass.finish()
         self._actuators(root.find("actuator"))
         for section in root.findall("contact"):
             self._contact(section)
@@ -224,7 +229,13 @@ class _Loader:
         file = self.meshdir / m.get("file")
         if not file.is_file():
             raise v.fail(m, f"attribute file='{m.get('file')}': mesh file not found (looked at {file})")
-        self.meshes[name] = (file, v.numbers(m, "scale", 3, (1.0, 1.0, 1.0)))
+        a = self._attrs(m, "main")  # <default><mesh scale inertia> apply too
+        self.meshes[name] = (file, v.numbers(m, "scale", 3, (1.0, 1.0, 1.0), a.get("scale")))
+        self.mesh_inertia[name] = v.choice(m, "inertia", a.get("inertia", "legacy"), MESH_INERTIA)
+        if self.mesh_inertia[name] == "convex" and a.get("maxhullvert", "-1") != "-1":
+            warnings.warn(f"{v.where(m)}: maxhullvert is not followed for inertia='convex': the mass properties are "
+                          "those of the full convex hull, MuJoCo's of a hull reduced to that many vertices",
+                          RuntimeWarning, stacklevel=4)
 
     # -- defaults ---------------------------------------------------------------------------------------------------
     def _read_defaults(self, el, name, inherited):
@@ -302,20 +313,24 @@ class _Loader:
 
     # -- geoms --------------------------------------------------------------------------------------------------------
     def _shape(self, g, cls, owner):
-        """(shape, (mass or None, density)) of a <geom>."""
+        """The artic shape of a <geom> (its mass: mjcf_mass.py)."""
         v = self.v
         a = self._attrs(g, cls)
         kind = a.get("type", "sphere")
         name = a.get("name", owner)
         if kind not in _SIZES:
             raise v.fail(g, f"geom '{name}' has unsupported type '{kind}'; use one of {', '.join(_SIZES)}")
-        fromto = kind in ("capsule", "cylinder", "box") and "fromto" in a
+        if "mesh" in a and kind != "mesh":
+            raise v.fail(g, f"geom '{name}' of type '{kind}' names mesh '{a['mesh']}': MuJoCo fits the {kind} to the "
+                            "mesh, which artic does not; give the geom its size instead of the mesh")
+        fromto = kind in ("capsule", "cylinder", "box", "ellipsoid") and "fromto" in a
         size = v.numbers(g, "size", (0, 3), (), a.get("size"))
         need, what = _SIZES[kind]
-        need -= 1 if fromto else 0
+        if fromto:  # the segment gives the half-length; size[0] is the radius (box: both radial half sizes)
+            need, what = 1, "radius"
         if len(size) < need:
             raise v.fail(g, f"attribute size='{a.get('size', '')}': a {kind} geom needs {need} size value(s) "
-                            f"({'radius' if fromto and kind != 'box' else what}), got {len(size)}")
+                            f"({what}), got {len(size)}")
         pose = self._frame(g, a)
         along_z = Transform(q=quat_between(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])))
         if fromto:
@@ -326,7 +341,9 @@ class _Loader:
                 raise v.fail(g, f"attribute fromto='{a['fromto']}': the two end points coincide")
             pose = Transform(0.5 * (ft[:3] + ft[3:]), quat_between(np.array([1.0, 0.0, 0.0]), axis / (2 * half)))
             if kind == "box":
-                shape = Box((half, size[0], size[1]), name=name)
+                shape = Box((half, size[0], size[0]), name=name)
+            elif kind == "ellipsoid":
+                shape = self._ellipsoid(name, (size[0], size[0], half))
             else:
                 shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), half, name=name)
         elif kind == "sphere":
@@ -346,18 +363,20 @@ class _Loader:
                              "a mesh geom needs a mesh attribute naming an <asset> <mesh>")
             file, scale = self.meshes[mesh]
             shape = Mesh(str(file), tuple(scale), name=name)
-        else:  # ellipsoid
-            warnings.warn(f"MJCF '{self.path.name}': ellipsoid geom '{name}' collides as the sphere of its largest "
-                          "radius", RuntimeWarning, stacklevel=4)
-            shape = Sphere(float(size[:3].max()), name=name)
+        else:
+            shape = self._ellipsoid(name, size[:3])
         shape.local_pose = pose
         mu = float(v.numbers(g, "friction", (1, 3), text=a["friction"])[0])
         shape.material = Material(mu, mu, 0.0)
         shape.contact_offset = v.number(g, "margin", text=a["margin"])
         shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
         shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
-        mass = v.number(g, "mass", text=a["mass"], minimum=0.0) if "mass" in a else None
-        return shape, (mass, v.number(g, "density", text=a["density"]))
+        return shape
+
+    def _ellipsoid(self, name, radii):
+        warnings.warn(f"MJCF '{self.path.name}': ellipsoid geom '{name}' collides as the sphere of its largest "
+                      "radius", RuntimeWarning, stacklevel=5)
+        return Sphere(float(max(radii)), name=name)
 
     # -- bodies -------------------------------------------------------------------------------------------------------
     def _joints(self, body, cls):
@@ -534,60 +553,12 @@ class _Loader:
         return link
 
     def _fill_link(self, link, body, cls):
-        """Shapes, and mass properties from <inertial> or from the geoms."""
-        v = self.v
-        parts = []
+        """Shapes, and the body's mass properties as MuJoCo computes them (mjcf_mass.py)."""
+        shapes = []
         for k, g in enumerate(body.findall("geom")):
-            with v.context(g):
-                shape, (mass, density) = self._shape(g, cls, f"{link.name}_geom{k}")
-                link.attach_shape(shape)
-            if not isinstance(shape, (Mesh, Plane)):  # meshes and planes add no mass (planes bound static actors)
-                parts.append((g, shape, mass, density))
-        inertial = body.find("inertial")
-        if inertial is not None and self.inertia_from_geom != "true":
-            a = inertial.attrib
-            frame = self._frame(inertial, a)
-            mass = v.number(inertial, "mass")
-            if ("diaginertia" in a) == ("fullinertia" in a):
-                raise v.fail(inertial, "needs exactly one of diaginertia and fullinertia")
-            with v.context(inertial):
-                if "diaginertia" in a:
-                    moments = v.numbers(inertial, "diaginertia", 3)
-                    link.set_mass_and_inertia_tensor(mass, frame.p, np.eye(3))  # frame first
-                    link.inertia = moments
-                    link.cmass_local_pose = frame
-                else:
-                    xx, yy, zz, xy, xz, yz = v.numbers(inertial, "fullinertia", 6)
-                    link.set_mass_and_inertia_tensor(mass, frame.p,
-                                                     np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
-            return
-        if not parts:  # MuJoCo gives such a body no mass; a tiny one keeps M positive definite
-            link.mass = 1e-6
-            link.inertia = (1e-9, 1e-9, 1e-9)
-            return
-        total, com, tensor = 0.0, np.zeros(3), np.zeros((3, 3))
-        pieces = []
-        for g, shape, mass, density in parts:
-            with v.context(g):
-                m, c, i = mass_properties([shape], density, f"link '{link.name}'")
-            if mass is not None:
-                i *= mass / m
-                m = mass
-            pieces.append((m, c, i))
-            total += m
-            com += m * c
-        if total <= 0.0:
-            raise v.fail(body, "its geoms have zero total mass; give a geom mass or density, or an <inertial>")
-        com /= total
-        for m, c, i in pieces:
-            d = c - com
-            tensor += i + m * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
-        if not total <= MAX_MAGNITUDE or not np.abs(tensor).max() <= MAX_MAGNITUDE:  # also catches inf and nan
-            raise v.fail(body, f"its geoms give a mass of {total:.3g} kg and inertia up to {np.abs(tensor).max():.3g} "
-                               "kg m^2, beyond 1e15 (float32 overflows in the solver); check the geom sizes, "
-                               "densities and masses")
-        with v.context(body):
-            link.set_mass_and_inertia_tensor(total, com, tensor)
+            with self.v.context(g):
+                shapes.append(link.attach_shape(self._shape(g, cls, f"{link.name}_geom{k}")))
+        self.mass.fill(link, body, cls, shapes)
 
     def _contact(self, section):
         """<exclude body1 body2>: the two bodies' geom links never collide (MuJoCo excludes by body, whatever
