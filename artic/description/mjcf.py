@@ -44,6 +44,7 @@ import numpy as np
 from ..errors import ArticError, MjcfError
 from ..math.np_spatial import Transform, quat_between, quat_from_axis_angle, quat_from_matrix, quat_mul
 from .actors import RigidStatic
+from .mjcf_options import Options, apply_mujoco_defaults, disable_contacts, read_options
 from .articulation import Articulation, Drive, FrictionParams, Limit
 from .shapes import Box, Capsule, Cylinder, Material, Mesh, Plane, Sphere, mass_properties
 from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
@@ -70,8 +71,9 @@ class MjcfModel:
     articulations: list = field(default_factory=list)
     statics: list = field(default_factory=list)
     timestep: float = 0.002
-    gravity: tuple = (0.0, 0.0, -9.81)
+    gravity: tuple = (0.0, 0.0, -9.81)  # zero when <option><flag gravity="disable"> says so
     actuators: list = field(default_factory=list)
+    options: Options = field(default_factory=Options)  # what <option> says (mjcf_options.py)
 
     def add_to(self, scene):
         for s in self.statics:
@@ -83,7 +85,7 @@ class MjcfModel:
 
 _BUILTIN = {
     "joint": {"type": "hinge", "axis": "0 0 1", "pos": "0 0 0", "damping": "0", "armature": "0",
-              "frictionloss": "0", "stiffness": "0", "springref": "0"},
+              "frictionloss": "0", "stiffness": "0", "springref": "0", "ref": "0"},
     "geom": {"type": "sphere", "contype": "1", "conaffinity": "1", "friction": "1 0.005 0.0001", "margin": "0",
              "density": "1000", "pos": "0 0 0"},
 }
@@ -163,13 +165,11 @@ class _Loader:
         for asset in root.findall("asset"):
             for m in asset.findall("mesh"):
                 self._mesh_asset(m)
-        model = MjcfModel(root.get("model", path.stem))
-        opt = root.find("option")
-        if opt is not None:
-            model.timestep = v.number(opt, "timestep", model.timestep)
-            if model.timestep <= 0.0:
-                raise v.fail(opt, f"attribute timestep='{opt.get('timestep')}' must be > 0")
-            model.gravity = tuple(v.numbers(opt, "gravity", 3, (0.0, 0.0, -9.81)))
+        self.opts = opts = read_options(v, root)
+        comp = root.find("compiler")  # MuJoCo 3: a range without `limited` makes the joint limited
+        self.autolimits = comp is None or v.choice(comp, "autolimits", comp.get("autolimits", "true"),
+                                                   ("true", "false")) == "true"
+        model = MjcfModel(root.get("model", path.stem), timestep=opts.timestep, gravity=opts.gravity, options=opts)
         self.model = model
         world = root.find("worldbody")
         if world is None:
@@ -182,6 +182,8 @@ class _Loader:
             with v.context(g):
                 static.attach_shape(self._shape(g, "main", f"world geom {k}")[0])
         if static.shapes:
+            if not opts.contact:
+                disable_contacts(static)
             model.statics.append(static)
         self.joint_names = {}
         self.bodies = {"world": (None, None, _WORLD)}  # body name: (articulation, geom link, weld group)
@@ -390,6 +392,7 @@ class _Loader:
             world.inertia = (0.0, 0.0, 0.0)
             self._body(art, world, body, "main", None, welds)
         self._weld_filters(art, welds)
+        apply_mujoco_defaults(art, self.opts)
         art.mjcf_root_free = free
         return art
 
@@ -465,12 +468,15 @@ class _Loader:
         """(lo, hi) of a limited joint, or None; a bound beyond 1e15 means unbounded (see `load_mjcf`)."""
         v = self.v
         limited = v.choice(j, "limited", a.get("limited", "auto"), ("true", "false", "auto"))
-        if limited == "false" or kind == "ball":
+        if limited == "false" or kind == "ball" or not self.opts.limit:
             return None
         if "range" not in a:
             if limited == "true":
                 raise v.fail(j, "attribute limited='true' without a range; give range='low high'")
             return None
+        if limited == "auto" and not self.autolimits:
+            raise v.fail(j, "has a range but no `limited` while <compiler autolimits='false'> (MuJoCo refuses this "
+                            "too); give limited='true' or 'false', or set autolimits='true'")
         rng = v.numbers(j, "range", 2, text=a["range"], limit=None)
         huge = np.abs(rng) > MAX_MAGNITUDE
         if huge.all():
@@ -517,19 +523,31 @@ class _Loader:
         rng = self._range(j, a, kind)
         armature = v.number(j, "armature", text=a["armature"], minimum=0.0)
         damping = v.number(j, "damping", text=a["damping"], minimum=0.0)
-        loss = v.number(j, "frictionloss", text=a["frictionloss"], minimum=0.0)
+        loss = v.number(j, "frictionloss", text=a["frictionloss"], minimum=0.0) if self.opts.frictionloss else 0.0
         k = v.number(j, "stiffness", text=a["stiffness"], minimum=0.0)
-        springref = v.number(j, "springref", text=a["springref"])
+        # MuJoCo's ref is the joint position at which the body sits where the file puts it (qpos0 = ref); range and
+        # springref are in the same coordinate. Turning the child frame back by ref keeps artic's q equal to qpos.
+        to_rad = self._angle if kind == "hinge" else float
+        ref, springref = (to_rad(v.number(j, name, text=a[name])) for name in ("ref", "springref"))
+        if kind == "hinge":
+            joint.child_pose = jframe * Transform(np.zeros(3), quat_from_axis_angle(np.array([1.0, 0.0, 0.0]), ref))
+        elif kind == "slide":
+            joint.child_pose = jframe * Transform(np.array([ref, 0.0, 0.0]))
         with v.context(j):
             for ax in axes:
                 joint.set_motion(ax, Motion.FREE if rng is None else Motion.LIMITED)
                 if rng is not None:
                     joint.set_limit_params(ax, Limit(*rng))
+                if kind != "ball":
+                    joint.set_joint_position(ax, ref)
                 joint.set_armature(ax, armature)
-                if damping > 0.0 or loss > 0.0:
-                    joint.set_friction_params(ax, FrictionParams(loss, loss, damping))
-                if k > 0.0:
-                    joint.set_drive_params(ax, Drive(k, 0.0, 1e30, DriveType.FORCE))
+                if loss > 0.0:
+                    joint.set_friction_params(ax, FrictionParams(loss, loss, 0.0))
+                # MuJoCo's passive spring and damper k (springref - q) - d qdot as an implicit drive: its damping is
+                # MuJoCo's implicit Euler damping exactly (PhysX's viscous joint friction, solved by iteration,
+                # does not converge once d h exceeds the dof's inertia); see mjcf_options.py for the spring
+                if k > 0.0 or damping > 0.0:
+                    joint.set_drive_params(ax, Drive(k, damping, 1e30, DriveType.FORCE))
                     joint.set_drive_target(ax, springref)
         return link
 
@@ -646,6 +664,12 @@ class _Loader:
                 kp, kv = 0.0, v.number(act, "kv", 1.0, a.get("kv")) * gear
             else:
                 continue
+            passive = joint.get_drive_params(ax)  # the joint's own spring and damper share the dof's one drive
+            kv += passive.damping
+            if passive.stiffness > 0.0:
+                warnings.warn(f"{v.where(act)}: joint '{jname}' has a spring (stiffness {passive.stiffness:g}) that "
+                              f"the <{act.tag}> actuator's drive replaces; the spring is dropped", RuntimeWarning,
+                              stacklevel=3)
             if max(abs(kp), abs(kv)) > MAX_MAGNITUDE:
                 raise v.fail(act, f"gain times gear ({max(abs(kp), abs(kv)):.3g}) exceeds 1e+15; lower kp/kv or gear")
             with v.context(act):
