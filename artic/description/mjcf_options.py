@@ -65,14 +65,15 @@ def read_options(v, root) -> Options:
         integrator = v.choice(opt, "integrator", opt.get("integrator", "Euler"),
                               ("Euler", "RK4", "implicit", "implicitfast"))
         if integrator != "Euler":
-            dropped.append((opt, f"integrator='{integrator}' (artic integrates with semi-implicit Euler)"))
+            dropped.append((opt, f"attribute integrator='{integrator}' (artic integrates with semi-implicit Euler)"))
         for name, text in opt.attrib.items():
             if name in _READ_OPTIONS:
                 continue
             if name in _MEDIUM_OFF and _is_zero(v, opt, name):
                 continue
-            what = "fluid forces" if name in ("density", "viscosity", "wind") else "MuJoCo's solver settings"
-            dropped.append((opt, f"attribute {name}='{text}' ({what} are not simulated)"))
+            what = ("artic simulates no fluid forces" if name in ("density", "viscosity", "wind")
+                    else "a MuJoCo solver setting; artic's solver has its own")
+            dropped.append((opt, f"attribute {name}='{text}' ({what})"))
         for flag in opt.findall("flag"):
             for name, value in flag.attrib.items():
                 value = v.choice(flag, name, value, ("enable", "disable"))
