@@ -79,7 +79,7 @@ def _max_error(path, scale=1, mujoco_euler=False):
     art.apply_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
     wraps = (mm.jnt_type == mujoco.mjtJoint.mjJNT_HINGE) & (mm.jnt_limited == 0)
     worst = travel = 0.0
-    for _ in range(int(round(SECONDS / h))):
+    for _ in range(round(SECONDS / h)):
         mujoco.mj_step(mm, md)
         scene.step(h)
         art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)

@@ -1,9 +1,10 @@
 """`load_mjcf`: MuJoCo MJCF models as artic articulations and static actors.
 
-Supported: <compiler angle eulerseq meshdir/assetdir inertiafromgeom>, <option timestep gravity>, nested <default>
+Supported: <compiler angle eulerseq meshdir/assetdir inertiafromgeom autolimits>, <option timestep gravity> and
+<flag gravity contact constraint limit frictionloss>, nested <default>
 classes with childclass, <worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/
 capsule/box/cylinder/mesh (STL/OBJ), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, <inertial> or
-geom-derived mass (density or mass), joint range/limited, damping, armature, frictionloss, stiffness,
+geom-derived mass (density or mass), joint ref, range/limited, damping, armature, frictionloss, stiffness, springref,
 contype/conaffinity, friction, margin, and <position>/<velocity>/<motor> actuators; <include> is expanded.
 <contact><exclude> between bodies of one tree; <equality>, <tendon> and <contact><pair> content is dropped with a
 warning; <frame>, <replicate>, <attach> are refused.
@@ -23,9 +24,13 @@ How MJCF maps onto PhysX-style articulations:
   link) never collides with a parent body welded to the world, which MuJoCo lets collide.
 * A top-level body with a free joint is a floating base; any other top-level body hangs from a fixed root at the
   world origin. Ball joints are spherical joints with three free axes (their cone range is not mapped).
-* Joint damping is PhysX's viscous joint friction, frictionloss its static and dynamic friction effort, joint
-  stiffness a force drive towards springref (0), armature the joint armature.
-* <position kp> is a force drive of stiffness kp; <velocity kv> one of damping kv; <motor> adds nothing to the model
+* Joint q is MuJoCo's qpos: the child frame is turned back by `ref`, so the body sits where the file puts it at
+  q = ref (MuJoCo's qpos0), and range and springref need no shift. Joint stiffness and damping are one implicit
+  force drive (stiffness, damping, target springref); frictionloss is PhysX's static and dynamic friction effort,
+  armature the joint armature. A range alone limits the joint (compiler autolimits, MuJoCo 3's default).
+* <option> and MuJoCo's defaults (no link damping, no sleeping, no velocity caps): see mjcf_options.py.
+* <position kp> is a force drive of stiffness kp; <velocity kv> one of damping kv (both plus the joint's damping;
+  a joint spring under a position or velocity actuator is dropped with a warning); <motor> adds nothing to the model
   (apply its gear times the control as a joint force). All are listed in `MjcfModel.actuators`.
 * Contact: contype/conaffinity are the shapes' collision group/mask (self-collision between bodies follows them,
   as in MuJoCo), friction's first value both Coulomb coefficients, margin the contact offset. MuJoCo's soft-contact
@@ -44,8 +49,8 @@ import numpy as np
 from ..errors import ArticError, MjcfError
 from ..math.np_spatial import Transform, quat_between, quat_from_axis_angle, quat_from_matrix, quat_mul
 from .actors import RigidStatic
-from .mjcf_options import Options, apply_mujoco_defaults, disable_contacts, read_options
 from .articulation import Articulation, Drive, FrictionParams, Limit
+from .mjcf_options import Options, apply_mujoco_defaults, disable_contacts, read_options
 from .shapes import Box, Capsule, Cylinder, Material, Mesh, Plane, Sphere, mass_properties
 from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
 from .xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
