@@ -146,13 +146,38 @@ def test_contact_and_frictionloss_flags(tmp_path):
         assert wrist.get_friction_params(wrist.dof_axes()[0]).static_friction_effort == 0.0, flag
 
 
+def test_spring_and_damper_flags(tmp_path):
+    """flag spring / damper 'disable' drop the joints' stiffness / damping (MuJoCo's passive forces)."""
+    def drive(flags):
+        art = _load(_write(tmp_path, flags=flags, k=2.0, d=0.05)).articulations[0]
+        j = art.get_joint("shoulder")
+        d = j.get_drive_params(j.dof_axes()[0])
+        return d.stiffness, d.damping
+
+    assert drive("") == (2.0, 0.05)
+    assert drive('<flag spring="disable"/>') == (0.0, 0.05)
+    assert drive('<flag damper="disable"/>') == (2.0, 0.0)
+
+
+def test_add_to_reports_a_scene_gravity_other_than_the_files(tmp_path):
+    """add_to warns when the scene's gravity is not the file's (here disabled by its flag), and not when it is."""
+    model = _load(_write(tmp_path, flags='<flag gravity="disable"/>'))
+    with pytest.warns(RuntimeWarning, match="gravity=model.gravity"):
+        model.add_to(artic.Scene(1))
+    model = _load(_write(tmp_path, flags='<flag gravity="disable"/>'))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.add_to(artic.Scene(1, gravity=model.gravity))
+
+
 @pytest.mark.parametrize("option, flags, named", [
     ('integrator="implicitfast"', "", "integrator='implicitfast'"),
     ('integrator="RK4"', "", "integrator='RK4'"),
     ('solver="CG"', "", "solver='CG'"),
     ('iterations="20"', "", "iterations='20'"),
     ('viscosity="0.1"', "", "viscosity='0.1'"),
-    ("", '<flag spring="disable"/>', "spring='disable'"),
+    ("", '<flag eulerdamp="disable"/>', "eulerdamp='disable'"),
+    ("", '<flag actuation="disable"/>', "actuation='disable'"),
     ("", '<flag override="enable"/>', "override='enable'"),
 ])
 def test_settings_artic_does_not_follow_are_named(tmp_path, option, flags, named):

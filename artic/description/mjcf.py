@@ -1,7 +1,7 @@
 """`load_mjcf`: MuJoCo MJCF models as artic articulations and static actors.
 
 Supported: <compiler angle eulerseq meshdir/assetdir inertiafromgeom autolimits>, <option timestep gravity> and
-<flag gravity contact constraint limit frictionloss>, nested <default>
+<flag gravity contact constraint limit frictionloss spring damper>, nested <default>
 classes with childclass, <worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/
 capsule/box/cylinder/mesh (STL/OBJ), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, <inertial> or
 geom-derived mass (density or mass), joint ref, range/limited, damping, armature, frictionloss, stiffness, springref,
@@ -81,6 +81,12 @@ class MjcfModel:
     options: Options = field(default_factory=Options)  # what <option> says (mjcf_options.py)
 
     def add_to(self, scene):
+        """Add the static actors and articulations to `scene`; a scene gravity other than the file's (its <option
+        gravity>, zero with <flag gravity='disable'>) is reported, since the scene's is the one that acts."""
+        if not np.allclose(scene.gravity, self.gravity):
+            warnings.warn(f"MJCF model '{self.name}': the scene's gravity {tuple(scene.gravity)} is not the file's "
+                          f"{self.gravity}; create the scene with gravity=model.gravity to simulate the file's",
+                          RuntimeWarning, stacklevel=2)
         for s in self.statics:
             scene.add_actor(s)
         for a in self.articulations:
@@ -527,9 +533,9 @@ class _Loader:
             axes = (Axis.TWIST,)
         rng = self._range(j, a, kind)
         armature = v.number(j, "armature", text=a["armature"], minimum=0.0)
-        damping = v.number(j, "damping", text=a["damping"], minimum=0.0)
+        damping = v.number(j, "damping", text=a["damping"], minimum=0.0) if self.opts.damper else 0.0
         loss = v.number(j, "frictionloss", text=a["frictionloss"], minimum=0.0) if self.opts.frictionloss else 0.0
-        k = v.number(j, "stiffness", text=a["stiffness"], minimum=0.0)
+        k = v.number(j, "stiffness", text=a["stiffness"], minimum=0.0) if self.opts.spring else 0.0
         # MuJoCo's ref is the joint position at which the body sits where the file puts it (qpos0 = ref); range and
         # springref are in the same coordinate. Turning the child frame back by ref keeps artic's q equal to qpos.
         to_rad = self._angle if kind == "hinge" else float

@@ -1,7 +1,7 @@
 """MJCF `<option>` and MuJoCo's behaviour by default, for `load_mjcf`.
 
-`<option timestep gravity>` and the `<flag>` switches gravity, contact, constraint, limit and frictionloss are
-followed; every other option attribute or flag that changes the dynamics is reported with one warning naming it
+`<option timestep gravity>` and the `<flag>` switches gravity, contact, constraint, limit, frictionloss, spring and
+damper are followed; every other option attribute or flag that changes the dynamics is reported with one warning naming it
 (MuJoCo's XML reference, "option" and "option/flag").
 
 Integration. artic steps with semi-implicit Euler (velocities, then positions with the new velocities), MuJoCo's
@@ -22,13 +22,12 @@ import warnings
 from dataclasses import dataclass
 
 # what artic does with each <flag> that it follows; the others are reported when set away from MuJoCo's default
-_FOLLOWED_FLAGS = ("gravity", "contact", "constraint", "limit", "frictionloss")
 # <flag> switches whose default is "enable" (MuJoCo's disable flags); the rest default to "disable"
 _DISABLE_FLAGS = ("constraint", "equality", "frictionloss", "limit", "contact", "spring", "damper", "gravity",
                   "clampctrl", "warmstart", "filterparent", "actuation", "refsafe", "sensor", "midphase",
                   "eulerdamp", "autoreset", "nativeccd", "island", "passive")
 # flags that change nothing artic simulates (diagnostics, collision-detection internals, sensors)
-_HARMLESS_FLAGS = ("energy", "sensor", "midphase", "nativeccd", "multiccd", "island", "warmstart", "fwdinv",
+_HARMLESS_FLAGS = ("energy", "apirate", "sensor", "midphase", "nativeccd", "multiccd", "island", "warmstart", "fwdinv",
                    "invdiscrete", "autoreset", "refsafe", "clampctrl", "filterparent")
 # <option> attributes read here; the others change MuJoCo's solver, integrator or medium and are reported
 _READ_OPTIONS = ("timestep", "gravity", "integrator")
@@ -47,6 +46,8 @@ class Options:
     contact: bool = True  # contacts are generated (off with flag contact or constraint disabled)
     limit: bool = True  # joint ranges are enforced (off with flag limit or constraint disabled)
     frictionloss: bool = True  # joint dry friction acts (off with flag frictionloss or constraint disabled)
+    spring: bool = True  # joint stiffness acts (off with flag spring disabled)
+    damper: bool = True  # joint damping acts (off with flag damper disabled)
 
 
 def read_options(v, root) -> Options:
@@ -84,8 +85,8 @@ def read_options(v, root) -> Options:
                     opts.contact = on
                 elif name == "limit":
                     opts.limit = on
-                elif name == "frictionloss":
-                    opts.frictionloss = on
+                elif name in ("frictionloss", "spring", "damper"):
+                    setattr(opts, name, on)
                 elif name == "constraint":
                     if not on:
                         opts.contact = opts.limit = opts.frictionloss = False
