@@ -228,3 +228,26 @@ def test_actuator_drive_keeps_the_joint_damping(tmp_path):
         art = artic.load_mjcf(_write(tmp_path, text=text)).articulations[0]
     slide = art.get_joint("slide")
     assert slide.get_drive_params(slide.dof_axes()[0]).damping == pytest.approx(3.05)
+
+
+def test_ref_on_several_joints_of_one_body(tmp_path):
+    """Joints of one body compose in order, each turned by q - ref (MuJoCo's mj_kinematics): the body sits where
+    MuJoCo puts it at qpos0 and at another qpos."""
+    path = tmp_path / "chain.xml"
+    path.write_text("""<mujoco><compiler angle="radian"/><worldbody>
+      <body name="b" pos="0.1 0.2 0.3">
+        <joint name="a" axis="1 0 0" ref="0.4" pos="0 0.1 0"/>
+        <joint name="s" type="slide" axis="0 1 1" ref="-0.3"/>
+        <joint name="c" axis="0 0 1" ref="-1.1" pos="0.2 0 0"/>
+        <geom type="box" size="0.1 0.2 0.3" pos="0.3 0 0"/>
+      </body></worldbody></mujoco>""")
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    art = _load(path).articulations[0]
+    joints = [art.get_joint(n) for n in "asc"]
+    for qpos in (mm.qpos0, np.array([1.0, 0.25, 0.3])):
+        for j, q in zip(joints, qpos):
+            j.set_joint_position(j.dof_axes()[0], q)
+        pos, quat = _mujoco_poses(mm, qpos)["b"]
+        pose = description_pose(art.get_link("b"))
+        np.testing.assert_allclose(pose.p, pos, atol=1e-9)
+        assert _same_rotation(pose.q, quat)
