@@ -21,18 +21,22 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 
-# what artic does with each <flag> that it follows; the others are reported when set away from MuJoCo's default
+import numpy as np
+
 # <flag> switches whose default is "enable" (MuJoCo's disable flags); the rest default to "disable"
 _DISABLE_FLAGS = ("constraint", "equality", "frictionloss", "limit", "contact", "spring", "damper", "gravity",
                   "clampctrl", "warmstart", "filterparent", "actuation", "refsafe", "sensor", "midphase",
                   "eulerdamp", "autoreset", "nativeccd", "island", "passive")
 # flags that change nothing artic simulates (diagnostics, collision-detection internals, sensors)
-_HARMLESS_FLAGS = ("energy", "apirate", "sensor", "midphase", "nativeccd", "multiccd", "island", "warmstart", "fwdinv",
+_HARMLESS_FLAGS = ("energy", "sensor", "midphase", "nativeccd", "multiccd", "island", "warmstart", "fwdinv",
                    "invdiscrete", "autoreset", "refsafe", "clampctrl", "filterparent")
 # <option> attributes read here; the others change MuJoCo's solver, integrator or medium and are reported
 _READ_OPTIONS = ("timestep", "gravity", "integrator")
-# option attributes that cost nothing when absent or at these values (MuJoCo's defaults)
-_MEDIUM_OFF = {"density": 0.0, "viscosity": 0.0, "wind": (0.0, 0.0, 0.0), "magnetic": None}
+# option attributes that change nothing artic simulates: the magnetic field acts on magnetometers only, apirate
+# on MuJoCo's remote API
+_HARMLESS_OPTIONS = ("magnetic", "apirate")
+# the medium: reported only when it is there (non-zero)
+_MEDIUM = ("density", "viscosity", "wind")
 # artic's link and joint caps standing in for "no cap"
 NO_CAP = 1e10
 
@@ -68,11 +72,11 @@ def read_options(v, root) -> Options:
         if integrator != "Euler":
             dropped.append((opt, f"attribute integrator='{integrator}' (artic integrates with semi-implicit Euler)"))
         for name, text in opt.attrib.items():
-            if name in _READ_OPTIONS:
+            if name in _READ_OPTIONS or name in _HARMLESS_OPTIONS:
                 continue
-            if name in _MEDIUM_OFF and _is_zero(v, opt, name):
+            if name in _MEDIUM and not np.any(v.numbers(opt, name, 3 if name == "wind" else 1)):
                 continue
-            what = ("artic simulates no fluid forces" if name in ("density", "viscosity", "wind")
+            what = ("artic simulates no fluid forces" if name in _MEDIUM
                     else "a MuJoCo solver setting; artic's solver has its own")
             dropped.append((opt, f"attribute {name}='{text}' ({what})"))
         for flag in opt.findall("flag"):
@@ -99,12 +103,6 @@ def read_options(v, root) -> Options:
     for el, what in dropped:
         warnings.warn(f"{v.where(el)}: {what}; MuJoCo's setting is ignored", RuntimeWarning, stacklevel=4)
     return opts
-
-
-def _is_zero(v, opt, name) -> bool:
-    if name == "magnetic":  # only acts on magnetometer sensors, which artic does not have
-        return True
-    return all(x == 0.0 for x in v.numbers(opt, name, 3 if name == "wind" else 1))
 
 
 def apply_mujoco_defaults(art, opts: Options):
