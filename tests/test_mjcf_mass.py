@@ -128,8 +128,9 @@ def _star_obj(path):
 
 _MESH_BODY = ('<body name="m{k}" pos="{k} 0 1"><joint type="slide"/>'
               '<geom type="mesh" mesh="star_{kind}" pos="0.1 0 0" euler="10 20 30" density="700"/></body>')
-_MESH_ASSETS = "".join(f'<mesh name="star_{k}" file="star.obj" scale="0.1 0.2 -0.15" inertia="{k}"/>'
-                       for k in ("exact", "convex", "shell")) + '<mesh name="star_legacy" file="star.obj" scale="0.1 0.2 -0.15"/>'
+_MESH_ASSETS = ("".join(f'<mesh name="star_{k}" file="star.obj" scale="0.1 0.2 -0.15" inertia="{k}"/>'
+                        for k in ("exact", "convex", "shell"))
+                + '<mesh name="star_legacy" file="star.obj" scale="0.1 0.2 -0.15"/>')
 
 CASES = {
     "solid primitives, several per body": (

@@ -1,13 +1,14 @@
 """`load_mjcf`: MuJoCo MJCF models as artic articulations and static actors.
 
-Supported: <compiler angle eulerseq meshdir/assetdir>, <option timestep gravity>, nested <default> classes with
-childclass, <worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/capsule/box/
-cylinder/ellipsoid/mesh (STL/OBJ), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, body mass properties
-exactly as MuJoCo computes them (mjcf_mass.py: <inertial> diaginertia/fullinertia, geom mass/density/shellinertia,
-mesh inertia legacy/exact/convex/shell, compiler inertiafromgeom, inertiagrouprange, boundmass, boundinertia,
-balanceinertia, settotalmass), joint range/limited, damping, armature, frictionloss, stiffness, contype/conaffinity,
-friction, margin, and <position>/<velocity>/<motor> actuators; <include> is expanded. <contact><exclude> between
-bodies of one tree; <equality>, <tendon> and <contact><pair> content is dropped with a
+Supported: <compiler angle eulerseq meshdir/assetdir inertiafromgeom autolimits>, <option timestep gravity> and
+<flag gravity contact constraint limit frictionloss spring damper>, nested <default> classes with childclass,
+<worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/capsule/box/cylinder/
+ellipsoid/mesh, size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, body mass properties exactly as MuJoCo
+computes them (mjcf_mass.py: <inertial> diaginertia/fullinertia, geom mass/density/shellinertia, mesh inertia
+legacy/exact/convex/shell, compiler inertiafromgeom, inertiagrouprange, boundmass, boundinertia, balanceinertia,
+settotalmass), joint ref, range/limited, damping, armature, frictionloss, stiffness, springref,
+contype/conaffinity, friction, margin, and <position>/<velocity>/<motor> actuators; <include> is expanded.
+<contact><exclude> between bodies of one tree; <equality>, <tendon> and <contact><pair> content is dropped with a
 warning; <frame>, <replicate>, <attach> are refused.
 Errors: see `load_mjcf`.
 
@@ -25,9 +26,13 @@ How MJCF maps onto PhysX-style articulations:
   link) never collides with a parent body welded to the world, which MuJoCo lets collide.
 * A top-level body with a free joint is a floating base; any other top-level body hangs from a fixed root at the
   world origin. Ball joints are spherical joints with three free axes (their cone range is not mapped).
-* Joint damping is PhysX's viscous joint friction, frictionloss its static and dynamic friction effort, joint
-  stiffness a force drive towards springref (0), armature the joint armature.
-* <position kp> is a force drive of stiffness kp; <velocity kv> one of damping kv; <motor> adds nothing to the model
+* Joint q is MuJoCo's qpos: the child frame is turned back by `ref`, so the body sits where the file puts it at
+  q = ref (MuJoCo's qpos0), and range and springref need no shift. Joint stiffness and damping are one implicit
+  force drive (stiffness, damping, target springref); frictionloss is PhysX's static and dynamic friction effort,
+  armature the joint armature. A range alone limits the joint (compiler autolimits, MuJoCo 3's default).
+* <option> and MuJoCo's defaults (no link damping, no sleeping, no velocity caps): see mjcf_options.py.
+* <position kp> is a force drive of stiffness kp; <velocity kv> one of damping kv (both plus the joint's damping;
+  a joint spring under a position or velocity actuator is dropped with a warning); <motor> adds nothing to the model
   (apply its gear times the control as a joint force). All are listed in `MjcfModel.actuators`.
 * Contact: contype/conaffinity are the shapes' collision group/mask (self-collision between bodies follows them,
   as in MuJoCo), friction's first value both Coulomb coefficients, margin the contact offset. MuJoCo's soft-contact
@@ -48,6 +53,7 @@ from ..math.np_spatial import Transform, quat_between, quat_from_axis_angle, qua
 from .actors import RigidStatic
 from .articulation import Articulation, Drive, FrictionParams, Limit
 from .mjcf_mass import MESH_INERTIA, MassRules
+from .mjcf_options import Options, apply_mujoco_defaults, disable_contacts, read_options
 from .shapes import Box, Capsule, Cylinder, Material, Mesh, Plane, Sphere
 from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
 from .xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
@@ -73,10 +79,17 @@ class MjcfModel:
     articulations: list = field(default_factory=list)
     statics: list = field(default_factory=list)
     timestep: float = 0.002
-    gravity: tuple = (0.0, 0.0, -9.81)
+    gravity: tuple = (0.0, 0.0, -9.81)  # zero when <option><flag gravity="disable"> says so
     actuators: list = field(default_factory=list)
+    options: Options = field(default_factory=Options)  # what <option> says (mjcf_options.py)
 
     def add_to(self, scene):
+        """Add the static actors and articulations to `scene`; a scene gravity other than the file's (its <option
+        gravity>, zero with <flag gravity='disable'>) is reported, since the scene's is the one that acts."""
+        if not np.allclose(scene.gravity, self.gravity):
+            warnings.warn(f"MJCF model '{self.name}': the scene's gravity {tuple(scene.gravity)} is not the file's "
+                          f"{self.gravity}; create the scene with gravity=model.gravity to simulate the file's",
+                          RuntimeWarning, stacklevel=2)
         for s in self.statics:
             scene.add_actor(s)
         for a in self.articulations:
@@ -86,7 +99,7 @@ class MjcfModel:
 
 _BUILTIN = {
     "joint": {"type": "hinge", "axis": "0 0 1", "pos": "0 0 0", "damping": "0", "armature": "0",
-              "frictionloss": "0", "stiffness": "0", "springref": "0"},
+              "frictionloss": "0", "stiffness": "0", "springref": "0", "ref": "0"},
     "geom": {"type": "sphere", "contype": "1", "conaffinity": "1", "friction": "1 0.005 0.0001", "margin": "0",
              "density": "1000", "pos": "0 0 0"},
 }
@@ -167,13 +180,11 @@ class _Loader:
         for asset in root.findall("asset"):
             for m in asset.findall("mesh"):
                 self._mesh_asset(m)
-        model = MjcfModel(root.get("model", path.stem))
-        opt = root.find("option")
-        if opt is not None:
-            model.timestep = v.number(opt, "timestep", model.timestep)
-            if model.timestep <= 0.0:
-                raise v.fail(opt, f"attribute timestep='{opt.get('timestep')}' must be > 0")
-            model.gravity = tuple(v.numbers(opt, "gravity", 3, (0.0, 0.0, -9.81)))
+        self.opts = opts = read_options(v, root)
+        comp = root.find("compiler")  # MuJoCo 3: a range without `limited` makes the joint limited
+        self.autolimits = comp is None or v.choice(comp, "autolimits", comp.get("autolimits", "true"),
+                                                   ("true", "false")) == "true"
+        model = MjcfModel(root.get("model", path.stem), timestep=opts.timestep, gravity=opts.gravity, options=opts)
         self.model = model
         world = root.find("worldbody")
         if world is None:
@@ -186,6 +197,8 @@ class _Loader:
             with v.context(g):
                 static.attach_shape(self._shape(g, "main", f"world geom {k}"))
         if static.shapes:
+            if not opts.contact:
+                disable_contacts(static)
             model.statics.append(static)
         self.joint_names = {}
         self.bodies = {"world": (None, None, _WORLD)}  # body name: (articulation, geom link, weld group)
@@ -409,6 +422,7 @@ class _Loader:
             world.inertia = (0.0, 0.0, 0.0)
             self._body(art, world, body, "main", None, welds)
         self._weld_filters(art, welds)
+        apply_mujoco_defaults(art, self.opts)
         art.mjcf_root_free = free
         return art
 
@@ -484,12 +498,15 @@ class _Loader:
         """(lo, hi) of a limited joint, or None; a bound beyond 1e15 means unbounded (see `load_mjcf`)."""
         v = self.v
         limited = v.choice(j, "limited", a.get("limited", "auto"), ("true", "false", "auto"))
-        if limited == "false" or kind == "ball":
+        if limited == "false" or kind == "ball" or not self.opts.limit:
             return None
         if "range" not in a:
             if limited == "true":
                 raise v.fail(j, "attribute limited='true' without a range; give range='low high'")
             return None
+        if limited == "auto" and not self.autolimits:
+            raise v.fail(j, "has a range but no `limited` while <compiler autolimits='false'> (MuJoCo refuses this "
+                            "too); give limited='true' or 'false', or set autolimits='true'")
         rng = v.numbers(j, "range", 2, text=a["range"], limit=None)
         huge = np.abs(rng) > MAX_MAGNITUDE
         if huge.all():
@@ -535,20 +552,32 @@ class _Loader:
             axes = (Axis.TWIST,)
         rng = self._range(j, a, kind)
         armature = v.number(j, "armature", text=a["armature"], minimum=0.0)
-        damping = v.number(j, "damping", text=a["damping"], minimum=0.0)
-        loss = v.number(j, "frictionloss", text=a["frictionloss"], minimum=0.0)
-        k = v.number(j, "stiffness", text=a["stiffness"], minimum=0.0)
-        springref = v.number(j, "springref", text=a["springref"])
+        damping = v.number(j, "damping", text=a["damping"], minimum=0.0) if self.opts.damper else 0.0
+        loss = v.number(j, "frictionloss", text=a["frictionloss"], minimum=0.0) if self.opts.frictionloss else 0.0
+        k = v.number(j, "stiffness", text=a["stiffness"], minimum=0.0) if self.opts.spring else 0.0
+        # MuJoCo's ref is the joint position at which the body sits where the file puts it (qpos0 = ref); range and
+        # springref are in the same coordinate. Turning the child frame back by ref keeps artic's q equal to qpos.
+        to_rad = self._angle if kind == "hinge" else float
+        ref, springref = (to_rad(v.number(j, name, text=a[name])) for name in ("ref", "springref"))
+        if kind == "hinge":
+            joint.child_pose = jframe * Transform(np.zeros(3), quat_from_axis_angle(np.array([1.0, 0.0, 0.0]), ref))
+        elif kind == "slide":
+            joint.child_pose = jframe * Transform(np.array([ref, 0.0, 0.0]))
         with v.context(j):
             for ax in axes:
                 joint.set_motion(ax, Motion.FREE if rng is None else Motion.LIMITED)
                 if rng is not None:
                     joint.set_limit_params(ax, Limit(*rng))
+                if kind != "ball":
+                    joint.set_joint_position(ax, ref)
                 joint.set_armature(ax, armature)
-                if damping > 0.0 or loss > 0.0:
-                    joint.set_friction_params(ax, FrictionParams(loss, loss, damping))
-                if k > 0.0:
-                    joint.set_drive_params(ax, Drive(k, 0.0, 1e30, DriveType.FORCE))
+                if loss > 0.0:
+                    joint.set_friction_params(ax, FrictionParams(loss, loss, 0.0))
+                # MuJoCo's passive spring and damper k (springref - q) - d qdot as an implicit drive: its damping is
+                # MuJoCo's implicit Euler damping exactly (PhysX's viscous joint friction, solved by iteration,
+                # does not converge once d h exceeds the dof's inertia); see mjcf_options.py for the spring
+                if k > 0.0 or damping > 0.0:
+                    joint.set_drive_params(ax, Drive(k, damping, 1e30, DriveType.FORCE))
                     joint.set_drive_target(ax, springref)
         return link
 
@@ -617,6 +646,12 @@ class _Loader:
                 kp, kv = 0.0, v.number(act, "kv", 1.0, a.get("kv")) * gear
             else:
                 continue
+            passive = joint.get_drive_params(ax)  # the joint's own spring and damper share the dof's one drive
+            kv += passive.damping
+            if passive.stiffness > 0.0:
+                warnings.warn(f"{v.where(act)}: joint '{jname}' has a spring (stiffness {passive.stiffness:g}) that "
+                              f"the <{act.tag}> actuator's drive replaces; the spring is dropped", RuntimeWarning,
+                              stacklevel=3)
             if max(abs(kp), abs(kv)) > MAX_MAGNITUDE:
                 raise v.fail(act, f"gain times gear ({max(abs(kp), abs(kv)):.3g}) exceeds 1e+15; lower kp/kv or gear")
             with v.context(act):

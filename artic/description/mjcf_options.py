@@ -1,0 +1,128 @@
+"""MJCF `<option>` and MuJoCo's behaviour by default, for `load_mjcf`.
+
+`<option timestep gravity>` and the `<flag>` switches gravity, contact, constraint, limit, frictionloss, spring and
+damper are followed; every other option attribute or flag that changes the dynamics is reported with one warning
+naming it (MuJoCo's XML reference, "option" and "option/flag").
+
+Integration. artic steps with semi-implicit Euler (velocities, then positions with the new velocities), MuJoCo's
+`Euler`. MuJoCo's Euler integrates joint damping implicitly (unless `eulerdamp` is disabled); artic's viscous joint
+friction row is solved against the end-of-step velocity, which is implicit too. MuJoCo integrates joint springs
+(`stiffness`) explicitly in every integrator; artic's implicit force drive treats them implicitly, a difference of
+order h * stiffness / (joint inertia) per step. `RK4`, `implicit` and `implicitfast` are reported: artic does not
+follow them (its trajectories differ from theirs at first order in the time step).
+
+MuJoCo's defaults (applied to every link and dof of an MJCF import, not to URDF or the Python API): no link damping
+(PhysX: 0.05 /s), no sleeping (PhysX: sleep threshold 5e-3), and no velocity caps (PhysX: 100 m/s, 50 rad/s per
+link, 100 per joint dof); the caps are set to 1e10, far beyond any motion a float32 solver resolves.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+# <flag> switches whose default is "enable" (MuJoCo's disable flags); the rest default to "disable"
+_DISABLE_FLAGS = ("constraint", "equality", "frictionloss", "limit", "contact", "spring", "damper", "gravity",
+                  "clampctrl", "warmstart", "filterparent", "actuation", "refsafe", "sensor", "midphase",
+                  "eulerdamp", "autoreset", "nativeccd", "island", "passive")
+# flags that change nothing artic simulates (diagnostics, collision-detection internals, sensors)
+_HARMLESS_FLAGS = ("energy", "sensor", "midphase", "nativeccd", "multiccd", "island", "warmstart", "fwdinv",
+                   "invdiscrete", "autoreset", "refsafe", "clampctrl", "filterparent")
+# <option> attributes read here; the others change MuJoCo's solver, integrator or medium and are reported
+_READ_OPTIONS = ("timestep", "gravity", "integrator")
+# option attributes that change nothing artic simulates: the magnetic field acts on magnetometers only, apirate
+# on MuJoCo's remote API
+_HARMLESS_OPTIONS = ("magnetic", "apirate")
+# the medium: reported only when it is there (non-zero)
+_MEDIUM = ("density", "viscosity", "wind")
+# artic's link and joint caps standing in for "no cap"
+NO_CAP = 1e10
+
+
+@dataclass
+class Options:
+    """What `<option>` says about the simulation: time step, gravity (zero when disabled) and the switches."""
+
+    timestep: float = 0.002
+    gravity: tuple = (0.0, 0.0, -9.81)
+    contact: bool = True  # contacts are generated (off with flag contact or constraint disabled)
+    limit: bool = True  # joint ranges are enforced (off with flag limit or constraint disabled)
+    frictionloss: bool = True  # joint dry friction acts (off with flag frictionloss or constraint disabled)
+    spring: bool = True  # joint stiffness acts (off with flag spring disabled)
+    damper: bool = True  # joint damping acts (off with flag damper disabled)
+
+
+def read_options(v, root) -> Options:
+    """The `<option>` element(s) of `root` (later ones override, as MuJoCo merges them), with one warning per
+    attribute or flag that artic does not follow."""
+    opts = Options()
+    gravity_on = True
+    dropped = []
+    for opt in root.findall("option"):
+        if "timestep" in opt.attrib:
+            opts.timestep = v.number(opt, "timestep")
+            if opts.timestep <= 0.0:
+                raise v.fail(opt, f"attribute timestep='{opt.get('timestep')}' must be > 0")
+        if "gravity" in opt.attrib:
+            opts.gravity = tuple(v.numbers(opt, "gravity", 3))
+        integrator = v.choice(opt, "integrator", opt.get("integrator", "Euler"),
+                              ("Euler", "RK4", "implicit", "implicitfast"))
+        if integrator != "Euler":
+            dropped.append((opt, f"attribute integrator='{integrator}' (artic integrates with semi-implicit Euler)"))
+        for name, text in opt.attrib.items():
+            if name in _READ_OPTIONS or name in _HARMLESS_OPTIONS:
+                continue
+            if name in _MEDIUM and not np.any(v.numbers(opt, name, 3 if name == "wind" else 1)):
+                continue
+            what = ("artic simulates no fluid forces" if name in _MEDIUM
+                    else "a MuJoCo solver setting; artic's solver has its own")
+            dropped.append((opt, f"attribute {name}='{text}' ({what})"))
+        for flag in opt.findall("flag"):
+            for name, value in flag.attrib.items():
+                value = v.choice(flag, name, value, ("enable", "disable"))
+                on = value == "enable"
+                if name == "gravity":
+                    gravity_on = on
+                elif name == "contact":
+                    opts.contact = on
+                elif name == "limit":
+                    opts.limit = on
+                elif name in ("frictionloss", "spring", "damper"):
+                    setattr(opts, name, on)
+                elif name == "constraint":
+                    if not on:
+                        opts.contact = opts.limit = opts.frictionloss = False
+                elif name not in _HARMLESS_FLAGS and on != (name in _DISABLE_FLAGS):
+                    dropped.append((flag, f"attribute {name}='{value}' (not followed)"))
+        if len(opt) and any(c.tag != "flag" for c in opt):
+            dropped.extend((c, "is not followed") for c in opt if c.tag != "flag")
+    if not gravity_on:
+        opts.gravity = (0.0, 0.0, 0.0)
+    for el, what in dropped:
+        warnings.warn(f"{v.where(el)}: {what}; MuJoCo's setting is ignored", RuntimeWarning, stacklevel=4)
+    return opts
+
+
+def apply_mujoco_defaults(art, opts: Options):
+    """MuJoCo's behaviour by default on an imported articulation: no link damping, no sleeping, no velocity caps
+    (see the module docstring); with contacts disabled, its shapes collide with nothing."""
+    art.sleep_threshold = 0.0
+    for link in art.get_links():
+        link.linear_damping = 0.0
+        link.angular_damping = 0.0
+        link.max_linear_velocity = NO_CAP
+        link.max_angular_velocity = NO_CAP
+        if link.inbound_joint is not None:
+            for ax in link.inbound_joint.dof_axes():
+                link.inbound_joint.set_max_joint_velocity(ax, NO_CAP)
+        if not opts.contact:
+            disable_contacts(link)
+
+
+def disable_contacts(actor):
+    """MuJoCo's `flag contact='disable'`: the actor's shapes collide with nothing (group and mask 0)."""
+    for shape in actor.shapes:
+        shape.collision_group = 0
+        shape.collision_mask = 0

@@ -1,0 +1,253 @@
+"""MJCF joints (ref, springref, stiffness, damping, armature, frictionloss, range/limited/autolimits), <option>
+(timestep, gravity, flags, reported settings) and MuJoCo's defaults on an MJCF import, checked against MuJoCo."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import artic
+from artic import ArticError, CacheFlag, Motion
+from artic.description.joints import description_pose
+
+mujoco = pytest.importorskip("mujoco")
+
+# a hinge and a slide with reference positions, in degrees; a second hinge without
+ARM = """<mujoco model="arm">
+  <option timestep="0.0002" {option}>{flags}</option>
+  <worldbody>
+    <body name="upper" pos="0 0 1" euler="10 20 30">
+      <joint name="shoulder" axis="0 1 1" pos="0 0 0.1" ref="30" springref="10" stiffness="{k}" damping="{d}"
+             range="-20 80" armature="0.01"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.05"/>
+      <body name="lower" pos="0.4 0 0">
+        <joint name="slide" type="slide" axis="1 0 0" ref="0.2" range="-0.1 0.5" damping="{d}"/>
+        <geom type="box" size="0.1 0.05 0.05" pos="0.1 0 0"/>
+        <body name="hand" pos="0.2 0 0">
+          <joint name="wrist" axis="0 0 1" frictionloss="{loss}"/>
+          <geom type="sphere" size="0.05" pos="0.05 0 0"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>"""
+JOINTS = ["shoulder", "slide", "wrist"]
+
+
+def _write(tmp_path, option="", flags="", k=0.0, d=0.0, loss=0.0, text=None):
+    path = tmp_path / "arm.xml"
+    path.write_text(text or ARM.format(option=option, flags=flags, k=k, d=d, loss=loss))
+    return path
+
+
+def _load(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return artic.load_mjcf(path)
+
+
+def _mujoco_poses(mm, qpos):
+    md = mujoco.MjData(mm)
+    md.qpos[:] = qpos
+    mujoco.mj_kinematics(mm, md)
+    return {mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_BODY, b): (md.xpos[b].copy(), md.xquat[b].copy())
+            for b in range(1, mm.nbody)}
+
+
+def _same_rotation(q_xyzw, q_wxyz):
+    return abs(abs(np.dot(q_xyzw, np.roll(q_wxyz, -1))) - 1.0) < 1e-9
+
+
+def test_ref_makes_q_equal_qpos(tmp_path):
+    """A joint's ref is its position in the file's pose (MuJoCo's qpos0 = ref): artic starts at q = ref and places
+    every body where MuJoCo does at qpos0 and at other joint positions; range and springref are in the same
+    coordinate, so the limits equal MuJoCo's jnt_range."""
+    path = _write(tmp_path, k=2.0)
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    art = _load(path).articulations[0]
+    joints = [art.get_joint(n) for n in JOINTS]
+    np.testing.assert_allclose([j.get_joint_position(j.dof_axes()[0]) for j in joints], mm.qpos0, atol=1e-12)
+    for j, rng in zip(joints[:2], mm.jnt_range[:2]):
+        limit = j.get_limit_params(j.dof_axes()[0])
+        np.testing.assert_allclose([limit.low, limit.high], rng, atol=1e-12)
+    shoulder = joints[0]
+    assert shoulder.get_drive_target(shoulder.dof_axes()[0]) == pytest.approx(mm.qpos_spring[0])
+    for qpos in (mm.qpos0, np.array([-0.3, 0.45, 1.2])):
+        for j, q in zip(joints, qpos):
+            j.set_joint_position(j.dof_axes()[0], q)
+        for body, (pos, quat) in _mujoco_poses(mm, qpos).items():
+            pose = description_pose(art.get_link(body))
+            np.testing.assert_allclose(pose.p, pos, atol=1e-9)
+            assert _same_rotation(pose.q, quat)
+
+
+def test_spring_and_damper_follow_mujoco(tmp_path):
+    """stiffness/springref/damping/armature: without gravity, the arm swings about springref and settles there as in
+    MuJoCo (1e-3 rad over 2 s at h = 0.2 ms; MuJoCo's spring is explicit, artic's implicit, an O(h) difference:
+    1.9e-3 rad at h = 1 ms)."""
+    path = _write(tmp_path, flags='<flag gravity="disable"/>', k=2.0, d=0.05)
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    md = mujoco.MjData(mm)
+    model = _load(path)
+    assert model.gravity == (0.0, 0.0, 0.0) and model.timestep == 0.0002
+    scene = artic.Scene(1, gravity=model.gravity)
+    model.add_to(scene)
+    art = model.articulations[0]
+    idx = [art.dof_names.index(n) for n in JOINTS]
+    cache = art.create_cache()
+    worst = 0.0
+    for _ in range(10000):
+        mujoco.mj_step(mm, md)
+        scene.step(0.0002)
+        art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+        worst = max(worst, np.abs(cache.joint_position[0, idx] - md.qpos).max())
+    assert abs(md.qpos[0] - mm.qpos0[0]) > 0.05  # the spring moved the shoulder from ref towards springref
+    assert worst < 1e-3
+
+
+def test_limits_autolimits_and_limit_flags(tmp_path):
+    """A range alone limits a joint (MuJoCo 3's autolimits); limited='false' frees it; autolimits='false' with a
+    range and no limited is refused as MuJoCo refuses it; flag limit or constraint 'disable' frees every joint."""
+    art = _load(_write(tmp_path)).articulations[0]
+    assert art.get_joint("shoulder").get_motion(art.get_joint("shoulder").dof_axes()[0]) == Motion.LIMITED
+    assert art.get_joint("wrist").get_motion(art.get_joint("wrist").dof_axes()[0]) == Motion.FREE
+    text = ARM.format(option="", flags="", k=0, d=0, loss=0)
+    freed = _load(_write(tmp_path, text=text.replace('range="-20 80"', 'range="-20 80" limited="false"')))
+    j = freed.articulations[0].get_joint("shoulder")
+    assert j.get_motion(j.dof_axes()[0]) == Motion.FREE
+    with pytest.raises(ArticError, match="autolimits"):
+        artic.load_mjcf(_write(tmp_path, text=text.replace("<worldbody>", '<compiler autolimits="false"/><worldbody>')))
+    for flag in ("limit", "constraint"):
+        art = _load(_write(tmp_path, flags=f'<flag {flag}="disable"/>')).articulations[0]
+        for n in JOINTS:
+            j = art.get_joint(n)
+            assert j.get_motion(j.dof_axes()[0]) == Motion.FREE, (flag, n)
+
+
+def test_contact_and_frictionloss_flags(tmp_path):
+    """flag contact='disable' (and constraint='disable') leaves every shape, static ones too, colliding with
+    nothing; constraint and frictionloss 'disable' drop the joints' dry friction."""
+    text = ARM.replace("<worldbody>", '<worldbody><geom type="plane" size="1 1 1"/>')
+    on = _load(_write(tmp_path, text=text.format(option="", flags="", k=0, d=0, loss=0.3)))
+    wrist = on.articulations[0].get_joint("wrist")
+    assert wrist.get_friction_params(wrist.dof_axes()[0]).static_friction_effort == 0.3
+    assert all(s.collision_group == 1 for lk in on.articulations[0].get_links() for s in lk.shapes)
+    for flag in ("contact", "constraint"):
+        off = _load(_write(tmp_path, text=text.format(option="", flags=f'<flag {flag}="disable"/>', k=0, d=0,
+                                                      loss=0.3)))
+        shapes = [s for lk in off.articulations[0].get_links() for s in lk.shapes] + off.statics[0].shapes
+        assert len(shapes) == 4 and all(s.collision_group == 0 and s.collision_mask == 0 for s in shapes)
+    for flag in ("frictionloss", "constraint"):
+        off = _load(_write(tmp_path, text=text.format(option="", flags=f'<flag {flag}="disable"/>', k=0, d=0,
+                                                      loss=0.3)))
+        wrist = off.articulations[0].get_joint("wrist")
+        assert wrist.get_friction_params(wrist.dof_axes()[0]).static_friction_effort == 0.0, flag
+
+
+def test_spring_and_damper_flags(tmp_path):
+    """flag spring / damper 'disable' drop the joints' stiffness / damping (MuJoCo's passive forces)."""
+    def drive(flags):
+        art = _load(_write(tmp_path, flags=flags, k=2.0, d=0.05)).articulations[0]
+        j = art.get_joint("shoulder")
+        d = j.get_drive_params(j.dof_axes()[0])
+        return d.stiffness, d.damping
+
+    assert drive("") == (2.0, 0.05)
+    assert drive('<flag spring="disable"/>') == (0.0, 0.05)
+    assert drive('<flag damper="disable"/>') == (2.0, 0.0)
+
+
+def test_add_to_reports_a_scene_gravity_other_than_the_files(tmp_path):
+    """add_to warns when the scene's gravity is not the file's (here disabled by its flag), and not when it is."""
+    model = _load(_write(tmp_path, flags='<flag gravity="disable"/>'))
+    with pytest.warns(RuntimeWarning, match="gravity=model.gravity"):
+        model.add_to(artic.Scene(1))
+    model = _load(_write(tmp_path, flags='<flag gravity="disable"/>'))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.add_to(artic.Scene(1, gravity=model.gravity))
+
+
+@pytest.mark.parametrize("option, flags, named", [
+    ('integrator="implicitfast"', "", "integrator='implicitfast'"),
+    ('integrator="RK4"', "", "integrator='RK4'"),
+    ('solver="CG"', "", "solver='CG'"),
+    ('iterations="20"', "", "iterations='20'"),
+    ('viscosity="0.1"', "", "viscosity='0.1'"),
+    ("", '<flag eulerdamp="disable"/>', "eulerdamp='disable'"),
+    ("", '<flag actuation="disable"/>', "actuation='disable'"),
+    ("", '<flag override="enable"/>', "override='enable'"),
+])
+def test_settings_artic_does_not_follow_are_named(tmp_path, option, flags, named):
+    """Each integrator, solver, fluid or flag setting that artic does not follow gives a warning naming it."""
+    with pytest.warns(RuntimeWarning, match=named):
+        artic.load_mjcf(_write(tmp_path, option=option, flags=flags))
+
+
+def test_followed_settings_are_silent(tmp_path):
+    """MuJoCo's defaults spelled out, the followed flags and harmless ones (energy) give no warning."""
+    path = _write(tmp_path, option='integrator="Euler" density="0" viscosity="0"',
+                  flags='<flag gravity="enable" contact="disable" energy="enable" warmstart="enable"/>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        artic.load_mjcf(path)
+
+
+def test_mjcf_gets_mujocos_defaults_and_urdf_keeps_physx(tmp_path):
+    """An MJCF import has no link damping, no sleeping and no binding velocity caps (MuJoCo has none); a URDF
+    import keeps PhysX's defaults (damping 0.05, sleep threshold 5e-3, caps 100 m/s, 50 rad/s, 100 per dof)."""
+    art = _load(_write(tmp_path)).articulations[0]
+    assert art.sleep_threshold == 0.0
+    for link in art.get_links():
+        assert link.linear_damping == 0.0 and link.angular_damping == 0.0
+        assert link.max_linear_velocity >= 1e10 and link.max_angular_velocity >= 1e10
+        if link.inbound_joint is not None:
+            assert all(link.inbound_joint.get_max_joint_velocity(a) >= 1e10 for a in link.inbound_joint.dof_axes())
+    urdf = tmp_path / "r.urdf"
+    urdf.write_text("""<robot name="r"><link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1"
+        ixy="0" ixz="0" iyz="0"/></inertial></link><link name="b"><inertial><mass value="1"/><inertia ixx="1"
+        iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link><joint name="j" type="continuous"><parent
+        link="a"/><child link="b"/><axis xyz="0 0 1"/></joint></robot>""")
+    u = artic.load_urdf(urdf)
+    assert u.sleep_threshold == pytest.approx(5e-3)
+    b = u.get_link("b")
+    assert (b.linear_damping, b.angular_damping, b.max_linear_velocity, b.max_angular_velocity) == (0.05, 0.05,
+                                                                                                    100.0, 50.0)
+    assert b.inbound_joint.get_max_joint_velocity(b.inbound_joint.dof_axes()[0]) == 100.0
+
+
+def test_actuator_drive_keeps_the_joint_damping(tmp_path):
+    """A <velocity> actuator's drive adds its kv to the joint's own damping (they share the dof's drive); a
+    <position> actuator on a joint with a spring says that the spring is dropped."""
+    text = ARM.format(option="", flags="", k=2.0, d=0.05, loss=0).replace(
+        "</mujoco>", '<actuator><velocity joint="slide" kv="3"/><position joint="shoulder" kp="4"/></actuator>'
+                     "</mujoco>")
+    with pytest.warns(RuntimeWarning, match="joint 'shoulder' has a spring"):
+        art = artic.load_mjcf(_write(tmp_path, text=text)).articulations[0]
+    slide = art.get_joint("slide")
+    assert slide.get_drive_params(slide.dof_axes()[0]).damping == pytest.approx(3.05)
+
+
+def test_ref_on_several_joints_of_one_body(tmp_path):
+    """Joints of one body compose in order, each turned by q - ref (MuJoCo's mj_kinematics): the body sits where
+    MuJoCo puts it at qpos0 and at another qpos."""
+    path = tmp_path / "chain.xml"
+    path.write_text("""<mujoco><compiler angle="radian"/><worldbody>
+      <body name="b" pos="0.1 0.2 0.3">
+        <joint name="a" axis="1 0 0" ref="0.4" pos="0 0.1 0"/>
+        <joint name="s" type="slide" axis="0 1 1" ref="-0.3"/>
+        <joint name="c" axis="0 0 1" ref="-1.1" pos="0.2 0 0"/>
+        <geom type="box" size="0.1 0.2 0.3" pos="0.3 0 0"/>
+      </body></worldbody></mujoco>""")
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    art = _load(path).articulations[0]
+    joints = [art.get_joint(n) for n in "asc"]
+    for qpos in (mm.qpos0, np.array([1.0, 0.25, 0.3])):
+        for j, q in zip(joints, qpos):
+            j.set_joint_position(j.dof_axes()[0], q)
+        pos, quat = _mujoco_poses(mm, qpos)["b"]
+        pose = description_pose(art.get_link("b"))
+        np.testing.assert_allclose(pose.p, pos, atol=1e-9)
+        assert _same_rotation(pose.q, quat)
