@@ -119,3 +119,22 @@ def step_finite(art, seconds: float, dt: float = 1.0 / 120.0, scene=None) -> boo
                     and np.isfinite(cache.root_transform).all()):
                 return False
     return True
+
+
+# MJCF files of gymnasium's and dm_control's suites that artic refuses, each with the reason its message must give
+REFUSED_MJCF = {
+    "dm_control/quadruped.xml": "geom 'terrain' has unsupported type 'hfield'",
+}
+
+
+def suite_mjcf_files() -> list[tuple[str, Path]]:
+    """(key 'package/file.xml', path) of every MJCF of gymnasium's MuJoCo assets and dm_control's suite that is
+    installed (the real-model tests parametrize over them)."""
+    import importlib.util
+
+    out = []
+    for package, folder in (("gymnasium", "envs/mujoco/assets"), ("dm_control", "suite")):
+        spec = importlib.util.find_spec(package)
+        if spec is not None:
+            out += [(f"{package}/{p.name}", p) for p in sorted((Path(spec.origin).parent / folder).glob("*.xml"))]
+    return out

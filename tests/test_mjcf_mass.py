@@ -9,7 +9,6 @@ a top-level body without a free joint hangs from an extra fixed "<name>_world" r
 massless gets artic's 1e-6 kg / 1e-9 kg m^2 regularization.
 """
 
-import importlib.util
 import warnings
 from pathlib import Path
 
@@ -19,20 +18,12 @@ import pytest
 
 import artic
 from artic.description.mjcf import MjcfError
+from helpers import REFUSED_MJCF, suite_mjcf_files
 
-REFUSED = {
-    "dm_control/quadruped.xml": "geom 'terrain' has unsupported type 'hfield'",
-}
 
 
 def _mjcfs() -> list:
-    out = []
-    for package, folder in (("gymnasium", "envs/mujoco/assets"), ("dm_control", "suite")):
-        spec = importlib.util.find_spec(package)
-        if spec is not None:
-            for p in sorted((Path(spec.origin).parent / folder).glob("*.xml")):
-                out.append(pytest.param(f"{package}/{p.name}", p, id=f"{package}/{p.name}"))
-    return out
+    return [pytest.param(key, p, id=key) for key, p in suite_mjcf_files()]
 
 
 def _rot(q_wxyz):
@@ -106,10 +97,10 @@ def test_mass_properties_match_mujoco(key, path):
         mj = mujoco.MjModel.from_xml_path(str(path))
     except ValueError as e:
         pytest.skip(f"MuJoCo does not load it: {e}")
-    if key in REFUSED:
+    if key in REFUSED_MJCF:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with pytest.raises(MjcfError, match=REFUSED[key]):
+            with pytest.raises(MjcfError, match=REFUSED_MJCF[key]):
                 artic.load_mjcf(path)
         return
     _compare(path, mj)

@@ -9,12 +9,11 @@ pivot floors, math/dense.py and dynamics/aba.py, keep them finite); icub, whose 
 about their axes, also needs the load-time mass check (mass_check.py); z1 is among the URDFs, as the issue asks.
 """
 
-import importlib.util
 import warnings
 from pathlib import Path
 
 import pytest
-from helpers import robots_dir, step_finite
+from helpers import REFUSED_MJCF, robots_dir, step_finite, suite_mjcf_files
 
 import artic
 from artic import ArticError, UrdfError
@@ -33,9 +32,6 @@ REFUSED_URDF = {
     "tiago_dual.urdf": "link 'base_antenna_left_link': <inertia> is not positive semi-definite",
     "tiago_no_hand.urdf": "link 'base_antenna_left_link': <inertia> is not positive semi-definite",
 }
-REFUSED_MJCF = {
-    "dm_control/quadruped.xml": "geom 'terrain' has unsupported type 'hfield'",
-}
 
 
 def _urdfs() -> list:
@@ -43,15 +39,8 @@ def _urdfs() -> list:
 
 
 def _mjcfs() -> list:
-    out = []
-    for package, folder in (("gymnasium", "envs/mujoco/assets"), ("dm_control", "suite")):
-        spec = importlib.util.find_spec(package)
-        if spec is not None:
-            for p in sorted((Path(spec.origin).parent / folder).glob("*.xml")):
-                key = f"{package}/{p.name}"
-                out.append(pytest.param(package, p, id=f"{key}[refused: {REFUSED_MJCF[key]}]"
-                                        if key in REFUSED_MJCF else key))
-    return out
+    return [pytest.param(key.split("/")[0], p, id=f"{key}[refused: {REFUSED_MJCF[key]}]" if key in REFUSED_MJCF
+                         else key) for key, p in suite_mjcf_files()]
 
 
 def _urdf_id(rel: str) -> str:
