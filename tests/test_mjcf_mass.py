@@ -10,7 +10,6 @@ massless gets artic's 1e-6 kg / 1e-9 kg m^2 regularization.
 """
 
 import warnings
-from pathlib import Path
 
 import mujoco
 import numpy as np

@@ -10,7 +10,6 @@ about their axes, also needs the load-time mass check (mass_check.py); z1 is amo
 """
 
 import warnings
-from pathlib import Path
 
 import pytest
 from helpers import REFUSED_MJCF, robots_dir, step_finite, suite_mjcf_files
