@@ -1,4 +1,4 @@
-"""Posing a block by joint coordinates (specs/artisynth-joints-and-connectors.txt, sections 3.3.2 and 3.3.4):
+"""Posing a block by joint coordinates (ArtiSynth's joints chapter, sections 3.3.2 and 3.3.4):
 set some body joints' coordinates and move the freest bodies so that every joint of the block holds, loops
 included (a four-bar posed by its crank angle).
 

@@ -1,6 +1,6 @@
 """`JointView`: one body joint's columns of its block's arrays (constraints/loop_rows.py: LoopArrays), and what the
 scene reads and writes through it: coordinates, drive targets, ranges and locks per env, constraint forces and the
-frames C, D, G and T_err (specs/artisynth-joints-and-connectors.txt, sections 3.3.2, 3.3.5, 3.3.7)."""
+frames C, D, G and T_err (ArtiSynth's joints chapter, sections 3.3.2, 3.3.5, 3.3.7)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """`Scene.step` for one block (the articulations that may touch each other, block.py): the whole step for one env
 in one thread, all envs in one kernel launch.
 
-Pipeline (physx-notes 0 and 9.1; specs/physx-articulations-guide.txt, "Constraint Sequence"):
+Pipeline (physx-notes 0 and 9.1; the PhysX guide, "Constraint Sequence"):
  1. velocity pre-scale, kinematics and link velocities at the start of the step, collision detection;
  2. unconstrained forward dynamics (ABA) with gravity, user link forces and persistent joint forces, damping and
     max-velocity forces, Coriolis and gyroscopic terms and armature: v* = v + a dt;
@@ -12,7 +12,7 @@ Pipeline (physx-notes 0 and 9.1; specs/physx-articulations-guide.txt, "Constrain
  5. integration (PGS: once, with the position-iteration velocity; TGS: per substep), state write-back;
  6. reported quantities (joint and link accelerations, incoming joint forces, body joint wrenches), kinematics
     and body joint coordinates at the end, and the sleep check (physx-notes 3.7).
-The launch is recorded once per time step size and replayed (reference/warp-notes.md), in env chunks on every CPU
+The launch is recorded once per time step size and replayed (warp-notes), in env chunks on every CPU
 core (parallel.py): a step allocates nothing.
 """
 

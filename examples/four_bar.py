@@ -1,4 +1,4 @@
-"""The over-constrained four-bar linkage of ArtiSynth's manual (specs/artisynth-joints-and-connectors.txt, 3.3.9).
+"""The over-constrained four-bar linkage of ArtiSynth's manual (ArtiSynth's joints chapter, 3.3.9).
 
 Four rounded bars (1 m between their pin centres, 0.25 m wide, 0.2 or 0.3 m deep, density 1000) form a square; the
 left bar is grounded and the others are free rigid bodies joined at the corners by four hinge joints, which remove

@@ -1,4 +1,4 @@
-"""Fit a body model to motion-capture markers, then drive it with them (specs/ode-constraints-as-implicit-springs.md,
+"""Fit a body model to motion-capture markers, then drive it with them (the ODE paper,
 sections S2 and S1; docs/marker_fitting.md).
 
 A synthetic subject whose truth is known: a 13-segment humanoid (artic.mocap.synthetic) moves freely for a second,

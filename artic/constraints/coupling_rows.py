@@ -2,7 +2,7 @@
 generalized-impulse direction g (per env, configuration dependent).
 
 A row's impulse dF changes the generalized velocity by dF M^-1 g and its response is r = g^T M^-1 g:
-* mimic joint: g = sum_i G_i e_{d_i} (J of specs/mimic-joint-maths.md);
+* mimic joint: g = sum_i G_i e_{d_i} (J of the mimic-joint note);
 * fixed-tendon joint i: g = J_i^T w_i - J_root^T w_0, the couple of physx-notes 5.3 (w_i: a unit torque about
   joint i's axis, or a unit force along it at its anchor; w_0 the same for the root's first child tendon joint,
   on the tendon root link);

@@ -1,4 +1,4 @@
-"""Implicit PD joint drives (specs/implicit-spring-joint-drives.md; physx-notes 2.4-2.7).
+"""Implicit PD joint drives (the implicit-drive note; physx-notes 2.4-2.7).
 
 The drive impulse of one iteration is
     l = l_acc * impulse_multiplier + v * velocity_multiplier + target_vel_plus_initial_bias

@@ -1,5 +1,5 @@
 """What a body joint measures: frames C and D, T_CD, and per slot its value and the direction of its rate
-(specs/artisynth-joints-and-connectors.txt, sections 3.3.1-3.3.2; description/joints.py defines the modes).
+(ArtiSynth's joints chapter, sections 3.3.1-3.3.2; description/joints.py defines the modes).
 
 A joint has six slots. Slots 3..5 are the components of p (the origin of C in D's axes); their rates are the
 velocity of C's origin as a point of A relative to B's point there, along D's axes. Slots 0..2 are angular and

@@ -1,6 +1,6 @@
 """Rows of the joints between bodies (description/joints.py): loops within an articulation, joints between
-articulations, rigid bodies, static bodies and the world (specs/artisynth-joints-and-connectors.txt 3.3;
-specs/ode-constraints-as-implicit-springs.md; physx-notes 4.1 for their place in the solve).
+articulations, rigid bodies, static bodies and the world (ArtiSynth's joints chapter 3.3;
+the ODE paper; physx-notes 4.1 for their place in the solve).
 
 Every row has a generalized direction g = J_A^T w_A - J_B^T w_B (w the unit torque of an angular slot, or the unit
 force at C's origin of a linear one; joint_frames.py), a response r = g^T M^-1 g, a position value (the error of a

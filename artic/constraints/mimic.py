@@ -1,4 +1,4 @@
-"""Mimic joint impulse (specs/mimic-joint-maths.md; physx-notes 1.5).
+"""Mimic joint impulse (the mimic-joint note; physx-notes 1.5).
 
 dl = -(b + J v) / (r + cfm), a fresh delta every iteration (no accumulation, no clamp on the impulse). Hard: the
 bias b = erp C / h with erp the articulation's bias coefficient and cfm 0; compliant (mu > 0 and zeta > 0, position

@@ -1,7 +1,7 @@
 """Host-side articulation description: `Articulation`, `Link`, `Joint`, `Drive`, `Limit`.
 
-PhysX's reduced-coordinate articulation API (specs/physx-articulations-guide.txt, "Creating an Articulation",
-"Articulation Joints", "Cache Indexing") in snake_case, with PhysX's defaults (reference/physx-notes.md 7.2). Every
+PhysX's reduced-coordinate articulation API (the PhysX guide, "Creating an Articulation",
+"Articulation Joints", "Cache Indexing") in snake_case, with PhysX's defaults (physx-notes 7.2). Every
 setter validates its input and raises an `ArticError` naming the object. Nothing here touches a device: a `Scene`
 turns descriptions into Model/State arrays, and an articulation in a scene forwards its inverse-dynamics calls to it.
 """
@@ -561,7 +561,7 @@ class Articulation:
     # -- mimic joints and tendons -------------------------------------------------------------------------------
     def create_mimic_joint(self, joint_a, axis_a, joint_b, axis_b, gear_ratio: float, offset: float = 0.0,
                            natural_frequency: float = 0.0, damping_ratio: float = 0.0):
-        """Couple two dofs: q_A + gear_ratio * q_B + offset = 0 (specs/mimic-joint-maths.md). Hard unless
+        """Couple two dofs: q_A + gear_ratio * q_B + offset = 0 (the mimic-joint note). Hard unless
         natural_frequency > 0 and damping_ratio > 0. Only while the articulation is out of a scene."""
         return self.create_multi_dof_mimic_joint(joint_a, axis_a, [(joint_b, axis_b, gear_ratio)], offset,
                                                  natural_frequency, damping_ratio)

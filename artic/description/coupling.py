@@ -1,6 +1,6 @@
 """Mimic joints and fixed and spatial tendons: descriptions that couple dofs or links of one articulation.
 
-* `MimicJoint` (specs/mimic-joint-maths.md; physx-notes 1): C = q_A + G q_B + gamma = 0, or the N-dof extension
+* `MimicJoint` (the mimic-joint note; physx-notes 1): C = q_A + G q_B + gamma = 0, or the N-dof extension
   C = q_0 + G_1 q_1 + ... + gamma. Hard by default; compliant when natural_frequency > 0 and damping_ratio > 0.
 * `FixedTendon` (physx-notes 5.3): a tree of tendon joints; length L = offset + sum c_i q_i over the non-root tendon
   joints, pulled to rest_length by an implicit spring, with optional limits.

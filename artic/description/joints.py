@@ -1,4 +1,4 @@
-"""Joints between any two bodies (specs/artisynth-joints-and-connectors.txt, section 3.3; PhysX's PxJoint family).
+"""Joints between any two bodies (ArtiSynth's joints chapter, section 3.3; PhysX's PxJoint family).
 
 A joint connects body A to body B. A body is a `Link` of any articulation (the same articulation closes a loop),
 a `RigidDynamic`, a `RigidStatic`, or the world (`None`, only as B). Frame C is fixed on A (T_CA), frame D on B
@@ -52,7 +52,7 @@ class ConstraintFlag(IntFlag):
 
 
 def erp_cfm_from_spring(stiffness, damping, dt):
-    """ODE's (ERP, CFM) of an implicit spring-damper at time step dt (specs/ode-constraints-as-implicit-springs.md,
+    """ODE's (ERP, CFM) of an implicit spring-damper at time step dt (the ODE paper,
     eq. 13): ERP = dt k / (dt k + d), CFM = 1 / (dt k + d). CFM is in ODE's force units, so the impulse-level
     softness is CFM / dt. k = inf (compliance 0) gives (1, 0)."""
     k, d, h = float(stiffness), float(damping), float(dt)
@@ -460,7 +460,7 @@ class JointBase:
 
     # -- drives on coordinates ------------------------------------------------------------------------------------
     def set_drive_params(self, idx, drive: Drive):
-        """Implicit PD drive of a coordinate (the articulation drives' model, specs/implicit-spring-joint-drives.md):
+        """Implicit PD drive of a coordinate (the articulation drives' model, the implicit-drive note):
         stiffness [N/m or N m/rad], damping, max_force [N or N m] and type (NONE switches it off)."""
         k = self._coord(idx)
         owner = f"{self._owner()} coordinate '{self.coordinate_names[k]}'"

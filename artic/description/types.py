@@ -1,4 +1,4 @@
-"""PhysX enumerations, with PhysX's numeric values (reference/physx-notes.md sections 6.1 and 7.1)."""
+"""PhysX enumerations, with PhysX's numeric values (physx-notes sections 6.1 and 7.1)."""
 
 from enum import IntEnum, IntFlag
 

@@ -1,6 +1,6 @@
 """URDF import: `load_urdf(path, fix_base=True, package_dirs=())` builds an `Articulation`.
 
-Mapping (URDF spec, wiki.ros.org/urdf/XML, to PhysX's model, specs/physx-articulations-guide.txt):
+Mapping (URDF spec, wiki.ros.org/urdf/XML, to PhysX's model, the PhysX guide):
 * Each URDF link becomes a link whose actor frame is the URDF link frame; `<inertial>` gives mass, COM and the
   inertia tensor (diagonalized into principal moments and a COM frame).
 * A moving joint's frames are chosen so that its URDF axis is the joint frame's x axis (TWIST for revolute, X for

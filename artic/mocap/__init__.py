@@ -1,4 +1,4 @@
-"""Marker fitting and tracking (specs/ode-constraints-as-implicit-springs.md, sections S1 and S2): a segment model in
+"""Marker fitting and tracking (the ODE paper, sections S1 and S2): a segment model in
 maximal coordinates, markers as soft constraints, fitting anchors and attachments, tracking with torques. See
 docs/marker_fitting.md."""
 

@@ -1,4 +1,4 @@
-"""Fitting a segment model to markers (specs/ode-constraints-as-implicit-springs.md, section S2).
+"""Fitting a segment model to markers (the ODE paper, section S2).
 
 Markers are infinite-mass points tied to their segments by soft 3-dof constraints (rig.py), much softer than the
 joints. Per batch of frames (one frame per env):

@@ -1,5 +1,5 @@
 """The marker rig: a segment model in maximal coordinates with its markers, in a scene of E envs
-(specs/ode-constraints-as-implicit-springs.md, section S2).
+(the ODE paper, section S2).
 
 Segments are free `RigidDynamic` bodies (no shapes: they touch nothing) joined to their parents by `SphericalJoint`s
 at their anchors, soft through ODE's ERP and CFM. Each marker is a kinematic `RigidDynamic` (an infinite-mass

@@ -1,5 +1,5 @@
 """A segment model: rigid segments joined by ball joints at anchor points, the body model of marker fitting
-(specs/ode-constraints-as-implicit-springs.md, section S2).
+(the ODE paper, section S2).
 
 Each segment's body frame has its origin at the segment's COM and, in the reference pose, the world's axes. Segment
 k hangs from its parent j by a ball joint whose anchor (centre of rotation) is c_jk in j's frame and c_kj in k's

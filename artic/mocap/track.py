@@ -1,4 +1,4 @@
-"""Tracking markers with soft constraints: constraints as controllers (specs/ode-constraints-as-implicit-springs.md,
+"""Tracking markers with soft constraints: constraints as controllers (the ODE paper,
 section S1).
 
 The fitted segment model (maximal coordinates, rig.py) is simulated with gravity while its markers move along the

@@ -1,4 +1,4 @@
-"""Body joints in a scene: constraint forces (specs/artisynth-joints-and-connectors.txt 3.3.7), ranges and locking
+"""Body joints in a scene: constraint forces (ArtiSynth's joints chapter 3.3.7), ranges and locking
 (3.3.5), drives on coordinates, the distance joint, grouping, and bad input."""
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def test_locking_holds_a_coordinate_per_env_and_releases(solver):
 
 
 def test_drive_on_a_coordinate_is_the_implicit_pd_update():
-    """Closed form (specs/implicit-spring-joint-drives.md): a 4 kg body on a horizontal slider driven by an implicit
+    """Closed form (the implicit-drive note): a 4 kg body on a horizontal slider driven by an implicit
     PD drive (k = 500 N/m, d = 20 N s/m) toward per-env targets follows v' = (m v + dt (k (x* - x) + d v*)) /
     (m + dt d + dt^2 k), x' = x + dt v' at every step to 1e-5 m (PGS), and the drive force is m (v' - v) / dt."""
     b = body(artic.Box((0.05, 0.05, 0.05)), pose=(0.0, 0.0, 1.0))

@@ -1,5 +1,5 @@
-"""Compliance, damping and ERP/CFM of body joints (specs/artisynth-joints-and-connectors.txt 3.3.8;
-specs/ode-constraints-as-implicit-springs.md, eq. 13): a compliant constraint is an implicit spring, exactly."""
+"""Compliance, damping and ERP/CFM of body joints (ArtiSynth's joints chapter 3.3.8;
+the ODE paper, eq. 13): a compliant constraint is an implicit spring, exactly."""
 
 from __future__ import annotations
 

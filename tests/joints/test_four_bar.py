@@ -1,4 +1,4 @@
-"""The over-constrained four-bar linkage of specs/artisynth-joints-and-connectors.txt, section 3.3.9: four hinges
+"""The over-constrained four-bar linkage of ArtiSynth's joints chapter, section 3.3.9: four hinges
 remove 20 degrees of freedom from three free bars (18), and the linkage keeps one. Checked against the closed form
 of the parallelogram's one-degree-of-freedom pendulum and against MuJoCo (a hinged chain closed by an equality
 constraint)."""

@@ -1,5 +1,5 @@
 """Body joints' kinematics: what each joint type measures (its slots), their rates, coordinates and T_CD
-(specs/artisynth-joints-and-connectors.txt, sections 3.3.1-3.3.4)."""
+(ArtiSynth's joints chapter, sections 3.3.1-3.3.4)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Marker fitting and tracking on a synthetic subject whose truth is known (examples/marker_fit.py): the fit recovers
 anchors and attachments, tracking recovers joint angles, and the torques the markers applied agree with inverse
-dynamics of the known motion (specs/ode-constraints-as-implicit-springs.md, S1 and S2)."""
+dynamics of the known motion (the ODE paper, S1 and S2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Closed forms and behaviour of drives, limits and velocity limits (specs/implicit-spring-joint-drives.md)."""
+"""Closed forms and behaviour of drives, limits and velocity limits (the implicit-drive note)."""
 
 import numpy as np
 import pytest
