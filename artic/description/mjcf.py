@@ -53,6 +53,7 @@ from ..math.np_spatial import Transform, quat_between, quat_from_axis_angle, qua
 from .actors import RigidStatic
 from .articulation import Articulation, Drive, FrictionParams, Limit
 from .mjcf_mass import MESH_INERTIA, MassRules
+from .mjcf_report import report_unused
 from .mjcf_options import Options, apply_mujoco_defaults, disable_contacts, read_options
 from .shapes import Box, Capsule, Cylinder, Material, Mesh, Plane, Sphere
 from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
@@ -129,13 +130,15 @@ def load_mjcf(path) -> MjcfModel:
     path, root = read_xml_root(path, "MJCF", "mujoco", MjcfError)
     _expand_includes(root, path, [path.resolve()])
     try:
-        return _Loader(root, path).model
+        loader = _Loader(root, path)
     except MjcfError:
         raise
     except ArticError as e:
         raise MjcfError(f"MJCF file '{path}': {e}") from None
     except RecursionError:
         raise MjcfError(f"MJCF file '{path}': bodies are nested too deeply to load") from None
+    report_unused(root, loader.v)  # never silent: what artic does not use is warned about (mjcf_report.py)
+    return loader.model
 
 
 def _expand_includes(root, path: Path, chain: list, seen: set | None = None):

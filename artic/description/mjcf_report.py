@@ -1,0 +1,95 @@
+"""What `load_mjcf` does not use, reported: one warning per kind (an element, or an element's attribute), naming it,
+how many times it occurs and where it first does (issue 15: never silent about dropped MJCF content).
+
+`USED` lists, per MJCF element, the attributes artic reads (supported as MuJoCo reads them, or mapped: see
+docs/mjcf.md). Everything else found in the include-expanded tree is reported, in two ways:
+* content that changes the dynamics in MuJoCo (geom solref, joint margin, body gravcomp, an unknown element...)
+  gives one RuntimeWarning per kind;
+* content with no effect on the simulated dynamics (`NO_DYNAMICS`: visual, sensing, keyframes, sites, cameras,
+  lights, geom colors) is listed in ONE summary warning, so that a model's hundred rgba attributes do not flood.
+Subtrees read and reported by their own code are skipped (`OWNED`): <option> (mjcf_options.py), <contact>,
+<tendon>, <equality>, <actuator> and their <default> counterparts (mjcf.py and its coupling and actuator modules).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+_ORIENT = {"quat", "axisangle", "euler", "xyaxes", "zaxis"}
+# per element: the attributes artic reads (mjcf.py, mjcf_mass.py); "class" selects defaults and "name" identifies
+USED = {
+    "mujoco": {"model"},
+    "compiler": {"angle", "eulerseq", "meshdir", "assetdir", "inertiafromgeom", "autolimits", "coordinate",
+                 "inertiagrouprange", "boundmass", "boundinertia", "settotalmass", "balanceinertia"},
+    "default": {"class"},
+    "asset": set(),
+    "mesh": {"name", "class", "file", "scale", "inertia", "maxhullvert"},
+    "worldbody": set(),
+    "body": {"name", "childclass", "pos"} | _ORIENT,
+    "inertial": {"pos", "mass", "diaginertia", "fullinertia"} | _ORIENT,
+    "joint": {"name", "class", "type", "pos", "axis", "range", "limited", "ref", "damping", "armature",
+              "frictionloss", "stiffness", "springref"},
+    "freejoint": {"name"},
+    "geom": {"name", "class", "type", "size", "fromto", "pos", "mesh", "friction", "margin", "contype",
+             "conaffinity", "mass", "density", "shellinertia", "group"} | _ORIENT,
+}
+# sections (and <default> children) read and reported elsewhere
+OWNED = {"option", "contact", "tendon", "equality", "actuator", "pair", "exclude", "fixed", "spatial",
+         "motor", "position", "velocity", "general", "intvelocity", "damper", "cylinder", "muscle", "adhesion"}
+# content without effect on the simulated dynamics: whole elements (by tag) and attributes ("tag attr")
+NO_DYNAMICS = {"visual", "statistic", "size", "sensor", "keyframe", "custom", "site", "camera", "light",
+               "texture", "material", "skin", "geom rgba", "geom material", "geom user", "body user",
+               "joint user", "joint group", "freejoint group", "compiler texturedir", "compiler usethread",
+               "compiler discardvisual", "mesh smoothnormal"}
+# why some physics kinds are not used: said in their warning
+REASON = {
+    "geom solref": "MuJoCo's soft contact has no PhysX counterpart",
+    "geom solimp": "MuJoCo's soft contact has no PhysX counterpart",
+    "geom solmix": "MuJoCo's soft contact has no PhysX counterpart",
+    "geom condim": "contacts always have Coulomb friction (condim 3), no torsional or rolling friction",
+    "geom priority": "contact parameters are combined the PhysX way",
+    "geom gap": "contacts act from the margin on",
+    "joint solreflimit": "limits are PhysX's hard limits", "joint solimplimit": "limits are PhysX's hard limits",
+    "joint margin": "limits act at the range itself",
+    "body gravcomp": "gravity acts on the whole body",
+    "body mocap": "the body is loaded as an ordinary body",
+}
+
+
+def report_unused(root, v):
+    """Warn about every element and attribute of `root` (an include-expanded <mujoco>) that `USED` does not list;
+    `v` (an `XmlValues` of the file) names the first occurrence of each kind."""
+    found = {}  # kind: [count, first element]
+
+    def note(kind, el):
+        entry = found.setdefault(kind, [0, el])
+        entry[0] += 1
+
+    def walk(el):
+        for child in el:
+            if child.tag in OWNED or not isinstance(child.tag, str):  # comments have a function as tag
+                continue
+            if child.tag not in USED:
+                note(child.tag, child)  # one kind for the element: its attributes and content go with it
+                continue
+            for attr in child.attrib:
+                if attr not in USED[child.tag]:
+                    note(f"{child.tag} {attr}", child)
+            walk(child)
+
+    walk(root)
+    for attr in root.attrib:
+        if attr not in USED["mujoco"]:
+            note(f"mujoco {attr}", root)
+    quiet = []
+    for kind, (count, el) in found.items():
+        what = f"<{kind}>" if " " not in kind else "<{}> attribute {}".format(*kind.split(" "))
+        if kind in NO_DYNAMICS:
+            quiet.append(f"{what} ({count})")
+            continue
+        why = f" ({REASON[kind]})" if kind in REASON else ""
+        warnings.warn(f"{v.where(el)}: {what} is not used by artic and is ignored{why}; {count} occurrence(s) in "
+                      "the model, this is the first", RuntimeWarning, stacklevel=3)
+    if quiet:
+        warnings.warn(f"MJCF file '{v.path}': not used by artic, without effect on the simulated dynamics (visual, "
+                      f"sensing, keyframes, markers): {', '.join(quiet)}", RuntimeWarning, stacklevel=3)
