@@ -53,10 +53,11 @@ def test_each_ignored_physics_attribute_gives_one_warning(tmp_path, element, att
 
 
 def test_supported_attributes_give_no_report(tmp_path):
-    """Attributes artic reads (joint damping/range/armature, geom friction/margin/density, body orientation) are not
-    reported: no warning at all for this model."""
-    _, msgs = _load(tmp_path, body='euler="0 0 10"', joint='damping="0.1" range="-1 1" armature="0.01"',
-                    geom='friction="0.8" margin="0.001" density="500" contype="1"')
+    """Attributes artic reads (joint damping/range/armature, geom friction/margin/density, body orientation), and
+    ignored ones at a value that asks for what artic does anyway (condim 3: sliding friction only; gravcomp 0), are
+    not reported: no warning at all for this model."""
+    _, msgs = _load(tmp_path, body='euler="0 0 10" gravcomp="0"', joint='damping="0.1" range="-1 1" armature="0.01"',
+                    geom='friction="0.8" margin="0.001" density="500" contype="1" condim="3"')
     assert msgs == []
 
 
@@ -113,3 +114,14 @@ def test_artic_info_prints_the_report(tmp_path, capsys):
     assert main(["info", str(path)]) == 0
     out = capsys.readouterr().out
     assert re.search(r"warning: .*<geom> attribute solref is not used by artic.*2 occurrence\(s\)", out)
+
+
+def test_artic_sim_prints_the_report(tmp_path, capsys):
+    """`artic sim ant` (the shipped MJCF ant, whose geoms carry rgba and materials) prints the report's summary of
+    visual content on stderr as a 'warning:' line."""
+    from artic.cli.main import main
+
+    out = tmp_path / "ant.npz"
+    assert main(["sim", "ant", "--seconds", "0.05", "--dt", "0.01", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"warning: .*without effect on the simulated dynamics.*<geom> attribute rgba", err)

@@ -7,6 +7,8 @@ docs/mjcf.md). Everything else found in the include-expanded tree is reported, i
   gives one RuntimeWarning per kind;
 * content with no effect on the simulated dynamics (`NO_DYNAMICS`: visual, sensing, keyframes, sites, cameras,
   lights, geom colors) is listed in ONE summary warning, so that a model's hundred rgba attributes do not flood.
+An ignored attribute at a value that asks for what artic does anyway (`MATCHING`: condim 3, gravcomp 0...) is not
+reported.
 Subtrees read and reported by their own code are skipped (`OWNED`): <option> (mjcf_options.py), <contact>,
 <tendon>, <equality>, <actuator> and their <default> counterparts (mjcf.py and its coupling and actuator modules).
 """
@@ -41,6 +43,10 @@ NO_DYNAMICS = {"visual", "statistic", "size", "sensor", "keyframe", "custom", "s
                "texture", "material", "skin", "geom rgba", "geom material", "geom user", "body user",
                "joint user", "joint group", "freejoint group", "compiler texturedir", "compiler usethread",
                "compiler discardvisual", "mesh smoothnormal"}
+# attributes whose value here asks for what artic does anyway (MuJoCo's defaults that change nothing artic lacks:
+# condim 3 is sliding friction only, as artic's contacts): not reported at that value
+MATCHING = {"geom condim": "3", "geom priority": "0", "geom gap": "0", "geom solmix": "1", "body gravcomp": "0",
+            "body mocap": "false", "joint margin": "0"}
 # why some physics kinds are not used: said in their warning
 REASON = {
     "geom solref": "MuJoCo's soft contact has no PhysX counterpart",
@@ -67,14 +73,15 @@ def report_unused(root, v):
 
     def walk(el):
         for child in el:
-            if child.tag in OWNED or not isinstance(child.tag, str):  # comments have a function as tag
+            if child.tag in OWNED:
                 continue
             if child.tag not in USED:
                 note(child.tag, child)  # one kind for the element: its attributes and content go with it
                 continue
             for attr in child.attrib:
-                if attr not in USED[child.tag]:
-                    note(f"{child.tag} {attr}", child)
+                kind = f"{child.tag} {attr}"
+                if attr not in USED[child.tag] and MATCHING.get(kind) != child.get(attr).strip():
+                    note(kind, child)
             walk(child)
 
     walk(root)
