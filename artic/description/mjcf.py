@@ -53,8 +53,8 @@ from ..math.np_spatial import Transform, quat_between, quat_from_axis_angle, qua
 from .actors import RigidStatic
 from .articulation import Articulation, Drive, FrictionParams, Limit
 from .mjcf_mass import MESH_INERTIA, MassRules
-from .mjcf_report import report_unused
 from .mjcf_options import Options, apply_mujoco_defaults, disable_contacts, read_options
+from .mjcf_report import report_unused
 from .shapes import Box, Capsule, Cylinder, Material, Mesh, Plane, Sphere
 from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
 from .xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
