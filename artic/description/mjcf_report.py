@@ -35,9 +35,9 @@ USED = {
     "geom": {"name", "class", "type", "size", "fromto", "pos", "mesh", "friction", "margin", "contype",
              "conaffinity", "mass", "density", "shellinertia", "group"} | _ORIENT,
 }
-# sections (and <default> children) read and reported elsewhere
-OWNED = {"option", "contact", "tendon", "equality", "actuator", "pair", "exclude", "fixed", "spatial",
-         "motor", "position", "velocity", "general", "intvelocity", "damper", "cylinder", "muscle", "adhesion"}
+# sections, and the <default> children of their elements, read and reported elsewhere
+OWNED = {"option", "contact", "tendon", "equality", "actuator", "pair", "motor", "position", "velocity", "general",
+         "intvelocity", "damper", "cylinder", "muscle", "adhesion"}
 # content without effect on the simulated dynamics: whole elements (by tag) and attributes ("tag attr")
 NO_DYNAMICS = {"visual", "statistic", "size", "sensor", "keyframe", "custom", "site", "camera", "light",
                "texture", "material", "skin", "geom rgba", "geom material", "geom user", "body user",
