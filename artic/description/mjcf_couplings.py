@@ -1,0 +1,281 @@
+"""MJCF <tendon> and <equality> (issue 15, items 5 and 6), read after the bodies are built (`read_couplings`).
+
+Mapping:
+* <tendon><fixed> with <joint joint coef>: an artic fixed tendon (docs/mimic_and_tendons.md). MuJoCo's length
+  L = sum coef_i q_i is artic's L = offset + sum c_i q_i with offset 0 and c_i = coef_i (recip_coefficient 1).
+  artic's tendon is a tree along the kinematic tree (each tendon joint's link a child of its parent's link), so the
+  tendon is rooted at the parent of the highest joint's link and joints between listed ones that MuJoCo does not
+  list get coefficient 0. Joints must form one chain of one articulation; anything else is dropped with a warning.
+  stiffness and damping map one to one; springlength (default: L at qpos0, as MuJoCo computes it) is the rest
+  length; range (with limited / autolimits) sets the limits with a stiff limit spring, since MuJoCo's tendon
+  limit is a (soft) constraint and artic's is a spring (reported once per tendon).
+* <equality><connect body1 body2 anchor>: a SphericalJoint holding body1's anchor (in body1's frame) on the point
+  of body2 that coincides with it at qpos0 (MuJoCo's rule). <weld body1 body2 relpose>: a FixedJoint holding
+  body2's pose relative to body1 at relpose, or at its qpos0 value when relpose is absent (MuJoCo's default).
+  <joint joint1 joint2 polycoef> with a linear polynomial: a mimic joint q1 - ref1 = c0 + c1 (q2 - ref2).
+* Reported (one warning each, naming the element): spatial tendons, <equality><tendon>, non-linear polycoefs,
+  connect/weld given by sites, weld torquescale other than 1, solref/solimp (artic's joints and couplings are
+  hard), inactive constraints (active='false'), and anything else in the two sections.
+"""
+
+import warnings
+
+import numpy as np
+
+from ..math.np_spatial import Transform
+from .joints import FixedJoint, SphericalJoint
+from .types import Axis, JointType
+
+__all__ = ["read_couplings"]
+
+# a stiff limit spring for MuJoCo's tendon range (a constraint in MuJoCo)
+_LIMIT_STIFFNESS = 1e6
+# MuJoCo's default relpose "0 1 0 0 0 0 0": its zero quaternion means "use the qpos0 relative pose"
+_SOFT = ("solref", "solimp", "solreflimit", "solimplimit")
+
+
+def read_couplings(loader, root) -> list:
+    """Tendons become couplings of the articulations; equalities become body joints (returned, for
+    `MjcfModel.joints`) or mimic joints. `loader` is mjcf.py's _Loader after its bodies are built."""
+    reader = _Couplings(loader)
+    for section in root.findall("tendon"):
+        for el in section:
+            reader.tendon(el)
+    for section in root.findall("equality"):
+        for el in section:
+            reader.equality(el)
+    return reader.joints
+
+
+class _Couplings:
+    def __init__(self, loader):
+        self.loader, self.v = loader, loader.v
+        self.joints = []
+        self.link_of = {}  # artic joint -> its link
+        for art in loader.model.articulations:
+            for link in art.get_links():
+                if link.inbound_joint is not None:
+                    self.link_of[id(link.inbound_joint)] = link
+
+    def _warn(self, el, what):
+        warnings.warn(f"{self.v.where(el)}: {what}", RuntimeWarning, stacklevel=6)
+
+    def _attrs(self, el, section):
+        """Element attributes over its class's <default><{section}> ones."""
+        ld = self.loader
+        a = dict(ld.defaults[ld._class(el, "class", "main")].get(section, {}))
+        a.update(el.attrib)
+        return a
+
+    def _soft(self, el, a):
+        soft = [k for k in _SOFT if k in a]
+        if soft:
+            self._warn(el, f"{', '.join(soft)} not followed: artic holds this constraint hard (or by its own spring)")
+
+    # -- tendons --------------------------------------------------------------------------------------------------
+    def tendon(self, el):
+        if el.tag != "fixed":
+            what = ("a spatial tendon (site paths, wrapping geoms, pulleys)" if el.tag == "spatial"
+                    else f"<{el.tag}>")
+            self._warn(el, f"{what} is not supported and was dropped")
+            return
+        v, a = self.v, self._attrs(el, "tendon")
+        terms = []  # (artic joint, link, coef)
+        for j in el:
+            if j.tag != "joint":
+                self._warn(j, f"<{j.tag}> inside a fixed tendon is not supported; the tendon was dropped")
+                return
+            name = j.get("joint")
+            if name not in self.loader.joint_names:
+                raise v.fail(j, f"attribute joint='{name}' names no joint of the model; fix the name")
+            art, joint = self.loader.joint_names[name]
+            if joint.get_joint_type() not in (JointType.REVOLUTE, JointType.PRISMATIC):
+                raise v.fail(j, f"joint '{name}' is not a hinge or slide joint; a fixed tendon needs scalar joints")
+            terms.append((art, joint, self.link_of[id(joint)], v.number(j, "coef")))
+        if not terms:
+            self._warn(el, "a fixed tendon without joints; dropped")
+            return
+        arts = {id(t[0]) for t in terms}
+        chain = self._chain([t[2] for t in terms]) if len(arts) == 1 else None
+        if chain is None:
+            self._warn(el, "its joints are not one chain of one articulation (artic's fixed tendons follow the "
+                           "kinematic tree); the tendon was dropped")
+            return
+        art = terms[0][0]
+        coef = {id(t[2]): t[3] for t in terms}
+        tendon = art.create_fixed_tendon()
+        tendon.name = el.get("name", "")
+        cs = np.array([coef.get(id(link), 0.0) for link in chain])
+        recips = self._recips(el, chain, cs)
+        node = tendon.create_tendon_joint(None, Axis.TWIST, 1.0, 1.0, chain[0].parent)
+        for link, c, r in zip(chain, cs, recips):
+            axis = Axis.X if link.inbound_joint.get_joint_type() == JointType.PRISMATIC else Axis.TWIST
+            node = tendon.create_tendon_joint(node, axis, float(c), float(r), link)
+        opts = self.loader.opts
+        tendon.stiffness = v.number(el, "stiffness", text=a.get("stiffness", "0"), minimum=0.0) if opts.spring else 0.0
+        tendon.damping = v.number(el, "damping", text=a.get("damping", "0"), minimum=0.0) if opts.damper else 0.0
+        length0 = sum(c * joint.get_joint_position(Axis.X if joint.get_joint_type() == JointType.PRISMATIC
+                                                   else Axis.TWIST) for _, joint, _, c in terms)
+        spring = v.numbers(el, "springlength", (1, 2), text=a.get("springlength", "-1 -1"))
+        if spring[0] >= 0.0 or (len(spring) > 1 and spring[1] >= 0.0):
+            if len(spring) == 2 and spring[0] != spring[1]:
+                self._warn(el, "a springlength dead band is not supported; its middle is the rest length")
+            length0 = float(np.mean(spring))
+        tendon.rest_length = length0
+        self._tendon_range(el, a, tendon)
+        self._soft(el, a)
+        if "frictionloss" in a and float(a["frictionloss"]) != 0.0:
+            self._warn(el, "frictionloss is not supported and was dropped")
+
+    def _recips(self, el, chain, cs):
+        """recip_coefficients that make artic's rows apply MuJoCo's generalized force c_i F. Row j (PhysX's couple
+        between link j and the tendon root) pushes every chain dof d <= j by (a_d . a_j) recip_j F / n (a: the
+        dofs' world axes, n the number of rows): solve G recip / n = c with G[d, j] = a_d . a_j for d <= j (unit
+        diagonal). Exact while the axes stay as they are at the initial pose: always for parallel hinges or slides,
+        otherwise reported."""
+        axes, kinds = [], []
+        for link in chain:
+            joint = link.inbound_joint
+            frame = link.initial_pose * joint.child_pose
+            axes.append(Transform(np.zeros(3), frame.q).transform_point(np.array([1.0, 0.0, 0.0])))
+            kinds.append(joint.get_joint_type())
+        n = len(chain)
+        g = np.eye(n)
+        exact = True
+        for j in range(n):
+            for d in range(j):
+                if kinds[d] == kinds[j]:
+                    g[d, j] = float(np.dot(axes[d], axes[j]))
+                if kinds[d] != kinds[j] or not np.isclose(abs(g[d, j]), 1.0) and not np.isclose(g[d, j], 0.0):
+                    exact = False
+        if not exact:
+            self._warn(el, "its joints' axes are neither parallel nor perpendicular (or mix hinges and slides): "
+                           "artic's tendon forces match MuJoCo's c_i F only near the initial pose")
+        return n * np.linalg.solve(g, cs)
+
+    def _tendon_range(self, el, a, tendon):
+        v = self.v
+        limited = v.choice(el, "limited", a.get("limited", "auto"), ("true", "false", "auto"))
+        if limited == "false" or "range" not in a or (limited == "auto" and not self.loader.autolimits):
+            return
+        if not self.loader.opts.limit:
+            return
+        lo, hi = v.numbers(el, "range", 2, text=a["range"])
+        if not lo < hi:
+            raise v.fail(el, f"attribute range='{a['range']}': low must be below high")
+        tendon.set_limit_parameters(float(lo), float(hi))
+        tendon.limit_stiffness = _LIMIT_STIFFNESS
+        self._warn(el, f"its range is a constraint in MuJoCo; artic holds it with a limit spring of stiffness "
+                       f"{_LIMIT_STIFFNESS:g}")
+
+    @staticmethod
+    def _chain(links):
+        """The links from the highest listed one down to the lowest, if the listed links lie on one path of the
+        tree (each a descendant of the previous); None otherwise."""
+        def depth(link):
+            d = 0
+            while link.parent is not None:
+                link, d = link.parent, d + 1
+            return d
+
+        ordered = sorted(set(links), key=depth, reverse=True)  # deepest first
+        path, link = [], ordered[0]
+        while link is not None and link is not ordered[-1]:
+            path.append(link)
+            link = link.parent
+        if link is None:
+            return None
+        path.append(link)
+        return path[::-1] if all(any(p is x for p in path) for x in links) else None
+
+    # -- equalities -----------------------------------------------------------------------------------------------
+    def equality(self, el):
+        a = self._attrs(el, "equality")
+        if a.get("active", "true") == "false":
+            self._warn(el, "an inactive constraint (active='false') is not supported and was dropped")
+            return
+        if el.tag in ("connect", "weld"):
+            if "body1" not in a:
+                self._warn(el, f"<{el.tag}> between sites is not supported (give body1/body2); dropped")
+                return
+            body_a, body_b = self._body(el, a, "body1"), self._body(el, a, "body2", "world")
+            if body_a is None and body_b is None:
+                raise self.v.fail(el, "joins the world to itself; name a body")
+            if body_a is None:  # artic's body A must move
+                self._warn(el, "body1 is the world: the constraint is set up with the bodies swapped")
+            if el.tag == "connect":
+                self._connect(el, a, body_a, body_b)
+            else:
+                self._weld(el, a, body_a, body_b)
+        elif el.tag == "joint":
+            self._joint(el, a)
+        else:
+            self._warn(el, f"<equality><{el.tag}> is not supported and was dropped")
+            return
+        self._soft(el, a)
+
+    def _body(self, el, a, attr, default=None):
+        name = a.get(attr, default)
+        if name not in self.loader.bodies:
+            raise self.v.fail(el, f"attribute {attr}='{name}' names no body of the model; fix the name")
+        return self.loader.bodies[name][1]  # None for the world
+
+    def _connect(self, el, a, link_a, link_b):
+        anchor = self.v.numbers(el, "anchor", 3, text=a.get("anchor"))
+        if link_a is None:
+            point = Transform(anchor)
+            link_a, link_b = link_b, None
+        else:
+            point = link_a.initial_pose * Transform(anchor)
+        self.joints.append(SphericalJoint.from_world_frames(link_a, link_b, point, point, name=el.get("name")))
+
+    def _weld(self, el, a, link_a, link_b):
+        v = self.v
+        if float(a.get("torquescale", "1")) != 1.0:
+            self._warn(el, f"torquescale={a['torquescale']} is not supported; the weld holds rotation hard")
+        if "anchor" in a and np.any(v.numbers(el, "anchor", 3, text=a["anchor"]) != 0.0):
+            self._warn(el, "anchor is not followed: the weld holds the whole relative pose")
+        pose_a = Transform() if link_a is None else link_a.initial_pose
+        pose_b = Transform() if link_b is None else link_b.initial_pose
+        rel = v.numbers(el, "relpose", 7, text=a.get("relpose", "0 1 0 0 0 0 0"))
+        if np.any(rel[3:] != 0.0):  # given: body2's pose in body1's frame (quaternion w x y z)
+            q = rel[3:] / np.linalg.norm(rel[3:])
+            t12 = Transform(rel[:3], np.array([q[1], q[2], q[3], q[0]]))
+        else:  # MuJoCo's default: the relative pose at qpos0
+            t12 = pose_a.inverse() * pose_b
+        # FixedJoint holds frame C (on A) on frame D (on B): C is where body2 belongs relative to body1
+        if link_a is None:
+            joint = FixedJoint.from_body_frames(link_b, Transform(), None, t12, name=el.get("name"))
+        else:
+            joint = FixedJoint.from_body_frames(link_a, t12, link_b, Transform(), name=el.get("name"))
+        self.joints.append(joint)
+
+    def _joint(self, el, a):
+        v, ld = self.v, self.loader
+        names = [a.get("joint1"), a.get("joint2")]
+        for k, name in enumerate(names):
+            if name is not None and name not in ld.joint_names:
+                raise v.fail(el, f"attribute joint{k + 1}='{name}' names no joint of the model; fix the name")
+        poly = v.numbers(el, "polycoef", 5, text=a.get("polycoef", "0 1 0 0 0"))
+        if names[1] is None or np.any(poly[2:] != 0.0):
+            self._warn(el, "only a linear polynomial between two joints maps onto a mimic joint; dropped")
+            return
+        (art1, j1), (art2, j2) = ld.joint_names[names[0]], ld.joint_names[names[1]]
+        if art1 is not art2:
+            self._warn(el, "its joints are in different articulations; artic's mimic joints couple dofs of one "
+                           "articulation; dropped")
+            return
+        axes = []
+        for j in (j1, j2):
+            if j.get_joint_type() not in (JointType.REVOLUTE, JointType.PRISMATIC):
+                self._warn(el, f"joint '{j.name}' is not a hinge or slide joint; dropped")
+                return
+            axes.append(Axis.X if j.get_joint_type() == JointType.PRISMATIC else Axis.TWIST)
+        ref1, ref2 = j1.get_joint_position(axes[0]), j2.get_joint_position(axes[1])
+        # q1 - ref1 = c0 + c1 (q2 - ref2)  <=>  q1 + (-c1) q2 + (c1 ref2 - ref1 - c0) = 0
+        c0, c1 = float(poly[0]), float(poly[1])
+        if c1 == 0.0:
+            self._warn(el, "polycoef holds joint1 at a constant (c1 = 0); not supported; dropped")
+            return
+        art1.create_mimic_joint(j1, axes[0], j2, axes[1], -c1, c1 * ref2 - ref1 - c0)
+
