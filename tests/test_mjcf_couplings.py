@@ -46,6 +46,32 @@ CHAIN = """<mujoco model="tendon_chain">
 </mujoco>
 """
 
+# two fingers on a palm: the tendon's joints lie on sibling branches (MuJoCo grippers' "grasp" tendons)
+FINGERS = """<mujoco model="fingers">
+  <option timestep="0.002" gravity="0 0 0"><flag contact="disable"/></option>
+  <worldbody>
+    <body name="palm" pos="0 0 1">
+      <joint name="wrist" type="hinge" axis="0 0 1"/>
+      <geom type="box" size="0.05 0.05 0.02"/>
+      <body name="left" pos="0 0.05 0">
+        <joint name="l" type="hinge" axis="1 0 0"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.2" size="0.02"/>
+      </body>
+      <body name="right" pos="0 -0.05 0">
+        <joint name="r" type="hinge" axis="-1 0 0"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.2" size="0.02"/>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="grasp" stiffness="3">
+      <joint joint="l" coef="0.5"/>
+      <joint joint="r" coef="-2"/>
+    </fixed>
+  </tendon>
+</mujoco>
+"""
+
 FOUR_BAR = """<mujoco model="four_bar">
   <option timestep="0.001" gravity="6 0 -9.81"><flag contact="disable"/></option>
   <worldbody>
@@ -140,6 +166,29 @@ def test_fixed_tendon_force_matches_mujoco(tmp_path):
     dv = _q(states, 2, "joint_velocity")
     assert np.abs(md.qvel).min() > 1e-3  # both joints pushed
     np.testing.assert_allclose(dv, md.qvel, rtol=5e-3)
+
+
+def test_branching_fixed_tendon_force_matches_mujoco(tmp_path):
+    """A tendon over two sibling finger joints is rooted at the palm and, from rest at (0.2, 0.4, -0.1), gives the
+    first step's velocity change MuJoCo gives (5e-3 relative), the wrist (not in the tendon) untouched."""
+    path = _write(tmp_path, FINGERS)
+    mm, md, _, scene, states = _setup(path, np.array([0.2, 0.4, -0.1]))
+    mujoco.mj_step(mm, md)
+    scene.step(mm.opt.timestep)
+    dv = _q(states, 3, "joint_velocity")
+    assert np.abs(md.qvel[1:]).min() > 1e-3
+    np.testing.assert_allclose(dv, _implicit(mm, md), rtol=2e-3, atol=1e-6)
+
+
+def _implicit(mm, md):
+    """MuJoCo's first-step velocity change from rest (explicit tendon spring), turned into the implicit spring's:
+    F_implicit = F / (1 + h^2 k c^T M^-1 c) for one tendon of coefficients c (no damping)."""
+    c = np.zeros(mm.nv)
+    for w in range(mm.tendon_adr[0], mm.tendon_adr[0] + mm.tendon_num[0]):
+        c[mm.jnt_dofadr[mm.wrap_objid[w]]] = mm.wrap_prm[w]
+    minv_c = np.zeros((1, mm.nv))
+    mujoco.mj_solveM(mm, md, minv_c, c.reshape(1, -1))  # M and its factor are the step's start (q0)
+    return md.qvel / (1.0 + mm.opt.timestep ** 2 * mm.tendon_stiffness[0] * c @ minv_c[0])
 
 
 def test_fixed_tendon_trajectory_near_mujoco(tmp_path):

@@ -2,10 +2,13 @@
 
 Mapping:
 * <tendon><fixed> with <joint joint coef>: an artic fixed tendon (docs/mimic_and_tendons.md). MuJoCo's length
-  L = sum coef_i q_i is artic's L = offset + sum c_i q_i with offset 0 and c_i = coef_i (recip_coefficient 1).
+  L = sum coef_i q_i is artic's L = offset + sum c_i q_i with offset 0 and c_i = coef_i.
   artic's tendon is a tree along the kinematic tree (each tendon joint's link a child of its parent's link), so the
-  tendon is rooted at the parent of the highest joint's link and joints between listed ones that MuJoCo does not
-  list get coefficient 0. Joints must form one chain of one articulation; anything else is dropped with a warning.
+  tendon is rooted at the deepest common ancestor of the joints' parent links, and joints on the paths down to the
+  listed ones that MuJoCo does not list get coefficient 0. PhysX applies each row as a couple between its link and
+  the root, its impulse scaled by recip_coefficient rather than by the coefficient: the recip coefficients are
+  solved for so that the joints get MuJoCo's c_i F (see `_recips`). Joints of different articulations: dropped
+  with a warning.
   stiffness and damping map one to one; springlength (default: L at qpos0, as MuJoCo computes it) is the rest
   length; range (with limited / autolimits) sets the limits with a stiff limit spring, since MuJoCo's tendon
   limit is a (soft) constraint and artic's is a spring (reported once per tendon).
@@ -24,7 +27,7 @@ import numpy as np
 
 from ..math.np_spatial import Transform
 from .joints import FixedJoint, SphericalJoint
-from .types import Axis, JointType
+from .types import ArticulationFlag, Axis, JointType
 
 __all__ = ["read_couplings"]
 
@@ -95,22 +98,21 @@ class _Couplings:
         if not terms:
             self._warn(el, "a fixed tendon without joints; dropped")
             return
-        arts = {id(t[0]) for t in terms}
-        chain = self._chain([t[2] for t in terms]) if len(arts) == 1 else None
-        if chain is None:
-            self._warn(el, "its joints are not one chain of one articulation (artic's fixed tendons follow the "
-                           "kinematic tree); the tendon was dropped")
+        if len({id(t[0]) for t in terms}) != 1:
+            self._warn(el, "its joints are in different articulations (artic's fixed tendons follow one kinematic "
+                           "tree); the tendon was dropped")
             return
         art = terms[0][0]
+        root, nodes = _subtree([t[2] for t in terms])
         coef = {id(t[2]): t[3] for t in terms}
+        cs = np.array([coef.get(id(link), 0.0) for link in nodes])
         tendon = art.create_fixed_tendon()
         tendon.name = el.get("name", "")
-        cs = np.array([coef.get(id(link), 0.0) for link in chain])
-        recips = self._recips(el, chain, cs)
-        node = tendon.create_tendon_joint(None, Axis.TWIST, 1.0, 1.0, chain[0].parent)
-        for link, c, r in zip(chain, cs, recips):
+        made = {id(root): tendon.create_tendon_joint(None, Axis.TWIST, 1.0, 1.0, root)}
+        recips = self._recips(el, a, root, nodes, cs)
+        for link, c, r in zip(nodes, cs, recips):
             axis = Axis.X if link.inbound_joint.get_joint_type() == JointType.PRISMATIC else Axis.TWIST
-            node = tendon.create_tendon_joint(node, axis, float(c), float(r), link)
+            made[id(link)] = tendon.create_tendon_joint(made[id(link.parent)], axis, float(c), float(r), link)
         opts = self.loader.opts
         tendon.stiffness = v.number(el, "stiffness", text=a.get("stiffness", "0"), minimum=0.0) if opts.spring else 0.0
         tendon.damping = v.number(el, "damping", text=a.get("damping", "0"), minimum=0.0) if opts.damper else 0.0
@@ -127,30 +129,42 @@ class _Couplings:
         if "frictionloss" in a and float(a["frictionloss"]) != 0.0:
             self._warn(el, "frictionloss is not supported and was dropped")
 
-    def _recips(self, el, chain, cs):
+    def _recips(self, el, a, root, nodes, cs):
         """recip_coefficients that make artic's rows apply MuJoCo's generalized force c_i F. Row j (PhysX's couple
-        between link j and the tendon root) pushes every chain dof d <= j by (a_d . a_j) recip_j F / n (a: the
-        dofs' world axes, n the number of rows): solve G recip / n = c with G[d, j] = a_d . a_j for d <= j (unit
-        diagonal). Exact while the axes stay as they are at the initial pose: always for parallel hinges or slides,
-        otherwise reported."""
+        between link j and the tendon root) pushes every tendon dof d on the path from the root to link j by
+        (a_d . a_j) recip_j F / n (a: the dofs' world axes, n the number of rows): solve G recip / n = c with
+        G[d, j] = a_d . a_j for d on j's path (unit diagonal, triangular). Exact while the axes keep their initial
+        relation (parallel or perpendicular hinges or slides) and, when the root link moves, while every row's axis
+        is the root's first child's (PhysX reacts each row on the root about that axis); otherwise reported, for a
+        tendon with a spring, damper or range."""
         axes, kinds = [], []
-        for link in chain:
+        for link in nodes:
             joint = link.inbound_joint
             frame = link.initial_pose * joint.child_pose
             axes.append(Transform(np.zeros(3), frame.q).transform_point(np.array([1.0, 0.0, 0.0])))
             kinds.append(joint.get_joint_type())
-        n = len(chain)
+        n = len(nodes)
+        index = {id(link): k for k, link in enumerate(nodes)}
         g = np.eye(n)
         exact = True
-        for j in range(n):
-            for d in range(j):
+        for j, link in enumerate(nodes):
+            up = link.parent
+            while up is not root:
+                d = index[id(up)]
                 if kinds[d] == kinds[j]:
                     g[d, j] = float(np.dot(axes[d], axes[j]))
-                if kinds[d] != kinds[j] or not np.isclose(abs(g[d, j]), 1.0) and not np.isclose(g[d, j], 0.0):
+                if kinds[d] != kinds[j] or not (np.isclose(abs(g[d, j]), 1.0) or np.isclose(g[d, j], 0.0)):
                     exact = False
-        if not exact:
-            self._warn(el, "its joints' axes are neither parallel nor perpendicular (or mix hinges and slides): "
-                           "artic's tendon forces match MuJoCo's c_i F only near the initial pose")
+                up = up.parent
+        first = next(k for k, link in enumerate(nodes) if link.parent is root)
+        moving_root = root.parent is not None or not _fixed_base(root.articulation)
+        if moving_root and any(kinds[k] != kinds[first] or not np.allclose(axes[k], axes[first]) for k in range(n)):
+            exact = False
+        acts = any(float(a.get(k, "0")) != 0.0 for k in ("stiffness", "damping")) or "range" in a
+        if not exact and acts:
+            self._warn(el, "its joints' axes differ (not parallel or perpendicular, or unlike the root's first "
+                           "child's under a moving root): artic's (PhysX's) tendon forces match MuJoCo's c_i F only "
+                           "approximately")
         return n * np.linalg.solve(g, cs)
 
     def _tendon_range(self, el, a, tendon):
@@ -167,26 +181,6 @@ class _Couplings:
         tendon.limit_stiffness = _LIMIT_STIFFNESS
         self._warn(el, f"its range is a constraint in MuJoCo; artic holds it with a limit spring of stiffness "
                        f"{_LIMIT_STIFFNESS:g}")
-
-    @staticmethod
-    def _chain(links):
-        """The links from the highest listed one down to the lowest, if the listed links lie on one path of the
-        tree (each a descendant of the previous); None otherwise."""
-        def depth(link):
-            d = 0
-            while link.parent is not None:
-                link, d = link.parent, d + 1
-            return d
-
-        ordered = sorted(set(links), key=depth, reverse=True)  # deepest first
-        path, link = [], ordered[0]
-        while link is not None and link is not ordered[-1]:
-            path.append(link)
-            link = link.parent
-        if link is None:
-            return None
-        path.append(link)
-        return path[::-1] if all(any(p is x for p in path) for x in links) else None
 
     # -- equalities -----------------------------------------------------------------------------------------------
     def equality(self, el):
@@ -279,3 +273,36 @@ class _Couplings:
             return
         art1.create_mimic_joint(j1, axes[0], j2, axes[1], -c1, c1 * ref2 - ref1 - c0)
 
+
+def _depth(link):
+    d = 0
+    while link.parent is not None:
+        link, d = link.parent, d + 1
+    return d
+
+
+def _subtree(links):
+    """(root, nodes): the tendon root, the deepest link that is a strict ancestor of every listed link, and the
+    links on the paths from it down to the listed ones, parents first."""
+    def ancestors(link):
+        out = []
+        while link is not None:
+            out.append(link)
+            link = link.parent
+        return out
+
+    common = None
+    for link in links:
+        ids = [id(x) for x in ancestors(link.parent)]
+        common = ids if common is None else [x for x in common if x in ids]
+    root = next(x for x in ancestors(links[0].parent) if id(x) == common[0])
+    nodes = {}
+    for link in links:
+        while link is not root:
+            nodes[id(link)] = link
+            link = link.parent
+    return root, sorted(nodes.values(), key=_depth)
+
+
+def _fixed_base(art):
+    return bool(art.get_articulation_flags() & ArticulationFlag.FIX_BASE)
