@@ -6,6 +6,7 @@
   MuJoCo's. artic's tendon spring is implicit (PhysX's), MuJoCo's explicit, so the trajectories part at first
   order in h k / inertia, as joint springs do (mjcf_options.py): 1.2e-2 rad measured over 1 s, 0.02 allowed.
 * A connect equality closing a parallelogram four-bar holds (gap below 1e-3 m) and moves as MuJoCo's.
+* ball_in_cup's string (a spatial tendon used as a rope) holds the ball below the cup as in MuJoCo.
 * A weld and a linear joint equality become a FixedJoint and a mimic joint; unsupported elements warn once,
   naming the element.
 """
@@ -237,6 +238,34 @@ def test_connect_closes_a_four_bar(tmp_path):
     assert worst < 0.02
 
 
+def test_ball_in_cup_ball_hangs_on_its_string():
+    """dm_control's ball_in_cup: the string (a spatial tendon of two sites, range 0..0.3) becomes a DistanceJoint
+    between the cup and ball articulations; released 0.292 m below the cup's site, the ball drops and hangs at the
+    string's length (0.3 m, 1e-3) below it, at MuJoCo's height within 2e-3 m (MuJoCo's soft limit stretches the
+    string by 0.6 mm), far above the floor where it lies without its string."""
+    import os
+
+    pytest.importorskip("dm_control")
+    import dm_control.suite
+
+    path = os.path.join(os.path.dirname(dm_control.suite.__file__), "ball_in_cup.xml")
+    mm = mujoco.MjModel.from_xml_path(path)
+    md = mujoco.MjData(mm)
+    model = _load(path)
+    assert [type(j) for j in model.joints] == [artic.DistanceJoint]
+    scene = artic.Scene(1, gravity=model.gravity)
+    model.add_to(scene)
+    links = {link.name: (art, k) for art in model.articulations for k, link in enumerate(art.get_links())}
+    for _ in range(round(2.0 / mm.opt.timestep)):
+        mujoco.mj_step(mm, md)
+        scene.step(mm.opt.timestep)
+    ball, cup = (scene.get_link_poses(links[n][0])[0, links[n][1], :3] for n in ("ball", "cup"))
+    cup_site = cup + np.array([0.0, 0.0, -0.108])  # the site's position in the cup body (the file's)
+    assert np.linalg.norm(ball - cup_site) == pytest.approx(0.3, abs=1e-3)
+    assert ball[2] == pytest.approx(md.site_xpos[mm.site("ball").id][2], abs=2e-3)
+    assert ball[2] > 0.1
+
+
 def test_weld_and_joint_equalities_map(tmp_path):
     """<weld> becomes a FixedJoint between the two links, <joint polycoef='c0 c1'> a mimic joint
     q1 - c1 q2 - c0 = 0 (gear ratio -c1, offset -c0 at ref 0)."""
@@ -254,7 +283,8 @@ def test_weld_and_joint_equalities_map(tmp_path):
     ('<equality><joint joint1="coupler" joint2="crank" polycoef="0 1 0.5 0 0"/></equality>', "<joint"),
     ('<equality><tendon tendon1="t"/></equality>', "<tendon"),
     ('<equality><connect body1="coupler" body2="rocker" anchor="0.4 0 0" solref="0.05 1"/></equality>', "solref"),
-    ('<tendon><spatial name="s"><site site="x"/><site site="y"/></spatial></tendon>', "spatial tendon"),
+    ('<tendon><spatial name="s" stiffness="3"><site site="x"/><site site="y"/></spatial></tendon>',
+     "spatial tendon"),
 ])
 def test_unsupported_elements_warn_once(element, words, tmp_path):
     """Each unsupported coupling element or attribute gives exactly one warning, naming it."""

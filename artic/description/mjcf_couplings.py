@@ -16,7 +16,9 @@ Mapping:
   of body2 that coincides with it at qpos0 (MuJoCo's rule). <weld body1 body2 relpose>: a FixedJoint holding
   body2's pose relative to body1 at relpose, or at its qpos0 value when relpose is absent (MuJoCo's default).
   <joint joint1 joint2 polycoef> with a linear polynomial: a mimic joint q1 - ref1 = c0 + c1 (q2 - ref2).
-* Reported (one warning each, naming the element): spatial tendons, <equality><tendon>, non-linear polycoefs,
+* <tendon><spatial> of two sites with a range and no spring or damper (a rope, as ball_in_cup's string): a
+  DistanceJoint between the sites (range [low, high]), which may join two articulations.
+* Reported (one warning each, naming the element): other spatial tendons (site paths, wrapping, pulleys, springs), <equality><tendon>, non-linear polycoefs,
   connect/weld given by sites, weld torquescale other than 1, solref/solimp (artic's joints and couplings are
   hard), inactive constraints (active='false'), and anything else in the two sections.
 """
@@ -26,7 +28,7 @@ import warnings
 import numpy as np
 
 from ..math.np_spatial import Transform
-from .joints import FixedJoint, SphericalJoint
+from .joints import DistanceJoint, FixedJoint, SphericalJoint
 from .types import ArticulationFlag, Axis, JointType
 
 __all__ = ["read_couplings"]
@@ -40,7 +42,7 @@ _SOFT = ("solref", "solimp", "solreflimit", "solimplimit")
 def read_couplings(loader, root) -> list:
     """Tendons become couplings of the articulations; equalities become body joints (returned, for
     `MjcfModel.joints`) or mimic joints. `loader` is mjcf.py's _Loader after its bodies are built."""
-    reader = _Couplings(loader)
+    reader = _Couplings(loader, root)
     for section in root.findall("tendon"):
         for el in section:
             reader.tendon(el)
@@ -51,8 +53,9 @@ def read_couplings(loader, root) -> list:
 
 
 class _Couplings:
-    def __init__(self, loader):
-        self.loader, self.v = loader, loader.v
+    def __init__(self, loader, root):
+        self.loader, self.v, self.root = loader, loader.v, root
+        self._sites = None
         self.joints = []
         self.link_of = {}  # artic joint -> its link
         for art in loader.model.articulations:
@@ -77,10 +80,11 @@ class _Couplings:
 
     # -- tendons --------------------------------------------------------------------------------------------------
     def tendon(self, el):
+        if el.tag == "spatial":
+            self._spatial(el)
+            return
         if el.tag != "fixed":
-            what = ("a spatial tendon (site paths, wrapping geoms, pulleys)" if el.tag == "spatial"
-                    else f"<{el.tag}>")
-            self._warn(el, f"{what} is not supported and was dropped")
+            self._warn(el, f"<{el.tag}> is not supported and was dropped")
             return
         v, a = self.v, self._attrs(el, "tendon")
         terms = []  # (artic joint, link, coef)
@@ -181,6 +185,55 @@ class _Couplings:
         tendon.limit_stiffness = _LIMIT_STIFFNESS
         self._warn(el, f"its range is a constraint in MuJoCo; artic holds it with a limit spring of stiffness "
                        f"{_LIMIT_STIFFNESS:g}")
+
+    def _spatial(self, el):
+        """A rope: two sites, a range, no spring or damper, becomes a DistanceJoint between the sites' links (it may
+        join two articulations, which artic's spatial tendon cannot). Anything else is reported."""
+        v, a = self.v, self._attrs(el, "tendon")
+        sites = [c for c in el if c.tag == "site"]
+        limited = v.choice(el, "limited", a.get("limited", "auto"), ("true", "false", "auto"))
+        ranged = "range" in a and (limited == "true" or (limited == "auto" and self.loader.autolimits))
+        springy = any(float(a.get(k, "0")) != 0.0 for k in ("stiffness", "damping"))
+        if len(sites) != 2 or len(el) != 2 or not ranged or springy:
+            self._warn(el, "a spatial tendon other than a rope (two sites, a range, no stiffness or damping): site "
+                           "paths, wrapping geoms, pulleys and tendon springs are not supported; dropped")
+            return
+        ends = []
+        for s in sites:
+            name = s.get("site")
+            if name not in self.sites:
+                raise v.fail(s, f"attribute site='{name}' names no site of the model; fix the name")
+            ends.append(self.sites[name])
+        lo, hi = v.numbers(el, "range", 2, text=a["range"])
+        if not 0.0 <= lo < hi:
+            raise v.fail(el, f"attribute range='{a['range']}': need 0 <= low < high")
+        (link_a, pa), (link_b, pb) = ends
+        if link_a is None:
+            (link_a, pa), (link_b, pb) = (link_b, pb), (link_a, pa)
+        if link_a is None or link_a is link_b:
+            self._warn(el, "both sites are on one body (or the world); the tendon does nothing and was dropped")
+            return
+        joint = DistanceJoint.from_body_frames(link_a, Transform(pa), link_b, Transform(pb), name=el.get("name"))
+        joint.set_distance_range(float(lo), float(hi))
+        self.joints.append(joint)
+        self._soft(el, a)
+
+    @property
+    def sites(self):
+        """site name: (link or None for the world, position in the link's frame; in the world for the world)."""
+        if self._sites is None:
+            self._sites = {}
+            world = self.root.find("worldbody")
+            for body in [world, *world.iter("body")]:
+                name = "world" if body is world else body.get("name")
+                for s in body.findall("site"):
+                    if s.get("name") is None:
+                        continue
+                    if name not in self.loader.bodies:
+                        raise self.v.fail(s, "a tendon uses a site on an unnamed body; name the body")
+                    self._sites[s.get("name")] = (self.loader.bodies[name][1],
+                                                  self.v.numbers(s, "pos", 3, text=s.get("pos", "0 0 0")))
+        return self._sites
 
     # -- equalities -----------------------------------------------------------------------------------------------
     def equality(self, el):
