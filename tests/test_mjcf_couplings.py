@@ -238,6 +238,32 @@ def test_connect_closes_a_four_bar(tmp_path):
     assert worst < 0.02
 
 
+def test_tendon_equality_couples_the_fingers(tmp_path):
+    """<equality><tendon tendon1> holding a fixed tendon at its qpos0 length (dm_control's manipulator fingers)
+    becomes a mimic joint: started at (0.4, 0.1), where the tendon length 0.5 l - 2 r is its qpos0 value 0, the
+    fingers swing out as the wrist spins the palm, and the length stays 0 within 1e-3 over 0.5 s."""
+    xml = FINGERS.replace("</tendon>", '</tendon><equality><tendon tendon1="grasp"/></equality>')
+    xml = xml.replace('stiffness="3"', "")
+    path = _write(tmp_path, xml)
+    mm, md, model, scene, states = _setup(path, np.array([0.0, 0.4, 0.1]))
+    mimic = [c for a in model.articulations for c in a._couplings if isinstance(c, MimicJoint)]
+    assert len(mimic) == 1
+    for art, cache, idx in states:
+        art.copy_internal_state_to_cache(cache, CacheFlag.ALL)
+        cache.joint_velocity[0, dict(idx)[0]] = 8.0  # spin the wrist
+        art.apply_cache(cache, CacheFlag.VELOCITY)
+    md.qvel[0] = 8.0
+    worst = travel = 0.0
+    for _ in range(250):
+        mujoco.mj_step(mm, md)
+        scene.step(mm.opt.timestep)
+        q = _q(states, 3)
+        worst = max(worst, abs(0.5 * q[1] - 2.0 * q[2]))
+        travel = max(travel, abs(q[1] - 0.4), abs(q[2] - 0.1))
+    assert travel > 0.05
+    assert worst < 1e-3
+
+
 def test_ball_in_cup_ball_hangs_on_its_string():
     """dm_control's ball_in_cup: the string (a spatial tendon of two sites, range 0..0.3) becomes a DistanceJoint
     between the cup and ball articulations; released 0.292 m below the cup's site, the ball drops and hangs at the

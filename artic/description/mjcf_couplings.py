@@ -18,8 +18,10 @@ Mapping:
   <joint joint1 joint2 polycoef> with a linear polynomial: a mimic joint q1 - ref1 = c0 + c1 (q2 - ref2).
 * <tendon><spatial> of two sites with a range and no spring or damper (a rope, as ball_in_cup's string): a
   DistanceJoint between the sites (range [low, high]), which may join two articulations.
-* Reported (one warning each, naming the element): other spatial tendons (site paths, wrapping, pulleys, springs), <equality><tendon>, non-linear polycoefs,
-  connect/weld given by sites, weld torquescale other than 1, solref/solimp (artic's joints and couplings are
+* <equality><tendon tendon1 tendon2 polycoef> between fixed tendons with a linear polynomial: a multi-dof mimic
+  joint over their joints (L1 - L1_0 = c0 + c1 (L2 - L2_0) is linear in q).
+* Reported (one warning each, naming the element): other spatial tendons (site paths, wrapping, pulleys, springs),
+  other <equality><tendon>, non-linear polycoefs, connect/weld given by sites, weld torquescale other than 1, solref/solimp (artic's joints and couplings are
   hard), inactive constraints (active='false'), and anything else in the two sections.
 """
 
@@ -56,6 +58,7 @@ class _Couplings:
     def __init__(self, loader, root):
         self.loader, self.v, self.root = loader, loader.v, root
         self._sites = None
+        self.tendons = {}  # fixed tendon name: ([(articulation, joint, axis, coef)], length at qpos0)
         self.joints = []
         self.link_of = {}  # artic joint -> its link
         for art in loader.model.articulations:
@@ -102,6 +105,10 @@ class _Couplings:
         if not terms:
             self._warn(el, "a fixed tendon without joints; dropped")
             return
+        if el.get("name") is not None:  # for <equality><tendon>: its terms and its length at qpos0
+            self.tendons[el.get("name")] = ([(art, joint, _dof_axis(joint), c) for art, joint, _, c in terms],
+                                            sum(c * joint.get_joint_position(_dof_axis(joint))
+                                                for _, joint, _, c in terms))
         if len({id(t[0]) for t in terms}) != 1:
             self._warn(el, "its joints are in different articulations (artic's fixed tendons follow one kinematic "
                            "tree); the tendon was dropped")
@@ -120,8 +127,7 @@ class _Couplings:
         opts = self.loader.opts
         tendon.stiffness = v.number(el, "stiffness", text=a.get("stiffness", "0"), minimum=0.0) if opts.spring else 0.0
         tendon.damping = v.number(el, "damping", text=a.get("damping", "0"), minimum=0.0) if opts.damper else 0.0
-        length0 = sum(c * joint.get_joint_position(Axis.X if joint.get_joint_type() == JointType.PRISMATIC
-                                                   else Axis.TWIST) for _, joint, _, c in terms)
+        length0 = sum(c * joint.get_joint_position(_dof_axis(joint)) for _, joint, _, c in terms)
         spring = v.numbers(el, "springlength", (1, 2), text=a.get("springlength", "-1 -1"))
         if spring[0] >= 0.0 or (len(spring) > 1 and spring[1] >= 0.0):
             if len(spring) == 2 and spring[0] != spring[1]:
@@ -256,6 +262,8 @@ class _Couplings:
                 self._weld(el, a, body_a, body_b)
         elif el.tag == "joint":
             self._joint(el, a)
+        elif el.tag == "tendon":
+            self._tendon_equality(el, a)
         else:
             self._warn(el, f"<equality><{el.tag}> is not supported and was dropped")
             return
@@ -296,6 +304,41 @@ class _Couplings:
         else:
             joint = FixedJoint.from_body_frames(link_a, t12, link_b, Transform(), name=el.get("name"))
         self.joints.append(joint)
+
+    def _tendon_equality(self, el, a):
+        """L1 - L1_0 = c0 + c1 (L2 - L2_0) (L2 absent: L1 - L1_0 = c0) between fixed tendons of one articulation
+        is linear in their joints' q: a multi-dof mimic joint. Spatial tendons and higher powers are reported."""
+        v = self.v
+        names = [a.get("tendon1"), a.get("tendon2")]
+        poly = v.numbers(el, "polycoef", 5, text=a.get("polycoef", "0 1 0 0 0"))
+        if any(n is not None and n not in self.tendons for n in names) or names[0] is None:
+            self._warn(el, "<equality><tendon> needs fixed tendons read from this file (not spatial ones); dropped")
+            return
+        if names[1] is not None and np.any(poly[2:] != 0.0):
+            self._warn(el, "<equality><tendon> with a non-linear polycoef is not supported; dropped")
+            return
+        (terms1, l1), (terms2, l2) = self.tendons[names[0]], self.tendons.get(names[1], ([], 0.0))
+        c0, c1 = float(poly[0]), float(poly[1]) if names[1] is not None else 0.0
+        # sum_1 a_i q_i - c1 sum_2 b_j q_j - (l1 + c0 - c1 l2) = 0, terms merged by dof
+        coef, where = {}, {}
+        for terms, scale in ((terms1, 1.0), (terms2, -c1)):
+            for art, joint, axis, c in terms:
+                key = (id(joint), axis)
+                coef[key] = coef.get(key, 0.0) + scale * c
+                where[key] = (art, joint, axis)
+        keys = [k for k in coef if coef[k] != 0.0]
+        if not keys or len({id(where[k][0]) for k in keys}) != 1:
+            self._warn(el, "<equality><tendon> over joints of different articulations (or none) is not supported; "
+                           "dropped")
+            return
+        art, lead, lead_axis = where[keys[0]]
+        head = coef[keys[0]]
+        others = [(where[k][1], where[k][2], coef[k] / head) for k in keys[1:]]
+        offset = -(l1 + c0 - c1 * l2) / head
+        if others:
+            art.create_multi_dof_mimic_joint(lead, lead_axis, others, offset)
+        else:
+            self._warn(el, "<equality><tendon> holds a single joint at a constant; not supported; dropped")
 
     def _joint(self, el, a):
         v, ld = self.v, self.loader
@@ -359,3 +402,7 @@ def _subtree(links):
 
 def _fixed_base(art):
     return bool(art.get_articulation_flags() & ArticulationFlag.FIX_BASE)
+
+
+def _dof_axis(joint):
+    return Axis.X if joint.get_joint_type() == JointType.PRISMATIC else Axis.TWIST
