@@ -15,13 +15,14 @@ Mapping:
 * <equality><connect body1 body2 anchor>: a SphericalJoint holding body1's anchor (in body1's frame) on the point
   of body2 that coincides with it at qpos0 (MuJoCo's rule). <weld body1 body2 relpose>: a FixedJoint holding
   body2's pose relative to body1 at relpose, or at its qpos0 value when relpose is absent (MuJoCo's default).
+  <connect site1 site2>: a SphericalJoint holding the two sites together.
   <joint joint1 joint2 polycoef> with a linear polynomial: a mimic joint q1 - ref1 = c0 + c1 (q2 - ref2).
 * <tendon><spatial> of two sites with a range and no spring or damper (a rope, as ball_in_cup's string): a
   DistanceJoint between the sites (range [low, high]), which may join two articulations.
 * <equality><tendon tendon1 tendon2 polycoef> between fixed tendons with a linear polynomial: a multi-dof mimic
   joint over their joints (L1 - L1_0 = c0 + c1 (L2 - L2_0) is linear in q).
 * Reported (one warning each, naming the element): other spatial tendons (site paths, wrapping, pulleys, springs),
-  other <equality><tendon>, non-linear polycoefs, connect/weld given by sites, weld torquescale other than 1, solref/solimp (artic's joints and couplings are
+  other <equality><tendon>, non-linear polycoefs, welds given by sites, weld torquescale other than 1, solref/solimp (artic's joints and couplings are
   hard), inactive constraints (active='false'), and anything else in the two sections.
 """
 
@@ -249,7 +250,12 @@ class _Couplings:
             return
         if el.tag in ("connect", "weld"):
             if "body1" not in a:
-                self._warn(el, f"<{el.tag}> between sites is not supported (give body1/body2); dropped")
+                if el.tag == "connect" and "site1" in a and "site2" in a:
+                    self._connect_sites(el, a)
+                else:
+                    self._warn(el, f"<{el.tag}> without body1 (a weld between sites) is not supported; dropped")
+                    return
+                self._soft(el, a)
                 return
             body_a, body_b = self._body(el, a, "body1"), self._body(el, a, "body2", "world")
             if body_a is None and body_b is None:
@@ -283,6 +289,19 @@ class _Couplings:
         else:
             point = link_a.initial_pose * Transform(anchor)
         self.joints.append(SphericalJoint.from_world_frames(link_a, link_b, point, point, name=el.get("name")))
+
+    def _connect_sites(self, el, a):
+        """MuJoCo 3's connect between sites: the two sites' positions coincide."""
+        ends = []
+        for attr in ("site1", "site2"):
+            if a[attr] not in self.sites:
+                raise self.v.fail(el, f"attribute {attr}='{a[attr]}' names no site of the model; fix the name")
+            ends.append(self.sites[a[attr]])
+        (link_a, pa), (link_b, pb) = ends if ends[0][0] is not None else ends[::-1]
+        if link_a is None:
+            raise self.v.fail(el, "joins the world to itself; name a site on a body")
+        self.joints.append(SphericalJoint.from_body_frames(link_a, Transform(pa), link_b, Transform(pb),
+                                                           name=el.get("name")))
 
     def _weld(self, el, a, link_a, link_b):
         v = self.v
