@@ -10,8 +10,7 @@ Mapping:
   solved for so that the joints get MuJoCo's c_i F (see `_recips`). Joints of different articulations: dropped
   with a warning.
   stiffness and damping map one to one; springlength (default: L at qpos0, as MuJoCo computes it) is the rest
-  length; range (with limited / autolimits) sets the limits with a stiff limit spring, since MuJoCo's tendon
-  limit is a (soft) constraint and artic's is a spring (reported once per tendon).
+  length. A range (with limited / autolimits) is dropped with a warning (see `_tendon_range`).
 * <equality><connect body1 body2 anchor>: a SphericalJoint holding body1's anchor (in body1's frame) on the point
   of body2 that coincides with it at qpos0 (MuJoCo's rule). <weld body1 body2 relpose>: a FixedJoint holding
   body2's pose relative to body1 at relpose, or at its qpos0 value when relpose is absent (MuJoCo's default).
@@ -36,8 +35,6 @@ from .types import ArticulationFlag, Axis, JointType
 
 __all__ = ["read_couplings"]
 
-# a stiff limit spring for MuJoCo's tendon range (a constraint in MuJoCo)
-_LIMIT_STIFFNESS = 1e6
 # MuJoCo's default relpose "0 1 0 0 0 0 0": its zero quaternion means "use the qpos0 relative pose"
 _SOFT = ("solref", "solimp", "solreflimit", "solimplimit")
 
@@ -135,7 +132,7 @@ class _Couplings:
                 self._warn(el, "a springlength dead band is not supported; its middle is the rest length")
             length0 = float(np.mean(spring))
         tendon.rest_length = length0
-        self._tendon_range(el, a, tendon)
+        self._tendon_range(el, a)
         self._soft(el, a)
         if "frictionloss" in a and float(a["frictionloss"]) != 0.0:
             self._warn(el, "frictionloss is not supported and was dropped")
@@ -147,7 +144,7 @@ class _Couplings:
         G[d, j] = a_d . a_j for d on j's path (unit diagonal, triangular). Exact while the axes keep their initial
         relation (parallel or perpendicular hinges or slides) and, when the root link moves, while every row's axis
         is the root's first child's (PhysX reacts each row on the root about that axis); otherwise reported, for a
-        tendon with a spring, damper or range."""
+        tendon with a spring or damper."""
         axes, kinds = [], []
         for link in nodes:
             joint = link.inbound_joint
@@ -171,14 +168,19 @@ class _Couplings:
         moving_root = root.parent is not None or not _fixed_base(root.articulation)
         if moving_root and any(kinds[k] != kinds[first] or not np.allclose(axes[k], axes[first]) for k in range(n)):
             exact = False
-        acts = any(float(a.get(k, "0")) != 0.0 for k in ("stiffness", "damping")) or "range" in a
+        acts = any(float(a.get(k, "0")) != 0.0 for k in ("stiffness", "damping"))
         if not exact and acts:
             self._warn(el, "its joints' axes differ (not parallel or perpendicular, or unlike the root's first "
                            "child's under a moving root): artic's (PhysX's) tendon forces match MuJoCo's c_i F only "
                            "approximately")
         return n * np.linalg.solve(g, cs)
 
-    def _tendon_range(self, el, a, tendon):
+    def _tendon_range(self, el, a):
+        """MuJoCo's tendon range is a (hard, or solref-soft) constraint. artic's (PhysX's) fixed-tendon limit is a
+        spring without a velocity term whose converged impulse is explicit in the stiffness: stiff enough to hold
+        the range it diverges (k r h^2 > 1), soft enough to be stable it lets the range be exceeded (a 0.1 range on
+        a two-hinge chain under gravity: 0.28 at k = 1e2, divergence at k = 1e4). So the range is checked and
+        dropped with a warning rather than mapped onto a limit that misbehaves."""
         v = self.v
         limited = v.choice(el, "limited", a.get("limited", "auto"), ("true", "false", "auto"))
         if limited == "false" or "range" not in a or (limited == "auto" and not self.loader.autolimits):
@@ -188,10 +190,8 @@ class _Couplings:
         lo, hi = v.numbers(el, "range", 2, text=a["range"])
         if not lo < hi:
             raise v.fail(el, f"attribute range='{a['range']}': low must be below high")
-        tendon.set_limit_parameters(float(lo), float(hi))
-        tendon.limit_stiffness = _LIMIT_STIFFNESS
-        self._warn(el, f"its range is a constraint in MuJoCo; artic holds it with a limit spring of stiffness "
-                       f"{_LIMIT_STIFFNESS:g}")
+        self._warn(el, f"range='{a['range']}' dropped: artic's fixed-tendon limit is a spring that cannot hold "
+                       "MuJoCo's tendon limit constraint stably")
 
     def _spatial(self, el):
         """A rope: two sites, a range, no spring or damper, becomes a DistanceJoint between the sites' links (it may
