@@ -21,8 +21,9 @@ Mapping:
 * <equality><tendon tendon1 tendon2 polycoef> between fixed tendons with a linear polynomial: a multi-dof mimic
   joint over their joints (L1 - L1_0 = c0 + c1 (L2 - L2_0) is linear in q).
 * Reported (one warning each, naming the element): other spatial tendons (site paths, wrapping, pulleys, springs),
-  other <equality><tendon>, non-linear polycoefs, welds given by sites, weld torquescale other than 1, solref/solimp (artic's joints and couplings are
-  hard), inactive constraints (active='false'), and anything else in the two sections.
+  other <equality><tendon>, non-linear polycoefs, welds given by sites, weld torquescale other than 1,
+  solref/solimp (artic's joints and couplings are hard), tendon ranges, inactive constraints (active='false'), and
+  anything else in the two sections.
 """
 
 import warnings
@@ -73,6 +74,10 @@ class _Couplings:
         a = dict(ld.defaults[ld._class(el, "class", "main")].get(section, {}))
         a.update(el.attrib)
         return a
+
+    def _num(self, el, a, attr, default):
+        """One number of `a` (class defaults applied), an MjcfError naming the element when malformed."""
+        return self.v.number(el, attr, text=a.get(attr, default))
 
     def _soft(self, el, a):
         soft = [k for k in _SOFT if k in a]
@@ -134,7 +139,7 @@ class _Couplings:
         tendon.rest_length = length0
         self._tendon_range(el, a)
         self._soft(el, a)
-        if "frictionloss" in a and float(a["frictionloss"]) != 0.0:
+        if self._num(el, a, "frictionloss", "0") != 0.0:
             self._warn(el, "frictionloss is not supported and was dropped")
 
     def _recips(self, el, a, root, nodes, cs):
@@ -168,7 +173,7 @@ class _Couplings:
         moving_root = root.parent is not None or not _fixed_base(root.articulation)
         if moving_root and any(kinds[k] != kinds[first] or not np.allclose(axes[k], axes[first]) for k in range(n)):
             exact = False
-        acts = any(float(a.get(k, "0")) != 0.0 for k in ("stiffness", "damping"))
+        acts = any(self._num(el, a, k, "0") != 0.0 for k in ("stiffness", "damping"))
         if not exact and acts:
             self._warn(el, "its joints' axes differ (not parallel or perpendicular, or unlike the root's first "
                            "child's under a moving root): artic's (PhysX's) tendon forces match MuJoCo's c_i F only "
@@ -200,7 +205,7 @@ class _Couplings:
         sites = [c for c in el if c.tag == "site"]
         limited = v.choice(el, "limited", a.get("limited", "auto"), ("true", "false", "auto"))
         ranged = "range" in a and (limited == "true" or (limited == "auto" and self.loader.autolimits))
-        springy = any(float(a.get(k, "0")) != 0.0 for k in ("stiffness", "damping"))
+        springy = any(self._num(el, a, k, "0") != 0.0 for k in ("stiffness", "damping"))
         if len(sites) != 2 or len(el) != 2 or not ranged or springy:
             self._warn(el, "a spatial tendon other than a rope (two sites, a range, no stiffness or damping): site "
                            "paths, wrapping geoms, pulleys and tendon springs are not supported; dropped")
@@ -305,7 +310,7 @@ class _Couplings:
 
     def _weld(self, el, a, link_a, link_b):
         v = self.v
-        if float(a.get("torquescale", "1")) != 1.0:
+        if self._num(el, a, "torquescale", "1") != 1.0:
             self._warn(el, f"torquescale={a['torquescale']} is not supported; the weld holds rotation hard")
         if "anchor" in a and np.any(v.numbers(el, "anchor", 3, text=a["anchor"]) != 0.0):
             self._warn(el, "anchor is not followed: the weld holds the whole relative pose")
@@ -329,7 +334,7 @@ class _Couplings:
         is linear in their joints' q: a multi-dof mimic joint. Spatial tendons and higher powers are reported."""
         v = self.v
         names = [a.get("tendon1"), a.get("tendon2")]
-        poly = v.numbers(el, "polycoef", 5, text=a.get("polycoef", "0 1 0 0 0"))
+        poly = _padded(v.numbers(el, "polycoef", (1, 5), text=a.get("polycoef", "0 1 0 0 0")))
         if any(n is not None and n not in self.tendons for n in names) or names[0] is None:
             self._warn(el, "<equality><tendon> needs fixed tendons read from this file (not spatial ones); dropped")
             return
@@ -365,7 +370,7 @@ class _Couplings:
         for k, name in enumerate(names):
             if name is not None and name not in ld.joint_names:
                 raise v.fail(el, f"attribute joint{k + 1}='{name}' names no joint of the model; fix the name")
-        poly = v.numbers(el, "polycoef", 5, text=a.get("polycoef", "0 1 0 0 0"))
+        poly = _padded(v.numbers(el, "polycoef", (1, 5), text=a.get("polycoef", "0 1 0 0 0")))
         if names[1] is None or np.any(poly[2:] != 0.0):
             self._warn(el, "only a linear polynomial between two joints maps onto a mimic joint; dropped")
             return
@@ -425,3 +430,10 @@ def _fixed_base(art):
 
 def _dof_axis(joint):
     return Axis.X if joint.get_joint_type() == JointType.PRISMATIC else Axis.TWIST
+
+
+def _padded(poly):
+    """polycoef with the omitted trailing coefficients zero (MuJoCo keeps their defaults: 0 beyond the second)."""
+    out = np.array([0.0, 1.0, 0.0, 0.0, 0.0])
+    out[:len(poly)] = poly
+    return out
