@@ -265,8 +265,6 @@ class _Couplings:
             body_a, body_b = self._body(el, a, "body1"), self._body(el, a, "body2", "world")
             if body_a is None and body_b is None:
                 raise self.v.fail(el, "joins the world to itself; name a body")
-            if body_a is None:  # artic's body A must move
-                self._warn(el, "body1 is the world: the constraint is set up with the bodies swapped")
             if el.tag == "connect":
                 self._connect(el, a, body_a, body_b)
             else:
@@ -312,8 +310,7 @@ class _Couplings:
         v = self.v
         if self._num(el, a, "torquescale", "1") != 1.0:
             self._warn(el, f"torquescale={a['torquescale']} is not supported; the weld holds rotation hard")
-        if "anchor" in a and np.any(v.numbers(el, "anchor", 3, text=a["anchor"]) != 0.0):
-            self._warn(el, "anchor is not followed: the weld holds the whole relative pose")
+        # `anchor` only says where MuJoCo measures the error; a hard weld holds the same relative pose either way
         pose_a = Transform() if link_a is None else link_a.initial_pose
         pose_b = Transform() if link_b is None else link_b.initial_pose
         rel = v.numbers(el, "relpose", 7, text=a.get("relpose", "0 1 0 0 0 0 0"))
