@@ -286,7 +286,7 @@ class _Couplings:
 
     def _connect(self, el, a, link_a, link_b):
         anchor = self.v.numbers(el, "anchor", 3, text=a.get("anchor"))
-        if link_a is None:
+        if link_a is None:  # artic's body A must move: swap (the constraint is symmetric); the anchor is in the world
             point = Transform(anchor)
             link_a, link_b = link_b, None
         else:
@@ -300,7 +300,7 @@ class _Couplings:
             if a[attr] not in self.sites:
                 raise self.v.fail(el, f"attribute {attr}='{a[attr]}' names no site of the model; fix the name")
             ends.append(self.sites[a[attr]])
-        (link_a, pa), (link_b, pb) = ends if ends[0][0] is not None else ends[::-1]
+        (link_a, pa), (link_b, pb) = ends if ends[0][0] is not None else ends[::-1]  # body A must move
         if link_a is None:
             raise self.v.fail(el, "joins the world to itself; name a site on a body")
         self.joints.append(SphericalJoint.from_body_frames(link_a, Transform(pa), link_b, Transform(pb),
