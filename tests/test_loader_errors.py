@@ -308,15 +308,16 @@ def test_mjcf_class_value_errors_say_they_are_inherited(tmp_path):
 
 
 def test_duplicate_mjcf_joint_names_and_dropped_sections(tmp_path):
-    """Two joints with one name are refused (actuators would bind the wrong one); <tendon>/<equality> content is
-    dropped with a warning naming the section."""
+    """Two joints with one name are refused (actuators would bind the wrong one); an <equality> element artic cannot
+    map (a joint equality without joint2) is dropped with a warning naming it."""
     body = ('<body name="a"><joint name="h"/><geom size="0.1"/><body name="b"><joint name="h"/><geom size="0.1"/>'
             "</body></body>")
     _raises(MjcfError, _mjcf(tmp_path, body), "joint 'h' is defined twice")
     path = tmp_path / "t.xml"
     path.write_text('<mujoco><worldbody><body name="a"><joint name="h"/><geom size="0.1"/></body></worldbody>'
                     '<equality><joint joint1="h"/></equality></mujoco>')
-    with pytest.warns(RuntimeWarning, match=re.escape("<equality> (1 element(s)) is not supported and was dropped")):
+    with pytest.warns(RuntimeWarning, match=re.escape("<joint> in <equality>: only a linear polynomial between two "
+                                                      "joints maps onto a mimic joint; dropped")):
         artic.load_mjcf(path)
 
 
@@ -328,9 +329,9 @@ def test_mjcf_error_is_an_artic_error():
 
 
 def test_shipped_models_still_load_without_value_warnings():
-    """The shipped ant and humanoid load as before: 8 and 17 dofs, no warning other than the dropped tendons, the
-    <option> settings artic does not follow (RK4 on both, the humanoid's solver and iterations) and the content
-    artic does not use (mjcf_report.py, tested in test_mjcf_report.py)."""
+    """The shipped ant and humanoid load as before: 8 and 17 dofs, no warning other than the <option> settings
+    artic does not follow (RK4 on both, the humanoid's solver and iterations) and the content artic does not use
+    (mjcf_report.py, tested in test_mjcf_report.py)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ant = artic.load_mjcf(artic.assets.ASSETS / "mjcf" / "ant.xml")

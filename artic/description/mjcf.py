@@ -8,8 +8,9 @@ computes them (mjcf_mass.py: <inertial> diaginertia/fullinertia, geom mass/densi
 legacy/exact/convex/shell, compiler inertiafromgeom, inertiagrouprange, boundmass, boundinertia, balanceinertia,
 settotalmass), joint ref, range/limited, damping, armature, frictionloss, stiffness, springref,
 contype/conaffinity, friction, margin, and <position>/<velocity>/<motor> actuators; <include> is expanded.
-<contact><exclude> between bodies of one tree; <equality>, <tendon> and <contact><pair> content is dropped with a
-warning; <frame>, <replicate>, <attach> are refused.
+<contact><exclude> between bodies of one tree; <tendon> and <equality> as mjcf_couplings.py says (fixed tendons,
+connect, weld, linear joint equalities; the rest reported); <contact><pair> content is dropped with a warning;
+<frame>, <replicate>, <attach> are refused.
 Errors: see `load_mjcf`.
 
 How MJCF maps onto PhysX-style articulations:
@@ -52,6 +53,7 @@ from ..errors import ArticError, MjcfError
 from ..math.np_spatial import Transform, quat_between, quat_from_axis_angle, quat_from_matrix, quat_mul
 from .actors import RigidStatic
 from .articulation import Articulation, Drive, FrictionParams, Limit
+from .mjcf_couplings import read_couplings
 from .mjcf_mass import MESH_INERTIA, MassRules
 from .mjcf_options import Options, apply_mujoco_defaults, disable_contacts, read_options
 from .mjcf_report import report_unused
@@ -83,6 +85,7 @@ class MjcfModel:
     gravity: tuple = (0.0, 0.0, -9.81)  # zero when <option><flag gravity="disable"> says so
     actuators: list = field(default_factory=list)
     options: Options = field(default_factory=Options)  # what <option> says (mjcf_options.py)
+    joints: list = field(default_factory=list)  # body joints from <equality> (mjcf_couplings.py)
 
     def add_to(self, scene):
         """Add the static actors and articulations to `scene`; a scene gravity other than the file's (its <option
@@ -95,6 +98,8 @@ class MjcfModel:
             scene.add_actor(s)
         for a in self.articulations:
             scene.add_articulation(a)
+        for j in self.joints:  # after the articulations: they join their links
+            scene.add_joint(j)
         return scene
 
 
@@ -109,8 +114,6 @@ _SIZES = {"sphere": (1, "radius"), "capsule": (2, "radius, half-length"), "cylin
           "box": (3, "three half-sizes"), "ellipsoid": (3, "three radii"), "plane": (0, ""), "mesh": (0, "")}
 # elements whose content artic would drop: refused rather than ignored
 _UNSUPPORTED = ("frame", "replicate", "attach", "composite", "flexcomp")
-# sections whose elements change the dynamics but have no artic counterpart yet: dropped with a warning
-_DROPPED = ("equality", "tendon")
 _WORLD = -1  # the weld group of the world body and of the bodies welded to it
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 
@@ -211,11 +214,7 @@ class _Loader:
         self._actuators(root.find("actuator"))
         for section in root.findall("contact"):
             self._contact(section)
-        for tag in _DROPPED:
-            for section in root.findall(tag):
-                if len(section):
-                    warnings.warn(f"MJCF file '{path}': <{tag}> ({len(section)} element(s)) is not supported and "
-                                  "was dropped", RuntimeWarning, stacklevel=3)
+        model.joints = read_couplings(self, root)
 
     def _compiler(self, comp):
         v = self.v
