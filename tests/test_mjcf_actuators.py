@@ -54,7 +54,7 @@ GENERAL = ('<general name="p" joint="j2" gear="1.5" gainprm="5" biastype="affine
 
 
 def _chain(tmp_path, motor_extra="", position_extra="", position=POSITION, extra=""):
-    acts = "\n    ".join([MOTOR, position, VELOCITY, extra])
+    acts = f"{MOTOR}\n    {position}\n    {VELOCITY}\n    {extra}"
     xml = CHAIN.replace("ACTUATORS", acts).replace("MOTOR_EXTRA", motor_extra)
     path = tmp_path / "chain.xml"
     path.write_text(xml.replace("POSITION_EXTRA", position_extra))
@@ -161,7 +161,7 @@ def test_forcerange_clamps_as_in_mujoco(tmp_path):
 def test_general_actuator_equals_position(tmp_path):
     """A <general> actuator with gainprm kp and affine biasprm (0, -kp, -kv) moves the chain exactly as the
     <position kp kv> it spells out, and as MuJoCo does."""
-    ctrl = lambda t: [0.5 * np.sin(2 * t), np.cos(3 * t), 0.5]  # noqa: E731
+    ctrl = lambda t: [0.5 * np.sin(2 * t), np.cos(3 * t), 0.5]
     general, theirs, _ = _trajectories(_chain(tmp_path, position=GENERAL), ctrl, 1.0)
     position, _, _ = _trajectories(_chain(tmp_path), ctrl, 1.0)
     np.testing.assert_array_equal(general, position)
@@ -174,6 +174,17 @@ def test_actuators_on_one_joint_add_up(tmp_path):
     extra = '<position name="p2" joint="j2" kp="3" kv="0.2"/>\n    <motor name="m2" joint="j2" gear="0.5"/>'
     ours, theirs, _ = _trajectories(_chain(tmp_path, extra=extra),
                                     lambda t: [0.2, np.sin(4 * t), -0.5, 1.0, 0.4], 1.0)
+    _check_match(ours, theirs)
+
+
+def test_joint_spring_and_position_actuator_combine(tmp_path):
+    """A joint spring (stiffness 2, springref 0.4) and damper under a position actuator share the dof's drive
+    (stiffness and damping added, target weighted) and follow MuJoCo's trajectory to 1e-3 over 1 s."""
+    path = _chain(tmp_path)
+    path.write_text(path.read_text().replace('<joint name="j2" axis="0 1 0"/>',
+                                             '<joint name="j2" axis="0 1 0" stiffness="2" springref="0.4" '
+                                             'damping="0.2"/>'))
+    ours, theirs, _ = _trajectories(path, lambda t: [0.2, np.sin(3 * t), 0.3], 1.0)
     _check_match(ours, theirs)
 
 
@@ -219,6 +230,17 @@ def test_bad_ctrl_is_refused(tmp_path, ctrl, match):
     assert np.all(control.ctrl == 0.5)
 
 
+def test_control_needs_the_models_scene(tmp_path):
+    """MjcfControl refuses a model not added to a scene (StateError) and a scene other than the model's
+    (ValidationError naming the articulation)."""
+    model = artic.load_mjcf(_chain(tmp_path))
+    with pytest.raises(artic.StateError):
+        artic.MjcfControl(model, artic.Scene(1, gravity=model.gravity))
+    model.add_to(artic.Scene(1, gravity=model.gravity))
+    with pytest.raises(ValidationError, match="articulation 'b1' is in another scene"):
+        artic.MjcfControl(model, artic.Scene(1, gravity=model.gravity))
+
+
 def test_ant_motors_match_mujoco(tmp_path):
     """The shipped ant (8 motors, gear 150) under one random control sequence (uniform in [-0.5, 0.5], a new value
     every step) for 0.2 s from Gymnasium's reset pose, contacts disabled, both on Euler at the file's 0.01 s step:
@@ -232,6 +254,6 @@ def test_ant_motors_match_mujoco(tmp_path):
     rng = np.random.default_rng(3)
     table = rng.uniform(-0.5, 0.5, (20, 8))
     init = np.array([0.0, 0.0, 0.55, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -1.0, 0.0, -1.0, 0.0, 1.0])
-    ours, theirs, _ = _trajectories(path, lambda t: table[min(int(round(t / 0.01)), 19)], 0.2, qpos=init)
+    ours, theirs, _ = _trajectories(path, lambda t: table[min(round(t / 0.01), 19)], 0.2, qpos=init)
     assert np.abs(theirs[:, :8] - theirs[0, :8]).max() > 0.2  # the motors moved the hinges (not just the fall)
     _check_match(ours, theirs)

@@ -102,7 +102,7 @@ def _gains(v, act, a):
         kp = v.number(act, "kp", 1.0, a.get("kp"), minimum=0.0)
         kv = v.number(act, "kv", 0.0, a.get("kv"), minimum=0.0)
         for attr in ("dampratio", "timeconst", "inheritrange"):
-            if attr in a and float(a[attr]) != 0.0:
+            if attr in a and v.number(act, attr, 0.0, a[attr]) != 0.0:
                 return f"<position {attr}> is not mapped"
         return kp, (0.0, -kp, -kv)
     if tag == "velocity":
@@ -165,8 +165,10 @@ def read_actuators(loader, el):
             rec.gain, rec.bias = gains
             if rec.bias[1] > 0.0 or rec.bias[2] > 0.0:
                 reason = "a positive biasprm[1] or biasprm[2] (negative stiffness or damping) is not supported"
-            elif max(abs(rec.gain), *(abs(b) for b in rec.bias)) * gear * gear > MAX_MAGNITUDE:
-                raise v.fail(act, "gain or bias times gear^2 exceeds 1e+15; lower the gains or gear")
+            gain = max(abs(rec.gain), *(abs(b) for b in rec.bias))
+            for what, x in (("gain times gear", gain * abs(gear)), ("gain times gear^2", gain * gear * gear)):
+                if x > MAX_MAGNITUDE:  # the joint force per ctrl and the drive's gains
+                    raise v.fail(act, f"{what} ({x:.3g}) exceeds 1e+15; lower the gains or gear")
         if reason is not None:
             rec.supported = False
             dropped.append((f"<{act.tag}> '{rec.name}'", reason))
@@ -233,7 +235,7 @@ class MjcfControl:
         self.ctrl = np.zeros((self.num_envs, nu))
         self._bindings = []
         for art in model.articulations:
-            if getattr(art, "scene", None) is not None and art.scene is not scene:
+            if art._scene is not None and art._scene is not scene:
                 raise ValidationError(f"MJCF model '{model.name}': articulation '{art.name}' is in another scene; "
                                       "bind the control to the scene the model was added to")
             b = _Binding(art, self.actuators)
