@@ -230,6 +230,50 @@ def test_bad_ctrl_is_refused(tmp_path, ctrl, match):
     assert np.all(control.ctrl == 0.5)
 
 
+def test_each_env_gets_its_own_ctrl_row(tmp_path):
+    """With 3 envs, each row of ctrl drives its own env: every env follows MuJoCo's trajectory under that row's
+    constant controls to 1e-3 over 0.25 s, and the envs part from each other."""
+    path = _chain(tmp_path)
+    rows = np.array([[0.3, 0.8, -1.0], [-0.5, 0.2, 0.7], [0.0, -0.6, 0.0]])
+    model = artic.load_mjcf(path)
+    scene = artic.Scene(3, gravity=model.gravity)
+    model.add_to(scene)
+    (art,) = model.articulations
+    control = artic.MjcfControl(model, scene)
+    control.set(rows)
+    cache = art.create_cache()
+    idx = [art.dof_names.index(n) for n in ("j1", "j2", "j3")]
+    h = model.timestep
+    steps = round(0.25 / h)
+    for _ in range(steps):
+        scene.step(h)
+    art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    for e, row in enumerate(rows):
+        md = mujoco.MjData(mm)
+        md.ctrl[:] = row
+        for _ in range(steps):
+            mujoco.mj_step(mm, md)
+        np.testing.assert_allclose(cache.joint_position[e, idx], md.qpos, atol=TOLERANCE)
+    assert np.abs(cache.joint_position[0] - cache.joint_position[1]).max() > 0.05
+
+
+def test_forcerange_on_a_shared_drive_is_reported(tmp_path):
+    """A position actuator's forcerange on a joint that also has a damper, or with an asymmetric range, clamps the
+    whole drive: the warning names the actuator and why the clamp is approximate."""
+    path = _chain(tmp_path, position='<position name="p1" joint="j1" kp="2" forcerange="-1 2"/>')
+    with pytest.warns(RuntimeWarning, match=r"'p1'.*forcerange is applied only approximately: the range is not "
+                                            r"symmetric.*joint 'j1''s drive also carries the joint's spring or damper"):
+        artic.load_mjcf(path)
+
+
+def test_unmapped_position_attributes_are_reported(tmp_path):
+    """<position dampratio> (damping from the joint's inertia) is not mapped: the actuator is reported and inert."""
+    with pytest.warns(RuntimeWarning, match=r"<position> 'p': <position dampratio> is not mapped"):
+        model = artic.load_mjcf(_chain(tmp_path, position_extra='dampratio="1"'))
+    assert not model.actuators[1].supported
+
+
 def test_control_needs_the_models_scene(tmp_path):
     """MjcfControl refuses a model not added to a scene (StateError) and a scene other than the model's
     (ValidationError naming the articulation)."""
