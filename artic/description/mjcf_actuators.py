@@ -24,7 +24,8 @@ treats actuator bias explicitly, a difference of order h * gain / (joint inertia
 Reported with one warning naming each actuator, and then inert (its ctrl column is read and ignored): transmissions
 other than a hinge or slide joint (tendon, site, body, cranksite, ball joints), dynamics (dyntype other than none:
 filters, integrators, muscles), gaintype other than fixed, biastype other than none/affine, negative stiffness
-(b1 > 0) or damping (b2 > 0), and the shortcuts artic does not map (intvelocity, damper, cylinder, muscle, adhesion).
+(b1 > 0) or damping (b2 > 0), and the other actuator elements (intvelocity, damper, cylinder, muscle, adhesion,
+plugin, ...).
 
 Control input (MuJoCo's data.ctrl, one row per env)::
 
@@ -58,7 +59,6 @@ from .xml_values import MAX_MAGNITUDE
 __all__ = ["Actuator", "MjcfControl", "read_actuators"]
 
 _SHORTCUTS = ("motor", "position", "velocity", "general")
-_UNMAPPED = ("intvelocity", "damper", "cylinder", "muscle", "adhesion", "plugin")
 _OTHER_TRANSMISSIONS = ("tendon", "site", "body", "cranksite")
 
 
@@ -138,9 +138,7 @@ def read_actuators(loader, el):
     for k, act in enumerate(el):
         a = loader._attrs(act, "main")
         name = a.get("name", f"actuator {k}")
-        if act.tag not in _SHORTCUTS:
-            if act.tag not in _UNMAPPED:
-                raise v.fail(act, f"<{act.tag}> is not an actuator; use motor, position, velocity or general")
+        if act.tag not in _SHORTCUTS:  # intvelocity, damper, cylinder, muscle, adhesion, plugin, newer kinds
             dropped.append((f"<{act.tag}> '{name}'", "this actuator type is not mapped"))
             loader.model.actuators.append(Actuator(name, act.tag, None, supported=False))
             continue
