@@ -298,11 +298,10 @@ class _Binding:
                       | (CacheFlag.FORCE if len(self.force_dofs) else 0))
 
     @staticmethod
-    def _affine(groups, dofs, joints, actuators, nu, gain):
-        """(dof indices, matrix, offset): target = ctrl @ matrix.T + offset, the drive's `gain` (stiffness or
-        damping, the dof's whole drive) dividing the sum of the actuators' gear * (gain * ctrl + b0) terms and, for
-        positions, the passive spring's k * springref (the joint drive's load-time target times what it does not
-        owe to the actuators' own b0)."""
+    def _affine(groups, dofs, joints, actuators, nu, term):
+        """(dof indices, matrix, offset) with target = ctrl @ matrix.T + offset: each actuator adds
+        gear * gain * ctrl / the dof drive's whole `term` (stiffness or damping); the offset is the target set at
+        load for ctrl = 0 (the joint spring's k * springref and the actuators' gear * b0, over the same term)."""
         idx = np.array([dofs[j] for j in groups], int)
         mat = np.zeros((len(groups), nu))
         off = np.zeros(len(groups))
@@ -310,12 +309,10 @@ class _Binding:
             joint = joints[jname]
             ax = joint.dof_axes()[0]
             drive = joint.get_drive_params(ax)
-            total = getattr(drive, gain)
-            load_target = joint.get_drive_target(ax) if gain == "stiffness" else joint.get_drive_velocity(ax)
+            total = getattr(drive, term)
+            load_target = joint.get_drive_target(ax) if term == "stiffness" else joint.get_drive_velocity(ax)
             for i in members:
-                r = actuators[i]
-                mat[row, i] = r.gear * r.gain / total
-            # the load-time target is the ctrl = 0 target: passive spring plus the actuators' b0 terms
+                mat[row, i] = actuators[i].gear * actuators[i].gain / total
             off[row] = load_target
         return idx, mat, off
 
