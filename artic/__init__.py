@@ -6,6 +6,7 @@ from .description.joints import (ConstraintFlag, CylindricalJoint, D6Joint, Dist
                                  HingeJoint, JointBase, PlanarJoint, SliderJoint, SphericalJoint, UniversalJoint,
                                  create_physx_joint, erp_cfm_from_spring, spring_from_erp_cfm)
 from .description.mjcf import MjcfModel, load_mjcf
+from .description.mjcf_actuators import MjcfControl
 from .description.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Shape, Sphere, TriangleMesh
 from .description.types import ArticulationFlag, Axis, DriveType, JointType, Motion
 from .description.urdf import load_urdf
@@ -24,8 +25,8 @@ __all__ = [
     "ArticError", "Articulation", "ArticulationCache", "ArticulationFlag", "Axis", "Box", "CacheFlag", "Capsule",
     "ConstraintFlag", "ContactReport", "ConvexMesh", "Cylinder", "CylindricalJoint", "D6Joint", "DistanceJoint",
     "Drive", "DriveType", "FixedJoint", "FrictionParams", "GimbalJoint", "HingeJoint", "Joint", "JointBase",
-    "JointForces", "JointFrames", "JointType", "Limit", "Link", "Material", "Mesh", "MjcfError", "MjcfModel", "Motion",
-    "NanPolicy", "NonFiniteStateError",
+    "JointForces", "JointFrames", "JointType", "Limit", "Link", "Material", "Mesh", "MjcfControl", "MjcfError",
+    "MjcfModel", "Motion", "NanPolicy", "NonFiniteStateError",
     "PlanarJoint", "Plane", "RigidDynamic", "RigidStatic", "Scene", "Shape", "SliderJoint", "SolverType", "Sphere",
     "SphericalJoint", "StateError", "TopologyError", "Transform", "TriangleMesh", "UniversalJoint", "UrdfError",
     "ValidationError", "create_ground_plane", "create_physx_joint", "erp_cfm_from_spring", "get_cpu_threads",

@@ -220,14 +220,17 @@ def test_mjcf_gets_mujocos_defaults_and_urdf_keeps_physx(tmp_path):
 
 def test_actuator_drive_keeps_the_joint_damping(tmp_path):
     """A <velocity> actuator's drive adds its kv to the joint's own damping (they share the dof's drive); a
-    <position> actuator on a joint with a spring says that the spring is dropped."""
+    <position> actuator on a joint with a spring adds its kp to the spring's stiffness (mjcf_actuators.py), without
+    a warning."""
     text = ARM.format(option="", flags="", k=2.0, d=0.05, loss=0).replace(
         "</mujoco>", '<actuator><velocity joint="slide" kv="3"/><position joint="shoulder" kp="4"/></actuator>'
                      "</mujoco>")
-    with pytest.warns(RuntimeWarning, match="joint 'shoulder' has a spring"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         art = artic.load_mjcf(_write(tmp_path, text=text)).articulations[0]
-    slide = art.get_joint("slide")
+    slide, shoulder = art.get_joint("slide"), art.get_joint("shoulder")
     assert slide.get_drive_params(slide.dof_axes()[0]).damping == pytest.approx(3.05)
+    assert shoulder.get_drive_params(shoulder.dof_axes()[0]).stiffness == pytest.approx(6.0)
 
 
 def test_ref_on_several_joints_of_one_body(tmp_path):

@@ -7,10 +7,10 @@ ellipsoid/mesh, size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, body mass
 computes them (mjcf_mass.py: <inertial> diaginertia/fullinertia, geom mass/density/shellinertia, mesh inertia
 legacy/exact/convex/shell, compiler inertiafromgeom, inertiagrouprange, boundmass, boundinertia, balanceinertia,
 settotalmass), joint ref, range/limited, damping, armature, frictionloss, stiffness, springref,
-contype/conaffinity, friction, margin, and <position>/<velocity>/<motor> actuators; <include> is expanded.
-<contact><exclude> between bodies of one tree; <tendon> and <equality> as mjcf_couplings.py says (fixed tendons,
-connect, weld, linear joint equalities; the rest reported); <contact><pair> content is dropped with a warning;
-<frame>, <replicate>, <attach> are refused.
+contype/conaffinity, friction, margin, and <motor>/<position>/<velocity>/<general> actuators (mjcf_actuators.py);
+<include> is expanded. <contact><exclude> between bodies of one tree; <tendon> and <equality> as mjcf_couplings.py
+says (fixed tendons, connect, weld, linear joint equalities; the rest reported); <contact><pair> content is dropped
+with a warning; <frame>, <replicate>, <attach> are refused.
 Errors: see `load_mjcf`.
 
 How MJCF maps onto PhysX-style articulations:
@@ -32,9 +32,8 @@ How MJCF maps onto PhysX-style articulations:
   force drive (stiffness, damping, target springref); frictionloss is PhysX's static and dynamic friction effort,
   armature the joint armature. A range alone limits the joint (compiler autolimits, MuJoCo 3's default).
 * <option> and MuJoCo's defaults (no link damping, no sleeping, no velocity caps): see mjcf_options.py.
-* <position kp> is a force drive of stiffness kp; <velocity kv> one of damping kv (both plus the joint's damping;
-  a joint spring under a position or velocity actuator is dropped with a warning); <motor> adds nothing to the model
-  (apply its gear times the control as a joint force). All are listed in `MjcfModel.actuators`.
+* Actuators (motor, position, velocity, general) become drives and joint forces driven by `MjcfControl`; all are
+  listed in `MjcfModel.actuators`, in file order (the ctrl columns): see mjcf_actuators.py.
 * Contact: contype/conaffinity are the shapes' collision group/mask (self-collision between bodies follows them,
   as in MuJoCo), friction's first value both Coulomb coefficients, margin the contact offset. MuJoCo's soft-contact
   parameters (solref, solimp) have no PhysX counterpart and are ignored.
@@ -53,6 +52,7 @@ from ..errors import ArticError, MjcfError
 from ..math.np_spatial import Transform, quat_between, quat_from_axis_angle, quat_from_matrix, quat_mul
 from .actors import RigidStatic
 from .articulation import Articulation, Drive, FrictionParams, Limit
+from .mjcf_actuators import Actuator, read_actuators
 from .mjcf_couplings import read_couplings
 from .mjcf_mass import MESH_INERTIA, MassRules
 from .mjcf_options import Options, apply_mujoco_defaults, disable_contacts, read_options
@@ -62,15 +62,6 @@ from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
 from .xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 
 __all__ = ["Actuator", "MjcfError", "MjcfModel", "load_mjcf"]
-
-
-@dataclass
-class Actuator:
-    name: str
-    kind: str  # "motor", "position" or "velocity"
-    joint: str
-    gear: float
-    ctrlrange: tuple | None
 
 
 @dataclass
@@ -211,7 +202,7 @@ class _Loader:
         for body in world.findall("body"):
             model.articulations.append(self._tree(body))
         self.mass.finish()
-        self._actuators(root.find("actuator"))
+        read_actuators(self, root.find("actuator"))  # mjcf_actuators.py
         for section in root.findall("contact"):
             self._contact(section)
         model.joints = read_couplings(self, root)
@@ -623,38 +614,3 @@ class _Loader:
         if dropped:
             warnings.warn(f"{v.where(section)}: {', '.join(dropped)} not supported and dropped; these geoms may "
                           "collide where MuJoCo would not", RuntimeWarning, stacklevel=4)
-
-    def _actuators(self, el):
-        if el is None:
-            return
-        v = self.v
-        for act in el:
-            a = self._attrs(act, "main")
-            jname = a.get("joint")
-            if jname is None:
-                warnings.warn(f"{v.where(act)}: not a joint actuator (no joint attribute); skipped",
-                              RuntimeWarning, stacklevel=3)
-                continue
-            if jname not in self.joint_names:
-                raise v.fail(act, f"attribute joint='{jname}' names no joint of the model")
-            gear = float(v.numbers(act, "gear", (1, 6), (1.0,), a.get("gear"))[0])
-            rng = tuple(v.numbers(act, "ctrlrange", 2, text=a["ctrlrange"])) if "ctrlrange" in a else None
-            self.model.actuators.append(Actuator(a.get("name", jname), act.tag, jname, gear, rng))
-            _, joint = self.joint_names[jname]
-            ax = joint.dof_axes()[0]
-            if act.tag == "position":
-                kp, kv = v.number(act, "kp", 1.0, a.get("kp")) * gear, v.number(act, "kv", 0.0, a.get("kv"))
-            elif act.tag == "velocity":
-                kp, kv = 0.0, v.number(act, "kv", 1.0, a.get("kv")) * gear
-            else:
-                continue
-            passive = joint.get_drive_params(ax)  # the joint's own spring and damper share the dof's one drive
-            kv += passive.damping
-            if passive.stiffness > 0.0:
-                warnings.warn(f"{v.where(act)}: joint '{jname}' has a spring (stiffness {passive.stiffness:g}) that "
-                              f"the <{act.tag}> actuator's drive replaces; the spring is dropped", RuntimeWarning,
-                              stacklevel=3)
-            if max(abs(kp), abs(kv)) > MAX_MAGNITUDE:
-                raise v.fail(act, f"gain times gear ({max(abs(kp), abs(kv)):.3g}) exceeds 1e+15; lower kp/kv or gear")
-            with v.context(act):
-                joint.set_drive_params(ax, Drive(kp, kv, 1e30, DriveType.FORCE))

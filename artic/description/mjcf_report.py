@@ -5,8 +5,9 @@ how many times it occurs and where it first does (issue 15: never silent about d
 docs/mjcf.md). Everything else found in the include-expanded tree is reported, in two ways:
 * content that changes the dynamics in MuJoCo (geom solref, joint margin, body gravcomp, an unknown element...)
   gives one RuntimeWarning per kind;
-* content with no effect on the simulated dynamics (`NO_DYNAMICS`: visual, sensing, keyframes, sites (they matter
-  only where a tendon or an equality names them, and those read them), cameras, lights, geom colors) is listed in ONE summary warning, so that a model's hundred rgba attributes do not flood.
+* content with no effect on the simulated dynamics (`NO_DYNAMICS`: visual, sensing, keyframes, sites (they
+  matter only where a tendon or an equality names them, and those read them), cameras, lights, geom colors) is
+  listed in ONE summary warning, so that a model's hundred rgba attributes do not flood.
 An ignored attribute at a value that asks for what artic does anyway (`MATCHING`: condim 3, gravcomp 0...) is not
 reported.
 Subtrees read and reported by their own code are skipped (`OWNED`): <option> (mjcf_options.py), <contact>,

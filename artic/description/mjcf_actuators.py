@@ -1,0 +1,331 @@
+"""MJCF `<actuator>` for `load_mjcf`, and `MjcfControl`, the batched control input that drives them.
+
+MuJoCo's actuator force is ``f = gain * ctrl + b0 + b1 * length + b2 * velocity`` with length = gear * q and
+velocity = gear * qdot on a joint transmission, clamped to `forcerange` when force-limited; the joint gets
+``gear * f``. `ctrl` is clamped to `ctrlrange` when control-limited (MuJoCo's XML reference, "actuator"; ctrllimited
+and forcelimited "auto" mean "limited when the range is given"). The shortcuts are general actuators:
+
+* <motor>: gain 1, no bias. artic applies ``gear * clamp(ctrl)`` as a joint force (explicit, as in MuJoCo).
+* <position kp kv>: gain kp, bias (0, -kp, -kv): an implicit force drive of stiffness gear^2 kp, damping
+  gear^2 kv and target position ctrl / gear.
+* <velocity kv>: gain kv, bias (0, 0, -kv): a drive of damping gear^2 kv and target velocity ctrl / gear.
+* <general>: gaintype fixed, dyntype none and biastype none or affine. With bias b1 != 0 it joins the drive's
+  stiffness (target position), else with b2 != 0 its damping (target velocity), else it is a joint force.
+
+Several actuators on one joint add up, with the joint's own spring (stiffness, springref) and damper, into the dof's
+one drive: stiffness K = k + sum(-b1 gear^2), damping D = d + sum(-b2 gear^2), and targets chosen so that
+K (x - q) + D (v - qdot) is the sum of their forces. What does not combine exactly is reported: a forcerange on a
+drive actuator clamps the whole drive (the PhysX drive's max force, gear * max(|lo|, |hi|)), so it is exact only for
+a symmetric range on a joint that actuator drives alone.
+
+Differences from MuJoCo's Euler integrator: PhysX drives are implicit in stiffness and damping where MuJoCo's Euler
+treats actuator bias explicitly, a difference of order h * gain / (joint inertia) per step.
+
+Reported with one warning naming each actuator, and then inert (its ctrl column is read and ignored): transmissions
+other than a hinge or slide joint (tendon, site, body, cranksite, ball joints), dynamics (dyntype other than none:
+filters, integrators, muscles), gaintype other than fixed, biastype other than none/affine, negative stiffness
+(b1 > 0) or damping (b2 > 0), and the other actuator elements (intvelocity, damper, cylinder, muscle, adhesion,
+plugin, ...).
+
+Control input (MuJoCo's data.ctrl, one row per env)::
+
+    model = artic.load_mjcf("ant.xml")
+    scene = artic.Scene(num_envs, gravity=model.gravity)
+    model.add_to(scene)
+    control = artic.MjcfControl(model, scene)  # after add_to
+    control.set(ctrl)                          # ctrl: (num_envs, len(model.actuators)), file order
+    scene.step(model.timestep)
+
+`set` refuses (ValidationError) a ctrl of another shape or with non-finite values, clamps it to the control
+ranges, and writes drive targets, target velocities and joint forces through each articulation's cache (only the
+actuated dofs' columns). Controls persist until the next `set`, as in MuJoCo; `control.ctrl` is the last clamped
+input. Before the first `set` the model behaves as with ctrl = 0 (the drives' targets are set for it at load), but
+for a general actuator with a constant bias b0 and no stiffness or damping, whose force needs `set`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..cache import CacheFlag
+from ..errors import ValidationError
+from .articulation import Drive
+from .types import ArticulationFlag, DriveType
+from .xml_values import MAX_MAGNITUDE
+
+__all__ = ["Actuator", "MjcfControl", "read_actuators"]
+
+_SHORTCUTS = ("motor", "position", "velocity", "general")
+_OTHER_TRANSMISSIONS = ("tendon", "site", "body", "cranksite")
+
+
+@dataclass
+class Actuator:
+    """One MJCF actuator, in file order (its index is its ctrl column). `ctrlrange` / `forcerange` are None when
+    not limited. Force = gain * ctrl + bias[0] + bias[1] * gear * q + bias[2] * gear * qdot; `supported` is False
+    for an actuator artic reported and does not apply."""
+
+    name: str
+    kind: str  # the element: "motor", "position", "velocity", "general", ...
+    joint: str | None
+    gear: float = 1.0
+    ctrlrange: tuple | None = None
+    forcerange: tuple | None = None
+    gain: float = 1.0
+    bias: tuple = (0.0, 0.0, 0.0)
+    supported: bool = True
+
+
+def _limited(v, act, a, which):
+    """MuJoCo's ctrllimited/forcelimited: true, false, or auto (limited when the range is given)."""
+    flag = v.choice(act, f"{which}limited", a.get(f"{which}limited", "auto"), ("true", "false", "auto"))
+    rng = f"{which}range"
+    if flag == "false" or (flag == "auto" and rng not in a):
+        return None
+    if rng not in a:
+        raise v.fail(act, f"{which}limited='true' needs attribute {rng}; give the range or drop {which}limited")
+    lo, hi = (float(x) for x in v.numbers(act, rng, 2, text=a[rng]))
+    if lo > hi:
+        raise v.fail(act, f"attribute {rng}='{a[rng]}': the lower bound exceeds the upper one")
+    return (lo, hi)
+
+
+def _gains(v, act, a):
+    """(gain, (b0, b1, b2)) of the element, or a reason it is not supported."""
+    tag = act.tag
+    if tag == "motor":
+        return 1.0, (0.0, 0.0, 0.0)
+    if tag == "position":
+        kp = v.number(act, "kp", 1.0, a.get("kp"), minimum=0.0)
+        kv = v.number(act, "kv", 0.0, a.get("kv"), minimum=0.0)
+        for attr in ("dampratio", "timeconst", "inheritrange"):
+            if attr in a and v.number(act, attr, 0.0, a[attr]) != 0.0:
+                return f"<position {attr}> is not mapped"
+        return kp, (0.0, -kp, -kv)
+    if tag == "velocity":
+        kv = v.number(act, "kv", 1.0, a.get("kv"), minimum=0.0)
+        return kv, (0.0, 0.0, -kv)
+    dyn, gt, bt = a.get("dyntype", "none"), a.get("gaintype", "fixed"), a.get("biastype", "none")
+    if dyn != "none":
+        return f"dyntype='{dyn}' (actuator dynamics) is not supported"
+    if gt != "fixed":
+        return f"gaintype='{gt}' is not supported (only fixed)"
+    if bt not in ("none", "affine"):
+        return f"biastype='{bt}' is not supported (only none and affine)"
+    gainprm = v.numbers(act, "gainprm", (1, 10), (1.0,), a.get("gainprm"))
+    bias = (0.0, 0.0, 0.0)
+    if bt == "affine":
+        b = np.zeros(3)
+        prm = v.numbers(act, "biasprm", (1, 10), (0.0,), a.get("biasprm"))[:3]
+        b[:len(prm)] = prm
+        bias = tuple(float(x) for x in b)
+    return float(gainprm[0]), bias
+
+
+def read_actuators(loader, el):
+    """Read the <actuator> section `el` into loader.model.actuators and set the joints' drives (see the module
+    docstring). `loader` is mjcf.py's _Loader: its XmlValues `v`, `_attrs` (class defaults) and `joint_names`."""
+    for art in loader.model.articulations:  # MuJoCo's forcerange is a force; PhysX's default drive limit an impulse
+        art.set_articulation_flag(ArticulationFlag.DRIVE_LIMITS_ARE_FORCES, True)
+    if el is None:
+        return
+    v = loader.v
+    dropped = []
+    acts = []
+    for k, act in enumerate(el):
+        a = loader._attrs(act, "main")
+        name = a.get("name", f"actuator {k}")
+        if act.tag not in _SHORTCUTS:  # intvelocity, damper, cylinder, muscle, adhesion, plugin, newer kinds
+            dropped.append((f"<{act.tag}> '{name}'", "this actuator type is not mapped"))
+            loader.model.actuators.append(Actuator(name, act.tag, None, supported=False))
+            continue
+        jname = a.get("joint", a.get("jointinparent"))
+        gear = float(v.numbers(act, "gear", (1, 6), (1.0,), a.get("gear"))[0])
+        rec = Actuator(name if "name" in a else (jname or name), act.tag, jname, gear, _limited(v, act, a, "ctrl"),
+                       _limited(v, act, a, "force"))
+        loader.model.actuators.append(rec)
+        other = [t for t in _OTHER_TRANSMISSIONS if t in a]
+        reason = None
+        if jname is None:
+            reason = (f"its {other[0]} transmission is not supported (only hinge and slide joints)" if other else
+                      "it names no joint")
+        elif jname not in loader.joint_names:
+            raise v.fail(act, f"attribute joint='{jname}' names no joint of the model")
+        elif len(loader.joint_names[jname][1].dof_axes()) != 1:
+            reason = f"joint '{jname}' is a ball joint (only hinge and slide joints)"
+        gains = _gains(v, act, a)
+        if reason is None and isinstance(gains, str):
+            reason = gains
+        if reason is None:
+            rec.gain, rec.bias = gains
+            if rec.bias[1] > 0.0 or rec.bias[2] > 0.0:
+                reason = "a positive biasprm[1] or biasprm[2] (negative stiffness or damping) is not supported"
+            gain = max(abs(rec.gain), *(abs(b) for b in rec.bias))
+            for what, x in (("gain times gear", gain * abs(gear)), ("gain times gear^2", gain * gear * gear)):
+                if x > MAX_MAGNITUDE:  # the joint force per ctrl and the drive's gains
+                    raise v.fail(act, f"{what} ({x:.3g}) exceeds 1e+15; lower the gains or gear")
+        if reason is not None:
+            rec.supported = False
+            dropped.append((f"<{act.tag}> '{rec.name}'", reason))
+            continue
+        acts.append((rec, act))
+    _set_drives(loader, acts)
+    if dropped:
+        warnings.warn(f"{v.where(el)}: actuator(s) not supported and inert (their ctrl is ignored): "
+                      + "; ".join(f"{n}: {r}" for n, r in dropped), RuntimeWarning, stacklevel=4)
+
+
+def _set_drives(loader, acts):
+    """Combine the drive actuators of each joint with its passive spring and damper into the dof's one drive,
+    targets set for ctrl = 0."""
+    v = loader.v
+    by_joint = {}
+    for rec, act in acts:
+        if rec.bias[1] != 0.0 or rec.bias[2] != 0.0:
+            by_joint.setdefault(rec.joint, []).append((rec, act))
+    for jname, group in by_joint.items():
+        _, joint = loader.joint_names[jname]
+        ax = joint.dof_axes()[0]
+        passive = joint.get_drive_params(ax)
+        k, d = passive.stiffness, passive.damping
+        stiffness = k + sum(-r.bias[1] * r.gear ** 2 for r, _ in group)
+        damping = d + sum(-r.bias[2] * r.gear ** 2 for r, _ in group)
+        x0 = (k * joint.get_drive_target(ax) + sum(r.gear * r.bias[0] for r, _ in group if r.bias[1] != 0.0))
+        v0 = sum(r.gear * r.bias[0] for r, _ in group if r.bias[1] == 0.0)
+        max_force = 1e30
+        limited = [(r, act) for r, act in group if r.forcerange is not None]
+        for r, act in limited:
+            lo, hi = r.forcerange
+            max_force = min(max_force, abs(r.gear) * max(abs(lo), abs(hi)))
+            why = []
+            if lo != -hi:
+                why.append(f"the range is not symmetric; the drive clamps to +-{max(abs(lo), abs(hi)):g}")
+            if len(group) > 1 or k > 0.0 or d > 0.0:
+                why.append(f"joint '{jname}''s drive also carries "
+                           + ("other actuators" if len(group) > 1 else "the joint's spring or damper")
+                           + ", which the clamp limits too")
+            if why:
+                warnings.warn(f"{v.where(act)}: forcerange is applied only approximately: {'; '.join(why)}",
+                              RuntimeWarning, stacklevel=5)
+        with v.context(group[0][1]):
+            joint.set_drive_params(ax, Drive(stiffness, damping, max_force, DriveType.FORCE))
+            joint.set_drive_target(ax, x0 / stiffness if stiffness > 0.0 else 0.0)
+            joint.set_drive_velocity(ax, v0 / damping if damping > 0.0 else 0.0)
+
+
+class MjcfControl:
+    """The batched control input of an MJCF model's actuators in a scene (see the module docstring): `set(ctrl)`
+    with ctrl of shape (num_envs, len(model.actuators)), columns in the file's actuator order."""
+
+    def __init__(self, model, scene):
+        self.model = model
+        self.actuators = list(model.actuators)
+        self.num_envs = scene.num_envs
+        nu = len(self.actuators)
+        self.low = np.full(nu, -np.inf)
+        self.high = np.full(nu, np.inf)
+        for i, r in enumerate(self.actuators):
+            if r.supported and r.ctrlrange is not None:
+                self.low[i], self.high[i] = r.ctrlrange
+        self.ctrl = np.zeros((self.num_envs, nu))
+        self._bindings = []
+        for art in model.articulations:
+            if art._scene is not None and art._scene is not scene:
+                raise ValidationError(f"MJCF model '{model.name}': articulation '{art.name}' is in another scene; "
+                                      "bind the control to the scene the model was added to")
+            b = _Binding(art, self.actuators)
+            if b.flags:
+                self._bindings.append(b)
+        for b in self._bindings:
+            b.cache = b.art.create_cache()  # refused (StateError) when the model was not added to a scene
+
+    @property
+    def names(self) -> list[str]:
+        """The actuators' names, one per ctrl column."""
+        return [r.name for r in self.actuators]
+
+    def set(self, ctrl):
+        """Clamp `ctrl` (num_envs x n_actuators) to the control ranges and apply it to every env."""
+        e, nu = self.num_envs, len(self.actuators)
+        try:
+            c = np.array(ctrl, dtype=np.float64)
+        except (TypeError, ValueError):
+            c = None
+        if c is None or c.shape != (e, nu) or not np.all(np.isfinite(c)):
+            got = (f"a {type(ctrl).__name__} that is not numbers" if c is None else
+                   f"shape {c.shape}" if c.shape != (e, nu) else "non-finite values")
+            raise ValidationError(f"MJCF model '{self.model.name}': ctrl must be {e} x {nu} finite numbers (one row "
+                                  f"per env, one column per actuator: {', '.join(self.names) or 'none'}), got {got}")
+        c = np.clip(c, self.low, self.high)
+        if np.abs(c).max(initial=0.0) > MAX_MAGNITUDE:
+            raise ValidationError(f"MJCF model '{self.model.name}': ctrl values must be at most 1e+15 in magnitude")
+        for b in self._bindings:
+            b.apply(c)
+        self.ctrl = c
+
+
+class _Binding:
+    """One articulation's actuated dofs: target positions, target velocities and joint forces as affine maps of
+    ctrl."""
+
+    def __init__(self, art, actuators):
+        self.art = art
+        dofs = {joint.name: i for i, (joint, _) in enumerate(art.dof_list())}
+        joints = {joint.name: joint for joint, _ in art.dof_list()}
+        pos, vel, force = {}, {}, {}
+        for i, r in enumerate(actuators):
+            if not r.supported or r.joint not in dofs:
+                continue
+            group = pos if r.bias[1] != 0.0 else vel if r.bias[2] != 0.0 else force
+            group.setdefault(r.joint, []).append(i)
+        nu = len(actuators)
+        self.pos = self._affine(pos, dofs, joints, actuators, nu, "stiffness")
+        self.vel = self._affine(vel, dofs, joints, actuators, nu, "damping")
+        self.force_dofs = np.array([dofs[j] for j in force], int)
+        self.force_map = np.zeros((len(force), nu))  # dof row: gear of each force actuator
+        for row, members in enumerate(force.values()):
+            for i in members:
+                self.force_map[row, i] = actuators[i].gear
+        self.force_gain = np.array([r.gain for r in actuators])
+        self.force_b0 = np.array([r.bias[0] for r in actuators])
+        self.force_lo = np.array([r.forcerange[0] if r.forcerange else -np.inf for r in actuators])
+        self.force_hi = np.array([r.forcerange[1] if r.forcerange else np.inf for r in actuators])
+        self.flags = ((CacheFlag.JOINT_TARGET_POSITIONS if len(self.pos[0]) else 0)
+                      | (CacheFlag.JOINT_TARGET_VELOCITIES if len(self.vel[0]) else 0)
+                      | (CacheFlag.FORCE if len(self.force_dofs) else 0))
+
+    @staticmethod
+    def _affine(groups, dofs, joints, actuators, nu, term):
+        """(dof indices, matrix, offset) with target = ctrl @ matrix.T + offset: each actuator adds
+        gear * gain * ctrl / the dof drive's whole `term` (stiffness or damping); the offset is the target set at
+        load for ctrl = 0 (the joint spring's k * springref and the actuators' gear * b0, over the same term)."""
+        idx = np.array([dofs[j] for j in groups], int)
+        mat = np.zeros((len(groups), nu))
+        off = np.zeros(len(groups))
+        for row, (jname, members) in enumerate(groups.items()):
+            joint = joints[jname]
+            ax = joint.dof_axes()[0]
+            drive = joint.get_drive_params(ax)
+            total = getattr(drive, term)
+            load_target = joint.get_drive_target(ax) if term == "stiffness" else joint.get_drive_velocity(ax)
+            for i in members:
+                mat[row, i] = actuators[i].gear * actuators[i].gain / total
+            off[row] = load_target
+        return idx, mat, off
+
+    def apply(self, c):
+        art, cache = self.art, self.cache
+        art.copy_internal_state_to_cache(cache, self.flags)
+        idx, mat, off = self.pos
+        if len(idx):
+            cache.joint_target_positions[:, idx] = c @ mat.T + off
+        idx, mat, off = self.vel
+        if len(idx):
+            cache.joint_target_velocities[:, idx] = c @ mat.T + off
+        if len(self.force_dofs):
+            f = np.clip(self.force_gain * c + self.force_b0, self.force_lo, self.force_hi)
+            cache.joint_force[:, self.force_dofs] = f @ self.force_map.T
+        art.apply_cache(cache, self.flags)
