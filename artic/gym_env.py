@@ -227,7 +227,27 @@ _DOC_ARGS = """
 """
 
 
-class ArticVectorEnv(VectorEnv):
+class _BatchAccess:
+    """What both envs expose of the batch they wrap."""
+
+    _batch: _Batch
+
+    @property
+    def scene(self) -> Scene:
+        return self._batch.scene
+
+    @property
+    def articulation(self) -> Articulation:
+        return self._batch.art
+
+    @property
+    def observation_slices(self) -> dict:
+        """Name -> slice of an observation row (root_pose, root_linear_velocity, root_angular_velocity for a
+        floating base; joint_position, joint_velocity)."""
+        return dict(self._batch.slices)
+
+
+class ArticVectorEnv(_BatchAccess, VectorEnv):
     __doc__ = "A Gymnasium vector env whose sub-environments are the envs of one artic scene." + _DOC_ARGS
 
     metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -245,20 +265,6 @@ class ArticVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._autoreset = np.zeros(self.num_envs, bool)
         self._np_random = None
-
-    @property
-    def scene(self) -> Scene:
-        return self._batch.scene
-
-    @property
-    def articulation(self) -> Articulation:
-        return self._batch.art
-
-    @property
-    def observation_slices(self) -> dict:
-        """Name -> slice of an observation row (root_pose, root_linear_velocity, root_angular_velocity for a
-        floating base; joint_position, joint_velocity)."""
-        return dict(self._batch.slices)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Reset every env (or, with options={'reset_mask': (E,) bools}, those envs)."""
@@ -299,7 +305,7 @@ class ArticVectorEnv(VectorEnv):
         pass
 
 
-class ArticEnv(gym.Env):
+class ArticEnv(_BatchAccess, gym.Env):
     __doc__ = ("A Gymnasium env over a one-env artic scene (no autoreset: call reset after an episode ends)."
                + _DOC_ARGS)
 
@@ -313,18 +319,6 @@ class ArticEnv(gym.Env):
         self._batch = _Batch(model, statics, 1, dt, substeps, action_mode, kp, kd, max_force, force_scale,
                              reset_noise_scale, max_episode_steps, wrapped, fix_base, solver_type, device)
         self.observation_space, self.action_space = self._batch.spaces()
-
-    @property
-    def scene(self) -> Scene:
-        return self._batch.scene
-
-    @property
-    def articulation(self) -> Articulation:
-        return self._batch.art
-
-    @property
-    def observation_slices(self) -> dict:
-        return dict(self._batch.slices)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)

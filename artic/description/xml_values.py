@@ -20,8 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ArticError
-
-MAX_MAGNITUDE = 1e15
+from .validate import MAX_MAGNITUDE
 
 
 def read_xml_root(path, kind: str, tag: str, error):
