@@ -1,0 +1,276 @@
+"""The bounded mixed LCP of one env, solved exactly by pivoting (the ODE paper, "Solving with Complementarity
+Conditions"; Baraff 1994; ODE's dLCP).
+
+Problem: given A (m x m, symmetric positive semi-definite, compliance already on its diagonal), b and bounds
+lo <= hi (either may be infinite), find lambda and w = A lambda - b with
+    lo_i < lambda_i < hi_i  and  w_i = 0,   or   lambda_i = lo_i  and  w_i >= 0,   or   lambda_i = hi_i  and  w_i <= 0.
+For a constraint row, w_i is the row's velocity after the impulses minus its target (plus cfm lambda_i): a free row
+meets its target, a row at a bound may overshoot it only in the direction its bound forbids pushing against.
+Because A is symmetric PSD, this is the box-constrained quadratic program min 1/2 l^T A l - b^T l, lo <= l <= hi.
+
+Method: a primal active-set (principal pivoting) method, Dantzig's idea as Baraff and ODE use it: the rows split
+into a free set F (strictly between bounds, w = 0) and a clamped set (at lo or at hi). Unbounded rows are free from
+the start and never leave F, as ODE solves them first. Each pass solves A_FF l_F = b_F - A_FC l_C by Cholesky and
+then either
+* walks from the current (feasible) point towards that solution and stops where the first free row meets a bound,
+  which joins the clamped set (a blocking pivot), or
+* if the solution is feasible, takes it and frees the clamped row whose w has the wrong sign by the largest margin
+  (a releasing pivot); if none has, the point is the exact solution.
+The objective decreases strictly at every pivot, so no active set repeats (in exact arithmetic): the method ends in
+finitely many pivots. Unlike ODE's dLCP, the free-set factorization is recomputed at each pivot (O(f^3)) rather
+than updated: simpler, and the same answer.
+
+Numerics (float32 storage, float64 accumulation in the factorization and in every residual). Redundant rows (a
+four-bar's over-constrained loop, two contacts that say the same thing) make A_FF singular: every diagonal entry
+is raised by REG_REL times itself, the regularization floor, which turns a redundant hard row into one with the
+compliance 1e-6 / A_ii, so the velocity error it leaves is 1e-6 of its own response times its impulse. A pivot that
+rounding still drives below FLOOR_REL times its diagonal entry is raised to that (math/dense.py's rule).
+A pass count beyond MAX_PIVOTS_PER_ROW * m + 16 (degenerate cycling that rounding can cause), or a non-finite value,
+is a failure: the caller falls back to projected Gauss-Seidel and counts it (solvers/direct.py).
+"""
+
+import warp as wp
+
+FREE = wp.constant(0)
+AT_LOW = wp.constant(1)
+AT_HIGH = wp.constant(2)
+REG_REL = wp.constant(1.0e-6)  # diagonal regularization floor, relative to A_ii
+FLOOR_REL = wp.constant(1.0e-7)  # smallest Cholesky pivot relative to its (regularized) diagonal entry
+FLOOR_ABS = wp.constant(1.0e-20)
+MAX_PIVOTS_PER_ROW = wp.constant(4)
+TOL_REL = wp.constant(1.0e-5)  # complementarity tolerance on w, relative to the largest |b| (and to FLOOR_W)
+FLOOR_W = wp.constant(1.0e-7)  # [m/s or rad/s] the tolerance's floor
+
+
+@wp.func
+def _residual(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.array2d(dtype=float), env: int,
+              i: int, m: int):
+    """w_i = (A x)_i - b_i, accumulated in float64 (without the regularization: the problem as posed)."""
+    s = wp.float64(-b[env, i])
+    for j in range(m):
+        s += wp.float64(a[env, i, j]) * wp.float64(x[env, j])
+    return s
+
+
+@wp.func
+def _solve_free(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.array2d(dtype=float),
+                state: wp.array2d(dtype=int), chol: wp.array3d(dtype=float), free: wp.array2d(dtype=int),
+                y: wp.array2d(dtype=float), env: int, m: int):
+    """y[:nf] = A_FF^-1 (b_F - A_FC x_C) for the free rows listed in free[:nf]; returns nf."""
+    nf = int(0)
+    for i in range(m):
+        if state[env, i] == FREE:
+            free[env, nf] = i
+            nf += 1
+    for k in range(nf):
+        i = free[env, k]
+        s = wp.float64(b[env, i])
+        for j in range(m):
+            if state[env, j] != FREE:
+                s -= wp.float64(a[env, i, j]) * wp.float64(x[env, j])
+        y[env, k] = float(s)
+    # Cholesky A_FF = L L^T in chol's lower triangle (float64 sums)
+    for k in range(nf):
+        i = free[env, k]
+        diag = a[env, i, i] * (1.0 + REG_REL)
+        t = wp.float64(diag)
+        for p in range(k):
+            t -= wp.float64(chol[env, k, p]) * wp.float64(chol[env, k, p])
+        floor = wp.max(FLOOR_REL * diag, FLOOR_ABS)
+        pivot = float(t)
+        if pivot < floor:  # NaN stays NaN: the caller sees a non-finite result and falls back
+            pivot = floor
+        d = wp.sqrt(pivot)
+        chol[env, k, k] = d
+        for r in range(k + 1, nf):
+            u = wp.float64(a[env, free[env, r], i])
+            for p in range(k):
+                u -= wp.float64(chol[env, r, p]) * wp.float64(chol[env, k, p])
+            chol[env, r, k] = float(u) / d
+    # forward and back substitution
+    for k in range(nf):
+        u = wp.float64(y[env, k])
+        for p in range(k):
+            u -= wp.float64(chol[env, k, p]) * wp.float64(y[env, p])
+        y[env, k] = float(u) / chol[env, k, k]
+    for kk in range(nf):
+        k = nf - 1 - kk
+        u = wp.float64(y[env, k])
+        for p in range(k + 1, nf):
+            u -= wp.float64(chol[env, p, k]) * wp.float64(y[env, p])
+        y[env, k] = float(u) / chol[env, k, k]
+    return nf
+
+
+@wp.func
+def lcp_tolerance(b: wp.array2d(dtype=float), env: int, m: int):
+    """Complementarity tolerance on w for this problem: TOL_REL of the largest |b_i|, at least FLOOR_W."""
+    scale = float(0.0)
+    for i in range(m):
+        scale = wp.max(scale, wp.abs(b[env, i]))
+    return wp.max(TOL_REL * scale, FLOOR_W)
+
+
+@wp.func
+def start_state(lo: wp.array2d(dtype=float), hi: wp.array2d(dtype=float), x: wp.array2d(dtype=float),
+                state: wp.array2d(dtype=int), env: int, m: int):
+    """A feasible start: x clamped into [lo, hi]; rows at a bound are clamped there, the rest free. A warm start
+    passes the previous solution in x."""
+    for i in range(m):
+        v = wp.clamp(x[env, i], lo[env, i], hi[env, i])
+        st = FREE
+        if v <= lo[env, i]:
+            v = lo[env, i]
+            st = AT_LOW
+        elif v >= hi[env, i]:
+            v = hi[env, i]
+            st = AT_HIGH
+        x[env, i] = v
+        state[env, i] = st
+
+
+@wp.func
+def solve_box_lcp(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp.array2d(dtype=float),
+                  hi: wp.array2d(dtype=float), x: wp.array2d(dtype=float), state: wp.array2d(dtype=int),
+                  chol: wp.array3d(dtype=float), free: wp.array2d(dtype=int), y: wp.array2d(dtype=float), env: int,
+                  m: int):
+    """Solve the env's m-row problem in place: x holds a feasible start with its state (start_state) and ends with
+    the solution. Returns (pivots, 1 if solved else 0)."""
+    tol = lcp_tolerance(b, env, m)
+    max_passes = MAX_PIVOTS_PER_ROW * m + 16
+    pivots = int(0)
+    for _pass in range(max_passes):
+        nf = _solve_free(a, b, x, state, chol, free, y, env, m)
+        alpha = float(1.0)
+        block = int(-1)
+        block_state = FREE
+        for k in range(nf):
+            i = free[env, k]
+            target = y[env, k]
+            if not wp.isfinite(target):
+                return wp.vec2i(pivots, 0)
+            step = target - x[env, i]
+            if target < lo[env, i] and step < 0.0:
+                t = (lo[env, i] - x[env, i]) / step
+                if t < alpha:
+                    alpha = t
+                    block = i
+                    block_state = AT_LOW
+            elif target > hi[env, i] and step > 0.0:
+                t = (hi[env, i] - x[env, i]) / step
+                if t < alpha:
+                    alpha = t
+                    block = i
+                    block_state = AT_HIGH
+        alpha = wp.max(alpha, 0.0)
+        for k in range(nf):
+            i = free[env, k]
+            x[env, i] = x[env, i] + alpha * (y[env, k] - x[env, i])
+        if block >= 0:
+            if block_state == AT_LOW:
+                x[env, block] = lo[env, block]
+            else:
+                x[env, block] = hi[env, block]
+            state[env, block] = block_state
+            pivots += 1
+            continue
+        # the free rows meet their targets: free the clamped row whose w has the wrong sign by the most
+        worst = int(-1)
+        worst_w = wp.float64(tol)
+        for i in range(m):
+            st = state[env, i]
+            if st != FREE and lo[env, i] < hi[env, i]:
+                w = _residual(a, b, x, env, i, m)
+                if st == AT_LOW:
+                    w = -w
+                if w > worst_w:
+                    worst_w = w
+                    worst = i
+        if worst < 0:
+            return wp.vec2i(pivots, 1)
+        state[env, worst] = FREE
+        pivots += 1
+    return wp.vec2i(pivots, 0)
+
+
+@wp.func
+def complementarity_error(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp.array2d(dtype=float),
+                          hi: wp.array2d(dtype=float), x: wp.array2d(dtype=float), env: int, m: int):
+    """The largest violation of the conditions at x: for each row, the smallest of |w_i| (it could be free), how far
+    w_i < 0 at lo or w_i > 0 at hi, and how far x_i lies outside [lo_i, hi_i]. [m/s or rad/s, or impulse units for
+    the bounds]"""
+    err = float(0.0)
+    for i in range(m):
+        w = float(_residual(a, b, x, env, i, m))
+        xi = x[env, i]
+        e = wp.abs(w)
+        gap_lo = wp.abs(xi - lo[env, i])
+        gap_hi = wp.abs(hi[env, i] - xi)
+        scale = wp.max(1.0, wp.abs(xi))
+        if gap_lo <= 1.0e-6 * scale:  # at its lower bound: only w < 0 violates
+            e = wp.min(e, wp.max(-w, 0.0))
+        if gap_hi <= 1.0e-6 * scale:
+            e = wp.min(e, wp.max(w, 0.0))
+        e = wp.max(e, wp.max(lo[env, i] - xi, xi - hi[env, i]))
+        err = wp.max(err, e)
+    return err
+
+
+MAX_FRICTION_PASSES = wp.constant(32)
+
+
+@wp.func
+def friction_bounds(x: wp.array2d(dtype=float), lo: wp.array2d(dtype=float), hi: wp.array2d(dtype=float),
+                    state: wp.array2d(dtype=int), findex: wp.array2d(dtype=int), fcount: wp.array2d(dtype=int),
+                    mu_static: wp.array2d(dtype=float), mu_dynamic: wp.array2d(dtype=float), env: int, m: int,
+                    sliding_known: int):
+    """Set each friction row's box from its normal rows' current impulses (ODE's findex, generalized to a patch:
+    rows findex .. findex + fcount - 1): +-mu N with mu static while the row sticks and dynamic once a previous
+    solve left it at a bound (sliding_known). Returns the largest change of a bound."""
+    change = float(0.0)
+    for i in range(m):
+        f = findex[env, i]
+        if f >= 0:
+            normal = float(0.0)
+            for k in range(fcount[env, i]):
+                normal += wp.max(x[env, f + k], 0.0)
+            mu = mu_static[env, i]
+            if sliding_known != 0 and state[env, i] != FREE:
+                mu = mu_dynamic[env, i]
+            bound = mu * normal
+            change = wp.max(change, wp.abs(bound - hi[env, i]))
+            lo[env, i] = -bound
+            hi[env, i] = bound
+    return change
+
+
+@wp.func
+def solve_friction_lcp(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp.array2d(dtype=float),
+                       hi: wp.array2d(dtype=float), x: wp.array2d(dtype=float), state: wp.array2d(dtype=int),
+                       chol: wp.array3d(dtype=float), free: wp.array2d(dtype=int), y: wp.array2d(dtype=float),
+                       findex: wp.array2d(dtype=int), fcount: wp.array2d(dtype=int),
+                       mu_static: wp.array2d(dtype=float), mu_dynamic: wp.array2d(dtype=float), env: int, m: int):
+    """The problem with friction rows whose boxes follow their normal impulses: solve with the boxes the current
+    normals give, update the boxes from the new normals, and repeat, warm-started, until no bound moves by more
+    than 1e-5 of the largest impulse (at most MAX_FRICTION_PASSES solves). This fixed point converges linearly; on
+    random strongly coupled problems (tests/solvers/test_mlcp.py) 97 % settle within 32 passes, the rest are
+    reported (solved = 2) with the boxes of their last pass, not refined further. x holds the start (zeros, or the last
+    solution). Returns (pivots, solved, passes): solved is 0 if a solve failed, and 2 if the boxes were still
+    moving after the last pass (the result is then a solution for the boxes of the previous pass)."""
+    pivots = int(0)
+    passes = int(0)
+    friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 0)
+    for p in range(MAX_FRICTION_PASSES):
+        start_state(lo, hi, x, state, env, m)
+        res = solve_box_lcp(a, b, lo, hi, x, state, chol, free, y, env, m)
+        pivots += res[0]
+        passes = p + 1
+        if res[1] == 0:
+            return wp.vec3i(pivots, 0, passes)
+        scale = float(0.0)
+        for i in range(m):
+            scale = wp.max(scale, wp.abs(x[env, i]))
+        change = friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1)
+        if change <= 1.0e-5 * scale + 1.0e-12:
+            return wp.vec3i(pivots, 1, passes)
+    return wp.vec3i(pivots, 2, passes)

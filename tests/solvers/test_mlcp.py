@@ -1,0 +1,187 @@
+"""The pivoting solver of the bounded mixed LCP (artic/solvers/mlcp.py) on random problems: the complementarity
+conditions hold at its answer, and it equals an independent float64 solution (SciPy's bounded least squares on the
+equivalent box QP)."""
+
+import numpy as np
+import pytest
+import warp as wp
+from scipy.optimize import lsq_linear
+
+from artic.solvers.mlcp import complementarity_error, solve_box_lcp, solve_friction_lcp, start_state
+
+M = 14
+
+
+@wp.kernel
+def _solve_kernel(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp.array2d(dtype=float),
+                  hi: wp.array2d(dtype=float), x: wp.array2d(dtype=float), state: wp.array2d(dtype=int),
+                  chol: wp.array3d(dtype=float), free: wp.array2d(dtype=int), y: wp.array2d(dtype=float),
+                  findex: wp.array2d(dtype=int), fcount: wp.array2d(dtype=int), mu_s: wp.array2d(dtype=float),
+                  mu_d: wp.array2d(dtype=float), sizes: wp.array(dtype=int), friction: int,
+                  out: wp.array2d(dtype=float)):
+    env = wp.tid()
+    m = sizes[env]
+    if friction != 0:
+        res = solve_friction_lcp(a, b, lo, hi, x, state, chol, free, y, findex, fcount, mu_s, mu_d, env, m)
+        out[env, 0] = float(res[0])
+        out[env, 1] = float(res[1])
+    else:
+        start_state(lo, hi, x, state, env, m)
+        res2 = solve_box_lcp(a, b, lo, hi, x, state, chol, free, y, env, m)
+        out[env, 0] = float(res2[0])
+        out[env, 1] = float(res2[1])
+    out[env, 2] = complementarity_error(a, b, lo, hi, x, env, m)
+
+
+def _run(problems, friction=False):
+    e = len(problems)
+    a = np.zeros((e, M, M), np.float32)
+    b = np.zeros((e, M), np.float32)
+    lo = np.zeros((e, M), np.float32)
+    hi = np.zeros((e, M), np.float32)
+    findex = -np.ones((e, M), np.int32)
+    fcount = np.zeros((e, M), np.int32)
+    mu = np.zeros((e, M), np.float32)
+    sizes = np.zeros(e, np.int32)
+    for k, p in enumerate(problems):
+        m = len(p["b"])
+        sizes[k] = m
+        a[k, :m, :m] = p["A"]
+        b[k, :m] = p["b"]
+        lo[k, :m] = p["lo"]
+        hi[k, :m] = p["hi"]
+        if "findex" in p:
+            findex[k, :m] = p["findex"]
+            fcount[k, :m] = 1
+            mu[k, :m] = p["mu"]
+    arrays = [wp.array(v, dtype=float) for v in (a, b, lo, hi)]
+    x = wp.zeros((e, M), dtype=float)
+    out = wp.zeros((e, 3), dtype=float)
+    wp.launch(_solve_kernel, e, [*arrays, x, wp.zeros((e, M), dtype=int), wp.zeros((e, M, M), dtype=float),
+                                 wp.zeros((e, M), dtype=int), wp.zeros((e, M), dtype=float),
+                                 wp.array(findex, dtype=int), wp.array(fcount, dtype=int), wp.array(mu, dtype=float),
+                                 wp.array(mu, dtype=float), wp.array(sizes, dtype=int), int(friction), out],
+              device="cpu")
+    return x.numpy(), out.numpy(), arrays[2].numpy(), arrays[3].numpy()
+
+
+def _random_problem(rng, m, rank_deficient=False):
+    n = max(1, m - 2) if rank_deficient else m + 3
+    g = rng.normal(size=(m, n))
+    minv = np.diag(rng.uniform(0.5, 2.0, n))
+    a = g @ minv @ g.T + np.diag(rng.uniform(1e-3, 1e-2, m) if not rank_deficient else np.zeros(m))
+    kind = rng.integers(0, 4, m)
+    lo = np.where(kind == 0, -np.inf, np.where(kind == 1, 0.0, np.where(kind == 2, -np.inf, -0.5)))
+    hi = np.where(kind == 0, np.inf, np.where(kind == 1, np.inf, np.where(kind == 2, 0.0, 0.5)))
+    return {"A": a, "b": rng.normal(size=m), "lo": lo, "hi": hi}
+
+
+def _check_conditions(a, b, lo, hi, x, tol, bound_tol=1e-6):
+    w = a @ x - b
+    at_lo = np.abs(x - lo) <= np.maximum(1e-5 * np.maximum(1, np.abs(x)), bound_tol)
+    at_hi = np.abs(hi - x) <= np.maximum(1e-5 * np.maximum(1, np.abs(x)), bound_tol)
+    free = ~at_lo & ~at_hi
+    assert np.all(x >= lo - bound_tol) and np.all(x <= hi + bound_tol)
+    assert np.all(np.abs(w[free]) <= tol)
+    assert np.all(w[at_lo & ~at_hi] >= -tol)
+    assert np.all(w[at_hi & ~at_lo] <= tol)
+
+
+def test_random_problems_meet_the_conditions_and_equal_a_float64_solution():
+    """Random well-posed bounded mLCPs (unbounded, non-negative, non-positive and boxed rows, sizes 1-14): the
+    solver reports success, the conditions hold at its answer to 1e-4, and lambda equals SciPy's float64 solution
+    of the equivalent box QP (min 1/2 l'Al - b'l) to 1e-3 of the largest impulse."""
+    rng = np.random.default_rng(7)
+    problems = [_random_problem(rng, int(rng.integers(1, M + 1))) for _ in range(200)]
+    x, out, _, _ = _run(problems)
+    assert np.all(out[:, 1] == 1), f"{int((out[:, 1] != 1).sum())} problems not solved"
+    for k, p in enumerate(problems):
+        m = len(p["b"])
+        xk = x[k, :m].astype(np.float64)
+        scale = max(1.0, np.abs(p["b"]).max())
+        _check_conditions(p["A"], p["b"], p["lo"], p["hi"], xk, 1e-4 * scale)
+        chol = np.linalg.cholesky(p["A"])
+        ref = lsq_linear(chol.T, np.linalg.solve(chol, p["b"]), bounds=(p["lo"], p["hi"]), tol=1e-14,
+                         lsmr_tol="auto", max_iter=2000).x
+        assert np.abs(xk - ref).max() <= 1e-3 * max(1.0, np.abs(ref).max()), (k, xk, ref)
+    assert out[:, 2].max() <= 1e-4 * max(1.0, max(np.abs(p["b"]).max() for p in problems))
+
+
+def test_rank_deficient_problems_are_solved_with_the_regularization_floor():
+    """Singular A (more rows than the dofs they act on, as redundant loop rows make): the solver still succeeds,
+    the bounds hold exactly and w meets the conditions within the floor's compliance (1e-6 A_ii |lambda| + 1e-4)."""
+    rng = np.random.default_rng(11)
+    problems = [_random_problem(rng, int(rng.integers(3, M + 1)), rank_deficient=True) for _ in range(100)]
+    # consistent right-hand sides: b in A's range, as rows describing one motion twice are
+    for p in problems:
+        p["b"] = p["A"] @ rng.normal(size=len(p["b"]))
+    x, out, _, _ = _run(problems)
+    assert np.all(out[:, 1] == 1)
+    for k, p in enumerate(problems):
+        m = len(p["b"])
+        xk = x[k, :m].astype(np.float64)
+        tol = 1e-6 * np.abs(np.diag(p["A"])).max() * np.abs(xk).max() + 1e-3 * max(1.0, np.abs(p["b"]).max())
+        _check_conditions(p["A"], p["b"], p["lo"], p["hi"], xk, tol)
+
+
+def _friction_problem(rng, contacts):
+    """Contacts with a normal row (lambda >= 0) and two friction rows boxed by mu lambda_n (findex)."""
+    m = 3 * contacts
+    n = 6 + m // 2
+    g = rng.normal(size=(m, n))
+    a = g @ np.diag(rng.uniform(0.5, 2.0, n)) @ g.T + 1e-3 * np.eye(m)
+    lo = np.zeros(m)
+    hi = np.full(m, np.inf)
+    findex = -np.ones(m, np.int32)
+    mu = np.zeros(m)
+    for c in range(contacts):
+        findex[3 * c + 1: 3 * c + 3] = 3 * c
+        mu[3 * c + 1: 3 * c + 3] = rng.uniform(0.1, 1.0)
+        lo[3 * c + 1: 3 * c + 3] = -np.inf  # replaced by the solver's boxes
+    b = rng.normal(size=m)
+    b[0::3] = np.abs(b[0::3])  # pressing contacts
+    return {"A": a, "b": b, "lo": lo, "hi": hi, "findex": findex, "mu": mu}
+
+
+def test_friction_boxes_follow_the_normal_impulses():
+    """Random contact problems with friction indices: every solve succeeds, at least 95 % of the problems settle
+    their boxes (a linear fixed point; the rest are reported), and where they settle every friction impulse lies
+    within +-mu lambda_n of its final normal impulse (to 2e-5 of the largest impulse, the settling
+    tolerance) and the conditions hold for those boxes."""
+    rng = np.random.default_rng(3)
+    problems = [_friction_problem(rng, int(rng.integers(1, M // 3 + 1))) for _ in range(150)]
+    x, out, lo, hi = _run(problems, friction=True)
+    status = out[:, 1] % 10
+    assert np.all(status != 0)  # no solve failed
+    settled = status == 1
+    assert settled.mean() >= 0.95, f"only {settled.sum()} of {len(problems)} settled"
+    for k, p in enumerate(problems):
+        if not settled[k]:
+            continue
+        m = len(p["b"])
+        xk = x[k, :m].astype(np.float64)
+        bound = p["mu"] * np.where(p["findex"] >= 0, xk[np.maximum(p["findex"], 0)], 0.0)
+        fr = p["findex"] >= 0
+        assert np.all(np.abs(xk[fr]) <= bound[fr] + 2e-5 * np.abs(xk).max() + 1e-7)
+        lo_k = np.where(fr, -bound, p["lo"])
+        hi_k = np.where(fr, bound, p["hi"])
+        _check_conditions(p["A"], p["b"], lo_k, hi_k, xk, 1e-4 * max(1.0, np.abs(p["b"]).max()),
+                          bound_tol=2e-5 * np.abs(xk).max() + 1e-7)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_single_soft_row_is_the_implicit_spring(seed):
+    """The ODE paper's eq. 13 for one row: with A = 1/m + cfm, cfm = 1/(h (h k + d)) and b = -v - x k/(h k + d)
+    (the row's target velocity minus its current velocity), lambda is h f with f = -(d v + k x + h k v) /
+    (1 + h d/m + h^2 k/m)."""
+    rng = np.random.default_rng(seed)
+    problems, expect = [], []
+    for _ in range(20):
+        mass, k, d, h = rng.uniform(0.1, 10), rng.uniform(1, 1e4), rng.uniform(0, 100), rng.uniform(1e-3, 2e-2)
+        xx, v = rng.normal(), rng.normal()
+        cfm = 1.0 / (h * (h * k + d))
+        problems.append({"A": np.array([[1.0 / mass + cfm]]), "b": np.array([-v - xx * k / (h * k + d)]),
+                         "lo": np.array([-np.inf]), "hi": np.array([np.inf])})
+        expect.append(h * -(d * v + k * xx + h * k * v) / (1 + h * d / mass + h * h * k / mass))
+    x, out, _, _ = _run(problems)
+    np.testing.assert_allclose(x[:, 0], expect, rtol=1e-5)
