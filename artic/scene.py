@@ -22,6 +22,7 @@ the freest bodies so that every joint holds (assemble.py).
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from dataclasses import dataclass
 
@@ -116,7 +117,7 @@ class Scene:
     Settings fixed at construction: `num_envs`, `device` (None: Warp's default, the CPU here), `contact_capacity`
     (contact slots per articulation and env), `friction_correlation_distance` [m], `nan_policy` ('warn', 'raise'
     or 'freeze': what a step that leaves an env's state non-finite does, status.py). `gravity` (3,) [m/s^2],
-    `solver_type` (PGS or TGS) and `mass_policy` ('repair' or 'raise': massless movable links when an
+    `solver_type` (PGS, TGS or DIRECT: docs/solvers.md) and `mass_policy` ('repair' or 'raise': massless movable links when an
     articulation is added) may change later. Per-env state goes through each articulation's cache
     (`art.create_cache`, `apply_cache`, `copy_internal_state_to_cache`) and the per-env setters here;
     `env_status` reports the envs whose state went non-finite."""
@@ -134,6 +135,7 @@ class Scene:
         # anything a scene simulates costs at least one rigid body's arrays per env: refuse hopeless env counts now
         check_fits("scene", num_envs, bytes_per_env(1, 0, True), self.device, "even a single rigid body")
         self.solver_type = solver_type  # validated by the setter
+        self._fallback_warned_at = -1.0e9
         if isinstance(contact_capacity, bool) or not isinstance(contact_capacity, (int, np.integer)) \
                 or contact_capacity < 1:
             raise ValidationError(f"scene: contact_capacity must be a positive integer, got {contact_capacity!r}")
@@ -212,13 +214,13 @@ class Scene:
 
     @solver_type.setter
     def solver_type(self, value):
-        """PGS or TGS, from the next step (each step passes it to the kernel)."""
+        """PGS, TGS or DIRECT, from the next step (each step passes it to the kernel)."""
         # SolverType("TGS") or SolverType(1.0) would raise or convert: only the members (or their int values) pass
         number = not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
         try:
             self._solver_type = SolverType(value if number else None)
         except ValueError:
-            raise ValidationError(f"scene: unknown solver_type {value!r}; use artic.SolverType.PGS or TGS") from None
+            raise ValidationError(f"scene: unknown solver_type {value!r}; use artic.SolverType.PGS, TGS or DIRECT") from None
 
     def __repr__(self):
         return (f"Scene(num_envs={self.num_envs}, articulations={len(self.articulations)}, "
@@ -348,6 +350,8 @@ class Scene:
         self._last_dt = dt
         if status.CHECK_STATE:  # off only while benchmarks/bench_step.py measures what the check costs
             self._status.after_step(self._blocks)
+        if self._solver_type == SolverType.DIRECT:
+            self._check_fallbacks()
         if self.device.is_cpu and not self._overflow_warned:  # cheap on the CPU; a GPU checks on get_contacts
             self._check_overflow()
 
@@ -367,6 +371,34 @@ class Scene:
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
         view = self.view(art)
         return np.abs(view.block.state.status.numpy()) == view.block.index(art) + 1
+
+    def get_solver_report(self, obj) -> dict:
+        """The direct solver's report for the envs of `obj`'s block (an Articulation or RigidDynamic) after the last
+        direct step: (E,) arrays 'pivots', 'rows', 'complementarity' (the largest violation of the LCP conditions
+        in the velocity solve [m/s or rad/s]), 'friction_settled', 'fell_back' (this step was solved by PGS
+        instead) and 'fallback_count' (such steps so far). docs/solvers.md."""
+        art = obj.articulation if isinstance(obj, RigidDynamic) else obj
+        block = self.view(art).block
+        report = block.stepper.direct_report() if block.stepper is not None else None
+        if report is None:
+            raise ValidationError(f"scene: no direct step has run for '{art.name}' yet; set scene.solver_type = "
+                                  "artic.SolverType.DIRECT and step first")
+        return report
+
+    def _check_fallbacks(self):
+        """Warn (at most every 10 s) when the direct solver fell back to PGS in some env: never silently."""
+        for block in self._blocks:
+            report = block.stepper.direct_report() if block.stepper is not None else None
+            if report is None or not report["fell_back"].any():
+                continue
+            now = time.monotonic()
+            if now - self._fallback_warned_at >= 10.0:
+                self._fallback_warned_at = now
+                names = ", ".join(f"'{a.name}'" for a in block.arts)
+                envs = np.flatnonzero(report["fell_back"])
+                warnings.warn(f"scene: the direct solver could not solve the step of articulation(s) {names} in "
+                              f"{len(envs)} env(s) (first: {envs[:8].tolist()}) and used PGS for them; "
+                              "scene.get_solver_report(art) counts these fallbacks", RuntimeWarning, stacklevel=3)
 
     def _check_overflow(self):
         for block in self._blocks:

@@ -28,6 +28,7 @@ from .constraints.contact import finish_contacts, setup_contacts
 from .constraints.coupling_rows import CouplingRows, build_coupling_rows, setup_couplings
 from .constraints.drive import drive_coefficients, spherical_drive_error
 from .constraints.joint_rows import DRIVE_NONE, JointRows, build_joint_rows
+from .constraints.row_form import RowForm
 from .constraints.loop_rows import LoopArrays, LoopTable, finish_loop_forces, setup_loops, update_loop_coordinates
 from .control import ControlArrays
 from .data import Kin, Scratch, StepData, build_step_data
@@ -43,6 +44,7 @@ from .memory import allocation_errors, check_fits
 from .math.spatial import unit
 from .model import Tree
 from .parallel import RecordedEnvLaunch
+from .solvers.direct import DirectArrays, build_direct, direct_bytes_per_env, direct_solve
 from .solvers.pgs import pgs_solve
 from .solvers.tgs import tgs_solve
 from .state import StateArrays
@@ -52,14 +54,18 @@ from .status import STATUS_CHECK, STATUS_FREEZE, STATUS_OFF, state_status
 wp.set_module_options({"enable_backward": False})
 
 WAKE_COUNTER_RESET = 0.4  # PxSceneDesc::wakeCounterResetValue [s]
+SOLVER_TGS = wp.constant(1)
+SOLVER_DIRECT = wp.constant(2)
 BOUNCE_THRESHOLD = 2.0  # PxSceneDesc::bounceThresholdVelocity = 0.2 * PxTolerancesScale::speed (10) [m/s]
 
 
 class SolverType(IntEnum):
-    """`PxSolverType`: PGS (PhysX's default) or TGS."""
+    """`PxSolverType`: PGS (PhysX's default) or TGS; DIRECT (artic's, not PhysX's): every row of the step solved
+    together as one bounded mixed LCP per env by pivoting (solvers/direct.py)."""
 
     PGS = 0
     TGS = 1
+    DIRECT = 2
 
 
 @wp.func
@@ -93,6 +99,7 @@ def _setup_dofs(tree: Tree, rows: JointRows, st: StateArrays, ctl: ControlArrays
                     target += unit(tree.dof_axis[d0 + k]) * ctl.joint_target_position[env, d0 + k]
             rel = quat_exp(joint_rotation_vector(st.joint_q, env, d0, nd, tree.dof_axis))
             geom = spherical_drive_error(rel, target)[tree.dof_axis[d]]
+        sd.dof_geom_error[env, d] = geom
         sd.dof_drive_coef[env, d] = drive_coefficients(
             rows.dof_drive[d], rows.dof_stiffness[d], rows.dof_damping[d], ctl.joint_target_velocity[env, d], geom,
             r, recip, h, dt, tgs)
@@ -163,9 +170,11 @@ def _step(
     kin: Kin,
     sc: Scratch,
     sd: StepData,
+    rf: RowForm,
+    da: DirectArrays,
     gravity: wp.vec3,
     dt: float,
-    tgs: int,
+    solver: int,
     n_pos: int,
     n_vel: int,
     sleep_threshold: float,
@@ -174,6 +183,9 @@ def _step(
     status_mode: int,
 ):
     env = env_offset + wp.tid()
+    tgs = int(0)
+    if solver == SOLVER_TGS:
+        tgs = 1
     if st.sleeping[env] != 0:
         return
     if status_mode == STATUS_FREEZE and st.status[env] != 0:
@@ -240,6 +252,10 @@ def _step(
     # 4-5. solve and integrate
     if tgs != 0:
         tgs_solve(tree, rows, cr, ct, jt, ja, sd, st.joint_q, st.root_pose, env, n_gen, dt, n_pos, n_vel)
+    elif solver == SOLVER_DIRECT:
+        direct_solve(tree, rows, cr, ct, jt, ja, sd, rf, da, st.joint_q, ctl.joint_target_velocity, env, n_gen, dt,
+                     n_pos, n_vel)
+        integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
     else:
         pgs_solve(tree, rows, cr, ct, jt, ja, sd, st.joint_q, env, n_gen, dt, n_pos, n_vel)
         integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
@@ -370,6 +386,8 @@ class Stepper:
         self.rows = build_joint_rows(block.arts, block.device)
         self.couplings = build_coupling_rows(block.arts, block.device)
         self.step_data = self.contacts = None
+        self.direct = None  # (RowForm, DirectArrays), built at the first direct step
+        self._no_direct = build_direct(1, 1, 1, block.device)  # what PGS and TGS launches pass instead
         self._allocate(step_data=True)
         self._launches = {}
 
@@ -397,6 +415,7 @@ class Stepper:
                 if step_data else self.step_data
             contacts = build_contacts(b.num_envs, geometry.capacity, m.gen_count, b.device)
         self.step_data, self.contacts = sd, contacts
+        self.direct = None  # its capacity follows the rows and the contact capacity
         self.geometry, self.geometry_host, self.shapes = geometry, geometry_host, shapes
         self._overflow_view = self.contacts.overflow.numpy() if b.device.is_cpu else None  # shares the memory
 
@@ -417,9 +436,37 @@ class Stepper:
             raise
         self._launches.clear()
 
+    def direct_capacity(self) -> int:
+        """Rows one env's direct solve can have: each joint row, two per coupling row (a tendon's spring and its
+        limit), three per contact slot and two per loop row (a soft range's two sides)."""
+        return (self.rows.row_count + 2 * self.couplings.row_count + 3 * self.geometry.capacity
+                + 2 * self.block.loop_table.row_count)
+
+    def _direct_arrays(self):
+        if self.direct is None:
+            b = self.block
+            cap = self.direct_capacity()
+            owner = "articulation(s) " + ", ".join(f"'{a.name}'" for a in b.arts)
+            check_fits(owner, b.num_envs, direct_bytes_per_env(cap, b.model.gen_count), b.device,
+                       f"the direct solver's arrays ({cap} rows per env)")
+            with allocation_errors(owner, b.num_envs):
+                self.direct = build_direct(b.num_envs, cap, b.model.gen_count, b.device)
+            self._launches = {k: v for k, v in self._launches.items() if k[1] != int(SolverType.DIRECT)}
+        return self.direct
+
+    def direct_report(self) -> dict | None:
+        """The direct solver's per-env report of the last direct step (NumPy copies), None before one."""
+        if self.direct is None:
+            return None
+        da = self.direct[1]
+        return {"pivots": da.pivots.numpy().copy(), "rows": da.rows.numpy().copy(),
+                "complementarity": da.complementarity.numpy().copy(), "friction_settled": da.settled.numpy() != 0,
+                "fell_back": da.fallback.numpy() != 0, "fallback_count": da.fallback_count.numpy().copy()}
+
     def step(self, dt: float, solver_type: SolverType, freeze: bool = False):
         mode = (STATUS_FREEZE if freeze else STATUS_CHECK) if status.CHECK_STATE else STATUS_OFF
         key = (dt, int(solver_type), mode)
+        direct = self._direct_arrays() if solver_type == SolverType.DIRECT else self._no_direct
         cmd = self._launches.get(key)
         if cmd is None:
             b = self.block
@@ -428,7 +475,8 @@ class Stepper:
                 _step, b.num_envs,
                 [b.model.tree, self.rows, self.couplings, self.geometry, self.contacts, b.loop_table, b.loop,
                  b.state.arrays,
-                 b.control.arrays, b.data.kin, b.data.scratch, self.step_data, wp.vec3(*b.gravity), float(dt),
+                 b.control.arrays, b.data.kin, b.data.scratch, self.step_data, direct[0], direct[1],
+                 wp.vec3(*b.gravity), float(dt),
                  int(solver_type), int(n_pos), int(n_vel), float(b.sleep_threshold()), BOUNCE_THRESHOLD,
                  float(b.friction_correlation_distance), mode],
                 b.device)

@@ -232,7 +232,7 @@ _mat_patch = wp.types.matrix(shape=(PATCH_ROWS, PATCH_ROWS), dtype=float)
 
 
 @wp.func
-def _normal_target(ct: Contacts, env: int, c: int, h: float, erp: float, position_iteration: int):
+def normal_target(ct: Contacts, env: int, c: int, h: float, erp: float, position_iteration: int):
     sep = ct.separation[env, c]
     target = -wp.max(sep, 0.0) / h
     if position_iteration != 0 and sep < 0.0:
@@ -267,7 +267,7 @@ def _solve_patch(ct: Contacts, v: wp.array2d(dtype=float), env: int, c0: int, c1
                 vi = vrel[i]
                 for j in range(m):
                     vi += a[i, j] * (lam[j] - lam0[j])
-                target = _normal_target(ct, env, c0 + c, h, erp, position_iteration)
+                target = normal_target(ct, env, c0 + c, h, erp, position_iteration)
                 lam[i] = wp.max(lam[i] + (target - vi) / a[i, i], 0.0)
         # friction at the anchors, each bounded by mu / anchors times the patch's normal impulse
         total = float(0.0)

@@ -383,7 +383,7 @@ def _span_add(v: wp.array2d(dtype=float), d: wp.array3d(dtype=float), env: int, 
 
 
 @wp.func
-def _soft_coefficients(jt: LoopTable, r: int, h: float, dt: float):
+def soft_coefficients(jt: LoopTable, r: int, h: float, dt: float):
     """(beta, gamma, erp): a compliant row's implicit-spring coefficients at solver step h (gamma < 0 marks a hard
     row; erp < 0 then means the solver's default bias)."""
     erp = jt.row_erp[r]
@@ -440,7 +440,7 @@ def setup_loops(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, link_pose: 
                 resp = _span_solve(minv, ja.row_g, ja.row_minv_g, env, r, jt.joint_span[j])
                 if resp < _MIN_RESPONSE or _span_norm2(ja.row_g, env, r, jt.joint_span[j]) < _MIN_DIRECTION:
                     active = ROW_OFF
-            coef = _soft_coefficients(jt, r, h, dt)
+            coef = soft_coefficients(jt, r, h, dt)
             if active != ROW_OFF and kind == LOOP_DRIVE:
                 coef = drive_coefficients(jt.coord_drive[k], jt.coord_stiffness[k], jt.coord_damping[k],
                                           ja.target_velocity[env, k], ja.target_position[env, k] - value, resp,

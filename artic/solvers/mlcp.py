@@ -217,6 +217,7 @@ def complementarity_error(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float)
 
 
 MAX_FRICTION_PASSES = wp.constant(32)
+FRICTION_CONSTANT = wp.constant(-2)  # findex of a box of fixed size (mu_static, then mu_dynamic once sliding)
 
 
 @wp.func
@@ -230,10 +231,12 @@ def friction_bounds(x: wp.array2d(dtype=float), lo: wp.array2d(dtype=float), hi:
     change = float(0.0)
     for i in range(m):
         f = findex[env, i]
-        if f >= 0:
-            normal = float(0.0)
-            for k in range(fcount[env, i]):
-                normal += wp.max(x[env, f + k], 0.0)
+        if f >= 0 or f == FRICTION_CONSTANT:
+            normal = float(1.0)
+            if f >= 0:
+                normal = float(0.0)
+                for k in range(fcount[env, i]):
+                    normal += wp.max(x[env, f + k], 0.0)
             mu = mu_static[env, i]
             if sliding_known != 0 and state[env, i] != FREE:
                 mu = mu_dynamic[env, i]

@@ -1,0 +1,412 @@
+"""One row form for everything the step solves: each kind's rows written as (g, M^-1 g, target, cfm, lo, hi,
+friction index), which the direct solver (solvers/direct.py) assembles into one bounded mixed LCP per env.
+
+A row i asks that, after the impulses lambda, its velocity g_i . v plus cfm_i lambda_i equals target_i, unless
+lambda_i sits at a bound (the ODE paper's three conditions). Every kind maps onto that form (h = dt, one solve):
+* implicit PD drive (the implicit-drive note): cfm = 1 / (h (h k + d)), target = (k e + d v_T) / (h k + d) with e
+  the position error, bounds +-max force h; an acceleration drive scales k and d by 1 / (r + cfm_dof). This is the
+  ODE paper's eq. 13: the row is the drive's implicit spring, solved together with every other row.
+* joint position limit (constraints/limit.py's rule): the side that is violated or would be within the step, a
+  one-sided row at -err erp / h (violated, position pass), 0 (violated, velocity pass) or -err / h (speculative);
+* joint velocity limit: a one-sided row at +-max velocity, added when the velocity would exceed it;
+* joint friction: target 0, box +-f h (coefficient model) or +-static h sliding at +-dynamic h (effort model;
+  its viscous part is left out);
+* mimic joint (the mimic-joint note): hard (cfm 0, target -erp C / h) or its compliant spring;
+* tendons: the rest-length spring as an implicit spring (a fixed tendon's on the single direction sum_j c_j e_j,
+  where PhysX splits it per tendon joint), and the limit as a one-sided implicit spring;
+* contact normal (target as constraints/contact.py: speculative, restitution, or -erp s / h) with lambda >= 0, and
+  two friction rows per anchor whose box is mu / anchors times the patch's normal impulse (the friction index);
+* joints between bodies (constraints/loop_rows.py): bilateral slots (hard with their bias, or soft), locks, drives,
+  ranges (hard like limits, or soft as two one-sided springs: a deadzone) and deadzone rows.
+Rows of every kind carry the dof cfm that the iterative solvers use for them (PhysX's link cfm).
+"""
+
+import warp as wp
+
+from ..collision.geometry import Contacts
+from ..data import StepData
+from ..math.dense import row_dot
+from ..model import Tree
+from ..solvers.mlcp import FRICTION_CONSTANT
+from .contact import normal_target, patch_end
+from .coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
+from .joint_rows import DRIVE_ACCELERATION, DRIVE_NONE, ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, \
+    JointRows
+from .loop_rows import LOOP_DRIVE, LOOP_LIMIT, ROW_OFF, ROW_ON, LoopArrays, LoopTable
+
+# source kinds, for writing impulses back (reported forces) and for the report
+SRC_JOINT = wp.constant(0)
+SRC_JOINT_HIGH = wp.constant(1)  # a limit row on its high side
+SRC_VELOCITY_LIMIT = wp.constant(2)
+SRC_COUPLING = wp.constant(3)
+SRC_COUPLING_LIMIT = wp.constant(4)
+SRC_CONTACT = wp.constant(5)
+SRC_LOOP = wp.constant(6)
+SRC_LOOP_HIGH = wp.constant(7)  # a loop range's high side
+NO_FRICTION = wp.constant(-1)
+
+
+@wp.struct
+class RowForm:
+    """A block's rows in the one form (E envs, capacity M rows, N generalized dofs). Rows 0..count-1 are in use."""
+
+    count: wp.array(dtype=int)  # (E,)
+    g: wp.array3d(dtype=float)  # (E, M, N) generalized direction
+    minv_g: wp.array3d(dtype=float)  # (E, M, N) M^-1 g: the velocity change per unit impulse
+    target: wp.array2d(dtype=float)  # (E, M) [m/s or rad/s] target row velocity (ERP bias included)
+    cfm: wp.array2d(dtype=float)  # (E, M) [velocity per impulse] compliance
+    lo: wp.array2d(dtype=float)  # (E, M) [N s or N m s] lower bound (-inf: none)
+    hi: wp.array2d(dtype=float)  # (E, M) upper bound
+    findex: wp.array2d(dtype=int)  # (E, M) first normal row whose impulse bounds this one, NO_FRICTION, or
+    # FRICTION_CONSTANT (a box of fixed size, static then dynamic)
+    fcount: wp.array2d(dtype=int)  # (E, M) normal rows findex .. findex + fcount - 1 (a contact patch)
+    mu_static: wp.array2d(dtype=float)  # (E, M) box per unit normal impulse while sticking (or the impulse itself)
+    mu_dynamic: wp.array2d(dtype=float)  # (E, M) once sliding
+    source_kind: wp.array2d(dtype=int)  # (E, M) SRC_*
+    source_index: wp.array2d(dtype=int)  # (E, M) the source row (joint row, coupling row, contact row, loop row)
+
+
+@wp.func
+def _new_row(rf: RowForm, env: int, n_gen: int, kind: int, index: int, target: float, cfm: float, lo: float,
+             hi: float):
+    """Append a row with a zero direction; returns its index."""
+    i = rf.count[env]
+    rf.count[env] = i + 1
+    for k in range(n_gen):
+        rf.g[env, i, k] = 0.0
+        rf.minv_g[env, i, k] = 0.0
+    rf.target[env, i] = target
+    rf.cfm[env, i] = cfm
+    rf.lo[env, i] = lo
+    rf.hi[env, i] = hi
+    rf.findex[env, i] = NO_FRICTION
+    rf.fcount[env, i] = 0
+    rf.mu_static[env, i] = 0.0
+    rf.mu_dynamic[env, i] = 0.0
+    rf.source_kind[env, i] = kind
+    rf.source_index[env, i] = index
+    return i
+
+
+@wp.func
+def _add_dof(rf: RowForm, minv: wp.array3d(dtype=float), env: int, i: int, n_gen: int, col: int, coef: float):
+    """g_i += coef e_col (and M^-1 g_i += coef M^-1 e_col)."""
+    rf.g[env, i, col] = rf.g[env, i, col] + coef
+    for k in range(n_gen):
+        rf.minv_g[env, i, k] = rf.minv_g[env, i, k] + coef * minv[env, k, col]
+
+
+@wp.func
+def _copy_dir(rf: RowForm, env: int, i: int, n_gen: int, g: wp.array3d(dtype=float),
+              minv_g: wp.array3d(dtype=float), src: int):
+    for k in range(n_gen):
+        rf.g[env, i, k] = g[env, src, k]
+        rf.minv_g[env, i, k] = minv_g[env, src, k]
+
+
+@wp.func
+def implicit_spring(stiffness: float, damping: float, error: float, target_velocity: float, h: float):
+    """(target, cfm) of the row that is the implicit spring f = -k (e' + h v+) - d (v+ - v_T) on a coordinate whose
+    error is e' = -error (error = target position - position); cfm < 0 when there is no spring."""
+    s = h * stiffness + damping
+    if s <= 0.0:
+        return wp.vec2(0.0, -1.0)
+    return wp.vec2((stiffness * error + damping * target_velocity) / s, 1.0 / (h * s))
+
+
+@wp.func
+def velocity(rf: RowForm, v: wp.array2d(dtype=float), env: int, i: int, n_gen: int):
+    return row_dot(rf.g, v, env, i, n_gen)
+
+
+@wp.func
+def limit_row(err_low: float, err_high: float, v: float, h: float, erp: float, position: int):
+    """(target, side) of a hard limit row: side 1 low (lambda >= 0), -1 high (lambda <= 0), 0 inactive; the rule of
+    constraints/limit.py (violated: the bias in position passes, 0 in velocity passes; speculative: arrive at the
+    limit in the step)."""
+    if err_low < 0.0 or err_low + v * h < 0.0:
+        t = -err_low / h
+        if err_low < 0.0:
+            t = float(0.0)
+            if position != 0:
+                t = -err_low * erp / h
+        return wp.vec2(t, 1.0)
+    if err_high < 0.0 or err_high - v * h < 0.0:
+        t = err_high / h
+        if err_high < 0.0:
+            t = float(0.0)
+            if position != 0:
+                t = err_high * erp / h
+        return wp.vec2(t, -1.0)
+    return wp.vec2(0.0, 0.0)
+
+
+@wp.func
+def add_joint_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, joint_q: wp.array2d(dtype=float),
+                   target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float,
+                   position: int):
+    """Drives, limits and friction of the articulations' dofs (velocity limits are added when needed)."""
+    for r in range(rows.row_count):
+        kind = rows.row_kind[r]
+        d = rows.row_dof[r]
+        col = tree.dof_gen[d]
+        cfm_dof = rows.dof_cfm[d]
+        v = sd.gen_v[env, col]
+        if kind == ROW_DRIVE:
+            if rows.dof_drive[d] == DRIVE_NONE:
+                continue
+            k = rows.dof_stiffness[d]
+            c = rows.dof_damping[d]
+            if rows.dof_drive[d] == DRIVE_ACCELERATION:
+                k *= sd.dof_recip[env, d]
+                c *= sd.dof_recip[env, d]
+            spring = implicit_spring(k, c, sd.dof_geom_error[env, d], target_velocity[env, d], h)
+            if spring[1] < 0.0:
+                continue
+            bound = rows.dof_max_force[d]
+            if rows.dof_limits_are_forces[d] != 0:
+                bound *= h
+            i = _new_row(rf, env, n_gen, SRC_JOINT, r, spring[0], spring[1], -bound, bound)
+            _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+        elif kind == ROW_FRICTION_COEF:
+            bound = sd.dof_friction_force[env, d] * h
+            if bound > 0.0:
+                i = _new_row(rf, env, n_gen, SRC_JOINT, r, 0.0, cfm_dof, -bound, bound)
+                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+        elif kind == ROW_FRICTION:
+            static = rows.dof_static_friction[d] * h
+            if static > 0.0 or rows.dof_dynamic_friction[d] > 0.0:
+                i = _new_row(rf, env, n_gen, SRC_JOINT, r, 0.0, cfm_dof, -static, static)
+                rf.findex[env, i] = FRICTION_CONSTANT
+                rf.mu_static[env, i] = static
+                rf.mu_dynamic[env, i] = rows.dof_dynamic_friction[d] * h
+                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+        elif kind == ROW_LIMIT:
+            res = limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position)
+            if res[1] > 0.0:
+                i = _new_row(rf, env, n_gen, SRC_JOINT, r, res[0], cfm_dof, 0.0, wp.inf)
+                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+            elif res[1] < 0.0:
+                i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, res[0], cfm_dof, -wp.inf, 0.0)
+                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+
+
+@wp.func
+def add_velocity_limit(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int,
+                       v: float):
+    """The velocity-limit row of joint row r when the dof's velocity v exceeds its limit; returns 1 if added."""
+    d = rows.row_dof[r]
+    vmax = rows.dof_max_velocity[d]
+    if wp.abs(v) <= vmax * (1.0 + 1.0e-6):
+        return 0
+    i = int(0)
+    if v > 0.0:
+        i = _new_row(rf, env, n_gen, SRC_VELOCITY_LIMIT, r, vmax, rows.dof_cfm[d], -wp.inf, 0.0)
+    else:
+        i = _new_row(rf, env, n_gen, SRC_VELOCITY_LIMIT, r, -vmax, rows.dof_cfm[d], 0.0, wp.inf)
+    _add_dof(rf, sd.minv, env, i, n_gen, tree.dof_gen[d], 1.0)
+    return 1
+
+
+@wp.func
+def _tendon_rows(rf: RowForm, env: int, n_gen: int, first: int, k: int, y: float, y_limit: float,
+                 stiffness: float, damping: float, limit_stiffness: float, h: float):
+    """Row `first` (its direction set, the last row so far) becomes the rest-length spring on y, whose rate is the
+    row velocity; beyond a limit (y_limit != 0) a second row on the same direction is the limit spring, pushing
+    back only. Without a rest spring, `first` becomes the limit row, or is dropped."""
+    spring = implicit_spring(stiffness, damping, -y, 0.0, h)
+    limit = wp.vec2(0.0, -1.0)
+    if y_limit != 0.0:
+        limit = implicit_spring(limit_stiffness, damping, -y_limit, 0.0, h)
+    lo = float(0.0)
+    hi = float(wp.inf)
+    if y_limit > 0.0:
+        lo = -wp.inf
+        hi = 0.0
+    i = first
+    if spring[1] >= 0.0:
+        rf.target[env, first] = spring[0]
+        rf.cfm[env, first] = spring[1]
+        if limit[1] >= 0.0:
+            i = _new_row(rf, env, n_gen, SRC_COUPLING_LIMIT, k, 0.0, 0.0, 0.0, 0.0)
+            for c in range(n_gen):
+                rf.g[env, i, c] = rf.g[env, first, c]
+                rf.minv_g[env, i, c] = rf.minv_g[env, first, c]
+    elif limit[1] < 0.0:
+        rf.count[env] = rf.count[env] - 1
+        return
+    if limit[1] >= 0.0:
+        rf.target[env, i] = limit[0]
+        rf.cfm[env, i] = limit[1]
+        rf.lo[env, i] = lo
+        rf.hi[env, i] = hi
+        rf.source_kind[env, i] = SRC_COUPLING_LIMIT
+
+
+@wp.func
+def add_coupling_rows(tree: Tree, rows: JointRows, cr: CouplingRows, sd: StepData, rf: RowForm,
+                      joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float, position: int):
+    """Mimic joints and tendons."""
+    tendon = int(-1)
+    for k in range(cr.row_count):
+        item = cr.row_item[k]
+        kind = cr.row_kind[k]
+        if kind == COUPLING_SPATIAL:
+            t = cr.leaf_tendon[item]
+            ls = sd.cpl_len[env, k]
+            y_limit = float(0.0)
+            if ls > cr.leaf_limit_high[item]:
+                y_limit = cr.leaf_limit_high[item] - ls
+            elif ls < cr.leaf_limit_low[item]:
+                y_limit = cr.leaf_limit_low[item] - ls
+            first = _new_row(rf, env, n_gen, SRC_COUPLING, k, 0.0, 0.0, -wp.inf, wp.inf)
+            _copy_dir(rf, env, first, n_gen, sd.cpl_g, sd.cpl_minv_g, k)
+            # the row velocity g.v is the rate of (rest length - length)
+            _tendon_rows(rf, env, n_gen, first, k, cr.leaf_rest_length[item] - ls, y_limit, cr.st_stiffness[t],
+                         cr.st_damping[t], cr.st_limit_stiffness[t], h)
+        elif kind == COUPLING_FIXED:
+            t = cr.ftj_tendon[item]
+            if t == tendon:
+                continue  # one row per fixed tendon, along sum_j c_j e_j
+            tendon = t
+            length = cr.ft_offset[t]
+            first = _new_row(rf, env, n_gen, SRC_COUPLING, k, 0.0, 0.0, -wp.inf, wp.inf)
+            for m in range(cr.ft_joint_count[t]):
+                u = cr.ft_joint_start[t] + m
+                length += cr.ftj_coef[u] * joint_q[env, cr.ftj_dof[u]]
+                _add_dof(rf, sd.minv, env, first, n_gen, tree.dof_gen[cr.ftj_dof[u]], cr.ftj_coef[u])
+            y_limit = float(0.0)
+            if length < cr.ft_limit_low[t]:
+                y_limit = length - cr.ft_limit_low[t]
+            elif length > cr.ft_limit_high[t]:
+                y_limit = length - cr.ft_limit_high[t]
+            _tendon_rows(rf, env, n_gen, first, k, length - cr.ft_rest_length[t], y_limit, cr.ft_stiffness[t],
+                         cr.ft_damping[t], cr.ft_limit_stiffness[t], h)
+        else:
+            c = cr.mimic_offset[item]
+            max_speed = float(0.0)
+            for m in range(cr.mimic_term_count[item]):
+                term = cr.mimic_term_start[item] + m
+                c += cr.term_coef[term] * joint_q[env, cr.term_dof[term]]
+                max_speed += wp.abs(cr.term_coef[term]) * rows.dof_max_velocity[cr.term_dof[term]]
+            r = sd.cpl_r[env, k]
+            bias = float(0.0)
+            cfm = float(0.0)
+            if position != 0:
+                bias = erp
+                mu = cr.mimic_natural_frequency[item]
+                zeta = cr.mimic_damping_ratio[item]
+                if mu > 0.0 and zeta > 0.0 and r > 0.0:
+                    kp = mu * mu / r
+                    kd = 2.0 * mu * zeta / r
+                    cfm = 1.0 / (h * (h * kp + kd))
+                    bias = h * kp / (h * kp + kd)
+            target = -wp.clamp(bias * c / h, -max_speed, max_speed)
+            i = _new_row(rf, env, n_gen, SRC_COUPLING, k, target, cfm, -wp.inf, wp.inf)
+            _copy_dir(rf, env, i, n_gen, sd.cpl_g, sd.cpl_minv_g, k)
+
+
+@wp.func
+def add_contact_rows(ct: Contacts, rf: RowForm, env: int, n_gen: int, h: float, erp: float, position: int):
+    """Per patch: the normal rows, then two friction rows per anchor boxed by mu / anchors times the patch's
+    normal impulse (static, then dynamic once sliding)."""
+    count = ct.count[env]
+    c0 = int(0)
+    while c0 < count:
+        c1 = patch_end(ct, env, c0, count)
+        first = rf.count[env]
+        for c in range(c0, c1):
+            i = _new_row(rf, env, n_gen, SRC_CONTACT, 3 * c, normal_target(ct, env, c, h, erp, position), 0.0, 0.0,
+                         wp.inf)
+            _copy_dir(rf, env, i, n_gen, ct.g, ct.minv_g, 3 * c)
+        anchors = float(0.0)
+        for c in range(c0, c1):
+            anchors += float(ct.anchor[env, c])
+        mat = ct.material[env, c0]
+        for c in range(c0, c1):
+            if ct.anchor[env, c] != 0:
+                drift = wp.vec2(0.0)
+                if position != 0:
+                    drift = ct.anchor_error[env, c] * (-erp / h)
+                for s in range(2):
+                    i = _new_row(rf, env, n_gen, SRC_CONTACT, 3 * c + 1 + s, drift[s], 0.0, 0.0, 0.0)
+                    _copy_dir(rf, env, i, n_gen, ct.g, ct.minv_g, 3 * c + 1 + s)
+                    rf.findex[env, i] = first
+                    rf.fcount[env, i] = c1 - c0
+                    rf.mu_static[env, i] = mat[0] / anchors
+                    rf.mu_dynamic[env, i] = mat[1] / anchors
+        c0 = c1
+
+
+@wp.func
+def _copy_span(rf: RowForm, ja: LoopArrays, env: int, i: int, r: int, span: wp.vec4i):
+    """Row i's direction from loop row r: its joint's two trees (the rest of g was zeroed by _new_row)."""
+    for part in range(2):
+        for k in range(span[2 * part], span[2 * part] + span[2 * part + 1]):
+            rf.g[env, i, k] = ja.row_g[env, r, k]
+            rf.minv_g[env, i, k] = ja.row_minv_g[env, r, k]
+
+
+@wp.func
+def add_loop_rows(jt: LoopTable, ja: LoopArrays, sd: StepData, rf: RowForm, env: int, n_gen: int, h: float,
+                  joint_erp: float, position: int):
+    """The rows of the joints between bodies, each in its kind's form."""
+    for j in range(jt.joint_count):
+        span = jt.joint_span[j]
+        for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
+            active = ja.row_active[env, r]
+            if active == ROW_OFF:
+                continue
+            kind = jt.row_kind[r]
+            k = jt.row_coord[r]
+            value = ja.row_value[env, r]
+            coef = ja.row_coef[env, r]
+            i = int(-1)
+            if kind == LOOP_DRIVE:
+                st = jt.coord_stiffness[k]
+                dm = jt.coord_damping[k]
+                if jt.coord_drive[k] == DRIVE_ACCELERATION:
+                    st /= ja.row_r[env, r]
+                    dm /= ja.row_r[env, r]
+                spring = implicit_spring(st, dm, ja.target_position[env, k] - value, ja.target_velocity[env, k], h)
+                if spring[1] >= 0.0:
+                    bound = jt.coord_max_force[k] * h
+                    i = _new_row(rf, env, n_gen, SRC_LOOP, r, spring[0], spring[1], -bound, bound)
+                    _copy_span(rf, ja, env, i, r, span)
+            elif kind == LOOP_LIMIT and active == ROW_ON:
+                low = ja.range_low[env, k]
+                high = ja.range_high[env, k]
+                if coef[1] < 0.0:  # hard range
+                    i = _new_row(rf, env, n_gen, SRC_LOOP, r, 0.0, 0.0, 0.0, 0.0)
+                    _copy_span(rf, ja, env, i, r, span)
+                    res = limit_row(value - low, high - value, velocity(rf, sd.gen_v, env, i, n_gen), h, joint_erp,
+                                    position)
+                    if res[1] == 0.0:
+                        rf.count[env] = rf.count[env] - 1
+                    else:
+                        rf.target[env, i] = res[0]
+                        if res[1] > 0.0:
+                            rf.hi[env, i] = wp.inf
+                        else:
+                            rf.lo[env, i] = -wp.inf
+                            rf.source_kind[env, i] = SRC_LOOP_HIGH
+                else:  # soft range: a deadzone, an implicit spring beyond either bound that only pushes back
+                    if low > -wp.inf:
+                        i = _new_row(rf, env, n_gen, SRC_LOOP, r, -coef[0] * (value - low), coef[1], 0.0, wp.inf)
+                        _copy_span(rf, ja, env, i, r, span)
+                    if high < wp.inf:
+                        i = _new_row(rf, env, n_gen, SRC_LOOP_HIGH, r, coef[0] * (high - value), coef[1], -wp.inf,
+                                     0.0)
+                        _copy_span(rf, ja, env, i, r, span)
+            else:  # a constrained slot or a locked coordinate
+                if coef[1] < 0.0:
+                    bias = joint_erp
+                    if coef[2] >= 0.0:
+                        bias = coef[2]
+                    target = float(0.0)
+                    if position != 0:
+                        target = -bias * value / h
+                    i = _new_row(rf, env, n_gen, SRC_LOOP, r, target, 0.0, -wp.inf, wp.inf)
+                else:
+                    i = _new_row(rf, env, n_gen, SRC_LOOP, r, -coef[0] * value, coef[1], -wp.inf, wp.inf)
+                _copy_span(rf, ja, env, i, r, span)

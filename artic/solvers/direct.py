@@ -1,0 +1,273 @@
+"""The direct solver (SolverType.DIRECT): the step's rows, in the one row form (constraints/row_form.py), solved
+together as one bounded mixed LCP per env by pivoting (solvers/mlcp.py), inside the same one-launch step.
+
+Schedule, mirroring PGS's split into position and velocity iterations (solvers/pgs.py): a position solve whose
+targets include the ERP bias gives the velocity the positions are integrated with; a velocity solve of the same
+rows without position bias gives the velocity carried into the next step, and the impulses that are reported.
+Each solve starts from the unconstrained velocity v*: A = G M^-1 G^T + diag(cfm), b = target - G v*.
+
+Rows that v* alone cannot predict are added lazily: a joint limit the solved velocity would cross within the step,
+and a velocity limit the solved velocity exceeds; the problem is then solved again, warm-started, at most
+LAZY_ROUNDS times.
+
+When a solve fails (its pivot budget runs out, or a value is not finite) the env falls back to PGS for this step;
+the fallback is counted per env and reported by Scene (never silent). The per-env report: pivots, rows,
+complementarity error and whether the friction boxes settled.
+"""
+
+import warp as wp
+
+from ..collision.geometry import Contacts
+from ..constraints.coupling_rows import CouplingRows
+from ..constraints.joint_rows import ROW_LIMIT, ROW_VELOCITY_LIMIT, JointRows
+from ..constraints.loop_rows import LoopArrays, LoopTable
+from ..constraints.row_form import (
+    SRC_CONTACT,
+    SRC_COUPLING,
+    SRC_COUPLING_LIMIT,
+    SRC_JOINT,
+    SRC_JOINT_HIGH,
+    SRC_LOOP,
+    SRC_LOOP_HIGH,
+    SRC_VELOCITY_LIMIT,
+    RowForm,
+    _add_dof,
+    _new_row,
+    add_contact_rows,
+    add_coupling_rows,
+    add_joint_rows,
+    add_loop_rows,
+    add_velocity_limit,
+    limit_row,
+)
+from ..data import StepData
+from ..model import Tree
+from .mlcp import FREE, complementarity_error, solve_friction_lcp
+from .pgs import PGS_ERP, PGS_JOINT_ERP, pgs_solve
+
+LAZY_ROUNDS = wp.constant(4)
+MIN_RESPONSE = wp.constant(1.0e-12)  # a hard row nothing can move along is held at zero impulse
+
+
+@wp.struct
+class DirectArrays:
+    """The direct solver's per-env workspace and report (E envs, M rows, N generalized dofs)."""
+
+    a: wp.array3d(dtype=float)  # (E, M, M) G M^-1 G^T + diag(cfm)
+    b: wp.array2d(dtype=float)  # (E, M) target - G v*
+    x: wp.array2d(dtype=float)  # (E, M) impulses [N s or N m s]
+    state: wp.array2d(dtype=int)  # (E, M) free / at low / at high
+    chol: wp.array3d(dtype=float)  # (E, M, M) Cholesky workspace
+    free: wp.array2d(dtype=int)  # (E, M)
+    y: wp.array2d(dtype=float)  # (E, M)
+    v_star: wp.array2d(dtype=float)  # (E, N) the unconstrained velocity
+    pivots: wp.array(dtype=int)  # (E,) pivots of the last step (both solves)
+    rows: wp.array(dtype=int)  # (E,) rows of the last velocity solve
+    complementarity: wp.array(dtype=float)  # (E,) largest violation of the conditions in the last velocity solve
+    settled: wp.array(dtype=int)  # (E,) 1 if the friction boxes settled in both solves of the last step
+    fallback: wp.array(dtype=int)  # (E,) 1 if the last step fell back to PGS
+    fallback_count: wp.array(dtype=int)  # (E,) steps that fell back since the scene was built
+
+
+@wp.func
+def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: int):
+    """Rows start..m-1 of A (and their columns) and of b."""
+    for i in range(start, m):
+        for j in range(m):
+            s = float(0.0)
+            for k in range(n_gen):
+                gk = rf.g[env, i, k]
+                if gk != 0.0:
+                    s += gk * rf.minv_g[env, j, k]
+            da.a[env, i, j] = s
+            da.a[env, j, i] = s
+        resp = da.a[env, i, i]
+        da.a[env, i, i] = resp + rf.cfm[env, i]
+        vel = float(0.0)
+        for k in range(n_gen):
+            vel += rf.g[env, i, k] * da.v_star[env, k]
+        da.b[env, i] = rf.target[env, i] - vel
+        if resp <= MIN_RESPONSE and rf.cfm[env, i] <= 0.0:
+            rf.lo[env, i] = 0.0
+            rf.hi[env, i] = 0.0
+            rf.findex[env, i] = -1
+        da.x[env, i] = 0.0
+
+
+@wp.func
+def _velocity(rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: int, m: int, n_gen: int):
+    """v = v* + sum_i x_i M^-1 g_i."""
+    for k in range(n_gen):
+        v[env, k] = da.v_star[env, k]
+    for i in range(m):
+        xi = da.x[env, i]
+        if xi != 0.0:
+            for k in range(n_gen):
+                v[env, k] = v[env, k] + xi * rf.minv_g[env, i, k]
+
+
+@wp.func
+def _has_row(rf: RowForm, env: int, m: int, kind: int, kind2: int, index: int):
+    for i in range(m):
+        if rf.source_index[env, i] == index and (rf.source_kind[env, i] == kind or rf.source_kind[env, i] == kind2):
+            return 1
+    return 0
+
+
+@wp.func
+def _lazy_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int, n_gen: int, h: float,
+               position: int):
+    """Add the joint-limit and velocity-limit rows the solved velocity (in sd.gen_v) calls for; returns how many."""
+    m = rf.count[env]
+    added = int(0)
+    for r in range(rows.row_count):
+        kind = rows.row_kind[r]
+        d = rows.row_dof[r]
+        col = tree.dof_gen[d]
+        v = sd.gen_v[env, col]
+        if kind == ROW_VELOCITY_LIMIT:
+            if wp.abs(v) > rows.dof_max_velocity[d] * (1.0 + 1.0e-6):
+                if _has_row(rf, env, m, SRC_VELOCITY_LIMIT, SRC_VELOCITY_LIMIT, r) == 0:
+                    added += add_velocity_limit(tree, rows, sd, rf, env, n_gen, r, v)
+        elif kind == ROW_LIMIT:
+            res = limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, PGS_ERP, position)
+            if res[1] != 0.0 and _has_row(rf, env, m, SRC_JOINT, SRC_JOINT_HIGH, r) == 0:
+                i = int(0)
+                if res[1] > 0.0:
+                    i = _new_row(rf, env, n_gen, SRC_JOINT, r, res[0], rows.dof_cfm[d], 0.0, wp.inf)
+                else:
+                    i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, res[0], rows.dof_cfm[d], -wp.inf, 0.0)
+                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+                added += 1
+    return added
+
+
+@wp.func
+def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: LoopTable, ja: LoopArrays,
+           sd: StepData, rf: RowForm, da: DirectArrays, joint_q: wp.array2d(dtype=float),
+           target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, position: int):
+    """One solve (position or velocity pass): assemble, solve, add lazy rows and solve again; the velocity ends
+    in sd.gen_v. Returns (pivots, status): status 0 failed, 1 solved, 2 solved with unsettled friction boxes."""
+    for k in range(n_gen):
+        sd.gen_v[env, k] = da.v_star[env, k]  # the row builders read v* (limit sides, joint velocities)
+    rf.count[env] = 0
+    add_loop_rows(jt, ja, sd, rf, env, n_gen, h, PGS_JOINT_ERP, position)
+    add_contact_rows(ct, rf, env, n_gen, h, PGS_ERP, position)
+    add_coupling_rows(tree, rows, cr, sd, rf, joint_q, env, n_gen, h, PGS_ERP, position)
+    add_joint_rows(tree, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP, position)
+    built = int(0)
+    pivots = int(0)
+    status = int(1)
+    for _round in range(LAZY_ROUNDS + 1):
+        m = rf.count[env]
+        _build(rf, da, env, built, m, n_gen)
+        built = m
+        res = solve_friction_lcp(da.a, da.b, rf.lo, rf.hi, da.x, da.state, da.chol, da.free, da.y, rf.findex,
+                                 rf.fcount, rf.mu_static, rf.mu_dynamic, env, m)
+        pivots += res[0]
+        if res[1] == 0:
+            return wp.vec2i(pivots, 0)
+        status = res[1]
+        _velocity(rf, da, sd.gen_v, env, m, n_gen)
+        if _lazy_rows(tree, rows, sd, rf, env, n_gen, h, position) == 0:
+            break
+    return wp.vec2i(pivots, status)
+
+
+@wp.func
+def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: Contacts, ja: LoopArrays, env: int):
+    """The velocity solve's impulses into each kind's accumulator, which the reported forces read; a patch whose
+    friction ended at its box is marked broken (its anchors are renewed next step)."""
+    for i in range(rf.count[env]):
+        x = da.x[env, i]
+        src = rf.source_index[env, i]
+        kind = rf.source_kind[env, i]
+        if kind == SRC_JOINT:
+            sd.row_lambda[env, src] = x
+        elif kind == SRC_JOINT_HIGH:
+            sd.row_lambda2[env, src] = x
+        elif kind == SRC_COUPLING:
+            sd.cpl_acc[env, src] = x
+        elif kind == SRC_COUPLING_LIMIT:
+            sd.cpl_acc2[env, src] = x
+        elif kind == SRC_CONTACT:
+            ct.impulse[env, src] = x
+            f = rf.findex[env, i]
+            if f >= 0 and da.state[env, i] != FREE and rf.hi[env, i] > 0.0:
+                ct.broken[env, rf.source_index[env, f] // 3] = 1
+        elif kind == SRC_LOOP:
+            ja.row_lambda[env, src] = x
+        elif kind == SRC_LOOP_HIGH:
+            ja.row_lambda2[env, src] = x
+
+
+@wp.func
+def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: LoopTable, ja: LoopArrays,
+                 sd: StepData, rf: RowForm, da: DirectArrays, joint_q: wp.array2d(dtype=float),
+                 target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, n_pos: int,
+                 n_vel: int):
+    """Position solve (sd.gen_vpos), then velocity solve (sd.gen_v); PGS for this env if either fails."""
+    for k in range(n_gen):
+        da.v_star[env, k] = sd.gen_v[env, k]
+    res = _solve(tree, rows, cr, ct, jt, ja, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1)
+    pivots = res[0]
+    settled = int(1)
+    if res[1] == 2:
+        settled = 0
+    ok = res[1]
+    if ok != 0:
+        for k in range(n_gen):
+            sd.gen_vpos[env, k] = sd.gen_v[env, k]
+        res = _solve(tree, rows, cr, ct, jt, ja, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 0)
+        pivots += res[0]
+        ok = res[1]
+        if res[1] == 2:
+            settled = 0
+    for k in range(n_gen):
+        if not wp.isfinite(sd.gen_v[env, k]) or not wp.isfinite(sd.gen_vpos[env, k]):
+            ok = 0
+    da.pivots[env] = pivots
+    da.rows[env] = rf.count[env]
+    da.settled[env] = settled
+    if ok == 0:
+        da.fallback[env] = 1
+        da.fallback_count[env] = da.fallback_count[env] + 1
+        da.complementarity[env] = 0.0
+        for k in range(n_gen):
+            sd.gen_v[env, k] = da.v_star[env, k]
+        pgs_solve(tree, rows, cr, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel)
+        return
+    da.fallback[env] = 0
+    da.complementarity[env] = complementarity_error(da.a, da.b, rf.lo, rf.hi, da.x, env, rf.count[env])
+    _write_back(rf, da, sd, ct, ja, env)
+
+
+def build_direct(num_envs: int, capacity: int, n_gen: int, device):
+    """(RowForm, DirectArrays) for `num_envs` envs of `capacity` rows each."""
+    e, m, n = num_envs, max(capacity, 1), max(n_gen, 1)
+
+    def z(shape, dtype=wp.float32):
+        return wp.zeros(shape, dtype=dtype, device=device)
+
+    rf = RowForm()
+    rf.count = z(e, wp.int32)
+    rf.g, rf.minv_g = z((e, m, n)), z((e, m, n))
+    for name in ("target", "cfm", "lo", "hi", "mu_static", "mu_dynamic"):
+        setattr(rf, name, z((e, m)))
+    for name in ("findex", "fcount", "source_kind", "source_index"):
+        setattr(rf, name, z((e, m), wp.int32))
+    da = DirectArrays()
+    da.a, da.chol = z((e, m, m)), z((e, m, m))
+    da.b, da.x, da.y = z((e, m)), z((e, m)), z((e, m))
+    da.state, da.free = z((e, m), wp.int32), z((e, m), wp.int32)
+    da.v_star = z((e, n))
+    for name in ("pivots", "rows", "settled", "fallback", "fallback_count"):
+        setattr(da, name, z(e, wp.int32))
+    da.complementarity = z(e)
+    return rf, da
+
+
+def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
+    """Bytes one env of build_direct's arrays takes (float32 and int32 values)."""
+    m, n = max(capacity, 1), max(n_gen, 1)
+    return 4 * (2 * m * n + 2 * m * m + 13 * m + n + 6)
