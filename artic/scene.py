@@ -117,8 +117,8 @@ class Scene:
     Settings fixed at construction: `num_envs`, `device` (None: Warp's default, the CPU here), `contact_capacity`
     (contact slots per articulation and env), `friction_correlation_distance` [m], `nan_policy` ('warn', 'raise'
     or 'freeze': what a step that leaves an env's state non-finite does, status.py). `gravity` (3,) [m/s^2],
-    `solver_type` (PGS, TGS or DIRECT: docs/solvers.md) and `mass_policy` ('repair' or 'raise': massless movable links when an
-    articulation is added) may change later. Per-env state goes through each articulation's cache
+    `solver_type` (PGS, TGS or DIRECT: docs/solvers.md) and `mass_policy` ('repair' or 'raise': massless movable
+    links when an articulation is added) may change later. Per-env state goes through each articulation's cache
     (`art.create_cache`, `apply_cache`, `copy_internal_state_to_cache`) and the per-env setters here;
     `env_status` reports the envs whose state went non-finite."""
 
@@ -220,7 +220,8 @@ class Scene:
         try:
             self._solver_type = SolverType(value if number else None)
         except ValueError:
-            raise ValidationError(f"scene: unknown solver_type {value!r}; use artic.SolverType.PGS, TGS or DIRECT") from None
+            raise ValidationError(f"scene: unknown solver_type {value!r}; use artic.SolverType.PGS, TGS or "
+                                  "DIRECT") from None
 
     def __repr__(self):
         return (f"Scene(num_envs={self.num_envs}, articulations={len(self.articulations)}, "
