@@ -651,7 +651,7 @@ def test_solver_type_can_be_assigned_and_is_validated():
     assert scene.solver_type is artic.SolverType.TGS
     scene.step(0.01)
     for bad in ("TGS", 7, 1.0, True):
-        with pytest.raises(ArticError, match="scene: unknown solver_type .*artic.SolverType.PGS or TGS"):
+        with pytest.raises(ArticError, match="scene: unknown solver_type .*artic.SolverType.PGS, TGS or DIRECT"):
             scene.solver_type = bad
     assert scene.solver_type is artic.SolverType.TGS
 
