@@ -5,6 +5,7 @@ from .description.articulation import Articulation, Drive, FrictionParams, Joint
 from .description.joints import (ConstraintFlag, CylindricalJoint, D6Joint, DistanceJoint, FixedJoint, GimbalJoint,
                                  HingeJoint, JointBase, PlanarJoint, SliderJoint, SphericalJoint, UniversalJoint,
                                  create_physx_joint, erp_cfm_from_spring, spring_from_erp_cfm)
+from .description.deadzone import Deadzone
 from .description.mjcf import MjcfModel, load_mjcf
 from .description.mjcf_actuators import MjcfControl
 from .description.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Shape, Sphere, TriangleMesh
@@ -23,7 +24,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ArticError", "Articulation", "ArticulationCache", "ArticulationFlag", "Axis", "Box", "CacheFlag", "Capsule",
-    "ConstraintFlag", "ContactReport", "ConvexMesh", "Cylinder", "CylindricalJoint", "D6Joint", "DistanceJoint",
+    "ConstraintFlag", "ContactReport", "ConvexMesh", "Cylinder", "CylindricalJoint", "D6Joint", "Deadzone",
+    "DistanceJoint",
     "Drive", "DriveType", "FixedJoint", "FrictionParams", "GimbalJoint", "HingeJoint", "Joint", "JointBase",
     "JointForces", "JointFrames", "JointType", "Limit", "Link", "Material", "Mesh", "MjcfControl", "MjcfError",
     "MjcfModel", "Motion", "NanPolicy", "NonFiniteStateError",

@@ -28,6 +28,7 @@ from .constraints.contact import finish_contacts, setup_contacts
 from .constraints.coupling_rows import CouplingRows, build_coupling_rows, setup_couplings
 from .constraints.drive import drive_coefficients, spherical_drive_error
 from .constraints.joint_rows import DRIVE_NONE, JointRows, build_joint_rows
+from .constraints.deadzone_rows import DeadzoneTable, build_deadzone_table
 from .constraints.row_form import RowForm
 from .constraints.loop_rows import LoopArrays, LoopTable, finish_loop_forces, setup_loops, update_loop_coordinates
 from .control import ControlArrays
@@ -39,7 +40,7 @@ from .dynamics.integrate import integrate_positions, quat_log
 from .dynamics.kinematics import forward_kinematics_env, joint_rotation_vector, link_velocities_env, quat_exp
 from .dynamics.rnea import rnea_env
 from .math.dense import spd_inverse
-from .errors import ArticError
+from .errors import ArticError, ValidationError
 from .memory import allocation_errors, check_fits
 from .math.spatial import unit
 from .model import Tree
@@ -170,6 +171,7 @@ def _step(
     kin: Kin,
     sc: Scratch,
     sd: StepData,
+    dz: DeadzoneTable,
     rf: RowForm,
     da: DirectArrays,
     gravity: wp.vec3,
@@ -253,8 +255,8 @@ def _step(
     if tgs != 0:
         tgs_solve(tree, rows, cr, ct, jt, ja, sd, st.joint_q, st.root_pose, env, n_gen, dt, n_pos, n_vel)
     elif solver == SOLVER_DIRECT:
-        direct_solve(tree, rows, cr, ct, jt, ja, sd, rf, da, st.joint_q, ctl.joint_target_velocity, env, n_gen, dt,
-                     n_pos, n_vel)
+        direct_solve(tree, rows, cr, ct, jt, ja, kin, dz, sd, rf, da, st.joint_q, ctl.joint_target_velocity, env,
+                     n_gen, dt, n_pos, n_vel)
         integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
     else:
         pgs_solve(tree, rows, cr, ct, jt, ja, sd, st.joint_q, env, n_gen, dt, n_pos, n_vel)
@@ -385,9 +387,10 @@ class Stepper:
         self.block = block
         self.rows = build_joint_rows(block.arts, block.device)
         self.couplings = build_coupling_rows(block.arts, block.device)
+        self.deadzones = build_deadzone_table(block.arts, block.joints, block.joint_row_start, block.device)
         self.step_data = self.contacts = None
         self.direct = None  # (RowForm, DirectArrays), built at the first direct step
-        self._no_direct = build_direct(1, 1, 1, block.device)  # what PGS and TGS launches pass instead
+        self._no_direct = build_direct(1, 1, 1, 1, block.device)  # what PGS and TGS launches pass instead
         self._allocate(step_data=True)
         self._launches = {}
 
@@ -428,6 +431,8 @@ class Stepper:
         old = self.rows, self.couplings
         self.rows = build_joint_rows(self.block.arts, self.block.device)
         self.couplings = build_coupling_rows(self.block.arts, self.block.device)
+        b = self.block
+        self.deadzones = build_deadzone_table(b.arts, b.joints, b.joint_row_start, b.device)
         try:
             self._allocate(step_data=self.rows.row_count != old[0].row_count)
         except ArticError:
@@ -440,7 +445,7 @@ class Stepper:
         """Rows one env's direct solve can have: each joint row, two per coupling row (a tendon's spring and its
         limit), three per contact slot and two per loop row (a soft range's two sides)."""
         return (self.rows.row_count + 2 * self.couplings.row_count + 3 * self.geometry.capacity
-                + 2 * self.block.loop_table.row_count)
+                + 2 * self.block.loop_table.row_count + 3 * self.deadzones.count)
 
     def _direct_arrays(self):
         if self.direct is None:
@@ -450,7 +455,7 @@ class Stepper:
             check_fits(owner, b.num_envs, direct_bytes_per_env(cap, b.model.gen_count), b.device,
                        f"the direct solver's arrays ({cap} rows per env)")
             with allocation_errors(owner, b.num_envs):
-                self.direct = build_direct(b.num_envs, cap, b.model.gen_count, b.device)
+                self.direct = build_direct(b.num_envs, cap, b.model.gen_count, self.deadzones.count, b.device)
             self._launches = {k: v for k, v in self._launches.items() if k[1] != int(SolverType.DIRECT)}
         return self.direct
 
@@ -461,11 +466,17 @@ class Stepper:
         da = self.direct[1]
         return {"pivots": da.pivots.numpy().copy(), "rows": da.rows.numpy().copy(),
                 "complementarity": da.complementarity.numpy().copy(), "friction_settled": da.settled.numpy() != 0,
-                "fell_back": da.fallback.numpy() != 0, "fallback_count": da.fallback_count.numpy().copy()}
+                "fell_back": da.fallback.numpy() != 0, "fallback_count": da.fallback_count.numpy().copy(),
+                "deadzone_impulse": da.deadzone_impulse.numpy()[:, :self.deadzones.count].copy()}
 
     def step(self, dt: float, solver_type: SolverType, freeze: bool = False):
         mode = (STATUS_FREEZE if freeze else STATUS_CHECK) if status.CHECK_STATE else STATUS_OFF
         key = (dt, int(solver_type), mode)
+        if solver_type != SolverType.DIRECT and self.deadzones.count:
+            names = ", ".join(f"'{a.name}'" for a in self.block.arts) or "a body joint"
+            raise ValidationError(f"scene: articulation(s) {names} or their body joints have deadzone controllers, "
+                                  "which only the direct solver solves; set scene.solver_type = "
+                                  "artic.SolverType.DIRECT (or remove them with set_deadzone(..., None))")
         direct = self._direct_arrays() if solver_type == SolverType.DIRECT else self._no_direct
         cmd = self._launches.get(key)
         if cmd is None:
@@ -475,7 +486,7 @@ class Stepper:
                 _step, b.num_envs,
                 [b.model.tree, self.rows, self.couplings, self.geometry, self.contacts, b.loop_table, b.loop,
                  b.state.arrays,
-                 b.control.arrays, b.data.kin, b.data.scratch, self.step_data, direct[0], direct[1],
+                 b.control.arrays, b.data.kin, b.data.scratch, self.step_data, self.deadzones, direct[0], direct[1],
                  wp.vec3(*b.gravity), float(dt),
                  int(solver_type), int(n_pos), int(n_vel), float(b.sleep_threshold()), BOUNCE_THRESHOLD,
                  float(b.friction_correlation_distance), mode],

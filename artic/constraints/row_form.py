@@ -17,7 +17,9 @@ lambda_i sits at a bound (the ODE paper's three conditions). Every kind maps ont
 * contact normal (target as constraints/contact.py: speculative, restitution, or -erp s / h) with lambda >= 0, and
   two friction rows per anchor whose box is mu / anchors times the patch's normal impulse (the friction index);
 * joints between bodies (constraints/loop_rows.py): bilateral slots (hard with their bias, or soft), locks, drives,
-  ranges (hard like limits, or soft as two one-sided springs: a deadzone) and deadzone rows.
+  ranges (hard like limits, or soft as two one-sided springs: a deadzone);
+* deadzone controllers (constraints/deadzone_rows.py): one-sided implicit springs at a band's edges, and a
+  secondary target.
 Rows of every kind carry the dof cfm that the iterative solvers use for them (PhysX's link cfm).
 """
 
@@ -43,6 +45,7 @@ SRC_COUPLING_LIMIT = wp.constant(4)
 SRC_CONTACT = wp.constant(5)
 SRC_LOOP = wp.constant(6)
 SRC_LOOP_HIGH = wp.constant(7)  # a loop range's high side
+SRC_DEADZONE = wp.constant(8)  # a deadzone controller's row (constraints/deadzone_rows.py)
 NO_FRICTION = wp.constant(-1)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import StateError, TopologyError, ValidationError
 from ..math.np_spatial import Transform, quat_from_matrix
+from .deadzone import checked_deadzone
 from .coupling import FixedTendon, MimicJoint, SpatialTendon, validate_couplings
 from .shapes import Shape, mass_properties
 from .types import AXIS_NAMES, LINEAR_AXES, ArticulationFlag, Axis, DriveType, JointType, Motion
@@ -231,6 +232,7 @@ class Joint:
         self._position = np.zeros(6)
         self._velocity = np.zeros(6)
         self._friction_coefficient = 0.05
+        self._deadzone = {}  # Axis -> Deadzone (description/deadzone.py)
 
     def __repr__(self):
         return f"Joint('{self.name}', {self._type.name})"
@@ -391,6 +393,18 @@ class Joint:
     def set_armature(self, axis: Axis, armature: float):
         """Reflected rotor inertia added to the dof's diagonal of the mass matrix [kg m^2 or kg]."""
         self._set_axis_value(self._armature, axis, armature, "armature", nonneg=True)
+
+    def set_deadzone(self, axis: Axis, deadzone):
+        """A deadzone controller on a free or limited axis (artic.Deadzone; None removes it); direct solver only."""
+        axis = _axis(self._owner(), axis)
+        if deadzone is None:
+            self._deadzone.pop(axis, None)
+        else:
+            self._deadzone[axis] = checked_deadzone(f"{self._owner()} {AXIS_NAMES[axis]}", deadzone)
+        self._changed()
+
+    def get_deadzone(self, axis: Axis):
+        return self._deadzone.get(_axis(self._owner(), axis))
 
     def get_armature(self, axis: Axis) -> float:
         return float(self._armature[_axis(self._owner(), axis)])

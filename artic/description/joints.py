@@ -32,6 +32,7 @@ import numpy as np
 from ..errors import StateError, TopologyError, ValidationError
 from ..math.np_spatial import Transform, quat_exp, quat_from_axis_angle, quat_mul
 from .actors import RigidDynamic, RigidStatic
+from .deadzone import checked_deadzone
 from .articulation import Drive, Limit, Link, _as_transform, _axis, _finite
 from .types import JointType, Motion, Axis, DriveType
 from .validate import as_real, bounded
@@ -221,6 +222,7 @@ class JointBase:
         self._locked = np.zeros(m, bool)
         self._drive = [Drive() for _ in range(m)]
         self._target = np.zeros((m, 2))  # drive target position and velocity
+        self._deadzone = [None] * m  # description/deadzone.py
 
     def _attach(self, a, t_ca: Transform, b, t_db: Transform):
         owner = self._owner()
@@ -491,6 +493,16 @@ class JointBase:
         k = self._coord(idx)
         self._target[k, 1] = bounded(self._owner(), "drive target velocity", velocity)
         self._changed("target")
+
+    def set_deadzone(self, idx, deadzone):
+        """A deadzone controller on a coordinate (artic.Deadzone; None removes it); direct solver only."""
+        k = self._coord(idx)
+        self._deadzone[k] = None if deadzone is None else checked_deadzone(
+            f"{self._owner()} coordinate '{self.coordinate_names[k]}'", deadzone)
+        self._changed()
+
+    def get_deadzone(self, idx):
+        return self._deadzone[self._coord(idx)]
 
     def get_drive_target(self, idx) -> float:
         return float(self._target[self._coord(idx), 0])

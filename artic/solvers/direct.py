@@ -12,19 +12,21 @@ LAZY_ROUNDS times.
 
 When a solve fails (its pivot budget runs out, or a value is not finite) the env falls back to PGS for this step;
 the fallback is counted per env and reported by Scene (never silent). The per-env report: pivots, rows,
-complementarity error and whether the friction boxes settled.
+complementarity error, whether the friction boxes settled, and each deadzone controller's impulse.
 """
 
 import warp as wp
 
 from ..collision.geometry import Contacts
 from ..constraints.coupling_rows import CouplingRows
+from ..constraints.deadzone_rows import DeadzoneTable, add_deadzone_rows
 from ..constraints.joint_rows import ROW_LIMIT, ROW_VELOCITY_LIMIT, JointRows
 from ..constraints.loop_rows import LoopArrays, LoopTable
 from ..constraints.row_form import (
     SRC_CONTACT,
     SRC_COUPLING,
     SRC_COUPLING_LIMIT,
+    SRC_DEADZONE,
     SRC_JOINT,
     SRC_JOINT_HIGH,
     SRC_LOOP,
@@ -40,7 +42,7 @@ from ..constraints.row_form import (
     add_velocity_limit,
     limit_row,
 )
-from ..data import StepData
+from ..data import Kin, StepData
 from ..model import Tree
 from .mlcp import FREE, complementarity_error, solve_friction_lcp
 from .pgs import PGS_ERP, PGS_JOINT_ERP, pgs_solve
@@ -67,6 +69,7 @@ class DirectArrays:
     settled: wp.array(dtype=int)  # (E,) 1 if the friction boxes settled in both solves of the last step
     fallback: wp.array(dtype=int)  # (E,) 1 if the last step fell back to PGS
     fallback_count: wp.array(dtype=int)  # (E,) steps that fell back since the scene was built
+    deadzone_impulse: wp.array2d(dtype=float)  # (E, Z) each deadzone controller's impulse in the last step [N s]
 
 
 @wp.func
@@ -143,8 +146,8 @@ def _lazy_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int,
 
 
 @wp.func
-def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: LoopTable, ja: LoopArrays,
-           sd: StepData, rf: RowForm, da: DirectArrays, joint_q: wp.array2d(dtype=float),
+def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: LoopTable, ja: LoopArrays, kin: Kin,
+           dz: DeadzoneTable, sd: StepData, rf: RowForm, da: DirectArrays, joint_q: wp.array2d(dtype=float),
            target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, position: int):
     """One solve (position or velocity pass): assemble, solve, add lazy rows and solve again; the velocity ends
     in sd.gen_v. Returns (pivots, status): status 0 failed, 1 solved, 2 solved with unsettled friction boxes."""
@@ -155,6 +158,7 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
     add_contact_rows(ct, rf, env, n_gen, h, PGS_ERP, position)
     add_coupling_rows(tree, rows, cr, sd, rf, joint_q, env, n_gen, h, PGS_ERP, position)
     add_joint_rows(tree, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP, position)
+    add_deadzone_rows(tree, jt, ja, kin, dz, rf, sd.minv, joint_q, env, n_gen, h)
     built = int(0)
     pivots = int(0)
     status = int(1)
@@ -178,6 +182,8 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
 def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: Contacts, ja: LoopArrays, env: int):
     """The velocity solve's impulses into each kind's accumulator, which the reported forces read; a patch whose
     friction ended at its box is marked broken (its anchors are renewed next step)."""
+    for z in range(da.deadzone_impulse.shape[1]):
+        da.deadzone_impulse[env, z] = 0.0
     for i in range(rf.count[env]):
         x = da.x[env, i]
         src = rf.source_index[env, i]
@@ -199,17 +205,20 @@ def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: Contacts, ja: L
             ja.row_lambda[env, src] = x
         elif kind == SRC_LOOP_HIGH:
             ja.row_lambda2[env, src] = x
+        elif kind == SRC_DEADZONE:
+            da.deadzone_impulse[env, src] = da.deadzone_impulse[env, src] + x
 
 
 @wp.func
 def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: LoopTable, ja: LoopArrays,
-                 sd: StepData, rf: RowForm, da: DirectArrays, joint_q: wp.array2d(dtype=float),
+                 kin: Kin, dz: DeadzoneTable, sd: StepData, rf: RowForm, da: DirectArrays,
+                 joint_q: wp.array2d(dtype=float),
                  target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, n_pos: int,
                  n_vel: int):
     """Position solve (sd.gen_vpos), then velocity solve (sd.gen_v); PGS for this env if either fails."""
     for k in range(n_gen):
         da.v_star[env, k] = sd.gen_v[env, k]
-    res = _solve(tree, rows, cr, ct, jt, ja, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1)
+    res = _solve(tree, rows, cr, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1)
     pivots = res[0]
     settled = int(1)
     if res[1] == 2:
@@ -218,7 +227,7 @@ def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt
     if ok != 0:
         for k in range(n_gen):
             sd.gen_vpos[env, k] = sd.gen_v[env, k]
-        res = _solve(tree, rows, cr, ct, jt, ja, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 0)
+        res = _solve(tree, rows, cr, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 0)
         pivots += res[0]
         ok = res[1]
         if res[1] == 2:
@@ -242,7 +251,7 @@ def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt
     _write_back(rf, da, sd, ct, ja, env)
 
 
-def build_direct(num_envs: int, capacity: int, n_gen: int, device):
+def build_direct(num_envs: int, capacity: int, n_gen: int, deadzones: int, device):
     """(RowForm, DirectArrays) for `num_envs` envs of `capacity` rows each."""
     e, m, n = num_envs, max(capacity, 1), max(n_gen, 1)
 
@@ -264,10 +273,11 @@ def build_direct(num_envs: int, capacity: int, n_gen: int, device):
     for name in ("pivots", "rows", "settled", "fallback", "fallback_count"):
         setattr(da, name, z(e, wp.int32))
     da.complementarity = z(e)
+    da.deadzone_impulse = z((e, max(deadzones, 1)))
     return rf, da
 
 
 def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     """Bytes one env of build_direct's arrays takes (float32 and int32 values)."""
     m, n = max(capacity, 1), max(n_gen, 1)
-    return 4 * (2 * m * n + 2 * m * m + 13 * m + n + 6)
+    return 4 * (2 * m * n + 2 * m * m + 13 * m + n + 7)

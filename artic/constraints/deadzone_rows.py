@@ -1,0 +1,128 @@
+"""Rows of the deadzone controllers (description/deadzone.py) in the one row form, for the direct solver.
+
+Per controller on a coordinate q with band [low, high] and step h: a low-edge row (lambda in [0, max_force h],
+target k (low - q) / (h k + d), cfm 1 / (h (h k + d))) and a high-edge row (lambda in [-max_force h, 0], target
+k (high - q) / (h k + d)): each is the implicit spring towards its edge, and its bound turns it off while the
+spring would pull, which is exactly inside the band (d = 0). A step that starts with q inside the band adds the
+secondary row: the implicit spring (k2, d2) towards the secondary target, lambda in +-secondary_max_force h.
+The coordinate is an articulation dof (g = e_d) or a body joint's coordinate (g from that coordinate's drive row
+wrenches, constraints/loop_rows.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import warp as wp
+
+from ..data import Kin
+from ..description.types import AXIS_NAMES
+from ..errors import ValidationError
+from ..model import Tree
+from ..structs import upload
+from .loop_rows import LoopArrays, LoopTable, joint_row_direction
+from .row_form import SRC_DEADZONE, RowForm, _add_dof, _new_row, implicit_spring
+
+ON_DOF = wp.constant(0)
+ON_COORDINATE = wp.constant(1)
+
+
+@wp.struct
+class DeadzoneTable:
+    """A block's deadzone controllers (Z of them)."""
+
+    count: int
+    kind: wp.array(dtype=int)  # (Z,) ON_DOF or ON_COORDINATE
+    dof: wp.array(dtype=int)  # (Z,) block dof (ON_DOF)
+    joint: wp.array(dtype=int)  # (Z,) block body-joint index (ON_COORDINATE)
+    row: wp.array(dtype=int)  # (Z,) the coordinate's drive row in the loop table (ON_COORDINATE)
+    params: wp.array(dtype=wp.types.vector(length=9, dtype=float))  # (Z,) low, high, k, d, max_force, s, k2, d2, max2
+
+
+def deadzone_arrays(arts, joints, joint_row_start) -> dict:
+    """Host arrays of the controllers of a block's articulations (in block dof order) and body joints."""
+    kind, dof, joint, row, params = [], [], [], [], []
+    offset = 0
+    for art in arts:
+        topo = art._topology()
+        for i, link in enumerate(topo.links):
+            j = link.inbound_joint
+            if j is None:
+                continue
+            axes = list(topo.dof_axes[i])
+            for ax, dz in sorted(j._deadzone.items()):
+                if ax not in axes:
+                    raise ValidationError(f"joint '{j.name}': a deadzone on axis {AXIS_NAMES[ax]}, which is locked; "
+                                          "free or limit that axis, or remove the deadzone (set_deadzone(axis, None))")
+                kind.append(0)
+                dof.append(offset + topo.dof_start[i] + axes.index(ax))
+                joint.append(-1)
+                row.append(-1)
+                params.append(_params(dz))
+        offset += art.dof_count
+    for jj, bj in enumerate(joints):
+        for k in range(bj.num_coordinates):
+            dz = bj.get_deadzone(k)
+            if dz is not None:
+                kind.append(1)
+                dof.append(-1)
+                joint.append(jj)
+                row.append(joint_row_start[jj] + 2 * k)  # loop_rows.row_layout: drive row of coordinate k
+                params.append(_params(dz))
+    ints = {"kind": kind, "dof": dof, "joint": joint, "row": row}
+    h = {k: np.array(v, np.int32).reshape(-1) for k, v in ints.items()}
+    h["params"] = np.array(params, np.float32).reshape(-1, 9)
+    h["count"] = len(kind)
+    return h
+
+
+def _params(dz) -> list:
+    return [dz.low, dz.high, dz.stiffness, dz.damping, min(dz.max_force, 3.0e38), dz.secondary_target,
+            dz.secondary_stiffness, dz.secondary_damping, dz.secondary_max_force]
+
+
+def build_deadzone_table(arts, joints, joint_row_start, device) -> DeadzoneTable:
+    return upload(DeadzoneTable, deadzone_arrays(arts, joints, joint_row_start), device)
+
+
+@wp.func
+def _coordinate_row(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, rf: RowForm, minv: wp.array3d(dtype=float),
+                    env: int, i: int, n_gen: int, j: int, r: int):
+    """Row i's direction: body joint j's coordinate whose drive row is r (M^-1 g over the whole forest)."""
+    joint_row_direction(tree, jt, kin, rf.g, env, i, j, ja.row_wrench_a[env, r], ja.row_wrench_b[env, r])
+    for k in range(n_gen):
+        s = float(0.0)
+        for c in range(n_gen):
+            s += minv[env, k, c] * rf.g[env, i, c]
+        rf.minv_g[env, i, k] = s
+
+
+@wp.func
+def _one_row(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, dz: DeadzoneTable, rf: RowForm,
+             minv: wp.array3d(dtype=float), env: int, n_gen: int, z: int, spring: wp.vec2, lo: float, hi: float):
+    i = _new_row(rf, env, n_gen, SRC_DEADZONE, z, spring[0], spring[1], lo, hi)
+    if dz.kind[z] == ON_DOF:
+        _add_dof(rf, minv, env, i, n_gen, tree.dof_gen[dz.dof[z]], 1.0)
+    else:
+        _coordinate_row(tree, jt, ja, kin, rf, minv, env, i, n_gen, dz.joint[z], dz.row[z])
+
+
+@wp.func
+def add_deadzone_rows(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, dz: DeadzoneTable, rf: RowForm,
+                      minv: wp.array3d(dtype=float), joint_q: wp.array2d(dtype=float), env: int, n_gen: int,
+                      h: float):
+    for z in range(dz.count):
+        p = dz.params[z]
+        q = float(0.0)
+        if dz.kind[z] == ON_DOF:
+            q = joint_q[env, dz.dof[z]]
+        else:
+            q = ja.row_value[env, dz.row[z]]
+        cap = p[4] * h
+        _one_row(tree, jt, ja, kin, dz, rf, minv, env, n_gen, z, implicit_spring(p[2], p[3], p[0] - q, 0.0, h), 0.0,
+                 cap)
+        _one_row(tree, jt, ja, kin, dz, rf, minv, env, n_gen, z, implicit_spring(p[2], p[3], p[1] - q, 0.0, h), -cap,
+                 0.0)
+        if p[8] > 0.0 and q >= p[0] and q <= p[1]:
+            cap2 = p[8] * h
+            _one_row(tree, jt, ja, kin, dz, rf, minv, env, n_gen, z, implicit_spring(p[6], p[7], p[5] - q, 0.0, h),
+                     -cap2, cap2)
