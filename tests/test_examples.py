@@ -41,3 +41,20 @@ def test_four_bar_example(tmp_path):
     assert plot.stat().st_size > 10_000
     _, _, _, hard = _load("four_bar").main(["--seconds", "0.5", "--hard", "--plot", ""])
     assert hard.max() < 1e-4
+
+
+def test_deadzone_controller_example():
+    """The deadzone arm: the shoulder controller applies exactly zero torque in every step that ends inside its
+    band [-0.4, 0.4] and pushes back (at most its 60 N m cap) in the others; the shoulder starts 0.8 rad outside and
+    is back inside within 0.3 s; the elbow's controller pushes back in the steps that end outside its band [-1, 1]
+    and applies at most the secondary spring's 2 N m inside."""
+    q, torque = _load("deadzone_controller").main(["--seconds", "2"])
+    inside = np.abs(q[:, 0]) < 0.4
+    assert np.all(torque[inside, 0] == 0.0)
+    outside = ~inside
+    assert np.all(np.sign(torque[outside, 0]) == -np.sign(q[outside, 0]))  # pushing back towards the band
+    assert np.abs(torque[:, 0]).max() <= 60.0 * (1 + 1e-5)
+    assert np.argmax(inside) * 0.005 < 0.3
+    elbow_out = np.abs(q[:, 1]) >= 1.0
+    assert np.all(np.sign(torque[elbow_out, 1]) == -np.sign(q[elbow_out, 1]))
+    assert np.abs(torque[~elbow_out, 1]).max() <= 2.0 * (1 + 1e-5)  # inside: the secondary spring's cap alone
