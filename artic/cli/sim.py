@@ -152,7 +152,7 @@ def cmd_sim(args) -> int:
         effort = j.get_drive_params(ax).max_force or 1e6
         j.set_drive_params(ax, Drive(args.kp, args.kd, effort, DriveType.FORCE))
     art.set_solver_iteration_counts(args.position_iterations, args.velocity_iterations)
-    solver = SolverType.TGS if args.solver == "tgs" else SolverType.PGS
+    solver = SolverType[args.solver.upper()]
     setup_start = time.perf_counter()
     scene = Scene(args.envs, solver_type=solver, **({"gravity": gravity} if gravity else {}))
     with warnings.catch_warnings(record=True) as caught:
@@ -242,7 +242,8 @@ def add_parser(sub, shipped):
     p.add_argument("--seconds", type=float, default=3.0, help="simulated time [s]")
     p.add_argument("--dt", type=float, default=1.0 / 120.0, help="time step [s]")
     p.add_argument("--envs", type=int, default=1, help="copies of the model simulated together")
-    p.add_argument("--solver", choices=("pgs", "tgs"), default="pgs", help="PhysX's solver type")
+    p.add_argument("--solver", choices=("pgs", "tgs", "direct"), default="pgs",
+                   help="PhysX's PGS or TGS, or artic's direct mLCP solver (docs/solvers.md)")
     p.add_argument("--kp", type=float, default=400.0, help="drive stiffness of every dof [Nm/rad or N/m]")
     p.add_argument("--kd", type=float, default=40.0, help="drive damping of every dof [Nm s/rad or N s/m]")
     p.add_argument("--target", nargs="*", default=None,
