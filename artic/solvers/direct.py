@@ -134,9 +134,9 @@ def _lazy_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int,
             if res[1] != 0.0 and _has_row(rf, env, m, SRC_JOINT, SRC_JOINT_HIGH, r) == 0:
                 i = int(0)
                 if res[1] > 0.0:
-                    i = _new_row(rf, env, n_gen, SRC_JOINT, r, res[0], rows.dof_cfm[d], 0.0, wp.inf)
+                    i = _new_row(rf, env, n_gen, SRC_JOINT, r, res[0], 0.0, 0.0, wp.inf)
                 else:
-                    i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, res[0], rows.dof_cfm[d], -wp.inf, 0.0)
+                    i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, res[0], 0.0, -wp.inf, 0.0)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
                 added += 1
     return added
