@@ -9,8 +9,9 @@ lambda_i sits at a bound (the ODE paper's three conditions). Every kind maps ont
 * joint position limit (constraints/limit.py's rule): the side that is violated or would be within the step, a
   one-sided row at -err erp / h (violated, position pass), 0 (violated, velocity pass) or -err / h (speculative);
 * joint velocity limit: a one-sided row at +-max velocity, added when the velocity would exceed it;
-* joint friction: target 0, box +-f h (coefficient model) or +-static h sliding at +-dynamic h (effort model;
-  its viscous part is left out);
+* joint friction: target 0, box +-f h (coefficient model) or +-static h sliding at +-dynamic h (effort model),
+  whose viscous part is a second row on the dof, the implicit damper c: target 0, cfm 1 / (c h), unbounded (what
+  PGS's sliding bound +-(dynamic + c |v|) h converges to);
 * mimic joint (the mimic-joint note): hard (cfm 0, target -erp C / h) or its compliant spring;
 * tendons: the rest-length spring as an implicit spring (a fixed tendon's on the single direction sum_j c_j e_j,
   where PhysX splits it per tendon joint), and the limit as a one-sided implicit spring;
@@ -46,6 +47,7 @@ SRC_COUPLING_LIMIT = wp.constant(4)
 SRC_CONTACT = wp.constant(5)
 SRC_LOOP = wp.constant(6)
 SRC_LOOP_HIGH = wp.constant(7)  # a loop range's high side
+SRC_JOINT_VISCOUS = wp.constant(8)  # the viscous part of a dof's friction, added to its friction row's impulse
 NO_FRICTION = wp.constant(-1)
 
 
@@ -182,6 +184,17 @@ def add_joint_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, joint
                 rf.findex[env, i] = FRICTION_CONSTANT
                 rf.mu_static[env, i] = static
                 rf.mu_dynamic[env, i] = rows.dof_dynamic_friction[d] * h
+                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+            # the viscous damper: in the friction row's own slot when there is no Coulomb part (URDF damping), else
+            # a second row while the capacity (one slot per table row) still has room for every later table row;
+            # a lazy row that then finds no room makes the env fall back (solvers/direct.py)
+            c = rows.dof_viscous_friction[d]
+            if c > 0.0 and (static > 0.0 or rows.dof_dynamic_friction[d] > 0.0):
+                if rf.count[env] + rows.row_count - r < rf.cfm.shape[1]:
+                    i = _new_row(rf, env, n_gen, SRC_JOINT_VISCOUS, r, 0.0, 1.0 / (c * h), -wp.inf, wp.inf)
+                    _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+            elif c > 0.0:
+                i = _new_row(rf, env, n_gen, SRC_JOINT, r, 0.0, 1.0 / (c * h), -wp.inf, wp.inf)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
         elif kind == ROW_LIMIT:
             res = limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position)

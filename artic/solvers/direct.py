@@ -27,6 +27,7 @@ from ..constraints.row_form import (
     SRC_COUPLING_LIMIT,
     SRC_JOINT,
     SRC_JOINT_HIGH,
+    SRC_JOINT_VISCOUS,
     SRC_LOOP,
     SRC_LOOP_HIGH,
     SRC_VELOCITY_LIMIT,
@@ -117,10 +118,13 @@ def _has_row(rf: RowForm, env: int, m: int, kind: int, kind2: int, index: int):
 @wp.func
 def _lazy_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int, n_gen: int, h: float,
                position: int):
-    """Add the joint-limit and velocity-limit rows the solved velocity (in sd.gen_v) calls for; returns how many."""
+    """Add the joint-limit and velocity-limit rows the solved velocity (in sd.gen_v) calls for; returns how many,
+    or -1 when the capacity has no room left for one (a friction dof's viscous row took it)."""
     m = rf.count[env]
     added = int(0)
     for r in range(rows.row_count):
+        if rf.count[env] >= rf.cfm.shape[1]:
+            return -1
         kind = rows.row_kind[r]
         d = rows.row_dof[r]
         col = tree.dof_gen[d]
@@ -169,7 +173,10 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
             return wp.vec2i(pivots, 0)
         status = res[1]
         _velocity(rf, da, sd.gen_v, env, m, n_gen)
-        if _lazy_rows(tree, rows, sd, rf, env, n_gen, h, position) == 0:
+        added = _lazy_rows(tree, rows, sd, rf, env, n_gen, h, position)
+        if added < 0:
+            return wp.vec2i(pivots, 0)
+        if added == 0:
             break
     return wp.vec2i(pivots, status)
 
@@ -186,6 +193,8 @@ def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: Contacts, ja: L
             sd.row_lambda[env, src] = x
         elif kind == SRC_JOINT_HIGH:
             sd.row_lambda2[env, src] = x
+        elif kind == SRC_JOINT_VISCOUS:  # after its Coulomb row, if any (add_joint_rows' order)
+            sd.row_lambda[env, src] = sd.row_lambda[env, src] + x
         elif kind == SRC_COUPLING:
             sd.cpl_acc[env, src] = x
         elif kind == SRC_COUPLING_LIMIT:
