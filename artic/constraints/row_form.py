@@ -10,8 +10,8 @@ lambda_i sits at a bound (the ODE paper's three conditions). Every kind maps ont
   one-sided row at -err erp / h (violated, position pass), 0 (violated, velocity pass) or -err / h (speculative);
 * joint velocity limit: a one-sided row at +-max velocity, added when the velocity would exceed it;
 * joint friction: target 0, box +-f h (coefficient model) or +-static h sliding at +-dynamic h (effort model),
-  whose viscous part is a second row on the dof, the implicit damper c: target 0, cfm 1 / (c h), unbounded (what
-  PGS's sliding bound +-(dynamic + c |v|) h converges to);
+  whose viscous part is the implicit damper c on the dof: target 0, cfm 1 / (c h), unbounded (what PGS's sliding
+  bound +-(dynamic + c |v|) h converges to), a second row when there is a Coulomb part;
 * mimic joint (the mimic-joint note): hard (cfm 0, target -erp C / h) or its compliant spring;
 * tendons: the rest-length spring as an implicit spring (a fixed tendon's on the single direction sum_j c_j e_j,
   where PhysX splits it per tendon joint), and the limit as a one-sided implicit spring;
@@ -150,7 +150,8 @@ def limit_row(err_low: float, err_high: float, v: float, h: float, erp: float, p
 def add_joint_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, joint_q: wp.array2d(dtype=float),
                    target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float,
                    position: int):
-    """Drives, limits and friction of the articulations' dofs (velocity limits are added when needed)."""
+    """Drives, limits and friction of the articulations' dofs (velocity limits are added when needed); returns
+    the number of viscous friction rows that found no slot."""
     for r in range(rows.row_count):
         kind = rows.row_kind[r]
         d = rows.row_dof[r]
@@ -185,16 +186,9 @@ def add_joint_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, joint
                 rf.mu_static[env, i] = static
                 rf.mu_dynamic[env, i] = rows.dof_dynamic_friction[d] * h
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
-            # the viscous damper: in the friction row's own slot when there is no Coulomb part (URDF damping), else
-            # a second row while the capacity (one slot per table row) still has room for every later table row;
-            # a lazy row that then finds no room makes the env fall back (solvers/direct.py)
-            c = rows.dof_viscous_friction[d]
-            if c > 0.0 and (static > 0.0 or rows.dof_dynamic_friction[d] > 0.0):
-                if rf.count[env] + rows.row_count - r < rf.cfm.shape[1]:
-                    i = _new_row(rf, env, n_gen, SRC_JOINT_VISCOUS, r, 0.0, 1.0 / (c * h), -wp.inf, wp.inf)
-                    _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
-            elif c > 0.0:
-                i = _new_row(rf, env, n_gen, SRC_JOINT, r, 0.0, 1.0 / (c * h), -wp.inf, wp.inf)
+            elif rows.dof_viscous_friction[d] > 0.0:  # viscous only (URDF damping): the damper takes this slot
+                i = _new_row(rf, env, n_gen, SRC_JOINT, r, 0.0, 1.0 / (rows.dof_viscous_friction[d] * h), -wp.inf,
+                             wp.inf)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
         elif kind == ROW_LIMIT:
             res = limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position)
@@ -204,6 +198,21 @@ def add_joint_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, joint
             elif res[1] < 0.0:
                 i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, res[0], 0.0, -wp.inf, 0.0)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+    # the viscous part of a friction that also has a Coulomb part is a second row, which the capacity (one slot
+    # per table row) does not count: added last, in the slots of inactive limit and velocity-limit rows; returns
+    # how many found no slot (the caller then falls back: never dropped silently)
+    missing = int(0)
+    for r in range(rows.row_count):
+        d = rows.row_dof[r]
+        c = rows.dof_viscous_friction[d]
+        if rows.row_kind[r] == ROW_FRICTION and c > 0.0 and (rows.dof_static_friction[d] > 0.0 or
+                                                             rows.dof_dynamic_friction[d] > 0.0):
+            if rf.count[env] < rf.cfm.shape[1]:
+                i = _new_row(rf, env, n_gen, SRC_JOINT_VISCOUS, r, 0.0, 1.0 / (c * h), -wp.inf, wp.inf)
+                _add_dof(rf, sd.minv, env, i, n_gen, tree.dof_gen[d], 1.0)
+            else:
+                missing += 1
+    return missing
 
 
 @wp.func

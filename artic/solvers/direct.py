@@ -122,9 +122,8 @@ def _lazy_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int,
     or -1 when the capacity has no room left for one (a friction dof's viscous row took it)."""
     m = rf.count[env]
     added = int(0)
+    full = rf.cfm.shape[1]
     for r in range(rows.row_count):
-        if rf.count[env] >= rf.cfm.shape[1]:
-            return -1
         kind = rows.row_kind[r]
         d = rows.row_dof[r]
         col = tree.dof_gen[d]
@@ -132,10 +131,14 @@ def _lazy_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int,
         if kind == ROW_VELOCITY_LIMIT:
             if wp.abs(v) > rows.dof_max_velocity[d] * (1.0 + 1.0e-6):
                 if _has_row(rf, env, m, SRC_VELOCITY_LIMIT, SRC_VELOCITY_LIMIT, r) == 0:
+                    if rf.count[env] >= full:
+                        return -1
                     added += add_velocity_limit(tree, rows, sd, rf, env, n_gen, r, v)
         elif kind == ROW_LIMIT:
             res = limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, PGS_ERP, position)
             if res[1] != 0.0 and _has_row(rf, env, m, SRC_JOINT, SRC_JOINT_HIGH, r) == 0:
+                if rf.count[env] >= full:
+                    return -1
                 i = int(0)
                 if res[1] > 0.0:
                     i = _new_row(rf, env, n_gen, SRC_JOINT, r, res[0], 0.0, 0.0, wp.inf)
@@ -158,7 +161,8 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
     add_loop_rows(jt, ja, sd, rf, env, n_gen, h, PGS_JOINT_ERP, position)
     add_contact_rows(ct, rf, env, n_gen, h, PGS_ERP, position)
     add_coupling_rows(tree, rows, cr, sd, rf, joint_q, env, n_gen, h, PGS_ERP, position)
-    add_joint_rows(tree, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP, position)
+    if add_joint_rows(tree, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP, position) != 0:
+        return wp.vec2i(0, 0)
     built = int(0)
     pivots = int(0)
     status = int(1)
@@ -193,7 +197,7 @@ def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: Contacts, ja: L
             sd.row_lambda[env, src] = x
         elif kind == SRC_JOINT_HIGH:
             sd.row_lambda2[env, src] = x
-        elif kind == SRC_JOINT_VISCOUS:  # after its Coulomb row, if any (add_joint_rows' order)
+        elif kind == SRC_JOINT_VISCOUS:  # after its Coulomb row (add_joint_rows adds these last)
             sd.row_lambda[env, src] = sd.row_lambda[env, src] + x
         elif kind == SRC_COUPLING:
             sd.cpl_acc[env, src] = x
