@@ -10,9 +10,11 @@ Rows that v* alone cannot predict are added lazily: a joint limit the solved vel
 and a velocity limit the solved velocity exceeds; the problem is then solved again, warm-started, at most
 LAZY_ROUNDS times.
 
-When a solve fails (its pivot budget runs out, or a value is not finite) the env falls back to PGS for this step;
-the fallback is counted per env and reported by Scene (never silent). The per-env report: pivots, rows,
-complementarity error and whether the friction boxes settled.
+When a solve fails (its pivot budget runs out, a value is not finite, or the velocity solve's answer violates the
+conditions by more than FAILED_TOLERANCES times the pivoting's tolerance, which float32 cannot avoid when impulses
+are ~1e6 times the velocities' scale) the env falls back to PGS for this step; the fallback is counted per env and
+reported by Scene (never silent). The per-env report: pivots, rows, complementarity error (also of a failed
+velocity solve) and whether the friction boxes settled.
 """
 
 import warp as wp
@@ -43,10 +45,12 @@ from ..constraints.row_form import (
 )
 from ..data import StepData
 from ..model import Tree
-from .mlcp import FREE, complementarity_error, solve_friction_lcp
+from .mlcp import FREE, complementarity_error, lcp_tolerance, solve_friction_lcp
 from .pgs import PGS_ERP, PGS_JOINT_ERP, pgs_solve
 
 LAZY_ROUNDS = wp.constant(4)
+FAILED_TOLERANCES = wp.constant(1000.0)  # a velocity solve whose complementarity error exceeds this many times
+# the pivoting's own tolerance (1e-2 of the largest |b|, at least 1e-4 m/s) has failed
 MIN_RESPONSE = wp.constant(1.0e-12)  # a hard row nothing can move along is held at zero impulse
 
 
@@ -242,16 +246,21 @@ def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt
     da.pivots[env] = pivots
     da.rows[env] = rf.count[env]
     da.settled[env] = settled
+    err = float(0.0)
+    if ok != 0:
+        m = rf.count[env]
+        err = complementarity_error(da.a, da.b, rf.lo, rf.hi, da.x, env, m)
+        if err > FAILED_TOLERANCES * lcp_tolerance(da.b, env, m):
+            ok = 0  # float32 could not resolve it (the guide's finger with kp 1e8: 18 rad/s): not a solution
+    da.complementarity[env] = err
     if ok == 0:
         da.fallback[env] = 1
         da.fallback_count[env] = da.fallback_count[env] + 1
-        da.complementarity[env] = 0.0
         for k in range(n_gen):
             sd.gen_v[env, k] = da.v_star[env, k]
         pgs_solve(tree, rows, cr, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel)
         return
     da.fallback[env] = 0
-    da.complementarity[env] = complementarity_error(da.a, da.b, rf.lo, rf.hi, da.x, env, rf.count[env])
     _write_back(rf, da, sd, ct, ja, env)
 
 
