@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from bodies import G, body, finger, scene_with_ground
 from helpers import robot_path
-from scenes import run
+from scenes import rod_pendulum, run
 from solvers.direct_scenes import CONVERGED, ball_chain, biped, chain, panda, slider_with_soft_range
 
 from artic import Box, CacheFlag, SolverType
@@ -89,6 +89,21 @@ def test_panda_with_drives_agrees_with_converged_pgs():
     np.testing.assert_allclose(qd_d, qd_p, atol=1e-4, rtol=0)
 
 
+@pytest.mark.parametrize("limit", [None, (-0.6, 0.6)])
+def test_rod_with_coulomb_and_viscous_joint_friction_agrees_with_converged_pgs(limit):
+    """A rod pendulum whose joint has static, dynamic and viscous friction (0.5 N m, 0.3 N m, 0.2 N m s/rad), with
+    and without a limit it falls onto: DIRECT's viscous row (the implicit damper, beside the Coulomb box) gives
+    PGS's converged answer (sliding bound (dynamic + c |v|) h) to 1e-4 over 1 s."""
+    kw = dict(friction=(0.5, 0.3, 0.2), limit=limit)
+    art, scene = rod_pendulum(DIRECT, (4, 1), **kw)
+    q_d, qd_d = _joint_history(art, scene, 60)
+    _no_fallback(scene, art)
+    q_p, qd_p = run(*rod_pendulum(PGS, CONVERGED, **kw), 60)
+    assert q_d[-1, 0, 0] < -0.5  # it swung down
+    np.testing.assert_allclose(q_d, q_p, atol=1e-4, rtol=0)
+    np.testing.assert_allclose(qd_d, qd_p, atol=1e-4, rtol=0)
+
+
 # --- what Gauss-Seidel cannot do ---------------------------------------------------------------------------------
 
 def _distal(art, scene, steps, dt=DT):
@@ -119,13 +134,29 @@ def test_stiff_finger_keeps_its_distal_limit():
 
 @pytest.mark.xfail(strict=True, reason="float32: the drive (kp 1e8, kd 1e5) jams against the limit and the tip "
                                        "with impulses of ~1e6 N m s, whose rounding alone (6e-8 relative) is ~1 "
-                                       "rad/s of joint velocity; measured: the distal joint ends 0.72 rad below "
-                                       "its limit (no fallback)")
+                                       "rad/s of joint velocity; the solves violate the conditions by ~18 rad/s, "
+                                       "every step falls back to PGS, and the distal joint breaks its limit by "
+                                       "0.77 rad")
 def test_stiffest_finger_keeps_its_distal_limit():
     """The guide's finger with the drive of tests/contact/test_finger_and_filtering.py (kp 1e8, kd 1e5): the
     distal limit holds to 1e-4 rad."""
     art, scene = finger(1e8, 1e5, DIRECT)
-    assert _distal(art, scene, 60)[:, 1].min() > -1e-4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the fallbacks: next test
+        q = _distal(art, scene, 60)
+    assert q[:, 1].min() > -1e-4
+
+
+def test_unresolvable_step_falls_back_and_says_so():
+    """The kp 1e8 finger is beyond float32 (previous test): every velocity solve violates the LCP conditions by
+    ~18 rad/s, so DIRECT counts it as failed, solves the step with PGS, warns (RuntimeWarning) and reports it:
+    fell_back, fallback_count = steps, the complementarity error of the rejected solve (> 1 rad/s)."""
+    art, scene = finger(1e8, 1e5, DIRECT)
+    with pytest.warns(RuntimeWarning, match="direct solver could not solve"):
+        _distal(art, scene, 10)
+    report = scene.get_solver_report(art)
+    assert report["fell_back"][0] and report["fallback_count"][0] == 10
+    assert report["complementarity"][0] > 1.0
 
 
 def _worst_ball_error(solver, iterations, masses, steps):
