@@ -147,6 +147,16 @@ def limit_row(err_low: float, err_high: float, v: float, h: float, erp: float, p
 
 
 @wp.func
+def limit_target(rows: JointRows, d: int, target: float):
+    """A limit row's target within the dof's velocity limit. A dof far beyond its limit asks for erp * error / h,
+    which its velocity-limit row forbids: two hard rows that contradict each other, which the mLCP would split by
+    its regularization (a rod 0.5 rad out with a 2 rad/s limit returned at 13 rad/s). PhysX's order makes the
+    velocity limit win (constraints/limit.py: min(erp * error / h, max velocity)), and so does this cap."""
+    vmax = rows.dof_max_velocity[d]
+    return wp.clamp(target, -vmax, vmax)
+
+
+@wp.func
 def add_joint_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, joint_q: wp.array2d(dtype=float),
                    target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float,
                    position: int):
@@ -192,11 +202,12 @@ def add_joint_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, joint
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
         elif kind == ROW_LIMIT:
             res = limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position)
+            target = limit_target(rows, d, res[0])
             if res[1] > 0.0:
-                i = _new_row(rf, env, n_gen, SRC_JOINT, r, res[0], 0.0, 0.0, wp.inf)
+                i = _new_row(rf, env, n_gen, SRC_JOINT, r, target, 0.0, 0.0, wp.inf)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
             elif res[1] < 0.0:
-                i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, res[0], 0.0, -wp.inf, 0.0)
+                i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, target, 0.0, -wp.inf, 0.0)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
     # the viscous part of a friction that also has a Coulomb part is a second row, which the capacity (one slot
     # per table row) does not count: added last, in the slots of inactive limit and velocity-limit rows; returns

@@ -42,6 +42,7 @@ from ..constraints.row_form import (
     add_loop_rows,
     add_velocity_limit,
     limit_row,
+    limit_target,
 )
 from ..data import StepData
 from ..model import Tree
@@ -144,10 +145,11 @@ def _lazy_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int,
                 if rf.count[env] >= full:
                     return -1
                 i = int(0)
+                target = limit_target(rows, d, res[0])
                 if res[1] > 0.0:
-                    i = _new_row(rf, env, n_gen, SRC_JOINT, r, res[0], 0.0, 0.0, wp.inf)
+                    i = _new_row(rf, env, n_gen, SRC_JOINT, r, target, 0.0, 0.0, wp.inf)
                 else:
-                    i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, res[0], 0.0, -wp.inf, 0.0)
+                    i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, target, 0.0, -wp.inf, 0.0)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
                 added += 1
     return added
