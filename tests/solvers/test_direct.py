@@ -18,7 +18,7 @@ from helpers import robot_path
 from scenes import rod_pendulum, run
 from solvers.direct_scenes import CONVERGED, ball_chain, biped, chain, panda, slider_with_soft_range
 
-from artic import Box, CacheFlag, SolverType
+from artic import Axis, Box, CacheFlag, SolverType
 from artic.math.np_spatial import quat_rotate
 
 DIRECT = SolverType.DIRECT
@@ -102,6 +102,24 @@ def test_rod_with_coulomb_and_viscous_joint_friction_agrees_with_converged_pgs(l
     assert q_d[-1, 0, 0] < -0.5  # it swung down
     np.testing.assert_allclose(q_d, q_p, atol=1e-4, rtol=0)
     np.testing.assert_allclose(qd_d, qd_p, atol=1e-4, rtol=0)
+
+
+def test_return_from_beyond_a_limit_keeps_the_velocity_limit():
+    """A rod started 0.5 rad above its [-0.3, 0.3] limit, its velocity limited to 2 rad/s: the limit's recovery
+    velocity (erp 0.8 of the error per step, 24 rad/s) and the velocity limit contradict each other; as in PhysX
+    (constraints/limit.py) the velocity limit wins and DIRECT brings the joint back by exactly 2/60 rad per step
+    (1e-5 rad; closed form), as PGS at 255/255 iterations does."""
+    qs = []
+    for solver, iterations in ((DIRECT, (4, 1)), (PGS, CONVERGED)):
+        art, scene = rod_pendulum(solver, iterations, limit=(-0.3, 0.3))
+        art.get_links()[1].inbound_joint.set_max_joint_velocity(Axis.SWING2, 2.0)
+        cache = art.create_cache()
+        cache.joint_position[:] = 0.8
+        art.apply_cache(cache, CacheFlag.POSITION)
+        qs.append(_joint_history(art, scene, 10)[0][:, 0, 0])
+    expected = 0.8 - 2.0 * DT * np.arange(1, 11)
+    np.testing.assert_allclose(qs[0], expected, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(qs[1], expected, atol=1e-5, rtol=0)
 
 
 # --- what Gauss-Seidel cannot do ---------------------------------------------------------------------------------
