@@ -130,11 +130,11 @@ def biped(solver, iterations):
     return art, scene, np.array([lk.mass for lk in art.get_links()]), np.array(coms)
 
 
-def slider_with_soft_range(solver, mass, low, high, compliance, damping):
+def slider_with_soft_range(solver, mass, low, high, compliance, damping, envs=1):
     """A free body of `mass` (COM at its origin) on a SliderJoint to the world along z, gravity -z, its range
     [low, high] compliant (the range constraint's compliance and damping; the five bilateral constraints hard), no
-    link damping. The slider coordinate is the body's height above its start."""
-    scene = artic.Scene(1, solver_type=solver)
+    link damping, in `envs` envs. The slider coordinate is the body's height above its start."""
+    scene = artic.Scene(envs, solver_type=solver)
     b = artic.RigidDynamic(Transform((0.0, 0.0, 1.0)), "slider_body")
     b.attach_shape(artic.Sphere(0.05, collision_group=0, collision_mask=0))
     b.link.mass = mass

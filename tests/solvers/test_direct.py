@@ -302,26 +302,24 @@ def test_soft_range_applies_no_force_inside_its_band():
     _no_fallback(scene, b)
 
 
-@pytest.mark.parametrize("start, velocity", [(-0.2, -0.5), (-0.15, 0.3), (0.25, 0.4), (0.18, -1.0)])
-def test_soft_range_beyond_its_band_is_the_implicit_spring(start, velocity):
-    """The same body started beyond a bound (below -0.1 or above 0.1 m, moving either way): one step's range
-    impulse is the implicit spring of the ODE paper's eq. 13 on the distance x past the bound, k = 1/compliance,
-    d = damping, effective mass m, v* = v0 - g h: p = -(h k x + h (h k + d) v*) / (1 + h (h k + d) / m), computed
-    here by hand; the reported force is p / h (1e-4 relative) and the velocity v* + p / m (1e-5 m/s)."""
-    scene, b, joint = slider_with_soft_range(DIRECT, MASS, LOW, HIGH, COMPLIANCE, DAMPING)
-    scene.set_joint_coordinates(joint, [start])
-    scene.set_actor_velocity(b, [0.0, 0.0, velocity, 0.0, 0.0, 0.0])
+def test_soft_range_beyond_its_band_is_the_implicit_spring():
+    """The same body in five envs at once, four started beyond a bound (below -0.1 or above 0.1 m, moving either
+    way) and one inside: one step's range impulse is, per env, the implicit spring of the ODE paper's eq. 13 on
+    the distance x past the bound, k = 1/compliance, d = damping, effective mass m, v* = v0 - g h:
+    p = -(h k x + h (h k + d) v*) / (1 + h (h k + d) / m), pushing back only, computed here by hand (zero in the
+    env inside the band); the reported force is p / h (1e-4 relative) and the velocity v* + p / m (1e-5 m/s)."""
+    start = np.array([-0.2, -0.15, 0.25, 0.18, 0.05])
+    velocity = np.array([-0.5, 0.3, 0.4, -1.0, 0.2])
+    scene, b, joint = slider_with_soft_range(DIRECT, MASS, LOW, HIGH, COMPLIANCE, DAMPING, envs=len(start))
+    scene.set_joint_coordinates(joint, start[:, None])
+    scene.set_actor_velocity(b, np.column_stack([np.zeros((5, 2)), velocity, np.zeros((5, 3))]))
     scene.step(DT)
     k, d, h = 1.0 / COMPLIANCE, DAMPING, DT
-    x = start - LOW if start < LOW else start - HIGH
+    x = np.where(start < LOW, start - LOW, np.where(start > HIGH, start - HIGH, 0.0))
     v_star = velocity - G * h
     p = -(h * k * x + h * (h * k + d) * v_star) / (1.0 + h * (h * k + d) / MASS)
-    if start < LOW:
-        p = max(p, 0.0)  # the spring only pushes back into the band
-    else:
-        p = min(p, 0.0)
-    assert abs(p) > 0.1  # the spring acts in every case here
-    forces = scene.get_joint_forces(joint)
-    assert forces.constraint_force[0, 5] == pytest.approx(p / h, rel=1e-4)
-    assert scene.get_actor_velocity(b)[0, 2] == pytest.approx(v_star + p / MASS, abs=1e-5)
+    p = np.where(start < LOW, np.maximum(p, 0.0), np.where(start > HIGH, np.minimum(p, 0.0), 0.0))
+    assert np.all(np.abs(p[:4]) > 0.1)  # the spring acts in every env beyond a bound
+    np.testing.assert_allclose(scene.get_joint_forces(joint).constraint_force[:, 5], p / h, rtol=1e-4, atol=1e-9)
+    np.testing.assert_allclose(scene.get_actor_velocity(b)[:, 2], v_star + p / MASS, rtol=0, atol=1e-5)
     _no_fallback(scene, b)
