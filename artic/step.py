@@ -27,7 +27,7 @@ from .collision.narrow import detect_env
 from .constraints.contact import finish_contacts, setup_contacts
 from .constraints.coupling_rows import CouplingRows, build_coupling_rows, setup_couplings
 from .constraints.drive import drive_coefficients, spherical_drive_error
-from .constraints.joint_rows import DRIVE_NONE, JointRows, build_joint_rows
+from .constraints.joint_rows import DRIVE_NONE, ROW_FRICTION, JointRows, build_joint_rows
 from .constraints.deadzone_rows import DeadzoneTable, build_deadzone_table
 from .constraints.row_form import RowForm
 from .constraints.loop_rows import LoopArrays, LoopTable, finish_loop_forces, setup_loops, update_loop_coordinates
@@ -442,9 +442,11 @@ class Stepper:
         self._launches.clear()
 
     def direct_capacity(self) -> int:
-        """Rows one env's direct solve can have: each joint row, two per coupling row (a tendon's spring and its
-        limit), three per contact slot and two per loop row (a soft range's two sides)."""
-        return (self.rows.row_count + 2 * self.couplings.row_count + 3 * self.geometry.capacity
+        """Rows one env's direct solve can have: each joint row (and a second for an effort friction's viscous
+        part), two per coupling row (a tendon's spring and its limit), three per contact slot, two per loop row (a
+        soft range's two sides) and three per deadzone controller."""
+        friction = int((self.rows.row_kind.numpy() == ROW_FRICTION).sum()) if self.rows.row_count else 0
+        return (self.rows.row_count + friction + 2 * self.couplings.row_count + 3 * self.geometry.capacity
                 + 2 * self.block.loop_table.row_count + 3 * self.deadzones.count)
 
     def _direct_arrays(self):

@@ -9,8 +9,9 @@ lambda_i sits at a bound (the ODE paper's three conditions). Every kind maps ont
 * joint position limit (constraints/limit.py's rule): the side that is violated or would be within the step, a
   one-sided row at -err erp / h (violated, position pass), 0 (violated, velocity pass) or -err / h (speculative);
 * joint velocity limit: a one-sided row at +-max velocity, added when the velocity would exceed it;
-* joint friction: target 0, box +-f h (coefficient model) or +-static h sliding at +-dynamic h (effort model;
-  its viscous part is left out);
+* joint friction: target 0, box +-f h (coefficient model) or +-static h sliding at +-dynamic h (effort model),
+  whose viscous part is the implicit damper c on the dof: target 0, cfm 1 / (c h), unbounded (what PGS's sliding
+  bound +-(dynamic + c |v|) h converges to), a second row when there is a Coulomb part;
 * mimic joint (the mimic-joint note): hard (cfm 0, target -erp C / h) or its compliant spring;
 * tendons: the rest-length spring as an implicit spring (a fixed tendon's on the single direction sum_j c_j e_j,
   where PhysX splits it per tendon joint), and the limit as a one-sided implicit spring;
@@ -20,7 +21,10 @@ lambda_i sits at a bound (the ODE paper's three conditions). Every kind maps ont
   ranges (hard like limits, or soft as two one-sided springs: a deadzone);
 * deadzone controllers (constraints/deadzone_rows.py): one-sided implicit springs at a band's edges, and a
   secondary target.
-Rows of every kind carry the dof cfm that the iterative solvers use for them (PhysX's link cfm).
+Limit, velocity-limit and friction rows are hard (cfm 0): PhysX's link cfm only under-relaxes each Gauss-Seidel
+update of these rows (impulse (target - v) / (r + cfm), with no -cfm lambda term), so PGS run to convergence holds
+them exactly; as a true CFM it would let a limit carrying a large impulse yield by cfm * lambda (the guide's finger:
+0.025 * 4e3 N m s = 100 rad/s).
 """
 
 import warp as wp
@@ -46,6 +50,7 @@ SRC_CONTACT = wp.constant(5)
 SRC_LOOP = wp.constant(6)
 SRC_LOOP_HIGH = wp.constant(7)  # a loop range's high side
 SRC_DEADZONE = wp.constant(8)  # a deadzone controller's row (constraints/deadzone_rows.py)
+SRC_JOINT_VISCOUS = wp.constant(9)  # the viscous part of a dof's friction, added to its friction row's impulse
 NO_FRICTION = wp.constant(-1)
 
 
@@ -145,15 +150,25 @@ def limit_row(err_low: float, err_high: float, v: float, h: float, erp: float, p
 
 
 @wp.func
+def limit_target(rows: JointRows, d: int, target: float):
+    """A limit row's target within the dof's velocity limit. A dof far beyond its limit asks for erp * error / h,
+    which its velocity-limit row forbids: two hard rows that contradict each other, which the mLCP would split by
+    its regularization (a rod 0.5 rad out with a 2 rad/s limit returned at 13 rad/s). PhysX's order makes the
+    velocity limit win (constraints/limit.py: min(erp * error / h, max velocity)), and so does this cap."""
+    vmax = rows.dof_max_velocity[d]
+    return wp.clamp(target, -vmax, vmax)
+
+
+@wp.func
 def add_joint_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, joint_q: wp.array2d(dtype=float),
                    target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float,
                    position: int):
-    """Drives, limits and friction of the articulations' dofs (velocity limits are added when needed)."""
+    """Drives, limits and friction of the articulations' dofs (velocity limits are added when needed); returns
+    the number of viscous friction rows that found no slot."""
     for r in range(rows.row_count):
         kind = rows.row_kind[r]
         d = rows.row_dof[r]
         col = tree.dof_gen[d]
-        cfm_dof = rows.dof_cfm[d]
         v = sd.gen_v[env, col]
         if kind == ROW_DRIVE:
             if rows.dof_drive[d] == DRIVE_NONE:
@@ -174,24 +189,43 @@ def add_joint_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, joint
         elif kind == ROW_FRICTION_COEF:
             bound = sd.dof_friction_force[env, d] * h
             if bound > 0.0:
-                i = _new_row(rf, env, n_gen, SRC_JOINT, r, 0.0, cfm_dof, -bound, bound)
+                i = _new_row(rf, env, n_gen, SRC_JOINT, r, 0.0, 0.0, -bound, bound)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
         elif kind == ROW_FRICTION:
             static = rows.dof_static_friction[d] * h
             if static > 0.0 or rows.dof_dynamic_friction[d] > 0.0:
-                i = _new_row(rf, env, n_gen, SRC_JOINT, r, 0.0, cfm_dof, -static, static)
+                i = _new_row(rf, env, n_gen, SRC_JOINT, r, 0.0, 0.0, -static, static)
                 rf.findex[env, i] = FRICTION_CONSTANT
                 rf.mu_static[env, i] = static
                 rf.mu_dynamic[env, i] = rows.dof_dynamic_friction[d] * h
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+            elif rows.dof_viscous_friction[d] > 0.0:  # viscous only (URDF damping): the damper takes this slot
+                i = _new_row(rf, env, n_gen, SRC_JOINT, r, 0.0, 1.0 / (rows.dof_viscous_friction[d] * h), -wp.inf,
+                             wp.inf)
+                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
         elif kind == ROW_LIMIT:
             res = limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position)
+            target = limit_target(rows, d, res[0])
             if res[1] > 0.0:
-                i = _new_row(rf, env, n_gen, SRC_JOINT, r, res[0], cfm_dof, 0.0, wp.inf)
+                i = _new_row(rf, env, n_gen, SRC_JOINT, r, target, 0.0, 0.0, wp.inf)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
             elif res[1] < 0.0:
-                i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, res[0], cfm_dof, -wp.inf, 0.0)
+                i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, target, 0.0, -wp.inf, 0.0)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+    # the viscous part of a friction that also has a Coulomb part is a second row (step.direct_capacity counts a
+    # slot for it); returns how many found no slot (the caller then falls back: never dropped silently)
+    missing = int(0)
+    for r in range(rows.row_count):
+        d = rows.row_dof[r]
+        c = rows.dof_viscous_friction[d]
+        if rows.row_kind[r] == ROW_FRICTION and c > 0.0 and (rows.dof_static_friction[d] > 0.0 or
+                                                             rows.dof_dynamic_friction[d] > 0.0):
+            if rf.count[env] < rf.cfm.shape[1]:
+                i = _new_row(rf, env, n_gen, SRC_JOINT_VISCOUS, r, 0.0, 1.0 / (c * h), -wp.inf, wp.inf)
+                _add_dof(rf, sd.minv, env, i, n_gen, tree.dof_gen[d], 1.0)
+            else:
+                missing += 1
+    return missing
 
 
 @wp.func
@@ -204,9 +238,9 @@ def add_velocity_limit(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, e
         return 0
     i = int(0)
     if v > 0.0:
-        i = _new_row(rf, env, n_gen, SRC_VELOCITY_LIMIT, r, vmax, rows.dof_cfm[d], -wp.inf, 0.0)
+        i = _new_row(rf, env, n_gen, SRC_VELOCITY_LIMIT, r, vmax, 0.0, -wp.inf, 0.0)
     else:
-        i = _new_row(rf, env, n_gen, SRC_VELOCITY_LIMIT, r, -vmax, rows.dof_cfm[d], 0.0, wp.inf)
+        i = _new_row(rf, env, n_gen, SRC_VELOCITY_LIMIT, r, -vmax, 0.0, 0.0, wp.inf)
     _add_dof(rf, sd.minv, env, i, n_gen, tree.dof_gen[d], 1.0)
     return 1
 

@@ -10,9 +10,11 @@ Rows that v* alone cannot predict are added lazily: a joint limit the solved vel
 and a velocity limit the solved velocity exceeds; the problem is then solved again, warm-started, at most
 LAZY_ROUNDS times.
 
-When a solve fails (its pivot budget runs out, or a value is not finite) the env falls back to PGS for this step;
-the fallback is counted per env and reported by Scene (never silent). The per-env report: pivots, rows,
-complementarity error, whether the friction boxes settled, and each deadzone controller's impulse.
+When a solve fails (its pivot budget runs out, a value is not finite, or the velocity solve's answer violates the
+conditions by more than FAILED_TOLERANCES times the pivoting's tolerance, which float32 cannot avoid when impulses
+are ~1e6 times the velocities' scale) the env falls back to PGS for this step; the fallback is counted per env and
+reported by Scene (never silent). The per-env report: pivots, rows, complementarity error (also of a failed
+velocity solve), whether the friction boxes settled, and each deadzone controller's impulse.
 """
 
 import warp as wp
@@ -29,6 +31,7 @@ from ..constraints.row_form import (
     SRC_DEADZONE,
     SRC_JOINT,
     SRC_JOINT_HIGH,
+    SRC_JOINT_VISCOUS,
     SRC_LOOP,
     SRC_LOOP_HIGH,
     SRC_VELOCITY_LIMIT,
@@ -41,13 +44,16 @@ from ..constraints.row_form import (
     add_loop_rows,
     add_velocity_limit,
     limit_row,
+    limit_target,
 )
 from ..data import Kin, StepData
 from ..model import Tree
-from .mlcp import FREE, complementarity_error, solve_friction_lcp
+from .mlcp import FREE, complementarity_error, lcp_tolerance, solve_friction_lcp
 from .pgs import PGS_ERP, PGS_JOINT_ERP, pgs_solve
 
 LAZY_ROUNDS = wp.constant(4)
+FAILED_TOLERANCES = wp.constant(1000.0)  # a velocity solve whose complementarity error exceeds this many times
+# the pivoting's own tolerance (1e-2 of the largest |b|, at least 1e-4 m/s) has failed
 MIN_RESPONSE = wp.constant(1.0e-12)  # a hard row nothing can move along is held at zero impulse
 
 
@@ -120,9 +126,11 @@ def _has_row(rf: RowForm, env: int, m: int, kind: int, kind2: int, index: int):
 @wp.func
 def _lazy_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int, n_gen: int, h: float,
                position: int):
-    """Add the joint-limit and velocity-limit rows the solved velocity (in sd.gen_v) calls for; returns how many."""
+    """Add the joint-limit and velocity-limit rows the solved velocity (in sd.gen_v) calls for; returns how many,
+    or -1 when the capacity has no room left for one (a friction dof's viscous row took it)."""
     m = rf.count[env]
     added = int(0)
+    full = rf.cfm.shape[1]
     for r in range(rows.row_count):
         kind = rows.row_kind[r]
         d = rows.row_dof[r]
@@ -131,15 +139,20 @@ def _lazy_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int,
         if kind == ROW_VELOCITY_LIMIT:
             if wp.abs(v) > rows.dof_max_velocity[d] * (1.0 + 1.0e-6):
                 if _has_row(rf, env, m, SRC_VELOCITY_LIMIT, SRC_VELOCITY_LIMIT, r) == 0:
+                    if rf.count[env] >= full:
+                        return -1
                     added += add_velocity_limit(tree, rows, sd, rf, env, n_gen, r, v)
         elif kind == ROW_LIMIT:
             res = limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, PGS_ERP, position)
             if res[1] != 0.0 and _has_row(rf, env, m, SRC_JOINT, SRC_JOINT_HIGH, r) == 0:
+                if rf.count[env] >= full:
+                    return -1
                 i = int(0)
+                target = limit_target(rows, d, res[0])
                 if res[1] > 0.0:
-                    i = _new_row(rf, env, n_gen, SRC_JOINT, r, res[0], rows.dof_cfm[d], 0.0, wp.inf)
+                    i = _new_row(rf, env, n_gen, SRC_JOINT, r, target, 0.0, 0.0, wp.inf)
                 else:
-                    i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, res[0], rows.dof_cfm[d], -wp.inf, 0.0)
+                    i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, target, 0.0, -wp.inf, 0.0)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
                 added += 1
     return added
@@ -157,7 +170,8 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
     add_loop_rows(jt, ja, sd, rf, env, n_gen, h, PGS_JOINT_ERP, position)
     add_contact_rows(ct, rf, env, n_gen, h, PGS_ERP, position)
     add_coupling_rows(tree, rows, cr, sd, rf, joint_q, env, n_gen, h, PGS_ERP, position)
-    add_joint_rows(tree, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP, position)
+    if add_joint_rows(tree, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP, position) != 0:
+        return wp.vec2i(0, 0)
     add_deadzone_rows(tree, jt, ja, kin, dz, rf, sd.minv, joint_q, env, n_gen, h)
     built = int(0)
     pivots = int(0)
@@ -173,7 +187,10 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
             return wp.vec2i(pivots, 0)
         status = res[1]
         _velocity(rf, da, sd.gen_v, env, m, n_gen)
-        if _lazy_rows(tree, rows, sd, rf, env, n_gen, h, position) == 0:
+        added = _lazy_rows(tree, rows, sd, rf, env, n_gen, h, position)
+        if added < 0:
+            return wp.vec2i(pivots, 0)
+        if added == 0:
             break
     return wp.vec2i(pivots, status)
 
@@ -192,6 +209,8 @@ def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: Contacts, ja: L
             sd.row_lambda[env, src] = x
         elif kind == SRC_JOINT_HIGH:
             sd.row_lambda2[env, src] = x
+        elif kind == SRC_JOINT_VISCOUS:  # after its Coulomb row (add_joint_rows adds these last)
+            sd.row_lambda[env, src] = sd.row_lambda[env, src] + x
         elif kind == SRC_COUPLING:
             sd.cpl_acc[env, src] = x
         elif kind == SRC_COUPLING_LIMIT:
@@ -238,16 +257,21 @@ def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt
     da.pivots[env] = pivots
     da.rows[env] = rf.count[env]
     da.settled[env] = settled
+    err = float(0.0)
+    if ok != 0:
+        m = rf.count[env]
+        err = complementarity_error(da.a, da.b, rf.lo, rf.hi, da.x, env, m)
+        if err > FAILED_TOLERANCES * lcp_tolerance(da.b, env, m):
+            ok = 0  # float32 could not resolve it (the guide's finger with kp 1e8: 18 rad/s): not a solution
+    da.complementarity[env] = err
     if ok == 0:
         da.fallback[env] = 1
         da.fallback_count[env] = da.fallback_count[env] + 1
-        da.complementarity[env] = 0.0
         for k in range(n_gen):
             sd.gen_v[env, k] = da.v_star[env, k]
         pgs_solve(tree, rows, cr, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel)
         return
     da.fallback[env] = 0
-    da.complementarity[env] = complementarity_error(da.a, da.b, rf.lo, rf.hi, da.x, env, rf.count[env])
     _write_back(rf, da, sd, ct, ja, env)
 
 

@@ -23,8 +23,11 @@ than updated: simpler, and the same answer.
 Numerics (float32 storage, float64 accumulation in the factorization and in every residual). Redundant rows (a
 four-bar's over-constrained loop, two contacts that say the same thing) make A_FF singular: every diagonal entry
 is raised by REG_REL times itself, the regularization floor, which turns a redundant hard row into one with the
-compliance 1e-6 / A_ii, so the velocity error it leaves is 1e-6 of its own response times its impulse. A pivot that
-rounding still drives below FLOOR_REL times its diagonal entry is raised to that (math/dense.py's rule).
+compliance 1e-5 A_ii. REFINE_PASSES passes of iterative refinement against the unregularized A_FF then remove
+that compliance's error from every direction A_FF resolves, so a hard row stays hard even when it carries a large
+impulse against a soft one (the guide's finger: a limit holding a stiff drive); only a truly redundant direction
+keeps the floor. A pivot that rounding still drives below FLOOR_REL times its diagonal entry is raised to that
+(math/dense.py's rule).
 A pass count beyond MAX_PIVOTS_PER_ROW * m + 16 (degenerate cycling that rounding can cause), or a non-finite value,
 is a failure: the caller falls back to projected Gauss-Seidel and counts it (solvers/direct.py).
 """
@@ -34,12 +37,14 @@ import warp as wp
 FREE = wp.constant(0)
 AT_LOW = wp.constant(1)
 AT_HIGH = wp.constant(2)
-REG_REL = wp.constant(1.0e-6)  # diagonal regularization floor, relative to A_ii
+REG_REL = wp.constant(1.0e-5)  # diagonal regularization floor, relative to A_ii
 FLOOR_REL = wp.constant(1.0e-7)  # smallest Cholesky pivot relative to its (regularized) diagonal entry
 FLOOR_ABS = wp.constant(1.0e-20)
+REFINE_PASSES = wp.constant(2)  # iterative refinement passes after each free-set solve
 MAX_PIVOTS_PER_ROW = wp.constant(4)
 TOL_REL = wp.constant(1.0e-5)  # complementarity tolerance on w, relative to the largest |b| (and to FLOOR_W)
 FLOOR_W = wp.constant(1.0e-7)  # [m/s or rad/s] the tolerance's floor
+NOISE_REL = wp.constant(1.0e-6)  # a release must beat this fraction of sum_j |a_ij x_j| (float32 rounding)
 
 
 @wp.func
@@ -50,6 +55,15 @@ def _residual(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.arra
     for j in range(m):
         s += wp.float64(a[env, i, j]) * wp.float64(x[env, j])
     return s
+
+
+@wp.func
+def _noise(a: wp.array3d(dtype=float), x: wp.array2d(dtype=float), env: int, i: int, m: int):
+    """What float32 rounding of A and x can put into w_i: NOISE_REL sum_j |a_ij x_j|."""
+    s = wp.float64(0.0)
+    for j in range(m):
+        s += wp.float64(wp.abs(a[env, i, j] * x[env, j]))
+    return s * wp.float64(NOISE_REL)
 
 
 @wp.func
@@ -99,7 +113,55 @@ def _solve_free(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.ar
         for p in range(k + 1, nf):
             u -= wp.float64(chol[env, p, k]) * wp.float64(y[env, p])
         y[env, k] = float(u) / chol[env, k, k]
+    m_cap = chol.shape[1]
+    if m_cap >= 3:
+        for _pass in range(REFINE_PASSES):
+            _refine(a, b, x, state, chol, free, y, env, m, nf, m_cap)
     return nf
+
+
+@wp.func
+def _slot(k: int, m_cap: int):
+    """Where the refinement keeps entry k of its correction: the strictly upper triangle of chol, which the
+    factorization leaves unused ((k, m_cap - 1) for k < m_cap - 1, and (0, 1))."""
+    if k < m_cap - 1:
+        return wp.vec2i(k, m_cap - 1)
+    return wp.vec2i(0, 1)
+
+
+@wp.func
+def _refine(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.array2d(dtype=float),
+            state: wp.array2d(dtype=int), chol: wp.array3d(dtype=float), free: wp.array2d(dtype=int),
+            y: wp.array2d(dtype=float), env: int, m: int, nf: int, m_cap: int):
+    """One pass of iterative refinement against the unregularized A_FF: y += (A_FF + reg)^-1 (b_F - A_FC x_C -
+    A_FF y), residual in float64. It removes the regularization's error in every direction A_FF resolves (the
+    compliance REG_REL A_ii would otherwise give a hard row: a limit holding 1e3 N m s against a stiff drive
+    yields by REG_REL A_ii lambda), while a redundant direction, which A_FF does not resolve, gains at most another
+    A_FF^-1-regularized share of its residual per pass."""
+    for k in range(nf):
+        i = free[env, k]
+        s = wp.float64(b[env, i])
+        for j in range(m):
+            if state[env, j] != FREE:
+                s -= wp.float64(a[env, i, j]) * wp.float64(x[env, j])
+        for q in range(nf):
+            s -= wp.float64(a[env, i, free[env, q]]) * wp.float64(y[env, q])
+        for p in range(k):
+            sp = _slot(p, m_cap)
+            s -= wp.float64(chol[env, k, p]) * wp.float64(chol[env, sp[0], sp[1]])
+        sk = _slot(k, m_cap)
+        chol[env, sk[0], sk[1]] = float(s) / chol[env, k, k]
+    for kk in range(nf):
+        k = nf - 1 - kk
+        sk = _slot(k, m_cap)
+        u = wp.float64(chol[env, sk[0], sk[1]])
+        for p in range(k + 1, nf):
+            sp = _slot(p, m_cap)
+            u -= wp.float64(chol[env, p, k]) * wp.float64(chol[env, sp[0], sp[1]])
+        chol[env, sk[0], sk[1]] = float(u) / chol[env, k, k]
+    for k in range(nf):
+        sk = _slot(k, m_cap)
+        y[env, k] = y[env, k] + chol[env, sk[0], sk[1]]
 
 
 @wp.func
@@ -174,7 +236,10 @@ def solve_box_lcp(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp
             state[env, block] = block_state
             pivots += 1
             continue
-        # the free rows meet their targets: free the clamped row whose w has the wrong sign by the most
+        # the free rows meet their targets: free the clamped row whose w has the wrong sign by the most, and by
+        # more than the rounding of its float32 terms (NOISE_REL sum_j |a_ij x_j|): with large impulses that noise
+        # exceeds tol, and releasing on it cycles (a 1000 kg box on a 1 kg box: four contact normals per face,
+        # impulses of 80 N s)
         worst = int(-1)
         worst_w = wp.float64(tol)
         for i in range(m):
@@ -183,7 +248,7 @@ def solve_box_lcp(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp
                 w = _residual(a, b, x, env, i, m)
                 if st == AT_LOW:
                     w = -w
-                if w > worst_w:
+                if w > worst_w and w > _noise(a, x, env, i, m):
                     worst_w = w
                     worst = i
         if worst < 0:
