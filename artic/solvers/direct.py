@@ -67,7 +67,7 @@ class DirectArrays:
     state: wp.array2d(dtype=int)  # (E, M) free / at low / at high
     chol: wp.array3d(dtype=float)  # (E, M, M) Cholesky workspace
     free: wp.array2d(dtype=int)  # (E, M)
-    y: wp.array2d(dtype=float)  # (E, M)
+    y: wp.array2d(dtype=float)  # (E, 2M) the free-set solution, then the refinement's correction
     v_star: wp.array2d(dtype=float)  # (E, N) the unconstrained velocity
     pivots: wp.array(dtype=int)  # (E,) pivots of the last step (both solves)
     rows: wp.array(dtype=int)  # (E,) rows of the last velocity solve
@@ -291,7 +291,7 @@ def build_direct(num_envs: int, capacity: int, n_gen: int, deadzones: int, devic
         setattr(rf, name, z((e, m), wp.int32))
     da = DirectArrays()
     da.a, da.chol = z((e, m, m)), z((e, m, m))
-    da.b, da.x, da.y = z((e, m)), z((e, m)), z((e, m))
+    da.b, da.x, da.y = z((e, m)), z((e, m)), z((e, 2 * m))
     da.state, da.free = z((e, m), wp.int32), z((e, m), wp.int32)
     da.v_star = z((e, n))
     for name in ("pivots", "rows", "settled", "fallback", "fallback_count"):
@@ -304,4 +304,4 @@ def build_direct(num_envs: int, capacity: int, n_gen: int, deadzones: int, devic
 def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     """Bytes one env of build_direct's arrays takes (float32 and int32 values)."""
     m, n = max(capacity, 1), max(n_gen, 1)
-    return 4 * (2 * m * n + 2 * m * m + 13 * m + n + 7)
+    return 4 * (2 * m * n + 2 * m * m + 16 * m + n + 7)  # + one float per deadzone controller

@@ -70,7 +70,8 @@ def _noise(a: wp.array3d(dtype=float), x: wp.array2d(dtype=float), env: int, i: 
 def _solve_free(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.array2d(dtype=float),
                 state: wp.array2d(dtype=int), chol: wp.array3d(dtype=float), free: wp.array2d(dtype=int),
                 y: wp.array2d(dtype=float), env: int, m: int):
-    """y[:nf] = A_FF^-1 (b_F - A_FC x_C) for the free rows listed in free[:nf]; returns nf."""
+    """y[:nf] = A_FF^-1 (b_F - A_FC x_C) for the free rows listed in free[:nf] (y is (E, 2M): its second half is
+    the refinement's workspace); returns nf."""
     nf = int(0)
     for i in range(m):
         if state[env, i] == FREE:
@@ -113,31 +114,21 @@ def _solve_free(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.ar
         for p in range(k + 1, nf):
             u -= wp.float64(chol[env, p, k]) * wp.float64(y[env, p])
         y[env, k] = float(u) / chol[env, k, k]
-    m_cap = chol.shape[1]
-    if m_cap >= 3:
-        for _pass in range(REFINE_PASSES):
-            _refine(a, b, x, state, chol, free, y, env, m, nf, m_cap)
+    for _pass in range(REFINE_PASSES):
+        _refine(a, b, x, state, chol, free, y, env, m, nf)
     return nf
-
-
-@wp.func
-def _slot(k: int, m_cap: int):
-    """Where the refinement keeps entry k of its correction: the strictly upper triangle of chol, which the
-    factorization leaves unused ((k, m_cap - 1) for k < m_cap - 1, and (0, 1))."""
-    if k < m_cap - 1:
-        return wp.vec2i(k, m_cap - 1)
-    return wp.vec2i(0, 1)
 
 
 @wp.func
 def _refine(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.array2d(dtype=float),
             state: wp.array2d(dtype=int), chol: wp.array3d(dtype=float), free: wp.array2d(dtype=int),
-            y: wp.array2d(dtype=float), env: int, m: int, nf: int, m_cap: int):
+            y: wp.array2d(dtype=float), env: int, m: int, nf: int):
     """One pass of iterative refinement against the unregularized A_FF: y += (A_FF + reg)^-1 (b_F - A_FC x_C -
-    A_FF y), residual in float64. It removes the regularization's error in every direction A_FF resolves (the
-    compliance REG_REL A_ii would otherwise give a hard row: a limit holding 1e3 N m s against a stiff drive
-    yields by REG_REL A_ii lambda), while a redundant direction, which A_FF does not resolve, gains at most another
-    A_FF^-1-regularized share of its residual per pass."""
+    A_FF y), residual in float64, the correction kept in y's second half. It removes the regularization's error in
+    every direction A_FF resolves (the compliance REG_REL A_ii would otherwise give a hard row: a limit holding
+    1e3 N m s against a stiff drive yields by REG_REL A_ii lambda), while a redundant direction, which A_FF does not
+    resolve, gains at most another A_FF^-1-regularized share of its residual per pass."""
+    c = y.shape[1] // 2  # the correction's offset
     for k in range(nf):
         i = free[env, k]
         s = wp.float64(b[env, i])
@@ -147,21 +138,16 @@ def _refine(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.array2
         for q in range(nf):
             s -= wp.float64(a[env, i, free[env, q]]) * wp.float64(y[env, q])
         for p in range(k):
-            sp = _slot(p, m_cap)
-            s -= wp.float64(chol[env, k, p]) * wp.float64(chol[env, sp[0], sp[1]])
-        sk = _slot(k, m_cap)
-        chol[env, sk[0], sk[1]] = float(s) / chol[env, k, k]
+            s -= wp.float64(chol[env, k, p]) * wp.float64(y[env, c + p])
+        y[env, c + k] = float(s) / chol[env, k, k]
     for kk in range(nf):
         k = nf - 1 - kk
-        sk = _slot(k, m_cap)
-        u = wp.float64(chol[env, sk[0], sk[1]])
+        u = wp.float64(y[env, c + k])
         for p in range(k + 1, nf):
-            sp = _slot(p, m_cap)
-            u -= wp.float64(chol[env, p, k]) * wp.float64(chol[env, sp[0], sp[1]])
-        chol[env, sk[0], sk[1]] = float(u) / chol[env, k, k]
+            u -= wp.float64(chol[env, p, k]) * wp.float64(y[env, c + p])
+        y[env, c + k] = float(u) / chol[env, k, k]
     for k in range(nf):
-        sk = _slot(k, m_cap)
-        y[env, k] = y[env, k] + chol[env, sk[0], sk[1]]
+        y[env, k] = y[env, k] + y[env, c + k]
 
 
 @wp.func

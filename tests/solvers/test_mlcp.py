@@ -58,7 +58,7 @@ def _run(problems, friction=False):
     x = wp.zeros((e, M), dtype=float)
     out = wp.zeros((e, 3), dtype=float)
     wp.launch(_solve_kernel, e, [*arrays, x, wp.zeros((e, M), dtype=int), wp.zeros((e, M, M), dtype=float),
-                                 wp.zeros((e, M), dtype=int), wp.zeros((e, M), dtype=float),
+                                 wp.zeros((e, M), dtype=int), wp.zeros((e, 2 * M), dtype=float),
                                  wp.array(findex, dtype=int), wp.array(fcount, dtype=int), wp.array(mu, dtype=float),
                                  wp.array(mu, dtype=float), wp.array(sizes, dtype=int), int(friction), out],
               device="cpu")
