@@ -27,6 +27,7 @@ USED = {
     "default": {"class"},
     "asset": set(),
     "mesh": {"name", "class", "file", "scale", "inertia", "maxhullvert"},
+    "hfield": {"name", "nrow", "ncol", "size", "elevation", "file"},
     "worldbody": set(),
     "body": {"name", "childclass", "pos"} | _ORIENT,
     "inertial": {"pos", "mass", "diaginertia", "fullinertia"} | _ORIENT,
@@ -34,7 +35,7 @@ USED = {
               "frictionloss", "stiffness", "springref"},
     "freejoint": {"name"},
     "geom": {"name", "class", "type", "size", "fromto", "pos", "mesh", "friction", "margin", "contype",
-             "conaffinity", "mass", "density", "shellinertia", "group"} | _ORIENT,
+             "conaffinity", "mass", "density", "shellinertia", "group", "hfield"} | _ORIENT,
 }
 # sections, and the <default> children of their elements, read and reported elsewhere
 OWNED = {"option", "contact", "tendon", "equality", "actuator", "pair", "motor", "position", "velocity", "general",
