@@ -53,10 +53,6 @@ XFAIL = {
     "dm_control/humanoid.xml": "MuJoCo 0.202, artic 0.086: artic's humanoid falls faster from 0.4 s on and lands on "
                                "its back, MuJoCo's on its side; MuJoCo with hard contacts, hard limits and friction "
                                "0.35 together lands on its back too (0.088)",
-    "dm_control/quadruped.xml": "MuJoCo 0.454, artic 0.200: MuJoCo's quadruped stands on its actuators, position "
-                                "servos (gain 1000, bias -1000 q) on fixed tendons with a filter, which hold qpos 0 "
-                                "at ctrl 0; artic reports tendon transmissions and filter dynamics and leaves them "
-                                "inert, so its quadruped collapses",
 }
 
 

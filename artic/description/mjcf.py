@@ -231,10 +231,10 @@ class _Loader:
         for body in world.findall("body"):
             model.articulations.append(self._tree(body))
         self.mass.finish()
-        read_actuators(self, root.find("actuator"))  # mjcf_actuators.py
         for section in root.findall("contact"):
             self._contact(section)
         model.joints = read_couplings(self, root)
+        read_actuators(self, root.find("actuator"))  # mjcf_actuators.py; after the tendons, which they may drive
         if self.ellipsoids:
             warnings.warn(f"MJCF '{path.name}': {len(self.ellipsoids)} ellipsoid geom(s) (first '{self.ellipsoids[0]}') "
                           f"collide as the {len(ELLIPSOID_DIRECTIONS)}-vertex convex polytope inscribed in each (within "
