@@ -131,3 +131,29 @@ def test_bad_hfields_are_refused(tmp_path, asset, where, message):
     with pytest.raises(MjcfError, match=message) as e:
         artic.load_mjcf(path)
     assert "bad.xml" in str(e.value)
+
+
+@pytest.mark.parametrize("margin, offset", [(None, 0.02), ("0", 0.02), ("0.05", 0.05)])
+def test_margin_sets_at_least_a_detection_distance(tmp_path, margin, offset):
+    """A geom's contact offset is its margin but never below 0.02 m (PhysX's default): artic's contacts act at touch
+    and are speculative within the offset, so it only decides how early a contact is seen."""
+    attr = "" if margin is None else f' margin="{margin}"'
+    model, _ = _load(tmp_path, world=f'<geom type="plane" size="5 5 0.1"{attr}/>')
+    assert model.statics[0].shapes[0].contact_offset == pytest.approx(offset)
+
+
+def test_resting_capsule_keeps_its_contacts(tmp_path):
+    """A capsule lying on the floor (MuJoCo's default margin 0) is in contact at every step of 0.5 s and stays at
+    its radius: with a zero contact offset its contacts were seen only in the steps where it sank in."""
+    model, _ = _load(tmp_path, world='<geom type="plane" size="5 5 0.1"/>',
+                     body='<body pos="0 0 0.05"><freejoint/><geom type="capsule" size="0.05 0.2" zaxis="1 0 0"/>'
+                          '</body>')
+    scene = artic.Scene(1, gravity=model.gravity)
+    model.add_to(scene)
+    (art,) = model.articulations
+    counts = []
+    for _ in range(200):
+        scene.step(0.0025)
+        counts.append(int(scene.get_contacts(art).count[0]))
+    assert min(counts) >= 2  # both ends of the capsule, every step
+    assert scene.get_link_poses(art)[0, 0, 2] == pytest.approx(0.05, abs=1e-3)

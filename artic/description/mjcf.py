@@ -35,7 +35,8 @@ How MJCF maps onto PhysX-style articulations:
 * Actuators (motor, position, velocity, general) become drives and joint forces driven by `MjcfControl`; all are
   listed in `MjcfModel.actuators`, in file order (the ctrl columns): see mjcf_actuators.py.
 * Contact: contype/conaffinity are the shapes' collision group/mask (self-collision between bodies follows them,
-  as in MuJoCo), friction's first value both Coulomb coefficients, margin the contact offset. An ellipsoid
+  as in MuJoCo), friction's first value both Coulomb coefficients, margin the contact offset (at least
+  DETECTION_OFFSET, PhysX's default: a detection distance, as artic's contacts act at touch). An ellipsoid
   collides as the convex polytope inscribed in it through ELLIPSOID_DIRECTIONS (exact at the ends of its axes). MuJoCo's soft-contact
   parameters (solref, solimp) have no PhysX counterpart and are ignored.
 """
@@ -108,6 +109,7 @@ _SIZES = {"sphere": (1, "radius"), "capsule": (2, "radius, half-length"), "cylin
           "hfield": (0, "")}
 # elements whose content artic would drop: refused rather than ignored
 _UNSUPPORTED = ("frame", "replicate", "attach", "composite", "flexcomp")
+DETECTION_OFFSET = 0.02  # [m] the least contact offset of an MJCF geom: PhysX's default (see `_shape`)
 _WORLD = -1  # the weld group of the world body and of the bodies welded to it
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 
@@ -414,7 +416,10 @@ class _Loader:
         shape.local_pose = pose
         mu = float(v.numbers(g, "friction", (1, 3), text=a["friction"])[0])
         shape.material = Material(mu, mu, 0.0)
-        shape.contact_offset = v.number(g, "margin", text=a["margin"])
+        # MuJoCo's margin widens where a contact acts; artic's contacts act at touch and are speculative (kept from
+        # closing) within the contact offset, which must stay a detection distance: at 0 a resting contact is found
+        # only in the steps where it penetrates, and its friction comes and goes (dm walker kneeling)
+        shape.contact_offset = max(v.number(g, "margin", text=a["margin"], minimum=0.0), DETECTION_OFFSET)
         shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
         shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
         return shape
