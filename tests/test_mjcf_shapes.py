@@ -133,13 +133,36 @@ def test_bad_hfields_are_refused(tmp_path, asset, where, message):
     assert "bad.xml" in str(e.value)
 
 
-@pytest.mark.parametrize("margin, offset", [(None, 0.02), ("0", 0.02), ("0.05", 0.05)])
-def test_margin_sets_at_least_a_detection_distance(tmp_path, margin, offset):
-    """A geom's contact offset is its margin but never below 0.02 m (PhysX's default): artic's contacts act at touch
-    and are speculative within the offset, so it only decides how early a contact is seen."""
-    attr = "" if margin is None else f' margin="{margin}"'
-    model, _ = _load(tmp_path, world=f'<geom type="plane" size="5 5 0.1"{attr}/>')
-    assert model.statics[0].shapes[0].contact_offset == pytest.approx(offset)
+@pytest.mark.parametrize("geom", ['type="sphere" size="0.1"', 'type="capsule" size="0.1 0.2" zaxis="1 0 0"',
+                                  'type="box" size="0.1 0.2 0.1"', 'type="cylinder" size="0.1 0.2"',
+                                  'type="ellipsoid" size="0.3 0.2 0.1"'])
+def test_margins_keep_bodies_apart_as_in_mujoco(tmp_path, geom):
+    """MuJoCo's geoms rest the sum of their margins apart (0.05 + 0.03 here, against 0 without): a body with a
+    margin dropped on a floor with one rests at MuJoCo's height to 1.5 mm, and every geom's contact offset is the
+    0.02 m detection distance."""
+    path = tmp_path / "m.xml"
+    path.write_text(f'<mujoco><worldbody><geom type="plane" size="5 5 0.1" margin="0.03"/><body pos="0 0 0.4">'
+                    f'<freejoint/><geom {geom} margin="0.05"/></body></worldbody></mujoco>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = artic.load_mjcf(path)
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(mj)
+    for _ in range(500):
+        mujoco.mj_step(mj, data)
+    assert _rest_height(model) == pytest.approx(data.qpos[2], abs=1.5e-3)
+    shapes = model.statics[0].shapes + model.articulations[0].get_links()[0].shapes
+    assert all(s.contact_offset == pytest.approx(0.02) for s in shapes)
+
+
+def test_mesh_margin_is_reported(tmp_path):
+    """A mesh geom cannot grow by its margin: one warning names it."""
+    (tmp_path / "cube.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+    path = tmp_path / "m.xml"
+    path.write_text('<mujoco><asset><mesh name="c" file="cube.obj" scale="0.1 0.1 0.1"/></asset><worldbody><body>'
+                    '<freejoint/><geom name="tet" type="mesh" mesh="c" margin="0.01"/></body></worldbody></mujoco>')
+    with pytest.warns(RuntimeWarning, match=r"the margin of 1 mesh geom\(s\) \(first 'tet'\) is dropped"):
+        artic.load_mjcf(path)
 
 
 def test_resting_capsule_keeps_its_contacts(tmp_path):

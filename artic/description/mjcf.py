@@ -35,8 +35,9 @@ How MJCF maps onto PhysX-style articulations:
 * Actuators (motor, position, velocity, general) become drives and joint forces driven by `MjcfControl`; all are
   listed in `MjcfModel.actuators`, in file order (the ctrl columns): see mjcf_actuators.py.
 * Contact: contype/conaffinity are the shapes' collision group/mask (self-collision between bodies follows them,
-  as in MuJoCo), friction's first value both Coulomb coefficients, margin the contact offset (at least
-  DETECTION_OFFSET, PhysX's default: a detection distance, as artic's contacts act at touch). An ellipsoid
+  as in MuJoCo), friction's first value both Coulomb coefficients; a margin grows the shape (`_grow`: MuJoCo's
+  geoms rest the sum of their margins apart) and the contact offset is DETECTION_OFFSET (PhysX's default, a
+  detection distance, as artic's contacts act at touch). An ellipsoid
   collides as the convex polytope inscribed in it through ELLIPSOID_DIRECTIONS (exact at the ends of its axes). MuJoCo's soft-contact
   parameters (solref, solimp) have no PhysX counterpart and are ignored.
 """
@@ -60,7 +61,7 @@ from .mjcf_hfield import hfield_mesh, read_hfield
 from .mjcf_mass import MESH_INERTIA, MassRules
 from .mjcf_options import Options, apply_mujoco_defaults, disable_contacts, read_options
 from .mjcf_report import report_unused
-from .shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Sphere
+from .shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Sphere, TriangleMesh
 from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
 from .xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 
@@ -109,7 +110,7 @@ _SIZES = {"sphere": (1, "radius"), "capsule": (2, "radius, half-length"), "cylin
           "hfield": (0, "")}
 # elements whose content artic would drop: refused rather than ignored
 _UNSUPPORTED = ("frame", "replicate", "attach", "composite", "flexcomp")
-DETECTION_OFFSET = 0.02  # [m] the least contact offset of an MJCF geom: PhysX's default (see `_shape`)
+DETECTION_OFFSET = 0.02  # [m] the contact offset of every MJCF geom: PhysX's default (see `_shape`)
 _WORLD = -1  # the weld group of the world body and of the bodies welded to it
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 
@@ -220,6 +221,7 @@ class _Loader:
             if j.tag in ("joint", "freejoint"):
                 raise v.fail(j, "the world body cannot have joints; put the joint in a <body>")
         self.ellipsoids = []  # names of the ellipsoid geoms that collide as inscribed polytopes (`_ellipsoid`)
+        self.margin_dropped = []  # names of the mesh geoms whose margin artic cannot add (`_grow`)
         static = RigidStatic(name="world")
         for k, g in enumerate(world.findall("geom")):
             with v.context(g):
@@ -237,6 +239,10 @@ class _Loader:
             self._contact(section)
         model.joints = read_couplings(self, root)
         read_actuators(self, root.find("actuator"))  # mjcf_actuators.py; after the tendons, which they may drive
+        if self.margin_dropped:
+            warnings.warn(f"MJCF '{path.name}': the margin of {len(self.margin_dropped)} mesh geom(s) (first "
+                          f"'{self.margin_dropped[0]}') is dropped: they touch where MuJoCo keeps them the margin "
+                          "apart", RuntimeWarning, stacklevel=3)
         if self.ellipsoids:
             warnings.warn(f"MJCF '{path.name}': {len(self.ellipsoids)} ellipsoid geom(s) (first '{self.ellipsoids[0]}') "
                           f"collide as the {len(ELLIPSOID_DIRECTIONS)}-vertex convex polytope inscribed in each (within "
@@ -413,16 +419,41 @@ class _Loader:
             shape = Mesh(str(file), tuple(scale), name=name)
         else:
             shape = self._ellipsoid(name, size[:3])
-        shape.local_pose = pose
+        shape.local_pose = self._grow(shape, pose, v.number(g, "margin", text=a["margin"], minimum=0.0))
         mu = float(v.numbers(g, "friction", (1, 3), text=a["friction"])[0])
         shape.material = Material(mu, mu, 0.0)
-        # MuJoCo's margin widens where a contact acts; artic's contacts act at touch and are speculative (kept from
-        # closing) within the contact offset, which must stay a detection distance: at 0 a resting contact is found
-        # only in the steps where it penetrates, and its friction comes and goes (dm walker kneeling)
-        shape.contact_offset = max(v.number(g, "margin", text=a["margin"], minimum=0.0), DETECTION_OFFSET)
+        # artic's contacts act at touch and are speculative (kept from closing) within the contact offset, which is
+        # a detection distance: at 0 a resting contact is found only in the steps where it penetrates, and its
+        # friction comes and goes (dm walker kneeling)
+        shape.contact_offset = DETECTION_OFFSET
         shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
         shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
         return shape
+
+    def _grow(self, shape, pose, margin) -> Transform:
+        """MuJoCo's contact acts once two geoms are closer than the sum of their margins, and they rest about that
+        far apart; artic's act at touch. So each shape grows by its margin (its pose returned): spheres, capsules
+        and ellipsoids (their radii) exactly, planes and height fields moved out along their normal, boxes and
+        cylinders by their half sizes (exact on their faces; their edges and corners reach up to (sqrt(3) - 1)
+        margin farther than MuJoCo's rounded ones). A mesh cannot grow: listed in `self.margin_dropped`."""
+        if margin == 0.0:
+            return pose
+        if isinstance(shape, (Sphere, Capsule)):
+            shape.radius = shape.radius + margin
+        elif isinstance(shape, Cylinder):
+            shape.radius, shape.half_height = shape.radius + margin, shape.half_height + margin
+        elif isinstance(shape, Box):
+            shape.half_extents = tuple(np.asarray(shape.half_extents) + margin)
+        elif isinstance(shape, ConvexMesh):  # an ellipsoid: vertices ELLIPSOID_DIRECTIONS * radii
+            radii = np.abs(shape.vertices).max(axis=0)
+            shape.vertices = ELLIPSOID_DIRECTIONS * (radii + margin)
+        elif isinstance(shape, Plane):  # the plane's normal is its x axis
+            return pose * Transform(np.array([margin, 0.0, 0.0]))
+        elif isinstance(shape, TriangleMesh):  # a height field, facing its +z
+            return pose * Transform(np.array([0.0, 0.0, margin]))
+        else:
+            self.margin_dropped.append(shape.name)
+        return pose
 
     def _ellipsoid(self, name, radii):
         """An ellipsoid of three equal radii is a sphere; any other collides as the convex polytope inscribed in it
