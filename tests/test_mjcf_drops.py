@@ -46,12 +46,7 @@ CASES = {
 }
 # measured: MuJoCo's and artic's final root heights [m], and why they differ
 XFAIL = {
-    "dm_control/walker.xml": "MuJoCo 0.258, artic 0.222: both kneel on thighs and feet alike until 1.8 s; then "
-                             "MuJoCo's walker rests on its back with its head on the floor and its hips held up by "
-                             "the legs at their hip limit, where artic's legs fold flat (0.070 at 2.4 s). MuJoCo's "
-                             "ankles leave their upper limit while kneeling (0.79 to 0.49 rad), artic's stay at it; "
-                             "artic holds the pose with friction 2.0 instead of 0.7",
-    "dm_control/humanoid.xml": "MuJoCo 0.202, artic 0.137: artic's humanoid falls faster from 0.4 s on and lands in "
+    "dm_control/humanoid.xml": "MuJoCo 0.202, artic 0.132: artic's humanoid falls faster from 0.4 s on and lands in "
                                "another pose; MuJoCo with hard contacts, hard limits and friction 0.35 together "
                                "lands lower too (0.088)",
 }
