@@ -12,8 +12,8 @@ such a fork. So each model falls from the smallest tilt of TILTS at which MuJoCo
 less than 3 % when the tilt moves by +-1e-3 and +-1e-2 rad; `test_tilt_is_mujocos_first_well_conditioned_one`
 checks that rule on MuJoCo alone, so the tilts below are its result, not a choice.
 
-The models that do not match yet are strict xfails, each with the measured figures and the cause (docs/mjcf.md,
-"Drops against MuJoCo"), so that the test flags them when they start to pass.
+A model that does not match is a strict xfail in XFAIL, with the measured figures and the cause (docs/mjcf.md,
+"Drops against MuJoCo" has the figures and what each difference was), so that the test flags it when it passes.
 """
 
 from __future__ import annotations
@@ -44,12 +44,7 @@ CASES = {
     "gymnasium/humanoid.xml": 0.15, "dm_control/humanoid.xml": 0.3,
     "gymnasium/ant.xml": 0.1, "dm_control/quadruped.xml": 0.1, "dm_control/dog.xml": 0.1,
 }
-# measured: MuJoCo's and artic's final root heights [m], and why they differ
-XFAIL = {
-    "dm_control/humanoid.xml": "MuJoCo 0.202, artic 0.132: artic's humanoid falls faster from 0.4 s on and lands in "
-                               "another pose; MuJoCo with hard contacts, hard limits and friction 0.35 together "
-                               "lands lower too (0.088)",
-}
+XFAIL: dict[str, str] = {}  # none left; a model that stops matching goes here, with its figures and cause
 
 
 def _files() -> dict:

@@ -180,3 +180,20 @@ def test_resting_capsule_keeps_its_contacts(tmp_path):
         counts.append(int(scene.get_contacts(art).count[0]))
     assert min(counts) >= 2  # both ends of the capsule, every step
     assert scene.get_link_poses(art)[0, 0, 2] == pytest.approx(0.05, abs=1e-3)
+
+
+def test_friction_combines_by_maximum_and_condim_1_is_frictionless(tmp_path):
+    """MuJoCo takes the larger friction of two geoms (PhysX's combine mode max) and condim='1' makes a geom
+    frictionless (friction 0, so that two such geoms slide freely); a condim-1 geom with more friction than some
+    condim-3 geom is reported, since MuJoCo would give their contact its friction."""
+    path = tmp_path / "m.xml"
+    path.write_text('<mujoco><worldbody><geom name="floor" type="plane" size="5 5 .1" friction="0.5"/><body>'
+                    '<freejoint/><geom name="slick" size="0.1" condim="1" friction="0.9"/><geom name="rough" '
+                    'size="0.1" pos="0 0 0.3" friction="0.7"/></body></worldbody></mujoco>')
+    with pytest.warns(RuntimeWarning, match=r"1 condim='1' geom\(s\) \(first 'slick', friction 0.9\)"):
+        model = artic.load_mjcf(path)
+    floor = model.statics[0].shapes[0]
+    slick, rough = model.articulations[0].get_links()[0].shapes
+    assert [(s.material.static_friction, s.material.dynamic_friction) for s in (floor, slick, rough)] == [
+        (0.5, 0.5), (0.0, 0.0), (0.7, 0.7)]
+    assert {s.material.friction_combine for s in (floor, slick, rough)} == {"max"}

@@ -35,7 +35,8 @@ How MJCF maps onto PhysX-style articulations:
 * Actuators (motor, position, velocity, general) become drives and joint forces driven by `MjcfControl`; all are
   listed in `MjcfModel.actuators`, in file order (the ctrl columns): see mjcf_actuators.py.
 * Contact: contype/conaffinity are the shapes' collision group/mask (self-collision between bodies follows them,
-  as in MuJoCo), friction's first value both Coulomb coefficients; a margin grows the shape (`_grow`: MuJoCo's
+  as in MuJoCo), friction's first value both Coulomb coefficients, combined by their maximum (MuJoCo's rule,
+  PhysX's combine mode max), condim 1 friction 0 (`_shape`); a margin grows the shape (`_grow`: MuJoCo's
   geoms rest the sum of their margins apart) and the contact offset is DETECTION_OFFSET (PhysX's default, a
   detection distance, as artic's contacts act at touch). An ellipsoid
   collides as the convex polytope inscribed in it through ELLIPSOID_DIRECTIONS (exact at the ends of its axes). MuJoCo's soft-contact
@@ -222,6 +223,7 @@ class _Loader:
                 raise v.fail(j, "the world body cannot have joints; put the joint in a <body>")
         self.ellipsoids = []  # names of the ellipsoid geoms that collide as inscribed polytopes (`_ellipsoid`)
         self.margin_dropped = []  # names of the mesh geoms whose margin artic cannot add (`_grow`)
+        self.frictions = []  # (geom name, condim, friction) of every geom, for the condim-1 report
         static = RigidStatic(name="world")
         for k, g in enumerate(world.findall("geom")):
             with v.context(g):
@@ -239,6 +241,7 @@ class _Loader:
             self._contact(section)
         model.joints = read_couplings(self, root)
         read_actuators(self, root.find("actuator"))  # mjcf_actuators.py; after the tendons, which they may drive
+        self._report_frictionless()
         if self.margin_dropped:
             warnings.warn(f"MJCF '{path.name}': the margin of {len(self.margin_dropped)} mesh geom(s) (first "
                           f"'{self.margin_dropped[0]}') is dropped: they touch where MuJoCo keeps them the margin "
@@ -421,7 +424,13 @@ class _Loader:
             shape = self._ellipsoid(name, size[:3])
         shape.local_pose = self._grow(shape, pose, v.number(g, "margin", text=a["margin"], minimum=0.0))
         mu = float(v.numbers(g, "friction", (1, 3), text=a["friction"])[0])
-        shape.material = Material(mu, mu, 0.0)
+        # MuJoCo gives a pair of equal priority the larger condim and the larger friction of the two: PhysX's
+        # combine mode max; condim 1 (frictionless) is friction 0, exact against condim-1 geoms and against geoms
+        # of at least this friction (else MuJoCo takes this one's; reported in __init__)
+        condim = a.get("condim", "3").strip()
+        self.frictions.append((name, condim, mu))
+        shape.material = Material(0.0 if condim == "1" else mu, 0.0 if condim == "1" else mu, 0.0,
+                                  friction_combine="max")
         # artic's contacts act at touch and are speculative (kept from closing) within the contact offset, which is
         # a detection distance: at 0 a resting contact is found only in the steps where it penetrates, and its
         # friction comes and goes (dm walker kneeling)
@@ -429,6 +438,17 @@ class _Loader:
         shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
         shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
         return shape
+
+    def _report_frictionless(self):
+        """condim-1 geoms are frictionless (friction 0 under the max combine, `_shape`); against a geom with friction
+        of lower coefficient MuJoCo would use theirs: one warning names the first such geom."""
+        others = [mu for _, condim, mu in self.frictions if condim != "1"]
+        above = [(n, mu) for n, condim, mu in self.frictions if condim == "1" and others and mu > min(others)]
+        if above:
+            warnings.warn(f"MJCF '{self.path.name}': {len(above)} condim='1' geom(s) (first '{above[0][0]}', "
+                          f"friction {above[0][1]:g}) are frictionless in artic; MuJoCo gives their contacts with "
+                          f"geoms of lower friction (down to {min(others):g}) and condim > 1 their friction",
+                          RuntimeWarning, stacklevel=4)
 
     def _grow(self, shape, pose, margin) -> Transform:
         """MuJoCo's contact acts once two geoms are closer than the sum of their margins, and they rest about that
