@@ -95,7 +95,8 @@ def test_hfield_surface_is_mujocos(tmp_path):
     data = mujoco.MjData(mj)
     mujoco.mj_forward(mj, data)
     geom = np.zeros(1, np.int32)
-    for x, y in [(-1, -2), (0, -2), (1, -2), (-1, 2), (1, 2), (-0.5, -1.0), (-0.8, 1.5), (0.7, 0.3), (0.2, -0.9), (0.5, -1.5)]:
+    for x, y in [(-1, -2), (0, -2), (1, -2), (-1, 2), (1, 2), (-0.5, -1.0), (-0.8, 1.5), (0.7, 0.3), (0.2, -0.9),
+                 (0.5, -1.5)]:
         x, y = x + 0.1, y + 0.2
         down = mujoco.mj_ray(mj, data, np.array([x, y, 10.0]), np.array([0.0, 0.0, -1.0]), None, 1, -1, geom)
         assert _mesh_height(mesh, mesh.local_pose, x, y) == pytest.approx(10.0 - down, abs=1e-6)

@@ -140,7 +140,8 @@ def cylinder_prism(radius: float, half_height: float) -> np.ndarray:
 class _Tables:
     def __init__(self):
         self.rows = {k: [] for k in ("geom_link", "geom_type", "geom_pose", "geom_size", "geom_material",
-                                     "geom_combine", "geom_offset", "geom_radius", "geom_vstart", "geom_vcount", "geom_fstart",
+                                     "geom_combine", "geom_offset", "geom_radius", "geom_vstart", "geom_vcount",
+                                     "geom_fstart",
                                      "geom_fcount", "geom_estart", "geom_ecount")}
         self.verts, self.planes, self.tris = [], [], []
         self.face_vstart, self.face_vcount, self.face_verts, self.edges, self.edge_faces = [], [], [], [], []

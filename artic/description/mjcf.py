@@ -3,11 +3,12 @@
 Supported: <compiler angle eulerseq meshdir/assetdir inertiafromgeom autolimits>, <option timestep gravity> and
 <flag gravity contact constraint limit frictionloss spring damper>, nested <default> classes with childclass,
 <worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/capsule/box/cylinder/
-ellipsoid/mesh (and hfield in <worldbody>: mjcf_hfield.py), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, body mass properties exactly as MuJoCo
-computes them (mjcf_mass.py: <inertial> diaginertia/fullinertia, geom mass/density/shellinertia, mesh inertia
-legacy/exact/convex/shell, compiler inertiafromgeom, inertiagrouprange, boundmass, boundinertia, balanceinertia,
-settotalmass), joint ref, range/limited, damping, armature, frictionloss, stiffness, springref,
-contype/conaffinity, friction, margin, and <motor>/<position>/<velocity>/<general> actuators (mjcf_actuators.py);
+ellipsoid/mesh (and hfield in <worldbody>: mjcf_hfield.py), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis,
+body mass properties exactly as MuJoCo computes them (mjcf_mass.py: <inertial> diaginertia/fullinertia, geom
+mass/density/shellinertia, mesh inertia legacy/exact/convex/shell, compiler inertiafromgeom, inertiagrouprange,
+boundmass, boundinertia, balanceinertia, settotalmass), joint ref, range/limited, damping, armature, frictionloss,
+stiffness, springref, contype/conaffinity, friction, condim 1/3, margin, <option iterations>, and
+<motor>/<position>/<velocity>/<general> actuators on joints and fixed tendons (mjcf_actuators.py);
 <include> is expanded. <contact><exclude> between bodies of one tree; <tendon> and <equality> as mjcf_couplings.py
 says (fixed tendons, connect, weld, linear joint equalities; the rest reported); <contact><pair> content is dropped
 with a warning; <frame>, <replicate>, <attach> are refused.
@@ -38,9 +39,9 @@ How MJCF maps onto PhysX-style articulations:
   as in MuJoCo), friction's first value both Coulomb coefficients, combined by their maximum (MuJoCo's rule,
   PhysX's combine mode max), condim 1 friction 0 (`_shape`); a margin grows the shape (`_grow`: MuJoCo's
   geoms rest the sum of their margins apart) and the contact offset is DETECTION_OFFSET (PhysX's default, a
-  detection distance, as artic's contacts act at touch). An ellipsoid
-  collides as the convex polytope inscribed in it through ELLIPSOID_DIRECTIONS (exact at the ends of its axes). MuJoCo's soft-contact
-  parameters (solref, solimp) have no PhysX counterpart and are ignored.
+  detection distance, as artic's contacts act at touch). An ellipsoid collides as the convex polytope inscribed
+  in it through ELLIPSOID_DIRECTIONS (exact at the ends of its axes). MuJoCo's soft-contact parameters (solref,
+  solimp) have no PhysX counterpart and are ignored.
 """
 
 from __future__ import annotations
@@ -247,9 +248,10 @@ class _Loader:
                           f"'{self.margin_dropped[0]}') is dropped: they touch where MuJoCo keeps them the margin "
                           "apart", RuntimeWarning, stacklevel=3)
         if self.ellipsoids:
-            warnings.warn(f"MJCF '{path.name}': {len(self.ellipsoids)} ellipsoid geom(s) (first '{self.ellipsoids[0]}') "
-                          f"collide as the {len(ELLIPSOID_DIRECTIONS)}-vertex convex polytope inscribed in each (within "
-                          "5.3 % of its radii); their mass properties are the ellipsoid's", RuntimeWarning, stacklevel=3)
+            warnings.warn(f"MJCF '{path.name}': {len(self.ellipsoids)} ellipsoid geom(s) (first "
+                          f"'{self.ellipsoids[0]}') collide as the {len(ELLIPSOID_DIRECTIONS)}-vertex convex polytope "
+                          "inscribed in each (within 5.3 % of its radii); their mass properties are the ellipsoid's",
+                          RuntimeWarning, stacklevel=3)
 
     def _compiler(self, comp):
         v = self.v

@@ -32,9 +32,9 @@ treats actuator bias explicitly, a difference of order h * gain / (joint inertia
 
 Reported with one warning naming each actuator, and then inert (its ctrl column is read and ignored): transmissions
 other than a hinge or slide joint or a fixed tendon (spatial tendons, site, body, cranksite, ball joints), dynamics
-other than none and filter (integrators, muscles), gaintype other than fixed, biastype other than none/affine, negative stiffness
-(b1 > 0) or damping (b2 > 0), and the other actuator elements (intvelocity, damper, cylinder, muscle, adhesion,
-plugin, ...).
+other than none and filter (integrators, muscles), gaintype other than fixed, biastype other than none/affine,
+negative stiffness (b1 > 0) or damping (b2 > 0), and the other actuator elements (intvelocity, damper, cylinder,
+muscle, adhesion, plugin, ...).
 
 Control input (MuJoCo's data.ctrl, one row per env)::
 

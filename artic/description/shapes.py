@@ -3,7 +3,8 @@ give at a density.
 
 Contact parameters follow PhysX: a shape makes contacts with another when their surfaces are closer than the sum of
 their `contact_offset`s (default 0.02 m, PxTolerancesScale length 1); friction combines the two materials by
-their `friction_combine` mode of higher priority (PxCombineMode; eAVERAGE by default), restitution averages. Filtering follows MuJoCo's contype/conaffinity: two shapes may collide when
+their `friction_combine` mode of higher priority (PxCombineMode; eAVERAGE by default), restitution averages.
+Filtering follows MuJoCo's contype/conaffinity: two shapes may collide when
 (a.collision_group & b.collision_mask) or (b.collision_group & a.collision_mask) is non-zero.
 
 Mass properties: standard solid-body formulas (box, sphere, cylinder; a capsule is a cylinder plus two
