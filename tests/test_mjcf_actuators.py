@@ -190,15 +190,13 @@ def test_joint_spring_and_position_actuator_combine(tmp_path):
 
 def test_unsupported_actuators_warn_and_stay_inert(tmp_path):
     """Actuators artic does not map are named in one warning with the reason, keep their ctrl column, and have no
-    effect: a filter (dyntype), an integrated velocity, and a tendon transmission."""
-    extra = ('<general name="filt" joint="j1" dyntype="filter"/>\n    <intvelocity name="iv" joint="j2" kp="1"/>\n'
-             '    <motor name="tm" tendon="t1"/>')
+    effect: integrator dynamics, an integrated velocity, and a site transmission."""
+    extra = ('<general name="integ" joint="j1" dyntype="integrator"/>\n    <intvelocity name="iv" joint="j2" kp="1"/>'
+             '\n    <motor name="sm" site="s1"/>')
     path = _chain(tmp_path, extra=extra)
-    path.write_text(path.read_text().replace(
-        "<actuator>", '<tendon><fixed name="t1"><joint joint="j1" coef="1"/></fixed></tendon>\n  <actuator>'))
-    with pytest.warns(RuntimeWarning, match=r"'filt': dyntype='filter'.*'iv': this actuator.*'tm': its tendon"):
+    with pytest.warns(RuntimeWarning, match=r"'integ': dyntype='integrator'.*'iv': this actuator.*'sm': its site"):
         model = artic.load_mjcf(path)
-    assert [a.name for a in model.actuators] == ["m", "p", "v", "filt", "iv", "tm"]
+    assert [a.name for a in model.actuators] == ["m", "p", "v", "integ", "iv", "sm"]
     assert [a.supported for a in model.actuators] == [True, True, True, False, False, False]
     scene = artic.Scene(1, gravity=model.gravity)
     model.add_to(scene)
@@ -210,6 +208,40 @@ def test_unsupported_actuators_warn_and_stay_inert(tmp_path):
         scene.step(0.002)
     art.copy_internal_state_to_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
     assert np.all(cache.joint_position == 0.0) and np.all(cache.joint_velocity == 0.0)
+
+
+TENDONS = """<tendon>
+    <fixed name="t"><joint joint="j2" coef="1"/><joint joint="j3" coef="-0.5"/></fixed>
+    <fixed name="t2"><joint joint="j1" coef="0.5"/><joint joint="j2" coef="1"/></fixed>
+  </tendon>
+  <actuator>"""
+
+
+def test_tendon_actuators_follow_mujoco(tmp_path):
+    """Position, velocity and motor actuators on fixed tendons (beside the joint actuators): the tendons' springs
+    take their stiffness and damping, MjcfControl applies their ctrl terms as joint forces gear c_i f, and the
+    chain follows MuJoCo's trajectory to 1e-3 over 1 s under varying controls, a force range exceeded."""
+    extra = ('<position name="tp" tendon="t" kp="4" kv="0.3" gear="1.2"/>\n'
+             '    <motor name="tm" tendon="t2" gear="0.7" forcerange="-0.4 0.4"/>\n'
+             '    <velocity name="tv" tendon="t2" kv="0.5"/>')
+    path = _chain(tmp_path, extra=extra)
+    path.write_text(path.read_text().replace("<actuator>", TENDONS))
+    ours, theirs, _ = _trajectories(path, lambda t: [0.3, 0.2, -0.4, np.sin(5 * t), 1.0, -0.6], 1.0)
+    _check_match(ours, theirs)
+
+
+def test_filtered_actuator_is_mapped_without_its_lag(tmp_path):
+    """A position servo with dyntype='filter' is driven (one warning says its lag is not followed) and, with ctrl
+    held at 0 (MuJoCo's activation stays 0), pulls a displaced chain back exactly as MuJoCo's does over 1 s."""
+    position = ('<general name="p" joint="j2" gear="1.5" gainprm="5" biastype="affine" biasprm="0 -5 -0.5" '
+                'dyntype="filter" dynprm="0.1"/>')
+    path = _chain(tmp_path, position=position)
+    with pytest.warns(RuntimeWarning, match=r"activation filter .* 'p' \(0.1 s\) is not followed"):
+        model = artic.load_mjcf(path)
+    assert all(a.supported for a in model.actuators)
+    ours, theirs, _ = _trajectories(path, lambda t: [0.0, 0.0, 0.0], 1.0, qpos=np.array([0.2, -0.5, 0.3]))
+    assert np.abs(theirs[-1, 1]) < 0.3  # the servo acted
+    _check_match(ours, theirs)
 
 
 @pytest.mark.parametrize("ctrl, match", [(np.zeros((1, 2)), "shape \\(1, 2\\)"),

@@ -174,7 +174,7 @@ def test_add_to_reports_a_scene_gravity_other_than_the_files(tmp_path):
     ('integrator="implicitfast"', "", "integrator='implicitfast'"),
     ('integrator="RK4"', "", "integrator='RK4'"),
     ('solver="CG"', "", "solver='CG'"),
-    ('iterations="20"', "", "iterations='20'"),
+    ('iterations="1000"', "", "iterations='1000' is capped at 255"),
     ('viscosity="0.1"', "", "viscosity='0.1'"),
     ("", '<flag eulerdamp="disable"/>', "eulerdamp='disable'"),
     ("", '<flag actuation="disable"/>', "actuation='disable'"),
@@ -186,9 +186,20 @@ def test_settings_artic_does_not_follow_are_named(tmp_path, option, flags, named
         artic.load_mjcf(_write(tmp_path, option=option, flags=flags))
 
 
+@pytest.mark.parametrize("option, counts", [("", (100, 1)), ('iterations="20"', (20, 1)),
+                                           ('iterations="1000"', (255, 1))])
+def test_mujocos_iterations_are_the_position_iterations(tmp_path, option, counts):
+    """MuJoCo solves to convergence within `iterations` (default 100): an MJCF import's articulations get that many
+    position iterations (PhysX's bound 255), not PhysX's default 4."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = artic.load_mjcf(_write(tmp_path, option=option))
+    assert all(a.get_solver_iteration_counts() == counts for a in model.articulations)
+
+
 def test_followed_settings_are_silent(tmp_path):
     """MuJoCo's defaults spelled out, the followed flags and harmless ones (energy) give no warning."""
-    path = _write(tmp_path, option='integrator="Euler" density="0" viscosity="0"',
+    path = _write(tmp_path, option='integrator="Euler" density="0" viscosity="0" iterations="50"',
                   flags='<flag gravity="enable" contact="disable" energy="enable" warmstart="enable"/>')
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -36,7 +36,7 @@ def _load(tmp_path, **parts):
 @pytest.mark.parametrize("element, attr, value, where", [
     ("geom", "solref", "0.02 1", "geom 'g1' in body 'b'"),
     ("geom", "solimp", "0.9 0.95 0.001", "geom 'g1' in body 'b'"),
-    ("geom", "condim", "1", "geom 'g1' in body 'b'"),
+    ("geom", "condim", "6", "geom 'g1' in body 'b'"),
     ("geom", "priority", "1", "geom 'g1' in body 'b'"),
     ("joint", "solreflimit", "0.02 1", "joint 'j' in body 'b'"),
     ("joint", "margin", "0.01", "joint 'j' in body 'b'"),
@@ -54,8 +54,8 @@ def test_each_ignored_physics_attribute_gives_one_warning(tmp_path, element, att
 
 def test_supported_attributes_give_no_report(tmp_path):
     """Attributes artic reads (joint damping/range/armature, geom friction/margin/density, body orientation), and
-    ignored ones at a value that asks for what artic does anyway (condim 3: sliding friction only; gravcomp 0), are
-    not reported: no warning at all for this model."""
+    ignored ones at a value that asks for what artic does anyway (condim 3: sliding friction only, condim 1: none;
+    gravcomp 0), are not reported: no warning at all for this model."""
     _, msgs = _load(tmp_path, body='euler="0 0 10" gravcomp="0"', joint='damping="0.1" range="-1 1" armature="0.01"',
                     geom='friction="0.8" margin="0.001" density="500" contype="1" condim="3"')
     assert msgs == []

@@ -3,7 +3,7 @@ suite that MuJoCo itself loads, either loads and steps 2 s passively (1 env, dt 
 refused with a clear ArticError naming the file and the element.
 
 URDFs get a fixed base (load_urdf's default) and no drives; MJCF models keep their free joints, floors and gravity.
-Warnings (skipped .dae meshes, repaired massless links, ellipsoids colliding as spheres) are allowed: they are
+Warnings (skipped .dae meshes, repaired massless links, ellipsoids colliding as polytopes) are allowed: they are
 tested where they are made. romeo and human used to go NaN from a float32-singular joint-space inertia (the step's
 pivot floors, math/dense.py and dynamics/aba.py, keep them finite); icub, whose neck and hip links have no inertia
 about their axes, also needs the load-time mass check (mass_check.py); z1 is among the URDFs, as the issue asks.

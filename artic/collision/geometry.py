@@ -16,7 +16,8 @@ import numpy as np
 import warp as wp
 
 from ..description.articulation import Articulation
-from ..description.shapes import Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere, TriangleMesh
+from ..description.shapes import (FRICTION_COMBINE_MODES, Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere,
+                                  TriangleMesh)
 from ..description.types import ArticulationFlag
 from ..errors import ValidationError
 from ..structs import upload
@@ -42,6 +43,7 @@ class Geometry:
     geom_pose: wp.array(dtype=wp.transform)  # (G,) shape frame in the link's actor frame (static: in the world)
     geom_size: wp.array(dtype=wp.vec3)  # (G,) box half extents; (radius, half height, 0) otherwise [m]
     geom_material: wp.array(dtype=wp.vec3)  # (G,) (static friction, dynamic friction, restitution)
+    geom_combine: wp.array(dtype=int)  # (G,) friction combine mode: its index in shapes.FRICTION_COMBINE_MODES
     geom_offset: wp.array(dtype=float)  # (G,) contact offset [m]
     geom_radius: wp.array(dtype=float)  # (G,) bounding-sphere radius about the shape origin [m] (0 for planes)
     geom_vstart: wp.array(dtype=int)  # (G,) first vertex (hull or mesh) in `verts`
@@ -138,7 +140,8 @@ def cylinder_prism(radius: float, half_height: float) -> np.ndarray:
 class _Tables:
     def __init__(self):
         self.rows = {k: [] for k in ("geom_link", "geom_type", "geom_pose", "geom_size", "geom_material",
-                                     "geom_offset", "geom_radius", "geom_vstart", "geom_vcount", "geom_fstart",
+                                     "geom_combine", "geom_offset", "geom_radius", "geom_vstart", "geom_vcount",
+                                     "geom_fstart",
                                      "geom_fcount", "geom_estart", "geom_ecount")}
         self.verts, self.planes, self.tris = [], [], []
         self.face_vstart, self.face_vcount, self.face_verts, self.edges, self.edge_faces = [], [], [], [], []
@@ -219,6 +222,7 @@ class _Tables:
         r["geom_pose"].append(pose.as_array())
         r["geom_size"].append(size)
         r["geom_material"].append([m.static_friction, m.dynamic_friction, m.restitution])
+        r["geom_combine"].append(FRICTION_COMBINE_MODES.index(m.friction_combine))
         r["geom_offset"].append(float(shape.contact_offset))
         r["geom_radius"].append(radius)
         r["geom_vstart"].append(vstart)

@@ -271,6 +271,29 @@ def samples_against_mesh(geo: Geometry, ct: Contacts, env: int, first: int, la: 
 
 
 @wp.func
+def combine_materials(geo: Geometry, a: int, b: int):
+    """The contact's (static friction, dynamic friction, restitution): friction by PhysX's combine mode of higher
+    priority of the two shapes' (0 average, 1 min, 2 multiply, 3 max: shapes.FRICTION_COMBINE_MODES), restitution
+    averaged."""
+    ma = geo.geom_material[a]
+    mb = geo.geom_material[b]
+    mode = wp.max(geo.geom_combine[a], geo.geom_combine[b])
+    avg = 0.5 * (ma + mb)
+    s = avg[0]
+    d = avg[1]
+    if mode == 1:
+        s = wp.min(ma[0], mb[0])
+        d = wp.min(ma[1], mb[1])
+    elif mode == 2:
+        s = ma[0] * mb[0]
+        d = ma[1] * mb[1]
+    elif mode == 3:
+        s = wp.max(ma[0], mb[0])
+        d = wp.max(ma[1], mb[1])
+    return wp.vec3(s, d, avg[2])
+
+
+@wp.func
 def is_round(t: int):
     return t == GEOM_SPHERE or t == GEOM_CAPSULE
 
@@ -283,7 +306,7 @@ def collide_pair(geo: Geometry, ct: Contacts, env: int, la: int, lb: int, a: int
     tb = geo.geom_type[b]
     margin = geo.geom_offset[a] + geo.geom_offset[b]
     first = ct.count[env]
-    mat = 0.5 * (geo.geom_material[a] + geo.geom_material[b])
+    mat = combine_materials(geo, a, b)
     if tb == GEOM_PLANE:
         if ta == GEOM_CYLINDER:
             plane_cylinder(geo, ct, env, first, la, a, b, rank, xa, xb, margin, mat)

@@ -3,11 +3,12 @@
 Supported: <compiler angle eulerseq meshdir/assetdir inertiafromgeom autolimits>, <option timestep gravity> and
 <flag gravity contact constraint limit frictionloss spring damper>, nested <default> classes with childclass,
 <worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/capsule/box/cylinder/
-ellipsoid/mesh, size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, body mass properties exactly as MuJoCo
-computes them (mjcf_mass.py: <inertial> diaginertia/fullinertia, geom mass/density/shellinertia, mesh inertia
-legacy/exact/convex/shell, compiler inertiafromgeom, inertiagrouprange, boundmass, boundinertia, balanceinertia,
-settotalmass), joint ref, range/limited, damping, armature, frictionloss, stiffness, springref,
-contype/conaffinity, friction, margin, and <motor>/<position>/<velocity>/<general> actuators (mjcf_actuators.py);
+ellipsoid/mesh (and hfield in <worldbody>: mjcf_hfield.py), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis,
+body mass properties exactly as MuJoCo computes them (mjcf_mass.py: <inertial> diaginertia/fullinertia, geom
+mass/density/shellinertia, mesh inertia legacy/exact/convex/shell, compiler inertiafromgeom, inertiagrouprange,
+boundmass, boundinertia, balanceinertia, settotalmass), joint ref, range/limited, damping, armature, frictionloss,
+stiffness, springref, contype/conaffinity, friction, condim 1/3, margin, <option iterations>, and
+<motor>/<position>/<velocity>/<general> actuators on joints and fixed tendons (mjcf_actuators.py);
 <include> is expanded. <contact><exclude> between bodies of one tree; <tendon> and <equality> as mjcf_couplings.py
 says (fixed tendons, connect, weld, linear joint equalities; the rest reported); <contact><pair> content is dropped
 with a warning; <frame>, <replicate>, <attach> are refused.
@@ -35,8 +36,12 @@ How MJCF maps onto PhysX-style articulations:
 * Actuators (motor, position, velocity, general) become drives and joint forces driven by `MjcfControl`; all are
   listed in `MjcfModel.actuators`, in file order (the ctrl columns): see mjcf_actuators.py.
 * Contact: contype/conaffinity are the shapes' collision group/mask (self-collision between bodies follows them,
-  as in MuJoCo), friction's first value both Coulomb coefficients, margin the contact offset. MuJoCo's soft-contact
-  parameters (solref, solimp) have no PhysX counterpart and are ignored.
+  as in MuJoCo), friction's first value both Coulomb coefficients, combined by their maximum (MuJoCo's rule,
+  PhysX's combine mode max), condim 1 friction 0 (`_shape`); a margin grows the shape (`_grow`: MuJoCo's
+  geoms rest the sum of their margins apart) and the contact offset is DETECTION_OFFSET (PhysX's default, a
+  detection distance, as artic's contacts act at touch). An ellipsoid collides as the convex polytope inscribed
+  in it through ELLIPSOID_DIRECTIONS (exact at the ends of its axes). MuJoCo's soft-contact parameters (solref,
+  solimp) have no PhysX counterpart and are ignored.
 """
 
 from __future__ import annotations
@@ -54,10 +59,11 @@ from .actors import RigidStatic
 from .articulation import Articulation, Drive, FrictionParams, Limit
 from .mjcf_actuators import Actuator, read_actuators
 from .mjcf_couplings import read_couplings
+from .mjcf_hfield import hfield_mesh, read_hfield
 from .mjcf_mass import MESH_INERTIA, MassRules
 from .mjcf_options import Options, apply_mujoco_defaults, disable_contacts, read_options
 from .mjcf_report import report_unused
-from .shapes import Box, Capsule, Cylinder, Material, Mesh, Plane, Sphere
+from .shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Sphere, TriangleMesh
 from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
 from .xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 
@@ -102,11 +108,31 @@ _BUILTIN = {
 }
 # (number of size values, what they are) each geom type needs; with fromto, capsule/cylinder/box/ellipsoid need one
 _SIZES = {"sphere": (1, "radius"), "capsule": (2, "radius, half-length"), "cylinder": (2, "radius, half-length"),
-          "box": (3, "three half-sizes"), "ellipsoid": (3, "three radii"), "plane": (0, ""), "mesh": (0, "")}
+          "box": (3, "three half-sizes"), "ellipsoid": (3, "three radii"), "plane": (0, ""), "mesh": (0, ""),
+          "hfield": (0, "")}
 # elements whose content artic would drop: refused rather than ignored
 _UNSUPPORTED = ("frame", "replicate", "attach", "composite", "flexcomp")
+DETECTION_OFFSET = 0.02  # [m] the contact offset of every MJCF geom: PhysX's default (see `_shape`)
 _WORLD = -1  # the weld group of the world body and of the bodies welded to it
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
+
+
+def _ellipsoid_directions() -> np.ndarray:
+    """54 unit vectors: the six axis directions, 10 more on the equator (every 30 degrees), rings of 12 at +-30
+    degrees latitude (offset by 15 degrees) and of 8 at +-60 degrees. Their convex hull, scaled by an ellipsoid's
+    radii, is inscribed in the ellipsoid, touches it at the ends of its three axes (where it rests on a face) and
+    falls short of its support by at most 5.3 % of the radius in any direction (the narrow phase takes hulls of up
+    to 64 vertices, collision/hull.py)."""
+    rows = [(0.0, 0.0, 1.0), (0.0, 0.0, -1.0)]
+    for lat, count, offset in ((0.0, 12, 0.0), (30.0, 12, 0.5), (-30.0, 12, 0.5), (60.0, 8, 0.0), (-60.0, 8, 0.0)):
+        for k in range(count):
+            lon = 2.0 * math.pi * (k + offset) / count
+            rows.append((math.cos(math.radians(lat)) * math.cos(lon), math.cos(math.radians(lat)) * math.sin(lon),
+                         math.sin(math.radians(lat))))
+    return np.array(rows)
+
+
+ELLIPSOID_DIRECTIONS = _ellipsoid_directions()
 
 
 def load_mjcf(path) -> MjcfModel:
@@ -177,6 +203,13 @@ class _Loader:
         for asset in root.findall("asset"):
             for m in asset.findall("mesh"):
                 self._mesh_asset(m)
+        self.hfields = {}
+        for asset in root.findall("asset"):
+            for h in asset.findall("hfield"):
+                name, field_ = read_hfield(v, h)
+                if name in self.hfields:
+                    raise v.fail(h, f"height field '{name}' is defined twice; names must be unique")
+                self.hfields[name] = field_
         self.opts = opts = read_options(v, root)
         comp = root.find("compiler")  # MuJoCo 3: a range without `limited` makes the joint limited
         self.autolimits = comp is None or v.choice(comp, "autolimits", comp.get("autolimits", "true"),
@@ -189,10 +222,13 @@ class _Loader:
         for j in world:
             if j.tag in ("joint", "freejoint"):
                 raise v.fail(j, "the world body cannot have joints; put the joint in a <body>")
+        self.ellipsoids = []  # names of the ellipsoid geoms that collide as inscribed polytopes (`_ellipsoid`)
+        self.margin_dropped = []  # names of the mesh geoms whose margin artic cannot add (`_grow`)
+        self.frictions = []  # (geom name, condim, friction) of every geom, for the condim-1 report
         static = RigidStatic(name="world")
         for k, g in enumerate(world.findall("geom")):
             with v.context(g):
-                static.attach_shape(self._shape(g, "main", f"world geom {k}"))
+                static.attach_shape(self._shape(g, "main", f"world geom {k}", static=True))
         if static.shapes:
             if not opts.contact:
                 disable_contacts(static)
@@ -202,10 +238,20 @@ class _Loader:
         for body in world.findall("body"):
             model.articulations.append(self._tree(body))
         self.mass.finish()
-        read_actuators(self, root.find("actuator"))  # mjcf_actuators.py
         for section in root.findall("contact"):
             self._contact(section)
         model.joints = read_couplings(self, root)
+        read_actuators(self, root.find("actuator"))  # mjcf_actuators.py; after the tendons, which they may drive
+        self._report_frictionless()
+        if self.margin_dropped:
+            warnings.warn(f"MJCF '{path.name}': the margin of {len(self.margin_dropped)} mesh geom(s) (first "
+                          f"'{self.margin_dropped[0]}') is dropped: they touch where MuJoCo keeps them the margin "
+                          "apart", RuntimeWarning, stacklevel=3)
+        if self.ellipsoids:
+            warnings.warn(f"MJCF '{path.name}': {len(self.ellipsoids)} ellipsoid geom(s) (first "
+                          f"'{self.ellipsoids[0]}') collide as the {len(ELLIPSOID_DIRECTIONS)}-vertex convex polytope "
+                          "inscribed in each (within 5.3 % of its radii); their mass properties are the ellipsoid's",
+                          RuntimeWarning, stacklevel=3)
 
     def _compiler(self, comp):
         v = self.v
@@ -318,8 +364,8 @@ class _Loader:
         return Transform(self.v.numbers(el, "pos", 3, (0.0, 0.0, 0.0), a.get("pos")), self._quat(el, a))
 
     # -- geoms --------------------------------------------------------------------------------------------------------
-    def _shape(self, g, cls, owner):
-        """The artic shape of a <geom> (its mass: mjcf_mass.py)."""
+    def _shape(self, g, cls, owner, static=False):
+        """The artic shape of a <geom> (its mass: mjcf_mass.py); `static` for a <worldbody> geom."""
         v = self.v
         a = self._attrs(g, cls)
         kind = a.get("type", "sphere")
@@ -349,7 +395,7 @@ class _Loader:
             if kind == "box":
                 shape = Box((half, size[0], size[0]), name=name)
             elif kind == "ellipsoid":
-                shape = self._ellipsoid(name, (size[0], size[0], half))
+                shape = self._ellipsoid(name, (half, size[0], size[0]))  # the shape's x is the segment
             else:
                 shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), half, name=name)
         elif kind == "sphere":
@@ -362,6 +408,13 @@ class _Loader:
         elif kind == "plane":
             shape = Plane(name=name)
             pose = pose * Transform(q=quat_between(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])))
+        elif kind == "hfield":
+            if not static:
+                raise v.fail(g, f"geom '{name}' of type 'hfield' is on a moving body; height fields are static "
+                                "terrain: put the geom in <worldbody>")
+            if a.get("hfield") not in self.hfields:
+                raise v.fail(g, f"attribute hfield='{a.get('hfield', '')}' names no <hfield> in <asset>")
+            shape = hfield_mesh(*self.hfields[a["hfield"]], name=name)
         elif kind == "mesh":
             mesh = a.get("mesh")
             if mesh not in self.meshes:
@@ -371,18 +424,67 @@ class _Loader:
             shape = Mesh(str(file), tuple(scale), name=name)
         else:
             shape = self._ellipsoid(name, size[:3])
-        shape.local_pose = pose
+        shape.local_pose = self._grow(shape, pose, v.number(g, "margin", text=a["margin"], minimum=0.0))
         mu = float(v.numbers(g, "friction", (1, 3), text=a["friction"])[0])
-        shape.material = Material(mu, mu, 0.0)
-        shape.contact_offset = v.number(g, "margin", text=a["margin"])
+        # MuJoCo gives a pair of equal priority the larger condim and the larger friction of the two: PhysX's
+        # combine mode max; condim 1 (frictionless) is friction 0, exact against condim-1 geoms and against geoms
+        # of at least this friction (else MuJoCo takes this one's; reported in __init__)
+        condim = a.get("condim", "3").strip()
+        self.frictions.append((name, condim, mu))
+        shape.material = Material(0.0 if condim == "1" else mu, 0.0 if condim == "1" else mu, 0.0,
+                                  friction_combine="max")
+        # artic's contacts act at touch and are speculative (kept from closing) within the contact offset, which is
+        # a detection distance: at 0 a resting contact is found only in the steps where it penetrates, and its
+        # friction comes and goes (dm walker kneeling)
+        shape.contact_offset = DETECTION_OFFSET
         shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
         shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
         return shape
 
+    def _report_frictionless(self):
+        """condim-1 geoms are frictionless (friction 0 under the max combine, `_shape`); against a geom with friction
+        of lower coefficient MuJoCo would use theirs: one warning names the first such geom."""
+        others = [mu for _, condim, mu in self.frictions if condim != "1"]
+        above = [(n, mu) for n, condim, mu in self.frictions if condim == "1" and others and mu > min(others)]
+        if above:
+            warnings.warn(f"MJCF '{self.path.name}': {len(above)} condim='1' geom(s) (first '{above[0][0]}', "
+                          f"friction {above[0][1]:g}) are frictionless in artic; MuJoCo gives their contacts with "
+                          f"geoms of lower friction (down to {min(others):g}) and condim > 1 their friction",
+                          RuntimeWarning, stacklevel=4)
+
+    def _grow(self, shape, pose, margin) -> Transform:
+        """MuJoCo's contact acts once two geoms are closer than the sum of their margins, and they rest about that
+        far apart; artic's act at touch. So each shape grows by its margin (its pose returned): spheres, capsules
+        and ellipsoids (their radii) exactly, planes and height fields moved out along their normal, boxes and
+        cylinders by their half sizes (exact on their faces; their edges and corners reach up to (sqrt(3) - 1)
+        margin farther than MuJoCo's rounded ones). A mesh cannot grow: listed in `self.margin_dropped`."""
+        if margin == 0.0:
+            return pose
+        if isinstance(shape, (Sphere, Capsule)):
+            shape.radius = shape.radius + margin
+        elif isinstance(shape, Cylinder):
+            shape.radius, shape.half_height = shape.radius + margin, shape.half_height + margin
+        elif isinstance(shape, Box):
+            shape.half_extents = tuple(np.asarray(shape.half_extents) + margin)
+        elif isinstance(shape, ConvexMesh):  # an ellipsoid: vertices ELLIPSOID_DIRECTIONS * radii
+            radii = np.abs(shape.vertices).max(axis=0)
+            shape.vertices = ELLIPSOID_DIRECTIONS * (radii + margin)
+        elif isinstance(shape, Plane):  # the plane's normal is its x axis
+            return pose * Transform(np.array([margin, 0.0, 0.0]))
+        elif isinstance(shape, TriangleMesh):  # a height field, facing its +z
+            return pose * Transform(np.array([0.0, 0.0, margin]))
+        else:
+            self.margin_dropped.append(shape.name)
+        return pose
+
     def _ellipsoid(self, name, radii):
-        warnings.warn(f"MJCF '{self.path.name}': ellipsoid geom '{name}' collides as the sphere of its largest "
-                      "radius", RuntimeWarning, stacklevel=5)
-        return Sphere(float(max(radii)), name=name)
+        """An ellipsoid of three equal radii is a sphere; any other collides as the convex polytope inscribed in it
+        through ELLIPSOID_DIRECTIONS (its mass properties stay the ellipsoid's, mjcf_mass.py)."""
+        radii = np.asarray(radii, dtype=float)
+        if np.all(radii == radii[0]):
+            return Sphere(float(radii[0]), name=name)
+        self.ellipsoids.append(name)
+        return ConvexMesh(vertices=ELLIPSOID_DIRECTIONS * radii, name=name)
 
     # -- bodies -------------------------------------------------------------------------------------------------------
     def _joints(self, body, cls):

@@ -11,6 +11,15 @@ and forcelimited "auto" mean "limited when the range is given"). The shortcuts a
 * <velocity kv>: gain kv, bias (0, 0, -kv): a drive of damping gear^2 kv and target velocity ctrl / gear.
 * <general>: gaintype fixed, dyntype none and biastype none or affine. With bias b1 != 0 it joins the drive's
   stiffness (target position), else with b2 != 0 its damping (target velocity), else it is a joint force.
+* dyntype filter / filterexact (MuJoCo's activation follows ctrl with time constant dynprm[0]): mapped as dyntype
+  none, with one warning: the force follows ctrl at once, where MuJoCo's lags by the time constant. Exact while
+  ctrl stays at its initial value (the activation starts at 0 and stays at ctrl 0).
+* A fixed tendon transmission (tendon="name" of a <tendon><fixed>, an artic fixed tendon, mjcf_couplings.py): the
+  tendon length is L = sum c_i q_i and joint i gets gear c_i f. The bias terms b1, b2 join the artic tendon's
+  stiffness (-b1 gear^2) and damping (-b2 gear^2), with its rest length kept where the tendon's own spring puts it;
+  the ctrl term gear (gain ctrl + b0), clamped to forcerange, is applied as joint forces gear c_i f by
+  `MjcfControl` (MuJoCo's Euler applies actuator forces explicitly too). A forcerange then bounds only that term
+  (warned when the actuator also has stiffness or damping).
 
 Several actuators on one joint add up, with the joint's own spring (stiffness, springref) and damper, into the dof's
 one drive: stiffness K = k + sum(-b1 gear^2), damping D = d + sum(-b2 gear^2), and targets chosen so that
@@ -22,10 +31,10 @@ Differences from MuJoCo's Euler integrator: PhysX drives are implicit in stiffne
 treats actuator bias explicitly, a difference of order h * gain / (joint inertia) per step.
 
 Reported with one warning naming each actuator, and then inert (its ctrl column is read and ignored): transmissions
-other than a hinge or slide joint (tendon, site, body, cranksite, ball joints), dynamics (dyntype other than none:
-filters, integrators, muscles), gaintype other than fixed, biastype other than none/affine, negative stiffness
-(b1 > 0) or damping (b2 > 0), and the other actuator elements (intvelocity, damper, cylinder, muscle, adhesion,
-plugin, ...).
+other than a hinge or slide joint or a fixed tendon (spatial tendons, site, body, cranksite, ball joints), dynamics
+other than none and filter (integrators, muscles), gaintype other than fixed, biastype other than none/affine,
+negative stiffness (b1 > 0) or damping (b2 > 0), and the other actuator elements (intvelocity, damper, cylinder,
+muscle, adhesion, plugin, ...).
 
 Control input (MuJoCo's data.ctrl, one row per env)::
 
@@ -59,7 +68,8 @@ from .xml_values import MAX_MAGNITUDE
 __all__ = ["Actuator", "MjcfControl", "read_actuators"]
 
 _SHORTCUTS = ("motor", "position", "velocity", "general")
-_OTHER_TRANSMISSIONS = ("tendon", "site", "body", "cranksite")
+_OTHER_TRANSMISSIONS = ("site", "body", "cranksite")
+_FILTERS = ("filter", "filterexact")  # first-order activation dynamics, mapped as none (module docstring)
 
 
 @dataclass
@@ -70,13 +80,15 @@ class Actuator:
 
     name: str
     kind: str  # the element: "motor", "position", "velocity", "general", ...
-    joint: str | None
+    joint: str | None  # the joint transmission
     gear: float = 1.0
     ctrlrange: tuple | None = None
     forcerange: tuple | None = None
     gain: float = 1.0
     bias: tuple = (0.0, 0.0, 0.0)
     supported: bool = True
+    tendon: str | None = None  # the fixed-tendon transmission
+    terms: tuple = ()  # (joint name, coefficient c_i) of a tendon transmission: joint i gets gear c_i f
 
 
 def _limited(v, act, a, which):
@@ -109,7 +121,7 @@ def _gains(v, act, a):
         kv = v.number(act, "kv", 1.0, a.get("kv"), minimum=0.0)
         return kv, (0.0, 0.0, -kv)
     dyn, gt, bt = a.get("dyntype", "none"), a.get("gaintype", "fixed"), a.get("biastype", "none")
-    if dyn != "none":
+    if dyn not in ("none",) + _FILTERS:
         return f"dyntype='{dyn}' (actuator dynamics) is not supported"
     if gt != "fixed":
         return f"gaintype='{gt}' is not supported (only fixed)"
@@ -126,14 +138,16 @@ def _gains(v, act, a):
 
 
 def read_actuators(loader, el):
-    """Read the <actuator> section `el` into loader.model.actuators and set the joints' drives (see the module
-    docstring). `loader` is mjcf.py's _Loader: its XmlValues `v`, `_attrs` (class defaults) and `joint_names`."""
+    """Read the <actuator> section `el` into loader.model.actuators and set the joints' drives and the tendons'
+    springs (see the module docstring). `loader` is mjcf.py's _Loader: its XmlValues `v`, `_attrs` (class defaults)
+    and `joint_names`; its articulations' fixed tendons are built already (mjcf_couplings.py)."""
     for art in loader.model.articulations:  # MuJoCo's forcerange is a force; PhysX's default drive limit an impulse
         art.set_articulation_flag(ArticulationFlag.DRIVE_LIMITS_ARE_FORCES, True)
     if el is None:
         return
     v = loader.v
-    dropped = []
+    tendons = {t.name: t for art in loader.model.articulations for t in art.get_fixed_tendons() if t.name}
+    dropped, filtered = [], []
     acts = []
     for k, act in enumerate(el):
         a = loader._attrs(act, "main")
@@ -143,19 +157,28 @@ def read_actuators(loader, el):
             loader.model.actuators.append(Actuator(name, act.tag, None, supported=False))
             continue
         jname = a.get("joint", a.get("jointinparent"))
+        tname = a.get("tendon") if jname is None else None
         gear = float(v.numbers(act, "gear", (1, 6), (1.0,), a.get("gear"))[0])
-        rec = Actuator(name if "name" in a else (jname or name), act.tag, jname, gear, _limited(v, act, a, "ctrl"),
-                       _limited(v, act, a, "force"))
+        rec = Actuator(name if "name" in a else (jname or tname or name), act.tag, jname, gear,
+                       _limited(v, act, a, "ctrl"), _limited(v, act, a, "force"), tendon=tname)
         loader.model.actuators.append(rec)
         other = [t for t in _OTHER_TRANSMISSIONS if t in a]
         reason = None
-        if jname is None:
-            reason = (f"its {other[0]} transmission is not supported (only hinge and slide joints)" if other else
-                      "it names no joint")
+        if tname is not None:
+            if tname not in tendons:
+                reason = f"tendon '{tname}' is not a fixed tendon that artic built (only those can be driven)"
+            else:
+                rec.terms = tuple((n.link.inbound_joint.name, float(n.coefficient))
+                                  for n in tendons[tname].tendon_joints[1:] if n.coefficient != 0.0)
+        elif jname is None:
+            reason = (f"its {other[0]} transmission is not supported (only hinge and slide joints and fixed "
+                      "tendons)" if other else "it names no joint or tendon")
         elif jname not in loader.joint_names:
             raise v.fail(act, f"attribute joint='{jname}' names no joint of the model")
         elif len(loader.joint_names[jname][1].dof_axes()) != 1:
             reason = f"joint '{jname}' is a ball joint (only hinge and slide joints)"
+        else:
+            rec.terms = ((jname, 1.0),)
         gains = _gains(v, act, a)
         if reason is None and isinstance(gains, str):
             reason = gains
@@ -171,11 +194,38 @@ def read_actuators(loader, el):
             rec.supported = False
             dropped.append((f"<{act.tag}> '{rec.name}'", reason))
             continue
-        acts.append((rec, act))
+        if a.get("dyntype", "none") in _FILTERS:
+            filtered.append(f"'{rec.name}' ({v.numbers(act, 'dynprm', (1, 10), (1.0,), a.get('dynprm'))[0]:g} s)")
+        if tname is not None:
+            _tendon_spring(loader, tendons[tname], rec, act)
+        else:
+            acts.append((rec, act))
     _set_drives(loader, acts)
+    if filtered:
+        warnings.warn(f"{v.where(el)}: the activation filter (dyntype filter, time constant) of actuator(s) "
+                      f"{', '.join(filtered)} is not followed: their force follows ctrl at once, MuJoCo's lags by "
+                      "the time constant (the same while ctrl stays at its initial value)", RuntimeWarning,
+                      stacklevel=4)
     if dropped:
         warnings.warn(f"{v.where(el)}: actuator(s) not supported and inert (their ctrl is ignored): "
                       + "; ".join(f"{n}: {r}" for n, r in dropped), RuntimeWarning, stacklevel=4)
+
+
+def _tendon_spring(loader, tendon, rec, act):
+    """A fixed-tendon actuator's bias b1, b2 into the artic tendon's stiffness and damping (its own spring's rest
+    length kept: k0 rest0 / (k0 + K)); the ctrl term is MjcfControl's (module docstring)."""
+    k_add, d_add = -rec.bias[1] * rec.gear ** 2, -rec.bias[2] * rec.gear ** 2
+    if k_add == 0.0 and d_add == 0.0:
+        return
+    k0 = tendon.stiffness
+    with loader.v.context(act):
+        tendon.rest_length = k0 * tendon.rest_length / (k0 + k_add) if k0 + k_add > 0.0 else tendon.rest_length
+        tendon.stiffness = k0 + k_add
+        tendon.damping = tendon.damping + d_add
+    if rec.forcerange is not None:
+        warnings.warn(f"{loader.v.where(act)}: forcerange bounds only the ctrl term gear (gain ctrl + b0) of this "
+                      "tendon actuator; its stiffness and damping act through the tendon's spring, unbounded",
+                      RuntimeWarning, stacklevel=5)
 
 
 def _set_drives(loader, acts):
@@ -275,20 +325,24 @@ class _Binding:
         self.art = art
         dofs = {joint.name: i for i, (joint, _) in enumerate(art.dof_list())}
         joints = {joint.name: joint for joint, _ in art.dof_list()}
-        pos, vel, force = {}, {}, {}
+        pos, vel, force = {}, {}, {}  # joint name: [(actuator index, coefficient)]
         for i, r in enumerate(actuators):
-            if not r.supported or r.joint not in dofs:
+            if not r.supported or not r.terms or not all(j in dofs for j, _ in r.terms):
+                continue
+            if r.tendon is not None:  # its ctrl term, as joint forces gear c_i f (its bias is the tendon's spring)
+                for j, c in r.terms:
+                    force.setdefault(j, []).append((i, c))
                 continue
             group = pos if r.bias[1] != 0.0 else vel if r.bias[2] != 0.0 else force
-            group.setdefault(r.joint, []).append(i)
+            group.setdefault(r.joint, []).append((i, 1.0))
         nu = len(actuators)
         self.pos = self._affine(pos, dofs, joints, actuators, nu, "stiffness")
         self.vel = self._affine(vel, dofs, joints, actuators, nu, "damping")
         self.force_dofs = np.array([dofs[j] for j in force], int)
-        self.force_map = np.zeros((len(force), nu))  # dof row: gear of each force actuator
+        self.force_map = np.zeros((len(force), nu))  # dof row: gear c_i of each force actuator
         for row, members in enumerate(force.values()):
-            for i in members:
-                self.force_map[row, i] = actuators[i].gear
+            for i, c in members:
+                self.force_map[row, i] += actuators[i].gear * c
         self.force_gain = np.array([r.gain for r in actuators])
         self.force_b0 = np.array([r.bias[0] for r in actuators])
         self.force_lo = np.array([r.forcerange[0] if r.forcerange else -np.inf for r in actuators])
@@ -311,7 +365,7 @@ class _Binding:
             drive = joint.get_drive_params(ax)
             total = getattr(drive, term)
             load_target = joint.get_drive_target(ax) if term == "stiffness" else joint.get_drive_velocity(ax)
-            for i in members:
+            for i, _ in members:
                 mat[row, i] = actuators[i].gear * actuators[i].gain / total
             off[row] = load_target
         return idx, mat, off

@@ -27,6 +27,7 @@ USED = {
     "default": {"class"},
     "asset": set(),
     "mesh": {"name", "class", "file", "scale", "inertia", "maxhullvert"},
+    "hfield": {"name", "nrow", "ncol", "size", "elevation", "file"},
     "worldbody": set(),
     "body": {"name", "childclass", "pos"} | _ORIENT,
     "inertial": {"pos", "mass", "diaginertia", "fullinertia"} | _ORIENT,
@@ -34,7 +35,7 @@ USED = {
               "frictionloss", "stiffness", "springref"},
     "freejoint": {"name"},
     "geom": {"name", "class", "type", "size", "fromto", "pos", "mesh", "friction", "margin", "contype",
-             "conaffinity", "mass", "density", "shellinertia", "group"} | _ORIENT,
+             "conaffinity", "mass", "density", "shellinertia", "group", "hfield"} | _ORIENT,
 }
 # sections, and the <default> children of their elements, read and reported elsewhere
 OWNED = {"option", "contact", "tendon", "equality", "actuator", "pair", "motor", "position", "velocity", "general",
@@ -45,15 +46,15 @@ NO_DYNAMICS = {"visual", "statistic", "size", "sensor", "keyframe", "custom", "s
                "joint user", "joint group", "freejoint group", "compiler texturedir", "compiler usethread",
                "compiler discardvisual", "mesh smoothnormal"}
 # attributes whose value here asks for what artic does anyway (MuJoCo's defaults that change nothing artic lacks:
-# condim 3 is sliding friction only, as artic's contacts): not reported at that value
-MATCHING = {"geom condim": "3", "geom priority": "0", "geom gap": "0", "geom solmix": "1", "body gravcomp": "0",
-            "body mocap": "false", "joint margin": "0"}
+# condim 3 is sliding friction only, as artic's contacts, condim 1 none, mapped as friction 0): not reported there
+MATCHING = {"geom condim": ("1", "3"), "geom priority": ("0",), "geom gap": ("0",), "geom solmix": ("1",),
+            "body gravcomp": ("0",), "body mocap": ("false",), "joint margin": ("0",)}
 # why some physics kinds are not used: said in their warning
 REASON = {
     "geom solref": "MuJoCo's soft contact has no PhysX counterpart",
     "geom solimp": "MuJoCo's soft contact has no PhysX counterpart",
     "geom solmix": "MuJoCo's soft contact has no PhysX counterpart",
-    "geom condim": "contacts always have Coulomb friction (condim 3), no torsional or rolling friction",
+    "geom condim": "contacts have Coulomb friction (condim 3) or none (condim 1), no torsional or rolling friction",
     "geom priority": "contact parameters are combined the PhysX way",
     "geom gap": "contacts act from the margin on",
     "joint solreflimit": "limits are PhysX's hard limits", "joint solimplimit": "limits are PhysX's hard limits",
@@ -81,7 +82,7 @@ def report_unused(root, v):
                 continue
             for attr in child.attrib:
                 kind = f"{child.tag} {attr}"
-                if attr not in USED[child.tag] and MATCHING.get(kind) != child.get(attr).strip():
+                if attr not in USED[child.tag] and child.get(attr).strip() not in MATCHING.get(kind, ()):
                     note(kind, child)
             walk(child)
 

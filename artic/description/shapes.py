@@ -2,8 +2,9 @@
 give at a density.
 
 Contact parameters follow PhysX: a shape makes contacts with another when their surfaces are closer than the sum of
-their `contact_offset`s (default 0.02 m, PxTolerancesScale length 1); friction and restitution average the two
-materials (PxCombineMode::eAVERAGE). Filtering follows MuJoCo's contype/conaffinity: two shapes may collide when
+their `contact_offset`s (default 0.02 m, PxTolerancesScale length 1); friction combines the two materials by
+their `friction_combine` mode of higher priority (PxCombineMode; eAVERAGE by default), restitution averages.
+Filtering follows MuJoCo's contype/conaffinity: two shapes may collide when
 (a.collision_group & b.collision_mask) or (b.collision_group & a.collision_mask) is non-zero.
 
 Mass properties: standard solid-body formulas (box, sphere, cylinder; a capsule is a cylinder plus two
@@ -91,16 +92,26 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
+# PxCombineMode, in PhysX's priority order (the index is the mode's priority, and its code in the narrow phase)
+FRICTION_COMBINE_MODES = ("average", "min", "multiply", "max")
+
+
 @dataclass
 class Material:
     """`PxMaterial`: Coulomb friction coefficients in [0, MAX_FRICTION] and the coefficient of restitution in
-    [0, 1] (PhysX's ranges), checked whenever a field is set."""
+    [0, 1] (PhysX's ranges), checked whenever a field is set. `friction_combine` is PhysX's friction combine mode
+    (PxCombineMode, one of FRICTION_COMBINE_MODES): a contact's friction coefficients combine the two shapes' by
+    the mode of higher priority (average < min < multiply < max), as PhysX does; restitution is averaged."""
 
     static_friction: float = 0.5
     dynamic_friction: float = 0.5
     restitution: float = 0.0
+    friction_combine: str = "average"
 
     def __setattr__(self, name, value):
+        if name == "friction_combine" and value not in FRICTION_COMBINE_MODES:
+            raise ValidationError(f"material: friction_combine must be one of {', '.join(FRICTION_COMBINE_MODES)}, "
+                                  f"got {value!r}")
         if name in ("static_friction", "dynamic_friction", "restitution"):
             value = finite("material", name, value)
             high = 1.0 if name == "restitution" else MAX_FRICTION

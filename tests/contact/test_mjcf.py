@@ -100,8 +100,8 @@ def test_bad_mjcf_is_refused_clearly(tmp_path):
     bad.write_text("<robot/>")
     with pytest.raises(ArticError, match="expected <mujoco>"):
         artic.load_mjcf(bad)
-    bad.write_text("<mujoco><worldbody><body><geom type='hfield' size='1'/></body></worldbody></mujoco>")
-    with pytest.raises(ArticError, match="unsupported type 'hfield'"):
+    bad.write_text("<mujoco><worldbody><body><geom type='sdf' size='1'/></body></worldbody></mujoco>")
+    with pytest.raises(ArticError, match="unsupported type 'sdf'"):
         artic.load_mjcf(bad)
     bad.write_text("<mujoco><worldbody><body><joint type='hinge' range='1'/><geom size='1'/></body></worldbody>"
                    "</mujoco>")

@@ -55,6 +55,25 @@ def test_box_slides_and_decelerates_at_mu_g(solver, mu):
     assert abs(vels[-1, 0, 0]) < 1e-2  # it stops, and static friction holds it
 
 
+@pytest.mark.parametrize("ground_mode, box_mode, mu", [("average", "average", 0.4), ("min", "average", 0.2),
+                                                       ("multiply", "min", 0.12), ("average", "max", 0.6),
+                                                       ("max", "multiply", 0.6)])
+def test_friction_combine_mode_of_higher_priority_decides(ground_mode, box_mode, mu):
+    """PxCombineMode: a box (mu 0.6) sliding on a ground (mu 0.2) decelerates at mu g with mu the two coefficients
+    combined by the mode of higher priority (average < min < multiply < max): 0.4, 0.2, 0.12 or 0.6."""
+    scene = scene_with_ground(SolverType.PGS, Material(0.2, 0.2, 0.0, friction_combine=ground_mode))
+    b = body(Box((0.2, 0.2, 0.1)), pose=(0.0, 0.0, 0.1), material=Material(0.6, 0.6, 0.0, friction_combine=box_mode))
+    scene.add_actor(b)
+    run(scene, [b], 10, 1.0 / 240.0)
+    scene.set_actor_velocity(b, [3.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    dt = 1.0 / 240.0
+    _, vels = run(scene, [b], 40, dt)
+    decel = -np.polyfit(np.arange(40) * dt, vels[:, 0, 0], 1)[0]
+    assert decel == pytest.approx(mu * G, rel=0.02)
+    with pytest.raises(artic.ValidationError, match="friction_combine must be one of average, min, multiply, max"):
+        Material(friction_combine="sum")
+
+
 def _box_on_slope(solver, degrees, mu, half=0.1):
     """A cube of half extent `half` resting on a plane tilted by `degrees` about y (mu_s = mu_d = mu on both
     materials), PhysX's default 4 position iterations; returns (scene, box, unit down-slope direction)."""
