@@ -220,7 +220,7 @@ def _filters(art: Articulation) -> set:
 def collision_groups(arts: list[Articulation], joints=()) -> list[list[Articulation]]:
     """Partition articulations into blocks: two share a block when a shape of one can collide with a shape of the
     other (collision groups and masks, as the pair filter tests them) and one of them can move, or when a body
-    joint connects them. Blocks and their members keep the scene's order."""
+    joint or an explicit contact pair (Articulation.add_contact_pair) connects them. Blocks and their members keep the scene's order."""
     parent = list(range(len(arts)))
 
     def root(i):
@@ -241,6 +241,11 @@ def collision_groups(arts: list[Articulation], joints=()) -> list[list[Articulat
         ends = [index[id(b.articulation)] for b in (joint.body_a, joint.body_b) if isinstance(b, Link)]
         if len(ends) == 2:
             parent[root(ends[1])] = root(ends[0])
+    shape_art = {id(s): i for i, a in enumerate(arts) for link in a.get_links() for s in link.shapes}
+    for i, art in enumerate(arts):  # explicit contact pairs collide whatever the groups
+        for pair in art.contact_pairs:
+            if id(pair.shape_b) in shape_art:
+                parent[root(shape_art[id(pair.shape_b)])] = root(i)
     groups: dict[int, list] = {}
     for i, art in enumerate(arts):
         groups.setdefault(root(i), []).append(art)

@@ -2,7 +2,8 @@
 plus the scene's static shapes) and one `Contacts` buffer per block (E envs, C contact slots per env).
 
 Candidate pairs are filtered once on the host (parent/child links, DISABLE_SELF_COLLISION, collision groups,
-`Articulation.disable_collision` pairs, links that cannot move). Their order is the solver's: link-vs-link pairs
+`Articulation.disable_collision` pairs, links that cannot move); explicit pairs (`Articulation.add_contact_pair`)
+pass every filter but the last, and carry their own material and rest offset. Their order is the solver's: link-vs-link pairs
 first, within one articulation or between two (PhysX's "dynamic" contacts, solved before the articulations'
 internal constraints), then link-vs-static pairs sorted by the link's depth-first rank in the forest (static
 contacts are solved right after their link's joint rows).
@@ -65,6 +66,9 @@ class Geometry:
     pair_dynamic_count: int  # the first pairs are self-collision pairs
     pair_a: wp.array(dtype=int)  # (P,) link shape
     pair_b: wp.array(dtype=int)  # (P,) link or static shape
+    pair_own_material: wp.array(dtype=int)  # (P,) 1: an explicit pair's material (pair_material), 0: combined
+    pair_material: wp.array(dtype=wp.vec3)  # (P,) (static friction, dynamic friction, restitution)
+    pair_rest: wp.array(dtype=float)  # (P,) rest offset: the contact acts with the surfaces this far apart [m]
     link_rank: wp.array(dtype=int)  # (L,) depth-first visiting rank of each link
     capacity: int  # contact slots per env
 
@@ -290,35 +294,49 @@ def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int,
                 static_actor[len(t.shapes) - 1] = id(actor)
     link_filters, static_filters = filters
     link_of = t.rows["geom_link"]
-    pairs_a, pairs_b, capacity = [], [], 0
+    geom_of = {id(shape): g for g, (shape, _) in enumerate(t.shapes)}
+    explicit = {}  # frozenset of two geometries: their ContactPair (both shapes in this block)
+    for art in arts:
+        for p in art.contact_pairs:
+            if id(p.shape_a) in geom_of and id(p.shape_b) in geom_of:  # else shape_b's body is not in the scene
+                explicit[frozenset((geom_of[id(p.shape_a)], geom_of[id(p.shape_b)]))] = p
+    pairs_a, pairs_b, own, materials, rests, capacity = [], [], [], [], [], 0
 
-    def add_pair(a, b):
+    def add_pair(a, b, pair):
         nonlocal capacity
         if not movable[link_of[a]]:
             a, b = b, a
         pairs_a.append(a)
         pairs_b.append(b)
+        m = pair.material if pair is not None else None
+        own.append(int(m is not None))
+        materials.append([m.static_friction, m.dynamic_friction, m.restitution] if m is not None else [0.0] * 3)
+        rests.append(pair.rest_offset if pair is not None else 0.0)
         capacity += _max_points(t.rows["geom_type"][a], t.rows["geom_type"][b])
 
     for x, a in enumerate(link_geoms):  # "dynamic" pairs: links of one tree, or of two trees
         for b in link_geoms[x + 1:]:
             la, lb = link_of[a], link_of[b]
-            if not (movable[la] or movable[lb]) or not t.collide(a, b) or frozenset((la, lb)) in link_filters:
+            if not (movable[la] or movable[lb]) or la == lb:
+                continue
+            pair = explicit.get(frozenset((a, b)))
+            if pair is None and (not t.collide(a, b) or frozenset((la, lb)) in link_filters):
                 continue
             art = arts[tree_of[la]]
-            if tree_of[la] == tree_of[lb]:
-                if (la == lb or parents[la] == lb or parents[lb] == la
+            if pair is None and tree_of[la] == tree_of[lb]:
+                if (parents[la] == lb or parents[lb] == la
                         or art.get_articulation_flags() & ArticulationFlag.DISABLE_SELF_COLLISION
                         or frozenset((link_obj[la], link_obj[lb])) in art.collision_filters):
                     continue
-            add_pair(a, b)
+            add_pair(a, b, pair)
     dynamic_count = len(pairs_a)
     for a in link_geoms:  # already in depth-first link order
         if not movable[link_of[a]]:
             continue
         for b in static_geoms:
-            if t.collide(a, b) and (link_of[a], static_actor[b]) not in static_filters:
-                add_pair(a, b)
+            pair = explicit.get(frozenset((a, b)))
+            if pair is not None or t.collide(a, b) and (link_of[a], static_actor[b]) not in static_filters:
+                add_pair(a, b, pair)
     h = {k: np.array(v) for k, v in t.rows.items()}
     h["geom_pose"] = np.array(t.rows["geom_pose"], np.float32).reshape(-1, 7)
     h["geom_size"] = np.array(t.rows["geom_size"], np.float32).reshape(-1, 3)
@@ -333,6 +351,9 @@ def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int,
     h["edge_faces"] = np.array(t.edge_faces, np.int32).reshape(-1, 2)
     h["pair_a"] = np.array(pairs_a, np.int32)
     h["pair_b"] = np.array(pairs_b, np.int32)
+    h["pair_own_material"] = np.array(own, np.int32)
+    h["pair_material"] = np.array(materials, np.float32).reshape(-1, 3)
+    h["pair_rest"] = np.array(rests, np.float32)
     h["pair_count"] = len(pairs_a)
     h["pair_dynamic_count"] = dynamic_count
     h["link_rank"] = rank

@@ -300,13 +300,11 @@ def is_round(t: int):
 
 @wp.func
 def collide_pair(geo: Geometry, ct: Contacts, env: int, la: int, lb: int, a: int, b: int, rank: int,
-                 xa: wp.transform, xb: wp.transform):
-    """All contacts of pair (a, b) (a a link shape) with surfaces closer than the summed contact offsets."""
+                 xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
+    """All contacts of pair (a, b) (a a link shape) with surfaces closer than `margin`, of material `mat`."""
     ta = geo.geom_type[a]
     tb = geo.geom_type[b]
-    margin = geo.geom_offset[a] + geo.geom_offset[b]
     first = ct.count[env]
-    mat = combine_materials(geo, a, b)
     if tb == GEOM_PLANE:
         if ta == GEOM_CYLINDER:
             plane_cylinder(geo, ct, env, first, la, a, b, rank, xa, xb, margin, mat)
@@ -343,13 +341,23 @@ def detect_env(geo: Geometry, ct: Contacts, link_pose: wp.array2d(dtype=wp.trans
         xb = geo.geom_pose[b]
         if lb >= 0:
             xb = link_pose[env, lb] * geo.geom_pose[b]
-        reach = geo.geom_radius[a] + geo.geom_offset[a] + geo.geom_offset[b]
+        # an explicit pair's contacts act `rest` apart: found that much farther, their separations taken from it
+        rest = geo.pair_rest[k]
+        margin = geo.geom_offset[a] + geo.geom_offset[b] + rest
+        reach = geo.geom_radius[a] + geo.geom_offset[a] + geo.geom_offset[b] + wp.max(rest, 0.0)
         ca = wp.transform_get_translation(xa)
         if geo.geom_type[b] == GEOM_PLANE:
             if wp.transform_point(wp.transform_inverse(xb), ca)[0] > reach:
                 continue
         elif wp.length(ca - wp.transform_get_translation(xb)) > reach + geo.geom_radius[b]:
             continue
-        collide_pair(geo, ct, env, la, lb, a, b, geo.link_rank[la], xa, xb)
+        mat = combine_materials(geo, a, b)
+        if geo.pair_own_material[k] != 0:
+            mat = geo.pair_material[k]
+        first = ct.count[env]
+        collide_pair(geo, ct, env, la, lb, a, b, geo.link_rank[la], xa, xb, margin, mat)
+        if rest != 0.0:
+            for c in range(first, ct.count[env]):
+                ct.separation[env, c] = ct.separation[env, c] - rest
     if geo.pair_dynamic_count >= geo.pair_count:
         ct.dynamic_count[env] = ct.count[env]

@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import StateError, TopologyError, ValidationError
 from ..math.np_spatial import Transform, quat_from_matrix
 from .deadzone import checked_deadzone
+from .contact_pairs import contact_pair
 from .coupling import FixedTendon, MimicJoint, SpatialTendon, validate_couplings
 from .shapes import Shape, mass_properties
 from .types import AXIS_NAMES, LINEAR_AXES, ArticulationFlag, Axis, DriveType, JointType, Motion
@@ -504,6 +505,7 @@ class Articulation:
         self._couplings: list = []  # mimic joints and tendons (build/coupling.py)
         self.urdf_mimics: list = []  # (joint, reference joint, multiplier, offset) read from URDF <mimic> tags
         self.collision_filters: set = set()  # frozenset({link, link}) pairs that never collide
+        self.contact_pairs: list = []  # ContactPair (contact_pairs.py): shape pairs that always collide
         self._kinematic = False  # set by a kinematic RigidDynamic: the root follows pose targets
 
     def __repr__(self):
@@ -609,6 +611,13 @@ class Articulation:
                 raise ValidationError(f"{self._owner()}: disable_collision takes two links of this articulation")
         self.collision_filters.add(frozenset((link_a, link_b)))
         self._changed("model")
+
+    def add_contact_pair(self, shape_a: Shape, shape_b: Shape, material=None, rest_offset: float = 0.0):
+        """Make shape_a (of this articulation) and shape_b (of any body) collide whatever their filters; before
+        scene.add_articulation, which groups the bodies that may touch (contact_pairs.py)."""
+        if self._scene is not None:
+            raise StateError(f"{self._owner()}: add_contact_pair while in a scene; add pairs before adding it")
+        self.contact_pairs.append(contact_pair(self, shape_a, shape_b, material, rest_offset))
 
     def get_mimic_joints(self) -> list:
         return [c for c in self._couplings if isinstance(c, MimicJoint)]

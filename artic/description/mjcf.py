@@ -9,9 +9,9 @@ mass/density/shellinertia, mesh inertia legacy/exact/convex/shell, compiler iner
 boundmass, boundinertia, balanceinertia, settotalmass), joint ref, range/limited, damping, armature, frictionloss,
 stiffness, springref, contype/conaffinity, friction, condim 1/3, margin, <option iterations>, and
 <motor>/<position>/<velocity>/<general> actuators on joints and fixed tendons (mjcf_actuators.py);
-<include> is expanded. <contact><exclude> between bodies of one tree; <tendon> and <equality> as mjcf_couplings.py
-says (fixed tendons, connect, weld, linear joint equalities; the rest reported); <contact><pair> content is dropped
-with a warning; <frame>, <replicate>, <attach> are refused.
+<include> is expanded. <contact><exclude> between bodies of one tree, <contact><pair> (mjcf_pairs.py); <tendon> and
+<equality> as mjcf_couplings.py says (fixed tendons, connect, weld, linear joint equalities; the rest reported);
+<frame>, <replicate>, <attach> are refused.
 Errors: see `load_mjcf`.
 
 How MJCF maps onto PhysX-style articulations:
@@ -62,6 +62,7 @@ from .mjcf_couplings import read_couplings
 from .mjcf_hfield import hfield_mesh, read_hfield
 from .mjcf_mass import MESH_INERTIA, MassRules
 from .mjcf_options import Options, apply_mujoco_defaults, disable_contacts, read_options
+from .mjcf_pairs import BUILTIN as PAIR_BUILTIN, read_pairs
 from .mjcf_report import report_unused
 from .shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Sphere, TriangleMesh
 from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
@@ -105,6 +106,7 @@ _BUILTIN = {
               "frictionloss": "0", "stiffness": "0", "springref": "0", "ref": "0"},
     "geom": {"type": "sphere", "contype": "1", "conaffinity": "1", "friction": "1 0.005 0.0001", "margin": "0",
              "density": "1000", "pos": "0 0 0"},
+    "pair": PAIR_BUILTIN,
 }
 # (number of size values, what they are) each geom type needs; with fromto, capsule/cylinder/box/ellipsoid need one
 _SIZES = {"sphere": (1, "radius"), "capsule": (2, "radius, half-length"), "cylinder": (2, "radius, half-length"),
@@ -225,6 +227,7 @@ class _Loader:
         self.ellipsoids = []  # names of the ellipsoid geoms that collide as inscribed polytopes (`_ellipsoid`)
         self.margin_dropped = []  # names of the mesh geoms whose margin artic cannot add (`_grow`)
         self.frictions = []  # (geom name, condim, friction) of every geom, for the condim-1 report
+        self.geoms, self.geom_repeated = {}, set()  # <geom name>: (shape, margin grown by), for <pair>
         static = RigidStatic(name="world")
         for k, g in enumerate(world.findall("geom")):
             with v.context(g):
@@ -424,7 +427,12 @@ class _Loader:
             shape = Mesh(str(file), tuple(scale), name=name)
         else:
             shape = self._ellipsoid(name, size[:3])
-        shape.local_pose = self._grow(shape, pose, v.number(g, "margin", text=a["margin"], minimum=0.0))
+        margin, dropped = v.number(g, "margin", text=a["margin"], minimum=0.0), len(self.margin_dropped)
+        shape.local_pose = self._grow(shape, pose, margin)
+        if "name" in g.attrib:
+            if g.get("name") in self.geoms:
+                self.geom_repeated.add(g.get("name"))
+            self.geoms[g.get("name")] = (shape, margin if len(self.margin_dropped) == dropped else 0.0)
         mu = float(v.numbers(g, "friction", (1, 3), text=a["friction"])[0])
         # MuJoCo gives a pair of equal priority the larger condim and the larger friction of the two: PhysX's
         # combine mode max; condim 1 (frictionless) is friction 0, exact against condim-1 geoms and against geoms
@@ -686,12 +694,12 @@ class _Loader:
 
     def _contact(self, section):
         """<exclude body1 body2>: the two bodies' geom links never collide (MuJoCo excludes by body, whatever
-        their weld groups). <pair> (explicit contact pairs with their own parameters) is dropped with a warning."""
+        their weld groups). <pair>: explicit contact pairs with their own parameters (mjcf_pairs.py)."""
         v = self.v
         dropped = []
+        read_pairs(self, section.findall("pair"))
         for el in section:
             if el.tag == "pair":
-                dropped.append(f"<pair geom1='{el.get('geom1')}' geom2='{el.get('geom2')}'>")
                 continue
             if el.tag != "exclude":
                 raise v.fail(el, f"<{el.tag}> is not a <contact> element; use <exclude> or <pair>")
