@@ -1,5 +1,5 @@
 """MJCF self-collision filtering against MuJoCo: the weld/parent body filter, <contact><exclude>, and the warning
-for what artic cannot filter (<pair>, exclusions across trees or with the world)."""
+for what artic cannot filter (exclusions across trees or with the world; <pair>: test_mjcf_pairs.py)."""
 
 from __future__ import annotations
 
@@ -112,17 +112,17 @@ def test_exclude_keeps_two_bodies_of_one_tree_apart(tmp_path):
 
 
 def test_unsupported_contact_content_is_dropped_with_a_warning(tmp_path):
-    """<pair> and an <exclude> with the world or between two trees are dropped with one warning naming each
-    element; an <exclude> naming no body is an MjcfError naming the attribute."""
+    """An <exclude> with the world or between two trees is dropped with one warning naming each element; an
+    <exclude> naming no body is an MjcfError naming the attribute."""
     other = '<body name="other" pos="1 0 0"><freejoint/><geom size="0.1"/></body>'
-    contact = ('<contact><pair geom1="a" geom2="b"/><exclude body1="world" body2="shin"/>'
+    contact = ('<contact><exclude body1="world" body2="shin"/>'
                '<exclude body1="other" body2="root"/></contact>')
     path = tmp_path / "m.xml"
     path.write_text(f"<mujoco><worldbody>{_BODIES}{other}</worldbody>{contact}</mujoco>")
     with pytest.warns(RuntimeWarning) as caught:
         artic.load_mjcf(path)
     text = " ".join(str(w.message) for w in caught)
-    for part in ("<pair geom1='a' geom2='b'>", "<exclude body1='world' body2='shin'> (bodies of the world",
+    for part in ("<exclude body1='world' body2='shin'> (bodies of the world",
                  "<exclude body1='other' body2='root'> (bodies of two different trees", "dropped"):
         assert part in text
     path.write_text(f'<mujoco><worldbody>{_BODIES}</worldbody><contact><exclude body1="shin" body2="knee"/>'
