@@ -220,7 +220,8 @@ def _filters(art: Articulation) -> set:
 def collision_groups(arts: list[Articulation], joints=()) -> list[list[Articulation]]:
     """Partition articulations into blocks: two share a block when a shape of one can collide with a shape of the
     other (collision groups and masks, as the pair filter tests them) and one of them can move, or when a body
-    joint or an explicit contact pair (Articulation.add_contact_pair) connects them. Blocks and their members keep the scene's order."""
+    joint or an explicit contact pair (Articulation.add_contact_pair) connects them. Blocks and their members keep
+    the scene's order."""
     parent = list(range(len(arts)))
 
     def root(i):

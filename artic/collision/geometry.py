@@ -3,10 +3,10 @@ plus the scene's static shapes) and one `Contacts` buffer per block (E envs, C c
 
 Candidate pairs are filtered once on the host (parent/child links, DISABLE_SELF_COLLISION, collision groups,
 `Articulation.disable_collision` pairs, links that cannot move); explicit pairs (`Articulation.add_contact_pair`)
-pass every filter but the last, and carry their own material and rest offset. Their order is the solver's: link-vs-link pairs
-first, within one articulation or between two (PhysX's "dynamic" contacts, solved before the articulations'
-internal constraints), then link-vs-static pairs sorted by the link's depth-first rank in the forest (static
-contacts are solved right after their link's joint rows).
+pass every filter but the last, and carry their own material and rest offset. Their order is the solver's:
+link-vs-link pairs first, within one articulation or between two (PhysX's "dynamic" contacts, solved before the
+articulations' internal constraints), then link-vs-static pairs sorted by the link's depth-first rank in the forest
+(static contacts are solved right after their link's joint rows).
 C is the sum of every pair's maximum manifold size, capped by the scene's `contact_capacity`; contacts past C are
 counted in `overflow`, never dropped silently (the scene warns).
 """

@@ -243,6 +243,7 @@ class _Loader:
         self.mass.finish()
         for section in root.findall("contact"):
             self._contact(section)
+        read_pairs(self, [p for section in root.findall("contact") for p in section.findall("pair")])
         model.joints = read_couplings(self, root)
         read_actuators(self, root.find("actuator"))  # mjcf_actuators.py; after the tendons, which they may drive
         self._report_frictionless()
@@ -697,9 +698,8 @@ class _Loader:
         their weld groups). <pair>: explicit contact pairs with their own parameters (mjcf_pairs.py)."""
         v = self.v
         dropped = []
-        read_pairs(self, section.findall("pair"))
         for el in section:
-            if el.tag == "pair":
+            if el.tag == "pair":  # read_pairs
                 continue
             if el.tag != "exclude":
                 raise v.fail(el, f"<{el.tag}> is not a <contact> element; use <exclude> or <pair>")

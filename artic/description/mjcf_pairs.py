@@ -1,4 +1,4 @@
-"""<contact><pair geom1 geom2>: MuJoCo's explicit contact pairs as artic contact pairs (`Articulation.add_contact_pair`).
+"""<contact><pair geom1 geom2>: MuJoCo's explicit contact pairs as artic's (`Articulation.add_contact_pair`).
 
 MuJoCo collides the two geoms whatever their contype/conaffinity, <exclude> and the parent filter, and the pair
 replaces the dynamic contact of the same two geoms (other geoms of their bodies collide as before; the
