@@ -79,8 +79,9 @@ class DirectArrays:
 
 
 @wp.func
-def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: int):
-    """Rows start..m-1 of A (and their columns) and of b."""
+def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: int, warm: int):
+    """Rows start..m-1 of A (and their columns) and of b; their impulses start at 0, except the first `warm` rows',
+    which keep the previous solve's (the same rows in the same order)."""
     for i in range(start, m):
         for j in range(m):
             s = float(0.0)
@@ -100,7 +101,8 @@ def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: i
             rf.lo[env, i] = 0.0
             rf.hi[env, i] = 0.0
             rf.findex[env, i] = -1
-        da.x[env, i] = 0.0
+        if i >= warm:
+            da.x[env, i] = 0.0
 
 
 @wp.func
@@ -161,9 +163,12 @@ def _lazy_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int,
 @wp.func
 def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: LoopTable, ja: LoopArrays, kin: Kin,
            dz: DeadzoneTable, sd: StepData, rf: RowForm, da: DirectArrays, joint_q: wp.array2d(dtype=float),
-           target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, position: int):
+           target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, position: int, warm: int):
     """One solve (position or velocity pass): assemble, solve, add lazy rows and solve again; the velocity ends
-    in sd.gen_v. Returns (pivots, status): status 0 failed, 1 solved, 2 solved with unsettled friction boxes."""
+    in sd.gen_v. The first `warm` rows start from the previous solve's impulses (the velocity solve builds the same
+    rows, in the same order, as the position solve before its lazy rows: its active set is usually the same).
+    Returns (pivots, status, rows before the lazy ones): status 0 failed, 1 solved, 2 solved with unsettled
+    friction boxes."""
     for k in range(n_gen):
         sd.gen_v[env, k] = da.v_star[env, k]  # the row builders read v* (limit sides, joint velocities)
     rf.count[env] = 0
@@ -171,28 +176,30 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
     add_contact_rows(ct, rf, env, n_gen, h, PGS_ERP, position)
     add_coupling_rows(tree, rows, cr, sd, rf, joint_q, env, n_gen, h, PGS_ERP, position)
     if add_joint_rows(tree, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP, position) != 0:
-        return wp.vec2i(0, 0)
+        return wp.vec3i(0, 0, 0)
     add_deadzone_rows(tree, jt, ja, kin, dz, rf, sd.minv, joint_q, env, n_gen, h)
+    base = rf.count[env]
+    warm = wp.min(warm, base)
     built = int(0)
     pivots = int(0)
     status = int(1)
     for _round in range(LAZY_ROUNDS + 1):
         m = rf.count[env]
-        _build(rf, da, env, built, m, n_gen)
+        _build(rf, da, env, built, m, n_gen, warm)
         built = m
         res = solve_friction_lcp(da.a, da.b, rf.lo, rf.hi, da.x, da.state, da.chol, da.free, da.y, rf.findex,
                                  rf.fcount, rf.mu_static, rf.mu_dynamic, env, m)
         pivots += res[0]
         if res[1] == 0:
-            return wp.vec2i(pivots, 0)
+            return wp.vec3i(pivots, 0, base)
         status = res[1]
         _velocity(rf, da, sd.gen_v, env, m, n_gen)
         added = _lazy_rows(tree, rows, sd, rf, env, n_gen, h, position)
         if added < 0:
-            return wp.vec2i(pivots, 0)
+            return wp.vec3i(pivots, 0, base)
         if added == 0:
             break
-    return wp.vec2i(pivots, status)
+    return wp.vec3i(pivots, status, base)
 
 
 @wp.func
@@ -237,7 +244,7 @@ def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt
     """Position solve (sd.gen_vpos), then velocity solve (sd.gen_v); PGS for this env if either fails."""
     for k in range(n_gen):
         da.v_star[env, k] = sd.gen_v[env, k]
-    res = _solve(tree, rows, cr, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1)
+    res = _solve(tree, rows, cr, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1, 0)
     pivots = res[0]
     settled = int(1)
     if res[1] == 2:
@@ -246,7 +253,8 @@ def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt
     if ok != 0:
         for k in range(n_gen):
             sd.gen_vpos[env, k] = sd.gen_v[env, k]
-        res = _solve(tree, rows, cr, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 0)
+        res = _solve(tree, rows, cr, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 0,
+                     res[2])
         pivots += res[0]
         ok = res[1]
         if res[1] == 2:
