@@ -468,6 +468,7 @@ class Stepper:
         da = self.direct[1]
         return {"pivots": da.pivots.numpy().copy(), "rows": da.rows.numpy().copy(),
                 "complementarity": da.complementarity.numpy().copy(), "friction_settled": da.settled.numpy() != 0,
+                "pivot_budget_hit": da.budget_hit.numpy() != 0,
                 "fell_back": da.fallback.numpy() != 0, "fallback_count": da.fallback_count.numpy().copy(),
                 "deadzone_impulse": da.deadzone_impulse.numpy()[:, :self.deadzones.count].copy()}
 

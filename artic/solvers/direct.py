@@ -48,7 +48,7 @@ from ..constraints.row_form import (
 )
 from ..data import Kin, StepData
 from ..model import Tree
-from .mlcp import FREE, complementarity_error, lcp_tolerance, solve_friction_lcp
+from .mlcp import BUDGET_HIT, FREE, UNSETTLED, complementarity_error, lcp_tolerance, solve_friction_lcp
 from .pgs import PGS_ERP, PGS_JOINT_ERP, pgs_solve
 
 LAZY_ROUNDS = wp.constant(4)
@@ -71,8 +71,9 @@ class DirectArrays:
     v_star: wp.array2d(dtype=float)  # (E, N) the unconstrained velocity
     pivots: wp.array(dtype=int)  # (E,) pivots of the last step (both solves)
     rows: wp.array(dtype=int)  # (E,) rows of the last velocity solve
-    complementarity: wp.array(dtype=float)  # (E,) largest violation of the conditions in the last velocity solve
+    complementarity: wp.array(dtype=float)  # (E,) largest violation of the conditions in the last step's solves
     settled: wp.array(dtype=int)  # (E,) 1 if the friction boxes settled in both solves of the last step
+    budget_hit: wp.array(dtype=int)  # (E,) 1 if a solve of the last step spent its pivot budget (kept if accurate)
     fallback: wp.array(dtype=int)  # (E,) 1 if the last step fell back to PGS
     fallback_count: wp.array(dtype=int)  # (E,) steps that fell back since the scene was built
     deadzone_impulse: wp.array2d(dtype=float)  # (E, Z) each deadzone controller's impulse in the last step [N s]
@@ -167,8 +168,8 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
     """One solve (position or velocity pass): assemble, solve, add lazy rows and solve again; the velocity ends
     in sd.gen_v. The first `warm` rows start from the previous solve's impulses (the velocity solve builds the same
     rows, in the same order, as the position solve before its lazy rows: its active set is usually the same).
-    Returns (pivots, status, rows before the lazy ones): status 0 failed, 1 solved, 2 solved with unsettled
-    friction boxes."""
+    Returns (pivots, ok, flags, rows before the lazy ones): ok 0 if it failed; flags as solve_friction_lcp's,
+    or-ed over the lazy rounds."""
     for k in range(n_gen):
         sd.gen_v[env, k] = da.v_star[env, k]  # the row builders read v* (limit sides, joint velocities)
     rf.count[env] = 0
@@ -176,13 +177,13 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
     add_contact_rows(ct, rf, env, n_gen, h, PGS_ERP, position)
     add_coupling_rows(tree, rows, cr, sd, rf, joint_q, env, n_gen, h, PGS_ERP, position)
     if add_joint_rows(tree, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP, position) != 0:
-        return wp.vec3i(0, 0, 0)
+        return wp.vec4i(0, 0, 0, 0)
     add_deadzone_rows(tree, jt, ja, kin, dz, rf, sd.minv, joint_q, env, n_gen, h)
     base = rf.count[env]
     warm = wp.min(warm, base)
     built = int(0)
     pivots = int(0)
-    status = int(1)
+    flags = int(0)
     for _round in range(LAZY_ROUNDS + 1):
         m = rf.count[env]
         _build(rf, da, env, built, m, n_gen, warm)
@@ -191,15 +192,15 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
                                  rf.fcount, rf.mu_static, rf.mu_dynamic, env, m)
         pivots += res[0]
         if res[1] == 0:
-            return wp.vec3i(pivots, 0, base)
-        status = res[1]
+            return wp.vec4i(pivots, 0, flags, base)
+        flags = flags | res[2]
         _velocity(rf, da, sd.gen_v, env, m, n_gen)
         added = _lazy_rows(tree, rows, sd, rf, env, n_gen, h, position)
         if added < 0:
-            return wp.vec3i(pivots, 0, base)
+            return wp.vec4i(pivots, 0, flags, base)
         if added == 0:
             break
-    return wp.vec3i(pivots, status, base)
+    return wp.vec4i(pivots, 1, flags, base)
 
 
 @wp.func
@@ -246,29 +247,35 @@ def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt
         da.v_star[env, k] = sd.gen_v[env, k]
     res = _solve(tree, rows, cr, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1, 0)
     pivots = res[0]
-    settled = int(1)
-    if res[1] == 2:
-        settled = 0
+    flags = res[2]
     ok = res[1]
+    err = float(0.0)
+    if ok != 0 and (flags & BUDGET_HIT) != 0:
+        # a position solve that spent its pivot budget integrates the positions with its last feasible point:
+        # only if that is a solution (an exact solve of redundant rows with inconsistent ERP targets, a four-bar's,
+        # leaves a residual that is the regularized problem's answer, and is kept)
+        m0 = rf.count[env]
+        err = complementarity_error(da.a, da.b, rf.lo, rf.hi, da.x, env, m0)
+        if err > FAILED_TOLERANCES * lcp_tolerance(da.b, env, m0):
+            ok = 0
     if ok != 0:
         for k in range(n_gen):
             sd.gen_vpos[env, k] = sd.gen_v[env, k]
         res = _solve(tree, rows, cr, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 0,
-                     res[2])
+                     res[3])
         pivots += res[0]
         ok = res[1]
-        if res[1] == 2:
-            settled = 0
+        flags = flags | res[2]
     for k in range(n_gen):
         if not wp.isfinite(sd.gen_v[env, k]) or not wp.isfinite(sd.gen_vpos[env, k]):
             ok = 0
     da.pivots[env] = pivots
     da.rows[env] = rf.count[env]
-    da.settled[env] = settled
-    err = float(0.0)
+    da.settled[env] = 1 - (flags & UNSETTLED)
+    da.budget_hit[env] = (flags & BUDGET_HIT) // BUDGET_HIT
     if ok != 0:
         m = rf.count[env]
-        err = complementarity_error(da.a, da.b, rf.lo, rf.hi, da.x, env, m)
+        err = wp.max(err, complementarity_error(da.a, da.b, rf.lo, rf.hi, da.x, env, m))
         if err > FAILED_TOLERANCES * lcp_tolerance(da.b, env, m):
             ok = 0  # float32 could not resolve it (the guide's finger with kp 1e8: 18 rad/s): not a solution
     da.complementarity[env] = err
@@ -302,7 +309,7 @@ def build_direct(num_envs: int, capacity: int, n_gen: int, deadzones: int, devic
     da.b, da.x, da.y = z((e, m)), z((e, m)), z((e, 2 * m))
     da.state, da.free = z((e, m), wp.int32), z((e, m), wp.int32)
     da.v_star = z((e, n))
-    for name in ("pivots", "rows", "settled", "fallback", "fallback_count"):
+    for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count"):
         setattr(da, name, z(e, wp.int32))
     da.complementarity = z(e)
     da.deadzone_impulse = z((e, max(deadzones, 1)))
@@ -312,4 +319,4 @@ def build_direct(num_envs: int, capacity: int, n_gen: int, deadzones: int, devic
 def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     """Bytes one env of build_direct's arrays takes (float32 and int32 values)."""
     m, n = max(capacity, 1), max(n_gen, 1)
-    return 4 * (2 * m * n + 2 * m * m + 16 * m + n + 7)  # + one float per deadzone controller
+    return 4 * (2 * m * n + 2 * m * m + 16 * m + n + 8)  # + one float per deadzone controller

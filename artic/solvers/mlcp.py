@@ -34,6 +34,11 @@ is a failure: the caller falls back to projected Gauss-Seidel and counts it (sol
 
 import warp as wp
 
+FAILED = wp.constant(0)
+SOLVED = wp.constant(1)
+BUDGET_SPENT = wp.constant(3)
+UNSETTLED = wp.constant(1)  # flags of solve_friction_lcp
+BUDGET_HIT = wp.constant(2)
 FREE = wp.constant(0)
 AT_LOW = wp.constant(1)
 AT_HIGH = wp.constant(2)
@@ -183,7 +188,9 @@ def solve_box_lcp(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp
                   chol: wp.array3d(dtype=float), free: wp.array2d(dtype=int), y: wp.array2d(dtype=float), env: int,
                   m: int):
     """Solve the env's m-row problem in place: x holds a feasible start with its state (start_state) and ends with
-    the solution. Returns (pivots, 1 if solved else 0)."""
+    the solution. Returns (pivots, status): SOLVED; FAILED (a non-finite value); BUDGET_SPENT (the pivot budget ran
+    out, as rounding makes a degenerate problem cycle between equivalent active sets: x is the last feasible point,
+    whose complementarity error the caller judges)."""
     tol = lcp_tolerance(b, env, m)
     max_passes = MAX_PIVOTS_PER_ROW * m + 16
     pivots = int(0)
@@ -196,7 +203,7 @@ def solve_box_lcp(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp
             i = free[env, k]
             target = y[env, k]
             if not wp.isfinite(target):
-                return wp.vec2i(pivots, 0)
+                return wp.vec2i(pivots, FAILED)
             step = target - x[env, i]
             if target < lo[env, i] and step < 0.0:
                 t = (lo[env, i] - x[env, i]) / step
@@ -238,10 +245,10 @@ def solve_box_lcp(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp
                     worst_w = w
                     worst = i
         if worst < 0:
-            return wp.vec2i(pivots, 1)
+            return wp.vec2i(pivots, SOLVED)
         state[env, worst] = FREE
         pivots += 1
-    return wp.vec2i(pivots, 0)
+    return wp.vec2i(pivots, BUDGET_SPENT)
 
 
 @wp.func
@@ -275,10 +282,10 @@ FRICTION_CONSTANT = wp.constant(-2)  # findex of a box of fixed size (mu_static,
 def friction_bounds(x: wp.array2d(dtype=float), lo: wp.array2d(dtype=float), hi: wp.array2d(dtype=float),
                     state: wp.array2d(dtype=int), findex: wp.array2d(dtype=int), fcount: wp.array2d(dtype=int),
                     mu_static: wp.array2d(dtype=float), mu_dynamic: wp.array2d(dtype=float), env: int, m: int,
-                    sliding_known: int):
+                    sliding_known: int, write: int):
     """Set each friction row's box from its normal rows' current impulses (ODE's findex, generalized to a patch:
     rows findex .. findex + fcount - 1): +-mu N with mu static while the row sticks and dynamic once a previous
-    solve left it at a bound (sliding_known). Returns the largest change of a bound."""
+    solve left it at a bound (sliding_known). Returns the largest change of a bound; `write` 0 only measures it."""
     change = float(0.0)
     for i in range(m):
         f = findex[env, i]
@@ -293,8 +300,9 @@ def friction_bounds(x: wp.array2d(dtype=float), lo: wp.array2d(dtype=float), hi:
                 mu = mu_dynamic[env, i]
             bound = mu * normal
             change = wp.max(change, wp.abs(bound - hi[env, i]))
-            lo[env, i] = -bound
-            hi[env, i] = bound
+            if write != 0:
+                lo[env, i] = -bound
+                hi[env, i] = bound
     return change
 
 
@@ -305,26 +313,29 @@ def solve_friction_lcp(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), l
                        findex: wp.array2d(dtype=int), fcount: wp.array2d(dtype=int),
                        mu_static: wp.array2d(dtype=float), mu_dynamic: wp.array2d(dtype=float), env: int, m: int):
     """The problem with friction rows whose boxes follow their normal impulses: solve with the boxes the current
-    normals give, update the boxes from the new normals, and repeat, warm-started, until no bound moves by more
+    normals give, update the boxes from the new normals, and repeat, warm-started, until no bound would move by more
     than 1e-5 of the largest impulse (at most MAX_FRICTION_PASSES solves). This fixed point converges linearly; on
-    random strongly coupled problems (tests/solvers/test_mlcp.py) 97 % settle within 32 passes, the rest are
-    reported (solved = 2) with the boxes of their last pass, not refined further. x holds the start (zeros, or the last
-    solution). Returns (pivots, solved, passes): solved is 0 if a solve failed, and 2 if the boxes were still
-    moving after the last pass (the result is then a solution for the boxes of the previous pass)."""
+    random strongly coupled problems (tests/solvers/test_mlcp.py) 97 % settle within 32 passes. x holds the start
+    (zeros, or the last solution). Returns (pivots, solved, flags): solved 0 if a solve failed; flags UNSETTLED when
+    the boxes would still move after the last pass (x then solves the boxes it was solved with, which stay in lo
+    and hi), BUDGET_HIT when a solve spent its pivot budget (x is its last feasible point)."""
     pivots = int(0)
-    passes = int(0)
-    friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 0)
+    flags = int(0)
+    friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 0, 1)
     for p in range(MAX_FRICTION_PASSES):
         start_state(lo, hi, x, state, env, m)
         res = solve_box_lcp(a, b, lo, hi, x, state, chol, free, y, env, m)
         pivots += res[0]
-        passes = p + 1
-        if res[1] == 0:
-            return wp.vec3i(pivots, 0, passes)
+        if res[1] == FAILED:
+            return wp.vec3i(pivots, 0, flags)
+        if res[1] == BUDGET_SPENT:
+            flags = flags | BUDGET_HIT
         scale = float(0.0)
         for i in range(m):
             scale = wp.max(scale, wp.abs(x[env, i]))
-        change = friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1)
+        change = friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1, 0)
         if change <= 1.0e-5 * scale + 1.0e-12:
-            return wp.vec3i(pivots, 1, passes)
-    return wp.vec3i(pivots, 2, passes)
+            return wp.vec3i(pivots, 1, flags)
+        if p + 1 < MAX_FRICTION_PASSES:
+            friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1, 1)
+    return wp.vec3i(pivots, 1, flags | UNSETTLED)
