@@ -151,10 +151,10 @@ class Block:
             self.stepper.refresh()
 
     # -- stepping and contacts ------------------------------------------------------------------------------------
-    def step(self, dt: float, solver_type, freeze: bool = False):
+    def step(self, dt: float, solver_type, freeze: bool = False, pivot_limit: int = 0):
         self.sync()
         self._ensure_stepper()
-        self.stepper.step(dt, solver_type, freeze)
+        self.stepper.step(dt, solver_type, freeze, pivot_limit)
 
     def _ensure_stepper(self):
         if self.stepper is None:

@@ -136,6 +136,7 @@ class Scene:
         check_fits("scene", num_envs, bytes_per_env(1, 0, True), self.device, "even a single rigid body")
         self.solver_type = solver_type  # validated by the setter
         self._fallback_warned_at = -1.0e9
+        self._pivot_limit = 0
         if isinstance(contact_capacity, bool) or not isinstance(contact_capacity, (int, np.integer)) \
                 or contact_capacity < 1:
             raise ValidationError(f"scene: contact_capacity must be a positive integer, got {contact_capacity!r}")
@@ -222,6 +223,20 @@ class Scene:
         except ValueError:
             raise ValidationError(f"scene: unknown solver_type {value!r}; use artic.SolverType.PGS, TGS or "
                                   "DIRECT") from None
+
+    @property
+    def direct_pivot_limit(self) -> int | None:
+        """The most pivots one solve of the direct solver may take (None: automatic, 4 rows + 16). A solve that
+        reaches it keeps its last feasible point if that meets the LCP conditions closely enough, and otherwise
+        falls back to PGS for that env (counted and warned): a bound on the cost of a step."""
+        return self._pivot_limit or None
+
+    @direct_pivot_limit.setter
+    def direct_pivot_limit(self, value):
+        if value is None:
+            self._pivot_limit = 0
+            return
+        self._pivot_limit = positive_int("scene", "direct_pivot_limit", value, 1_000_000)
 
     def __repr__(self):
         return (f"Scene(num_envs={self.num_envs}, articulations={len(self.articulations)}, "
@@ -344,7 +359,7 @@ class Scene:
             return
         freeze = self._nan_policy == NanPolicy.FREEZE
         for block in self._blocks:
-            block.step(dt, self._solver_type, freeze)
+            block.step(dt, self._solver_type, freeze, self._pivot_limit)
         for view in self._views.values():
             view.after_step()
         self.time += dt

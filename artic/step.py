@@ -472,15 +472,16 @@ class Stepper:
                 "fell_back": da.fallback.numpy() != 0, "fallback_count": da.fallback_count.numpy().copy(),
                 "deadzone_impulse": da.deadzone_impulse.numpy()[:, :self.deadzones.count].copy()}
 
-    def step(self, dt: float, solver_type: SolverType, freeze: bool = False):
+    def step(self, dt: float, solver_type: SolverType, freeze: bool = False, pivot_limit: int = 0):
         mode = (STATUS_FREEZE if freeze else STATUS_CHECK) if status.CHECK_STATE else STATUS_OFF
-        key = (dt, int(solver_type), mode)
+        key = (dt, int(solver_type), mode, pivot_limit)
         if solver_type != SolverType.DIRECT and self.deadzones.count:
             names = ", ".join(f"'{a.name}'" for a in self.block.arts) or "a body joint"
             raise ValidationError(f"scene: articulation(s) {names} or their body joints have deadzone controllers, "
                                   "which only the direct solver solves; set scene.solver_type = "
                                   "artic.SolverType.DIRECT (or remove them with set_deadzone(..., None))")
         direct = self._direct_arrays() if solver_type == SolverType.DIRECT else self._no_direct
+        direct[1].pivot_limit = pivot_limit  # captured by value when the launch below is recorded
         cmd = self._launches.get(key)
         if cmd is None:
             b = self.block

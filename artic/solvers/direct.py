@@ -52,6 +52,7 @@ from .mlcp import BUDGET_HIT, FREE, UNSETTLED, complementarity_error, lcp_tolera
 from .pgs import PGS_ERP, PGS_JOINT_ERP, pgs_solve
 
 LAZY_ROUNDS = wp.constant(4)
+REG_CFM_FRACTION = wp.constant(1.0e-3)  # the regularization floor stays below this fraction of every row's cfm
 FAILED_TOLERANCES = wp.constant(1000.0)  # a velocity solve whose complementarity error exceeds this many times
 # the pivoting's own tolerance (1e-2 of the largest |b|, at least 1e-4 m/s) has failed
 MIN_RESPONSE = wp.constant(1.0e-12)  # a hard row nothing can move along is held at zero impulse
@@ -61,13 +62,15 @@ MIN_RESPONSE = wp.constant(1.0e-12)  # a hard row nothing can move along is held
 class DirectArrays:
     """The direct solver's per-env workspace and report (E envs, M rows, N generalized dofs)."""
 
-    a: wp.array3d(dtype=float)  # (E, M, M) G M^-1 G^T + diag(cfm)
-    b: wp.array2d(dtype=float)  # (E, M) target - G v*
-    x: wp.array2d(dtype=float)  # (E, M) impulses [N s or N m s]
+    a: wp.array3d(dtype=wp.float64)  # (E, M, M) G M^-1 G^T + diag(cfm)
+    b: wp.array2d(dtype=wp.float64)  # (E, M) target - G v*
+    lo: wp.array2d(dtype=wp.float64)  # (E, M) the bounds as solved (friction boxes follow the normals)
+    hi: wp.array2d(dtype=wp.float64)  # (E, M)
+    x: wp.array2d(dtype=wp.float64)  # (E, M) impulses [N s or N m s]
     state: wp.array2d(dtype=int)  # (E, M) free / at low / at high
-    chol: wp.array3d(dtype=float)  # (E, M, M) Cholesky workspace
+    chol: wp.array3d(dtype=wp.float64)  # (E, M, M) Cholesky workspace
     free: wp.array2d(dtype=int)  # (E, M)
-    y: wp.array2d(dtype=float)  # (E, 2M) the free-set solution, then the refinement's correction
+    y: wp.array2d(dtype=wp.float64)  # (E, 2M) the free-set solution, then the refinement's correction
     v_star: wp.array2d(dtype=float)  # (E, N) the unconstrained velocity
     pivots: wp.array(dtype=int)  # (E,) pivots of the last step (both solves)
     rows: wp.array(dtype=int)  # (E,) rows of the last velocity solve
@@ -76,6 +79,7 @@ class DirectArrays:
     budget_hit: wp.array(dtype=int)  # (E,) 1 if a solve of the last step spent its pivot budget (kept if accurate)
     fallback: wp.array(dtype=int)  # (E,) 1 if the last step fell back to PGS
     fallback_count: wp.array(dtype=int)  # (E,) steps that fell back since the scene was built
+    pivot_limit: int  # most pivots of one solve (0: automatic, 4 m + 16; Scene.direct_pivot_limit)
     deadzone_impulse: wp.array2d(dtype=float)  # (E, Z) each deadzone controller's impulse in the last step [N s]
 
 
@@ -85,37 +89,51 @@ def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: i
     which keep the previous solve's (the same rows in the same order)."""
     for i in range(start, m):
         for j in range(m):
-            s = float(0.0)
+            s = wp.float64(0.0)
             for k in range(n_gen):
                 gk = rf.g[env, i, k]
                 if gk != 0.0:
-                    s += gk * rf.minv_g[env, j, k]
+                    s += wp.float64(gk) * wp.float64(rf.minv_g[env, j, k])
             da.a[env, i, j] = s
             da.a[env, j, i] = s
         resp = da.a[env, i, i]
-        da.a[env, i, i] = resp + rf.cfm[env, i]
-        vel = float(0.0)
+        da.a[env, i, i] = resp + wp.float64(rf.cfm[env, i])
+        vel = wp.float64(0.0)
         for k in range(n_gen):
-            vel += rf.g[env, i, k] * da.v_star[env, k]
-        da.b[env, i] = rf.target[env, i] - vel
-        if resp <= MIN_RESPONSE and rf.cfm[env, i] <= 0.0:
-            rf.lo[env, i] = 0.0
-            rf.hi[env, i] = 0.0
+            vel += wp.float64(rf.g[env, i, k]) * wp.float64(da.v_star[env, k])
+        da.b[env, i] = wp.float64(rf.target[env, i]) - vel
+        da.lo[env, i] = wp.float64(rf.lo[env, i])
+        da.hi[env, i] = wp.float64(rf.hi[env, i])
+        if resp <= wp.float64(MIN_RESPONSE) and rf.cfm[env, i] <= 0.0:
+            da.lo[env, i] = wp.float64(0.0)
+            da.hi[env, i] = wp.float64(0.0)
             rf.findex[env, i] = -1
         if i >= warm:
-            da.x[env, i] = 0.0
+            da.x[env, i] = wp.float64(0.0)
 
 
 @wp.func
 def _velocity(rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: int, m: int, n_gen: int):
-    """v = v* + sum_i x_i M^-1 g_i."""
+    """v = v* + sum_i x_i M^-1 g_i, summed in float64 (the impulses of stiff rows cancel each other)."""
     for k in range(n_gen):
-        v[env, k] = da.v_star[env, k]
+        acc = wp.float64(da.v_star[env, k])
+        for i in range(m):
+            acc += da.x[env, i] * wp.float64(rf.minv_g[env, i, k])
+        v[env, k] = float(acc)
+
+
+@wp.func
+def _regularization_cap(rf: RowForm, env: int, m: int):
+    """The largest regularization the solve may put on a row: REG_CFM_FRACTION of the smallest compliance among the
+    rows. Where soft rows meet redundant hard ones (the guide's finger: a drive of cfm 3.6e-5 against a limit and a
+    contact on two dofs), the drive's compliance is what decides the answer, and the hard rows must stay far
+    stiffer than it; without soft rows the floor is mlcp.REG_REL of each row's response."""
+    cfm_min = float(wp.inf)
     for i in range(m):
-        xi = da.x[env, i]
-        if xi != 0.0:
-            for k in range(n_gen):
-                v[env, k] = v[env, k] + xi * rf.minv_g[env, i, k]
+        c = rf.cfm[env, i]
+        if c > 0.0:
+            cfm_min = wp.min(cfm_min, c)
+    return wp.float64(REG_CFM_FRACTION * cfm_min)
 
 
 @wp.func
@@ -188,8 +206,9 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
         m = rf.count[env]
         _build(rf, da, env, built, m, n_gen, warm)
         built = m
-        res = solve_friction_lcp(da.a, da.b, rf.lo, rf.hi, da.x, da.state, da.chol, da.free, da.y, rf.findex,
-                                 rf.fcount, rf.mu_static, rf.mu_dynamic, env, m)
+        res = solve_friction_lcp(da.a, da.b, da.lo, da.hi, da.x, da.state, da.chol, da.free, da.y, rf.findex,
+                                 rf.fcount, rf.mu_static, rf.mu_dynamic, env, m, _regularization_cap(rf, env, m),
+                                 da.pivot_limit)
         pivots += res[0]
         if res[1] == 0:
             return wp.vec4i(pivots, 0, flags, base)
@@ -210,7 +229,7 @@ def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: Contacts, ja: L
     for z in range(da.deadzone_impulse.shape[1]):
         da.deadzone_impulse[env, z] = 0.0
     for i in range(rf.count[env]):
-        x = da.x[env, i]
+        x = float(da.x[env, i])
         src = rf.source_index[env, i]
         kind = rf.source_kind[env, i]
         if kind == SRC_JOINT:
@@ -226,7 +245,7 @@ def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: Contacts, ja: L
         elif kind == SRC_CONTACT:
             ct.impulse[env, src] = x
             f = rf.findex[env, i]
-            if f >= 0 and da.state[env, i] != FREE and rf.hi[env, i] > 0.0:
+            if f >= 0 and da.state[env, i] != FREE and da.hi[env, i] > wp.float64(0.0):
                 ct.broken[env, rf.source_index[env, f] // 3] = 1
         elif kind == SRC_LOOP:
             ja.row_lambda[env, src] = x
@@ -255,8 +274,8 @@ def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt
         # only if that is a solution (an exact solve of redundant rows with inconsistent ERP targets, a four-bar's,
         # leaves a residual that is the regularized problem's answer, and is kept)
         m0 = rf.count[env]
-        err = complementarity_error(da.a, da.b, rf.lo, rf.hi, da.x, env, m0)
-        if err > FAILED_TOLERANCES * lcp_tolerance(da.b, env, m0):
+        err = float(complementarity_error(da.a, da.b, da.lo, da.hi, da.x, env, m0))
+        if err > FAILED_TOLERANCES * float(lcp_tolerance(da.b, env, m0)):
             ok = 0
     if ok != 0:
         for k in range(n_gen):
@@ -275,8 +294,8 @@ def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt
     da.budget_hit[env] = (flags & BUDGET_HIT) // BUDGET_HIT
     if ok != 0:
         m = rf.count[env]
-        err = wp.max(err, complementarity_error(da.a, da.b, rf.lo, rf.hi, da.x, env, m))
-        if err > FAILED_TOLERANCES * lcp_tolerance(da.b, env, m):
+        err = wp.max(err, float(complementarity_error(da.a, da.b, da.lo, da.hi, da.x, env, m)))
+        if err > FAILED_TOLERANCES * float(lcp_tolerance(da.b, env, m)):
             ok = 0  # float32 could not resolve it (the guide's finger with kp 1e8: 18 rad/s): not a solution
     da.complementarity[env] = err
     if ok == 0:
@@ -305,18 +324,21 @@ def build_direct(num_envs: int, capacity: int, n_gen: int, deadzones: int, devic
     for name in ("findex", "fcount", "source_kind", "source_index"):
         setattr(rf, name, z((e, m), wp.int32))
     da = DirectArrays()
-    da.a, da.chol = z((e, m, m)), z((e, m, m))
-    da.b, da.x, da.y = z((e, m)), z((e, m)), z((e, 2 * m))
+    d = wp.float64
+    da.a, da.chol = z((e, m, m), d), z((e, m, m), d)
+    da.b, da.lo, da.hi, da.x, da.y = z((e, m), d), z((e, m), d), z((e, m), d), z((e, m), d), z((e, 2 * m), d)
     da.state, da.free = z((e, m), wp.int32), z((e, m), wp.int32)
     da.v_star = z((e, n))
     for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count"):
         setattr(da, name, z(e, wp.int32))
     da.complementarity = z(e)
     da.deadzone_impulse = z((e, max(deadzones, 1)))
+    da.pivot_limit = 0
     return rf, da
 
 
 def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
-    """Bytes one env of build_direct's arrays takes (float32 and int32 values)."""
+    """Bytes one env of build_direct's arrays takes: the rows (float32 and int32) and the solver's float64 workspace
+    (A and the Cholesky factor dominate: 16 M^2 bytes)."""
     m, n = max(capacity, 1), max(n_gen, 1)
-    return 4 * (2 * m * n + 2 * m * m + 16 * m + n + 8)  # + one float per deadzone controller
+    return 4 * (2 * m * n + 12 * m + n + 8) + 8 * (2 * m * m + 6 * m)  # + one float per deadzone controller

@@ -20,7 +20,8 @@ The objective decreases strictly at every pivot, so no active set repeats (in ex
 finitely many pivots. Unlike ODE's dLCP, the free-set factorization is recomputed at each pivot (O(f^3)) rather
 than updated: simpler, and the same answer.
 
-Numerics (float32 storage, float64 accumulation in the factorization and in every residual). Redundant rows (a
+Numerics: float64 throughout (the step's rows are float32; their impulses are not: a limit holding a stiff drive
+carries ~1e6 N m s, where float32's 6e-8 alone is ~1 rad/s of joint velocity). Redundant rows (a
 four-bar's over-constrained loop, two contacts that say the same thing) make A_FF singular: every diagonal entry
 is raised by REG_REL times itself, the regularization floor, which turns a redundant hard row into one with the
 compliance 1e-5 A_ii. REFINE_PASSES passes of iterative refinement against the unregularized A_FF then remove
@@ -34,6 +35,9 @@ is a failure: the caller falls back to projected Gauss-Seidel and counts it (sol
 
 import warp as wp
 
+Mat64 = wp.array3d(dtype=wp.float64)  # (E, M, M) per-env matrices
+Vec64 = wp.array2d(dtype=wp.float64)  # (E, M) per-env vectors
+
 FAILED = wp.constant(0)
 SOLVED = wp.constant(1)
 BUDGET_SPENT = wp.constant(3)
@@ -42,18 +46,18 @@ BUDGET_HIT = wp.constant(2)
 FREE = wp.constant(0)
 AT_LOW = wp.constant(1)
 AT_HIGH = wp.constant(2)
-REG_REL = wp.constant(1.0e-5)  # diagonal regularization floor, relative to A_ii
-FLOOR_REL = wp.constant(1.0e-7)  # smallest Cholesky pivot relative to its (regularized) diagonal entry
-FLOOR_ABS = wp.constant(1.0e-20)
+REG_REL = wp.constant(wp.float64(1.0e-5))  # diagonal regularization floor, relative to A_ii
+FLOOR_REL = wp.constant(wp.float64(1.0e-7))  # smallest Cholesky pivot relative to its (regularized) diagonal entry
+FLOOR_ABS = wp.constant(wp.float64(1.0e-20))
 REFINE_PASSES = wp.constant(2)  # iterative refinement passes after each free-set solve
 MAX_PIVOTS_PER_ROW = wp.constant(4)
-TOL_REL = wp.constant(1.0e-5)  # complementarity tolerance on w, relative to the largest |b| (and to FLOOR_W)
-FLOOR_W = wp.constant(1.0e-7)  # [m/s or rad/s] the tolerance's floor
-NOISE_REL = wp.constant(1.0e-6)  # a release must beat this fraction of sum_j |a_ij x_j| (float32 rounding)
+TOL_REL = wp.constant(wp.float64(1.0e-5))  # complementarity tolerance on w, relative to the largest |b_i|
+FLOOR_W = wp.constant(wp.float64(1.0e-7))  # [m/s or rad/s] the tolerance's floor
+NOISE_REL = wp.constant(wp.float64(1.0e-9))  # a release must beat this fraction of sum_j |a_ij x_j| (rounding)
 
 
 @wp.func
-def _residual(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.array2d(dtype=float), env: int,
+def _residual(a: Mat64, b: Vec64, x: Vec64, env: int,
               i: int, m: int):
     """w_i = (A x)_i - b_i, accumulated in float64 (without the regularization: the problem as posed)."""
     s = wp.float64(-b[env, i])
@@ -63,8 +67,8 @@ def _residual(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.arra
 
 
 @wp.func
-def _noise(a: wp.array3d(dtype=float), x: wp.array2d(dtype=float), env: int, i: int, m: int):
-    """What float32 rounding of A and x can put into w_i: NOISE_REL sum_j |a_ij x_j|."""
+def _noise(a: Mat64, x: Vec64, env: int, i: int, m: int):
+    """What rounding can put into w_i: NOISE_REL sum_j |a_ij x_j| (A's entries are sums of float32 products)."""
     s = wp.float64(0.0)
     for j in range(m):
         s += wp.float64(wp.abs(a[env, i, j] * x[env, j]))
@@ -72,9 +76,9 @@ def _noise(a: wp.array3d(dtype=float), x: wp.array2d(dtype=float), env: int, i: 
 
 
 @wp.func
-def _solve_free(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.array2d(dtype=float),
-                state: wp.array2d(dtype=int), chol: wp.array3d(dtype=float), free: wp.array2d(dtype=int),
-                y: wp.array2d(dtype=float), env: int, m: int):
+def _solve_free(a: Mat64, b: Vec64, x: Vec64,
+                state: wp.array2d(dtype=int), chol: Mat64, free: wp.array2d(dtype=int),
+                y: Vec64, env: int, m: int, reg_cap: wp.float64):
     """y[:nf] = A_FF^-1 (b_F - A_FC x_C) for the free rows listed in free[:nf] (y is (E, 2M): its second half is
     the refinement's workspace); returns nf."""
     nf = int(0)
@@ -88,16 +92,17 @@ def _solve_free(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.ar
         for j in range(m):
             if state[env, j] != FREE:
                 s -= wp.float64(a[env, i, j]) * wp.float64(x[env, j])
-        y[env, k] = float(s)
+        y[env, k] = wp.float64(s)
     # Cholesky A_FF = L L^T in chol's lower triangle (float64 sums)
     for k in range(nf):
         i = free[env, k]
-        diag = a[env, i, i] * (1.0 + REG_REL)
+        reg = wp.min(REG_REL * a[env, i, i], reg_cap)
+        diag = a[env, i, i] + reg
         t = wp.float64(diag)
         for p in range(k):
             t -= wp.float64(chol[env, k, p]) * wp.float64(chol[env, k, p])
-        floor = wp.max(FLOOR_REL * diag, FLOOR_ABS)
-        pivot = float(t)
+        floor = wp.max(wp.min(FLOOR_REL * diag, wp.float64(0.1) * reg), FLOOR_ABS)
+        pivot = wp.float64(t)
         if pivot < floor:  # NaN stays NaN: the caller sees a non-finite result and falls back
             pivot = floor
         d = wp.sqrt(pivot)
@@ -106,28 +111,28 @@ def _solve_free(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.ar
             u = wp.float64(a[env, free[env, r], i])
             for p in range(k):
                 u -= wp.float64(chol[env, r, p]) * wp.float64(chol[env, k, p])
-            chol[env, r, k] = float(u) / d
+            chol[env, r, k] = wp.float64(u) / d
     # forward and back substitution
     for k in range(nf):
         u = wp.float64(y[env, k])
         for p in range(k):
             u -= wp.float64(chol[env, k, p]) * wp.float64(y[env, p])
-        y[env, k] = float(u) / chol[env, k, k]
+        y[env, k] = wp.float64(u) / chol[env, k, k]
     for kk in range(nf):
         k = nf - 1 - kk
         u = wp.float64(y[env, k])
         for p in range(k + 1, nf):
             u -= wp.float64(chol[env, p, k]) * wp.float64(y[env, p])
-        y[env, k] = float(u) / chol[env, k, k]
+        y[env, k] = wp.float64(u) / chol[env, k, k]
     for _pass in range(REFINE_PASSES):
         _refine(a, b, x, state, chol, free, y, env, m, nf)
     return nf
 
 
 @wp.func
-def _refine(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.array2d(dtype=float),
-            state: wp.array2d(dtype=int), chol: wp.array3d(dtype=float), free: wp.array2d(dtype=int),
-            y: wp.array2d(dtype=float), env: int, m: int, nf: int):
+def _refine(a: Mat64, b: Vec64, x: Vec64,
+            state: wp.array2d(dtype=int), chol: Mat64, free: wp.array2d(dtype=int),
+            y: Vec64, env: int, m: int, nf: int):
     """One pass of iterative refinement against the unregularized A_FF: y += (A_FF + reg)^-1 (b_F - A_FC x_C -
     A_FF y), residual in float64, the correction kept in y's second half. It removes the regularization's error in
     every direction A_FF resolves (the compliance REG_REL A_ii would otherwise give a hard row: a limit holding
@@ -144,28 +149,28 @@ def _refine(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), x: wp.array2
             s -= wp.float64(a[env, i, free[env, q]]) * wp.float64(y[env, q])
         for p in range(k):
             s -= wp.float64(chol[env, k, p]) * wp.float64(y[env, c + p])
-        y[env, c + k] = float(s) / chol[env, k, k]
+        y[env, c + k] = wp.float64(s) / chol[env, k, k]
     for kk in range(nf):
         k = nf - 1 - kk
         u = wp.float64(y[env, c + k])
         for p in range(k + 1, nf):
             u -= wp.float64(chol[env, p, k]) * wp.float64(y[env, c + p])
-        y[env, c + k] = float(u) / chol[env, k, k]
+        y[env, c + k] = wp.float64(u) / chol[env, k, k]
     for k in range(nf):
         y[env, k] = y[env, k] + y[env, c + k]
 
 
 @wp.func
-def lcp_tolerance(b: wp.array2d(dtype=float), env: int, m: int):
+def lcp_tolerance(b: Vec64, env: int, m: int):
     """Complementarity tolerance on w for this problem: TOL_REL of the largest |b_i|, at least FLOOR_W."""
-    scale = float(0.0)
+    scale = wp.float64(0.0)
     for i in range(m):
         scale = wp.max(scale, wp.abs(b[env, i]))
     return wp.max(TOL_REL * scale, FLOOR_W)
 
 
 @wp.func
-def start_state(lo: wp.array2d(dtype=float), hi: wp.array2d(dtype=float), x: wp.array2d(dtype=float),
+def start_state(lo: Vec64, hi: Vec64, x: Vec64,
                 state: wp.array2d(dtype=int), env: int, m: int):
     """A feasible start: x clamped into [lo, hi]; rows at a bound are clamped there, the rest free. A warm start
     passes the previous solution in x."""
@@ -183,20 +188,23 @@ def start_state(lo: wp.array2d(dtype=float), hi: wp.array2d(dtype=float), x: wp.
 
 
 @wp.func
-def solve_box_lcp(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp.array2d(dtype=float),
-                  hi: wp.array2d(dtype=float), x: wp.array2d(dtype=float), state: wp.array2d(dtype=int),
-                  chol: wp.array3d(dtype=float), free: wp.array2d(dtype=int), y: wp.array2d(dtype=float), env: int,
-                  m: int):
+def solve_box_lcp(a: Mat64, b: Vec64, lo: Vec64,
+                  hi: Vec64, x: Vec64, state: wp.array2d(dtype=int),
+                  chol: Mat64, free: wp.array2d(dtype=int), y: Vec64, env: int,
+                  m: int, reg_cap: wp.float64, pivot_limit: int):
     """Solve the env's m-row problem in place: x holds a feasible start with its state (start_state) and ends with
-    the solution. Returns (pivots, status): SOLVED; FAILED (a non-finite value); BUDGET_SPENT (the pivot budget ran
+    the solution. reg_cap: the largest regularization of a row; pivot_limit: the most passes (0: MAX_PIVOTS_PER_ROW
+    m + 16). Returns (pivots, status): SOLVED; FAILED (a non-finite value); BUDGET_SPENT (the pivot budget ran
     out, as rounding makes a degenerate problem cycle between equivalent active sets: x is the last feasible point,
     whose complementarity error the caller judges)."""
     tol = lcp_tolerance(b, env, m)
     max_passes = MAX_PIVOTS_PER_ROW * m + 16
+    if pivot_limit > 0:
+        max_passes = wp.min(max_passes, pivot_limit)
     pivots = int(0)
     for _pass in range(max_passes):
-        nf = _solve_free(a, b, x, state, chol, free, y, env, m)
-        alpha = float(1.0)
+        nf = _solve_free(a, b, x, state, chol, free, y, env, m, reg_cap)
+        alpha = wp.float64(1.0)
         block = int(-1)
         block_state = FREE
         for k in range(nf):
@@ -205,19 +213,19 @@ def solve_box_lcp(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp
             if not wp.isfinite(target):
                 return wp.vec2i(pivots, FAILED)
             step = target - x[env, i]
-            if target < lo[env, i] and step < 0.0:
+            if target < lo[env, i] and step < wp.float64(0.0):
                 t = (lo[env, i] - x[env, i]) / step
                 if t < alpha:
                     alpha = t
                     block = i
                     block_state = AT_LOW
-            elif target > hi[env, i] and step > 0.0:
+            elif target > hi[env, i] and step > wp.float64(0.0):
                 t = (hi[env, i] - x[env, i]) / step
                 if t < alpha:
                     alpha = t
                     block = i
                     block_state = AT_HIGH
-        alpha = wp.max(alpha, 0.0)
+        alpha = wp.max(alpha, wp.float64(0.0))
         for k in range(nf):
             i = free[env, k]
             x[env, i] = x[env, i] + alpha * (y[env, k] - x[env, i])
@@ -230,9 +238,8 @@ def solve_box_lcp(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp
             pivots += 1
             continue
         # the free rows meet their targets: free the clamped row whose w has the wrong sign by the most, and by
-        # more than the rounding of its float32 terms (NOISE_REL sum_j |a_ij x_j|): with large impulses that noise
-        # exceeds tol, and releasing on it cycles (a 1000 kg box on a 1 kg box: four contact normals per face,
-        # impulses of 80 N s)
+        # more than the rounding of its terms (NOISE_REL sum_j |a_ij x_j|): with large impulses that noise can
+        # exceed tol, and releasing on it cycles (in float32: a 1000 kg box on a 1 kg box, impulses of 80 N s)
         worst = int(-1)
         worst_w = wp.float64(tol)
         for i in range(m):
@@ -252,23 +259,23 @@ def solve_box_lcp(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp
 
 
 @wp.func
-def complementarity_error(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp.array2d(dtype=float),
-                          hi: wp.array2d(dtype=float), x: wp.array2d(dtype=float), env: int, m: int):
+def complementarity_error(a: Mat64, b: Vec64, lo: Vec64,
+                          hi: Vec64, x: Vec64, env: int, m: int):
     """The largest violation of the conditions at x: for each row, the smallest of |w_i| (it could be free), how far
     w_i < 0 at lo or w_i > 0 at hi, and how far x_i lies outside [lo_i, hi_i]. [m/s or rad/s, or impulse units for
     the bounds]"""
-    err = float(0.0)
+    err = wp.float64(0.0)
     for i in range(m):
-        w = float(_residual(a, b, x, env, i, m))
+        w = wp.float64(_residual(a, b, x, env, i, m))
         xi = x[env, i]
         e = wp.abs(w)
         gap_lo = wp.abs(xi - lo[env, i])
         gap_hi = wp.abs(hi[env, i] - xi)
-        scale = wp.max(1.0, wp.abs(xi))
-        if gap_lo <= 1.0e-6 * scale:  # at its lower bound: only w < 0 violates
-            e = wp.min(e, wp.max(-w, 0.0))
-        if gap_hi <= 1.0e-6 * scale:
-            e = wp.min(e, wp.max(w, 0.0))
+        scale = wp.max(wp.float64(1.0), wp.abs(xi))
+        if gap_lo <= wp.float64(1.0e-6) * scale:  # at its lower bound: only w < 0 violates
+            e = wp.min(e, wp.max(-w, wp.float64(0.0)))
+        if gap_hi <= wp.float64(1.0e-6) * scale:
+            e = wp.min(e, wp.max(w, wp.float64(0.0)))
         e = wp.max(e, wp.max(lo[env, i] - xi, xi - hi[env, i]))
         err = wp.max(err, e)
     return err
@@ -279,25 +286,25 @@ FRICTION_CONSTANT = wp.constant(-2)  # findex of a box of fixed size (mu_static,
 
 
 @wp.func
-def friction_bounds(x: wp.array2d(dtype=float), lo: wp.array2d(dtype=float), hi: wp.array2d(dtype=float),
+def friction_bounds(x: Vec64, lo: Vec64, hi: Vec64,
                     state: wp.array2d(dtype=int), findex: wp.array2d(dtype=int), fcount: wp.array2d(dtype=int),
                     mu_static: wp.array2d(dtype=float), mu_dynamic: wp.array2d(dtype=float), env: int, m: int,
                     sliding_known: int, write: int):
     """Set each friction row's box from its normal rows' current impulses (ODE's findex, generalized to a patch:
     rows findex .. findex + fcount - 1): +-mu N with mu static while the row sticks and dynamic once a previous
     solve left it at a bound (sliding_known). Returns the largest change of a bound; `write` 0 only measures it."""
-    change = float(0.0)
+    change = wp.float64(0.0)
     for i in range(m):
         f = findex[env, i]
         if f >= 0 or f == FRICTION_CONSTANT:
-            normal = float(1.0)
+            normal = wp.float64(1.0)
             if f >= 0:
-                normal = float(0.0)
+                normal = wp.float64(0.0)
                 for k in range(fcount[env, i]):
-                    normal += wp.max(x[env, f + k], 0.0)
-            mu = mu_static[env, i]
+                    normal += wp.max(x[env, f + k], wp.float64(0.0))
+            mu = wp.float64(mu_static[env, i])
             if sliding_known != 0 and state[env, i] != FREE:
-                mu = mu_dynamic[env, i]
+                mu = wp.float64(mu_dynamic[env, i])
             bound = mu * normal
             change = wp.max(change, wp.abs(bound - hi[env, i]))
             if write != 0:
@@ -307,11 +314,12 @@ def friction_bounds(x: wp.array2d(dtype=float), lo: wp.array2d(dtype=float), hi:
 
 
 @wp.func
-def solve_friction_lcp(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp.array2d(dtype=float),
-                       hi: wp.array2d(dtype=float), x: wp.array2d(dtype=float), state: wp.array2d(dtype=int),
-                       chol: wp.array3d(dtype=float), free: wp.array2d(dtype=int), y: wp.array2d(dtype=float),
+def solve_friction_lcp(a: Mat64, b: Vec64, lo: Vec64,
+                       hi: Vec64, x: Vec64, state: wp.array2d(dtype=int),
+                       chol: Mat64, free: wp.array2d(dtype=int), y: Vec64,
                        findex: wp.array2d(dtype=int), fcount: wp.array2d(dtype=int),
-                       mu_static: wp.array2d(dtype=float), mu_dynamic: wp.array2d(dtype=float), env: int, m: int):
+                       mu_static: wp.array2d(dtype=float), mu_dynamic: wp.array2d(dtype=float), env: int, m: int,
+                       reg_cap: wp.float64, pivot_limit: int):
     """The problem with friction rows whose boxes follow their normal impulses: solve with the boxes the current
     normals give, update the boxes from the new normals, and repeat, warm-started, until no bound would move by more
     than 1e-5 of the largest impulse (at most MAX_FRICTION_PASSES solves). This fixed point converges linearly; on
@@ -324,17 +332,17 @@ def solve_friction_lcp(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), l
     friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 0, 1)
     for p in range(MAX_FRICTION_PASSES):
         start_state(lo, hi, x, state, env, m)
-        res = solve_box_lcp(a, b, lo, hi, x, state, chol, free, y, env, m)
+        res = solve_box_lcp(a, b, lo, hi, x, state, chol, free, y, env, m, reg_cap, pivot_limit)
         pivots += res[0]
         if res[1] == FAILED:
             return wp.vec3i(pivots, 0, flags)
         if res[1] == BUDGET_SPENT:
             flags = flags | BUDGET_HIT
-        scale = float(0.0)
+        scale = wp.float64(0.0)
         for i in range(m):
             scale = wp.max(scale, wp.abs(x[env, i]))
         change = friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1, 0)
-        if change <= 1.0e-5 * scale + 1.0e-12:
+        if change <= wp.float64(1.0e-5) * scale + wp.float64(1.0e-12):
             return wp.vec3i(pivots, 1, flags)
         if p + 1 < MAX_FRICTION_PASSES:
             friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1, 1)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+import artic
 from bodies import G, body, finger, scene_with_ground
 from helpers import robot_path
 from scenes import rod_pendulum, run
@@ -150,31 +152,37 @@ def test_stiff_finger_keeps_its_distal_limit():
     assert q[-1, 0] == pytest.approx(0.005, abs=1.5e-3)
 
 
-@pytest.mark.xfail(strict=True, reason="float32: the drive (kp 1e8, kd 1e5) jams against the limit and the tip "
-                                       "with impulses of ~1e6 N m s, whose rounding alone (6e-8 relative) is ~1 "
-                                       "rad/s of joint velocity; the solves violate the conditions by ~18 rad/s, "
-                                       "every step falls back to PGS, and the distal joint breaks its limit by "
-                                       "0.77 rad")
 def test_stiffest_finger_keeps_its_distal_limit():
-    """The guide's finger with the drive of tests/contact/test_finger_and_filtering.py (kp 1e8, kd 1e5): the
-    distal limit holds to 1e-4 rad."""
+    """The guide's finger with the drive of tests/contact/test_finger_and_filtering.py (kp 1e8, kd 1e5, reaching
+    its target within one step): the distal limit holds to 1e-4 rad over 1 s with the tip on the box, and no step
+    falls back. The drive, the limit and the contact are five rows on two dofs: only the drive's compliance
+    (3.6e-5) decides the answer, so the solve's regularization stays below it (direct.REG_CFM_FRACTION) and the
+    impulses of ~1e6 N m s are summed in float64."""
     art, scene = finger(1e8, 1e5, DIRECT)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # the fallbacks: next test
-        q = _distal(art, scene, 60)
+    q = _distal(art, scene, 60)
     assert q[:, 1].min() > -1e-4
+    report = scene.get_solver_report(art)
+    assert report["fallback_count"][0] == 0
 
 
-def test_unresolvable_step_falls_back_and_says_so():
-    """The kp 1e8 finger is beyond float32 (previous test): every velocity solve violates the LCP conditions by
-    ~18 rad/s, so DIRECT counts it as failed, solves the step with PGS, warns (RuntimeWarning) and reports it:
-    fell_back, fallback_count = steps, the complementarity error of the rejected solve (> 1 rad/s)."""
+def test_unfinished_solve_falls_back_and_says_so():
+    """A solve cut short by scene.direct_pivot_limit (1 pivot, where the kp 1e8 finger needs 4-5) leaves a point
+    that violates the LCP conditions by far more than the failure threshold: DIRECT counts it as failed, solves
+    the step with PGS, warns (RuntimeWarning) and reports it: fell_back, pivot_budget_hit, fallback_count = steps,
+    the complementarity error of the rejected solve (> 1 rad/s). With the limit lifted, the same scene solves."""
     art, scene = finger(1e8, 1e5, DIRECT)
+    scene.direct_pivot_limit = 1
     with pytest.warns(RuntimeWarning, match="direct solver could not solve"):
         _distal(art, scene, 10)
     report = scene.get_solver_report(art)
-    assert report["fell_back"][0] and report["fallback_count"][0] == 10
+    assert report["fell_back"][0] and report["pivot_budget_hit"][0] and report["fallback_count"][0] == 10
     assert report["complementarity"][0] > 1.0
+    scene.direct_pivot_limit = None
+    _distal(art, scene, 5)
+    report = scene.get_solver_report(art)
+    assert not report["fell_back"][0] and report["fallback_count"][0] == 10
+    with pytest.raises(artic.ValidationError, match="direct_pivot_limit must be a positive integer"):
+        scene.direct_pivot_limit = 0
 
 
 def _worst_ball_error(solver, iterations, masses, steps):

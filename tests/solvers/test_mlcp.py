@@ -13,33 +13,34 @@ M = 14
 
 
 @wp.kernel
-def _solve_kernel(a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), lo: wp.array2d(dtype=float),
-                  hi: wp.array2d(dtype=float), x: wp.array2d(dtype=float), state: wp.array2d(dtype=int),
-                  chol: wp.array3d(dtype=float), free: wp.array2d(dtype=int), y: wp.array2d(dtype=float),
+def _solve_kernel(a: wp.array3d(dtype=wp.float64), b: wp.array2d(dtype=wp.float64), lo: wp.array2d(dtype=wp.float64),
+                  hi: wp.array2d(dtype=wp.float64), x: wp.array2d(dtype=wp.float64), state: wp.array2d(dtype=int),
+                  chol: wp.array3d(dtype=wp.float64), free: wp.array2d(dtype=int), y: wp.array2d(dtype=wp.float64),
                   findex: wp.array2d(dtype=int), fcount: wp.array2d(dtype=int), mu_s: wp.array2d(dtype=float),
                   mu_d: wp.array2d(dtype=float), sizes: wp.array(dtype=int), friction: int,
-                  out: wp.array2d(dtype=float)):
+                  out: wp.array2d(dtype=wp.float64)):
     env = wp.tid()
     m = sizes[env]
     if friction != 0:
-        res = solve_friction_lcp(a, b, lo, hi, x, state, chol, free, y, findex, fcount, mu_s, mu_d, env, m)
-        out[env, 0] = float(res[0])
-        out[env, 1] = float(res[1])
-        out[env, 3] = float(res[2])
+        res = solve_friction_lcp(a, b, lo, hi, x, state, chol, free, y, findex, fcount, mu_s, mu_d, env, m,
+                                 wp.float64(1.0e30), 0)
+        out[env, 0] = wp.float64(res[0])
+        out[env, 1] = wp.float64(res[1])
+        out[env, 3] = wp.float64(res[2])
     else:
         start_state(lo, hi, x, state, env, m)
-        res2 = solve_box_lcp(a, b, lo, hi, x, state, chol, free, y, env, m)
-        out[env, 0] = float(res2[0])
-        out[env, 1] = float(res2[1])
+        res2 = solve_box_lcp(a, b, lo, hi, x, state, chol, free, y, env, m, wp.float64(1.0e30), 0)
+        out[env, 0] = wp.float64(res2[0])
+        out[env, 1] = wp.float64(res2[1])
     out[env, 2] = complementarity_error(a, b, lo, hi, x, env, m)
 
 
 def _run(problems, friction=False):
     e = len(problems)
-    a = np.zeros((e, M, M), np.float32)
-    b = np.zeros((e, M), np.float32)
-    lo = np.zeros((e, M), np.float32)
-    hi = np.zeros((e, M), np.float32)
+    a = np.zeros((e, M, M), np.float64)
+    b = np.zeros((e, M), np.float64)
+    lo = np.zeros((e, M), np.float64)
+    hi = np.zeros((e, M), np.float64)
     findex = -np.ones((e, M), np.int32)
     fcount = np.zeros((e, M), np.int32)
     mu = np.zeros((e, M), np.float32)
@@ -55,11 +56,11 @@ def _run(problems, friction=False):
             findex[k, :m] = p["findex"]
             fcount[k, :m] = 1
             mu[k, :m] = p["mu"]
-    arrays = [wp.array(v, dtype=float) for v in (a, b, lo, hi)]
-    x = wp.zeros((e, M), dtype=float)
-    out = wp.zeros((e, 4), dtype=float)
-    wp.launch(_solve_kernel, e, [*arrays, x, wp.zeros((e, M), dtype=int), wp.zeros((e, M, M), dtype=float),
-                                 wp.zeros((e, M), dtype=int), wp.zeros((e, 2 * M), dtype=float),
+    arrays = [wp.array(v, dtype=wp.float64) for v in (a, b, lo, hi)]
+    x = wp.zeros((e, M), dtype=wp.float64)
+    out = wp.zeros((e, 4), dtype=wp.float64)
+    wp.launch(_solve_kernel, e, [*arrays, x, wp.zeros((e, M), dtype=int), wp.zeros((e, M, M), dtype=wp.float64),
+                                 wp.zeros((e, M), dtype=int), wp.zeros((e, 2 * M), dtype=wp.float64),
                                  wp.array(findex, dtype=int), wp.array(fcount, dtype=int), wp.array(mu, dtype=float),
                                  wp.array(mu, dtype=float), wp.array(sizes, dtype=int), int(friction), out],
               device="cpu")
