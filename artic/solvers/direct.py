@@ -118,7 +118,9 @@ def _velocity(rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: in
     for k in range(n_gen):
         acc = wp.float64(da.v_star[env, k])
         for i in range(m):
-            acc += da.x[env, i] * wp.float64(rf.minv_g[env, i, k])
+            xi = da.x[env, i]
+            if xi != wp.float64(0.0):
+                acc += xi * wp.float64(rf.minv_g[env, i, k])
         v[env, k] = float(acc)
 
 

@@ -21,16 +21,18 @@ finitely many pivots. Unlike ODE's dLCP, the free-set factorization is recompute
 than updated: simpler, and the same answer.
 
 Numerics: float64 throughout (the step's rows are float32; their impulses are not: a limit holding a stiff drive
-carries ~1e6 N m s, where float32's 6e-8 alone is ~1 rad/s of joint velocity). Redundant rows (a
-four-bar's over-constrained loop, two contacts that say the same thing) make A_FF singular: every diagonal entry
-is raised by REG_REL times itself, the regularization floor, which turns a redundant hard row into one with the
-compliance 1e-5 A_ii. REFINE_PASSES passes of iterative refinement against the unregularized A_FF then remove
-that compliance's error from every direction A_FF resolves, so a hard row stays hard even when it carries a large
-impulse against a soft one (the guide's finger: a limit holding a stiff drive); only a truly redundant direction
-keeps the floor. A pivot that rounding still drives below FLOOR_REL times its diagonal entry is raised to that
-(math/dense.py's rule).
-A pass count beyond MAX_PIVOTS_PER_ROW * m + 16 (degenerate cycling that rounding can cause), or a non-finite value,
-is a failure: the caller falls back to projected Gauss-Seidel and counts it (solvers/direct.py).
+carries ~1e6 N m s, where float32's 6e-8 alone is ~1 rad/s of joint velocity). Redundant rows (a four-bar's
+over-constrained loop, two contacts that say the same thing) make A_FF singular: every diagonal entry is raised by
+REG_REL times itself (the caller caps it below the problem's smallest compliance, solvers/direct.py), which turns
+a redundant hard row into one of compliance 1e-5 A_ii. Once the active set would be final, REFINE_PASSES passes of
+iterative refinement against the unregularized A_FF remove that compliance's error from every direction A_FF
+resolves, so a hard row stays hard even when it carries a large impulse; only a truly redundant direction keeps the
+floor. A pivot that rounding still drives below FLOOR_REL times its diagonal entry (or a tenth of the
+regularization) is raised to that (math/dense.py's rule).
+A pass count beyond MAX_PIVOTS_PER_ROW * m + 16 (or the caller's pivot limit) ends the solve at its last feasible
+point (BUDGET_SPENT: rounding can make a degenerate problem cycle); a non-finite value is a failure. The caller
+judges the first by its complementarity error and falls back to projected Gauss-Seidel on failure, counted
+(solvers/direct.py).
 """
 
 import warp as wp
@@ -78,7 +80,7 @@ def _noise(a: Mat64, x: Vec64, env: int, i: int, m: int):
 @wp.func
 def _solve_free(a: Mat64, b: Vec64, x: Vec64,
                 state: wp.array2d(dtype=int), chol: Mat64, free: wp.array2d(dtype=int),
-                y: Vec64, env: int, m: int, reg_cap: wp.float64):
+                y: Vec64, env: int, m: int, reg_cap: wp.float64, refine: int):
     """y[:nf] = A_FF^-1 (b_F - A_FC x_C) for the free rows listed in free[:nf] (y is (E, 2M): its second half is
     the refinement's workspace); returns nf."""
     nf = int(0)
@@ -124,8 +126,9 @@ def _solve_free(a: Mat64, b: Vec64, x: Vec64,
         for p in range(k + 1, nf):
             u -= wp.float64(chol[env, p, k]) * wp.float64(y[env, p])
         y[env, k] = wp.float64(u) / chol[env, k, k]
-    for _pass in range(REFINE_PASSES):
-        _refine(a, b, x, state, chol, free, y, env, m, nf)
+    if refine != 0:
+        for _pass in range(REFINE_PASSES):
+            _refine(a, b, x, state, chol, free, y, env, m, nf)
     return nf
 
 
@@ -202,8 +205,9 @@ def solve_box_lcp(a: Mat64, b: Vec64, lo: Vec64,
     if pivot_limit > 0:
         max_passes = wp.min(max_passes, pivot_limit)
     pivots = int(0)
+    refine = int(0)  # refinement only from the pass that would end the solve: it moves no active set, only values
     for _pass in range(max_passes):
-        nf = _solve_free(a, b, x, state, chol, free, y, env, m, reg_cap)
+        nf = _solve_free(a, b, x, state, chol, free, y, env, m, reg_cap, refine)
         alpha = wp.float64(1.0)
         block = int(-1)
         block_state = FREE
@@ -252,6 +256,9 @@ def solve_box_lcp(a: Mat64, b: Vec64, lo: Vec64,
                     worst_w = w
                     worst = i
         if worst < 0:
+            if refine == 0:
+                refine = 1  # solve the same active set once more, refined, and check it again
+                continue
             return wp.vec2i(pivots, SOLVED)
         state[env, worst] = FREE
         pivots += 1
