@@ -48,10 +48,12 @@ from ..constraints.row_form import (
 )
 from ..data import Kin, StepData
 from ..model import Tree
-from .mlcp import BUDGET_HIT, FREE, UNSETTLED, complementarity_error, lcp_tolerance, solve_friction_lcp
+from .mlcp import (BUDGET_HIT, FREE, MAX_FRICTION_PASSES, UNSETTLED, complementarity_error, lcp_tolerance,
+                   solve_friction_lcp)
 from .pgs import PGS_ERP, PGS_JOINT_ERP, pgs_solve
 
 LAZY_ROUNDS = wp.constant(4)
+QUICK_PASSES = wp.constant(4)  # friction passes of a round before its lazy rows are checked
 REG_CFM_FRACTION = wp.constant(1.0e-3)  # the regularization floor stays below this fraction of every row's cfm
 FAILED_TOLERANCES = wp.constant(1000.0)  # a velocity solve whose complementarity error exceeds this many times
 # the pivoting's own tolerance (1e-2 of the largest |b|, at least 1e-4 m/s) has failed
@@ -188,8 +190,8 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
     """One solve (position or velocity pass): assemble, solve, add lazy rows and solve again; the velocity ends
     in sd.gen_v. The first `warm` rows start from the previous solve's impulses (the velocity solve builds the same
     rows, in the same order, as the position solve before its lazy rows: its active set is usually the same).
-    Returns (pivots, ok, flags, rows before the lazy ones): ok 0 if it failed; flags as solve_friction_lcp's,
-    or-ed over the lazy rounds."""
+    Returns (pivots, ok, flags, rows before the lazy ones): ok 0 if it failed; flags as solve_friction_lcp's, of
+    the final rows."""
     for k in range(n_gen):
         sd.gen_v[env, k] = da.v_star[env, k]  # the row builders read v* (limit sides, joint velocities)
     rf.count[env] = 0
@@ -208,18 +210,28 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
         m = rf.count[env]
         _build(rf, da, env, built, m, n_gen, warm)
         built = m
+        cap = _regularization_cap(rf, env, m)
+        # a few friction passes first: a round that calls for lazy rows is solved again anyway
         res = solve_friction_lcp(da.a, da.b, da.lo, da.hi, da.x, da.state, da.chol, da.free, da.y, rf.findex,
-                                 rf.fcount, rf.mu_static, rf.mu_dynamic, env, m, _regularization_cap(rf, env, m),
-                                 da.pivot_limit)
+                                 rf.fcount, rf.mu_static, rf.mu_dynamic, env, m, cap, da.pivot_limit, QUICK_PASSES)
         pivots += res[0]
         if res[1] == 0:
-            return wp.vec4i(pivots, 0, flags, base)
-        flags = flags | res[2]
+            return wp.vec4i(pivots, 0, res[2], base)
         _velocity(rf, da, sd.gen_v, env, m, n_gen)
         added = _lazy_rows(tree, rows, sd, rf, env, n_gen, h, position)
         if added < 0:
-            return wp.vec4i(pivots, 0, flags, base)
+            return wp.vec4i(pivots, 0, res[2], base)
+        flags = res[2]
         if added == 0:
+            if (flags & UNSETTLED) != 0:  # the final rows: let the friction boxes settle, warm-started
+                res = solve_friction_lcp(da.a, da.b, da.lo, da.hi, da.x, da.state, da.chol, da.free, da.y,
+                                         rf.findex, rf.fcount, rf.mu_static, rf.mu_dynamic, env, m, cap,
+                                         da.pivot_limit, MAX_FRICTION_PASSES)
+                pivots += res[0]
+                if res[1] == 0:
+                    return wp.vec4i(pivots, 0, res[2], base)
+                flags = (flags & BUDGET_HIT) | res[2]
+                _velocity(rf, da, sd.gen_v, env, m, n_gen)
             break
     return wp.vec4i(pivots, 1, flags, base)
 

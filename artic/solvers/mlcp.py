@@ -326,18 +326,19 @@ def solve_friction_lcp(a: Mat64, b: Vec64, lo: Vec64,
                        chol: Mat64, free: wp.array2d(dtype=int), y: Vec64,
                        findex: wp.array2d(dtype=int), fcount: wp.array2d(dtype=int),
                        mu_static: wp.array2d(dtype=float), mu_dynamic: wp.array2d(dtype=float), env: int, m: int,
-                       reg_cap: wp.float64, pivot_limit: int):
+                       reg_cap: wp.float64, pivot_limit: int, max_passes: int):
     """The problem with friction rows whose boxes follow their normal impulses: solve with the boxes the current
     normals give, update the boxes from the new normals, and repeat, warm-started, until no bound would move by more
-    than 1e-5 of the largest impulse (at most MAX_FRICTION_PASSES solves). This fixed point converges linearly; on
-    random strongly coupled problems (tests/solvers/test_mlcp.py) 97 % settle within 32 passes. x holds the start
-    (zeros, or the last solution). Returns (pivots, solved, flags): solved 0 if a solve failed; flags UNSETTLED when
-    the boxes would still move after the last pass (x then solves the boxes it was solved with, which stay in lo
-    and hi), BUDGET_HIT when a solve spent its pivot budget (x is its last feasible point)."""
+    than 1e-5 of the largest impulse (at most max_passes solves; MAX_FRICTION_PASSES for a step's final rows).
+    This fixed point converges linearly; on random strongly coupled problems (tests/solvers/test_mlcp.py) 97 %
+    settle within 32 passes. x holds the start (zeros, or the last solution). Returns (pivots, solved, flags):
+    solved 0 if a solve failed; flags UNSETTLED when the boxes would still move after the last pass (x then solves
+    the boxes it was solved with, which stay in lo and hi), BUDGET_HIT when a solve spent its pivot budget (x is
+    its last feasible point)."""
     pivots = int(0)
     flags = int(0)
     friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 0, 1)
-    for p in range(MAX_FRICTION_PASSES):
+    for p in range(max_passes):
         start_state(lo, hi, x, state, env, m)
         res = solve_box_lcp(a, b, lo, hi, x, state, chol, free, y, env, m, reg_cap, pivot_limit)
         pivots += res[0]
@@ -351,6 +352,6 @@ def solve_friction_lcp(a: Mat64, b: Vec64, lo: Vec64,
         change = friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1, 0)
         if change <= wp.float64(1.0e-5) * scale + wp.float64(1.0e-12):
             return wp.vec3i(pivots, 1, flags)
-        if p + 1 < MAX_FRICTION_PASSES:
+        if p + 1 < max_passes:
             friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1, 1)
     return wp.vec3i(pivots, 1, flags | UNSETTLED)

@@ -7,7 +7,8 @@ import pytest
 import warp as wp
 from scipy.optimize import lsq_linear
 
-from artic.solvers.mlcp import complementarity_error, solve_box_lcp, solve_friction_lcp, start_state
+from artic.solvers.mlcp import (MAX_FRICTION_PASSES, complementarity_error, solve_box_lcp, solve_friction_lcp,
+                                start_state)
 
 M = 14
 
@@ -23,7 +24,8 @@ def _solve_kernel(a: wp.array3d(dtype=wp.float64), b: wp.array2d(dtype=wp.float6
     m = sizes[env]
     if friction != 0:
         res = solve_friction_lcp(a, b, lo, hi, x, state, chol, free, y, findex, fcount, mu_s, mu_d, env, m,
-                                 wp.float64(1.0e30), 0)
+                                 wp.float64(1.0e30), 0,
+                                 MAX_FRICTION_PASSES)
         out[env, 0] = wp.float64(res[0])
         out[env, 1] = wp.float64(res[1])
         out[env, 3] = wp.float64(res[2])
