@@ -20,8 +20,8 @@ from .contact_pairs import contact_pair
 from .coupling import FixedTendon, MimicJoint, SpatialTendon, validate_couplings
 from .shapes import Shape, mass_properties
 from .types import AXIS_NAMES, LINEAR_AXES, ArticulationFlag, Axis, DriveType, JointType, Motion
-from .validate import as_transform as _as_transform, axis as _axis, bounded as _bounded, finite as _finite
-from .validate import as_real as _as_real, check_axis_settings, flag_value
+from .validate import as_real as _as_real, as_transform as _as_transform, axis as _axis, bounded as _bounded
+from .validate import check_axis_settings, finite as _finite, flag_value
 
 _MAX_F32 = float(np.finfo(np.float32).max)
 
@@ -398,9 +398,8 @@ class Joint:
     def set_deadzone(self, axis: Axis, deadzone):
         """A deadzone controller on a free or limited axis (artic.Deadzone; None removes it); direct solver only."""
         axis = _axis(self._owner(), axis)
-        if deadzone is None:
-            self._deadzone.pop(axis, None)
-        else:
+        self._deadzone.pop(axis, None)
+        if deadzone is not None:
             self._deadzone[axis] = checked_deadzone(f"{self._owner()} {AXIS_NAMES[axis]}", deadzone)
         self._changed()
 
@@ -475,8 +474,7 @@ class _Topology:
     dof_axes: list  # per low-level link: unlocked axes
 
     def depth_first(self) -> list[int]:
-        """Low-level link indices in PhysX's solver visiting order: depth-first from the root, children in
-        low-level order (physx-notes 4.2)."""
+        """Low-level link indices in PhysX's solver order: depth first, children in low-level order (physx-notes 4.2)."""
         children = {i: [] for i in range(len(self.links))}
         for i, link in enumerate(self.links[1:], start=1):
             children[self.link_index[link.parent]].append(i)
@@ -613,8 +611,7 @@ class Articulation:
         self._changed("model")
 
     def add_contact_pair(self, shape_a: Shape, shape_b: Shape, material=None, rest_offset: float = 0.0):
-        """Make shape_a (of this articulation) and shape_b (of any body) collide whatever their filters; before
-        scene.add_articulation, which groups the bodies that may touch (contact_pairs.py)."""
+        """shape_a (this articulation's) and shape_b (any body's) collide whatever their filters (contact_pairs.py)."""
         if self._scene is not None:
             raise StateError(f"{self._owner()}: add_contact_pair while in a scene; add pairs before adding it")
         self.contact_pairs.append(contact_pair(self, shape_a, shape_b, material, rest_offset))
