@@ -474,7 +474,7 @@ class _Topology:
     dof_axes: list  # per low-level link: unlocked axes
 
     def depth_first(self) -> list[int]:
-        """Low-level link indices in PhysX's solver order: depth first, children in low-level order (physx-notes 4.2)."""
+        """Low-level link indices in PhysX's solver order: depth first, children in low-level order (notes 4.2)."""
         children = {i: [] for i in range(len(self.links))}
         for i, link in enumerate(self.links[1:], start=1):
             children[self.link_index[link.parent]].append(i)
