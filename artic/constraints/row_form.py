@@ -38,6 +38,7 @@ from .contact import normal_target, patch_end
 from .coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
 from .joint_rows import DRIVE_ACCELERATION, DRIVE_NONE, ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, \
     JointRows
+from .tendon import spatial_limit_error
 from .loop_rows import LOOP_DRIVE, LOOP_LIMIT, ROW_OFF, ROW_ON, LoopArrays, LoopTable
 
 # source kinds, for writing impulses back (reported forces) and for the report
@@ -160,6 +161,24 @@ def limit_target(rows: JointRows, d: int, target: float):
 
 
 @wp.func
+def add_limit_row(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int,
+                  side: wp.vec2):
+    """Joint row r's limit as a hard one-sided row, `side` from limit_row (target, +1 low / -1 high / 0 none);
+    returns 1 if a row was added."""
+    d = rows.row_dof[r]
+    target = limit_target(rows, d, side[0])
+    i = int(-1)
+    if side[1] > 0.0:
+        i = _new_row(rf, env, n_gen, SRC_JOINT, r, target, 0.0, 0.0, wp.inf)
+    elif side[1] < 0.0:
+        i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, target, 0.0, -wp.inf, 0.0)
+    if i < 0:
+        return 0
+    _add_dof(rf, sd.minv, env, i, n_gen, tree.dof_gen[d], 1.0)
+    return 1
+
+
+@wp.func
 def add_joint_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, joint_q: wp.array2d(dtype=float),
                    target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float,
                    position: int):
@@ -204,14 +223,8 @@ def add_joint_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, joint
                              wp.inf)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
         elif kind == ROW_LIMIT:
-            res = limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position)
-            target = limit_target(rows, d, res[0])
-            if res[1] > 0.0:
-                i = _new_row(rf, env, n_gen, SRC_JOINT, r, target, 0.0, 0.0, wp.inf)
-                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
-            elif res[1] < 0.0:
-                i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, target, 0.0, -wp.inf, 0.0)
-                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+            add_limit_row(tree, rows, sd, rf, env, n_gen, r,
+                          limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position))
     # the viscous part of a friction that also has a Coulomb part is a second row (step.direct_capacity counts a
     # slot for it); returns how many found no slot (the caller then falls back: never dropped silently)
     missing = int(0)
@@ -291,11 +304,7 @@ def add_coupling_rows(tree: Tree, rows: JointRows, cr: CouplingRows, sd: StepDat
         if kind == COUPLING_SPATIAL:
             t = cr.leaf_tendon[item]
             ls = sd.cpl_len[env, k]
-            y_limit = float(0.0)
-            if ls > cr.leaf_limit_high[item]:
-                y_limit = cr.leaf_limit_high[item] - ls
-            elif ls < cr.leaf_limit_low[item]:
-                y_limit = cr.leaf_limit_low[item] - ls
+            y_limit = spatial_limit_error(ls, cr.leaf_limit_low[item], cr.leaf_limit_high[item])
             first = _new_row(rf, env, n_gen, SRC_COUPLING, k, 0.0, 0.0, -wp.inf, wp.inf)
             _copy_dir(rf, env, first, n_gen, sd.cpl_g, sd.cpl_minv_g, k)
             # the row velocity g.v is the rate of (rest length - length)

@@ -31,3 +31,13 @@ def tendon_impulse(err: float, limit_err: float, speed: float, acc_rest: float, 
     rest += acc_rest * imp_mult
     limit = limit_err * (-limit_stiffness * xl * h) * recip_coef + acc_limit * lim_mult
     return wp.vec3((rest - acc_rest) + (limit - acc_limit), rest, limit)
+
+
+@wp.func
+def spatial_limit_error(length: float, low: float, high: float):
+    """How far a spatial tendon leaf's length lies beyond its limits, as (limit - length); 0 within them."""
+    if length > high:
+        return high - length
+    if length < low:
+        return low - length
+    return 0.0

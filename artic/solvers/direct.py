@@ -36,15 +36,13 @@ from ..constraints.row_form import (
     SRC_LOOP_HIGH,
     SRC_VELOCITY_LIMIT,
     RowForm,
-    _add_dof,
-    _new_row,
     add_contact_rows,
     add_coupling_rows,
     add_joint_rows,
+    add_limit_row,
     add_loop_rows,
     add_velocity_limit,
     limit_row,
-    limit_target,
 )
 from ..data import Kin, StepData
 from ..model import Tree
@@ -172,14 +170,7 @@ def _lazy_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int,
             if res[1] != 0.0 and _has_row(rf, env, m, SRC_JOINT, SRC_JOINT_HIGH, r) == 0:
                 if rf.count[env] >= full:
                     return -1
-                i = int(0)
-                target = limit_target(rows, d, res[0])
-                if res[1] > 0.0:
-                    i = _new_row(rf, env, n_gen, SRC_JOINT, r, target, 0.0, 0.0, wp.inf)
-                else:
-                    i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, target, 0.0, -wp.inf, 0.0)
-                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
-                added += 1
+                added += add_limit_row(tree, rows, sd, rf, env, n_gen, r, res)
     return added
 
 

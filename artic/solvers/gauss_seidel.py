@@ -27,7 +27,7 @@ from ..constraints.joint_rows import (
 from ..constraints.limit import limit_impulse
 from ..constraints.loop_rows import LoopArrays, LoopTable, solve_dynamic_loops, solve_loop_joint
 from ..constraints.mimic import mimic_impulse
-from ..constraints.tendon import tendon_impulse
+from ..constraints.tendon import spatial_limit_error, tendon_impulse
 from ..constraints.velocity_limit import velocity_limit_impulse
 from ..data import StepData
 from ..math.dense import add_row, row_dot
@@ -142,11 +142,7 @@ def sweep_coupling_rows(tree: Tree, rows: JointRows, cr: CouplingRows, sd: StepD
         if kind == COUPLING_SPATIAL:
             t = cr.leaf_tendon[item]
             ls = sd.cpl_len[env, k]
-            limit_err = float(0.0)
-            if ls > cr.leaf_limit_high[item]:
-                limit_err = cr.leaf_limit_high[item] - ls
-            elif ls < cr.leaf_limit_low[item]:
-                limit_err = cr.leaf_limit_low[item] - ls
+            limit_err = spatial_limit_error(ls, cr.leaf_limit_low[item], cr.leaf_limit_high[item])
             res = tendon_impulse(cr.leaf_rest_length[item] - ls, limit_err, row_dot(sd.cpl_g, sd.gen_v, env, k, n_gen),
                                  sd.cpl_acc[env, k], sd.cpl_acc2[env, k], sd.cpl_r[env, k], h, cr.st_stiffness[t],
                                  cr.st_damping[t], cr.st_limit_stiffness[t], 1.0, tgs)

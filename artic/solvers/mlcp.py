@@ -61,10 +61,10 @@ NOISE_REL = wp.constant(wp.float64(1.0e-9))  # a release must beat this fraction
 @wp.func
 def _residual(a: Mat64, b: Vec64, x: Vec64, env: int,
               i: int, m: int):
-    """w_i = (A x)_i - b_i, accumulated in float64 (without the regularization: the problem as posed)."""
-    s = wp.float64(-b[env, i])
+    """w_i = (A x)_i - b_i (without the regularization: the problem as posed)."""
+    s = -b[env, i]
     for j in range(m):
-        s += wp.float64(a[env, i, j]) * wp.float64(x[env, j])
+        s += a[env, i, j] * x[env, j]
     return s
 
 
@@ -73,8 +73,8 @@ def _noise(a: Mat64, x: Vec64, env: int, i: int, m: int):
     """What rounding can put into w_i: NOISE_REL sum_j |a_ij x_j| (A's entries are sums of float32 products)."""
     s = wp.float64(0.0)
     for j in range(m):
-        s += wp.float64(wp.abs(a[env, i, j] * x[env, j]))
-    return s * wp.float64(NOISE_REL)
+        s += wp.abs(a[env, i, j] * x[env, j])
+    return s * NOISE_REL
 
 
 @wp.func
@@ -90,11 +90,11 @@ def _solve_free(a: Mat64, b: Vec64, x: Vec64,
             nf += 1
     for k in range(nf):
         i = free[env, k]
-        s = wp.float64(b[env, i])
+        s = b[env, i]
         for j in range(m):
             if state[env, j] != FREE:
-                s -= wp.float64(a[env, i, j]) * wp.float64(x[env, j])
-        y[env, k] = wp.float64(s)
+                s -= a[env, i, j] * x[env, j]
+        y[env, k] = s
     # Cholesky A_FF = L L^T in chol's lower triangle (float64 sums)
     for k in range(nf):
         i = free[env, k]
@@ -102,7 +102,7 @@ def _solve_free(a: Mat64, b: Vec64, x: Vec64,
         diag = a[env, i, i] + reg
         t = wp.float64(diag)
         for p in range(k):
-            t -= wp.float64(chol[env, k, p]) * wp.float64(chol[env, k, p])
+            t -= chol[env, k, p] * chol[env, k, p]
         floor = wp.max(wp.min(FLOOR_REL * diag, wp.float64(0.1) * reg), FLOOR_ABS)
         pivot = wp.float64(t)
         if pivot < floor:  # NaN stays NaN: the caller sees a non-finite result and falls back
@@ -110,26 +110,31 @@ def _solve_free(a: Mat64, b: Vec64, x: Vec64,
         d = wp.sqrt(pivot)
         chol[env, k, k] = d
         for r in range(k + 1, nf):
-            u = wp.float64(a[env, free[env, r], i])
+            u = a[env, free[env, r], i]
             for p in range(k):
-                u -= wp.float64(chol[env, r, p]) * wp.float64(chol[env, k, p])
-            chol[env, r, k] = wp.float64(u) / d
-    # forward and back substitution
-    for k in range(nf):
-        u = wp.float64(y[env, k])
-        for p in range(k):
-            u -= wp.float64(chol[env, k, p]) * wp.float64(y[env, p])
-        y[env, k] = wp.float64(u) / chol[env, k, k]
-    for kk in range(nf):
-        k = nf - 1 - kk
-        u = wp.float64(y[env, k])
-        for p in range(k + 1, nf):
-            u -= wp.float64(chol[env, p, k]) * wp.float64(y[env, p])
-        y[env, k] = wp.float64(u) / chol[env, k, k]
+                u -= chol[env, r, p] * chol[env, k, p]
+            chol[env, r, k] = u / d
+    _substitute(chol, y, env, nf, 0)
     if refine != 0:
         for _pass in range(REFINE_PASSES):
             _refine(a, b, x, state, chol, free, y, env, m, nf)
     return nf
+
+
+@wp.func
+def _substitute(chol: Mat64, y: Vec64, env: int, nf: int, offset: int):
+    """y[offset:offset + nf] = (L L^T)^-1 y[offset:offset + nf], L in chol's lower triangle."""
+    for k in range(nf):
+        u = y[env, offset + k]
+        for p in range(k):
+            u -= chol[env, k, p] * y[env, offset + p]
+        y[env, offset + k] = u / chol[env, k, k]
+    for kk in range(nf):
+        k = nf - 1 - kk
+        u = y[env, offset + k]
+        for p in range(k + 1, nf):
+            u -= chol[env, p, k] * y[env, offset + p]
+        y[env, offset + k] = u / chol[env, k, k]
 
 
 @wp.func
@@ -144,21 +149,14 @@ def _refine(a: Mat64, b: Vec64, x: Vec64,
     c = y.shape[1] // 2  # the correction's offset
     for k in range(nf):
         i = free[env, k]
-        s = wp.float64(b[env, i])
+        s = b[env, i]
         for j in range(m):
             if state[env, j] != FREE:
-                s -= wp.float64(a[env, i, j]) * wp.float64(x[env, j])
+                s -= a[env, i, j] * x[env, j]
         for q in range(nf):
-            s -= wp.float64(a[env, i, free[env, q]]) * wp.float64(y[env, q])
-        for p in range(k):
-            s -= wp.float64(chol[env, k, p]) * wp.float64(y[env, c + p])
-        y[env, c + k] = wp.float64(s) / chol[env, k, k]
-    for kk in range(nf):
-        k = nf - 1 - kk
-        u = wp.float64(y[env, c + k])
-        for p in range(k + 1, nf):
-            u -= wp.float64(chol[env, p, k]) * wp.float64(y[env, c + p])
-        y[env, c + k] = wp.float64(u) / chol[env, k, k]
+            s -= a[env, i, free[env, q]] * y[env, q]
+        y[env, c + k] = s
+    _substitute(chol, y, env, nf, c)
     for k in range(nf):
         y[env, k] = y[env, k] + y[env, c + k]
 
