@@ -10,11 +10,15 @@ Rows that v* alone cannot predict are added lazily: a joint limit the solved vel
 and a velocity limit the solved velocity exceeds; the problem is then solved again, warm-started, at most
 LAZY_ROUNDS times.
 
-When a solve fails (its pivot budget runs out, a value is not finite, or the velocity solve's answer violates the
-conditions by more than FAILED_TOLERANCES times the pivoting's tolerance, which float32 cannot avoid when impulses
-are ~1e6 times the velocities' scale) the env falls back to PGS for this step; the fallback is counted per env and
-reported by Scene (never silent). The per-env report: pivots, rows, complementarity error (also of a failed
-velocity solve), whether the friction boxes settled, and each deadzone controller's impulse.
+The velocity solve starts from the position solve's impulses and active set (the same rows in the same order).
+The LCP is float64 (solvers/mlcp.py); its regularization stays below REG_CFM_FRACTION of the smallest compliance
+among the rows, so that soft rows among redundant hard ones (the guide's finger) decide the answer.
+
+When a solve fails (a value is not finite; the velocity solve's answer, or that of a solve that spent its pivot
+budget, violates the conditions by more than FAILED_TOLERANCES times the pivoting's tolerance; a lazy row finds no
+slot) the env falls back to PGS for this step; the fallback is counted per env and reported by Scene (never
+silent). The per-env report: pivots, rows, complementarity error (also of a rejected solve), whether the friction
+boxes settled, whether a pivot budget was spent, and each deadzone controller's impulse.
 """
 
 import warp as wp
