@@ -394,6 +394,26 @@ def _copy_span(rf: RowForm, ja: LoopArrays, env: int, i: int, r: int, span: wp.v
 
 
 @wp.func
+def add_loop_range_row(ja: LoopArrays, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int, span: wp.vec4i,
+                       low: float, high: float, value: float, h: float, joint_erp: float, position: int):
+    """Loop row r's hard range as a one-sided row on the side that is violated or that the velocity in sd.gen_v
+    would cross within the step (limit_row's rule); returns 1 if a row was added."""
+    i = _new_row(rf, env, n_gen, SRC_LOOP, r, 0.0, 0.0, 0.0, 0.0)
+    _copy_span(rf, ja, env, i, r, span)
+    res = limit_row(value - low, high - value, velocity(rf, sd.gen_v, env, i, n_gen), h, joint_erp, position)
+    if res[1] == 0.0:
+        rf.count[env] = rf.count[env] - 1
+        return 0
+    rf.target[env, i] = res[0]
+    if res[1] > 0.0:
+        rf.hi[env, i] = wp.inf
+    else:
+        rf.lo[env, i] = -wp.inf
+        rf.source_kind[env, i] = SRC_LOOP_HIGH
+    return 1
+
+
+@wp.func
 def add_loop_rows(jt: LoopTable, ja: LoopArrays, sd: StepData, rf: RowForm, env: int, n_gen: int, h: float,
                   joint_erp: float, position: int):
     """The rows of the joints between bodies, each in its kind's form."""
@@ -423,19 +443,7 @@ def add_loop_rows(jt: LoopTable, ja: LoopArrays, sd: StepData, rf: RowForm, env:
                 low = ja.range_low[env, k]
                 high = ja.range_high[env, k]
                 if coef[1] < 0.0:  # hard range
-                    i = _new_row(rf, env, n_gen, SRC_LOOP, r, 0.0, 0.0, 0.0, 0.0)
-                    _copy_span(rf, ja, env, i, r, span)
-                    res = limit_row(value - low, high - value, velocity(rf, sd.gen_v, env, i, n_gen), h, joint_erp,
-                                    position)
-                    if res[1] == 0.0:
-                        rf.count[env] = rf.count[env] - 1
-                    else:
-                        rf.target[env, i] = res[0]
-                        if res[1] > 0.0:
-                            rf.hi[env, i] = wp.inf
-                        else:
-                            rf.lo[env, i] = -wp.inf
-                            rf.source_kind[env, i] = SRC_LOOP_HIGH
+                    add_loop_range_row(ja, sd, rf, env, n_gen, r, span, low, high, value, h, joint_erp, position)
                 else:  # soft range: a deadzone, an implicit spring beyond either bound that only pushes back
                     if low > -wp.inf:
                         i = _new_row(rf, env, n_gen, SRC_LOOP, r, -coef[0] * (value - low), coef[1], 0.0, wp.inf)

@@ -6,9 +6,9 @@ targets include the ERP bias gives the velocity the positions are integrated wit
 rows without position bias gives the velocity carried into the next step, and the impulses that are reported.
 Each solve starts from the unconstrained velocity v*: A = G M^-1 G^T + diag(cfm), b = target - G v*.
 
-Rows that v* alone cannot predict are added lazily: a joint limit the solved velocity would cross within the step,
-and a velocity limit the solved velocity exceeds; the problem is then solved again, warm-started, at most
-LAZY_ROUNDS times.
+Rows that v* alone cannot predict are added lazily: a joint limit or a body joint's hard range the solved velocity
+would cross within the step, and a velocity limit the solved velocity exceeds; the problem is then solved again,
+warm-started, at most LAZY_ROUNDS times.
 
 The velocity solve starts from the position solve's impulses and active set (the same rows in the same order).
 The LCP is float64 (solvers/mlcp.py); its regularization stays below REG_CFM_FRACTION of the smallest compliance
@@ -27,7 +27,7 @@ from ..collision.geometry import Contacts
 from ..constraints.coupling_rows import CouplingRows
 from ..constraints.deadzone_rows import DeadzoneTable, add_deadzone_rows
 from ..constraints.joint_rows import ROW_LIMIT, ROW_VELOCITY_LIMIT, JointRows
-from ..constraints.loop_rows import LoopArrays, LoopTable
+from ..constraints.loop_rows import LOOP_LIMIT, ROW_ON, LoopArrays, LoopTable
 from ..constraints.row_form import (
     SRC_CONTACT,
     SRC_COUPLING,
@@ -44,6 +44,7 @@ from ..constraints.row_form import (
     add_coupling_rows,
     add_joint_rows,
     add_limit_row,
+    add_loop_range_row,
     add_loop_rows,
     add_velocity_limit,
     limit_row,
@@ -151,9 +152,10 @@ def _has_row(rf: RowForm, env: int, m: int, kind: int, kind2: int, index: int):
 
 
 @wp.func
-def _lazy_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int, n_gen: int, h: float,
-               position: int):
-    """Add the joint-limit and velocity-limit rows the solved velocity (in sd.gen_v) calls for; returns how many,
+def _lazy_rows(tree: Tree, rows: JointRows, jt: LoopTable, ja: LoopArrays, sd: StepData, rf: RowForm, env: int,
+               n_gen: int, h: float, position: int):
+    """Add the joint-limit, velocity-limit and body-joint range rows the solved velocity (in sd.gen_v) calls for;
+    returns how many,
     or -1 when the capacity has no room left for one (a friction dof's viscous row took it)."""
     m = rf.count[env]
     added = int(0)
@@ -175,6 +177,16 @@ def _lazy_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int,
                 if rf.count[env] >= full:
                     return -1
                 added += add_limit_row(tree, rows, sd, rf, env, n_gen, r, res)
+    for j in range(jt.joint_count):  # the hard ranges of the joints between bodies
+        for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
+            if jt.row_kind[r] == LOOP_LIMIT and ja.row_active[env, r] == ROW_ON and ja.row_coef[env, r][1] < 0.0:
+                if _has_row(rf, env, m, SRC_LOOP, SRC_LOOP_HIGH, r) == 0:
+                    if rf.count[env] >= full:
+                        return -1
+                    k = jt.row_coord[r]
+                    added += add_loop_range_row(ja, sd, rf, env, n_gen, r, jt.joint_span[j], ja.range_low[env, k],
+                                                ja.range_high[env, k], ja.row_value[env, r], h, PGS_JOINT_ERP,
+                                                position)
     return added
 
 
@@ -213,7 +225,7 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
         if res[1] == 0:
             return wp.vec4i(pivots, 0, res[2], base)
         _velocity(rf, da, sd.gen_v, env, m, n_gen)
-        added = _lazy_rows(tree, rows, sd, rf, env, n_gen, h, position)
+        added = _lazy_rows(tree, rows, jt, ja, sd, rf, env, n_gen, h, position)
         if added < 0:
             return wp.vec4i(pivots, 0, res[2], base)
         flags = res[2]

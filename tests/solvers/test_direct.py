@@ -331,3 +331,28 @@ def test_soft_range_beyond_its_band_is_the_implicit_spring():
     np.testing.assert_allclose(scene.get_joint_forces(joint).constraint_force[:, 5], p / h, rtol=1e-4, atol=1e-9)
     np.testing.assert_allclose(scene.get_actor_velocity(b)[:, 2], v_star + p / MASS, rtol=0, atol=1e-5)
     _no_fallback(scene, b)
+
+
+def test_body_joint_range_the_solved_velocity_would_cross_is_added():
+    """A free 2 kg body on a SliderJoint to the world (no gravity), at rest, with the hard range [-0.05, 0.05] m and
+    a stiff drive (kp 1e4, kd 100) towards 1 m: the unconstrained velocity does not reach the range, the drive's
+    does, so the range row must be added lazily from the solved velocity. The coordinate never passes 0.05 m by
+    more than 1e-5 m over 1 s and ends resting on it; no step falls back."""
+    b = artic.RigidDynamic(artic.Transform((0.0, 0.0, 1.0)), "slider_body")
+    b.link.mass, b.link.inertia = 2.0, (0.1, 0.1, 0.1)
+    b.link.linear_damping = b.link.angular_damping = 0.0
+    b.articulation.sleep_threshold = 0.0
+    scene = artic.Scene(1, gravity=(0.0, 0.0, 0.0), solver_type=SolverType.DIRECT)
+    scene.add_actor(b)
+    joint = artic.SliderJoint(b, None, artic.Transform((0.0, 0.0, 1.0)))
+    joint.set_coordinate_range(0, -0.05, 0.05)
+    joint.set_drive_params(0, artic.Drive(1e4, 100.0, 1e6, artic.DriveType.FORCE))
+    joint.set_drive_target(0, 1.0)
+    scene.add_joint(joint)
+    z = []
+    for _ in range(60):
+        scene.step(DT)
+        z.append(float(scene.get_joint_coordinates(joint)[0, 0]))
+    _no_fallback(scene, b)
+    assert max(z) < 0.05 + 1e-5
+    assert z[-1] == pytest.approx(0.05, abs=1e-4)
