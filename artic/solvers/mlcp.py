@@ -78,6 +78,16 @@ def _noise(a: Mat64, x: Vec64, env: int, i: int, m: int):
 
 
 @wp.func
+def _clamped_rhs(a: Mat64, b: Vec64, x: Vec64, state: wp.array2d(dtype=int), env: int, m: int, i: int):
+    """b_i - sum over the clamped rows j of a_ij x_j: free row i's right-hand side."""
+    s = b[env, i]
+    for j in range(m):
+        if state[env, j] != FREE:
+            s -= a[env, i, j] * x[env, j]
+    return s
+
+
+@wp.func
 def _solve_free(a: Mat64, b: Vec64, x: Vec64,
                 state: wp.array2d(dtype=int), chol: Mat64, free: wp.array2d(dtype=int),
                 y: Vec64, env: int, m: int, reg_cap: wp.float64, refine: int):
@@ -89,12 +99,7 @@ def _solve_free(a: Mat64, b: Vec64, x: Vec64,
             free[env, nf] = i
             nf += 1
     for k in range(nf):
-        i = free[env, k]
-        s = b[env, i]
-        for j in range(m):
-            if state[env, j] != FREE:
-                s -= a[env, i, j] * x[env, j]
-        y[env, k] = s
+        y[env, k] = _clamped_rhs(a, b, x, state, env, m, free[env, k])
     # Cholesky A_FF = L L^T in chol's lower triangle (float64 sums)
     for k in range(nf):
         i = free[env, k]
@@ -149,10 +154,7 @@ def _refine(a: Mat64, b: Vec64, x: Vec64,
     c = y.shape[1] // 2  # the correction's offset
     for k in range(nf):
         i = free[env, k]
-        s = b[env, i]
-        for j in range(m):
-            if state[env, j] != FREE:
-                s -= a[env, i, j] * x[env, j]
+        s = _clamped_rhs(a, b, x, state, env, m, i)
         for q in range(nf):
             s -= a[env, i, free[env, q]] * y[env, q]
         y[env, c + k] = s
