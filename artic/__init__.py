@@ -2,23 +2,24 @@
 
 from .description.actors import RigidDynamic, RigidStatic, create_ground_plane
 from .description.articulation import Articulation, Drive, FrictionParams, Joint, Limit, Link
-from .description.joints import (ConstraintFlag, CylindricalJoint, D6Joint, DistanceJoint, FixedJoint, GimbalJoint,
-                                 HingeJoint, JointBase, PlanarJoint, SliderJoint, SphericalJoint, UniversalJoint,
-                                 create_physx_joint, erp_cfm_from_spring, spring_from_erp_cfm)
+from .enums import ConstraintFlag
+from .description.joints import CylindricalJoint, D6Joint, DistanceJoint, FixedJoint, GimbalJoint, HingeJoint, JointBase, PlanarJoint, SliderJoint, SphericalJoint, UniversalJoint, create_physx_joint, erp_cfm_from_spring, spring_from_erp_cfm
 from .description.deadzone import Deadzone
 from .description.mjcf import MjcfModel, load_mjcf
 from .description.mjcf_actuators import MjcfControl
 from .description.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Shape, Sphere, TriangleMesh
-from .description.types import ArticulationFlag, Axis, DriveType, JointType, Motion
+from .enums import ArticulationFlag, Axis, DriveType, JointType, Motion
 from .description.urdf import load_urdf
-from .cache import ArticulationCache, CacheFlag
+from .cache import ArticulationCache
+from .enums import CacheFlag
 from .errors import ArticError, MjcfError, StateError, TopologyError, UrdfError, ValidationError
 from .math.np_spatial import Transform
 from .parallel import get_cpu_threads, set_cpu_threads
 from .joint_view import JointForces, JointFrames
 from .scene import ContactReport, Scene
-from .status import NanPolicy, NonFiniteStateError
-from .step import SolverType
+from .enums import NanPolicy
+from .status import NonFiniteStateError
+from .enums import SolverType
 
 __version__ = "0.1.0"
 

@@ -14,32 +14,12 @@ its shape.
 
 from __future__ import annotations
 
-from enum import IntFlag
+from .enums import CacheFlag
 
 import numpy as np
 
 from .description.validate import flag_value, real_array
 from .errors import ValidationError
-
-
-class CacheFlag(IntFlag):
-    """`PxArticulationCacheFlag`, with PhysX's bit values. ALL excludes FORCE, LINK_INCOMING_JOINT_FORCE, the
-    targets and LINK_FORCE/LINK_TORQUE, as in PhysX."""
-
-    VELOCITY = 1 << 0
-    ACCELERATION = 1 << 1
-    POSITION = 1 << 2
-    FORCE = 1 << 3
-    LINK_VELOCITY = 1 << 4
-    LINK_ACCELERATION = 1 << 5
-    ROOT_TRANSFORM = 1 << 6
-    ROOT_VELOCITIES = 1 << 7
-    LINK_INCOMING_JOINT_FORCE = 1 << 10
-    JOINT_TARGET_POSITIONS = 1 << 11
-    JOINT_TARGET_VELOCITIES = 1 << 12
-    LINK_FORCE = 1 << 13
-    LINK_TORQUE = 1 << 14
-    ALL = VELOCITY | ACCELERATION | POSITION | LINK_VELOCITY | LINK_ACCELERATION | ROOT_TRANSFORM | ROOT_VELOCITIES
 
 
 class ArticulationCache:

@@ -39,14 +39,14 @@ except ImportError:  # an optional extra: say how to get it instead of a bare Mo
     raise ImportError("artic.gym_env needs gymnasium>=1: pip install 'artic[gym]'") from None
 
 from .assets import load_model, model_path
-from .cache import CacheFlag
+from .enums import CacheFlag
 from .description.articulation import Articulation, Drive
-from .description.types import DriveType, Motion
+from .enums import DriveType, Motion
 from .description.validate import finite, positive_int
 from .errors import TopologyError, ValidationError
 from .scene import Scene
 from .status import FINITE_LIMIT
-from .step import SolverType
+from .enums import SolverType
 
 _STATE = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES
 _OWNER = "gym env"

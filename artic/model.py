@@ -17,7 +17,7 @@ import numpy as np
 import warp as wp
 
 from .description.articulation import Articulation
-from .description.types import ArticulationFlag, JointType
+from .enums import ArticulationFlag, JointType
 from .structs import bundle
 
 # joint type codes seen by kernels; the root link's code says whether the base is fixed or floating

@@ -35,14 +35,15 @@ from .block import Block, block_joints, collision_groups, merge_wake_state, rest
 from .description.articulation import Articulation, Link
 from .description.joints import JointBase
 from .description.mass_check import check_mass_properties, mass_policy_arg
-from .cache import CacheFlag
+from .enums import CacheFlag
 from .description.validate import MAX_MAGNITUDE, as_real, finite, positive_int
 from .errors import StateError, TopologyError, ValidationError
 from .memory import MAX_ENVS, allocation_errors, bytes_per_env, check_fits
 from .joint_view import JointForces, JointFrames, JointView, per_env_array
 from . import status
-from .status import NanPolicy, StatusMonitor, as_nan_policy, refresh_status
-from .step import SolverType
+from .enums import NanPolicy
+from .status import StatusMonitor, as_nan_policy, refresh_status
+from .enums import SolverType
 from .view import ArticulationView
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from enum import IntEnum
+from .enums import NanPolicy
 
 import numpy as np
 import warp as wp
@@ -40,14 +40,6 @@ STATUS_OFF = wp.constant(0)  # the step kernel's status_mode: no check (benchmar
 STATUS_CHECK = wp.constant(1)  # check and mark
 STATUS_FREEZE = wp.constant(2)  # check, mark, restore and freeze
 WARN_INTERVAL = 10.0  # [s] of wall time between two non-finite-state warnings
-
-
-class NanPolicy(IntEnum):
-    """What a scene does when a step leaves an env's state non-finite."""
-
-    WARN = 0
-    RAISE = 1
-    FREEZE = 2
 
 
 class NonFiniteStateError(ArticError, FloatingPointError):

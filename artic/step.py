@@ -18,7 +18,7 @@ core (parallel.py): a step allocates nothing.
 
 from __future__ import annotations
 
-from enum import IntEnum
+from .enums import SolverType
 
 import warp as wp
 
@@ -58,15 +58,6 @@ WAKE_COUNTER_RESET = 0.4  # PxSceneDesc::wakeCounterResetValue [s]
 SOLVER_TGS = wp.constant(1)
 SOLVER_DIRECT = wp.constant(2)
 BOUNCE_THRESHOLD = 2.0  # PxSceneDesc::bounceThresholdVelocity = 0.2 * PxTolerancesScale::speed (10) [m/s]
-
-
-class SolverType(IntEnum):
-    """`PxSolverType`: PGS (PhysX's default) or TGS; DIRECT (artic's, not PhysX's): every row of the step solved
-    together as one bounded mixed LCP per env by pivoting (solvers/direct.py)."""
-
-    PGS = 0
-    TGS = 1
-    DIRECT = 2
 
 
 @wp.func

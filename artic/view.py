@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from .description.articulation import Articulation
-from .description.types import JointType
-from .cache import ArticulationCache, CacheFlag, cache_flags
+from .enums import JointType
+from .cache import ArticulationCache, cache_flags
+from .enums import CacheFlag
 from .control import write_description_targets
 from .data import build_data
 from .dynamics.aba import aba

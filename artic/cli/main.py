@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ..assets import load_model, model_path, shipped_models
-from ..description.types import AXIS_NAMES, Motion
+from ..enums import AXIS_NAMES, Motion
 from ..errors import ArticError
 from ..scene import Scene
 from .mocap import add_parsers as add_mocap_parsers

@@ -19,12 +19,12 @@ import numpy as np
 
 from ..assets import load_model, model_path
 from ..description.articulation import Drive
-from ..description.types import DriveType, Motion
-from ..cache import CacheFlag
+from ..enums import DriveType, Motion
+from ..enums import CacheFlag
 from ..errors import ValidationError
 from ..scene import Scene
 from ..status import FINITE_LIMIT
-from ..step import SolverType
+from ..enums import SolverType
 
 
 def _targets(art, spec) -> np.ndarray:

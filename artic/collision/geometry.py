@@ -19,7 +19,7 @@ import warp as wp
 from ..description.articulation import Articulation
 from ..description.shapes import (FRICTION_COMBINE_MODES, Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere,
                                   TriangleMesh)
-from ..description.types import ArticulationFlag
+from ..enums import ArticulationFlag
 from ..errors import ValidationError
 from ..structs import upload
 from .hull import convex_hull, hull_topology

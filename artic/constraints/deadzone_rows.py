@@ -15,7 +15,7 @@ import numpy as np
 import warp as wp
 
 from ..data import Kin
-from ..description.types import AXIS_NAMES
+from ..enums import AXIS_NAMES
 from ..errors import ValidationError
 from ..model import Tree
 from ..structs import upload

@@ -14,7 +14,7 @@ import numpy as np
 import warp as wp
 
 from ..description.articulation import Articulation
-from ..description.types import ArticulationFlag, DriveType, JointType, Motion
+from ..enums import ArticulationFlag, DriveType, JointType, Motion
 from ..structs import upload
 
 ROW_FRICTION_COEF = wp.constant(0)  # PhysX's deprecated coefficient friction (default 0.05)

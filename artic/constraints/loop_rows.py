@@ -31,7 +31,7 @@ from ..data import Kin
 from ..description import joints as jm
 from ..description.actors import RigidStatic
 from ..description.articulation import Link
-from ..description.types import DriveType
+from ..enums import DriveType
 from ..model import Tree
 from ..structs import upload
 from .coupling_rows import add_jacobian_transpose

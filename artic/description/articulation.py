@@ -19,7 +19,7 @@ from .deadzone import checked_deadzone
 from .contact_pairs import contact_pair
 from .coupling import FixedTendon, MimicJoint, SpatialTendon, validate_couplings
 from .shapes import Shape, mass_properties
-from .types import AXIS_NAMES, LINEAR_AXES, ArticulationFlag, Axis, DriveType, JointType, Motion
+from ..enums import AXIS_NAMES, LINEAR_AXES, ArticulationFlag, Axis, DriveType, JointType, Motion
 from .validate import as_real as _as_real, as_transform as _as_transform, axis as _axis, bounded as _bounded
 from .validate import check_axis_settings, finite as _finite, flag_value
 

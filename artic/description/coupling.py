@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import TopologyError, ValidationError
 from ..math.np_spatial import Transform
-from .types import AXIS_NAMES, Axis, JointType, Motion
+from ..enums import AXIS_NAMES, Axis, JointType, Motion
 
 _MAX_F32 = float(np.finfo(np.float32).max)
 

@@ -25,7 +25,7 @@ hinge and slider, whose axis is z as in ArtiSynth (PhysX's revolute and prismati
 
 from __future__ import annotations
 
-from enum import IntFlag
+from ..enums import ConstraintFlag
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from ..math.np_spatial import Transform, quat_exp, quat_from_axis_angle, quat_mu
 from .actors import RigidDynamic, RigidStatic
 from .deadzone import checked_deadzone
 from .articulation import Drive, Limit, Link, _as_transform, _axis, _finite
-from .types import JointType, Motion, Axis, DriveType
+from ..enums import JointType, Motion, Axis, DriveType
 from .validate import as_real, bounded
 
 # angular modes (the device mirrors them in constraints/loop_joint.py)
@@ -42,14 +42,6 @@ MODE_ROTVEC, MODE_TWIST_X, MODE_TWIST_Y, MODE_TWIST_Z, MODE_EULER_ZY, MODE_EULER
 # slots: 0..2 the angular quantities of the mode, 3..5 the components of p along D's axes
 _LINEAR_SLOTS = (3, 4, 5)
 _ANGULAR_SLOTS = (0, 1, 2)
-
-
-class ConstraintFlag(IntFlag):
-    """ArtiSynth's RigidBodyConstraint flags: what a constraint restrains, and whether it is a coordinate range."""
-
-    LINEAR = 1
-    ROTARY = 2
-    LIMIT = 4  # the range constraint of a coordinate (unilateral, engaged only at its bounds)
 
 
 def erp_cfm_from_spring(stiffness, damping, dt):

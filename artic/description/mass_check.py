@@ -65,7 +65,7 @@ import numpy as np
 
 from ..errors import ValidationError
 from ..math.np_spatial import Transform, quat_from_axis_angle, quat_to_matrix, skew, spatial_inertia
-from .types import Axis, JointType, Motion
+from ..enums import Axis, JointType, Motion
 
 MASS_FLOOR = 1e-5  # [kg]: least pivot of a translational dof, mass given to a repaired link
 INERTIA_FLOOR = 1e-8  # [kg m^2]: least pivot of a rotational dof, principal inertias given to a repaired link

@@ -65,7 +65,7 @@ from .mjcf_options import Options, apply_mujoco_defaults, disable_contacts, read
 from .mjcf_pairs import BUILTIN as PAIR_BUILTIN, read_pairs
 from .mjcf_report import report_unused
 from .shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Sphere, TriangleMesh
-from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
+from ..enums import ArticulationFlag, Axis, DriveType, JointType, Motion
 from .xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 
 __all__ = ["Actuator", "MjcfError", "MjcfModel", "load_mjcf"]

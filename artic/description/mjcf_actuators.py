@@ -59,10 +59,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cache import CacheFlag
+from ..enums import CacheFlag
 from ..errors import ValidationError
 from .articulation import Drive
-from .types import ArticulationFlag, DriveType
+from ..enums import ArticulationFlag, DriveType
 from .xml_values import MAX_MAGNITUDE
 
 __all__ = ["Actuator", "MjcfControl", "read_actuators"]

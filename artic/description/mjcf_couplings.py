@@ -32,7 +32,7 @@ import numpy as np
 
 from ..math.np_spatial import Transform
 from .joints import DistanceJoint, FixedJoint, SphericalJoint
-from .types import ArticulationFlag, Axis, JointType
+from ..enums import ArticulationFlag, Axis, JointType
 
 __all__ = ["read_couplings"]
 

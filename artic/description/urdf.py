@@ -29,7 +29,7 @@ from ..errors import ArticError, UrdfError
 from ..math.np_spatial import Transform, quat_between, quat_from_rpy, quat_to_matrix
 from .articulation import Articulation, Drive, FrictionParams, Limit
 from .shapes import Box, Capsule, Cylinder, Mesh, Sphere
-from .types import ArticulationFlag, Axis, DriveType, JointType, Motion
+from ..enums import ArticulationFlag, Axis, DriveType, JointType, Motion
 from .xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 
 _X_TO_Z = quat_between((1.0, 0.0, 0.0), (0.0, 0.0, 1.0))  # URDF cylinders lie along z, artic's along x

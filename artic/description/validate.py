@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ValidationError
 from ..math.np_spatial import Transform
-from .types import Axis, DriveType, Motion
+from ..enums import Axis, DriveType, Motion
 
 MAX_MAGNITUDE = 1e15  # largest |value| accepted for positions [m], velocities, forces, targets and gravity
 

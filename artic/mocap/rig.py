@@ -19,7 +19,7 @@ from ..description.joints import SphericalJoint
 from ..errors import ValidationError
 from ..math.np_spatial import Transform, quats_rotate
 from ..scene import Scene
-from ..step import SolverType
+from ..enums import SolverType
 from .markers import MarkerSet
 from .segments import SegmentModel
 

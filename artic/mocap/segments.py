@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..description.articulation import Articulation, Link
-from ..description.types import Axis, JointType, Motion
+from ..enums import Axis, JointType, Motion
 from ..errors import ValidationError
 from ..math.np_spatial import Transform, quat_rotate, quat_to_matrix
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cache import CacheFlag
+from ..enums import CacheFlag
 from ..description.articulation import Drive
-from ..description.types import Axis, DriveType
+from ..enums import Axis, DriveType
 from ..scene import Scene
 from .markers import MarkerSet
 from .rig import marker_world

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cache import CacheFlag
+from ..enums import CacheFlag
 from ..errors import ValidationError
 from ..math.np_spatial import quats_conj, quats_mul, quats_to_rotvec
 from ..scene import Scene
-from ..step import SolverType
+from ..enums import SolverType
 from .fit import first_guess
 from .markers import MarkerSet
 from .rig import MarkerRig, marker_world
