@@ -107,7 +107,7 @@ def _four_bar_xml() -> str:
 
 
 def _ragdoll_xml(tree: bool) -> str:
-    from artic.description.joints import description_pose
+    from artic.description.body_joints import description_pose
 
     _, links = ragdoll_articulation(RAGDOLL_POSE)
     dt = DT["ragdoll"]

@@ -66,7 +66,7 @@ def bench_status_cost(name, envs, steps, solver, repeats):
     best = {True: np.inf, False: np.inf}
     for _ in range(repeats):
         for check in (True, False):
-            artic.status.CHECK_STATE = check  # read when the step's launch is recorded (one per setting)
+            artic.sim.status.CHECK_STATE = check  # read when the step's launch is recorded (one per setting)
             scene.step(DT)
             wp.synchronize()
             start = time.perf_counter()
@@ -74,7 +74,7 @@ def bench_status_cost(name, envs, steps, solver, repeats):
                 scene.step(DT)
             wp.synchronize()
             best[check] = min(best[check], (time.perf_counter() - start) / steps / envs * 1e6)
-    artic.status.CHECK_STATE = True
+    artic.sim.status.CHECK_STATE = True
     return best[True], best[False]
 
 

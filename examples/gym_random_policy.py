@@ -16,7 +16,7 @@ import argparse
 
 import numpy as np
 
-from artic.gym_env import ArticVectorEnv
+from artic.interop.gym_env import ArticVectorEnv
 
 DT = 0.05  # [s] per env step
 

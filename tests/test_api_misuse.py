@@ -10,7 +10,7 @@ import warp as wp
 import artic
 from artic import (ArticError, ArticulationFlag, Axis, Box, CacheFlag, Drive, DriveType, JointType, Limit, Motion,
                    Sphere, StateError, Transform)
-from artic.memory import allocation_errors, available_bytes, bytes_per_env
+from artic.sim.memory import allocation_errors, available_bytes, bytes_per_env
 from helpers import random_tree
 
 E = 2
@@ -666,7 +666,7 @@ def test_first_step_that_does_not_fit_is_refused_with_the_memory_it_needs(monkey
     the 2 envs x 512 contact slots x 3 rows x (2 N + 14) floats the ball's buffers need."""
     scene, body = _ball_scene()
     scene.add_actor(artic.create_ground_plane())
-    monkeypatch.setattr("artic.memory.available_bytes", lambda device: (1024, "available memory"))
+    monkeypatch.setattr("artic.sim.memory.available_bytes", lambda device: (1024, "available memory"))
     with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the step's contact and solver arrays in 2 envs "
                                          r"needs at least [\d.]+ GiB \(\d+ bytes per env\) but the device 'cpu' has "
                                          r"0.0 GiB of available memory"):
@@ -680,7 +680,7 @@ def test_first_step_that_does_not_fit_is_refused_with_the_memory_it_needs(monkey
 def test_step_memory_estimate_matches_the_arrays():
     """The estimate check_fits is given is the size of the arrays the step then allocates (contact buffer and the
     step's own arrays), measured from the Warp arrays themselves."""
-    from artic.step import contact_bytes_per_env, step_bytes_per_env
+    from artic.sim.step import contact_bytes_per_env, step_bytes_per_env
     art = random_tree(np.random.default_rng(3), n_links=5, floating=True)
     scene = artic.Scene(3)
     scene.add_articulation(art)
@@ -707,7 +707,7 @@ def test_warp_failure_in_the_first_step_becomes_artic_error(monkeypatch):
     def fail(*args, **kwargs):
         raise RuntimeError("Failed to allocate 1234 bytes on device 'cpu'")
 
-    monkeypatch.setattr("artic.step.build_contacts", fail)
+    monkeypatch.setattr("artic.sim.step.build_contacts", fail)
     with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the arrays for 2 envs could not be allocated "
                                          r".*use fewer envs"):
         scene.step(0.01)
@@ -719,7 +719,7 @@ def test_a_refused_rebuild_is_retried_at_every_step_until_it_fits(monkeypatch):
     until memory is back; then the ball lands on the ground."""
     scene, body = _ball_scene()
     scene.step(0.01)
-    monkeypatch.setattr("artic.memory.available_bytes", lambda device: (1024, "available memory"))
+    monkeypatch.setattr("artic.sim.memory.available_bytes", lambda device: (1024, "available memory"))
     with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the step's contact and solver arrays"):
         scene.add_actor(artic.create_ground_plane())
     with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the step's contact and solver arrays"):

@@ -193,7 +193,7 @@ def test_env_chunking_on_cpu_threads_changes_nothing():
     """Large batches run in env chunks on every CPU core (artic/parallel.py): the results equal a single-threaded
     run bit for bit, for the inverse-dynamics API and for the step."""
     from artic import SolverType
-    from artic.parallel import get_cpu_threads, set_cpu_threads
+    from artic.core.parallel import get_cpu_threads, set_cpu_threads
 
     results = []
     previous = get_cpu_threads()

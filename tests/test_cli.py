@@ -86,9 +86,9 @@ def test_sim_reports_envs_whose_state_went_non_finite(tmp_path, capsys, monkeypa
     """`artic sim` says which envs went non-finite and when, leaves them out of the |q - target| summary and exits
     1. The cause is planted: env 1's joint force becomes NaN before the 10th step, and the real step loses that
     env's state, which the step's own check reports."""
-    import artic.scene
+    import artic.sim.scene
 
-    real_step = artic.scene.Scene.step
+    real_step = artic.sim.scene.Scene.step
     calls = {"n": 0}
 
     def step(self, dt):
@@ -101,7 +101,7 @@ def test_sim_reports_envs_whose_state_went_non_finite(tmp_path, capsys, monkeypa
             f.assign(a)
         return real_step(self, dt)
 
-    monkeypatch.setattr(artic.scene.Scene, "step", step)
+    monkeypatch.setattr(artic.sim.scene.Scene, "step", step)
     assert main(["sim", "--seconds", "0.25", "--envs", "3", "--out", "", "--plot", ""]) == 1
     captured = capsys.readouterr()
     assert "1 of 3 env(s) went non-finite" in captured.err and "env(s) [1]" in captured.err

@@ -28,7 +28,7 @@ def _finite_envs(art) -> np.ndarray:
                  "root_angular_velocity"):
         a = getattr(cache, name, None)
         if a is not None and a.size:
-            ok &= np.all(np.abs(a.reshape(ENVS, -1)) <= artic.status.FINITE_LIMIT, axis=1)
+            ok &= np.all(np.abs(a.reshape(ENVS, -1)) <= artic.sim.status.FINITE_LIMIT, axis=1)
     return ok
 
 

@@ -14,7 +14,7 @@ from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 
 from artic import CacheFlag, TopologyError, ValidationError
-from artic.gym_env import ArticEnv, ArticVectorEnv
+from artic.interop.gym_env import ArticEnv, ArticVectorEnv
 
 ANT_START = np.array([0.0, 0.0, 0.75, 0.0, 0.0, 0.0, 1.0], np.float32)  # ant.xml: torso pos="0 0 0.75", no rotation
 ANT_DOFS = 8

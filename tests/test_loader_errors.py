@@ -323,7 +323,7 @@ def test_duplicate_mjcf_joint_names_and_dropped_sections(tmp_path):
 
 def test_mjcf_error_is_an_artic_error():
     """MjcfError lives in artic.errors, is an ArticError (and a UrdfError, as before) and is what mjcf raises."""
-    from artic.description import mjcf
+    from artic.io.mjcf import loader as mjcf
 
     assert issubclass(MjcfError, ArticError) and issubclass(MjcfError, UrdfError) and mjcf.MjcfError is MjcfError
 

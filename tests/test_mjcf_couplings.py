@@ -20,7 +20,7 @@ import pytest
 
 import artic
 from artic import CacheFlag
-from artic.description.coupling import FixedTendon, MimicJoint
+from artic.description.couplings import FixedTendon, MimicJoint
 
 mujoco = pytest.importorskip("mujoco")
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import artic
-from artic.description.mjcf import MjcfError
+from artic.io.mjcf.loader import MjcfError
 from helpers import REFUSED_MJCF, suite_mjcf_files
 
 

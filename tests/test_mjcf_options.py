@@ -10,7 +10,7 @@ import pytest
 
 import artic
 from artic import ArticError, CacheFlag, Motion
-from artic.description.joints import description_pose
+from artic.description.body_joints import description_pose
 
 mujoco = pytest.importorskip("mujoco")
 

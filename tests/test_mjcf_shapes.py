@@ -11,7 +11,7 @@ import pytest
 
 import artic
 from artic import CacheFlag, ConvexMesh, Sphere, TriangleMesh
-from artic.description.mjcf import MjcfError
+from artic.io.mjcf.loader import MjcfError
 
 
 def _load(tmp_path, body="", world="", asset=""):

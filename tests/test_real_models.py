@@ -16,7 +16,7 @@ from helpers import REFUSED_MJCF, robots_dir, step_finite, suite_mjcf_files
 
 import artic
 from artic import ArticError, UrdfError
-from artic.description.mjcf import MjcfError
+from artic.io.mjcf.loader import MjcfError
 
 try:
     ROBOTS = robots_dir()

@@ -8,7 +8,7 @@ torch = pytest.importorskip("torch")
 import artic
 from artic import CacheFlag
 from artic.assets import load_model, model_path
-from artic.torch_views import control_views, state_views, wake
+from artic.interop.torch_views import control_views, state_views, wake
 
 STATE = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES
 

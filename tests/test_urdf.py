@@ -7,6 +7,7 @@ import pytest
 
 import artic
 from artic import ArticError, Axis, JointType, Motion, UrdfError
+from artic.io.urdf import urdf_mimic_tags
 from helpers import robot_path, robots_dir
 
 
@@ -59,7 +60,10 @@ def test_panda_mapping():
     assert j1.get_friction_params(Axis.TWIST).viscous_friction_coefficient == 0.003
     f1 = art.get_joint("panda_finger_joint1")
     assert f1.get_joint_type() == JointType.PRISMATIC and f1.get_motion(Axis.X) == Motion.LIMITED
-    assert art.urdf_mimics == [("panda_finger_joint2", "panda_finger_joint1", 1.0, 0.0)]
+    assert urdf_mimic_tags(robot_path("panda")) == [("panda_finger_joint2", "panda_finger_joint1", 1.0, 0.0)]
+    (mimic,) = art.get_mimic_joints()  # q2 = 1 q1 + 0 as q2 - q1 + 0 = 0
+    assert (mimic.joint_a.name, mimic.joint_b.name, mimic.gear_ratio, mimic.offset) == \
+        ("panda_finger_joint2", "panda_finger_joint1", -1.0, 0.0)
     link0 = art.get_link("panda_link0")
     assert link0.mass == pytest.approx(0.629769)
     assert link0.shapes and all(s.filename.endswith(".stl") for s in link0.shapes)

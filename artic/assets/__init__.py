@@ -28,10 +28,10 @@ def load_model(path: Path, fix_base: bool = True, package_dirs=(), repair_inerti
     """(articulation, static actors, gravity or None) of a URDF (fix_base, package_dirs and repair_inertia apply)
     or an MJCF file (its first body tree; the file decides whether the base floats)."""
     if path.suffix.lower() == ".xml":
-        from ..description.mjcf import load_mjcf
+        from ..io.mjcf.loader import load_mjcf
 
         model = load_mjcf(path)
         return model.articulations[0], model.statics, model.gravity
-    from ..description.urdf import load_urdf
+    from ..io.urdf import load_urdf
 
     return load_urdf(path, fix_base=fix_base, package_dirs=package_dirs, repair_inertia=repair_inertia), [], None

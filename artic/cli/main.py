@@ -17,7 +17,7 @@ import numpy as np
 from ..assets import load_model, model_path, shipped_models
 from ..enums import AXIS_NAMES, Motion
 from ..errors import ArticError
-from ..scene import Scene
+from ..sim.scene import Scene
 from .mocap import add_parsers as add_mocap_parsers
 from .sim import add_parser as add_sim_parser
 from .view import add_parser as add_view_parser
@@ -67,8 +67,10 @@ def cmd_info(args) -> int:
     print("\n".join("  " + ln for ln in _tree_lines(art)))
     print("dofs (cache order):")
     print("\n".join(_dof_lines(art)))
-    if art.urdf_mimics:
-        print("mimic tags: " + ", ".join(f"{a} = {m:g} * {b} + {o:g}" for a, b, m, o in art.urdf_mimics))
+    mimics = [m for m in art.get_mimic_joints() if len(m.terms) == 2]
+    if mimics:  # q_a + G q_b + offset = 0, printed as q_a = -G q_b - offset
+        print("mimic joints: " + ", ".join(f"{m.joint_a.name} = {-m.gear_ratio:g} * {m.joint_b.name} + {-m.offset:g}"
+                                           for m in mimics))
     off = 6 if not art.fix_base else 0
     g = cache.gravity_compensation_force[0]
     print("at q = 0:")

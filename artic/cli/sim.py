@@ -22,8 +22,8 @@ from ..description.articulation import Drive
 from ..enums import DriveType, Motion
 from ..enums import CacheFlag
 from ..errors import ValidationError
-from ..scene import Scene
-from ..status import FINITE_LIMIT
+from ..sim.scene import Scene
+from ..sim.status import FINITE_LIMIT
 from ..enums import SolverType
 
 

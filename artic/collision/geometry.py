@@ -21,8 +21,8 @@ from ..description.shapes import (FRICTION_COMBINE_MODES, Box, Capsule, ConvexMe
                                   TriangleMesh)
 from ..enums import ArticulationFlag
 from ..errors import ValidationError
-from ..structs import upload
-from .hull import convex_hull, hull_topology
+from ..core.structs import upload
+from ..math.hull import convex_hull, hull_topology
 
 GEOM_PLANE = wp.constant(0)
 GEOM_SPHERE = wp.constant(1)

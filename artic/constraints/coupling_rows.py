@@ -15,11 +15,11 @@ from __future__ import annotations
 import warp as wp
 
 from ..description.articulation import Articulation
-from ..data import Kin
+from ..core.data import Kin
 from ..math.dense import solve_row
 from ..math.spatial import root_column
-from ..model import Tree
-from ..structs import upload
+from ..core.model import Tree
+from ..core.structs import upload
 
 COUPLING_SPATIAL = wp.constant(0)
 COUPLING_FIXED = wp.constant(1)

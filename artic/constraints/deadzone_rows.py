@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from ..data import Kin
+from ..core.data import Kin
 from ..enums import AXIS_NAMES
 from ..errors import ValidationError
-from ..model import Tree
-from ..structs import upload
-from .loop_rows import LoopArrays, LoopTable, joint_row_direction
+from ..core.model import Tree
+from ..core.structs import upload
+from .body_joint_rows import LoopArrays, LoopTable, joint_row_direction
 from .row_form import SRC_DEADZONE, RowForm, _add_dof, _new_row, implicit_spring
 
 ON_DOF = wp.constant(0)

@@ -30,16 +30,15 @@ them exactly; as a true CFM it would let a limit carrying a large impulse yield 
 import warp as wp
 
 from ..collision.geometry import Contacts
-from ..data import StepData
+from ..core.data import StepData
 from ..math.dense import row_dot
-from ..model import Tree
+from ..core.model import Tree
 from ..solvers.mlcp import FRICTION_CONSTANT
-from .contact import normal_target, patch_end
+from .contact_rows import normal_target, patch_end
 from .coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
-from .joint_rows import DRIVE_ACCELERATION, DRIVE_NONE, ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, \
-    JointRows
+from .dof_rows import DRIVE_ACCELERATION, DRIVE_NONE, ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, JointRows
 from .tendon import spatial_limit_error
-from .loop_rows import LOOP_DRIVE, LOOP_LIMIT, ROW_OFF, ROW_ON, LoopArrays, LoopTable
+from .body_joint_rows import LOOP_DRIVE, LOOP_LIMIT, ROW_OFF, ROW_ON, LoopArrays, LoopTable
 
 # source kinds, for writing impulses back (reported forces) and for the report
 SRC_JOINT = wp.constant(0)

@@ -17,7 +17,7 @@ from ..errors import StateError, TopologyError, ValidationError
 from ..math.np_spatial import Transform, quat_from_matrix
 from .deadzone import checked_deadzone
 from .contact_pairs import contact_pair
-from .coupling import FixedTendon, MimicJoint, SpatialTendon, validate_couplings
+from .couplings import FixedTendon, MimicJoint, SpatialTendon, validate_couplings
 from .shapes import Shape, mass_properties
 from ..enums import AXIS_NAMES, LINEAR_AXES, ArticulationFlag, Axis, DriveType, JointType, Motion
 from .validate import as_real as _as_real, as_transform as _as_transform, axis as _axis, bounded as _bounded
@@ -501,7 +501,6 @@ class Articulation:
         self._topo: _Topology | None = None
         self._scene = None
         self._couplings: list = []  # mimic joints and tendons (build/coupling.py)
-        self.urdf_mimics: list = []  # (joint, reference joint, multiplier, offset) read from URDF <mimic> tags
         self.collision_filters: set = set()  # frozenset({link, link}) pairs that never collide
         self.contact_pairs: list = []  # ContactPair (contact_pairs.py): shape pairs that always collide
         self._kinematic = False  # set by a kinematic RigidDynamic: the root follows pose targets

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..collision.hull import coincident, hull_mass_properties, solid_points
-from ..collision.mesh_file import UnsupportedMeshFormat, read_mesh_file
+from ..math.hull import coincident, hull_mass_properties, solid_points
+from ..io.mesh_file import UnsupportedMeshFormat, read_mesh_file
 from ..errors import ValidationError
 from ..math.np_spatial import Transform, quat_to_matrix
 from .validate import MAX_MAGNITUDE, as_real, finite

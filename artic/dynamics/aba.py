@@ -8,12 +8,12 @@ its 6x6 system by Cholesky in the root's generalized coordinates (COM linear, an
 
 import warp as wp
 
-from ..data import Kin, Scratch
+from ..core.data import Kin, Scratch
 from ..math.dense import PIVOT_ABS, PIVOT_REL
 from ..math.spatial import cholesky_solve6, com_force_to_o, fcross, inertia_matrix, mcross, root_column, root_motion
-from ..model import Tree
+from ..core.model import Tree
 from .rnea import gen_vec3
-from ..parallel import launch_envs
+from ..core.parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 

@@ -9,8 +9,8 @@ then angular, as PhysX.
 
 import warp as wp
 
-from ..model import Tree
-from ..parallel import launch_envs
+from ..core.model import Tree
+from ..core.parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 

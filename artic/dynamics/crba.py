@@ -8,10 +8,10 @@ diagonal; artic's M includes it everywhere (PhysX leaves it out of computeMassMa
 
 import warp as wp
 
-from ..data import Kin, Scratch
+from ..core.data import Kin, Scratch
 from ..math.spatial import inertia_mul, root_column
-from ..model import Tree
-from ..parallel import launch_envs
+from ..core.model import Tree
+from ..core.parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 

@@ -10,8 +10,8 @@
 
 import warp as wp
 
-from ..constraints.joint_rows import JointRows
-from ..model import Tree
+from ..constraints.dof_rows import JointRows
+from ..core.model import Tree
 
 
 @wp.func

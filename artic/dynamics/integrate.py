@@ -9,7 +9,7 @@ A floating root's COM advances by v_c h and its orientation by exp(w h), world f
 import warp as wp
 
 from ..math.spatial import unit
-from ..model import JOINT_REVOLUTE, JOINT_SPHERICAL, Tree
+from ..core.model import JOINT_REVOLUTE, JOINT_SPHERICAL, Tree
 from .kinematics import joint_rotation_vector, quat_exp
 
 _TWO_PI = wp.constant(6.283185307179586)

@@ -7,10 +7,10 @@ link COM c_i: (s_lin + s_ang x c_i, s_ang).
 
 import warp as wp
 
-from ..data import Kin
+from ..core.data import Kin
 from ..math.spatial import root_column
-from ..model import Tree
-from ..parallel import launch_envs
+from ..core.model import Tree
+from ..core.parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 

@@ -8,10 +8,10 @@ dof (0, u), with u the child joint frame's axis in the world and a its origin (F
 
 import warp as wp
 
-from ..data import Kin
+from ..core.data import Kin
 from ..math.spatial import root_motion, unit
-from ..model import JOINT_PRISMATIC, JOINT_SPHERICAL, Tree
-from ..parallel import launch_envs
+from ..core.model import JOINT_PRISMATIC, JOINT_SPHERICAL, Tree
+from ..core.parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 

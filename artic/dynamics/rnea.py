@@ -7,10 +7,10 @@ to the root's spatial acceleration. Root generalized forces are (force, torque a
 
 import warp as wp
 
-from ..data import Kin, Scratch
+from ..core.data import Kin, Scratch
 from ..math.spatial import com_force_to_o, fcross, inertia_mul, mcross, root_motion
-from ..model import Tree
-from ..parallel import launch_envs
+from ..core.model import Tree
+from ..core.parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 

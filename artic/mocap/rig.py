@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.actors import RigidDynamic
-from ..description.joints import SphericalJoint
+from ..description.body_joints import SphericalJoint
 from ..errors import ValidationError
 from ..math.np_spatial import Transform, quats_rotate
-from ..scene import Scene
+from ..sim.scene import Scene
 from ..enums import SolverType
 from .markers import MarkerSet
 from .segments import SegmentModel

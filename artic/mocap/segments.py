@@ -183,7 +183,7 @@ class SegmentModel:
         and inertia, its frame at the link's COM with the world's axes in the articulation's description
         pose; every joint becomes a ball joint at the joint frame's origin (revolute, prismatic and fixed joints
         included: fitting learns anchors, not joint types). Massless links are refused."""
-        from ..description.joints import description_pose
+        from ..description.body_joints import description_pose
         links = art.get_links()
         segs = []
         com = {}

@@ -12,7 +12,7 @@ import numpy as np
 from ..enums import CacheFlag
 from ..description.articulation import Drive
 from ..enums import Axis, DriveType
-from ..scene import Scene
+from ..sim.scene import Scene
 from .markers import MarkerSet
 from .rig import marker_world
 from .segments import Segment, SegmentModel

@@ -19,7 +19,7 @@ import numpy as np
 from ..enums import CacheFlag
 from ..errors import ValidationError
 from ..math.np_spatial import quats_conj, quats_mul, quats_to_rotvec
-from ..scene import Scene
+from ..sim.scene import Scene
 from ..enums import SolverType
 from .fit import first_guess
 from .markers import MarkerSet

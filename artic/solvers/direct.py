@@ -26,8 +26,8 @@ import warp as wp
 from ..collision.geometry import Contacts
 from ..constraints.coupling_rows import CouplingRows
 from ..constraints.deadzone_rows import DeadzoneTable, add_deadzone_rows
-from ..constraints.joint_rows import ROW_LIMIT, ROW_VELOCITY_LIMIT, JointRows
-from ..constraints.loop_rows import LOOP_LIMIT, ROW_ON, LoopArrays, LoopTable
+from ..constraints.dof_rows import ROW_LIMIT, ROW_VELOCITY_LIMIT, JointRows
+from ..constraints.body_joint_rows import LOOP_LIMIT, ROW_ON, LoopArrays, LoopTable
 from ..constraints.row_form import (
     SRC_CONTACT,
     SRC_COUPLING,
@@ -49,8 +49,8 @@ from ..constraints.row_form import (
     add_velocity_limit,
     limit_row,
 )
-from ..data import Kin, StepData
-from ..model import Tree
+from ..core.data import Kin, StepData
+from ..core.model import Tree
 from .mlcp import (BUDGET_HIT, FREE, MAX_FRICTION_PASSES, UNSETTLED, complementarity_error, lcp_tolerance,
                    solve_friction_lcp)
 from .pgs import PGS_ERP, PGS_JOINT_ERP, pgs_solve

@@ -12,26 +12,19 @@ computes, physx-notes 4.2). Accumulators live in row_lambda (row_lambda2 for a l
 import warp as wp
 
 from ..collision.geometry import Contacts
-from ..constraints.contact import solve_contacts
+from ..constraints.contact_rows import solve_contacts
 from ..constraints.coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
 from ..constraints.drive import drive_impulse
 from ..constraints.friction import coefficient_friction_impulse, effort_friction_impulse
-from ..constraints.joint_rows import (
-    ROW_DRIVE,
-    ROW_FRICTION,
-    ROW_FRICTION_COEF,
-    ROW_LIMIT,
-    ROW_VELOCITY_LIMIT,
-    JointRows,
-)
+from ..constraints.dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, ROW_VELOCITY_LIMIT, JointRows
 from ..constraints.limit import limit_impulse
-from ..constraints.loop_rows import LoopArrays, LoopTable, solve_dynamic_loops, solve_loop_joint
+from ..constraints.body_joint_rows import LoopArrays, LoopTable, solve_dynamic_loops, solve_loop_joint
 from ..constraints.mimic import mimic_impulse
 from ..constraints.tendon import spatial_limit_error, tendon_impulse
 from ..constraints.velocity_limit import velocity_limit_impulse
-from ..data import StepData
+from ..core.data import StepData
 from ..math.dense import add_row, row_dot
-from ..model import Tree
+from ..core.model import Tree
 
 
 @wp.func

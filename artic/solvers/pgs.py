@@ -8,10 +8,10 @@ import warp as wp
 
 from ..collision.geometry import Contacts
 from ..constraints.coupling_rows import CouplingRows
-from ..constraints.joint_rows import JointRows
-from ..constraints.loop_rows import LoopArrays, LoopTable
-from ..data import StepData
-from ..model import Tree
+from ..constraints.dof_rows import JointRows
+from ..constraints.body_joint_rows import LoopArrays, LoopTable
+from ..core.data import StepData
+from ..core.model import Tree
 from .gauss_seidel import sweep
 
 PGS_ERP = wp.constant(0.8)

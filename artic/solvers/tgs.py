@@ -9,13 +9,13 @@ velocity under TGS (saveVelocityTGS), which the sleep test reads."""
 import warp as wp
 
 from ..collision.geometry import Contacts
-from ..constraints.contact import advance_contacts
+from ..constraints.contact_rows import advance_contacts
 from ..constraints.coupling_rows import CouplingRows
-from ..constraints.joint_rows import JointRows
-from ..constraints.loop_rows import LoopArrays, LoopTable, advance_loops
-from ..data import StepData
+from ..constraints.dof_rows import JointRows
+from ..constraints.body_joint_rows import LoopArrays, LoopTable, advance_loops
+from ..core.data import StepData
 from ..dynamics.integrate import integrate_positions
-from ..model import Tree
+from ..core.model import Tree
 from .gauss_seidel import advance_spatial_lengths, sweep
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..description.actors import RigidDynamic, RigidStatic
 from ..description.articulation import Articulation
-from ..description.joints import JointBase
+from ..description.body_joints import JointBase
 from ..description.shapes import Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere, TriangleMesh
 from ..errors import ValidationError
 
@@ -34,7 +34,7 @@ def _pose(t) -> dict:
 
 def _hull_triangles(points: np.ndarray, owner: str) -> tuple[np.ndarray, np.ndarray]:
     """Vertices and outward-facing triangles of the convex hull of points (how a ConvexMesh collides)."""
-    from ..collision.hull import _hull
+    from ..math.hull import _hull
 
     hull = _hull(points, owner)
     tris = hull.simplices.copy()
@@ -92,7 +92,7 @@ def _color(value, owner: str) -> str:
 def _as_articulations(source) -> tuple[list[Articulation], list[RigidStatic], list[JointBase], str | None]:
     """(articulations, statics, body joints, the model's name if loaded from a file) from a model path, a Scene,
     or artic objects (one or a list)."""
-    from ..scene import Scene
+    from ..sim.scene import Scene
 
     if isinstance(source, (str, Path)):
         from ..assets import load_model, model_path

@@ -10,7 +10,7 @@ from bodies import body
 
 import artic
 from artic import Box, ConvexMesh, Cylinder, SolverType, Transform
-from artic.collision.hull import convex_hull
+from artic.math.hull import convex_hull
 from artic.math.np_spatial import quat_to_matrix
 
 

@@ -13,8 +13,8 @@ from helpers import robots_dir
 import artic
 from artic import ArticError, Box, Capsule, ConvexMesh, Cylinder, Mesh, Sphere, Transform
 from artic.collision.geometry import geometry_arrays
-from artic.collision.hull import DEGENERATE_THICKNESS_RATIO, convex_hull, hull_topology
-from artic.collision.mesh_file import MeshFileError
+from artic.math.hull import DEGENERATE_THICKNESS_RATIO, convex_hull, hull_topology
+from artic.io.mesh_file import MeshFileError
 
 TETRA = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
 TETRA_FACES = [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import artic
-from artic.description.mjcf import MjcfError
+from artic.io.mjcf.loader import MjcfError
 
 ASSETS = Path(artic.__file__).parent / "assets" / "mjcf"
 

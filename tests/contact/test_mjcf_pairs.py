@@ -13,7 +13,7 @@ import pytest
 import artic
 from artic import CacheFlag
 from artic.collision.geometry import geometry_arrays
-from artic.description.mjcf import MjcfError
+from artic.io.mjcf.loader import MjcfError
 
 mujoco = pytest.importorskip("mujoco")
 

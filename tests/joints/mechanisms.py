@@ -7,7 +7,7 @@ import numpy as np
 
 import artic
 from artic import ArticulationFlag, Axis, Drive, DriveType, JointType, Motion, Transform
-from artic.description.joints import description_pose
+from artic.description.body_joints import description_pose
 from artic.math.np_spatial import quat_from_axis_angle
 
 MAX_F32 = float(np.finfo(np.float32).max)

@@ -9,9 +9,9 @@ import warp as wp
 
 import artic
 from artic import Axis, Limit, Motion, Transform
-from artic.assemble import _displace, _residual_rows
+from artic.sim.assemble import _displace, _residual_rows
 from artic.math.np_spatial import quat_exp, quat_from_axis_angle, quat_to_matrix
-from artic.parallel import launch_envs
+from artic.core.parallel import launch_envs
 from bodies import body
 
 TYPES = [artic.FixedJoint, artic.HingeJoint, artic.SliderJoint, artic.CylindricalJoint, artic.SphericalJoint,

@@ -12,7 +12,7 @@ import warp as wp
 import artic
 from artic import CacheFlag, NanPolicy, NonFiniteStateError
 from artic.math.dense import PIVOT_REL, spd_inverse
-from artic.status import FINITE_LIMIT
+from artic.sim.status import FINITE_LIMIT
 
 from scenes import prismatic_drive
 
@@ -75,7 +75,7 @@ def test_warnings_are_rate_limited_and_later_envs_are_warned_about_once_the_inte
     second = _steps(scene, 2)
     assert len(first) == 1 and second == []
     assert scene.env_status.tolist() == [False, True, False, True]
-    monkeypatch.setattr(artic.status, "WARN_INTERVAL", 0.0)  # as if the interval had passed
+    monkeypatch.setattr(artic.sim.status, "WARN_INTERVAL", 0.0)  # as if the interval had passed
     third = _steps(scene, 1)
     assert len(third) == 1 and "env(s) 3 " in third[0] and "env(s) 1" not in third[0]
     assert _steps(scene, 3) == []

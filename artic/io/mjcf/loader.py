@@ -53,20 +53,20 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ArticError, MjcfError
-from ..math.np_spatial import Transform, quat_between, quat_from_axis_angle, quat_from_matrix, quat_mul
-from .actors import RigidStatic
-from .articulation import Articulation, Drive, FrictionParams, Limit
-from .mjcf_actuators import Actuator, read_actuators
-from .mjcf_couplings import read_couplings
-from .mjcf_hfield import hfield_mesh, read_hfield
-from .mjcf_mass import MESH_INERTIA, MassRules
-from .mjcf_options import Options, apply_mujoco_defaults, disable_contacts, read_options
-from .mjcf_pairs import BUILTIN as PAIR_BUILTIN, read_pairs
-from .mjcf_report import report_unused
-from .shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Sphere, TriangleMesh
-from ..enums import ArticulationFlag, Axis, DriveType, JointType, Motion
-from .xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
+from ...errors import ArticError, MjcfError
+from ...math.np_spatial import Transform, quat_between, quat_from_axis_angle, quat_from_matrix, quat_mul
+from ...description.actors import RigidStatic
+from ...description.articulation import Articulation, Drive, FrictionParams, Limit
+from .actuators import Actuator, read_actuators
+from .couplings import read_couplings
+from .hfield import hfield_mesh, read_hfield
+from .mass import MESH_INERTIA, MassRules
+from .options import Options, apply_mujoco_defaults, disable_contacts, read_options
+from .pairs import BUILTIN as PAIR_BUILTIN, read_pairs
+from .report import report_unused
+from ...description.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Sphere, TriangleMesh
+from ...enums import ArticulationFlag, Axis, DriveType, JointType, Motion
+from ..xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 
 __all__ = ["Actuator", "MjcfError", "MjcfModel", "load_mjcf"]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .shapes import TriangleMesh
+from ...description.shapes import TriangleMesh
 
 
 def read_hfield(v, h) -> tuple:

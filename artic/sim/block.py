@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .collision.geometry import forest_links
-from .constraints.loop_rows import build_loop_arrays, build_loop_table
-from .description.actors import RigidStatic
-from .description.articulation import Articulation, Link
-from .control import ControlArrays, build_control, control_view
-from .data import build_data
-from .model import build_model, refresh_model
-from .state import build_state, columns, state_view
+from ..collision.geometry import forest_links
+from ..constraints.body_joint_rows import build_loop_arrays, build_loop_table
+from ..description.actors import RigidStatic
+from ..description.articulation import Articulation, Link
+from ..core.control import ControlArrays, build_control, control_view
+from ..core.data import build_data
+from ..core.model import build_model, refresh_model
+from ..core.state import build_state, columns, state_view
 from .step import WAKE_COUNTER_RESET, Stepper
 
 

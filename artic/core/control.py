@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import warp as wp
 
-from .description.articulation import Articulation
+from ..description.articulation import Articulation
 from .state import columns
 from .structs import bundle
 

@@ -41,9 +41,9 @@ import warnings
 
 import numpy as np
 
-from ..math.np_spatial import Transform, quat_between, quat_to_matrix
-from .shapes import Mesh
-from .xml_values import MAX_MAGNITUDE
+from ...math.np_spatial import Transform, quat_between, quat_to_matrix
+from ...description.shapes import Mesh
+from ..xml_values import MAX_MAGNITUDE
 
 _EPS = 1e-14  # MuJoCo's mjEPS: a geom lighter than this, or of smaller volume, adds nothing
 MESH_INERTIA = ("legacy", "exact", "convex", "shell")

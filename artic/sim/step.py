@@ -18,37 +18,37 @@ core (parallel.py): a step allocates nothing.
 
 from __future__ import annotations
 
-from .enums import SolverType
+from ..enums import SolverType
 
 import warp as wp
 
-from .collision.geometry import MANIFOLD_POINTS, Contacts, Geometry, build_contacts, build_geometry
-from .collision.narrow import detect_env
-from .constraints.contact import finish_contacts, setup_contacts
-from .constraints.coupling_rows import CouplingRows, build_coupling_rows, setup_couplings
-from .constraints.drive import drive_coefficients, spherical_drive_error
-from .constraints.joint_rows import DRIVE_NONE, ROW_FRICTION, JointRows, build_joint_rows
-from .constraints.deadzone_rows import DeadzoneTable, build_deadzone_table
-from .constraints.row_form import RowForm
-from .constraints.loop_rows import LoopArrays, LoopTable, finish_loop_forces, setup_loops, update_loop_coordinates
-from .control import ControlArrays
-from .data import Kin, Scratch, StepData, build_step_data
-from .dynamics.aba import aba_env
-from .dynamics.crba import crba_env
-from .dynamics.forward import applied_link_wrench, prescale_joint_velocities
-from .dynamics.integrate import integrate_positions, quat_log
-from .dynamics.kinematics import forward_kinematics_env, joint_rotation_vector, link_velocities_env, quat_exp
-from .dynamics.rnea import rnea_env
-from .math.dense import spd_inverse
-from .errors import ArticError, ValidationError
+from ..collision.geometry import MANIFOLD_POINTS, Contacts, Geometry, build_contacts, build_geometry
+from ..collision.narrow import detect_env
+from ..constraints.contact_rows import finish_contacts, setup_contacts
+from ..constraints.coupling_rows import CouplingRows, build_coupling_rows, setup_couplings
+from ..constraints.drive import drive_coefficients, spherical_drive_error
+from ..constraints.dof_rows import DRIVE_NONE, ROW_FRICTION, JointRows, build_joint_rows
+from ..constraints.deadzone_rows import DeadzoneTable, build_deadzone_table
+from ..constraints.row_form import RowForm
+from ..constraints.body_joint_rows import LoopArrays, LoopTable, finish_loop_forces, setup_loops, update_loop_coordinates
+from ..core.control import ControlArrays
+from ..core.data import Kin, Scratch, StepData, build_step_data
+from ..dynamics.aba import aba_env
+from ..dynamics.crba import crba_env
+from ..dynamics.forward import applied_link_wrench, prescale_joint_velocities
+from ..dynamics.integrate import integrate_positions, quat_log
+from ..dynamics.kinematics import forward_kinematics_env, joint_rotation_vector, link_velocities_env, quat_exp
+from ..dynamics.rnea import rnea_env
+from ..math.dense import spd_inverse
+from ..errors import ArticError, ValidationError
 from .memory import allocation_errors, check_fits
-from .math.spatial import unit
-from .model import Tree
-from .parallel import RecordedEnvLaunch
-from .solvers.direct import DirectArrays, build_direct, direct_bytes_per_env, direct_solve
-from .solvers.pgs import pgs_solve
-from .solvers.tgs import tgs_solve
-from .state import StateArrays
+from ..math.spatial import unit
+from ..core.model import Tree
+from ..core.parallel import RecordedEnvLaunch
+from ..solvers.direct import DirectArrays, build_direct, direct_bytes_per_env, direct_solve
+from ..solvers.pgs import pgs_solve
+from ..solvers.tgs import tgs_solve
+from ..core.state import StateArrays
 from . import status
 from .status import STATUS_CHECK, STATUS_FREEZE, STATUS_OFF, state_status
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import warp as wp
 
-from .description.articulation import Articulation
-from .enums import ArticulationFlag, JointType
+from ..description.articulation import Articulation
+from ..enums import ArticulationFlag, JointType
 from .structs import bundle
 
 # joint type codes seen by kernels; the root link's code says whether the base is fixed or floating

@@ -18,19 +18,18 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from .constraints.loop_rows import LoopArrays, LoopTable, joint_coordinates, joint_kinematics, joint_row_direction, \
-    slot_wrenches
-from .data import Kin, Scratch
-from .description.actors import RigidStatic
-from .description.articulation import Link
-from .dynamics.crba import crba_env
-from .dynamics.integrate import integrate_positions
-from .dynamics.kinematics import forward_kinematics_env
-from .errors import StateError
-from .joint_view import refresh_joint_kinematics
-from .model import Tree
-from .parallel import launch_envs
-from .state import StateArrays
+from ..constraints.body_joint_rows import LoopArrays, LoopTable, joint_coordinates, joint_kinematics, joint_row_direction, slot_wrenches
+from ..core.data import Kin, Scratch
+from ..description.actors import RigidStatic
+from ..description.articulation import Link
+from ..dynamics.crba import crba_env
+from ..dynamics.integrate import integrate_positions
+from ..dynamics.kinematics import forward_kinematics_env
+from ..errors import StateError
+from .body_joint_view import refresh_joint_kinematics
+from ..core.model import Tree
+from ..core.parallel import launch_envs
+from ..core.state import StateArrays
 
 GROUND_WEIGHT = 100.0  # how much heavier a tree attached to ground counts when choosing what moves
 TOLERANCE = 2.0e-7  # [m or rad] residual at which a solve stops, for a model within 1 m of the world origin

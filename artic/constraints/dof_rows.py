@@ -15,7 +15,7 @@ import warp as wp
 
 from ..description.articulation import Articulation
 from ..enums import ArticulationFlag, DriveType, JointType, Motion
-from ..structs import upload
+from ..core.structs import upload
 
 ROW_FRICTION_COEF = wp.constant(0)  # PhysX's deprecated coefficient friction (default 0.05)
 ROW_DRIVE = wp.constant(1)

@@ -29,7 +29,7 @@ except ImportError:  # an optional extra: say how to get it instead of a bare Mo
                       "device)") from None
 import warp as wp
 
-from .errors import ArticError, ValidationError
+from ..errors import ArticError, ValidationError
 
 
 def _tensor(a: wp.array) -> torch.Tensor:
@@ -42,7 +42,7 @@ def _tensor(a: wp.array) -> torch.Tensor:
 
 
 def _view(scene, art):
-    from .scene import Scene
+    from ..sim.scene import Scene
 
     if not isinstance(scene, Scene):
         raise ValidationError(f"torch views: expected an artic.Scene, got {type(scene).__name__}")

@@ -14,7 +14,7 @@ import os
 
 import warp as wp
 
-from .errors import ValidationError
+from ..errors import ValidationError
 
 _FLOAT = 4  # bytes: every array is float32 or int32 based
 _GIB = float(1 << 30)

@@ -38,15 +38,15 @@ try:
 except ImportError:  # an optional extra: say how to get it instead of a bare ModuleNotFoundError
     raise ImportError("artic.gym_env needs gymnasium>=1: pip install 'artic[gym]'") from None
 
-from .assets import load_model, model_path
-from .enums import CacheFlag
-from .description.articulation import Articulation, Drive
-from .enums import DriveType, Motion
-from .description.validate import finite, positive_int
-from .errors import TopologyError, ValidationError
-from .scene import Scene
-from .status import FINITE_LIMIT
-from .enums import SolverType
+from ..assets import load_model, model_path
+from ..enums import CacheFlag
+from ..description.articulation import Articulation, Drive
+from ..enums import DriveType, Motion
+from ..description.validate import finite, positive_int
+from ..errors import TopologyError, ValidationError
+from ..sim.scene import Scene
+from ..sim.status import FINITE_LIMIT
+from ..enums import SolverType
 
 _STATE = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES
 _OWNER = "gym env"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 
-from .shapes import Material
+from ...description.shapes import Material
 
 BUILTIN = {"condim": "3", "friction": "1 1 0.005 0.0001 0.0001", "margin": "0", "gap": "0"}  # MuJoCo's
 _READ = {"name", "class", "geom1", "geom2", "condim", "friction", "margin", "gap"}

@@ -29,22 +29,22 @@ from dataclasses import dataclass
 import numpy as np
 import warp as wp
 
-from .description.actors import RigidDynamic, RigidStatic
+from ..description.actors import RigidDynamic, RigidStatic
 from .assemble import assemble
 from .block import Block, block_joints, collision_groups, merge_wake_state, restore_view_arrays, view_arrays
-from .description.articulation import Articulation, Link
-from .description.joints import JointBase
-from .description.mass_check import check_mass_properties, mass_policy_arg
-from .enums import CacheFlag
-from .description.validate import MAX_MAGNITUDE, as_real, finite, positive_int
-from .errors import StateError, TopologyError, ValidationError
+from ..description.articulation import Articulation, Link
+from ..description.body_joints import JointBase
+from ..description.mass_check import check_mass_properties, mass_policy_arg
+from ..enums import CacheFlag
+from ..description.validate import MAX_MAGNITUDE, as_real, finite, positive_int
+from ..errors import StateError, TopologyError, ValidationError
 from .memory import MAX_ENVS, allocation_errors, bytes_per_env, check_fits
-from .joint_view import JointForces, JointFrames, JointView, per_env_array
+from .body_joint_view import JointForces, JointFrames, JointView, per_env_array
 from . import status
-from .enums import NanPolicy
+from ..enums import NanPolicy
 from .status import StatusMonitor, as_nan_policy, refresh_status
-from .enums import SolverType
-from .view import ArticulationView
+from ..enums import SolverType
+from .articulation_view import ArticulationView
 
 
 def _as_gravity(value) -> tuple:

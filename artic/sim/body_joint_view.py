@@ -9,16 +9,16 @@ from dataclasses import dataclass
 import numpy as np
 import warp as wp
 
-from .constraints.loop_rows import ROW_LOCKED, ROW_ON, LoopArrays, LoopTable, row_layout, update_loop_coordinates
-from .data import Kin
-from .description.joints import coordinates_to_tcd_mode
-from .dynamics.kinematics import forward_kinematics_env
-from .description.validate import MAX_MAGNITUDE, as_real, real_array
-from .errors import ValidationError
-from .math.np_spatial import Transform
-from .model import Tree
-from .parallel import launch_envs
-from .state import StateArrays, columns
+from ..constraints.body_joint_rows import ROW_LOCKED, ROW_ON, LoopArrays, LoopTable, row_layout, update_loop_coordinates
+from ..core.data import Kin
+from ..description.body_joints import coordinates_to_tcd_mode
+from ..dynamics.kinematics import forward_kinematics_env
+from ..description.validate import MAX_MAGNITUDE, as_real, real_array
+from ..errors import ValidationError
+from ..math.np_spatial import Transform
+from ..core.model import Tree
+from ..core.parallel import launch_envs
+from ..core.state import StateArrays, columns
 
 _COORD_ARRAYS = ("coord", "target_position", "target_velocity", "range_low", "range_high", "locked", "lock_value")
 _JOINT_ARRAYS = ("tcd", "frame_c", "frame_d", "wrench_a", "wrench_b", "enabled")

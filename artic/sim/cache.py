@@ -14,12 +14,12 @@ its shape.
 
 from __future__ import annotations
 
-from .enums import CacheFlag
+from ..enums import CacheFlag
 
 import numpy as np
 
-from .description.validate import flag_value, real_array
-from .errors import ValidationError
+from ..description.validate import flag_value, real_array
+from ..errors import ValidationError
 
 
 class ArticulationCache:

@@ -30,9 +30,9 @@ import warnings
 
 import numpy as np
 
-from ..math.np_spatial import Transform
-from .joints import DistanceJoint, FixedJoint, SphericalJoint
-from ..enums import ArticulationFlag, Axis, JointType
+from ...math.np_spatial import Transform
+from ...description.body_joints import DistanceJoint, FixedJoint, SphericalJoint
+from ...enums import ArticulationFlag, Axis, JointType
 
 __all__ = ["read_couplings"]
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import warp as wp
 
-from .description.articulation import Articulation
+from ..description.articulation import Articulation
 from .structs import bundle
 
 

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import warp as wp
 
-from .errors import ValidationError
+from ..errors import ValidationError
 
 MAX_THREADS = 1024  # more threads than this only add pool overhead on any CPU there is
 MIN_CHUNK = 64  # envs per chunk below which threading costs more than it saves

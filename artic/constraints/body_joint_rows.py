@@ -27,17 +27,17 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from ..data import Kin
-from ..description import joints as jm
+from ..core.data import Kin
+from ..description import body_joints as jm
 from ..description.actors import RigidStatic
 from ..description.articulation import Link
 from ..enums import DriveType
-from ..model import Tree
-from ..structs import upload
+from ..core.model import Tree
+from ..core.structs import upload
 from .coupling_rows import add_jacobian_transpose
 from .drive import drive_coefficients, drive_impulse, vec5
-from .joint_frames import MODE_DISTANCE, body_pose, joint_slots, unwrap, vec6
-from .joint_rows import DRIVE_ACCELERATION, DRIVE_FORCE, DRIVE_NONE
+from .body_joint_frames import MODE_DISTANCE, body_pose, joint_slots, unwrap, vec6
+from .dof_rows import DRIVE_ACCELERATION, DRIVE_FORCE, DRIVE_NONE
 from .limit import limit_impulse
 
 LOOP_DRIVE = wp.constant(0)

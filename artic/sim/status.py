@@ -23,15 +23,15 @@ from __future__ import annotations
 
 import time
 import warnings
-from .enums import NanPolicy
+from ..enums import NanPolicy
 
 import numpy as np
 import warp as wp
 
-from .errors import ArticError, ValidationError
-from .model import Tree
-from .parallel import launch_envs
-from .state import StateArrays
+from ..errors import ArticError, ValidationError
+from ..core.model import Tree
+from ..core.parallel import launch_envs
+from ..core.state import StateArrays
 
 FINITE_LIMIT = 1.0e16  # [m, rad, m/s, rad/s]: state values beyond this are reported as non-finite
 # the check runs in every step; benchmarks/bench_step.py turns it off (before the first step) to measure its cost

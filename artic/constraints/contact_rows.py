@@ -28,9 +28,9 @@ TGS tracks each contact's separation and each anchor's drift over the substeps (
 import warp as wp
 
 from ..collision.geometry import Contacts
-from ..data import Kin
+from ..core.data import Kin
 from ..math.dense import add_row, row_dot, solve_row
-from ..model import Tree
+from ..core.model import Tree
 from .coupling_rows import add_jacobian_transpose
 
 

@@ -9,22 +9,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .description.articulation import Articulation
-from .enums import JointType
+from ..description.articulation import Articulation
+from ..enums import JointType
 from .cache import ArticulationCache, cache_flags
-from .enums import CacheFlag
-from .control import write_description_targets
-from .data import build_data
-from .dynamics.aba import aba
-from .dynamics.centroidal import articulation_com, centroidal_momentum
-from .dynamics.crba import crba
-from .dynamics.jacobian import dense_jacobian
-from .dynamics.kinematics import forward_kinematics, link_velocities
-from .dynamics.rnea import rnea
-from .errors import StateError, ValidationError
+from ..enums import CacheFlag
+from ..core.control import write_description_targets
+from ..core.data import build_data
+from ..dynamics.aba import aba
+from ..dynamics.centroidal import articulation_com, centroidal_momentum
+from ..dynamics.crba import crba
+from ..dynamics.jacobian import dense_jacobian
+from ..dynamics.kinematics import forward_kinematics, link_velocities
+from ..dynamics.rnea import rnea
+from ..errors import StateError, ValidationError
 from .memory import allocation_errors
-from .model import build_model, refresh_model
-from .state import write_description_state
+from ..core.model import build_model, refresh_model
+from ..core.state import write_description_state
 from .status import refresh_status
 
 _ZERO_G = (0.0, 0.0, 0.0)

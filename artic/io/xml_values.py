@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ArticError
-from .validate import MAX_MAGNITUDE
+from ..description.validate import MAX_MAGNITUDE
 
 
 def read_xml_root(path, kind: str, tag: str, error):

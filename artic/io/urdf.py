@@ -10,7 +10,8 @@ Mapping (URDF spec, wiki.ros.org/urdf/XML, to PhysX's model, the PhysX guide):
   FIX; floating -> a floating base (only between a world link and the root). `<limit effort>` becomes the axis
   drive's max_force (with DRIVE_LIMITS_ARE_FORCES set, so it is a force), `<limit velocity>` the max joint velocity,
   `<dynamics damping friction>` the viscous coefficient and the static/dynamic effort of the friction params.
-* `<mimic>` is kept on `Articulation.urdf_mimics` as (joint, reference joint, multiplier, offset).
+* `<mimic>` becomes a hard mimic joint (`urdf_mimic_tags` lists the tags as (joint, reference joint, multiplier,
+  offset)).
 * Collision `box/sphere/cylinder/capsule/mesh` become shapes; `package://pkg/rest` and relative file names are
   resolved next to the file (walking up its folders) and through `package_dirs`.
 Every malformed file raises `UrdfError` naming the file, the element and the attribute (see `load_urdf`).
@@ -27,8 +28,8 @@ import numpy as np
 
 from ..errors import ArticError, UrdfError
 from ..math.np_spatial import Transform, quat_between, quat_from_rpy, quat_to_matrix
-from .articulation import Articulation, Drive, FrictionParams, Limit
-from .shapes import Box, Capsule, Cylinder, Mesh, Sphere
+from ..description.articulation import Articulation, Drive, FrictionParams, Limit
+from ..description.shapes import Box, Capsule, Cylinder, Mesh, Sphere
 from ..enums import ArticulationFlag, Axis, DriveType, JointType, Motion
 from .xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 
@@ -96,7 +97,7 @@ def load_urdf(path, fix_base: bool = True, package_dirs=(), name: str | None = N
     An `<inertia>` that is not positive semi-definite is refused unless `repair_inertia=True`, which raises its
     negative principal moments to 1e-3 of the largest one (with a warning): a repair of bad data, not physics.
     `<mimic joint=ref multiplier=m offset=o>` on joint A (q_A = m q_ref + o) becomes a hard mimic joint with gear
-    ratio -m and offset -o (`mimic=False` only records the tags in `urdf_mimics`). `<collision>` geometries become
+    ratio -m and offset -o (`mimic=False` leaves the joints independent; `urdf_mimic_tags` lists the tags). `<collision>` geometries become
     shapes; collisions between links of the robot are off unless `self_collision=True` (the convex hulls of
     neighbouring meshes of most robot descriptions overlap; Isaac Sim's importer makes the same choice).
 
@@ -115,15 +116,30 @@ def load_urdf(path, fix_base: bool = True, package_dirs=(), name: str | None = N
     except TypeError:
         raise UrdfError(f"URDF file '{path}': package_dirs must be a list of folders, got {package_dirs!r}") from None
     try:
-        art = _build(vals, root_el, fix_base, package_dirs, name, repair_inertia)
+        art, tags = _build(vals, root_el, fix_base, package_dirs, name, repair_inertia)
         if mimic:
-            _create_mimic_joints(vals, root_el, art)
+            _create_mimic_joints(vals, root_el, art, tags)
         art.set_articulation_flag(ArticulationFlag.DISABLE_SELF_COLLISION, not self_collision)
         return art
     except UrdfError:
         raise
     except ArticError as e:
         raise UrdfError(f"URDF file '{path}': {e}") from None
+
+
+def urdf_mimic_tags(path) -> list[tuple[str, str, float, float]]:
+    """The `<mimic>` tags of a URDF file as (joint, reference joint, multiplier, offset), in file order: what
+    `load_urdf` turns into mimic joints (q_joint = multiplier q_reference + offset). Numbers are checked as
+    `load_urdf` checks them (UrdfError)."""
+    path, root_el = read_xml_root(path, "URDF", "robot", UrdfError)
+    vals = XmlValues(root_el, path, "URDF", UrdfError)
+    tags = []
+    for el in root_el.findall("joint"):
+        mimic = el.find("mimic")
+        if mimic is not None and el.get("type") != "fixed":
+            tags.append((el.get("name"), mimic.get("joint"), vals.number(mimic, "multiplier", 1.0),
+                         vals.number(mimic, "offset", 0.0)))
+    return tags
 
 
 def _tree(vals: XmlValues, robot):
@@ -191,7 +207,9 @@ def _tree(vals: XmlValues, robot):
     return links, child_of, children, roots[0]
 
 
-def _build(vals: XmlValues, robot, fix_base: bool, package_dirs, name, repair_inertia) -> Articulation:
+def _build(vals: XmlValues, robot, fix_base: bool, package_dirs, name, repair_inertia) -> tuple[Articulation, list]:
+    """The articulation and its <mimic> tags (joint, reference joint, multiplier, offset)."""
+    tags = []
     resolve = _Resolver(vals.path, package_dirs)
     links, child_of, children, top = _tree(vals, robot)
 
@@ -223,16 +241,16 @@ def _build(vals: XmlValues, robot, fix_base: bool, package_dirs, name, repair_in
         if parent_link is not None:
             jname, _, jel = child_of[lname]
             with vals.context(jel):
-                _fill_joint(vals, art, link.inbound_joint, jname, jel)
+                _fill_joint(vals, art, link.inbound_joint, jname, jel, tags)
         for child in reversed(children[lname]):
             stack.append((child, link, pose * _origin(vals, child_of[child][2])))
-    return art
+    return art, tags
 
 
-def _create_mimic_joints(vals: XmlValues, robot, art):
+def _create_mimic_joints(vals: XmlValues, robot, art, tags: list):
     mimic_els = {el.get("name"): el.find("mimic") for el in robot.findall("joint")}
     names = {j.name: j for j in (lk.inbound_joint for lk in art.get_links()[1:])}
-    for jname, ref, multiplier, offset in art.urdf_mimics:
+    for jname, ref, multiplier, offset in tags:
         mel = mimic_els[jname]
         if ref not in names:
             # xacro output sometimes drops the prefix of the reference ('index_q1' for 'Left_index_q1'): accept the
@@ -296,7 +314,7 @@ def _limit_bound(vals: XmlValues, limit, attr: str) -> float | None:
     return None if abs(v) > MAX_MAGNITUDE else v
 
 
-def _fill_joint(vals: XmlValues, art, joint, jname, el):
+def _fill_joint(vals: XmlValues, art, joint, jname, el, tags: list):
     jtype = el.get("type")
     joint.name = jname
     origin = _origin(vals, el)
@@ -369,5 +387,4 @@ def _fill_joint(vals: XmlValues, art, joint, jname, el):
         ref = mimic.get("joint")
         if not ref:
             raise vals.fail(mimic, "attribute joint is missing; name the joint to follow")
-        art.urdf_mimics.append((jname, ref, vals.number(mimic, "multiplier", 1.0),
-                                vals.number(mimic, "offset", 0.0)))
+        tags.append((jname, ref, vals.number(mimic, "multiplier", 1.0), vals.number(mimic, "offset", 0.0)))
