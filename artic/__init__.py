@@ -22,8 +22,8 @@ from .enums import CacheFlag
 from .errors import ArticError, MjcfError, StateError, TopologyError, UrdfError, ValidationError
 from .math.np_spatial import Transform
 from .core.parallel import get_cpu_threads, set_cpu_threads
-from .sim.body_joint_view import JointForces, JointFrames
-from .sim.scene import ContactReport, Scene
+from .sim.reports import ContactReport, JointForces, JointFrames
+from .sim.scene import Scene
 from .enums import NanPolicy
 from .sim.status import NonFiniteStateError
 from .enums import SolverType

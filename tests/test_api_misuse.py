@@ -10,7 +10,8 @@ import warp as wp
 import artic
 from artic import (ArticError, ArticulationFlag, Axis, Box, CacheFlag, Drive, DriveType, JointType, Limit, Motion,
                    Sphere, StateError, Transform)
-from artic.sim.memory import allocation_errors, available_bytes, bytes_per_env
+from artic.sim.builders.arrays import bytes_per_env
+from artic.sim.memory import allocation_errors, available_bytes
 from helpers import random_tree
 
 E = 2
@@ -680,23 +681,23 @@ def test_first_step_that_does_not_fit_is_refused_with_the_memory_it_needs(monkey
 def test_step_memory_estimate_matches_the_arrays():
     """The estimate check_fits is given is the size of the arrays the step then allocates (contact buffer and the
     step's own arrays), measured from the Warp arrays themselves."""
-    from artic.sim.step import contact_bytes_per_env, step_bytes_per_env
+    from artic.sim.builders.arrays import contact_bytes_per_env, step_bytes_per_env
     art = random_tree(np.random.default_rng(3), n_links=5, floating=True)
     scene = artic.Scene(3)
     scene.add_articulation(art)
     scene.add_actor(artic.create_ground_plane())
     scene.step(0.01)
     block = scene.view(art).block
-    st = block.stepper
 
     def nbytes(obj, skip=()):
         return sum(v.capacity for k, v in vars(obj).items() if isinstance(v, wp.array) and k not in skip)
 
     shared = ("gen_v", "gen_a", "gen_f", "link_fext", "mass_matrix", "joint_acceleration", "link_acceleration",
               "link_incoming_joint_force")
-    assert nbytes(st.contacts) == 3 * contact_bytes_per_env(st.geometry.capacity, block.model.gen_count)
-    assert nbytes(st.step_data, shared) == 3 * step_bytes_per_env(block.model, st.rows.row_count,
-                                                                  st.couplings.row_count)
+    contacts = nbytes(block.contact_points) + nbytes(block.contact_rows)
+    assert contacts == 3 * contact_bytes_per_env(block.geometry.capacity, block.model.gen_count)
+    assert nbytes(block.step_data, shared) == 3 * step_bytes_per_env(block.model, block.dof_rows.row_count,
+                                                                     block.couplings.row_count)
 
 
 def test_warp_failure_in_the_first_step_becomes_artic_error(monkeypatch):
@@ -707,7 +708,7 @@ def test_warp_failure_in_the_first_step_becomes_artic_error(monkeypatch):
     def fail(*args, **kwargs):
         raise RuntimeError("Failed to allocate 1234 bytes on device 'cpu'")
 
-    monkeypatch.setattr("artic.sim.step.build_contacts", fail)
+    monkeypatch.setattr("artic.sim.block.build_contact_points", fail)
     with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the arrays for 2 envs could not be allocated "
                                          r".*use fewer envs"):
         scene.step(0.01)

@@ -1,2 +1,3 @@
-"""Collision detection: shape tables on the device, a broad phase over precomputed candidate pairs and narrow
-phases that write contact manifolds of at most four points per pair (docs/design.md, "Contacts")."""
+"""Collision detection: shape tables on the device (geometry.py), narrow phases over precomputed candidate pairs
+that write at most four contact points per pair (narrow.py, box_box.py, hull_hull.py, manifold.py), and the points
+they produce (contacts.py). docs/design.md, "Contacts"."""

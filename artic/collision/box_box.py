@@ -16,7 +16,8 @@ stack), whose corners lie exactly on each other's edges, and edge-edge contacts.
 import warp as wp
 
 from .distance import closest_segment_segment
-from .geometry import Contacts, Geometry
+from .contacts import ContactPoints
+from .geometry import Geometry
 from .manifold import emit
 
 wp.set_module_options({"enable_backward": False})
@@ -63,7 +64,7 @@ def _clip(poly: _poly, count: int, coord: int, sign: float, limit: float):
 
 
 @wp.func
-def box_box(geo: Geometry, ct: Contacts, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
+def box_box(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
             xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
     ha = geo.geom_size[a]
     hb = geo.geom_size[b]
@@ -120,7 +121,7 @@ def box_box(geo: Geometry, ct: Contacts, env: int, first: int, la: int, lb: int,
         st = closest_segment_segment(pa - ea, pa + ea, pb - eb, pb + eb)
         qa = pa - ea + 2.0 * ea * st[0]
         qb = pb - eb + 2.0 * eb * st[1]
-        emit(ct, env, first, la, lb, a, b, rank, 0.5 * (qa + qb), n, best, mat)
+        emit(cp, env, first, la, lb, a, b, rank, 0.5 * (qa + qb), n, best, mat)
         return
     # face contact: reference box (owner of the axis) and its face towards the other box
     r_ref = ra
@@ -173,4 +174,4 @@ def box_box(geo: Geometry, ct: Contacts, env: int, first: int, la: int, lb: int,
         sep = poly[m, 2]
         if sep < margin:
             point = fc + u * poly[m, 0] + v * poly[m, 1] + rn * (0.5 * sep)
-            emit(ct, env, first, la, lb, a, b, rank, point, n, sep, mat)
+            emit(cp, env, first, la, lb, a, b, rank, point, n, sep, mat)

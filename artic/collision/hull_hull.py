@@ -22,7 +22,8 @@ from outside, edges with their two faces) are built on the host by hull.hull_top
 import warp as wp
 
 from .distance import closest_segment_segment
-from .geometry import Contacts, Geometry
+from .contacts import ContactPoints
+from .geometry import Geometry
 from .manifold import emit
 
 wp.set_module_options({"enable_backward": False})
@@ -138,7 +139,7 @@ def _best_edges(geo: Geometry, a: int, b: int, t_ab: wp.transform, margin: float
 
 
 @wp.func
-def _face_contacts(geo: Geometry, ct: Contacts, env: int, first: int, la: int, lb: int, a: int, b: int,
+def _face_contacts(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int,
                    rank: int, inc: int, rf: int, sep: float, support: int, t_ir: wp.transform, x_ref: wp.transform,
                    flip: float, margin: float, mat: wp.vec3):
     """Candidates of reference face rf (pose x_ref) against the incident polytope inc (t_ir maps its frame into the
@@ -182,13 +183,13 @@ def _face_contacts(geo: Geometry, ct: Contacts, env: int, first: int, la: int, l
                     p = q + f * s
                     h = wp.dot(p - r0, rn)
                     if h < margin:
-                        emit(ct, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, p - rn * (0.5 * h)), nw,
+                        emit(cp, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, p - rn * (0.5 * h)), nw,
                              h, mat)
                         deepest = wp.min(deepest, h)
         if inside:
             h = wp.dot(q - r0, rn)
             if h < margin:
-                emit(ct, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, q - rn * (0.5 * h)), nw, h, mat)
+                emit(cp, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, q - rn * (0.5 * h)), nw, h, mat)
                 deepest = wp.min(deepest, h)
     # reference vertices inside the incident face (seen along rn): the incident surface's height above them
     den_h = wp.dot(ni, rn)
@@ -204,7 +205,7 @@ def _face_contacts(geo: Geometry, ct: Contacts, env: int, first: int, la: int, l
             if inside:
                 h = wp.dot(q_first - r, ni) / den_h
                 if h < margin:
-                    emit(ct, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, r + rn * (0.5 * h)), nw, h,
+                    emit(cp, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, r + rn * (0.5 * h)), nw, h,
                          mat)
                     deepest = wp.min(deepest, h)
     # shapes apart: their faces may not overlap along rn (nearest features vertex-vertex, say) or overlap only
@@ -213,11 +214,11 @@ def _face_contacts(geo: Geometry, ct: Contacts, env: int, first: int, la: int, l
     # vertex of an edge lying on the face may lie outside the face)
     if sep < margin and deepest > sep + INSIDE_SLACK:
         q = wp.transform_point(t_ir, geo.verts[support])
-        emit(ct, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, q - rn * (0.5 * sep)), nw, sep, mat)
+        emit(cp, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, q - rn * (0.5 * sep)), nw, sep, mat)
 
 
 @wp.func
-def hull_hull(geo: Geometry, ct: Contacts, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
+def hull_hull(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
               xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
     t_ba = wp.transform_inverse(xa) * xb  # b's frame into a's
     t_ab = wp.transform_inverse(t_ba)
@@ -240,9 +241,9 @@ def hull_hull(geo: Geometry, ct: Contacts, env: int, first: int, la: int, lb: in
         q1 = geo.verts[geo.edges[eb][1]]
         st = closest_segment_segment(p0, p1, q0, q1)
         mid = 0.5 * (p0 + (p1 - p0) * st[0] + q0 + (q1 - q0) * st[1])
-        emit(ct, env, first, la, lb, a, b, rank, wp.transform_point(xb, mid), -wp.transform_vector(xb, axis), se,
+        emit(cp, env, first, la, lb, a, b, rank, wp.transform_point(xb, mid), -wp.transform_vector(xb, axis), se,
              mat)
     elif face_best == sa:
-        _face_contacts(geo, ct, env, first, la, lb, a, b, rank, b, fa, sa, va, t_ba, xa, -1.0, margin, mat)
+        _face_contacts(geo, cp, env, first, la, lb, a, b, rank, b, fa, sa, va, t_ba, xa, -1.0, margin, mat)
     else:
-        _face_contacts(geo, ct, env, first, la, lb, a, b, rank, a, fb, sb, vb, t_ab, xb, 1.0, margin, mat)
+        _face_contacts(geo, cp, env, first, la, lb, a, b, rank, a, fb, sb, vb, t_ab, xb, 1.0, margin, mat)

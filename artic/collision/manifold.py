@@ -3,22 +3,22 @@ the deepest, and among points of about the same depth those that spread the mani
 
 import warp as wp
 
-from .geometry import Contacts
+from .contacts import ContactPoints
 
 wp.set_module_options({"enable_backward": False})
 
 
 @wp.func
-def _perimeter(ct: Contacts, env: int, first: int, last: int, skip: int, p: wp.vec3):
+def _perimeter(cp: ContactPoints, env: int, first: int, last: int, skip: int, p: wp.vec3):
     """Sum of pairwise distances of the pair's points [first, last) with slot `skip` replaced by p (skip < 0:
     unchanged): the spread of a manifold."""
     s = float(0.0)
     for i in range(first, last):
-        pi = ct.point[env, i]
+        pi = cp.point[env, i]
         if i == skip:
             pi = p
         for j in range(i + 1, last):
-            pj = ct.point[env, j]
+            pj = cp.point[env, j]
             if j == skip:
                 pj = p
             s += wp.length(pi - pj)
@@ -29,33 +29,33 @@ DEPTH_TIE = wp.constant(1.0e-3)  # [m] candidates this close in depth are told a
 
 
 @wp.func
-def emit(ct: Contacts, env: int, first: int, la: int, lb: int, ga: int, gb: int, rank: int, p: wp.vec3,
+def emit(cp: ContactPoints, env: int, first: int, la: int, lb: int, ga: int, gb: int, rank: int, p: wp.vec3,
          n: wp.vec3, sep: float, mat: wp.vec3):
     """Add a candidate of the pair whose contacts start at slot `first`. A pair keeps at most four points: a
     clearly deeper candidate replaces the shallowest, one of about the same depth replaces the point whose
     replacement spreads the manifold most (so a face resting on a face keeps its corners, not four neighbours).
     A candidate that finds no slot while its pair has fewer than four points is counted in `overflow`."""
-    c = ct.count[env]
+    c = cp.count[env]
     slot = int(c)
     full = c - first >= 4
-    if not full and c >= ct.link_a.shape[1]:
-        ct.overflow[env] = ct.overflow[env] + 1
+    if not full and c >= cp.link_a.shape[1]:
+        cp.overflow[env] = cp.overflow[env] + 1
         full = c > first
         if not full:
             return
     if full:
         shallow = first
         for s in range(first + 1, c):
-            if ct.separation[env, s] > ct.separation[env, shallow]:
+            if cp.separation[env, s] > cp.separation[env, shallow]:
                 shallow = s
-        if sep < ct.separation[env, shallow] - DEPTH_TIE:
+        if sep < cp.separation[env, shallow] - DEPTH_TIE:
             slot = shallow
-        elif sep <= ct.separation[env, shallow] + DEPTH_TIE:
-            best = float(_perimeter(ct, env, first, c, -1, p))
+        elif sep <= cp.separation[env, shallow] + DEPTH_TIE:
+            best = float(_perimeter(cp, env, first, c, -1, p))
             slot = int(-1)
             for s in range(first, c):
-                if ct.separation[env, s] >= sep - DEPTH_TIE:
-                    spread = _perimeter(ct, env, first, c, s, p)
+                if cp.separation[env, s] >= sep - DEPTH_TIE:
+                    spread = _perimeter(cp, env, first, c, s, p)
                     if spread > best * 1.0001:
                         best = spread
                         slot = s
@@ -64,13 +64,13 @@ def emit(ct: Contacts, env: int, first: int, la: int, lb: int, ga: int, gb: int,
         else:
             return
     else:
-        ct.count[env] = c + 1
-    ct.link_a[env, slot] = la
-    ct.link_b[env, slot] = lb
-    ct.shape_a[env, slot] = ga
-    ct.shape_b[env, slot] = gb
-    ct.rank[env, slot] = rank
-    ct.point[env, slot] = p
-    ct.normal[env, slot] = n
-    ct.separation[env, slot] = sep
-    ct.material[env, slot] = mat
+        cp.count[env] = c + 1
+    cp.link_a[env, slot] = la
+    cp.link_b[env, slot] = lb
+    cp.shape_a[env, slot] = ga
+    cp.shape_b[env, slot] = gb
+    cp.rank[env, slot] = rank
+    cp.point[env, slot] = p
+    cp.normal[env, slot] = n
+    cp.separation[env, slot] = sep
+    cp.material[env, slot] = mat

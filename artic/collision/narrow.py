@@ -19,7 +19,8 @@ import warp as wp
 from .box_box import box_box
 from .hull_hull import hull_hull
 from .distance import closest_on_segment, closest_on_triangle, closest_segment_segment
-from .geometry import GEOM_BOX, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_PLANE, GEOM_SPHERE, GEOM_TRIMESH, Contacts, Geometry
+from .contacts import ContactPoints
+from .geometry import GEOM_BOX, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_PLANE, GEOM_SPHERE, GEOM_TRIMESH, Geometry
 from .manifold import emit
 
 wp.set_module_options({"enable_backward": False})
@@ -143,7 +144,7 @@ def segment_of(geo: Geometry, g: int, x: wp.transform, end: float):
 
 
 @wp.func
-def collide_round(geo: Geometry, ct: Contacts, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
+def collide_round(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
                   xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
     """Sphere/capsule against sphere/capsule: closest points of the core segments (plus a's end points when the
     capsules are nearly parallel, so that a capsule lying along another gets two points)."""
@@ -156,19 +157,19 @@ def collide_round(geo: Geometry, ct: Contacts, env: int, first: int, la: int, lb
     st = closest_segment_segment(a0, a1, b0, b1)
     pa = a0 + (a1 - a0) * st[0]
     pb = b0 + (b1 - b0) * st[1]
-    _round_point(ct, env, first, la, lb, a, b, rank, pa, pb, ra, rb, margin, mat)
+    _round_point(cp, env, first, la, lb, a, b, rank, pa, pb, ra, rb, margin, mat)
     da = a1 - a0
     db = b1 - b0
     la2 = wp.length(da)
     lb2 = wp.length(db)
     if la2 > 1.0e-9 and lb2 > 1.0e-9:
         if wp.abs(wp.dot(da, db)) > 0.95 * la2 * lb2:
-            _round_point(ct, env, first, la, lb, a, b, rank, a0, closest_on_segment(b0, b1, a0), ra, rb, margin, mat)
-            _round_point(ct, env, first, la, lb, a, b, rank, a1, closest_on_segment(b0, b1, a1), ra, rb, margin, mat)
+            _round_point(cp, env, first, la, lb, a, b, rank, a0, closest_on_segment(b0, b1, a0), ra, rb, margin, mat)
+            _round_point(cp, env, first, la, lb, a, b, rank, a1, closest_on_segment(b0, b1, a1), ra, rb, margin, mat)
 
 
 @wp.func
-def _round_point(ct: Contacts, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int, pa: wp.vec3,
+def _round_point(cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int, pa: wp.vec3,
                  pb: wp.vec3, ra: float, rb: float, margin: float, mat: wp.vec3):
     d = pa - pb
     dist = wp.length(d)
@@ -177,11 +178,11 @@ def _round_point(ct: Contacts, env: int, first: int, la: int, lb: int, a: int, b
         n = wp.vec3(0.0, 0.0, 1.0)
         if dist > 1.0e-9:
             n = d / dist
-        emit(ct, env, first, la, lb, a, b, rank, pb + n * (rb + 0.5 * sep), n, sep, mat)
+        emit(cp, env, first, la, lb, a, b, rank, pb + n * (rb + 0.5 * sep), n, sep, mat)
 
 
 @wp.func
-def samples_against(geo: Geometry, ct: Contacts, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
+def samples_against(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
                     src: int, xs: wp.transform, dst: int, xd: wp.transform, flip: float, margin: float,
                     mat: wp.vec3):
     """Samples of shape `src` (pose xs) against the distance function of `dst` (pose xd). flip = 1 when src is
@@ -198,11 +199,11 @@ def samples_against(geo: Geometry, ct: Contacts, env: int, first: int, la: int, 
         if sep < margin:
             nd = wp.transform_vector(xd, wp.vec3(dn[1], dn[2], dn[3]))
             point = p - nd * (s[3] + 0.5 * sep)
-            emit(ct, env, first, la, lb, a, b, rank, point, nd * flip, sep, mat)
+            emit(cp, env, first, la, lb, a, b, rank, point, nd * flip, sep, mat)
 
 
 @wp.func
-def plane_cylinder(geo: Geometry, ct: Contacts, env: int, first: int, la: int, a: int, b: int, rank: int,
+def plane_cylinder(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, a: int, b: int, rank: int,
                    xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
     """A cylinder on a plane: per rim, the deepest rim point and the rim points 90, 180 and 270 degrees away."""
     n = wp.transform_vector(xb, _unit_x())
@@ -226,11 +227,11 @@ def plane_cylinder(geo: Geometry, ct: Contacts, env: int, first: int, la: int, a
             p = wp.transform_point(xa, wp.vec3(cx, 0.0, 0.0) + u * size[0])
             sep = wp.transform_point(wp.transform_inverse(xb), p)[0]
             if sep < margin:
-                emit(ct, env, first, la, -1, a, b, rank, p - n * (0.5 * sep), n, sep, mat)
+                emit(cp, env, first, la, -1, a, b, rank, p - n * (0.5 * sep), n, sep, mat)
 
 
 @wp.func
-def samples_against_mesh(geo: Geometry, ct: Contacts, env: int, first: int, la: int, a: int, b: int, rank: int,
+def samples_against_mesh(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, a: int, b: int, rank: int,
                          xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
     """Samples of a against the triangles of static mesh b: the signed distance to a triangle's plane where the
     sample projects inside it, the distance to its boundary elsewhere."""
@@ -267,7 +268,7 @@ def samples_against_mesh(geo: Geometry, ct: Contacts, env: int, first: int, la: 
                 nl = diff / dist
             if sep < margin:
                 n = wp.transform_vector(xb, nl)
-                emit(ct, env, first, la, -1, a, b, rank, p - n * (s[3] + 0.5 * sep), n, sep, mat)
+                emit(cp, env, first, la, -1, a, b, rank, p - n * (s[3] + 0.5 * sep), n, sep, mat)
 
 
 @wp.func
@@ -299,40 +300,40 @@ def is_round(t: int):
 
 
 @wp.func
-def collide_pair(geo: Geometry, ct: Contacts, env: int, la: int, lb: int, a: int, b: int, rank: int,
+def collide_pair(geo: Geometry, cp: ContactPoints, env: int, la: int, lb: int, a: int, b: int, rank: int,
                  xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
     """All contacts of pair (a, b) (a a link shape) with surfaces closer than `margin`, of material `mat`."""
     ta = geo.geom_type[a]
     tb = geo.geom_type[b]
-    first = ct.count[env]
+    first = cp.count[env]
     if tb == GEOM_PLANE:
         if ta == GEOM_CYLINDER:
-            plane_cylinder(geo, ct, env, first, la, a, b, rank, xa, xb, margin, mat)
+            plane_cylinder(geo, cp, env, first, la, a, b, rank, xa, xb, margin, mat)
         else:
-            samples_against(geo, ct, env, first, la, lb, a, b, rank, a, xa, b, xb, 1.0, margin, mat)
+            samples_against(geo, cp, env, first, la, lb, a, b, rank, a, xa, b, xb, 1.0, margin, mat)
     elif tb == GEOM_TRIMESH:
-        samples_against_mesh(geo, ct, env, first, la, a, b, rank, xa, xb, margin, mat)
+        samples_against_mesh(geo, cp, env, first, la, a, b, rank, xa, xb, margin, mat)
     elif is_round(ta) and is_round(tb):
-        collide_round(geo, ct, env, first, la, lb, a, b, rank, xa, xb, margin, mat)
+        collide_round(geo, cp, env, first, la, lb, a, b, rank, xa, xb, margin, mat)
     elif is_round(ta):
-        samples_against(geo, ct, env, first, la, lb, a, b, rank, a, xa, b, xb, 1.0, margin, mat)
+        samples_against(geo, cp, env, first, la, lb, a, b, rank, a, xa, b, xb, 1.0, margin, mat)
     elif is_round(tb):
-        samples_against(geo, ct, env, first, la, lb, a, b, rank, b, xb, a, xa, -1.0, margin, mat)
+        samples_against(geo, cp, env, first, la, lb, a, b, rank, b, xb, a, xa, -1.0, margin, mat)
     elif ta == GEOM_BOX and tb == GEOM_BOX:
-        box_box(geo, ct, env, first, la, lb, a, b, rank, xa, xb, margin, mat)
+        box_box(geo, cp, env, first, la, lb, a, b, rank, xa, xb, margin, mat)
     else:  # hulls, boxes and cylinders (their prisms) in any other combination
-        hull_hull(geo, ct, env, first, la, lb, a, b, rank, xa, xb, margin, mat)
+        hull_hull(geo, cp, env, first, la, lb, a, b, rank, xa, xb, margin, mat)
 
 
 @wp.func
-def detect_env(geo: Geometry, ct: Contacts, link_pose: wp.array2d(dtype=wp.transform), env: int):
+def detect_env(geo: Geometry, cp: ContactPoints, link_pose: wp.array2d(dtype=wp.transform), env: int):
     """Every candidate pair of one env: bounding-sphere (or plane-distance) culling, then the narrow phase."""
-    ct.count[env] = 0
-    ct.overflow[env] = 0
-    ct.dynamic_count[env] = 0
+    cp.count[env] = 0
+    cp.overflow[env] = 0
+    cp.dynamic_count[env] = 0
     for k in range(geo.pair_count):
         if k == geo.pair_dynamic_count:
-            ct.dynamic_count[env] = ct.count[env]
+            cp.dynamic_count[env] = cp.count[env]
         a = geo.pair_a[k]
         b = geo.pair_b[k]
         la = geo.geom_link[a]
@@ -354,10 +355,10 @@ def detect_env(geo: Geometry, ct: Contacts, link_pose: wp.array2d(dtype=wp.trans
         mat = combine_materials(geo, a, b)
         if geo.pair_own_material[k] != 0:
             mat = geo.pair_material[k]
-        first = ct.count[env]
-        collide_pair(geo, ct, env, la, lb, a, b, geo.link_rank[la], xa, xb, margin, mat)
+        first = cp.count[env]
+        collide_pair(geo, cp, env, la, lb, a, b, geo.link_rank[la], xa, xb, margin, mat)
         if rest != 0.0:
-            for c in range(first, ct.count[env]):
-                ct.separation[env, c] = ct.separation[env, c] - rest
+            for c in range(first, cp.count[env]):
+                cp.separation[env, c] = cp.separation[env, c] - rest
     if geo.pair_dynamic_count >= geo.pair_count:
-        ct.dynamic_count[env] = ct.count[env]
+        cp.dynamic_count[env] = cp.count[env]

@@ -1,5 +1,5 @@
 """What a body joint measures: frames C and D, T_CD, and per slot its value and the direction of its rate
-(ArtiSynth's joints chapter, sections 3.3.1-3.3.2; description/joints.py defines the modes).
+(ArtiSynth's joints chapter, sections 3.3.1-3.3.2; description/body_joints.py defines the modes).
 
 A joint has six slots. Slots 3..5 are the components of p (the origin of C in D's axes); their rates are the
 velocity of C's origin as a point of A relative to B's point there, along D's axes. Slots 0..2 are angular and
@@ -17,14 +17,16 @@ vector from D's origin to C's, B's point being p_D.
 
 import warp as wp
 
+from ..description import body_joints as bj
 from ..dynamics.integrate import quat_log
 
-MODE_ROTVEC = wp.constant(0)
-MODE_TWIST_X = wp.constant(1)
-MODE_TWIST_Z = wp.constant(3)
-MODE_EULER_ZY = wp.constant(4)
-MODE_EULER_ZYX = wp.constant(5)
-MODE_DISTANCE = wp.constant(6)
+# the description's measure modes (description/body_joints.py), as kernel constants
+MODE_ROTVEC = wp.constant(bj.MODE_ROTVEC)
+MODE_TWIST_X = wp.constant(bj.MODE_TWIST_X)
+MODE_TWIST_Z = wp.constant(bj.MODE_TWIST_Z)
+MODE_EULER_ZY = wp.constant(bj.MODE_EULER_ZY)
+MODE_EULER_ZYX = wp.constant(bj.MODE_EULER_ZYX)
+MODE_DISTANCE = wp.constant(bj.MODE_DISTANCE)
 _TWO_PI = wp.constant(6.283185307179586)
 
 vec6 = wp.types.vector(length=6, dtype=float)

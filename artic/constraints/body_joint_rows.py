@@ -28,21 +28,15 @@ import numpy as np
 import warp as wp
 
 from ..core.data import Kin
-from ..description import body_joints as jm
-from ..description.actors import RigidStatic
-from ..description.articulation import Link
-from ..enums import DriveType
-from ..core.model import Tree
-from ..core.structs import upload
+from ..core.model import DRIVE_NONE, Tree
 from .coupling_rows import add_jacobian_transpose
 from .drive import drive_coefficients, drive_impulse, vec5
 from .body_joint_frames import MODE_DISTANCE, body_pose, joint_slots, unwrap, vec6
-from .dof_rows import DRIVE_ACCELERATION, DRIVE_FORCE, DRIVE_NONE
 from .limit import limit_impulse
 
-LOOP_DRIVE = wp.constant(0)
-LOOP_LIMIT = wp.constant(1)  # a coordinate's range, or its lock
-LOOP_BILATERAL = wp.constant(2)
+BODY_ROW_DRIVE = wp.constant(0)
+BODY_ROW_RANGE = wp.constant(1)  # a coordinate's range, or its lock
+BODY_ROW_BILATERAL = wp.constant(2)
 ROW_OFF = wp.constant(0)
 ROW_ON = wp.constant(1)
 ROW_LOCKED = wp.constant(2)  # a range row holding its coordinate at the lock value
@@ -54,7 +48,7 @@ _MIN_DIRECTION = wp.constant(1.0e-9)
 
 
 @wp.struct
-class LoopTable:
+class BodyJointTable:
     """A block's joints (J joints, K coordinates, R rows), in solve order groups: joint_order[:dynamic_count] have
     two moving bodies, the rest a fixed one, sorted by their moving link's depth-first rank."""
 
@@ -93,7 +87,7 @@ class LoopTable:
 
 
 @wp.struct
-class LoopArrays:
+class BodyJointArrays:
     """Per-env joint state, controls, step rows and outputs of a block (E envs, N generalized dofs)."""
 
     coord: wp.array2d(dtype=float)  # (E, K) coordinates, angles unwrapped [rad or m]
@@ -123,21 +117,7 @@ class LoopArrays:
     row_wrench_b: wp.array2d(dtype=wp.spatial_vector)  # (E, R) unit wrench on B (torque about O, force)
 
 
-# -- host tables ---------------------------------------------------------------------------------------------------
-
-
-def _keeps_counting(mode: int, slot: int) -> bool:
-    """Twist and Euler angles (but the pitch, in [-pi/2, pi/2]) keep counting; rotation-vector components and
-    lengths do not."""
-    if slot >= 3 or mode in (jm.MODE_ROTVEC, jm.MODE_DISTANCE):
-        return False
-    return not (mode in (jm.MODE_EULER_ZY, jm.MODE_EULER_ZYX) and slot == 1)
-
-
-def _drive_code(drive) -> int:
-    if drive.drive_type == DriveType.NONE or (drive.stiffness == 0.0 and drive.damping == 0.0):
-        return int(DRIVE_NONE)
-    return int(DRIVE_ACCELERATION if drive.drive_type == DriveType.ACCELERATION else DRIVE_FORCE)
+# -- host tables (built by sim/builders/body_joints.py) ------------------------------------------------------------
 
 
 def row_layout(coordinate_count: int, bilateral_count: int):
@@ -147,120 +127,11 @@ def row_layout(coordinate_count: int, bilateral_count: int):
     return np.arange(m) * 2, np.arange(m) * 2 + 1, 2 * m + np.arange(bilateral_count)
 
 
-def loop_table_arrays(joints: list, link_index: dict, rank: np.ndarray, movable: np.ndarray,
-                      link_span: np.ndarray) -> dict:
-    """Host arrays of a block's LoopTable. link_index: id(Link) -> forest link; rank and movable per forest link;
-    link_span: (L, 2) first generalized index and count of each forest link's tree."""
-    h = {k: [] for k in LoopTable.vars if k not in ("joint_count", "dynamic_count", "coord_count", "row_count")}
-    dynamic, static = [], []
-    for j, joint in enumerate(joints):
-        ends = []
-        for body, frame in ((joint.body_a, joint.frame_ca), (joint.body_b, joint.frame_db)):
-            if isinstance(body, Link):
-                ends.append((link_index[id(body)], frame))
-            elif isinstance(body, RigidStatic):
-                ends.append((-1, body.pose * frame))
-            else:
-                ends.append((-1, frame))
-        (la, fa), (lb, fb) = ends
-        h["joint_mode"].append(joint._mode)
-        h["joint_link_a"].append(la)
-        h["joint_link_b"].append(lb)
-        h["joint_frame_a"].append(fa.as_array())
-        h["joint_frame_b"].append(fb.as_array())
-        span_a = tuple(link_span[la]) if la >= 0 else (0, 0)
-        span_b = tuple(link_span[lb]) if lb >= 0 and (la < 0 or link_span[lb][0] != span_a[0]) else (0, 0)
-        h["joint_span"].append(span_a + span_b)
-        moving = [lk for lk in (la, lb) if lk >= 0 and movable[lk]]
-        if len(moving) == 2:
-            dynamic.append(j)
-            h["joint_rank"].append(-1)
-        else:
-            static.append(j)
-            h["joint_rank"].append(int(rank[moving[0]]) if moving else -1)
-        h["joint_coord_start"].append(len(h["coord_slot"]))
-        h["joint_coord_count"].append(joint.num_coordinates)
-        h["joint_row_start"].append(len(h["row_kind"]))
-        erp, cfm = joint._erp, joint._cfm
-        nb = joint.bilateral_count
-        for k, (_name, slot) in enumerate(joint._coordinates):
-            coord = len(h["coord_slot"])
-            drive = joint._drive[k]
-            h["coord_slot"].append(slot)
-            h["coord_wrap"].append(int(_keeps_counting(joint._mode, slot)))
-            h["coord_drive"].append(_drive_code(drive))
-            h["coord_stiffness"].append(drive.stiffness)
-            h["coord_damping"].append(drive.damping)
-            h["coord_max_force"].append(min(drive.max_force, float(np.finfo(np.float32).max) / 1e3))
-            for kind in (LOOP_DRIVE, LOOP_LIMIT):
-                c = nb + k
-                h["row_kind"].append(int(kind))
-                h["row_slot"].append(slot)
-                h["row_coord"].append(coord)
-                h["row_compliance"].append(joint._compliance[c])
-                h["row_damping"].append(joint._damping[c])
-                h["row_erp"].append(erp[c])
-                h["row_cfm"].append(cfm[c])
-        for c, slot in enumerate(joint._constrained_slots()):
-            h["row_kind"].append(int(LOOP_BILATERAL))
-            h["row_slot"].append(slot)
-            h["row_coord"].append(-1)
-            h["row_compliance"].append(joint._compliance[c])
-            h["row_damping"].append(joint._damping[c])
-            h["row_erp"].append(erp[c])
-            h["row_cfm"].append(cfm[c])
-        h["joint_row_count"].append(len(h["row_kind"]) - h["joint_row_start"][-1])
-    static.sort(key=lambda j: h["joint_rank"][j])
-    h["joint_order"] = dynamic + static
-    h["joint_count"] = len(joints)
-    h["dynamic_count"] = len(dynamic)
-    h["coord_count"] = len(h["coord_slot"])
-    h["row_count"] = len(h["row_kind"])
-    return h
-
-
-def build_loop_table(joints, link_index, rank, movable, link_span, device) -> LoopTable:
-    h = loop_table_arrays(joints, link_index, rank, movable, link_span)
-    for k in ("joint_frame_a", "joint_frame_b"):
-        h[k] = np.array(h[k], np.float32).reshape(-1, 7)
-    return upload(LoopTable, h, device)
-
-
-def build_loop_arrays(num_envs: int, joint_count: int, coord_count: int, row_count: int, n_gen: int,
-                      device) -> LoopArrays:
-    e = num_envs
-    a = LoopArrays()
-
-    def z(shape, dtype=float):
-        return wp.zeros(shape, dtype=dtype, device=device)
-
-    for name in ("coord", "target_position", "target_velocity", "lock_value"):
-        setattr(a, name, z((e, coord_count)))
-    a.range_low = wp.full((e, coord_count), -np.inf, dtype=float, device=device)
-    a.range_high = wp.full((e, coord_count), np.inf, dtype=float, device=device)
-    a.locked = z((e, coord_count), int)
-    a.enabled = wp.full((e, joint_count), 1, dtype=int, device=device)
-    for name in ("tcd", "frame_c", "frame_d"):
-        setattr(a, name, wp.full((e, joint_count), wp.transform_identity(), dtype=wp.transform, device=device))
-    a.wrench_a = z((e, joint_count), wp.spatial_vector)
-    a.wrench_b = z((e, joint_count), wp.spatial_vector)
-    a.wrench_c = z((e, 3 * joint_count), wp.spatial_vector)
-    a.row_g = z((e, row_count, n_gen))
-    a.row_minv_g = z((e, row_count, n_gen))
-    for name in ("row_r", "row_value", "row_dq", "row_lambda", "row_lambda2"):
-        setattr(a, name, z((e, row_count)))
-    a.row_active = z((e, row_count), int)
-    a.row_coef = z((e, row_count), vec5)
-    a.row_wrench_a = z((e, row_count), wp.spatial_vector)
-    a.row_wrench_b = z((e, row_count), wp.spatial_vector)
-    return a
-
-
 # -- per-env kinematics ---------------------------------------------------------------------------------------------
 
 
 @wp.func
-def joint_kinematics(jt: LoopTable, link_pose: wp.array2d(dtype=wp.transform), env: int, j: int):
+def joint_kinematics(jt: BodyJointTable, link_pose: wp.array2d(dtype=wp.transform), env: int, j: int):
     """(T_CW, T_DW, T_CD, slot values, angular directions) of joint j; a distance joint's slot 3 holds the
     distance."""
     xc = body_pose(link_pose, env, jt.joint_link_a[j]) * jt.joint_frame_a[j]
@@ -273,7 +144,7 @@ def joint_kinematics(jt: LoopTable, link_pose: wp.array2d(dtype=wp.transform), e
 
 
 @wp.func
-def joint_coordinates(jt: LoopTable, ja: LoopArrays, env: int, j: int, values: vec6, store: int):
+def joint_coordinates(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int, values: vec6, store: int):
     """Unwrap the joint's angular coordinates against the stored ones (store != 0: keep the result); returns the
     values with the coordinates in their slots."""
     out = values
@@ -290,7 +161,7 @@ def joint_coordinates(jt: LoopTable, ja: LoopArrays, env: int, j: int, values: v
 
 
 @wp.func
-def slot_wrenches(jt: LoopTable, j: int, slot: int, xc: wp.transform, xd: wp.transform, dirs: wp.mat33,
+def slot_wrenches(jt: BodyJointTable, j: int, slot: int, xc: wp.transform, xd: wp.transform, dirs: wp.mat33,
                   o: wp.vec3):
     """Unit wrenches (torque about O, force) on A and on B whose generalized impulses make slot's row."""
     if slot < 3:
@@ -315,7 +186,7 @@ def slot_wrenches(jt: LoopTable, j: int, slot: int, xc: wp.transform, xd: wp.tra
 
 
 @wp.func
-def joint_row_direction(tree: Tree, jt: LoopTable, kin: Kin, g: wp.array3d(dtype=float), env: int, row: int,
+def joint_row_direction(tree: Tree, jt: BodyJointTable, kin: Kin, g: wp.array3d(dtype=float), env: int, row: int,
                         j: int, wa: wp.spatial_vector, wb: wp.spatial_vector):
     """g[env, row] = J_A^T wa - J_B^T wb (zero outside the joint's span, which is all the solver reads)."""
     span = jt.joint_span[j]
@@ -383,7 +254,7 @@ def _span_add(v: wp.array2d(dtype=float), d: wp.array3d(dtype=float), env: int, 
 
 
 @wp.func
-def soft_coefficients(jt: LoopTable, r: int, h: float, dt: float):
+def soft_coefficients(jt: BodyJointTable, r: int, h: float, dt: float):
     """(beta, gamma, erp): a compliant row's implicit-spring coefficients at solver step h (gamma < 0 marks a hard
     row; erp < 0 then means the solver's default bias)."""
     erp = jt.row_erp[r]
@@ -406,7 +277,7 @@ def soft_coefficients(jt: LoopTable, r: int, h: float, dt: float):
 
 
 @wp.func
-def setup_loops(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, link_pose: wp.array2d(dtype=wp.transform),
+def setup_body_joints(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, link_pose: wp.array2d(dtype=wp.transform),
                 minv: wp.array3d(dtype=float), env: int, n_gen: int, h: float, dt: float, tgs: int):
     """Directions, responses, position values and coefficients of every joint row at the start of the step;
     accumulators zeroed. Coordinates are unwrapped against the last stored ones and stored."""
@@ -422,10 +293,10 @@ def setup_loops(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, link_pose: 
             active = ROW_ON
             if ja.enabled[env, j] == 0:
                 active = ROW_OFF
-            elif kind == LOOP_DRIVE:
+            elif kind == BODY_ROW_DRIVE:
                 if jt.coord_drive[k] == DRIVE_NONE:
                     active = ROW_OFF
-            elif kind == LOOP_LIMIT:
+            elif kind == BODY_ROW_RANGE:
                 if ja.locked[env, k] != 0:
                     active = ROW_LOCKED
                     value = value - ja.lock_value[env, k]
@@ -441,7 +312,7 @@ def setup_loops(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, link_pose: 
                 if resp < _MIN_RESPONSE or _span_norm2(ja.row_g, env, r, jt.joint_span[j]) < _MIN_DIRECTION:
                     active = ROW_OFF
             coef = soft_coefficients(jt, r, h, dt)
-            if active != ROW_OFF and kind == LOOP_DRIVE:
+            if active != ROW_OFF and kind == BODY_ROW_DRIVE:
                 coef = drive_coefficients(jt.coord_drive[k], jt.coord_stiffness[k], jt.coord_damping[k],
                                           ja.target_velocity[env, k], ja.target_position[env, k] - value, resp,
                                           1.0 / resp, h, dt, tgs)
@@ -466,7 +337,7 @@ def _soft_delta(phi: float, vel: float, acc: float, resp: float, coef: vec5, pos
 
 
 @wp.func
-def solve_loop_joint(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float), env: int, j: int, n_gen: int,
+def solve_body_joint(jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtype=float), env: int, j: int, n_gen: int,
                      h: float, dt: float, erp: float, t_elapsed: float, position_iteration: int, tgs: int):
     """One Gauss-Seidel visit of joint j's rows. erp: the solver's bias for hard rows."""
     span = jt.joint_span[j]
@@ -481,13 +352,13 @@ def solve_loop_joint(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float), 
         coef = ja.row_coef[env, r]
         dq = ja.row_dq[env, r]
         delta = float(0.0)
-        if kind == LOOP_DRIVE:
+        if kind == BODY_ROW_DRIVE:
             if tgs == 0 or position_iteration != 0:  # TGS velocity iterations freeze drives
                 k = jt.row_coord[r]
                 new = drive_impulse(coef, acc, vel, dq, t_elapsed, jt.coord_max_force[k] * dt)
                 delta = new - acc
                 ja.row_lambda[env, r] = new
-        elif kind == LOOP_LIMIT and active == ROW_ON:
+        elif kind == BODY_ROW_RANGE and active == ROW_ON:
             k = jt.row_coord[r]
             c = ja.row_value[env, r]
             if coef[1] < 0.0:
@@ -523,15 +394,15 @@ def solve_loop_joint(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float), 
 
 
 @wp.func
-def solve_dynamic_loops(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float,
+def solve_dynamic_body_joints(jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float,
                         dt: float, erp: float, t_elapsed: float, position_iteration: int, tgs: int):
     """The joints between two moving bodies (PhysX's link dynamic constraints), in creation order."""
     for i in range(jt.dynamic_count):
-        solve_loop_joint(jt, ja, v, env, jt.joint_order[i], n_gen, h, dt, erp, t_elapsed, position_iteration, tgs)
+        solve_body_joint(jt, ja, v, env, jt.joint_order[i], n_gen, h, dt, erp, t_elapsed, position_iteration, tgs)
 
 
 @wp.func
-def advance_loops(jt: LoopTable, ja: LoopArrays, v: wp.array2d(dtype=float), env: int, h: float):
+def advance_body_joints(jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtype=float), env: int, h: float):
     """TGS: each active row's value after a substep of length h (first order)."""
     for j in range(jt.joint_count):
         span = jt.joint_span[j]
@@ -554,7 +425,7 @@ def _in_frame(w: wp.spatial_vector, rot: wp.quat):
 
 
 @wp.func
-def finish_loop_forces(jt: LoopTable, ja: LoopArrays, kin: Kin, link_pose: wp.array2d(dtype=wp.transform),
+def finish_body_joint_forces(jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, link_pose: wp.array2d(dtype=wp.transform),
                        env: int, dt: float):
     """Wrenches of the step's accumulated impulses (start-of-step geometry): on A and B about their COMs (world),
     and per kind (bilateral, unilateral, drive) in frame C about its origin."""
@@ -574,9 +445,9 @@ def finish_loop_forces(jt: LoopTable, ja: LoopArrays, kin: Kin, link_pose: wp.ar
             w = f * ja.row_wrench_a[env, r]
             on_a += w
             on_b -= f * ja.row_wrench_b[env, r]
-            if jt.row_kind[r] == LOOP_DRIVE:
+            if jt.row_kind[r] == BODY_ROW_DRIVE:
                 drive += w
-            elif jt.row_kind[r] == LOOP_LIMIT and active == ROW_ON:
+            elif jt.row_kind[r] == BODY_ROW_RANGE and active == ROW_ON:
                 unilateral += w
             else:
                 bilateral += w
@@ -596,7 +467,7 @@ def finish_loop_forces(jt: LoopTable, ja: LoopArrays, kin: Kin, link_pose: wp.ar
 
 
 @wp.func
-def update_loop_coordinates(jt: LoopTable, ja: LoopArrays, link_pose: wp.array2d(dtype=wp.transform), env: int):
+def update_body_joint_coordinates(jt: BodyJointTable, ja: BodyJointArrays, link_pose: wp.array2d(dtype=wp.transform), env: int):
     """Coordinates (unwrapped against the stored ones), T_CD and the world frames C and D of the current poses."""
     for j in range(jt.joint_count):
         xc, xd, tcd, raw, dirs = joint_kinematics(jt, link_pose, env, j)

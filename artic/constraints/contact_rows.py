@@ -22,16 +22,46 @@ drifted apart or left the contact plane), and in position iterations the rows al
 Each anchor's impulse is bounded by mu_s/k times the patch's normal impulse (k anchors; PhysX's improved patch
 friction); beyond it the anchor slides with mu_d/k and the patch is marked broken, which renews its anchors at the
 next step. The rows of a patch are solved together (_solve_patch).
-TGS tracks each contact's separation and each anchor's drift over the substeps (s += v_n rho).
+TGS tracks each contact's separation (`gap`, from the detected one) and each anchor's drift over the substeps
+(s += v_n rho).
 """
 
 import warp as wp
 
-from ..collision.geometry import Contacts
+from ..collision.contacts import ContactPoints
 from ..core.data import Kin
 from ..math.dense import add_row, row_dot, solve_row
 from ..core.model import Tree
 from .coupling_rows import add_jacobian_transpose
+
+
+@wp.struct
+class ContactRows:
+    """The solver's side of a block's contacts (E envs, C slots, N generalized dofs): three rows per contact point
+    of `ContactPoints` (same slots), their results, and the friction anchors kept from step to step."""
+
+    gap: wp.array2d(dtype=float)  # (E, C) the normal row's separation [m]: detected, then tracked over TGS substeps
+    tangent: wp.array2d(dtype=wp.vec3)  # (E, C) first friction direction (the second is normal x tangent)
+    bounce: wp.array2d(dtype=float)  # (E, C) restitution target normal velocity (0 when not bouncing) [m/s]
+    g: wp.array3d(dtype=float)  # (E, 3C, N) generalized directions of the normal and two friction rows
+    minv_g: wp.array3d(dtype=float)  # (E, 3C, N) M^-1 g
+    response: wp.array2d(dtype=float)  # (E, 3C) g^T M^-1 g
+    delassus: wp.array3d(dtype=float)  # (E, 3C, 12) row r's entries g_r^T M^-1 g_s against the rows s of its patch
+    impulse: wp.array2d(dtype=float)  # (E, 3C) accumulated impulses [N s]
+    force: wp.array2d(dtype=wp.vec3)  # (E, C) reported force on link a at the point, world [N]
+    # patch friction (PhysX's model, docs/design.md): the friction rows of slot c act at an anchor when
+    # anchor[c] != 0 (the first one or two slots of a patch); anchors persist across steps while the patch sticks
+    anchor: wp.array2d(dtype=int)  # (E, C) 1 if slot c's friction rows act at an anchor
+    anchor_a: wp.array2d(dtype=wp.vec3)  # (E, C) anchor in link a's actor frame [m]
+    anchor_b: wp.array2d(dtype=wp.vec3)  # (E, C) anchor in link b's actor frame (world for a static shape) [m]
+    anchor_error: wp.array2d(dtype=wp.vec2)  # (E, C) anchor drift (a minus b) along the two friction directions [m]
+    broken: wp.array2d(dtype=int)  # (E, C) 1 if the patch's friction hit its static bound in the last solve
+    prev_count: wp.array(dtype=int)  # (E,) contacts of the previous step, for matching patches
+    prev_shape_a: wp.array2d(dtype=int)  # (E, C)
+    prev_shape_b: wp.array2d(dtype=int)  # (E, C)
+    prev_anchor: wp.array2d(dtype=int)  # (E, C) anchor kept (it did not slip)
+    prev_anchor_a: wp.array2d(dtype=wp.vec3)  # (E, C)
+    prev_anchor_b: wp.array2d(dtype=wp.vec3)  # (E, C)
 
 
 @wp.func
@@ -55,7 +85,7 @@ def _point_velocity(link_v: wp.array2d(dtype=wp.spatial_vector), env: int, link:
 
 
 @wp.func
-def _set_row(tree: Tree, kin: Kin, ct: Contacts, minv: wp.array3d(dtype=float), env: int, row: int, n_gen: int,
+def _set_row(tree: Tree, kin: Kin, ct: ContactRows, minv: wp.array3d(dtype=float), env: int, row: int, n_gen: int,
              la: int, pa: wp.vec3, lb: int, pb: wp.vec3, u: wp.vec3):
     """Row `row` = the relative velocity along u of a's point pa and b's point pb (both relative to O)."""
     for i in range(n_gen):
@@ -68,7 +98,7 @@ def _set_row(tree: Tree, kin: Kin, ct: Contacts, minv: wp.array3d(dtype=float), 
 
 
 @wp.func
-def _clear_row(ct: Contacts, env: int, row: int, n_gen: int):
+def _clear_row(ct: ContactRows, env: int, row: int, n_gen: int):
     for i in range(n_gen):
         ct.g[env, row, i] = 0.0
         ct.minv_g[env, row, i] = 0.0
@@ -77,11 +107,11 @@ def _clear_row(ct: Contacts, env: int, row: int, n_gen: int):
 
 
 @wp.func
-def patch_end(ct: Contacts, env: int, c: int, c1: int):
+def patch_end(cp: ContactPoints, env: int, c: int, c1: int):
     """One past the last contact of the patch starting at c (consecutive contacts of one shape pair, <= 4)."""
     e = c + 1
-    while e < c1 and e - c < 4 and ct.shape_a[env, e] == ct.shape_a[env, c] \
-            and ct.shape_b[env, e] == ct.shape_b[env, c]:
+    while e < c1 and e - c < 4 and cp.shape_a[env, e] == cp.shape_a[env, c] \
+            and cp.shape_b[env, e] == cp.shape_b[env, c]:
         e += 1
     return e
 
@@ -94,15 +124,15 @@ def _link_frame(link_pose: wp.array2d(dtype=wp.transform), env: int, link: int):
 
 
 @wp.func
-def _kept_anchors(ct: Contacts, link_pose: wp.array2d(dtype=wp.transform), env: int, c0: int, c1: int,
+def _kept_anchors(cp: ContactPoints, ct: ContactRows, link_pose: wp.array2d(dtype=wp.transform), env: int, c0: int, c1: int,
                   corr: float):
     """Copy the previous step's anchors of this shape pair into slots c0.. if they are still on the contact
     plane and have not drifted apart; returns how many were kept."""
-    sa = ct.shape_a[env, c0]
-    sb = ct.shape_b[env, c0]
-    xa = _link_frame(link_pose, env, ct.link_a[env, c0])
-    xb = _link_frame(link_pose, env, ct.link_b[env, c0])
-    n = ct.normal[env, c0]
+    sa = cp.shape_a[env, c0]
+    sb = cp.shape_b[env, c0]
+    xa = _link_frame(link_pose, env, cp.link_a[env, c0])
+    xb = _link_frame(link_pose, env, cp.link_b[env, c0])
+    n = cp.normal[env, c0]
     kept = int(0)
     candidates = int(0)
     for j in range(ct.prev_count[env]):
@@ -111,7 +141,7 @@ def _kept_anchors(ct: Contacts, link_pose: wp.array2d(dtype=wp.transform), env: 
             candidates += 1
             pa = wp.transform_point(xa, ct.prev_anchor_a[env, j])
             pb = wp.transform_point(xb, ct.prev_anchor_b[env, j])
-            if wp.length(pa - pb) < corr and wp.abs(wp.dot(pa - ct.point[env, c0], n)) < corr:
+            if wp.length(pa - pb) < corr and wp.abs(wp.dot(pa - cp.point[env, c0], n)) < corr:
                 ct.anchor_a[env, c0 + kept] = ct.prev_anchor_a[env, j]
                 ct.anchor_b[env, c0 + kept] = ct.prev_anchor_b[env, j]
                 kept += 1
@@ -121,20 +151,20 @@ def _kept_anchors(ct: Contacts, link_pose: wp.array2d(dtype=wp.transform), env: 
 
 
 @wp.func
-def _new_anchors(ct: Contacts, link_pose: wp.array2d(dtype=wp.transform), env: int, c0: int, c1: int,
+def _new_anchors(cp: ContactPoints, ct: ContactRows, link_pose: wp.array2d(dtype=wp.transform), env: int, c0: int, c1: int,
                  corr: float):
     """Anchors of a new patch: its first contact and, if farther than `corr`, its farthest one; a patch whose
     contacts all lie within `corr` gets one anchor at their centroid (one anchor cannot resist a twist about the
     normal, and at a corner the tangential load's moment about it would spin the body)."""
-    xa_inv = wp.transform_inverse(_link_frame(link_pose, env, ct.link_a[env, c0]))
-    xb_inv = wp.transform_inverse(_link_frame(link_pose, env, ct.link_b[env, c0]))
-    p0 = ct.point[env, c0]
+    xa_inv = wp.transform_inverse(_link_frame(link_pose, env, cp.link_a[env, c0]))
+    xb_inv = wp.transform_inverse(_link_frame(link_pose, env, cp.link_b[env, c0]))
+    p0 = cp.point[env, c0]
     far = int(-1)
     best = corr
     centroid = p0
     for c in range(c0 + 1, c1):
-        centroid += ct.point[env, c]
-        d = wp.length(ct.point[env, c] - p0)
+        centroid += cp.point[env, c]
+        d = wp.length(cp.point[env, c] - p0)
         if d > best:
             best = d
             far = c
@@ -145,13 +175,13 @@ def _new_anchors(ct: Contacts, link_pose: wp.array2d(dtype=wp.transform), env: i
         return 1
     ct.anchor_a[env, c0] = wp.transform_point(xa_inv, p0)
     ct.anchor_b[env, c0] = wp.transform_point(xb_inv, p0)
-    ct.anchor_a[env, c0 + 1] = wp.transform_point(xa_inv, ct.point[env, far])
-    ct.anchor_b[env, c0 + 1] = wp.transform_point(xb_inv, ct.point[env, far])
+    ct.anchor_a[env, c0 + 1] = wp.transform_point(xa_inv, cp.point[env, far])
+    ct.anchor_b[env, c0 + 1] = wp.transform_point(xb_inv, cp.point[env, far])
     return 2
 
 
 @wp.func
-def setup_contacts(tree: Tree, kin: Kin, ct: Contacts, link_pose: wp.array2d(dtype=wp.transform),
+def setup_contacts(tree: Tree, kin: Kin, cp: ContactPoints, ct: ContactRows, link_pose: wp.array2d(dtype=wp.transform),
                    link_v: wp.array2d(dtype=wp.spatial_vector), minv: wp.array3d(dtype=float),
                    v: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, bounce_threshold: float,
                    corr: float):
@@ -159,35 +189,36 @@ def setup_contacts(tree: Tree, kin: Kin, ct: Contacts, link_pose: wp.array2d(dty
     restitution targets, anchor drifts; zero impulses. link_v: link spatial velocities (about O) at the start of
     the step, for the slip direction; corr: the friction correlation distance [m]."""
     o = kin.origin[env]
-    count = ct.count[env]
+    count = cp.count[env]
     for c in range(count):
-        _set_row(tree, kin, ct, minv, env, 3 * c, n_gen, ct.link_a[env, c], ct.point[env, c] - o,
-                 ct.link_b[env, c], ct.point[env, c] - o, ct.normal[env, c])
+        _set_row(tree, kin, ct, minv, env, 3 * c, n_gen, cp.link_a[env, c], cp.point[env, c] - o,
+                 cp.link_b[env, c], cp.point[env, c] - o, cp.normal[env, c])
         _clear_row(ct, env, 3 * c + 1, n_gen)
         _clear_row(ct, env, 3 * c + 2, n_gen)
         ct.anchor[env, c] = 0
         ct.broken[env, c] = 0
         ct.anchor_error[env, c] = wp.vec2(0.0)
-        ct.tangent[env, c] = _tangent(ct.normal[env, c], wp.vec3(0.0))
+        ct.tangent[env, c] = _tangent(cp.normal[env, c], wp.vec3(0.0))
+        ct.gap[env, c] = cp.separation[env, c]
         vn = row_dot(ct.g, v, env, 3 * c, n_gen)
-        e = ct.material[env, c][2]
+        e = cp.material[env, c][2]
         bounce = float(0.0)
-        if e > 0.0 and -vn > bounce_threshold and -vn * dt > ct.separation[env, c]:
+        if e > 0.0 and -vn > bounce_threshold and -vn * dt > cp.separation[env, c]:
             bounce = -e * vn
         ct.bounce[env, c] = bounce
     c0 = int(0)
     while c0 < count:
-        c1 = patch_end(ct, env, c0, count)
-        mat = ct.material[env, c0]
+        c1 = patch_end(cp, env, c0, count)
+        mat = cp.material[env, c0]
         if mat[0] > 0.0 or mat[1] > 0.0:
-            anchors = _kept_anchors(ct, link_pose, env, c0, c1, corr)
+            anchors = _kept_anchors(cp, ct, link_pose, env, c0, c1, corr)
             if anchors == 0:
-                anchors = _new_anchors(ct, link_pose, env, c0, c1, corr)
-            la = ct.link_a[env, c0]
-            lb = ct.link_b[env, c0]
+                anchors = _new_anchors(cp, ct, link_pose, env, c0, c1, corr)
+            la = cp.link_a[env, c0]
+            lb = cp.link_b[env, c0]
             xa = _link_frame(link_pose, env, la)
             xb = _link_frame(link_pose, env, lb)
-            n = ct.normal[env, c0]
+            n = cp.normal[env, c0]
             for s in range(c0, c0 + anchors):
                 pa = wp.transform_point(xa, ct.anchor_a[env, s]) - o
                 pb = wp.transform_point(xb, ct.anchor_b[env, s]) - o
@@ -203,7 +234,7 @@ def setup_contacts(tree: Tree, kin: Kin, ct: Contacts, link_pose: wp.array2d(dty
 
 
 @wp.func
-def _patch_delassus(ct: Contacts, env: int, c0: int, c1: int, n_gen: int):
+def _patch_delassus(ct: ContactRows, env: int, c0: int, c1: int, n_gen: int):
     """The patch's Delassus matrix A = G M^-1 G^T, once per step (the rows do not change within it): the patch
     solve reads it every visit. Rows that carry no friction (no anchor) stay zero."""
     m = 3 * (c1 - c0)
@@ -232,8 +263,8 @@ _mat_patch = wp.types.matrix(shape=(PATCH_ROWS, PATCH_ROWS), dtype=float)
 
 
 @wp.func
-def normal_target(ct: Contacts, env: int, c: int, h: float, erp: float, position_iteration: int):
-    sep = ct.separation[env, c]
+def normal_target(ct: ContactRows, env: int, c: int, h: float, erp: float, position_iteration: int):
+    sep = ct.gap[env, c]
     target = -wp.max(sep, 0.0) / h
     if position_iteration != 0 and sep < 0.0:
         target = -erp * sep / h
@@ -243,7 +274,7 @@ def normal_target(ct: Contacts, env: int, c: int, h: float, erp: float, position
 
 
 @wp.func
-def _solve_patch(ct: Contacts, v: wp.array2d(dtype=float), env: int, c0: int, c1: int, n_gen: int, h: float,
+def _solve_patch(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, c0: int, c1: int, n_gen: int, h: float,
                  erp: float, position_iteration: int):
     """The rows of one patch (<= 4 contacts of a shape pair) solved together: projected Gauss-Seidel sweeps on the
     patch's Delassus matrix A = G M^-1 G^T (normals, then friction with the Coulomb disc), then one velocity update.
@@ -275,7 +306,7 @@ def _solve_patch(ct: Contacts, v: wp.array2d(dtype=float), env: int, c0: int, c1
         for c in range(c1 - c0):
             total += lam[3 * c]
             anchors += float(ct.anchor[env, c0 + c])
-        mat = ct.material[env, c0]
+        mat = cp.material[env, c0]
         broken = int(0)
         for c in range(c1 - c0):
             i = 3 * c
@@ -318,45 +349,45 @@ def _solve_patch(ct: Contacts, v: wp.array2d(dtype=float), env: int, c0: int, c1
 
 
 @wp.func
-def solve_contacts(ct: Contacts, v: wp.array2d(dtype=float), env: int, c0: int, c1: int, n_gen: int, h: float,
+def solve_contacts(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, c0: int, c1: int, n_gen: int, h: float,
                    erp: float, position_iteration: int):
     """One Gauss-Seidel visit of contacts [c0, c1), patch by patch (consecutive contacts of one shape pair)."""
     c = c0
     while c < c1:
-        e = patch_end(ct, env, c, c1)
-        _solve_patch(ct, v, env, c, e, n_gen, h, erp, position_iteration)
+        e = patch_end(cp, env, c, c1)
+        _solve_patch(cp, ct, v, env, c, e, n_gen, h, erp, position_iteration)
         c = e
 
 
 @wp.func
-def advance_contacts(ct: Contacts, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float):
+def advance_contacts(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float):
     """TGS: each contact's separation and each anchor's drift after a substep of length h."""
-    for c in range(ct.count[env]):
-        ct.separation[env, c] = ct.separation[env, c] + row_dot(ct.g, v, env, 3 * c, n_gen) * h
+    for c in range(cp.count[env]):
+        ct.gap[env, c] = ct.gap[env, c] + row_dot(ct.g, v, env, 3 * c, n_gen) * h
         if ct.anchor[env, c] != 0:
             ct.anchor_error[env, c] = ct.anchor_error[env, c] + wp.vec2(
                 row_dot(ct.g, v, env, 3 * c + 1, n_gen), row_dot(ct.g, v, env, 3 * c + 2, n_gen)) * h
 
 
 @wp.func
-def finish_contacts(ct: Contacts, env: int, dt: float):
+def finish_contacts(cp: ContactPoints, ct: ContactRows, env: int, dt: float):
     """Force on link a at each contact point over the step (the accumulated impulses / dt, world; a patch's
     friction is reported at the contacts that hold its anchors), and the anchors kept for the next step."""
-    count = ct.count[env]
+    count = cp.count[env]
     c0 = int(0)
     while c0 < count:
-        c1 = patch_end(ct, env, c0, count)
+        c1 = patch_end(cp, env, c0, count)
         kept = 1 - ct.broken[env, c0]  # the patch's first slot holds its flag
         for c in range(c0, c1):
-            ct.prev_shape_a[env, c] = ct.shape_a[env, c]
-            ct.prev_shape_b[env, c] = ct.shape_b[env, c]
+            ct.prev_shape_a[env, c] = cp.shape_a[env, c]
+            ct.prev_shape_b[env, c] = cp.shape_b[env, c]
             ct.prev_anchor_a[env, c] = ct.anchor_a[env, c]
             ct.prev_anchor_b[env, c] = ct.anchor_b[env, c]
             ct.prev_anchor[env, c] = ct.anchor[env, c] * kept
         c0 = c1
     ct.prev_count[env] = count
     for c in range(count):
-        n = ct.normal[env, c]
+        n = cp.normal[env, c]
         t1 = ct.tangent[env, c]
         row = 3 * c
         f = (n * ct.impulse[env, row] + t1 * ct.impulse[env, row + 1]

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import warp as wp
 
-from ..description.articulation import Articulation
 from ..core.data import Kin
 from ..math.dense import solve_row
 from ..math.spatial import root_column
 from ..core.model import Tree
-from ..core.structs import upload
 
 COUPLING_SPATIAL = wp.constant(0)
 COUPLING_FIXED = wp.constant(1)
@@ -73,111 +71,6 @@ class CouplingRows:
     leaf_rest_length: wp.array(dtype=float)
     leaf_limit_low: wp.array(dtype=float)
     leaf_limit_high: wp.array(dtype=float)
-
-
-def _dof_index(art, joint, axis) -> int:
-    topo = art._topology()
-    i = topo.link_index[joint.child_link]
-    return topo.dof_start[i] + topo.dof_axes[i].index(axis)
-
-
-def _tree_coupling_arrays(art: Articulation) -> dict:
-    topo = art._topology()
-    li = topo.link_index
-    h = {k: [] for k in CouplingRows.vars}
-    rows = []
-    for t_idx, t in enumerate(art.get_spatial_tendons()):
-        for k in ("st_stiffness", "st_damping", "st_limit_stiffness", "st_offset"):
-            h[k].append(getattr(t, k[3:]))
-        base = len(h["att_link"])
-        index = {id(a): base + n for n, a in enumerate(t.attachments)}
-        for a in t.attachments:
-            h["att_link"].append(li[a.link])
-            h["att_parent"].append(index[id(a.parent)] if a.parent is not None else -1)
-            h["att_offset"].append(a.relative_offset)
-            h["att_coef"].append(a.coefficient)
-        root = t.attachments[0]
-        for a in t.attachments[1:]:
-            if a.is_leaf:
-                rows.append((int(COUPLING_SPATIAL), len(h["leaf_att"])))
-                h["leaf_att"].append(index[id(a)])
-                h["leaf_tendon"].append(t_idx)
-                h["leaf_root_att"].append(index[id(root)])
-                h["leaf_root_child_att"].append(index[id(root.children[0])])
-                h["leaf_rest_length"].append(a.get_rest_length())
-                low, high = a.get_limit_parameters()
-                h["leaf_limit_low"].append(low)
-                h["leaf_limit_high"].append(high)
-    for t_idx, t in enumerate(art.get_fixed_tendons()):
-        for k in ("ft_stiffness", "ft_damping", "ft_limit_stiffness", "ft_offset", "ft_rest_length"):
-            h[k].append(getattr(t, k[3:]))
-        low, high = t.get_limit_parameters()
-        h["ft_limit_low"].append(low)
-        h["ft_limit_high"].append(high)
-        root = t.tendon_joints[0]
-        h["ft_root_link"].append(li[root.link])
-        first = root.children[0]
-        h["ft_root_dof"].append(_dof_index(art, first.link.inbound_joint, first.axis))
-        h["ft_root_dof_link"].append(li[first.link])
-        h["ft_joint_start"].append(len(h["ftj_dof"]))
-        h["ft_joint_count"].append(len(t.tendon_joints) - 1)
-        for tj in t.tendon_joints[1:]:
-            rows.append((int(COUPLING_FIXED), len(h["ftj_dof"])))
-            h["ftj_tendon"].append(t_idx)
-            h["ftj_dof"].append(_dof_index(art, tj.link.inbound_joint, tj.axis))
-            h["ftj_link"].append(li[tj.link])
-            h["ftj_coef"].append(tj.coefficient)
-            h["ftj_recip"].append(tj.recip_coefficient)
-    for m_idx, m in enumerate(art.get_mimic_joints()):
-        rows.append((int(COUPLING_MIMIC), m_idx))
-        h["mimic_term_start"].append(len(h["term_dof"]))
-        h["mimic_term_count"].append(len(m.terms))
-        h["mimic_offset"].append(m.offset)
-        h["mimic_natural_frequency"].append(m.natural_frequency)
-        h["mimic_damping_ratio"].append(m.damping_ratio)
-        for joint, axis, g in m.terms:
-            h["term_dof"].append(_dof_index(art, joint, axis))
-            h["term_coef"].append(g)
-    h["row_kind"] = [r[0] for r in rows]
-    h["row_item"] = [r[1] for r in rows]
-    h["row_count"] = len(rows)
-    return h
-
-
-# index fields of the tables and the count each one indexes into ("link", "dof", or the table they point at)
-_SHIFTS = {
-    "mimic_term_start": "term_dof", "term_dof": "dof", "ft_joint_start": "ftj_dof", "ft_root_link": "link",
-    "ft_root_dof": "dof", "ft_root_dof_link": "link", "ftj_tendon": "ft_stiffness", "ftj_dof": "dof",
-    "ftj_link": "link", "att_link": "link", "att_parent": "att_link", "leaf_att": "att_link",
-    "leaf_tendon": "st_stiffness", "leaf_root_att": "att_link", "leaf_root_child_att": "att_link",
-}
-_ROW_TABLE = {int(COUPLING_SPATIAL): "leaf_att", int(COUPLING_FIXED): "ftj_dof", int(COUPLING_MIMIC): "mimic_offset"}
-
-
-def coupling_arrays(arts: list[Articulation]) -> dict:
-    """The coupling rows of a forest: each articulation's rows in turn, their table indices shifted."""
-    h = {k: [] for k in CouplingRows.vars if k != "row_count"}
-    counts = {"link": 0, "dof": 0}
-    for art in arts:
-        p = _tree_coupling_arrays(art)
-        base = {k: len(h[k]) for k in h}
-        for k in h:
-            shift = counts[_SHIFTS[k]] if _SHIFTS.get(k) in counts else base.get(_SHIFTS.get(k), 0)
-            if k == "row_item":
-                h[k] += [i + base[_ROW_TABLE[kind]] for kind, i in zip(p["row_kind"], p[k])]
-            elif k == "att_parent":
-                h[k] += [i + shift if i >= 0 else -1 for i in p[k]]
-            else:
-                h[k] += [i + shift for i in p[k]] if k in _SHIFTS else p[k]
-        counts["link"] += art.link_count
-        counts["dof"] += art.dof_count
-    h["row_count"] = len(h["row_kind"])
-    return h
-
-
-def build_coupling_rows(arts, device) -> CouplingRows:
-    arts = [arts] if isinstance(arts, Articulation) else list(arts)
-    return upload(CouplingRows, coupling_arrays(arts), device)
 
 
 # -- per-env setup (once per step) --------------------------------------------------------------------------------

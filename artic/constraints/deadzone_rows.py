@@ -11,15 +11,11 @@ wrenches, constraints/loop_rows.py).
 
 from __future__ import annotations
 
-import numpy as np
 import warp as wp
 
 from ..core.data import Kin
-from ..enums import AXIS_NAMES
-from ..errors import ValidationError
 from ..core.model import Tree
-from ..core.structs import upload
-from .body_joint_rows import LoopArrays, LoopTable, joint_row_direction
+from .body_joint_rows import BodyJointArrays, BodyJointTable, joint_row_direction
 from .row_form import SRC_DEADZONE, RowForm, _add_dof, _new_row, implicit_spring
 
 ON_DOF = wp.constant(0)
@@ -38,54 +34,8 @@ class DeadzoneTable:
     params: wp.array(dtype=wp.types.vector(length=9, dtype=float))  # (Z,) low, high, k, d, max_force, s, k2, d2, max2
 
 
-def deadzone_arrays(arts, joints, joint_row_start) -> dict:
-    """Host arrays of the controllers of a block's articulations (in block dof order) and body joints."""
-    kind, dof, joint, row, params = [], [], [], [], []
-    offset = 0
-    for art in arts:
-        topo = art._topology()
-        for i, link in enumerate(topo.links):
-            j = link.inbound_joint
-            if j is None:
-                continue
-            axes = list(topo.dof_axes[i])
-            for ax, dz in sorted(j._deadzone.items()):
-                if ax not in axes:
-                    raise ValidationError(f"joint '{j.name}': a deadzone on axis {AXIS_NAMES[ax]}, which is locked; "
-                                          "free or limit that axis, or remove the deadzone (set_deadzone(axis, None))")
-                kind.append(0)
-                dof.append(offset + topo.dof_start[i] + axes.index(ax))
-                joint.append(-1)
-                row.append(-1)
-                params.append(_params(dz))
-        offset += art.dof_count
-    for jj, bj in enumerate(joints):
-        for k in range(bj.num_coordinates):
-            dz = bj.get_deadzone(k)
-            if dz is not None:
-                kind.append(1)
-                dof.append(-1)
-                joint.append(jj)
-                row.append(joint_row_start[jj] + 2 * k)  # loop_rows.row_layout: drive row of coordinate k
-                params.append(_params(dz))
-    ints = {"kind": kind, "dof": dof, "joint": joint, "row": row}
-    h = {k: np.array(v, np.int32).reshape(-1) for k, v in ints.items()}
-    h["params"] = np.array(params, np.float32).reshape(-1, 9)
-    h["count"] = len(kind)
-    return h
-
-
-def _params(dz) -> list:
-    return [dz.low, dz.high, dz.stiffness, dz.damping, min(dz.max_force, 3.0e38), dz.secondary_target,
-            dz.secondary_stiffness, dz.secondary_damping, dz.secondary_max_force]
-
-
-def build_deadzone_table(arts, joints, joint_row_start, device) -> DeadzoneTable:
-    return upload(DeadzoneTable, deadzone_arrays(arts, joints, joint_row_start), device)
-
-
 @wp.func
-def _coordinate_row(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, rf: RowForm, minv: wp.array3d(dtype=float),
+def _coordinate_row(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, rf: RowForm, minv: wp.array3d(dtype=float),
                     env: int, i: int, n_gen: int, j: int, r: int):
     """Row i's direction: body joint j's coordinate whose drive row is r (M^-1 g over the whole forest)."""
     joint_row_direction(tree, jt, kin, rf.g, env, i, j, ja.row_wrench_a[env, r], ja.row_wrench_b[env, r])
@@ -97,7 +47,7 @@ def _coordinate_row(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, rf: Row
 
 
 @wp.func
-def _one_row(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, dz: DeadzoneTable, rf: RowForm,
+def _one_row(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, dz: DeadzoneTable, rf: RowForm,
              minv: wp.array3d(dtype=float), env: int, n_gen: int, z: int, spring: wp.vec2, lo: float, hi: float):
     i = _new_row(rf, env, n_gen, SRC_DEADZONE, z, spring[0], spring[1], lo, hi)
     if dz.kind[z] == ON_DOF:
@@ -107,7 +57,7 @@ def _one_row(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, dz: DeadzoneTa
 
 
 @wp.func
-def add_deadzone_rows(tree: Tree, jt: LoopTable, ja: LoopArrays, kin: Kin, dz: DeadzoneTable, rf: RowForm,
+def add_deadzone_rows(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, dz: DeadzoneTable, rf: RowForm,
                       minv: wp.array3d(dtype=float), joint_q: wp.array2d(dtype=float), env: int, n_gen: int,
                       h: float):
     for z in range(dz.count):

@@ -11,7 +11,7 @@ by t_elapsed * v_T. A force drive uses the response r, an acceleration drive the
 
 import warp as wp
 
-from .dof_rows import DRIVE_ACCELERATION
+from ..core.model import DRIVE_ACCELERATION
 
 vec5 = wp.types.vector(length=5, dtype=float)
 

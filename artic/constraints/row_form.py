@@ -29,29 +29,30 @@ them exactly; as a true CFM it would let a limit carrying a large impulse yield 
 
 import warp as wp
 
-from ..collision.geometry import Contacts
+from ..collision.contacts import ContactPoints
+from .contact_rows import ContactRows
 from ..core.data import StepData
 from ..math.dense import row_dot
-from ..core.model import Tree
-from ..solvers.mlcp import FRICTION_CONSTANT
+from ..core.model import DRIVE_ACCELERATION, DRIVE_NONE, DofParams, Tree
 from .contact_rows import normal_target, patch_end
 from .coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
-from .dof_rows import DRIVE_ACCELERATION, DRIVE_NONE, ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, JointRows
+from .dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, DofRows
 from .tendon import spatial_limit_error
-from .body_joint_rows import LOOP_DRIVE, LOOP_LIMIT, ROW_OFF, ROW_ON, LoopArrays, LoopTable
+from .body_joint_rows import BODY_ROW_DRIVE, BODY_ROW_RANGE, ROW_OFF, ROW_ON, BodyJointArrays, BodyJointTable
 
 # source kinds, for writing impulses back (reported forces) and for the report
-SRC_JOINT = wp.constant(0)
-SRC_JOINT_HIGH = wp.constant(1)  # a limit row on its high side
+SRC_DOF = wp.constant(0)
+SRC_DOF_HIGH = wp.constant(1)  # a limit row on its high side
 SRC_VELOCITY_LIMIT = wp.constant(2)
 SRC_COUPLING = wp.constant(3)
 SRC_COUPLING_LIMIT = wp.constant(4)
 SRC_CONTACT = wp.constant(5)
-SRC_LOOP = wp.constant(6)
-SRC_LOOP_HIGH = wp.constant(7)  # a loop range's high side
+SRC_BODY_JOINT = wp.constant(6)
+SRC_BODY_JOINT_HIGH = wp.constant(7)  # a loop range's high side
 SRC_DEADZONE = wp.constant(8)  # a deadzone controller's row (constraints/deadzone_rows.py)
-SRC_JOINT_VISCOUS = wp.constant(9)  # the viscous part of a dof's friction, added to its friction row's impulse
-NO_FRICTION = wp.constant(-1)
+SRC_DOF_VISCOUS = wp.constant(9)  # the viscous part of a dof's friction, added to its friction row's impulse
+NO_FRICTION = wp.constant(-1)  # findex of a row no normal impulse bounds
+FRICTION_CONSTANT = wp.constant(-2)  # findex of a box of fixed size (mu_static, then mu_dynamic once sliding)
 
 
 @wp.struct
@@ -150,27 +151,27 @@ def limit_row(err_low: float, err_high: float, v: float, h: float, erp: float, p
 
 
 @wp.func
-def limit_target(rows: JointRows, d: int, target: float):
+def limit_target(dp: DofParams, d: int, target: float):
     """A limit row's target within the dof's velocity limit. A dof far beyond its limit asks for erp * error / h,
     which its velocity-limit row forbids: two hard rows that contradict each other, which the mLCP would split by
     its regularization (a rod 0.5 rad out with a 2 rad/s limit returned at 13 rad/s). PhysX's order makes the
     velocity limit win (constraints/limit.py: min(erp * error / h, max velocity)), and so does this cap."""
-    vmax = rows.dof_max_velocity[d]
+    vmax = dp.dof_max_velocity[d]
     return wp.clamp(target, -vmax, vmax)
 
 
 @wp.func
-def add_limit_row(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int,
+def add_limit_row(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int,
                   side: wp.vec2):
     """Joint row r's limit as a hard one-sided row, `side` from limit_row (target, +1 low / -1 high / 0 none);
     returns 1 if a row was added."""
     d = rows.row_dof[r]
-    target = limit_target(rows, d, side[0])
+    target = limit_target(dp, d, side[0])
     i = int(-1)
     if side[1] > 0.0:
-        i = _new_row(rf, env, n_gen, SRC_JOINT, r, target, 0.0, 0.0, wp.inf)
+        i = _new_row(rf, env, n_gen, SRC_DOF, r, target, 0.0, 0.0, wp.inf)
     elif side[1] < 0.0:
-        i = _new_row(rf, env, n_gen, SRC_JOINT_HIGH, r, target, 0.0, -wp.inf, 0.0)
+        i = _new_row(rf, env, n_gen, SRC_DOF_HIGH, r, target, 0.0, -wp.inf, 0.0)
     if i < 0:
         return 0
     _add_dof(rf, sd.minv, env, i, n_gen, tree.dof_gen[d], 1.0)
@@ -178,7 +179,7 @@ def add_limit_row(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: i
 
 
 @wp.func
-def add_joint_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, joint_q: wp.array2d(dtype=float),
+def add_dof_rows(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: RowForm, joint_q: wp.array2d(dtype=float),
                    target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float,
                    position: int):
     """Drives, limits and friction of the articulations' dofs (velocity limits are added when needed); returns
@@ -189,51 +190,51 @@ def add_joint_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, joint
         col = tree.dof_gen[d]
         v = sd.gen_v[env, col]
         if kind == ROW_DRIVE:
-            if rows.dof_drive[d] == DRIVE_NONE:
+            if dp.dof_drive[d] == DRIVE_NONE:
                 continue
-            k = rows.dof_stiffness[d]
-            c = rows.dof_damping[d]
-            if rows.dof_drive[d] == DRIVE_ACCELERATION:
+            k = dp.dof_stiffness[d]
+            c = dp.dof_damping[d]
+            if dp.dof_drive[d] == DRIVE_ACCELERATION:
                 k *= sd.dof_recip[env, d]
                 c *= sd.dof_recip[env, d]
             spring = implicit_spring(k, c, sd.dof_geom_error[env, d], target_velocity[env, d], h)
             if spring[1] < 0.0:
                 continue
-            bound = rows.dof_max_force[d]
-            if rows.dof_limits_are_forces[d] != 0:
+            bound = dp.dof_max_force[d]
+            if dp.dof_limits_are_forces[d] != 0:
                 bound *= h
-            i = _new_row(rf, env, n_gen, SRC_JOINT, r, spring[0], spring[1], -bound, bound)
+            i = _new_row(rf, env, n_gen, SRC_DOF, r, spring[0], spring[1], -bound, bound)
             _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
         elif kind == ROW_FRICTION_COEF:
             bound = sd.dof_friction_force[env, d] * h
             if bound > 0.0:
-                i = _new_row(rf, env, n_gen, SRC_JOINT, r, 0.0, 0.0, -bound, bound)
+                i = _new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 0.0, -bound, bound)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
         elif kind == ROW_FRICTION:
-            static = rows.dof_static_friction[d] * h
-            if static > 0.0 or rows.dof_dynamic_friction[d] > 0.0:
-                i = _new_row(rf, env, n_gen, SRC_JOINT, r, 0.0, 0.0, -static, static)
+            static = dp.dof_static_friction[d] * h
+            if static > 0.0 or dp.dof_dynamic_friction[d] > 0.0:
+                i = _new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 0.0, -static, static)
                 rf.findex[env, i] = FRICTION_CONSTANT
                 rf.mu_static[env, i] = static
-                rf.mu_dynamic[env, i] = rows.dof_dynamic_friction[d] * h
+                rf.mu_dynamic[env, i] = dp.dof_dynamic_friction[d] * h
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
-            elif rows.dof_viscous_friction[d] > 0.0:  # viscous only (URDF damping): the damper takes this slot
-                i = _new_row(rf, env, n_gen, SRC_JOINT, r, 0.0, 1.0 / (rows.dof_viscous_friction[d] * h), -wp.inf,
+            elif dp.dof_viscous_friction[d] > 0.0:  # viscous only (URDF damping): the damper takes this slot
+                i = _new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 1.0 / (dp.dof_viscous_friction[d] * h), -wp.inf,
                              wp.inf)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
         elif kind == ROW_LIMIT:
-            add_limit_row(tree, rows, sd, rf, env, n_gen, r,
+            add_limit_row(tree, dp, rows, sd, rf, env, n_gen, r,
                           limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position))
     # the viscous part of a friction that also has a Coulomb part is a second row (step.direct_capacity counts a
     # slot for it); returns how many found no slot (the caller then falls back: never dropped silently)
     missing = int(0)
     for r in range(rows.row_count):
         d = rows.row_dof[r]
-        c = rows.dof_viscous_friction[d]
-        if rows.row_kind[r] == ROW_FRICTION and c > 0.0 and (rows.dof_static_friction[d] > 0.0 or
-                                                             rows.dof_dynamic_friction[d] > 0.0):
+        c = dp.dof_viscous_friction[d]
+        if rows.row_kind[r] == ROW_FRICTION and c > 0.0 and (dp.dof_static_friction[d] > 0.0 or
+                                                             dp.dof_dynamic_friction[d] > 0.0):
             if rf.count[env] < rf.cfm.shape[1]:
-                i = _new_row(rf, env, n_gen, SRC_JOINT_VISCOUS, r, 0.0, 1.0 / (c * h), -wp.inf, wp.inf)
+                i = _new_row(rf, env, n_gen, SRC_DOF_VISCOUS, r, 0.0, 1.0 / (c * h), -wp.inf, wp.inf)
                 _add_dof(rf, sd.minv, env, i, n_gen, tree.dof_gen[d], 1.0)
             else:
                 missing += 1
@@ -241,11 +242,11 @@ def add_joint_rows(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, joint
 
 
 @wp.func
-def add_velocity_limit(tree: Tree, rows: JointRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int,
+def add_velocity_limit(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int,
                        v: float):
     """The velocity-limit row of joint row r when the dof's velocity v exceeds its limit; returns 1 if added."""
     d = rows.row_dof[r]
-    vmax = rows.dof_max_velocity[d]
+    vmax = dp.dof_max_velocity[d]
     if wp.abs(v) <= vmax * (1.0 + 1.0e-6):
         return 0
     i = int(0)
@@ -293,7 +294,7 @@ def _tendon_rows(rf: RowForm, env: int, n_gen: int, first: int, k: int, y: float
 
 
 @wp.func
-def add_coupling_rows(tree: Tree, rows: JointRows, cr: CouplingRows, sd: StepData, rf: RowForm,
+def add_coupling_rows(tree: Tree, dp: DofParams, cr: CouplingRows, sd: StepData, rf: RowForm,
                       joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float, position: int):
     """Mimic joints and tendons."""
     tendon = int(-1)
@@ -333,7 +334,7 @@ def add_coupling_rows(tree: Tree, rows: JointRows, cr: CouplingRows, sd: StepDat
             for m in range(cr.mimic_term_count[item]):
                 term = cr.mimic_term_start[item] + m
                 c += cr.term_coef[term] * joint_q[env, cr.term_dof[term]]
-                max_speed += wp.abs(cr.term_coef[term]) * rows.dof_max_velocity[cr.term_dof[term]]
+                max_speed += wp.abs(cr.term_coef[term]) * dp.dof_max_velocity[cr.term_dof[term]]
             r = sd.cpl_r[env, k]
             bias = float(0.0)
             cfm = float(0.0)
@@ -352,13 +353,13 @@ def add_coupling_rows(tree: Tree, rows: JointRows, cr: CouplingRows, sd: StepDat
 
 
 @wp.func
-def add_contact_rows(ct: Contacts, rf: RowForm, env: int, n_gen: int, h: float, erp: float, position: int):
+def add_contact_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, n_gen: int, h: float, erp: float, position: int):
     """Per patch: the normal rows, then two friction rows per anchor boxed by mu / anchors times the patch's
     normal impulse (static, then dynamic once sliding)."""
-    count = ct.count[env]
+    count = cp.count[env]
     c0 = int(0)
     while c0 < count:
-        c1 = patch_end(ct, env, c0, count)
+        c1 = patch_end(cp, env, c0, count)
         first = rf.count[env]
         for c in range(c0, c1):
             i = _new_row(rf, env, n_gen, SRC_CONTACT, 3 * c, normal_target(ct, env, c, h, erp, position), 0.0, 0.0,
@@ -367,7 +368,7 @@ def add_contact_rows(ct: Contacts, rf: RowForm, env: int, n_gen: int, h: float, 
         anchors = float(0.0)
         for c in range(c0, c1):
             anchors += float(ct.anchor[env, c])
-        mat = ct.material[env, c0]
+        mat = cp.material[env, c0]
         for c in range(c0, c1):
             if ct.anchor[env, c] != 0:
                 drift = wp.vec2(0.0)
@@ -384,7 +385,7 @@ def add_contact_rows(ct: Contacts, rf: RowForm, env: int, n_gen: int, h: float, 
 
 
 @wp.func
-def _copy_span(rf: RowForm, ja: LoopArrays, env: int, i: int, r: int, span: wp.vec4i):
+def _copy_span(rf: RowForm, ja: BodyJointArrays, env: int, i: int, r: int, span: wp.vec4i):
     """Row i's direction from loop row r: its joint's two trees (the rest of g was zeroed by _new_row)."""
     for part in range(2):
         for k in range(span[2 * part], span[2 * part] + span[2 * part + 1]):
@@ -393,11 +394,11 @@ def _copy_span(rf: RowForm, ja: LoopArrays, env: int, i: int, r: int, span: wp.v
 
 
 @wp.func
-def add_loop_range_row(ja: LoopArrays, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int, span: wp.vec4i,
+def add_body_joint_range_row(ja: BodyJointArrays, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int, span: wp.vec4i,
                        low: float, high: float, value: float, h: float, joint_erp: float, position: int):
     """Loop row r's hard range as a one-sided row on the side that is violated or that the velocity in sd.gen_v
     would cross within the step (limit_row's rule); returns 1 if a row was added."""
-    i = _new_row(rf, env, n_gen, SRC_LOOP, r, 0.0, 0.0, 0.0, 0.0)
+    i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, 0.0, 0.0, 0.0, 0.0)
     _copy_span(rf, ja, env, i, r, span)
     res = limit_row(value - low, high - value, velocity(rf, sd.gen_v, env, i, n_gen), h, joint_erp, position)
     if res[1] == 0.0:
@@ -408,12 +409,12 @@ def add_loop_range_row(ja: LoopArrays, sd: StepData, rf: RowForm, env: int, n_ge
         rf.hi[env, i] = wp.inf
     else:
         rf.lo[env, i] = -wp.inf
-        rf.source_kind[env, i] = SRC_LOOP_HIGH
+        rf.source_kind[env, i] = SRC_BODY_JOINT_HIGH
     return 1
 
 
 @wp.func
-def add_loop_rows(jt: LoopTable, ja: LoopArrays, sd: StepData, rf: RowForm, env: int, n_gen: int, h: float,
+def add_body_joint_rows(jt: BodyJointTable, ja: BodyJointArrays, sd: StepData, rf: RowForm, env: int, n_gen: int, h: float,
                   joint_erp: float, position: int):
     """The rows of the joints between bodies, each in its kind's form."""
     for j in range(jt.joint_count):
@@ -427,7 +428,7 @@ def add_loop_rows(jt: LoopTable, ja: LoopArrays, sd: StepData, rf: RowForm, env:
             value = ja.row_value[env, r]
             coef = ja.row_coef[env, r]
             i = int(-1)
-            if kind == LOOP_DRIVE:
+            if kind == BODY_ROW_DRIVE:
                 st = jt.coord_stiffness[k]
                 dm = jt.coord_damping[k]
                 if jt.coord_drive[k] == DRIVE_ACCELERATION:
@@ -436,19 +437,19 @@ def add_loop_rows(jt: LoopTable, ja: LoopArrays, sd: StepData, rf: RowForm, env:
                 spring = implicit_spring(st, dm, ja.target_position[env, k] - value, ja.target_velocity[env, k], h)
                 if spring[1] >= 0.0:
                     bound = jt.coord_max_force[k] * h
-                    i = _new_row(rf, env, n_gen, SRC_LOOP, r, spring[0], spring[1], -bound, bound)
+                    i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, spring[0], spring[1], -bound, bound)
                     _copy_span(rf, ja, env, i, r, span)
-            elif kind == LOOP_LIMIT and active == ROW_ON:
+            elif kind == BODY_ROW_RANGE and active == ROW_ON:
                 low = ja.range_low[env, k]
                 high = ja.range_high[env, k]
                 if coef[1] < 0.0:  # hard range
-                    add_loop_range_row(ja, sd, rf, env, n_gen, r, span, low, high, value, h, joint_erp, position)
+                    add_body_joint_range_row(ja, sd, rf, env, n_gen, r, span, low, high, value, h, joint_erp, position)
                 else:  # soft range: a deadzone, an implicit spring beyond either bound that only pushes back
                     if low > -wp.inf:
-                        i = _new_row(rf, env, n_gen, SRC_LOOP, r, -coef[0] * (value - low), coef[1], 0.0, wp.inf)
+                        i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, -coef[0] * (value - low), coef[1], 0.0, wp.inf)
                         _copy_span(rf, ja, env, i, r, span)
                     if high < wp.inf:
-                        i = _new_row(rf, env, n_gen, SRC_LOOP_HIGH, r, coef[0] * (high - value), coef[1], -wp.inf,
+                        i = _new_row(rf, env, n_gen, SRC_BODY_JOINT_HIGH, r, coef[0] * (high - value), coef[1], -wp.inf,
                                      0.0)
                         _copy_span(rf, ja, env, i, r, span)
             else:  # a constrained slot or a locked coordinate
@@ -459,7 +460,7 @@ def add_loop_rows(jt: LoopTable, ja: LoopArrays, sd: StepData, rf: RowForm, env:
                     target = float(0.0)
                     if position != 0:
                         target = -bias * value / h
-                    i = _new_row(rf, env, n_gen, SRC_LOOP, r, target, 0.0, -wp.inf, wp.inf)
+                    i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, target, 0.0, -wp.inf, wp.inf)
                 else:
-                    i = _new_row(rf, env, n_gen, SRC_LOOP, r, -coef[0] * value, coef[1], -wp.inf, wp.inf)
+                    i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, -coef[0] * value, coef[1], -wp.inf, wp.inf)
                 _copy_span(rf, ja, env, i, r, span)

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import warp as wp
 
-from ..description.articulation import Articulation
 from .state import columns
 from .structs import bundle
 
@@ -41,33 +39,6 @@ class ArticulationControl:
         self.arrays = bundle(ControlArrays, self)
 
 
-def description_targets(art: Articulation):
-    topo = art._topology()
-    pos = np.zeros(art.dof_count, np.float32)
-    vel = np.zeros(art.dof_count, np.float32)
-    for i, link in enumerate(topo.links):
-        for k, a in enumerate(topo.dof_axes[i]):
-            pos[topo.dof_start[i] + k] = link.inbound_joint.get_drive_target(a)
-            vel[topo.dof_start[i] + k] = link.inbound_joint.get_drive_velocity(a)
-    return pos, vel
-
-
-def build_control(model, num_envs: int, device) -> ArticulationControl:
-    """Zeroed control arrays for a model (one articulation or a forest)."""
-    e, n, nl = num_envs, model.dof_count, model.link_count
-    c = ArticulationControl(
-        joint_force=wp.zeros((e, n), dtype=wp.float32, device=device),
-        joint_target_position=wp.zeros((e, n), dtype=wp.float32, device=device),
-        joint_target_velocity=wp.zeros((e, n), dtype=wp.float32, device=device),
-        link_force=wp.zeros((e, nl), dtype=wp.vec3, device=device),
-        link_torque=wp.zeros((e, nl), dtype=wp.vec3, device=device),
-        kinematic_target=wp.zeros((e, model.tree_count), dtype=wp.transform, device=device),
-        kinematic_pending=wp.zeros((e, model.tree_count), dtype=wp.int32, device=device),
-    )
-    c.bundle()
-    return c
-
-
 def control_view(c: ArticulationControl, dofs: tuple, links: tuple, tree: int) -> ArticulationControl:
     """One tree's part of a block's control arrays (views)."""
     def part(name):
@@ -78,10 +49,3 @@ def control_view(c: ArticulationControl, dofs: tuple, links: tuple, tree: int) -
     v = ArticulationControl(**{name: columns(getattr(c, name), *part(name)) for name in ControlArrays.vars})
     v.bundle()
     return v
-
-
-def write_description_targets(c: ArticulationControl, art: Articulation):
-    pos, vel = description_targets(art)
-    e = c.joint_force.shape[0]
-    c.joint_target_position.assign(np.tile(pos, (e, 1)))
-    c.joint_target_velocity.assign(np.tile(vel, (e, 1)))

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import warp as wp
 
-from .model import ArticulationModel
 from .structs import bundle
 
 
@@ -114,57 +113,3 @@ class ArticulationData:
     def bundle(self):
         self.kin = bundle(Kin, self)
         self.scratch = bundle(Scratch, self)
-
-
-def build_step_data(data: ArticulationData, row_count: int, coupling_count: int, tree_count: int) -> StepData:
-    """The step's arrays: those it shares with the inverse-dynamics API plus its own."""
-    e, n = data.joint_acceleration.shape
-    n_g = data.gen_v.shape[1]
-    device = data.gen_v.device
-    sd = StepData()
-    for name in ("gen_v", "gen_a", "gen_f", "link_fext", "mass_matrix", "joint_acceleration", "link_acceleration",
-                 "link_incoming_joint_force"):
-        setattr(sd, name, getattr(data, name))
-    sd.gen_v0 = wp.zeros((e, n_g), dtype=wp.float32, device=device)
-    sd.gen_vpos = wp.zeros((e, n_g), dtype=wp.float32, device=device)
-    sd.q0 = wp.zeros((e, n), dtype=wp.float32, device=device)
-    sd.root_pose0 = wp.zeros((e, tree_count), dtype=wp.transform, device=device)
-    sd.link_vel0 = wp.zeros_like(data.link_v)
-    sd.minv = wp.zeros_like(data.mass_matrix)
-    for name in ("dof_r", "dof_recip", "dof_geom_error", "dof_err_low", "dof_err_high", "dof_dq",
-                 "dof_friction_force"):
-        setattr(sd, name, wp.zeros((e, n), dtype=wp.float32, device=device))
-    sd.dof_drive_coef = wp.zeros((e, n), dtype=wp.types.vector(length=5, dtype=float), device=device)
-    sd.cpl_g = wp.zeros((e, coupling_count, n_g), dtype=wp.float32, device=device)
-    sd.cpl_minv_g = wp.zeros((e, coupling_count, n_g), dtype=wp.float32, device=device)
-    for name in ("cpl_r", "cpl_acc", "cpl_acc2", "cpl_len"):
-        setattr(sd, name, wp.zeros((e, coupling_count), dtype=wp.float32, device=device))
-    sd.row_lambda = wp.zeros((e, row_count), dtype=wp.float32, device=device)
-    sd.row_lambda2 = wp.zeros((e, row_count), dtype=wp.float32, device=device)
-    return sd
-
-
-def build_data(m: ArticulationModel, num_envs: int, device, inverse_dynamics: bool = True) -> ArticulationData:
-    """Data arrays for a model; a block's (inverse_dynamics False) leaves out the Jacobian and centroidal ones."""
-    e, n_l, n_d, n_g = num_envs, m.link_count, m.dof_count, m.gen_count
-    rows = 6 * (n_l if m.floating else n_l - 1) if inverse_dynamics else 0
-    n_c = n_g if inverse_dynamics else 0
-
-    def z(shape, dtype):
-        return wp.zeros(shape, dtype=dtype, device=device)
-
-    d = ArticulationData(
-        origin=z(e, wp.vec3), link_com=z((e, n_l), wp.vec3), link_inertia=z((e, n_l), wp.mat33),
-        comp_mass=z((e, n_l), wp.float32), comp_h=z((e, n_l), wp.vec3), comp_j=z((e, n_l), wp.mat33),
-        dof_motion=z((e, n_d), wp.spatial_vector), link_v=z((e, n_l), wp.spatial_vector),
-        link_a=z((e, n_l), wp.spatial_vector), link_f=z((e, n_l), wp.spatial_vector),
-        link_c=z((e, n_l), wp.spatial_vector), link_ia=z((e, n_l), wp.spatial_matrix),
-        link_dinv=z((e, n_l), wp.mat33), link_u=z((e, n_l), wp.vec3), dof_u=z((e, n_d), wp.spatial_vector),
-        gen_v=z((e, n_g), wp.float32), gen_a=z((e, n_g), wp.float32), gen_f=z((e, n_g), wp.float32),
-        link_fext=z((e, n_l), wp.spatial_vector), mass_matrix=z((e, n_g, n_g), wp.float32),
-        jacobian=z((e, rows, n_c), wp.float32), com=z(e, wp.vec3), centroidal_matrix=z((e, 6, n_c), wp.float32),
-        centroidal_bias=z((e, 6), wp.float32), joint_acceleration=z((e, n_d), wp.float32),
-        link_acceleration=z((e, n_l), wp.spatial_vector), link_incoming_joint_force=z((e, n_l), wp.spatial_vector),
-    )
-    d.bundle()
-    return d

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 import warp as wp
 
-from ..description.articulation import Articulation
-from ..enums import ArticulationFlag, JointType
+from ..enums import JointType
 from .structs import bundle
 
 # joint type codes seen by kernels; the root link's code says whether the base is fixed or floating
@@ -100,104 +98,34 @@ class ArticulationModel:
         return 6 if self.floating else 0
 
 
-def _tree_arrays(art: Articulation) -> dict:
-    """Host (NumPy) arrays of one articulation's model, in low-level order."""
-    topo = art._topology()
-    index = topo.link_index
-    links = topo.links
-    n_links = len(links)
-    floating = not (art.get_articulation_flags() & ArticulationFlag.FIX_BASE)
-    h = {
-        "link_parent": np.full(n_links, -1, np.int32),
-        "joint_type": np.zeros(n_links, np.int32),
-        "joint_parent_pose": np.tile(np.array([0, 0, 0, 0, 0, 0, 1.0], np.float32), (n_links, 1)),
-        "joint_child_pose": np.tile(np.array([0, 0, 0, 0, 0, 0, 1.0], np.float32), (n_links, 1)),
-        "joint_child_pose_inv": np.tile(np.array([0, 0, 0, 0, 0, 0, 1.0], np.float32), (n_links, 1)),
-        "joint_dof_start": np.array(topo.dof_start, np.int32),
-        "joint_dof_count": np.array([len(a) for a in topo.dof_axes], np.int32),
-        "link_mass": np.zeros(n_links, np.float32),
-        "link_com": np.zeros((n_links, 3), np.float32),
-        "link_principal_inertia": np.zeros((n_links, 3), np.float32),
-        "link_com_rot": np.zeros((n_links, 4), np.float32),
-        "dof_axis": np.array([int(a) for axes in topo.dof_axes for a in axes], np.int32),
-        "dof_armature": np.zeros(art.dof_count, np.float32),
-    }
-    h["joint_type"][0] = JOINT_FREE_ROOT if floating else JOINT_FIX
-    for i, link in enumerate(links):
-        h["link_mass"][i] = link.mass
-        cm = link.cmass_local_pose
-        h["link_com"][i] = cm.p
-        h["link_com_rot"][i] = cm.q
-        h["link_principal_inertia"][i] = link.inertia
-        j = link.inbound_joint
-        if j is None:
-            continue
-        h["link_parent"][i] = index[link.parent]
-        h["joint_type"][i] = int(j.get_joint_type())
-        h["joint_parent_pose"][i] = j.parent_pose.as_array()
-        h["joint_child_pose"][i] = j.child_pose.as_array()
-        h["joint_child_pose_inv"][i] = j.child_pose.inverse().as_array()
-        for k, a in enumerate(topo.dof_axes[i]):
-            h["dof_armature"][topo.dof_start[i] + k] = j.get_armature(a)
-    return h
+# drive codes of DofParams.dof_drive (which update rule a dof's drive row follows, constraints/drive.py)
+DRIVE_NONE = wp.constant(0)
+DRIVE_FORCE = wp.constant(1)
+DRIVE_ACCELERATION = wp.constant(2)
 
 
-def model_arrays(arts: list[Articulation]) -> dict:
-    """Host arrays of the forest of `arts` (one tree each, in order): the trees' arrays concatenated, link and dof
-    indices shifted, plus the per-tree generalized layout."""
-    parts = [_tree_arrays(a) for a in arts]
-    h = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    link_tree, root_gen, dof_gen, roots, gen_start, gen_count = [], [], [], [], [], []
-    links = dofs = gen = 0
-    for t, p in enumerate(parts):
-        nl, nd = len(p["link_parent"]), len(p["dof_axis"])
-        floating = p["joint_type"][0] == JOINT_FREE_ROOT
-        h["link_parent"][links:links + nl] += np.where(p["link_parent"] >= 0, links, 0)
-        h["joint_dof_start"][links:links + nl] += dofs
-        link_tree += [t] * nl
-        root_gen += [gen if floating else -1] * nl
-        dof_gen += range(gen + 6 * floating, gen + 6 * floating + nd)
-        roots.append(links)
-        gen_start.append(gen)
-        gen_count.append(nd + 6 * floating)
-        links, dofs, gen = links + nl, dofs + nd, gen + nd + 6 * floating
-    kinematic = [int(a._kinematic) for a in arts]
-    for name, v in (("link_tree", link_tree), ("link_root_gen", root_gen), ("dof_gen", dof_gen),
-                    ("tree_root", roots), ("tree_gen_start", gen_start), ("tree_gen_count", gen_count),
-                    ("tree_kinematic", kinematic)):
-        h[name] = np.array(v, np.int32)
-    return h
+@wp.struct
+class DofParams:
+    """The joint and link properties the step reads besides topology and inertia (n dofs, L links): drives,
+    limits, friction, velocity caps and cfm per dof (PhysX's PxArticulationJointReducedCoordinate), damping and
+    velocity caps per link (PxArticulationLink). One per block (trees concatenated, as in `Tree`)."""
 
-
-_DTYPES = {
-    "link_parent": wp.int32, "joint_type": wp.int32, "joint_parent_pose": wp.transform,
-    "joint_child_pose": wp.transform,
-    "joint_child_pose_inv": wp.transform,
-    "joint_dof_start": wp.int32, "joint_dof_count": wp.int32, "link_mass": wp.float32, "link_com": wp.vec3,
-    "link_principal_inertia": wp.vec3, "link_com_rot": wp.quat, "dof_axis": wp.int32, "dof_armature": wp.float32,
-    "link_tree": wp.int32, "link_root_gen": wp.int32, "dof_gen": wp.int32, "tree_root": wp.int32,
-    "tree_gen_start": wp.int32, "tree_gen_count": wp.int32, "tree_kinematic": wp.int32,
-}
-
-
-def build_model(arts, device) -> ArticulationModel:
-    """The model of one articulation, or of the forest of a list of them."""
-    arts = [arts] if isinstance(arts, Articulation) else list(arts)
-    h = model_arrays(arts)
-    m = ArticulationModel(len(h["link_parent"]), len(h["dof_axis"]), bool(h["joint_type"][0] == JOINT_FREE_ROOT),
-                          tree_count=len(arts), gen_count=int(h["tree_gen_count"].sum()),
-                          flags=int(arts[0].get_articulation_flags()), host=h)
-    for name, dtype in _DTYPES.items():
-        setattr(m, name, wp.array(h[name], dtype=dtype, device=device))
-    m.bundle()
-    return m
-
-
-def refresh_model(m: ArticulationModel, arts):
-    """Re-upload the parameters of articulations whose topology did not change (masses, frames, armature)."""
-    arts = [arts] if isinstance(arts, Articulation) else list(arts)
-    h = model_arrays(arts)
-    for name in _DTYPES:
-        getattr(m, name).assign(h[name])
-    m.host = h
-    m.flags = int(arts[0].get_articulation_flags())
+    dof_drive: wp.array(dtype=int)  # (n,) DRIVE_*
+    dof_stiffness: wp.array(dtype=float)  # (n,) [N/m, Nm/rad] or [1/s^2] for acceleration drives
+    dof_damping: wp.array(dtype=float)  # (n,) [N s/m, Nm s/rad] or [1/s]
+    dof_max_force: wp.array(dtype=float)  # (n,) [N or Nm] or impulse [N s or Nm s] (see dof_limits_are_forces)
+    dof_quat_drive: wp.array(dtype=int)  # (n,) 1 for dofs of a spherical joint with > 1 dof (quaternion error)
+    dof_limit_low: wp.array(dtype=float)  # (n,) [rad or m]; only read for LIMITED dofs
+    dof_limit_high: wp.array(dtype=float)  # (n,) [rad or m]
+    dof_max_velocity: wp.array(dtype=float)  # (n,) [rad/s or m/s]
+    dof_friction_coef: wp.array(dtype=float)  # (n,) the joint's coefficient (deprecated model)
+    dof_static_friction: wp.array(dtype=float)  # (n,) [N or Nm]
+    dof_dynamic_friction: wp.array(dtype=float)  # (n,) [N or Nm]
+    dof_viscous_friction: wp.array(dtype=float)  # (n,) [N s/m or Nm s/rad]
+    dof_cfm: wp.array(dtype=float)  # (n,) max(link cfm, parent cfm); a fixed root has cfm 0
+    dof_link: wp.array(dtype=int)  # (n,) link whose inbound joint owns the dof
+    dof_limits_are_forces: wp.array(dtype=int)  # (n,) 1 where the articulation has DRIVE_LIMITS_ARE_FORCES
+    link_linear_damping: wp.array(dtype=float)  # (L,) [1/s]
+    link_angular_damping: wp.array(dtype=float)  # (L,) [1/s]
+    link_max_linear_velocity: wp.array(dtype=float)  # (L,) [m/s]
+    link_max_angular_velocity: wp.array(dtype=float)  # (L,) [rad/s]

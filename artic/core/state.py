@@ -1,16 +1,14 @@
 """`ArticulationState`: what evolves, per env (E envs, L links, n dofs, T trees).
 
-A block (block.py) owns the state arrays of its forest; each articulation's state holds views of its columns
+A block (sim/block.py) owns the state arrays of its forest; each articulation's state holds views of its columns
 (its dofs, links and tree), so the step writes straight into what the articulation reads."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import warp as wp
 
-from ..description.articulation import Articulation
 from .structs import bundle
 
 
@@ -53,38 +51,6 @@ class ArticulationState:
         self.arrays = bundle(StateArrays, self)
 
 
-def description_state(art: Articulation) -> dict:
-    """The description's state (joint positions/velocities set on joints, root pose) as one env's NumPy arrays."""
-    topo = art._topology()
-    q = np.zeros(art.dof_count, np.float32)
-    qd = np.zeros(art.dof_count, np.float32)
-    for i, link in enumerate(topo.links):
-        for k, a in enumerate(topo.dof_axes[i]):
-            q[topo.dof_start[i] + k] = link.inbound_joint.get_joint_position(a)
-            qd[topo.dof_start[i] + k] = link.inbound_joint.get_joint_velocity(a)
-    return {"joint_q": q, "joint_qd": qd, "root_pose": art.root_global_pose.as_array().astype(np.float32)}
-
-
-def build_state(model, num_envs: int, device) -> ArticulationState:
-    """Zeroed state arrays for a model (one articulation or a forest)."""
-    e, n, nl, nt = num_envs, model.dof_count, model.link_count, model.tree_count
-    s = ArticulationState(
-        joint_q=wp.zeros((e, n), dtype=wp.float32, device=device),
-        joint_qd=wp.zeros((e, n), dtype=wp.float32, device=device),
-        root_pose=wp.zeros((e, nt), dtype=wp.transform, device=device),
-        root_lin_vel=wp.zeros((e, nt), dtype=wp.vec3, device=device),
-        root_ang_vel=wp.zeros((e, nt), dtype=wp.vec3, device=device),
-        link_pose=wp.zeros((e, nl), dtype=wp.transform, device=device),
-        link_velocity=wp.zeros((e, nl), dtype=wp.spatial_vector, device=device),
-        wake_counter=wp.zeros(e, dtype=wp.float32, device=device),
-        sleeping=wp.zeros(e, dtype=wp.int32, device=device),
-        status=wp.zeros(e, dtype=wp.int32, device=device),
-        status_flag=wp.zeros(1, dtype=wp.int32, device=device),
-    )
-    s.bundle()
-    return s
-
-
 def columns(a: wp.array, start: int, stop: int) -> wp.array:
     """a[:, start:stop] as a view (Warp has no empty slices: an empty range gets its own empty array)."""
     if stop > start:
@@ -102,12 +68,3 @@ def state_view(s: ArticulationState, dofs: tuple, links: tuple, tree: int) -> Ar
         status=s.status, status_flag=s.status_flag)
     v.bundle()
     return v
-
-
-def write_description_state(s: ArticulationState, art: Articulation):
-    """Copy the description's state into every env (used on add and when a joint setter changes it)."""
-    d = description_state(art)
-    e = s.joint_q.shape[0]
-    s.joint_q.assign(np.tile(d["joint_q"], (e, 1)))
-    s.joint_qd.assign(np.tile(d["joint_qd"], (e, 1)))
-    s.root_pose.assign(np.tile(d["root_pose"], (e, 1)).reshape(e, 1, 7))

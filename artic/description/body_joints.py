@@ -37,7 +37,7 @@ from .articulation import Drive, Limit, Link, _as_transform, _axis, _finite
 from ..enums import JointType, Motion, Axis, DriveType
 from .validate import as_real, bounded
 
-# angular modes (the device mirrors them in constraints/loop_joint.py)
+# how a joint measures its rotation (constraints/body_joint_frames.py computes each on the device)
 MODE_ROTVEC, MODE_TWIST_X, MODE_TWIST_Y, MODE_TWIST_Z, MODE_EULER_ZY, MODE_EULER_ZYX, MODE_DISTANCE = range(7)
 # slots: 0..2 the angular quantities of the mode, 3..5 the components of p along D's axes
 _LINEAR_SLOTS = (3, 4, 5)

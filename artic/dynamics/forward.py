@@ -10,12 +10,11 @@
 
 import warp as wp
 
-from ..constraints.dof_rows import JointRows
-from ..core.model import Tree
+from ..core.model import DofParams, Tree
 
 
 @wp.func
-def prescale_joint_velocities(tree: Tree, rows: JointRows, gen_v: wp.array2d(dtype=float), env: int, n: int):
+def prescale_joint_velocities(tree: Tree, dp: DofParams, gen_v: wp.array2d(dtype=float), env: int, n: int):
     for t in range(tree.tree_count):  # one ratio per articulation
         d0 = tree.joint_dof_start[tree.tree_root[t]]
         d1 = n
@@ -24,8 +23,8 @@ def prescale_joint_velocities(tree: Tree, rows: JointRows, gen_v: wp.array2d(dty
         ratio = float(1.0)
         for d in range(d0, d1):
             v = wp.abs(gen_v[env, tree.dof_gen[d]])
-            if v > rows.dof_max_velocity[d]:
-                ratio = wp.min(ratio, rows.dof_max_velocity[d] / v)
+            if v > dp.dof_max_velocity[d]:
+                ratio = wp.min(ratio, dp.dof_max_velocity[d] / v)
         if ratio < 1.0:
             for d in range(d0, d1):
                 gen_v[env, tree.dof_gen[d]] = gen_v[env, tree.dof_gen[d]] * ratio
@@ -40,22 +39,22 @@ def rotational_inertia_times(tree: Tree, link_rot: wp.quat, i: int, w: wp.vec3):
 
 
 @wp.func
-def applied_link_wrench(tree: Tree, rows: JointRows, i: int, link_rot: wp.quat, com_velocity: wp.spatial_vector,
+def applied_link_wrench(tree: Tree, dp: DofParams, i: int, link_rot: wp.quat, com_velocity: wp.spatial_vector,
                         user_force: wp.vec3, user_torque: wp.vec3, gravity: wp.vec3, dt: float):
     """(force, torque) at link i's COM this step: gravity and user forces, damping and max-velocity terms."""
     m = tree.link_mass[i]
     v = wp.spatial_top(com_velocity)
     w = wp.spatial_bottom(com_velocity)
-    lin_d = wp.min(rows.link_linear_damping[i], 1.0 / dt)
-    ang_d = wp.min(rows.link_angular_damping[i], 1.0 / dt)
+    lin_d = wp.min(dp.link_linear_damping[i], 1.0 / dt)
+    ang_d = wp.min(dp.link_angular_damping[i], 1.0 / dt)
     lin_s = float(0.0)
     speed = wp.length(v)
-    if speed > rows.link_max_linear_velocity[i]:
-        lin_s = 1.0 - rows.link_max_linear_velocity[i] / speed
+    if speed > dp.link_max_linear_velocity[i]:
+        lin_s = 1.0 - dp.link_max_linear_velocity[i] / speed
     ang_s = float(0.0)
     spin = wp.length(w)
-    if spin > rows.link_max_angular_velocity[i]:
-        ang_s = 1.0 - rows.link_max_angular_velocity[i] / spin
+    if spin > dp.link_max_angular_velocity[i]:
+        ang_s = 1.0 - dp.link_max_angular_velocity[i] / spin
     force = (1.0 - lin_d * dt) * (m * gravity + user_force) - m * (lin_d + lin_s / dt) * v
     torque = (1.0 - ang_d * dt) * user_torque - (ang_d + ang_s / dt) * rotational_inertia_times(tree, link_rot, i, w)
     return wp.spatial_vector(force, torque)

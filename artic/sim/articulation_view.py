@@ -10,21 +10,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..description.articulation import Articulation
-from ..enums import JointType
-from .cache import ArticulationCache, cache_flags
-from ..enums import CacheFlag
-from ..core.control import write_description_targets
-from ..core.data import build_data
 from ..dynamics.aba import aba
 from ..dynamics.centroidal import articulation_com, centroidal_momentum
 from ..dynamics.crba import crba
 from ..dynamics.jacobian import dense_jacobian
 from ..dynamics.kinematics import forward_kinematics, link_velocities
 from ..dynamics.rnea import rnea
+from ..enums import CacheFlag, JointType
 from ..errors import StateError, ValidationError
+from .builders.arrays import build_data, write_description_state, write_description_targets
+from .builders.model import build_model, refresh_model
+from .cache import ArticulationCache, cache_flags
 from .memory import allocation_errors
-from ..core.model import build_model, refresh_model
-from ..core.state import write_description_state
 from .status import refresh_status
 
 _ZERO_G = (0.0, 0.0, 0.0)
@@ -113,20 +110,6 @@ class ArticulationView:
         # the step wrote link poses and velocities into the state, but this view's own Data (O, inertias, motion
         # columns for inverse dynamics) is recomputed when next asked for
         self._positions_valid = self._velocities_valid = False
-
-    @property
-    def stepper(self):
-        """The block's stepper (its rows and step arrays), built on first use."""
-        self.block.contacts()
-        return self.block.stepper
-
-    def contact_report(self, articulations: list):
-        from .scene import ContactReport
-        c = self.block.contact_arrays(self.art)
-        scene_index = {id(a): k for k, a in enumerate(articulations)}
-        to_scene = np.array([scene_index[id(a)] for a in self.block.arts] + [-1])
-        return ContactReport(shape_a=[s for s, _ in self.block.stepper.shapes],
-                             articulation_b=to_scene[c.pop("other")], **c)
 
     def wake(self, envs: np.ndarray):
         """Wake the envs where `envs` is True (PhysX: on non-zero velocities or forces, or targets set)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from ..constraints.body_joint_rows import LoopArrays, LoopTable, joint_coordinates, joint_kinematics, joint_row_direction, slot_wrenches
+from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, joint_coordinates, joint_kinematics, joint_row_direction, slot_wrenches
 from ..core.data import Kin, Scratch
 from ..description.actors import RigidStatic
 from ..description.articulation import Link
@@ -26,7 +26,7 @@ from ..dynamics.crba import crba_env
 from ..dynamics.integrate import integrate_positions
 from ..dynamics.kinematics import forward_kinematics_env
 from ..errors import StateError
-from .body_joint_view import refresh_joint_kinematics
+from .body_joint_view import refresh_body_joint_kinematics
 from ..core.model import Tree
 from ..core.parallel import launch_envs
 from ..core.state import StateArrays
@@ -37,7 +37,7 @@ MAX_ITERATIONS = 30
 
 
 @wp.kernel
-def _residual_rows(env_offset: int, tree: Tree, jt: LoopTable, ja: LoopArrays, st: StateArrays, kin: Kin,
+def _residual_rows(env_offset: int, tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, st: StateArrays, kin: Kin,
                    sc: Scratch, mass_matrix: wp.array3d(dtype=float), values: wp.array2d(dtype=float),
                    g: wp.array3d(dtype=float)):
     """Per env: M, and every joint's six slot values (coordinates unwrapped against ja.coord) and directions."""
@@ -85,7 +85,7 @@ def assemble(block, targets: dict[tuple[int, int], np.ndarray]):
     """Move the block's bodies so that every joint holds and each (joint index in block, coordinate) of `targets`
     takes its (E,) values. Raises StateError when some env does not converge."""
     e, n_gen = block.num_envs, block.model.gen_count
-    jt, ja = block.loop_table, block.loop
+    jt, ja = block.body_joint_table, block.body_joint_arrays
     nj = jt.joint_count
     coord = ja.coord.numpy()
     rows, goal = [], []  # residual rows (slot indices) and, for coordinates, their target columns
@@ -158,9 +158,9 @@ def assemble(block, targets: dict[tuple[int, int], np.ndarray]):
         bad = np.flatnonzero(err > 10 * tol)
         for name, arr in saved.items():
             getattr(st, name).assign(arr)
-        refresh_joint_kinematics(block)
+        refresh_body_joint_kinematics(block)
         raise StateError(f"the joints of {', '.join(repr(a.name) for a in block.arts)} cannot all hold at the "
                          f"requested coordinates in env(s) {bad[:5].tolist()} (residual {err.max():.3g}); the "
                          "values may be out of the mechanism's reach, or too far from the current pose for one "
                          "solve (set them in smaller steps)")
-    refresh_joint_kinematics(block)
+    refresh_body_joint_kinematics(block)

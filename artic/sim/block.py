@@ -1,13 +1,18 @@
-"""`Block`: articulations that may touch each other, stepped together as one forest.
+"""`Block`: articulations that may touch each other, stepped together as one forest, and every device array of it.
 
 Contact between two articulations (or rigid bodies, which are one-link articulations) couples their velocities, so
 the solver must see both in the same Gauss-Seidel sweep. A block concatenates its articulations into one forest
-model (model.py): trees one after the other, each with its own generalized coordinates, M block-diagonal. It owns
-the state, control and step arrays of the forest for every env; each articulation's view reads and writes its
-columns of them (state.state_view), so there is no copying between the two. The scene groups articulations into
-blocks by whether any of their shapes can collide or a body joint connects them (scene.py); an articulation alone
-in its block steps exactly as it did before blocks existed. The block also owns its body joints' tables and
-per-env arrays (constraints/loop_rows.py); each joint's view reads its columns of them (joint_view.py).
+model (core/model.py): trees one after the other, each with its own generalized coordinates, M block-diagonal. It
+owns all of the forest's arrays for every env: the model and its parameters, the state, controls and Data, the row
+tables (dof rows, couplings, deadzones, body joints), the collision tables and contact buffers, the step's
+intermediates and the direct solver's workspace; and it replays the recorded step launch (step_kernel.py). Each
+articulation's view reads and writes its columns of the state and controls (core/state.py: state_view), so there
+is no copying between the two; each body joint's view reads its columns of the body-joint arrays
+(body_joint_view.py). The scene groups articulations into blocks (grouping.py); an articulation alone in its block
+steps exactly as it did before blocks existed.
+
+The step's arrays are built at the first step (or the first read of contacts), when the collision pairs and rows
+are known; a description change rebuilds the tables at the next step or read (`mark_dirty`, `sync`).
 
 PhysX solves an island with the largest iteration counts of its articulations and lets it sleep when all of them
 may; a block does the same (its sleep threshold is the smallest of its articulations').
@@ -17,19 +22,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..collision.geometry import forest_links
-from ..constraints.body_joint_rows import build_loop_arrays, build_loop_table
+from ..constraints.dof_rows import ROW_FRICTION
 from ..description.actors import RigidStatic
 from ..description.articulation import Articulation, Link
-from ..core.control import ControlArrays, build_control, control_view
-from ..core.data import build_data
-from ..core.model import build_model, refresh_model
-from ..core.state import build_state, columns, state_view
-from .step import WAKE_COUNTER_RESET, Stepper
+from ..enums import SolverType
+from ..errors import ArticError, ValidationError
+from . import status
+from .builders.arrays import (build_contact_points, build_contact_rows, build_control, build_data, build_direct,
+                              build_state, build_step_data, contact_bytes_per_env, direct_bytes_per_env,
+                              step_bytes_per_env)
+from .builders.body_joints import build_body_joint_arrays, build_body_joint_table
+from .builders.geometry import build_geometry
+from .builders.model import build_dof_rows, build_model, forest_links, refresh_model
+from .builders.rows import build_coupling_rows, build_deadzone_table
+from .memory import allocation_errors, check_fits
+from .status import STATUS_CHECK, STATUS_FREEZE, STATUS_OFF
+from .step_kernel import WAKE_COUNTER_RESET, record_step
+from ..core.state import columns, state_view
+from ..core.control import control_view
 
 
 class Block:
-    def __init__(self, arts: list[Articulation], joints: list, num_envs: int, gravity, device, statics,
+    def __init__(self, arts: list[Articulation], joints: list, num_envs: int, gravity, device, statics: list,
                  contact_capacity: int, friction_correlation_distance: float):
         self.arts = list(arts)
         self.joints = list(joints)  # the body joints between its bodies (or from them to fixed bodies)
@@ -54,10 +68,10 @@ class Block:
         self.link_index = {id(link): start + art._topology().link_index[link]
                            for art, start in zip(self.arts, self.link_start) for link in art.get_links()}
         _, self.link_movable, self.link_rank = forest_links(self.arts)
-        self.loop_table = self._build_loop_table()
-        t = self.loop_table
-        self.loop = build_loop_arrays(num_envs, t.joint_count, t.coord_count, t.row_count, self.model.gen_count,
-                                      device)
+        self.body_joint_table = self._build_body_joint_table()
+        t = self.body_joint_table
+        self.body_joint_arrays = build_body_joint_arrays(num_envs, t.joint_count, t.coord_count, t.row_count,
+                                                         self.model.gen_count, device)
         self.joint_coord_start, self.joint_row_start = [], []
         coords = rows = 0
         for joint in self.joints:
@@ -65,15 +79,23 @@ class Block:
             self.joint_row_start.append(rows)
             coords += joint.num_coordinates
             rows += 2 * joint.num_coordinates + joint.bilateral_count
-        self.stepper = None  # built at the first step
+        # the step's arrays, built at the first step (_ensure_step_arrays)
+        self.dof_params = self.dof_rows = self.couplings = self.deadzones = None
+        self.geometry = self.geometry_host = self.shapes = None
+        self.contact_points = self.contact_rows = self.step_data = None
+        self.direct = None  # (RowForm, DirectArrays), built at the first direct step
+        self._no_direct = None  # a one-row (RowForm, DirectArrays) that PGS and TGS launches pass instead
+        self._overflow_view = None
+        self._launches = {}  # recorded step launches by (dt, solver, status mode, pivot limit)
         self._dirty = False  # a description parameter changed since the model was uploaded
 
-    def _build_loop_table(self):
+    def _build_body_joint_table(self):
         tree = self.model.tree
         start, count = tree.tree_gen_start.numpy(), tree.tree_gen_count.numpy()
         link_tree = tree.link_tree.numpy()
         span = np.stack([start[link_tree], count[link_tree]], axis=1) if len(link_tree) else np.zeros((0, 2), int)
-        return build_loop_table(self.joints, self.link_index, self.link_rank, self.link_movable, span, self.device)
+        return build_body_joint_table(self.joints, self.link_index, self.link_rank, self.link_movable, span,
+                                      self.device)
 
     def joint_filters(self) -> tuple[set, set]:
         """Body pairs a joint keeps from colliding (unless it has collision_enabled): forest link pairs, and
@@ -82,8 +104,7 @@ class Block:
         for joint in self.joints:
             if joint.collision_enabled:
                 continue
-            ends = [self.link_index[id(b)] if isinstance(b, Link) else b for b in (joint.body_a, joint.body_b)]
-            a, b = ends
+            a, b = (self.link_index[id(x)] if isinstance(x, Link) else x for x in (joint.body_a, joint.body_b))
             if isinstance(a, int) and isinstance(b, int):
                 links.add(frozenset((a, b)))
             elif isinstance(a, int) and isinstance(b, RigidStatic):
@@ -92,7 +113,7 @@ class Block:
                 statics.add((b, id(a)))
         return links, statics
 
-    def joint_ranges(self, joint):
+    def joint_ranges(self, joint) -> tuple[int, tuple[int, int], tuple[int, int]]:
         """(joint index, coordinate range, row range) of a body joint in this block."""
         j = next(i for i, x in enumerate(self.joints) if x is joint)
         k, r = self.joint_coord_start[j], self.joint_row_start[j]
@@ -101,19 +122,23 @@ class Block:
     def index(self, art: Articulation) -> int:
         return next(t for t, a in enumerate(self.arts) if a is art)
 
-    def ranges(self, art: Articulation):
+    def ranges(self, art: Articulation) -> tuple[tuple[int, int], tuple[int, int], int]:
         """(dof range, link range, tree index) of an articulation in the forest."""
         t = self.index(art)
         d, lk = self.dof_start[t], self.link_start[t]
         return (d, d + art.dof_count), (lk, lk + art.link_count), t
 
-    def views(self, art: Articulation):
+    def views(self, art: Articulation) -> tuple:
         """The articulation's state and control (views of the block's arrays) and its reported step outputs."""
         dofs, links, t = self.ranges(art)
         outputs = {"joint_acceleration": columns(self.data.joint_acceleration, *dofs),
                    "link_acceleration": columns(self.data.link_acceleration, *links),
                    "link_incoming_joint_force": columns(self.data.link_incoming_joint_force, *links)}
         return state_view(self.state, dofs, links, t), control_view(self.control, dofs, links, t), outputs
+
+    def owner(self) -> str:
+        """How messages name the block: by its articulations."""
+        return "articulation(s) " + ", ".join(f"'{a.name}'" for a in self.arts)
 
     # -- parameters -----------------------------------------------------------------------------------------------
     def iteration_counts(self) -> tuple[int, int]:
@@ -134,6 +159,10 @@ class Block:
         self.state.wake_counter.assign(wc)
         self.state.sleeping.assign(sleeping)
 
+    def set_gravity(self, gravity: tuple):
+        self.gravity = gravity
+        self._launches.clear()  # the recorded launches hold the old gravity: record them again
+
     def mark_dirty(self):
         self._dirty = True
 
@@ -141,145 +170,111 @@ class Block:
         """Re-upload parameters changed through the descriptions (once, before the next step)."""
         if self._dirty:
             refresh_model(self.model, self.arts)
-            self.loop_table = self._build_loop_table()
-            if self.stepper is not None:
-                self.stepper.refresh()
+            self.body_joint_table = self._build_body_joint_table()
+            if self.step_data is not None:
+                self._rebuild_tables()
             self._dirty = False
 
     def on_statics_changed(self):
-        if self.stepper is not None:
-            self.stepper.refresh()
+        if self.step_data is not None:
+            self._rebuild_tables()
 
-    # -- stepping and contacts ------------------------------------------------------------------------------------
-    def step(self, dt: float, solver_type, freeze: bool = False, pivot_limit: int = 0):
+    # -- the step's arrays ----------------------------------------------------------------------------------------
+    def ensure_step_arrays(self):
+        """Build the row tables, collision tables, contact buffers and the step's arrays (once)."""
         self.sync()
-        self._ensure_stepper()
-        self.stepper.step(dt, solver_type, freeze, pivot_limit)
+        if self.step_data is None:
+            self._build_rows()
+            self._no_direct = build_direct(1, 1, 1, 1, self.device)
+            self._allocate(step_data=True)
 
-    def _ensure_stepper(self):
-        if self.stepper is None:
-            self.stepper = Stepper(self)
-        return self.stepper
+    def _build_rows(self):
+        self.dof_params, self.dof_rows = build_dof_rows(self.arts, self.device)
+        self.couplings = build_coupling_rows(self.arts, self.device)
+        self.deadzones = build_deadzone_table(self.arts, self.joints, self.joint_row_start, self.device)
 
-    def contacts(self):
-        self.sync()
-        return self._ensure_stepper().contacts
+    def _allocate(self, step_data: bool):
+        """Build the collision tables, then the per-env contact buffers and (with `step_data`) the step's arrays,
+        whose sizes only the rows and collision pairs fix: checked against the device's memory first, so that a
+        scene too large for its first step gets an ArticError with the figures, not Warp's allocator failure."""
+        geometry, geometry_host, shapes = build_geometry(self.arts, self.statics, self.contact_capacity, self.device,
+                                                         self.joint_filters())
+        m = self.model
+        need = contact_bytes_per_env(geometry.capacity, m.gen_count)
+        if step_data:
+            need += step_bytes_per_env(m, self.dof_rows.row_count, self.couplings.row_count)
+        # the buffers being replaced are freed once the new ones are assigned: count them as available
+        if self.contact_points is not None:
+            need -= contact_bytes_per_env(self.contact_points.link_a.shape[1], m.gen_count)
+        if step_data and self.step_data is not None:
+            need -= step_bytes_per_env(m, self.step_data.row_lambda.shape[1], self.step_data.cpl_r.shape[1])
+        if need > 0:
+            check_fits(self.owner(), self.num_envs, need, self.device, "the step's contact and solver arrays")
+        with allocation_errors(self.owner(), self.num_envs):
+            sd = build_step_data(self.data, self.dof_rows.row_count, self.couplings.row_count, m.tree_count) \
+                if step_data else self.step_data
+            points = build_contact_points(self.num_envs, geometry.capacity, self.device)
+            rows = build_contact_rows(self.num_envs, geometry.capacity, m.gen_count, self.device)
+        self.step_data, self.contact_points, self.contact_rows = sd, points, rows
+        self.direct = None  # its capacity follows the rows and the contact capacity
+        self.geometry, self.geometry_host, self.shapes = geometry, geometry_host, shapes
+        self._overflow_view = points.overflow.numpy() if self.device.is_cpu else None  # shares the memory
+
+    def _rebuild_tables(self):
+        """Re-read the row tables after a description change (the set of dof rows may change: a drive switched
+        on) and the collision tables after a static actor came or went; the recorded launches are recorded again."""
+        old = self.dof_params, self.dof_rows, self.couplings, self.deadzones
+        self._build_rows()
+        try:
+            self._allocate(step_data=self.dof_rows.row_count != old[1].row_count)
+        except ArticError:
+            # the recorded launches keep arrays that match each other, and every later step tries again (and
+            # raises) until the arrays fit
+            self.dof_params, self.dof_rows, self.couplings, self.deadzones = old
+            self.mark_dirty()
+            raise
+        self._launches.clear()
 
     def contact_overflow(self) -> np.ndarray | None:
         """Per-env dropped-contact counts of the last step, None when the block has no candidate pairs."""
-        if self.stepper is None or self.stepper.geometry.pair_count == 0:
+        if self.geometry is None or self.geometry.pair_count == 0:
             return None
-        return self.stepper.overflow_host()
+        return self._overflow_view if self._overflow_view is not None else self.contact_points.overflow.numpy()
 
-    def contact_arrays(self, art: Articulation) -> dict:
-        """The contacts that involve `art`, per env, compacted and turned so that link a is art's link (normal
-        from the other body towards it, force on it). Link indices are local to their articulation; `other` is
-        the other articulation's index in this block (-1 for a static shape)."""
-        ct = self.contacts()
-        _, (l0, l1), _ = self.ranges(art)
-        count = ct.count.numpy()
-        la, lb = ct.link_a.numpy(), ct.link_b.numpy()
-        slots = la.shape[1]
-        valid = np.arange(slots)[None, :] < count[:, None]
-        mine_a = valid & (la >= l0) & (la < l1)
-        mine_b = valid & (lb >= l0) & (lb < l1) & ~mine_a
-        keep = mine_a | mine_b
-        order = np.argsort(~keep, axis=1, kind="stable")  # kept contacts first, in solver order
+    def direct_capacity(self) -> int:
+        """Rows one env's direct solve can have: each dof row (and a second for an effort friction's viscous part),
+        two per coupling row (a tendon's spring and its limit), three per contact slot, two per body-joint row (a
+        soft range's two sides) and three per deadzone controller."""
+        rows = self.dof_rows
+        friction = int((rows.row_kind.numpy() == ROW_FRICTION).sum()) if rows.row_count else 0
+        return (rows.row_count + friction + 2 * self.couplings.row_count + 3 * self.geometry.capacity
+                + 2 * self.body_joint_table.row_count + 3 * self.deadzones.count)
 
-        def pick(a):
-            return np.take_along_axis(a, order.reshape(order.shape + (1,) * (a.ndim - 2)), axis=1)
+    def _direct_arrays(self) -> tuple:
+        if self.direct is None:
+            cap = self.direct_capacity()
+            check_fits(self.owner(), self.num_envs, direct_bytes_per_env(cap, self.model.gen_count), self.device,
+                       f"the direct solver's arrays ({cap} rows per env)")
+            with allocation_errors(self.owner(), self.num_envs):
+                self.direct = build_direct(self.num_envs, cap, self.model.gen_count, self.deadzones.count,
+                                           self.device)
+            self._launches = {k: v for k, v in self._launches.items() if k[1] != int(SolverType.DIRECT)}
+        return self.direct
 
-        sa, sb = ct.shape_a.numpy(), ct.shape_b.numpy()
-        la_, lb_ = np.where(mine_b, lb, la), np.where(mine_b, la, lb)
-        sign = np.where(mine_b, -1.0, 1.0)[..., None]
-        tree_of = self.model.host["link_tree"]
-        other = np.where(lb_ >= 0, tree_of[np.maximum(lb_, 0)], -1)
-        starts = np.array(self.link_start)
-        local_b = np.where(lb_ >= 0, lb_ - starts[np.maximum(other, 0)], -1)
-        return {
-            "count": keep.sum(axis=1), "link_a": pick(la_ - l0), "link_b": pick(local_b), "other": pick(other),
-            "shape_index_a": pick(np.where(mine_b, sb, sa)), "shape_index_b": pick(np.where(mine_b, sa, sb)),
-            "point": pick(ct.point.numpy()), "normal": pick(ct.normal.numpy() * sign),
-            "separation": pick(ct.separation.numpy()), "force": pick(ct.force.numpy() * sign),
-            "overflow": ct.overflow.numpy().copy(),
-        }
-
-
-# -- grouping -----------------------------------------------------------------------------------------------------
-
-
-def _movable(art: Articulation) -> bool:
-    """Whether contacts can move it (a kinematic body or a fixed base without dofs cannot)."""
-    return not (art.fix_base or art._kinematic) or art.dof_count > 0
-
-
-def _filters(art: Articulation) -> set:
-    return {(int(s.collision_group), int(s.collision_mask)) for link in art.get_links() for s in link.shapes}
-
-
-def collision_groups(arts: list[Articulation], joints=()) -> list[list[Articulation]]:
-    """Partition articulations into blocks: two share a block when a shape of one can collide with a shape of the
-    other (collision groups and masks, as the pair filter tests them) and one of them can move, or when a body
-    joint or an explicit contact pair (Articulation.add_contact_pair) connects them. Blocks and their members keep
-    the scene's order."""
-    parent = list(range(len(arts)))
-
-    def root(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    filters = [_filters(a) for a in arts]
-    for i in range(len(arts)):
-        for j in range(i + 1, len(arts)):
-            if not (_movable(arts[i]) or _movable(arts[j])):
-                continue
-            if any(ga & mb or gb & ma for ga, ma in filters[i] for gb, mb in filters[j]):
-                parent[root(j)] = root(i)
-    index = {id(a): i for i, a in enumerate(arts)}
-    for joint in joints:
-        ends = [index[id(b.articulation)] for b in (joint.body_a, joint.body_b) if isinstance(b, Link)]
-        if len(ends) == 2:
-            parent[root(ends[1])] = root(ends[0])
-    shape_art = {id(s): i for i, a in enumerate(arts) for link in a.get_links() for s in link.shapes}
-    for i, art in enumerate(arts):  # explicit contact pairs collide whatever the groups
-        for pair in art.contact_pairs:
-            if id(pair.shape_b) in shape_art:
-                parent[root(shape_art[id(pair.shape_b)])] = root(i)
-    groups: dict[int, list] = {}
-    for i, art in enumerate(arts):
-        groups.setdefault(root(i), []).append(art)
-    return list(groups.values())
-
-
-def block_joints(group: list[Articulation], joints) -> list:
-    """The body joints of a block: those with a body in one of its articulations, in the scene's order."""
-    members = {id(a) for a in group}
-    return [j for j in joints
-            if any(isinstance(b, Link) and id(b.articulation) in members for b in (j.body_a, j.body_b))]
-
-
-_STATE = ("joint_q", "joint_qd", "root_pose", "root_lin_vel", "root_ang_vel", "link_pose", "link_velocity")
-_CONTROL = tuple(ControlArrays.vars)  # every control array, pending kinematic targets included
-_OUTPUTS = ("joint_acceleration", "link_acceleration", "link_incoming_joint_force")
-
-
-def view_arrays(view) -> dict:
-    """Host copies of everything an articulation's view holds per env (before it moves to another block)."""
-    out = {("state", k): getattr(view.state, k).numpy() for k in _STATE + ("wake_counter", "sleeping")}
-    out.update({("control", k): getattr(view.control, k).numpy() for k in _CONTROL})
-    out.update({("data", k): getattr(view.data, k).numpy() for k in _OUTPUTS})
-    return out
-
-
-def restore_view_arrays(view, arrays: dict):
-    for (part, name), a in arrays.items():
-        if name not in ("wake_counter", "sleeping") and a.size:
-            getattr(getattr(view, part), name).assign(a)
-
-
-def merge_wake_state(block: Block, saved: list[dict]):
-    """A merged block is awake if any member was, with the longest wake counter."""
-    block.state.wake_counter.assign(np.max([s[("state", "wake_counter")] for s in saved], axis=0))
-    block.state.sleeping.assign(np.min([s[("state", "sleeping")] for s in saved], axis=0))
+    # -- stepping ---------------------------------------------------------------------------------------------------
+    def step(self, dt: float, solver_type: SolverType, freeze: bool = False, pivot_limit: int = 0):
+        """One step of every env: the recorded launch of step_kernel.py for this dt and solver."""
+        self.ensure_step_arrays()
+        mode = (STATUS_FREEZE if freeze else STATUS_CHECK) if status.CHECK_STATE else STATUS_OFF
+        key = (dt, int(solver_type), mode, pivot_limit)
+        if solver_type != SolverType.DIRECT and self.deadzones.count:
+            names = ", ".join(f"'{a.name}'" for a in self.arts) or "a body joint"
+            raise ValidationError(f"scene: articulation(s) {names} or their body joints have deadzone controllers, "
+                                  "which only the direct solver solves; set scene.solver_type = "
+                                  "artic.SolverType.DIRECT (or remove them with set_deadzone(..., None))")
+        direct = self._direct_arrays() if solver_type == SolverType.DIRECT else self._no_direct
+        direct[1].pivot_limit = pivot_limit  # captured by value when the launch below is recorded
+        cmd = self._launches.get(key)
+        if cmd is None:
+            cmd = self._launches[key] = record_step(self, dt, solver_type, mode, direct)
+        cmd.launch()

@@ -1,82 +1,37 @@
-"""`JointView`: one body joint's columns of its block's arrays (constraints/loop_rows.py: LoopArrays), and what the
-scene reads and writes through it: coordinates, drive targets, ranges and locks per env, constraint forces and the
-frames C, D, G and T_err (ArtiSynth's joints chapter, sections 3.3.2, 3.3.5, 3.3.7)."""
+"""`BodyJointView`: one body joint's columns of its block's arrays (constraints/body_joint_rows.py:
+BodyJointArrays), through which the scene reads and writes its coordinates, drive targets, ranges, locks and
+enabling per env. Its forces and frames are read by reports.py."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import warp as wp
 
-from ..constraints.body_joint_rows import ROW_LOCKED, ROW_ON, LoopArrays, LoopTable, row_layout, update_loop_coordinates
+from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, update_body_joint_coordinates
 from ..core.data import Kin
-from ..description.body_joints import coordinates_to_tcd_mode
-from ..dynamics.kinematics import forward_kinematics_env
-from ..description.validate import MAX_MAGNITUDE, as_real, real_array
-from ..errors import ValidationError
-from ..math.np_spatial import Transform
 from ..core.model import Tree
 from ..core.parallel import launch_envs
 from ..core.state import StateArrays, columns
+from ..description.validate import MAX_MAGNITUDE, as_real, real_array
+from ..dynamics.kinematics import forward_kinematics_env
+from ..errors import ValidationError
 
 _COORD_ARRAYS = ("coord", "target_position", "target_velocity", "range_low", "range_high", "locked", "lock_value")
 _JOINT_ARRAYS = ("tcd", "frame_c", "frame_d", "wrench_a", "wrench_b", "enabled")
 
 
-@dataclass
-class JointFrames:
-    """A joint's frames in every env (E envs; poses as (px, py, pz, qx, qy, qz, qw)): C and D in the world, T_CD,
-    the constraint frame G (the nearest pose to C that satisfies the joint, section 3.3.2: T_CD = T_GD T_CG) in the
-    world and in D, and the error T_err = T_CG."""
-
-    c_world: np.ndarray  # (E, 7)
-    d_world: np.ndarray  # (E, 7)
-    g_world: np.ndarray  # (E, 7)
-    tcd: np.ndarray  # (E, 7)
-    tgd: np.ndarray  # (E, 7)
-    terr: np.ndarray  # (E, 7)
-
-
-@dataclass
-class JointForces:
-    """A joint's constraint forces over the last step (section 3.3.7), per env (E envs, n constraints, m
-    coordinates). Multipliers are impulses / dt [N or N m], in the joint's constraint order (bilateral constraints,
-    then one range constraint per coordinate); wrenches are (force [N], torque [N m])."""
-
-    constraint_force: np.ndarray  # (E, n) multiplier of each constraint, 0 where it is not engaged
-    bilateral: np.ndarray  # (E, n) bool: the constraint is bilateral (a constrained slot or a locked coordinate)
-    engaged: np.ndarray  # (E, n) bool: an engaged unilateral (range) constraint
-    drive_force: np.ndarray  # (E, m) drive force of each coordinate
-    bilateral_wrench_c: np.ndarray  # (E, 6) in frame C, about its origin
-    unilateral_wrench_c: np.ndarray  # (E, 6)
-    drive_wrench_c: np.ndarray  # (E, 6)
-    wrench_a: np.ndarray  # (E, 6) everything the joint applied to A, world, torque about A's COM
-    wrench_b: np.ndarray  # (E, 6) on B, torque about B's COM (about the world origin for the world or a static B)
-
-    @property
-    def bilateral_count(self) -> np.ndarray:
-        """(E,) bilateral constraints (ArtiSynth's numBilateralConstraints)."""
-        return self.bilateral.sum(axis=1)
-
-    @property
-    def engaged_count(self) -> np.ndarray:
-        """(E,) engaged unilateral constraints (numEngagedUnilateralConstraints)."""
-        return self.engaged.sum(axis=1)
-
-
 @wp.kernel
-def _loop_kinematics(env_offset: int, tree: Tree, jt: LoopTable, ja: LoopArrays, st: StateArrays, kin: Kin):
+def _body_joint_kinematics(env_offset: int, tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, st: StateArrays, kin: Kin):
     env = env_offset + wp.tid()
     forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
-    update_loop_coordinates(jt, ja, st.link_pose, env)
+    update_body_joint_coordinates(jt, ja, st.link_pose, env)
 
 
-def refresh_joint_kinematics(block):
+def refresh_body_joint_kinematics(block):
     """Link poses, and every joint's coordinates and frames, from the block's current state."""
     block.sync()  # joint frames moved since the last step (JointBase.set_frames)
-    if block.loop_table.joint_count:
-        launch_envs(_loop_kinematics, block.num_envs, [block.model.tree, block.loop_table, block.loop,
+    if block.body_joint_table.joint_count:
+        launch_envs(_body_joint_kinematics, block.num_envs, [block.model.tree, block.body_joint_table, block.body_joint_arrays,
                                                        block.state.arrays, block.data.kin], block.device)
 
 
@@ -103,7 +58,7 @@ def per_env_array(owner: str, what: str, values, shape: tuple, limit: float | No
     return np.array(a, dtype=np.float32, order="C")
 
 
-class JointView:
+class BodyJointView:
     def __init__(self, joint, num_envs: int):
         self.joint = joint
         self.num_envs = num_envs
@@ -112,7 +67,7 @@ class JointView:
     def bind(self, block):
         self.block = block
         self.index, (k0, k1), (r0, r1) = block.joint_ranges(self.joint)
-        a = block.loop
+        a = block.body_joint_arrays
         self.arrays = {name: columns(getattr(a, name), k0, k1) for name in _COORD_ARRAYS}
         self.arrays.update({name: columns(getattr(a, name), self.index, self.index + 1) for name in _JOINT_ARRAYS})
         self.arrays["wrench_c"] = columns(a.wrench_c, 3 * self.index, 3 * self.index + 3)
@@ -126,6 +81,12 @@ class JointView:
         for name, values in saved.items():
             if values.size:
                 self.arrays[name].assign(values)
+
+    def start(self):
+        """A joint new to its block: the description's ranges, locks and targets, coordinates read at the next
+        kinematics refresh (from zero, the unwrapping reference)."""
+        self.restore({"coord": np.zeros((self.num_envs, self.joint.num_coordinates), np.float32)})
+        self.write_description()
 
     def write_description(self):
         """Ranges, locks (at the current coordinates) and drive targets of the description, in every env."""
@@ -179,7 +140,7 @@ class JointView:
     def write_locks(self, locked):
         """Lock (True) or release each coordinate per env; a newly locked one holds its current value."""
         mask = self._mask(locked, "locks", (self.num_envs, self.joint.num_coordinates))
-        refresh_joint_kinematics(self.block)
+        refresh_body_joint_kinematics(self.block)
         was = self.arrays["locked"].numpy().astype(bool)
         value = self.arrays["lock_value"].numpy()
         coord = self.arrays["coord"].numpy()
@@ -195,38 +156,5 @@ class JointView:
 
     # -- outputs ----------------------------------------------------------------------------------------------------
     def coordinates(self) -> np.ndarray:
-        refresh_joint_kinematics(self.block)
+        refresh_body_joint_kinematics(self.block)
         return self.arrays["coord"].numpy().astype(np.float64)
-
-    def frames(self) -> JointFrames:
-        refresh_joint_kinematics(self.block)
-        joint = self.joint
-        coord = self.arrays["coord"].numpy().astype(np.float64)
-        c_w = self.arrays["frame_c"].numpy()[:, 0].astype(np.float64)
-        d_w = self.arrays["frame_d"].numpy()[:, 0].astype(np.float64)
-        tcd = self.arrays["tcd"].numpy()[:, 0].astype(np.float64)
-        slots = [s for _, s in joint._coordinates]
-        tgd, g_w, terr = (np.empty_like(tcd) for _ in range(3))
-        for e in range(self.num_envs):  # a query, not the step: host float64 is fine here
-            g = coordinates_to_tcd_mode(joint._mode, slots, coord[e])
-            tgd[e] = g.as_array()
-            g_w[e] = (Transform.from_array(d_w[e]) * g).as_array()
-            terr[e] = (g.inverse() * Transform.from_array(tcd[e])).as_array()
-        return JointFrames(c_w, d_w, g_w, tcd, tgd, terr)
-
-    def forces(self, dt: float) -> JointForces:
-        joint = self.joint
-        r0, r1 = self.rows
-        a = self.block.loop
-        lam = (a.row_lambda.numpy()[:, r0:r1] + a.row_lambda2.numpy()[:, r0:r1]) / dt
-        active = a.row_active.numpy()[:, r0:r1]
-        m, nb = joint.num_coordinates, joint.bilateral_count
-        drive, limit, bil = row_layout(m, nb)
-        force = np.concatenate([lam[:, bil], lam[:, limit]], axis=1)
-        bilateral = np.concatenate([np.ones((self.num_envs, nb), bool), active[:, limit] == int(ROW_LOCKED)], axis=1)
-        engaged = np.concatenate([np.zeros((self.num_envs, nb), bool),
-                                  (active[:, limit] == int(ROW_ON)) & (lam[:, limit] != 0.0)], axis=1)
-        force[~(bilateral | engaged)] = 0.0
-        wc = self.arrays["wrench_c"].numpy()
-        return JointForces(force, bilateral, engaged, lam[:, drive], wc[:, 0], wc[:, 1], wc[:, 2],
-                           self.arrays["wrench_a"].numpy()[:, 0], self.arrays["wrench_b"].numpy()[:, 0])

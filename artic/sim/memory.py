@@ -2,9 +2,9 @@
 
 A scene's arrays grow linearly with the number of envs. Asking Warp for more than the device has fails inside its
 allocator (or, on a CPU with overcommit, gets the process killed while the arrays are zeroed), so the scene estimates
-what an articulation will need before building it and refuses with the figures. The estimate is a lower bound: it
-counts only the arrays every articulation gets (ArticulationData twice, for the step and for inverse dynamics, the
-state, the controls and the step's inverse mass matrix), not contact slots, solver rows or body joints.
+what an articulation, and then a block's first step, will need before building them and refuses with the figures.
+The byte counts are builders/arrays.py's, next to the allocations they count; this module compares them with what
+the device has and turns Warp's own allocation failures into ArticErrors.
 """
 
 from __future__ import annotations
@@ -16,22 +16,8 @@ import warp as wp
 
 from ..errors import ValidationError
 
-_FLOAT = 4  # bytes: every array is float32 or int32 based
 _GIB = float(1 << 30)
 MAX_ENVS = (1 << 31) - 1  # Warp array dimensions are signed 32-bit
-
-
-def bytes_per_env(link_count: int, dof_count: int, floating: bool) -> int:
-    """Lower bound of the bytes one env of one articulation occupies (see the module docstring)."""
-    nl, n = link_count, dof_count
-    ng = n + (6 if floating else 0)
-    rows = 6 * (nl if floating else nl - 1)  # dense Jacobian rows
-    data = 120 * nl + 13 * n + 3 * ng + ng * ng  # ArticulationData: per-link spatial quantities, per-dof, M
-    inverse_dynamics = rows * ng + 6 * ng  # the view's Jacobian and centroidal matrix
-    state = 13 * nl + 2 * n + 13  # link poses and velocities, q, qd, root pose and velocities
-    control = 3 * n + 6 * nl  # joint forces and targets, link forces and torques
-    step = ng * ng + 2 * ng + 6 * nl  # M^-1, velocities at the start of the step
-    return _FLOAT * (2 * data + inverse_dynamics + state + control + step)
 
 
 def available_bytes(device) -> tuple[int, str]:

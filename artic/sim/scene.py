@@ -22,29 +22,29 @@ the freest bodies so that every joint holds (assemble.py).
 from __future__ import annotations
 
 import math
-import time
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import warp as wp
 
 from ..description.actors import RigidDynamic, RigidStatic
-from .assemble import assemble
-from .block import Block, block_joints, collision_groups, merge_wake_state, restore_view_arrays, view_arrays
 from ..description.articulation import Articulation, Link
 from ..description.body_joints import JointBase
 from ..description.mass_check import check_mass_properties, mass_policy_arg
-from ..enums import CacheFlag
 from ..description.validate import MAX_MAGNITUDE, as_real, finite, positive_int
+from ..enums import CacheFlag, NanPolicy, SolverType
 from ..errors import StateError, TopologyError, ValidationError
-from .memory import MAX_ENVS, allocation_errors, bytes_per_env, check_fits
-from .body_joint_view import JointForces, JointFrames, JointView, per_env_array
 from . import status
-from ..enums import NanPolicy
-from .status import StatusMonitor, as_nan_policy, refresh_status
-from ..enums import SolverType
 from .articulation_view import ArticulationView
+from .assemble import assemble
+from .block import Block
+from .body_joint_view import BodyJointView, per_env_array
+from .builders.arrays import bytes_per_env
+from .grouping import regroup
+from .memory import MAX_ENVS, allocation_errors, check_fits
+from .reports import (ContactReport, JointForces, JointFrames, StepWarnings, contact_report, joint_forces,
+                      joint_frames, require_solver_report)
+from .status import StatusMonitor, as_nan_policy
 
 
 def _as_gravity(value) -> tuple:
@@ -87,30 +87,6 @@ def _managed(name: str, what: str, how: str) -> property:
     return property(get, refuse, doc=f"{what.capitalize()} of the scene (change them through {how}).")
 
 
-@dataclass
-class ContactReport:
-    """The contacts of one articulation or rigid body after the last step (E envs, C slots; entries past count[e]
-    are stale). Forces are what link a received over the step, world frame, applied at the point."""
-
-    count: np.ndarray  # (E,) int
-    link_a: np.ndarray  # (E, C) int: the body's link (low-level order), pushed along +normal
-    link_b: np.ndarray  # (E, C) int: the other link (in its own articulation), -1 for a static shape
-    articulation_b: np.ndarray  # (E, C) int: the other link's articulation (index in scene.articulations), -1 static
-    shape_a: list  # per geometry index: the Shape objects (index with shape_index_a and shape_index_b)
-    shape_index_a: np.ndarray  # (E, C) int
-    shape_index_b: np.ndarray  # (E, C) int
-    point: np.ndarray  # (E, C, 3) [m]
-    normal: np.ndarray  # (E, C, 3) unit, from the other body towards a
-    separation: np.ndarray  # (E, C) [m], negative when penetrating
-    force: np.ndarray  # (E, C, 3) [N]: on the body's link
-    overflow: np.ndarray  # (E,) contacts dropped for lack of slots in the last step (the body's whole block)
-
-    def total_force(self) -> np.ndarray:
-        """(E, 3) sum of the contact forces on the body, per env [N]."""
-        mask = np.arange(self.force.shape[1])[None, :] < self.count[:, None]
-        return (self.force * mask[..., None]).sum(axis=1)
-
-
 class Scene:
     """`num_envs` copies ("environments") of the articulations, rigid bodies, static actors and body joints added to
     it, simulated together by `step(dt)` (PxScene, with an env dimension on every array).
@@ -136,7 +112,7 @@ class Scene:
         # anything a scene simulates costs at least one rigid body's arrays per env: refuse hopeless env counts now
         check_fits("scene", num_envs, bytes_per_env(1, 0, True), self.device, "even a single rigid body")
         self.solver_type = solver_type  # validated by the setter
-        self._fallback_warned_at = -1.0e9
+        self._warnings = StepWarnings()  # dropped contacts and direct-solver fallbacks (reports.py)
         self._pivot_limit = 0
         if isinstance(contact_capacity, bool) or not isinstance(contact_capacity, (int, np.integer)) \
                 or contact_capacity < 1:
@@ -156,13 +132,12 @@ class Scene:
         self.time = 0.0  # [s] simulated: the sum of the dt of every step that had something to simulate
         self._empty_step_warned = False
         self._views: dict[int, ArticulationView] = {}
-        self._joint_views: dict[int, JointView] = {}
+        self._joint_views: dict[int, BodyJointView] = {}
         self._blocks: list[Block] = []
         self._articulations: list[Articulation] = []
         self._statics: list[RigidStatic] = []  # shared with every block
         self._joints: list[JointBase] = []
         self._last_dt = None  # [s] of the last step (constraint forces are its impulses over it)
-        self._overflow_warned = False
         # what a step that leaves an env non-finite does: warn (default), raise or freeze the env (status.py)
         self._nan_policy = as_nan_policy(nan_policy)
         self._status = StatusMonitor(self._nan_policy)
@@ -192,9 +167,7 @@ class Scene:
         g = _as_gravity(value)
         self._gravity = g
         for block in self._blocks:
-            block.gravity = g
-            if block.stepper is not None:
-                block.stepper._launches.clear()  # the recorded launches hold the old gravity: record them again
+            block.set_gravity(g)
             block.wake(np.ones(self.num_envs, bool))
         for view in self._views.values():
             view.gravity = g
@@ -271,42 +244,8 @@ class Scene:
                      self.friction_correlation_distance)
 
     def _regroup(self):
-        """Group the articulations into blocks (those whose shapes can touch, or that a joint connects, share one)
-        and move every env's state of a regrouped articulation or joint into its new block."""
-        groups = collision_groups(self.articulations, self.joints)
-
-        def key(arts, joints):
-            return tuple(id(a) for a in arts), tuple(id(j) for j in joints)
-
-        current = {key(v.block.arts, v.block.joints): v.block for v in self._views.values()}
-        blocks = []
-        for group in groups:
-            joints = block_joints(group, self.joints)
-            block = current.get(key(group, joints))
-            if block is None:
-                views = [self._views[id(a)] for a in group]
-                saved = [view_arrays(v) for v in views]
-                jviews = [self._joint_views[id(j)] for j in joints]
-                jsaved = [jv.saved() if jv.block is not None else None for jv in jviews]
-                block = self._new_block(group, joints)
-                for v, arrays in zip(views, saved):
-                    v.bind(block)
-                    restore_view_arrays(v, arrays)
-                merge_wake_state(block, saved)
-                refresh_status(block, recheck=True)
-                for jv, arrays in zip(jviews, jsaved):
-                    jv.bind(block)
-                    if arrays is not None:
-                        jv.restore(arrays)
-                    else:  # a new joint: its description, with coordinates read from the current poses
-                        self._start_joint(jv)
-            blocks.append(block)
-        self._blocks = blocks
-
-    def _start_joint(self, jv: JointView):
-        joint = jv.joint
-        jv.restore({"coord": np.zeros((self.num_envs, joint.num_coordinates), np.float32)})
-        jv.write_description()
+        """Group the articulations into blocks and move the state of regrouped ones (grouping.py)."""
+        self._blocks = regroup(self.articulations, self.joints, self._views, self._joint_views, self._new_block)
 
     def add_actor(self, actor):
         """Add a RigidStatic (its shapes collide with every articulation and body, in every env) or a RigidDynamic
@@ -368,9 +307,9 @@ class Scene:
         if status.CHECK_STATE:  # off only while benchmarks/bench_step.py measures what the check costs
             self._status.after_step(self._blocks)
         if self._solver_type == SolverType.DIRECT:
-            self._check_fallbacks()
-        if self.device.is_cpu and not self._overflow_warned:  # cheap on the CPU; a GPU checks on get_contacts
-            self._check_overflow()
+            self._warnings.check_fallbacks(self._blocks)
+        if self.device.is_cpu and not self._warnings.overflow_warned:  # cheap on the CPU; a GPU checks on get_contacts
+            self._warnings.check_overflow(self._blocks)
 
     @property
     def env_status(self) -> np.ndarray:
@@ -395,45 +334,14 @@ class Scene:
         in the velocity solve [m/s or rad/s]), 'friction_settled', 'fell_back' (this step was solved by PGS
         instead) and 'fallback_count' (such steps so far). docs/solvers.md."""
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
-        block = self.view(art).block
-        report = block.stepper.direct_report() if block.stepper is not None else None
-        if report is None:
-            raise ValidationError(f"scene: no direct step has run for '{art.name}' yet; set scene.solver_type = "
-                                  "artic.SolverType.DIRECT and step first")
-        return report
-
-    def _check_fallbacks(self):
-        """Warn (at most every 10 s) when the direct solver fell back to PGS in some env: never silently."""
-        for block in self._blocks:
-            report = block.stepper.direct_report() if block.stepper is not None else None
-            if report is None or not report["fell_back"].any():
-                continue
-            now = time.monotonic()
-            if now - self._fallback_warned_at >= 10.0:
-                self._fallback_warned_at = now
-                names = ", ".join(f"'{a.name}'" for a in block.arts)
-                envs = np.flatnonzero(report["fell_back"])
-                warnings.warn(f"scene: the direct solver could not solve the step of articulation(s) {names} in "
-                              f"{len(envs)} env(s) (first: {envs[:8].tolist()}) and used PGS for them; "
-                              "scene.get_solver_report(art) counts these fallbacks", RuntimeWarning, stacklevel=3)
-
-    def _check_overflow(self):
-        for block in self._blocks:
-            dropped = block.contact_overflow()
-            if dropped is not None and dropped.any() and not self._overflow_warned:
-                self._overflow_warned = True
-                names = ", ".join(f"'{a.name}'" for a in block.arts)
-                warnings.warn(f"scene: articulation(s) {names} produced more contacts than their "
-                              f"{block.contacts().link_a.shape[1]} slots in {int((dropped > 0).sum())} env(s); "
-                              "the extra contacts were dropped. Raise Scene(contact_capacity=...)",
-                              RuntimeWarning, stacklevel=3)
+        return require_solver_report(self.view(art).block, art)
 
     def get_contacts(self, obj) -> ContactReport:
         """The contacts of an articulation or RigidDynamic after the last step."""
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
-        report = self.view(art).contact_report(self.articulations)
-        if report.overflow.any() and not self._overflow_warned:
-            self._check_overflow()
+        report = contact_report(self.view(art).block, art, self.articulations)
+        if report.overflow.any() and not self._warnings.overflow_warned:
+            self._warnings.check_overflow(self._blocks)
         return report
 
     # -- rigid-body state as arrays ---------------------------------------------------------------------------------
@@ -539,7 +447,7 @@ class Scene:
                                  "first (scene.add_actor)")
         joint._scene = self
         self.joints.append(joint)
-        self._joint_views[id(joint)] = JointView(joint, self.num_envs)
+        self._joint_views[id(joint)] = BodyJointView(joint, self.num_envs)
         self._regroup()
         self._joint_view(joint).block.wake(np.ones(self.num_envs, bool))
         return joint
@@ -552,7 +460,7 @@ class Scene:
         joint._scene = None
         self._regroup()
 
-    def _joint_view(self, joint) -> JointView:
+    def _joint_view(self, joint) -> BodyJointView:
         try:
             return self._joint_views[id(joint)]
         except (KeyError, TypeError):
@@ -633,11 +541,11 @@ class Scene:
 
     def get_joint_forces(self, joint) -> JointForces:
         """The joint's constraint multipliers and wrenches over the last step (zero before any step)."""
-        return self._joint_view(joint).forces(self._last_dt or 1.0)
+        return joint_forces(self._joint_view(joint), self._last_dt or 1.0)
 
     def get_joint_frames(self, joint) -> JointFrames:
         """Frames C, D, G and the error T_err of the joint in every env, at the current poses."""
-        return self._joint_view(joint).frames()
+        return joint_frames(self._joint_view(joint))
 
     # -- forwarded from Articulation ------------------------------------------------------------------------------
     def _on_description_changed(self, art, what):

@@ -1,1 +1,2 @@
-"""Iterative solvers: PGS and TGS schedules over constraint rows, and the Gauss-Seidel sweep they share."""
+"""Solvers over the constraint rows: PhysX's PGS and TGS schedules and the Gauss-Seidel sweep they share, and the
+direct solver (direct.py) with its bounded mixed LCP (mlcp.py)."""

@@ -23,34 +23,35 @@ boxes settled, whether a pivot budget was spent, and each deadzone controller's 
 
 import warp as wp
 
-from ..collision.geometry import Contacts
+from ..collision.contacts import ContactPoints
+from ..constraints.contact_rows import ContactRows
 from ..constraints.coupling_rows import CouplingRows
 from ..constraints.deadzone_rows import DeadzoneTable, add_deadzone_rows
-from ..constraints.dof_rows import ROW_LIMIT, ROW_VELOCITY_LIMIT, JointRows
-from ..constraints.body_joint_rows import LOOP_LIMIT, ROW_ON, LoopArrays, LoopTable
+from ..constraints.dof_rows import ROW_LIMIT, ROW_VELOCITY_LIMIT, DofRows
+from ..constraints.body_joint_rows import BODY_ROW_RANGE, ROW_ON, BodyJointArrays, BodyJointTable
 from ..constraints.row_form import (
     SRC_CONTACT,
     SRC_COUPLING,
     SRC_COUPLING_LIMIT,
     SRC_DEADZONE,
-    SRC_JOINT,
-    SRC_JOINT_HIGH,
-    SRC_JOINT_VISCOUS,
-    SRC_LOOP,
-    SRC_LOOP_HIGH,
+    SRC_DOF,
+    SRC_DOF_HIGH,
+    SRC_DOF_VISCOUS,
+    SRC_BODY_JOINT,
+    SRC_BODY_JOINT_HIGH,
     SRC_VELOCITY_LIMIT,
     RowForm,
     add_contact_rows,
     add_coupling_rows,
-    add_joint_rows,
+    add_dof_rows,
     add_limit_row,
-    add_loop_range_row,
-    add_loop_rows,
+    add_body_joint_range_row,
+    add_body_joint_rows,
     add_velocity_limit,
     limit_row,
 )
 from ..core.data import Kin, StepData
-from ..core.model import Tree
+from ..core.model import DofParams, Tree
 from .mlcp import (BUDGET_HIT, FREE, MAX_FRICTION_PASSES, UNSETTLED, complementarity_error, lcp_tolerance,
                    solve_friction_lcp)
 from .pgs import PGS_ERP, PGS_JOINT_ERP, pgs_solve
@@ -152,7 +153,7 @@ def _has_row(rf: RowForm, env: int, m: int, kind: int, kind2: int, index: int):
 
 
 @wp.func
-def _lazy_rows(tree: Tree, rows: JointRows, jt: LoopTable, ja: LoopArrays, sd: StepData, rf: RowForm, env: int,
+def _lazy_rows(tree: Tree, dp: DofParams, rows: DofRows, jt: BodyJointTable, ja: BodyJointArrays, sd: StepData, rf: RowForm, env: int,
                n_gen: int, h: float, position: int):
     """Add the joint-limit, velocity-limit and body-joint range rows the solved velocity (in sd.gen_v) calls for;
     returns how many,
@@ -166,32 +167,32 @@ def _lazy_rows(tree: Tree, rows: JointRows, jt: LoopTable, ja: LoopArrays, sd: S
         col = tree.dof_gen[d]
         v = sd.gen_v[env, col]
         if kind == ROW_VELOCITY_LIMIT:
-            if wp.abs(v) > rows.dof_max_velocity[d] * (1.0 + 1.0e-6):
+            if wp.abs(v) > dp.dof_max_velocity[d] * (1.0 + 1.0e-6):
                 if _has_row(rf, env, m, SRC_VELOCITY_LIMIT, SRC_VELOCITY_LIMIT, r) == 0:
                     if rf.count[env] >= full:
                         return -1
-                    added += add_velocity_limit(tree, rows, sd, rf, env, n_gen, r, v)
+                    added += add_velocity_limit(tree, dp, rows, sd, rf, env, n_gen, r, v)
         elif kind == ROW_LIMIT:
             res = limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, PGS_ERP, position)
-            if res[1] != 0.0 and _has_row(rf, env, m, SRC_JOINT, SRC_JOINT_HIGH, r) == 0:
+            if res[1] != 0.0 and _has_row(rf, env, m, SRC_DOF, SRC_DOF_HIGH, r) == 0:
                 if rf.count[env] >= full:
                     return -1
-                added += add_limit_row(tree, rows, sd, rf, env, n_gen, r, res)
+                added += add_limit_row(tree, dp, rows, sd, rf, env, n_gen, r, res)
     for j in range(jt.joint_count):  # the hard ranges of the joints between bodies
         for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
-            if jt.row_kind[r] == LOOP_LIMIT and ja.row_active[env, r] == ROW_ON and ja.row_coef[env, r][1] < 0.0:
-                if _has_row(rf, env, m, SRC_LOOP, SRC_LOOP_HIGH, r) == 0:
+            if jt.row_kind[r] == BODY_ROW_RANGE and ja.row_active[env, r] == ROW_ON and ja.row_coef[env, r][1] < 0.0:
+                if _has_row(rf, env, m, SRC_BODY_JOINT, SRC_BODY_JOINT_HIGH, r) == 0:
                     if rf.count[env] >= full:
                         return -1
                     k = jt.row_coord[r]
-                    added += add_loop_range_row(ja, sd, rf, env, n_gen, r, jt.joint_span[j], ja.range_low[env, k],
+                    added += add_body_joint_range_row(ja, sd, rf, env, n_gen, r, jt.joint_span[j], ja.range_low[env, k],
                                                 ja.range_high[env, k], ja.row_value[env, r], h, PGS_JOINT_ERP,
                                                 position)
     return added
 
 
 @wp.func
-def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: LoopTable, ja: LoopArrays, kin: Kin,
+def _solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin,
            dz: DeadzoneTable, sd: StepData, rf: RowForm, da: DirectArrays, joint_q: wp.array2d(dtype=float),
            target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, position: int, warm: int):
     """One solve (position or velocity pass): assemble, solve, add lazy rows and solve again; the velocity ends
@@ -202,10 +203,10 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
     for k in range(n_gen):
         sd.gen_v[env, k] = da.v_star[env, k]  # the row builders read v* (limit sides, joint velocities)
     rf.count[env] = 0
-    add_loop_rows(jt, ja, sd, rf, env, n_gen, h, PGS_JOINT_ERP, position)
-    add_contact_rows(ct, rf, env, n_gen, h, PGS_ERP, position)
-    add_coupling_rows(tree, rows, cr, sd, rf, joint_q, env, n_gen, h, PGS_ERP, position)
-    if add_joint_rows(tree, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP, position) != 0:
+    add_body_joint_rows(jt, ja, sd, rf, env, n_gen, h, PGS_JOINT_ERP, position)
+    add_contact_rows(cp, ct, rf, env, n_gen, h, PGS_ERP, position)
+    add_coupling_rows(tree, dp, cr, sd, rf, joint_q, env, n_gen, h, PGS_ERP, position)
+    if add_dof_rows(tree, dp, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP, position) != 0:
         return wp.vec4i(0, 0, 0, 0)
     add_deadzone_rows(tree, jt, ja, kin, dz, rf, sd.minv, joint_q, env, n_gen, h)
     base = rf.count[env]
@@ -225,7 +226,7 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
         if res[1] == 0:
             return wp.vec4i(pivots, 0, res[2], base)
         _velocity(rf, da, sd.gen_v, env, m, n_gen)
-        added = _lazy_rows(tree, rows, jt, ja, sd, rf, env, n_gen, h, position)
+        added = _lazy_rows(tree, dp, rows, jt, ja, sd, rf, env, n_gen, h, position)
         if added < 0:
             return wp.vec4i(pivots, 0, res[2], base)
         flags = res[2]
@@ -244,7 +245,7 @@ def _solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: Loop
 
 
 @wp.func
-def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: Contacts, ja: LoopArrays, env: int):
+def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: ContactRows, ja: BodyJointArrays, env: int):
     """The velocity solve's impulses into each kind's accumulator, which the reported forces read; a patch whose
     friction ended at its box is marked broken (its anchors are renewed next step)."""
     for z in range(da.deadzone_impulse.shape[1]):
@@ -253,11 +254,11 @@ def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: Contacts, ja: L
         x = float(da.x[env, i])
         src = rf.source_index[env, i]
         kind = rf.source_kind[env, i]
-        if kind == SRC_JOINT:
+        if kind == SRC_DOF:
             sd.row_lambda[env, src] = x
-        elif kind == SRC_JOINT_HIGH:
+        elif kind == SRC_DOF_HIGH:
             sd.row_lambda2[env, src] = x
-        elif kind == SRC_JOINT_VISCOUS:  # after its Coulomb row (add_joint_rows adds these last)
+        elif kind == SRC_DOF_VISCOUS:  # after its Coulomb row (add_dof_rows adds these last)
             sd.row_lambda[env, src] = sd.row_lambda[env, src] + x
         elif kind == SRC_COUPLING:
             sd.cpl_acc[env, src] = x
@@ -268,16 +269,16 @@ def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: Contacts, ja: L
             f = rf.findex[env, i]
             if f >= 0 and da.state[env, i] != FREE and da.hi[env, i] > wp.float64(0.0):
                 ct.broken[env, rf.source_index[env, f] // 3] = 1
-        elif kind == SRC_LOOP:
+        elif kind == SRC_BODY_JOINT:
             ja.row_lambda[env, src] = x
-        elif kind == SRC_LOOP_HIGH:
+        elif kind == SRC_BODY_JOINT_HIGH:
             ja.row_lambda2[env, src] = x
         elif kind == SRC_DEADZONE:
             da.deadzone_impulse[env, src] = da.deadzone_impulse[env, src] + x
 
 
 @wp.func
-def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: LoopTable, ja: LoopArrays,
+def direct_solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays,
                  kin: Kin, dz: DeadzoneTable, sd: StepData, rf: RowForm, da: DirectArrays,
                  joint_q: wp.array2d(dtype=float),
                  target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, n_pos: int,
@@ -285,7 +286,7 @@ def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt
     """Position solve (sd.gen_vpos), then velocity solve (sd.gen_v); PGS for this env if either fails."""
     for k in range(n_gen):
         da.v_star[env, k] = sd.gen_v[env, k]
-    res = _solve(tree, rows, cr, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1, 0)
+    res = _solve(tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1, 0)
     pivots = res[0]
     flags = res[2]
     ok = res[1]
@@ -301,7 +302,7 @@ def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt
     if ok != 0:
         for k in range(n_gen):
             sd.gen_vpos[env, k] = sd.gen_v[env, k]
-        res = _solve(tree, rows, cr, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 0,
+        res = _solve(tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 0,
                      res[3])
         pivots += res[0]
         ok = res[1]
@@ -324,42 +325,7 @@ def direct_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt
         da.fallback_count[env] = da.fallback_count[env] + 1
         for k in range(n_gen):
             sd.gen_v[env, k] = da.v_star[env, k]
-        pgs_solve(tree, rows, cr, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel)
+        pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel)
         return
     da.fallback[env] = 0
     _write_back(rf, da, sd, ct, ja, env)
-
-
-def build_direct(num_envs: int, capacity: int, n_gen: int, deadzones: int, device):
-    """(RowForm, DirectArrays) for `num_envs` envs of `capacity` rows each."""
-    e, m, n = num_envs, max(capacity, 1), max(n_gen, 1)
-
-    def z(shape, dtype=wp.float32):
-        return wp.zeros(shape, dtype=dtype, device=device)
-
-    rf = RowForm()
-    rf.count = z(e, wp.int32)
-    rf.g, rf.minv_g = z((e, m, n)), z((e, m, n))
-    for name in ("target", "cfm", "lo", "hi", "mu_static", "mu_dynamic"):
-        setattr(rf, name, z((e, m)))
-    for name in ("findex", "fcount", "source_kind", "source_index"):
-        setattr(rf, name, z((e, m), wp.int32))
-    da = DirectArrays()
-    d = wp.float64
-    da.a, da.chol = z((e, m, m), d), z((e, m, m), d)
-    da.b, da.lo, da.hi, da.x, da.y = z((e, m), d), z((e, m), d), z((e, m), d), z((e, m), d), z((e, 2 * m), d)
-    da.state, da.free = z((e, m), wp.int32), z((e, m), wp.int32)
-    da.v_star = z((e, n))
-    for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count"):
-        setattr(da, name, z(e, wp.int32))
-    da.complementarity = z(e)
-    da.deadzone_impulse = z((e, max(deadzones, 1)))
-    da.pivot_limit = 0
-    return rf, da
-
-
-def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
-    """Bytes one env of build_direct's arrays takes: the rows (float32 and int32) and the solver's float64 workspace
-    (A and the Cholesky factor dominate: 16 M^2 bytes)."""
-    m, n = max(capacity, 1), max(n_gen, 1)
-    return 4 * (2 * m * n + 12 * m + n + 8) + 8 * (2 * m * m + 6 * m)  # + one float per deadzone controller

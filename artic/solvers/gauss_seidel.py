@@ -11,20 +11,21 @@ computes, physx-notes 4.2). Accumulators live in row_lambda (row_lambda2 for a l
 
 import warp as wp
 
-from ..collision.geometry import Contacts
+from ..collision.contacts import ContactPoints
+from ..constraints.contact_rows import ContactRows
 from ..constraints.contact_rows import solve_contacts
 from ..constraints.coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
 from ..constraints.drive import drive_impulse
 from ..constraints.friction import coefficient_friction_impulse, effort_friction_impulse
-from ..constraints.dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, ROW_VELOCITY_LIMIT, JointRows
+from ..constraints.dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, ROW_VELOCITY_LIMIT, DofRows
 from ..constraints.limit import limit_impulse
-from ..constraints.body_joint_rows import LoopArrays, LoopTable, solve_dynamic_loops, solve_loop_joint
+from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, solve_dynamic_body_joints, solve_body_joint
 from ..constraints.mimic import mimic_impulse
 from ..constraints.tendon import spatial_limit_error, tendon_impulse
 from ..constraints.velocity_limit import velocity_limit_impulse
 from ..core.data import StepData
 from ..math.dense import add_row, row_dot
-from ..core.model import Tree
+from ..core.model import DofParams, Tree
 
 
 @wp.func
@@ -37,45 +38,45 @@ _NO_RANK = wp.constant(2147483647)
 
 
 @wp.func
-def _solve_statics(jt: LoopTable, ja: LoopArrays, ct: Contacts, sd: StepData, env: int, n_gen: int, c: int, sj: int,
+def _solve_statics(jt: BodyJointTable, ja: BodyJointArrays, cp: ContactPoints, ct: ContactRows, sd: StepData, env: int, n_gen: int, c: int, sj: int,
                    rank_limit: int, h: float, dt: float, joint_erp: float, contact_erp: float, t_elapsed: float,
                    position_iteration: int, tgs: int):
     """The static joints, then the static contacts, of each link visited before depth-first rank `rank_limit`, link
     by link; c and sj: the next contact and the next static joint (in jt.joint_order). Returns the new (c, sj)."""
-    n_contacts = ct.count[env]
+    n_contacts = cp.count[env]
     while True:
         joint_rank = _NO_RANK
         if sj < jt.joint_count:
             joint_rank = jt.joint_rank[jt.joint_order[sj]]
         contact_rank = _NO_RANK
         if c < n_contacts:
-            contact_rank = ct.rank[env, c]
+            contact_rank = cp.rank[env, c]
         rank = wp.min(joint_rank, contact_rank)
         if rank >= rank_limit:
             break
         while sj < jt.joint_count and jt.joint_rank[jt.joint_order[sj]] == rank:
-            solve_loop_joint(jt, ja, sd.gen_v, env, jt.joint_order[sj], n_gen, h, dt, joint_erp, t_elapsed,
+            solve_body_joint(jt, ja, sd.gen_v, env, jt.joint_order[sj], n_gen, h, dt, joint_erp, t_elapsed,
                              position_iteration, tgs)
             sj += 1
         e = c
-        while e < n_contacts and ct.rank[env, e] == rank:
+        while e < n_contacts and cp.rank[env, e] == rank:
             e += 1
         if e > c:
-            solve_contacts(ct, sd.gen_v, env, c, e, n_gen, h, contact_erp, position_iteration)
+            solve_contacts(cp, ct, sd.gen_v, env, c, e, n_gen, h, contact_erp, position_iteration)
             c = e
     return c, sj
 
 
 @wp.func
-def sweep_joint_rows(tree: Tree, rows: JointRows, ct: Contacts, jt: LoopTable, ja: LoopArrays, sd: StepData,
+def sweep_dof_rows(tree: Tree, dp: DofParams, rows: DofRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays, sd: StepData,
                      env: int, n_gen: int, h: float, dt: float, erp: float, joint_erp: float, contact_erp: float,
                      t_elapsed: float, position_iteration: int, tgs: int):
     """One pass over the rows, the static joints and the static contacts. h: solver step (dt or rho); dt: full step
     (force limits, effort friction)."""
-    c = ct.dynamic_count[env]
+    c = cp.dynamic_count[env]
     sj = jt.dynamic_count
     for r in range(rows.row_count):
-        c, sj = _solve_statics(jt, ja, ct, sd, env, n_gen, c, sj, rows.row_rank[r], h, dt, joint_erp, contact_erp,
+        c, sj = _solve_statics(jt, ja, cp, ct, sd, env, n_gen, c, sj, rows.row_rank[r], h, dt, joint_erp, contact_erp,
                                t_elapsed, position_iteration, tgs)
         kind = rows.row_kind[r]
         d = rows.row_dof[r]
@@ -93,16 +94,16 @@ def sweep_joint_rows(tree: Tree, rows: JointRows, ct: Contacts, jt: LoopTable, j
         elif kind == ROW_DRIVE:
             if tgs == 0 or position_iteration != 0:  # TGS velocity iterations freeze the drive
                 acc = sd.row_lambda[env, r]
-                max_impulse = rows.dof_max_force[d]
-                if rows.dof_limits_are_forces[d] != 0:
+                max_impulse = dp.dof_max_force[d]
+                if dp.dof_limits_are_forces[d] != 0:
                     max_impulse *= dt
                 new = drive_impulse(sd.dof_drive_coef[env, d], acc, v, sd.dof_dq[env, d], t_elapsed, max_impulse)
                 delta = new - acc
                 sd.row_lambda[env, r] = new
         elif kind == ROW_FRICTION:
             acc = sd.row_lambda[env, r]
-            new = effort_friction_impulse(acc, v, recip, rows.dof_static_friction[d] * dt,
-                                          rows.dof_dynamic_friction[d] * dt, rows.dof_viscous_friction[d] * dt)
+            new = effort_friction_impulse(acc, v, recip, dp.dof_static_friction[d] * dt,
+                                          dp.dof_dynamic_friction[d] * dt, dp.dof_viscous_friction[d] * dt)
             delta = new - acc
             sd.row_lambda[env, r] = new
         elif kind == ROW_LIMIT:
@@ -112,18 +113,18 @@ def sweep_joint_rows(tree: Tree, rows: JointRows, ct: Contacts, jt: LoopTable, j
             sd.row_lambda[env, r] = res[1]
             sd.row_lambda2[env, r] = res[2]
         elif kind == ROW_VELOCITY_LIMIT:
-            delta = velocity_limit_impulse(v, rows.dof_max_velocity[d], recip)
+            delta = velocity_limit_impulse(v, dp.dof_max_velocity[d], recip)
         if delta != 0.0:
             apply_dof_impulse(sd, env, n_gen, col, delta)
-    _solve_statics(jt, ja, ct, sd, env, n_gen, c, sj, _NO_RANK, h, dt, joint_erp, contact_erp, t_elapsed,
+    _solve_statics(jt, ja, cp, ct, sd, env, n_gen, c, sj, _NO_RANK, h, dt, joint_erp, contact_erp, t_elapsed,
                    position_iteration, tgs)
 
 
 @wp.func
-def sweep_coupling_rows(tree: Tree, rows: JointRows, cr: CouplingRows, sd: StepData,
+def sweep_coupling_rows(tree: Tree, dp: DofParams, cr: CouplingRows, sd: StepData,
                         joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float,
                         position_iteration: int, tgs: int):
-    """One pass over the coupling rows. joint_q holds the current positions (TGS integrates them per substep);
+    """One pass over the coupling dp. joint_q holds the current positions (TGS integrates them per substep);
     rows gives the dofs' max joint velocities, which cap a mimic joint's bias speed (constraints/mimic.py)."""
     tendon = int(-1)
     length = float(0.0)
@@ -170,7 +171,7 @@ def sweep_coupling_rows(tree: Tree, rows: JointRows, cr: CouplingRows, sd: StepD
             for m in range(cr.mimic_term_count[item]):
                 term = cr.mimic_term_start[item] + m
                 c += cr.term_coef[term] * joint_q[env, cr.term_dof[term]]
-                max_speed += wp.abs(cr.term_coef[term]) * rows.dof_max_velocity[cr.term_dof[term]]
+                max_speed += wp.abs(cr.term_coef[term]) * dp.dof_max_velocity[cr.term_dof[term]]
             delta = mimic_impulse(c, row_dot(sd.cpl_g, sd.gen_v, env, k, n_gen), sd.cpl_r[env, k], h, erp,
                                   cr.mimic_natural_frequency[item], cr.mimic_damping_ratio[item], position_iteration,
                                   max_speed)
@@ -179,16 +180,16 @@ def sweep_coupling_rows(tree: Tree, rows: JointRows, cr: CouplingRows, sd: StepD
 
 
 @wp.func
-def sweep(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: LoopTable, ja: LoopArrays,
+def sweep(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays,
           sd: StepData, joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, dt: float, erp: float,
           joint_erp: float, contact_erp: float, t_elapsed: float, position_iteration: int, tgs: int):
     """One solver iteration: joints between moving bodies, link-link contacts (within an articulation or between
     two), coupling rows, then the per-link joint rows with each link's static joints and contacts (physx-notes
     1.7, 4.1-4.2). erp: the articulation bias; joint_erp: the body joints' (PhysX's PxJoint bias)."""
-    solve_dynamic_loops(jt, ja, sd.gen_v, env, n_gen, h, dt, joint_erp, t_elapsed, position_iteration, tgs)
-    solve_contacts(ct, sd.gen_v, env, 0, ct.dynamic_count[env], n_gen, h, contact_erp, position_iteration)
-    sweep_coupling_rows(tree, rows, cr, sd, joint_q, env, n_gen, h, erp, position_iteration, tgs)
-    sweep_joint_rows(tree, rows, ct, jt, ja, sd, env, n_gen, h, dt, erp, joint_erp, contact_erp, t_elapsed,
+    solve_dynamic_body_joints(jt, ja, sd.gen_v, env, n_gen, h, dt, joint_erp, t_elapsed, position_iteration, tgs)
+    solve_contacts(cp, ct, sd.gen_v, env, 0, cp.dynamic_count[env], n_gen, h, contact_erp, position_iteration)
+    sweep_coupling_rows(tree, dp, cr, sd, joint_q, env, n_gen, h, erp, position_iteration, tgs)
+    sweep_dof_rows(tree, dp, rows, cp, ct, jt, ja, sd, env, n_gen, h, dt, erp, joint_erp, contact_erp, t_elapsed,
                      position_iteration, tgs)
 
 

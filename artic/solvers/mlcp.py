@@ -37,6 +37,8 @@ judges the first by its complementarity error and falls back to projected Gauss-
 
 import warp as wp
 
+from ..constraints.row_form import FRICTION_CONSTANT
+
 Mat64 = wp.array3d(dtype=wp.float64)  # (E, M, M) per-env matrices
 Vec64 = wp.array2d(dtype=wp.float64)  # (E, M) per-env vectors
 
@@ -289,7 +291,6 @@ def complementarity_error(a: Mat64, b: Vec64, lo: Vec64,
 
 
 MAX_FRICTION_PASSES = wp.constant(32)
-FRICTION_CONSTANT = wp.constant(-2)  # findex of a box of fixed size (mu_static, then mu_dynamic once sliding)
 
 
 @wp.func

@@ -6,12 +6,13 @@ iterations only change the velocity carried forward."""
 
 import warp as wp
 
-from ..collision.geometry import Contacts
+from ..collision.contacts import ContactPoints
+from ..constraints.contact_rows import ContactRows
 from ..constraints.coupling_rows import CouplingRows
-from ..constraints.dof_rows import JointRows
-from ..constraints.body_joint_rows import LoopArrays, LoopTable
+from ..constraints.dof_rows import DofRows
+from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable
 from ..core.data import StepData
-from ..core.model import Tree
+from ..core.model import DofParams, Tree
 from .gauss_seidel import sweep
 
 PGS_ERP = wp.constant(0.8)
@@ -19,14 +20,14 @@ PGS_JOINT_ERP = wp.constant(1.0)
 
 
 @wp.func
-def pgs_solve(tree: Tree, rows: JointRows, cr: CouplingRows, ct: Contacts, jt: LoopTable, ja: LoopArrays,
+def pgs_solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays,
               sd: StepData, joint_q: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, n_pos: int,
               n_vel: int):
     for _it in range(n_pos):
-        sweep(tree, rows, cr, ct, jt, ja, sd, joint_q, env, n_gen, dt, dt, PGS_ERP, PGS_JOINT_ERP, PGS_ERP, 0.0, 1,
+        sweep(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, dt, PGS_ERP, PGS_JOINT_ERP, PGS_ERP, 0.0, 1,
               0)
     for k in range(n_gen):
         sd.gen_vpos[env, k] = sd.gen_v[env, k]
     for _it in range(wp.max(1, n_vel)):
-        sweep(tree, rows, cr, ct, jt, ja, sd, joint_q, env, n_gen, dt, dt, PGS_ERP, PGS_JOINT_ERP, PGS_ERP, 0.0, 0,
+        sweep(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, dt, PGS_ERP, PGS_JOINT_ERP, PGS_ERP, 0.0, 0,
               0)

@@ -12,7 +12,7 @@ from helpers import robots_dir
 
 import artic
 from artic import ArticError, Box, Capsule, ConvexMesh, Cylinder, Mesh, Sphere, Transform
-from artic.collision.geometry import geometry_arrays
+from artic.sim.builders.geometry import geometry_arrays
 from artic.math.hull import DEGENERATE_THICKNESS_RATIO, convex_hull, hull_topology
 from artic.io.mesh_file import MeshFileError
 

@@ -12,7 +12,7 @@ import pytest
 
 import artic
 from artic import CacheFlag
-from artic.collision.geometry import geometry_arrays
+from artic.sim.builders.geometry import geometry_arrays
 from artic.io.mjcf.loader import MjcfError
 
 mujoco = pytest.importorskip("mujoco")

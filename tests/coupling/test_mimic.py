@@ -98,7 +98,7 @@ def test_effective_inertia_matches_dense_inverse(random_seed, floating):
     art.apply_cache(cache, CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM)
     art.compute_mass_matrix(cache)
     scene.step(DT)  # the step computes the rows' responses at the start configuration
-    r = scene.view(art).stepper.step_data.cpl_r.numpy()[:, 0]
+    r = scene.view(art).block.step_data.cpl_r.numpy()[:, 0]
     off = 6 if floating else 0
     a, b = off, off + art.dof_count - 1
     for e in range(2):
@@ -111,7 +111,7 @@ def test_cross_response_vanishes_across_a_fixed_root():
     """Two dofs on different branches of a fixed root: r_AB = 0, so r = r_AA + G^2 r_BB = 1/mA + G^2/mB."""
     art, scene, _, _ = sliders(mimic=(-2.0, 0.0, 0.0, 0.0))
     scene.step(DT)
-    r = scene.view(art).stepper.step_data.cpl_r.numpy()[0, 0]
+    r = scene.view(art).block.step_data.cpl_r.numpy()[0, 0]
     assert r == pytest.approx(1.0 + 4.0 / 2.0, rel=1e-6)
 
 

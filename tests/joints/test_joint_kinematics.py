@@ -32,9 +32,9 @@ def _two_bodies(rng, envs=1):
 def _slots(block):
     """(E, 6J) slot values and (E, 6J, N) row directions g of every joint of a block (as assembly reads them)."""
     e, n = block.num_envs, block.model.gen_count
-    values = wp.zeros((e, 6 * block.loop_table.joint_count), dtype=float)
-    g = wp.zeros((e, 6 * block.loop_table.joint_count, n), dtype=float)
-    launch_envs(_residual_rows, e, [block.model.tree, block.loop_table, block.loop, block.state.arrays,
+    values = wp.zeros((e, 6 * block.body_joint_table.joint_count), dtype=float)
+    g = wp.zeros((e, 6 * block.body_joint_table.joint_count, n), dtype=float)
+    launch_envs(_residual_rows, e, [block.model.tree, block.body_joint_table, block.body_joint_arrays, block.state.arrays,
                                     block.data.kin, block.data.scratch, block.data.mass_matrix, values, g],
                 block.device)
     return values.numpy().astype(np.float64), g.numpy().astype(np.float64)

@@ -1,0 +1,261 @@
+"""The per-env arrays of a scene, allocated and filled from the descriptions: an articulation's or a block's state,
+controls and Data (core/), the step's own arrays, the contact buffers, the direct solver's workspace, and the
+byte counts the memory check (sim/memory.py) compares with the device before any of them is allocated.
+
+Every array has a leading env dimension E. Sizes: L links, n dofs, N generalized dofs, T trees, C contact slots.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import warp as wp
+
+from ...collision.contacts import ContactPoints
+from ...collision.geometry import MANIFOLD_POINTS
+from ...constraints.contact_rows import ContactRows
+from ...constraints.row_form import RowForm
+from ...core.control import ArticulationControl
+from ...core.data import ArticulationData, StepData
+from ...core.model import ArticulationModel
+from ...core.state import ArticulationState
+from ...description.articulation import Articulation
+from ...solvers.direct import DirectArrays
+
+_FLOAT = 4  # bytes: every array but the direct solver's workspace is float32 or int32 based
+
+
+def _zeros(shape, dtype, device) -> wp.array:
+    return wp.zeros(shape, dtype=dtype, device=device)
+
+
+# -- state, controls and Data ----------------------------------------------------------------------------------------
+
+
+def description_state(art: Articulation) -> dict:
+    """The description's state (joint positions/velocities set on joints, root pose) as one env's NumPy arrays."""
+    topo = art._topology()
+    q = np.zeros(art.dof_count, np.float32)
+    qd = np.zeros(art.dof_count, np.float32)
+    for i, link in enumerate(topo.links):
+        for k, a in enumerate(topo.dof_axes[i]):
+            q[topo.dof_start[i] + k] = link.inbound_joint.get_joint_position(a)
+            qd[topo.dof_start[i] + k] = link.inbound_joint.get_joint_velocity(a)
+    return {"joint_q": q, "joint_qd": qd, "root_pose": art.root_global_pose.as_array().astype(np.float32)}
+
+
+def build_state(model, num_envs: int, device) -> ArticulationState:
+    """Zeroed state arrays for a model (one articulation or a forest)."""
+    e, n, nl, nt = num_envs, model.dof_count, model.link_count, model.tree_count
+    s = ArticulationState(
+        joint_q=wp.zeros((e, n), dtype=wp.float32, device=device),
+        joint_qd=wp.zeros((e, n), dtype=wp.float32, device=device),
+        root_pose=wp.zeros((e, nt), dtype=wp.transform, device=device),
+        root_lin_vel=wp.zeros((e, nt), dtype=wp.vec3, device=device),
+        root_ang_vel=wp.zeros((e, nt), dtype=wp.vec3, device=device),
+        link_pose=wp.zeros((e, nl), dtype=wp.transform, device=device),
+        link_velocity=wp.zeros((e, nl), dtype=wp.spatial_vector, device=device),
+        wake_counter=wp.zeros(e, dtype=wp.float32, device=device),
+        sleeping=wp.zeros(e, dtype=wp.int32, device=device),
+        status=wp.zeros(e, dtype=wp.int32, device=device),
+        status_flag=wp.zeros(1, dtype=wp.int32, device=device),
+    )
+    s.bundle()
+    return s
+
+
+def write_description_state(s: ArticulationState, art: Articulation):
+    """Copy the description's state into every env (used on add and when a joint setter changes it)."""
+    d = description_state(art)
+    e = s.joint_q.shape[0]
+    s.joint_q.assign(np.tile(d["joint_q"], (e, 1)))
+    s.joint_qd.assign(np.tile(d["joint_qd"], (e, 1)))
+    s.root_pose.assign(np.tile(d["root_pose"], (e, 1)).reshape(e, 1, 7))
+
+
+def description_targets(art: Articulation):
+    topo = art._topology()
+    pos = np.zeros(art.dof_count, np.float32)
+    vel = np.zeros(art.dof_count, np.float32)
+    for i, link in enumerate(topo.links):
+        for k, a in enumerate(topo.dof_axes[i]):
+            pos[topo.dof_start[i] + k] = link.inbound_joint.get_drive_target(a)
+            vel[topo.dof_start[i] + k] = link.inbound_joint.get_drive_velocity(a)
+    return pos, vel
+
+
+def build_control(model, num_envs: int, device) -> ArticulationControl:
+    """Zeroed control arrays for a model (one articulation or a forest)."""
+    e, n, nl = num_envs, model.dof_count, model.link_count
+    c = ArticulationControl(
+        joint_force=wp.zeros((e, n), dtype=wp.float32, device=device),
+        joint_target_position=wp.zeros((e, n), dtype=wp.float32, device=device),
+        joint_target_velocity=wp.zeros((e, n), dtype=wp.float32, device=device),
+        link_force=wp.zeros((e, nl), dtype=wp.vec3, device=device),
+        link_torque=wp.zeros((e, nl), dtype=wp.vec3, device=device),
+        kinematic_target=wp.zeros((e, model.tree_count), dtype=wp.transform, device=device),
+        kinematic_pending=wp.zeros((e, model.tree_count), dtype=wp.int32, device=device),
+    )
+    c.bundle()
+    return c
+
+
+def write_description_targets(c: ArticulationControl, art: Articulation):
+    pos, vel = description_targets(art)
+    e = c.joint_force.shape[0]
+    c.joint_target_position.assign(np.tile(pos, (e, 1)))
+    c.joint_target_velocity.assign(np.tile(vel, (e, 1)))
+
+
+def build_data(m: ArticulationModel, num_envs: int, device, inverse_dynamics: bool = True) -> ArticulationData:
+    """Data arrays for a model; a block's (inverse_dynamics False) leaves out the Jacobian and centroidal ones."""
+    e, n_l, n_d, n_g = num_envs, m.link_count, m.dof_count, m.gen_count
+    rows = 6 * (n_l if m.floating else n_l - 1) if inverse_dynamics else 0
+    n_c = n_g if inverse_dynamics else 0
+
+    def z(shape, dtype):
+        return wp.zeros(shape, dtype=dtype, device=device)
+
+    d = ArticulationData(
+        origin=z(e, wp.vec3), link_com=z((e, n_l), wp.vec3), link_inertia=z((e, n_l), wp.mat33),
+        comp_mass=z((e, n_l), wp.float32), comp_h=z((e, n_l), wp.vec3), comp_j=z((e, n_l), wp.mat33),
+        dof_motion=z((e, n_d), wp.spatial_vector), link_v=z((e, n_l), wp.spatial_vector),
+        link_a=z((e, n_l), wp.spatial_vector), link_f=z((e, n_l), wp.spatial_vector),
+        link_c=z((e, n_l), wp.spatial_vector), link_ia=z((e, n_l), wp.spatial_matrix),
+        link_dinv=z((e, n_l), wp.mat33), link_u=z((e, n_l), wp.vec3), dof_u=z((e, n_d), wp.spatial_vector),
+        gen_v=z((e, n_g), wp.float32), gen_a=z((e, n_g), wp.float32), gen_f=z((e, n_g), wp.float32),
+        link_fext=z((e, n_l), wp.spatial_vector), mass_matrix=z((e, n_g, n_g), wp.float32),
+        jacobian=z((e, rows, n_c), wp.float32), com=z(e, wp.vec3), centroidal_matrix=z((e, 6, n_c), wp.float32),
+        centroidal_bias=z((e, 6), wp.float32), joint_acceleration=z((e, n_d), wp.float32),
+        link_acceleration=z((e, n_l), wp.spatial_vector), link_incoming_joint_force=z((e, n_l), wp.spatial_vector),
+    )
+    d.bundle()
+    return d
+
+
+def build_step_data(data: ArticulationData, row_count: int, coupling_count: int, tree_count: int) -> StepData:
+    """The step's arrays: those it shares with the inverse-dynamics API plus its own."""
+    e, n = data.joint_acceleration.shape
+    n_g = data.gen_v.shape[1]
+    device = data.gen_v.device
+    sd = StepData()
+    for name in ("gen_v", "gen_a", "gen_f", "link_fext", "mass_matrix", "joint_acceleration", "link_acceleration",
+                 "link_incoming_joint_force"):
+        setattr(sd, name, getattr(data, name))
+    sd.gen_v0 = wp.zeros((e, n_g), dtype=wp.float32, device=device)
+    sd.gen_vpos = wp.zeros((e, n_g), dtype=wp.float32, device=device)
+    sd.q0 = wp.zeros((e, n), dtype=wp.float32, device=device)
+    sd.root_pose0 = wp.zeros((e, tree_count), dtype=wp.transform, device=device)
+    sd.link_vel0 = wp.zeros_like(data.link_v)
+    sd.minv = wp.zeros_like(data.mass_matrix)
+    for name in ("dof_r", "dof_recip", "dof_geom_error", "dof_err_low", "dof_err_high", "dof_dq",
+                 "dof_friction_force"):
+        setattr(sd, name, wp.zeros((e, n), dtype=wp.float32, device=device))
+    sd.dof_drive_coef = wp.zeros((e, n), dtype=wp.types.vector(length=5, dtype=float), device=device)
+    sd.cpl_g = wp.zeros((e, coupling_count, n_g), dtype=wp.float32, device=device)
+    sd.cpl_minv_g = wp.zeros((e, coupling_count, n_g), dtype=wp.float32, device=device)
+    for name in ("cpl_r", "cpl_acc", "cpl_acc2", "cpl_len"):
+        setattr(sd, name, wp.zeros((e, coupling_count), dtype=wp.float32, device=device))
+    sd.row_lambda = wp.zeros((e, row_count), dtype=wp.float32, device=device)
+    sd.row_lambda2 = wp.zeros((e, row_count), dtype=wp.float32, device=device)
+    return sd
+
+
+# -- contacts and the direct solver -----------------------------------------------------------------------------
+
+
+def build_contact_points(num_envs: int, capacity: int, device) -> ContactPoints:
+    """Zeroed contact points for `num_envs` envs of `capacity` slots (at least one, as Warp has no empty arrays)."""
+    e, c = num_envs, max(capacity, 1)
+    cp = ContactPoints()
+    cp.count, cp.dynamic_count, cp.overflow = _zeros(e, int, device), _zeros(e, int, device), _zeros(e, int, device)
+    for name in ("link_a", "link_b", "shape_a", "shape_b", "rank"):
+        setattr(cp, name, _zeros((e, c), int, device))
+    for name in ("point", "normal", "material"):
+        setattr(cp, name, _zeros((e, c), wp.vec3, device))
+    cp.separation = _zeros((e, c), float, device)
+    return cp
+
+
+def build_contact_rows(num_envs: int, capacity: int, n_gen: int, device) -> ContactRows:
+    """Zeroed contact rows (three per slot over N generalized dofs) and friction anchors."""
+    e, c = num_envs, max(capacity, 1)
+    ct = ContactRows()
+    ct.prev_count = _zeros(e, int, device)
+    for name in ("anchor", "broken", "prev_shape_a", "prev_shape_b", "prev_anchor"):
+        setattr(ct, name, _zeros((e, c), int, device))
+    ct.anchor_error = _zeros((e, c), wp.vec2, device)
+    for name in ("tangent", "force", "anchor_a", "anchor_b", "prev_anchor_a", "prev_anchor_b"):
+        setattr(ct, name, _zeros((e, c), wp.vec3, device))
+    ct.gap, ct.bounce = _zeros((e, c), float, device), _zeros((e, c), float, device)
+    ct.g, ct.minv_g = _zeros((e, 3 * c, n_gen), float, device), _zeros((e, 3 * c, n_gen), float, device)
+    ct.response, ct.impulse = _zeros((e, 3 * c), float, device), _zeros((e, 3 * c), float, device)
+    ct.delassus = _zeros((e, 3 * c, 3 * MANIFOLD_POINTS), float, device)
+    return ct
+
+
+def build_direct(num_envs: int, capacity: int, n_gen: int, deadzones: int, device):
+    """(RowForm, DirectArrays) for `num_envs` envs of `capacity` rows each."""
+    e, m, n = num_envs, max(capacity, 1), max(n_gen, 1)
+
+    def z(shape, dtype=wp.float32):
+        return wp.zeros(shape, dtype=dtype, device=device)
+
+    rf = RowForm()
+    rf.count = z(e, wp.int32)
+    rf.g, rf.minv_g = z((e, m, n)), z((e, m, n))
+    for name in ("target", "cfm", "lo", "hi", "mu_static", "mu_dynamic"):
+        setattr(rf, name, z((e, m)))
+    for name in ("findex", "fcount", "source_kind", "source_index"):
+        setattr(rf, name, z((e, m), wp.int32))
+    da = DirectArrays()
+    d = wp.float64
+    da.a, da.chol = z((e, m, m), d), z((e, m, m), d)
+    da.b, da.lo, da.hi, da.x, da.y = z((e, m), d), z((e, m), d), z((e, m), d), z((e, m), d), z((e, 2 * m), d)
+    da.state, da.free = z((e, m), wp.int32), z((e, m), wp.int32)
+    da.v_star = z((e, n))
+    for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count"):
+        setattr(da, name, z(e, wp.int32))
+    da.complementarity = z(e)
+    da.deadzone_impulse = z((e, max(deadzones, 1)))
+    da.pivot_limit = 0
+    return rf, da
+
+
+def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
+    """Bytes one env of build_direct's arrays takes: the rows (float32 and int32) and the solver's float64 workspace
+    (A and the Cholesky factor dominate: 16 M^2 bytes)."""
+    m, n = max(capacity, 1), max(n_gen, 1)
+    return 4 * (2 * m * n + 12 * m + n + 8) + 8 * (2 * m * m + 6 * m)  # + one float per deadzone controller
+
+
+# -- what they will take ---------------------------------------------------------------------------------------
+
+
+def bytes_per_env(link_count: int, dof_count: int, floating: bool) -> int:
+    """Lower bound of the bytes one env of one articulation occupies (see the module docstring)."""
+    nl, n = link_count, dof_count
+    ng = n + (6 if floating else 0)
+    rows = 6 * (nl if floating else nl - 1)  # dense Jacobian rows
+    data = 120 * nl + 13 * n + 3 * ng + ng * ng  # ArticulationData: per-link spatial quantities, per-dof, M
+    inverse_dynamics = rows * ng + 6 * ng  # the view's Jacobian and centroidal matrix
+    state = 13 * nl + 2 * n + 13  # link poses and velocities, q, qd, root pose and velocities
+    control = 3 * n + 6 * nl  # joint forces and targets, link forces and torques
+    step = ng * ng + 2 * ng + 6 * nl  # M^-1, velocities at the start of the step
+    return _FLOAT * (2 * data + inverse_dynamics + state + control + step)
+
+
+def step_bytes_per_env(model, row_count: int, coupling_count: int) -> int:
+    """Bytes one env of the step's own arrays takes (build_step_data; those it shares with the inverse-dynamics
+    API are counted by bytes_per_env): float32 or int32 values."""
+    n, g, nl = model.dof_count, model.gen_count, model.link_count
+    values = (2 * g + n + 7 * model.tree_count + 6 * nl + g * g + 12 * n  # velocities, q0, root poses, M^-1, dofs
+              + 2 * coupling_count * g + 4 * coupling_count + 2 * row_count)  # coupling and joint rows
+    return 4 * values
+
+
+def contact_bytes_per_env(capacity: int, gen_count: int) -> int:
+    """Bytes one env of the contact buffers takes (build_contact_points and build_contact_rows): per slot, 10 int,
+    9 vec3, a vec2 and 3 floats, and 3 rows with their generalized directions (2 N) and patch Delassus entries."""
+    c = max(capacity, 1)
+    values = 4 + c * (10 + 27 + 2 + 3) + 3 * c * (2 * gen_count + 2 + 3 * MANIFOLD_POINTS)
+    return 4 * values

@@ -1,0 +1,237 @@
+"""A block's collision tables (collision/geometry.py's `Geometry`) from its articulations' shapes and the scene's
+static actors: shapes as device rows (polytopes with their faces and edges for the separating-axis test, triangle
+meshes, round shapes), and the candidate pairs, filtered and in the solver's visiting order (the rules are in
+collision/geometry.py's module docstring)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...collision.geometry import MANIFOLD_POINTS, Geometry, cylinder_prism
+from ...core.structs import upload
+from ...description.articulation import Articulation
+from ...description.shapes import (FRICTION_COMBINE_MODES, Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere,
+                                   TriangleMesh)
+from ...enums import ArticulationFlag
+from ...errors import ValidationError
+from ...math.hull import convex_hull, hull_topology
+from .model import forest_links
+
+
+_TYPE_OF = {Plane: 0, Sphere: 1, Capsule: 2, Box: 3, Cylinder: 4, ConvexMesh: 5, TriangleMesh: 6}
+
+
+def _max_points(ta: int, tb: int) -> int:
+    """Largest manifold a pair can produce (a: link shape, b: any)."""
+    round_ = (1, 2)
+    if ta == 1 and tb in round_ or tb == 1 and ta in round_:
+        return 1
+    if ta in round_ and tb in round_:
+        return 2
+    if tb == 0 and ta == 2:
+        return 2
+    return MANIFOLD_POINTS
+
+
+class _Tables:
+    def __init__(self):
+        self.rows = {k: [] for k in ("geom_link", "geom_type", "geom_pose", "geom_size", "geom_material",
+                                     "geom_combine", "geom_offset", "geom_radius", "geom_vstart", "geom_vcount",
+                                     "geom_fstart",
+                                     "geom_fcount", "geom_estart", "geom_ecount")}
+        self.verts, self.planes, self.tris = [], [], []
+        self.face_vstart, self.face_vcount, self.face_verts, self.edges, self.edge_faces = [], [], [], [], []
+        self.shapes = []  # (shape, owner name) per geometry, for reports
+        self.groups = []
+
+    def add(self, shape, link: int, pose, owner: str, static: bool):
+        """Append one shape's rows; False for a mesh file that was not read (its load warned)."""
+        cls = type(shape)
+        where = f"{owner} {shape.label()}"
+        if not pose.is_finite():  # a pose edited in place after attach_shape checked it
+            raise ValidationError(f"{where}: the shape's pose is not finite ({pose.as_array().tolist()})")
+        try:  # the shape's pose arrays (or a mesh array made writable again) may have been edited in place
+            shape.check_contact_params()
+        except ValidationError as e:
+            raise ValidationError(f"{owner}: {e}") from None
+        if isinstance(shape, Mesh):
+            if shape.vertices is None:
+                return False
+            if static:
+                shape_kind, data = 6, (shape.vertices, shape.triangles)
+            else:
+                shape_kind, data = 5, shape.hull_points
+        elif cls in _TYPE_OF:
+            shape_kind, data = _TYPE_OF[cls], None
+            if shape_kind == 5:
+                data = shape.hull_points
+            elif shape_kind == 6:
+                data = (shape.vertices, shape.triangles)
+        else:
+            raise ValidationError(f"{where}: shape type {cls.__name__} cannot collide")
+        if shape_kind in (0, 6) and not static:
+            raise ValidationError(f"{where}: a {cls.__name__} may only belong to a RigidStatic")
+        size, radius = np.zeros(3), 0.0
+        vstart, vcount, fstart, fcount = len(self.verts), 0, 0, 0
+        estart, ecount = len(self.edges), 0
+        if shape_kind in (3, 4, 5):  # polytopes (a cylinder's prism): vertices, planes, face loops and edges
+            if shape_kind == 3:
+                corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+                points = corners * np.asarray(shape.half_extents, float)
+            elif shape_kind == 4:
+                points = cylinder_prism(shape.radius, shape.half_height)
+            else:
+                points = data
+            verts, _ = convex_hull(points, where)
+            planes, loops, edges, edge_faces = hull_topology(verts, where)
+            fstart, fcount, vcount, ecount = len(self.planes), len(planes), len(verts), len(edges)
+            self.verts.extend(verts)
+            self.planes.extend(planes)
+            for loop in loops:
+                self.face_vstart.append(len(self.face_verts))
+                self.face_vcount.append(len(loop))
+                self.face_verts.extend(np.asarray(loop) + vstart)
+            self.edges.extend(edges + vstart)
+            self.edge_faces.extend(edge_faces + fstart)
+        if shape_kind == 1:
+            size[0] = radius = shape.radius
+        elif shape_kind in (2, 4):
+            size[:2] = shape.radius, shape.half_height
+            radius = shape.half_height + shape.radius if shape_kind == 2 else np.hypot(shape.half_height,
+                                                                                      shape.radius)
+        elif shape_kind == 3:
+            size[:] = shape.half_extents
+            radius = float(np.linalg.norm(size))
+        elif shape_kind == 5:
+            radius = float(np.linalg.norm(verts, axis=1).max())
+        elif shape_kind == 6:
+            verts, tris = data
+            fstart, fcount = len(self.tris), len(tris)
+            self.verts.extend(verts)
+            self.tris.extend(tris + vstart)
+            vcount = len(verts)
+            radius = float(np.linalg.norm(verts, axis=1).max())
+        m = shape.material
+        r = self.rows
+        r["geom_link"].append(link)
+        r["geom_type"].append(shape_kind)
+        r["geom_pose"].append(pose.as_array())
+        r["geom_size"].append(size)
+        r["geom_material"].append([m.static_friction, m.dynamic_friction, m.restitution])
+        r["geom_combine"].append(FRICTION_COMBINE_MODES.index(m.friction_combine))
+        r["geom_offset"].append(float(shape.contact_offset))
+        r["geom_radius"].append(radius)
+        r["geom_vstart"].append(vstart)
+        r["geom_vcount"].append(vcount)
+        r["geom_fstart"].append(fstart)
+        r["geom_fcount"].append(fcount)
+        r["geom_estart"].append(estart)
+        r["geom_ecount"].append(ecount)
+        self.shapes.append((shape, owner))
+        self.groups.append((int(shape.collision_group), int(shape.collision_mask)))
+        return True
+
+    def collide(self, i: int, j: int) -> bool:
+        (ga, ma), (gb, mb) = self.groups[i], self.groups[j]
+        return bool((ga & mb) or (gb & ma))
+
+
+def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int,
+                    filters: tuple[set, set] = (frozenset(), frozenset())) -> tuple[dict, list]:
+    """Host arrays of a block's Geometry (the forest of `arts` and the scene's statics), and the (shape, owner)
+    list indexed like its shapes. filters: pairs that never collide (bodies joined by a body joint), as a set of
+    frozensets of two forest links and a set of (forest link, id of a RigidStatic)."""
+    parents, movable, rank = forest_links(arts)
+    order = np.argsort(rank)
+    tree_of, link_obj = [], []
+    for t, art in enumerate(arts):
+        tree_of += [t] * art.link_count
+        link_obj += art._topology().links
+    t = _Tables()
+    link_geoms = []
+    for i in order.tolist():
+        link = link_obj[i]
+        for s in link.shapes:
+            if t.add(s, i, s.local_pose, f"link '{link.name}'", static=False):
+                link_geoms.append(len(t.shapes) - 1)
+    static_geoms, static_actor = [], {}
+    for actor in statics:
+        for s in actor.shapes:
+            if t.add(s, -1, actor.pose * s.local_pose, f"static actor '{actor.name}'", static=True):
+                static_geoms.append(len(t.shapes) - 1)
+                static_actor[len(t.shapes) - 1] = id(actor)
+    link_filters, static_filters = filters
+    link_of = t.rows["geom_link"]
+    geom_of = {id(shape): g for g, (shape, _) in enumerate(t.shapes)}
+    explicit = {}  # frozenset of two geometries: their ContactPair (both shapes in this block)
+    for art in arts:
+        for p in art.contact_pairs:
+            if id(p.shape_a) in geom_of and id(p.shape_b) in geom_of:  # else shape_b's body is not in the scene
+                explicit[frozenset((geom_of[id(p.shape_a)], geom_of[id(p.shape_b)]))] = p
+    pairs_a, pairs_b, own, materials, rests, capacity = [], [], [], [], [], 0
+
+    def add_pair(a, b, pair):
+        nonlocal capacity
+        if not movable[link_of[a]]:
+            a, b = b, a
+        pairs_a.append(a)
+        pairs_b.append(b)
+        m = pair.material if pair is not None else None
+        own.append(int(m is not None))
+        materials.append([m.static_friction, m.dynamic_friction, m.restitution] if m is not None else [0.0] * 3)
+        rests.append(pair.rest_offset if pair is not None else 0.0)
+        capacity += _max_points(t.rows["geom_type"][a], t.rows["geom_type"][b])
+
+    for x, a in enumerate(link_geoms):  # "dynamic" pairs: links of one tree, or of two trees
+        for b in link_geoms[x + 1:]:
+            la, lb = link_of[a], link_of[b]
+            if not (movable[la] or movable[lb]) or la == lb:
+                continue
+            pair = explicit.get(frozenset((a, b)))
+            if pair is None and (not t.collide(a, b) or frozenset((la, lb)) in link_filters):
+                continue
+            art = arts[tree_of[la]]
+            if pair is None and tree_of[la] == tree_of[lb]:
+                if (parents[la] == lb or parents[lb] == la
+                        or art.get_articulation_flags() & ArticulationFlag.DISABLE_SELF_COLLISION
+                        or frozenset((link_obj[la], link_obj[lb])) in art.collision_filters):
+                    continue
+            add_pair(a, b, pair)
+    dynamic_count = len(pairs_a)
+    for a in link_geoms:  # already in depth-first link order
+        if not movable[link_of[a]]:
+            continue
+        for b in static_geoms:
+            pair = explicit.get(frozenset((a, b)))
+            if pair is not None or t.collide(a, b) and (link_of[a], static_actor[b]) not in static_filters:
+                add_pair(a, b, pair)
+    h = {k: np.array(v) for k, v in t.rows.items()}
+    h["geom_pose"] = np.array(t.rows["geom_pose"], np.float32).reshape(-1, 7)
+    h["geom_size"] = np.array(t.rows["geom_size"], np.float32).reshape(-1, 3)
+    h["geom_material"] = np.array(t.rows["geom_material"], np.float32).reshape(-1, 3)
+    h["verts"] = np.array(t.verts, np.float32).reshape(-1, 3)
+    h["planes"] = np.array(t.planes, np.float32).reshape(-1, 4)
+    h["tris"] = np.array(t.tris, np.int32).reshape(-1, 3)
+    h["face_vstart"] = np.array(t.face_vstart, np.int32)
+    h["face_vcount"] = np.array(t.face_vcount, np.int32)
+    h["face_verts"] = np.array(t.face_verts, np.int32)
+    h["edges"] = np.array(t.edges, np.int32).reshape(-1, 2)
+    h["edge_faces"] = np.array(t.edge_faces, np.int32).reshape(-1, 2)
+    h["pair_a"] = np.array(pairs_a, np.int32)
+    h["pair_b"] = np.array(pairs_b, np.int32)
+    h["pair_own_material"] = np.array(own, np.int32)
+    h["pair_material"] = np.array(materials, np.float32).reshape(-1, 3)
+    h["pair_rest"] = np.array(rests, np.float32)
+    h["pair_count"] = len(pairs_a)
+    h["pair_dynamic_count"] = dynamic_count
+    h["link_rank"] = rank
+    h["capacity"] = int(min(capacity, capacity_cap))
+    return h, t.shapes
+
+
+def build_geometry(arts: list[Articulation], statics: list, capacity_cap: int, device,
+                   filters: tuple[set, set] = (frozenset(), frozenset())) -> tuple[Geometry, dict, list]:
+    """The block's Geometry on the device, its host arrays, and the (shape, owner) list indexed like its shapes."""
+    arts = list(arts)
+    h, shapes = geometry_arrays(arts, statics, capacity_cap, filters)
+    return upload(Geometry, h, device), h, shapes

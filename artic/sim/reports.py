@@ -1,0 +1,228 @@
+"""What a step reports, read from a block's arrays on the host: contacts (`ContactReport`), body-joint forces and
+frames (`JointForces`, `JointFrames`; ArtiSynth's joints chapter, sections 3.3.2, 3.3.5, 3.3.7), the direct
+solver's per-env report, and the warnings a step gives about dropped contacts and solver fallbacks (never
+silent: docs/conventions.md)."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..constraints.body_joint_rows import ROW_LOCKED, ROW_ON, row_layout
+from ..description.articulation import Articulation
+from ..description.body_joints import coordinates_to_tcd_mode
+from ..errors import ValidationError
+from ..math.np_spatial import Transform
+from .body_joint_view import refresh_body_joint_kinematics
+
+FALLBACK_WARN_INTERVAL = 10.0  # [s] of wall time between two warnings about direct-solver fallbacks
+
+
+# -- contacts -------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ContactReport:
+    """The contacts of one articulation or rigid body after the last step (E envs, C slots; entries past count[e]
+    are stale). Forces are what link a received over the step, world frame, applied at the point."""
+
+    count: np.ndarray  # (E,) int
+    link_a: np.ndarray  # (E, C) int: the body's link (low-level order), pushed along +normal
+    link_b: np.ndarray  # (E, C) int: the other link (in its own articulation), -1 for a static shape
+    articulation_b: np.ndarray  # (E, C) int: the other link's articulation (index in scene.articulations), -1 static
+    shape_a: list  # per geometry index: the Shape objects (index with shape_index_a and shape_index_b)
+    shape_index_a: np.ndarray  # (E, C) int
+    shape_index_b: np.ndarray  # (E, C) int
+    point: np.ndarray  # (E, C, 3) [m]
+    normal: np.ndarray  # (E, C, 3) unit, from the other body towards a
+    separation: np.ndarray  # (E, C) [m] at detection, negative when penetrating
+    force: np.ndarray  # (E, C, 3) [N]: on the body's link
+    overflow: np.ndarray  # (E,) contacts dropped for lack of slots in the last step (the body's whole block)
+
+    def total_force(self) -> np.ndarray:
+        """(E, 3) sum of the contact forces on the body, per env [N]."""
+        mask = np.arange(self.force.shape[1])[None, :] < self.count[:, None]
+        return (self.force * mask[..., None]).sum(axis=1)
+
+
+def contact_report(block, art: Articulation, articulations: list) -> ContactReport:
+    """The contacts of `art` (in `block`); `articulations`: the scene's, which articulation_b indexes."""
+    c = _contact_arrays(block, art)
+    scene_index = {id(a): k for k, a in enumerate(articulations)}
+    to_scene = np.array([scene_index[id(a)] for a in block.arts] + [-1])
+    return ContactReport(shape_a=[s for s, _ in block.shapes], articulation_b=to_scene[c.pop("other")], **c)
+
+
+def _contact_arrays(block, art: Articulation) -> dict:
+    """The contacts that involve `art`, per env, compacted and turned so that link a is art's link (normal
+    from the other body towards it, force on it). Link indices are local to their articulation; `other` is
+    the other articulation's index in this block (-1 for a static shape)."""
+    block.ensure_step_arrays()
+    cp = block.contact_points
+    rows = block.contact_rows
+    _, (l0, l1), _ = block.ranges(art)
+    count = cp.count.numpy()
+    la, lb = cp.link_a.numpy(), cp.link_b.numpy()
+    slots = la.shape[1]
+    valid = np.arange(slots)[None, :] < count[:, None]
+    mine_a = valid & (la >= l0) & (la < l1)
+    mine_b = valid & (lb >= l0) & (lb < l1) & ~mine_a
+    keep = mine_a | mine_b
+    order = np.argsort(~keep, axis=1, kind="stable")  # kept contacts first, in solver order
+
+    def pick(a):
+        return np.take_along_axis(a, order.reshape(order.shape + (1,) * (a.ndim - 2)), axis=1)
+
+    sa, sb = cp.shape_a.numpy(), cp.shape_b.numpy()
+    la_, lb_ = np.where(mine_b, lb, la), np.where(mine_b, la, lb)
+    sign = np.where(mine_b, -1.0, 1.0)[..., None]
+    tree_of = block.model.host["link_tree"]
+    other = np.where(lb_ >= 0, tree_of[np.maximum(lb_, 0)], -1)
+    starts = np.array(block.link_start)
+    local_b = np.where(lb_ >= 0, lb_ - starts[np.maximum(other, 0)], -1)
+    return {
+        "count": keep.sum(axis=1), "link_a": pick(la_ - l0), "link_b": pick(local_b), "other": pick(other),
+        "shape_index_a": pick(np.where(mine_b, sb, sa)), "shape_index_b": pick(np.where(mine_b, sa, sb)),
+        "point": pick(cp.point.numpy()), "normal": pick(cp.normal.numpy() * sign),
+        "separation": pick(cp.separation.numpy()), "force": pick(rows.force.numpy() * sign),
+        "overflow": cp.overflow.numpy().copy(),
+    }
+
+
+# -- body joints --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class JointFrames:
+    """A joint's frames in every env (E envs; poses as (px, py, pz, qx, qy, qz, qw)): C and D in the world, T_CD,
+    the constraint frame G (the nearest pose to C that satisfies the joint, section 3.3.2: T_CD = T_GD T_CG) in the
+    world and in D, and the error T_err = T_CG."""
+
+    c_world: np.ndarray  # (E, 7)
+    d_world: np.ndarray  # (E, 7)
+    g_world: np.ndarray  # (E, 7)
+    tcd: np.ndarray  # (E, 7)
+    tgd: np.ndarray  # (E, 7)
+    terr: np.ndarray  # (E, 7)
+
+
+@dataclass
+class JointForces:
+    """A joint's constraint forces over the last step (section 3.3.7), per env (E envs, n constraints, m
+    coordinates). Multipliers are impulses / dt [N or N m], in the joint's constraint order (bilateral constraints,
+    then one range constraint per coordinate); wrenches are (force [N], torque [N m])."""
+
+    constraint_force: np.ndarray  # (E, n) multiplier of each constraint, 0 where it is not engaged
+    bilateral: np.ndarray  # (E, n) bool: the constraint is bilateral (a constrained slot or a locked coordinate)
+    engaged: np.ndarray  # (E, n) bool: an engaged unilateral (range) constraint
+    drive_force: np.ndarray  # (E, m) drive force of each coordinate
+    bilateral_wrench_c: np.ndarray  # (E, 6) in frame C, about its origin
+    unilateral_wrench_c: np.ndarray  # (E, 6)
+    drive_wrench_c: np.ndarray  # (E, 6)
+    wrench_a: np.ndarray  # (E, 6) everything the joint applied to A, world, torque about A's COM
+    wrench_b: np.ndarray  # (E, 6) on B, torque about B's COM (about the world origin for the world or a static B)
+
+    @property
+    def bilateral_count(self) -> np.ndarray:
+        """(E,) bilateral constraints (ArtiSynth's numBilateralConstraints)."""
+        return self.bilateral.sum(axis=1)
+
+    @property
+    def engaged_count(self) -> np.ndarray:
+        """(E,) engaged unilateral constraints (numEngagedUnilateralConstraints)."""
+        return self.engaged.sum(axis=1)
+
+
+def joint_frames(jv) -> JointFrames:
+    """Frames C, D, G and T_err of a body joint (its view, body_joint_view.py) in every env, at the current poses."""
+    refresh_body_joint_kinematics(jv.block)
+    joint = jv.joint
+    coord = jv.arrays["coord"].numpy().astype(np.float64)
+    c_w = jv.arrays["frame_c"].numpy()[:, 0].astype(np.float64)
+    d_w = jv.arrays["frame_d"].numpy()[:, 0].astype(np.float64)
+    tcd = jv.arrays["tcd"].numpy()[:, 0].astype(np.float64)
+    slots = [s for _, s in joint._coordinates]
+    tgd, g_w, terr = (np.empty_like(tcd) for _ in range(3))
+    for e in range(jv.num_envs):  # a query, not the step: host float64 is fine here
+        g = coordinates_to_tcd_mode(joint._mode, slots, coord[e])
+        tgd[e] = g.as_array()
+        g_w[e] = (Transform.from_array(d_w[e]) * g).as_array()
+        terr[e] = (g.inverse() * Transform.from_array(tcd[e])).as_array()
+    return JointFrames(c_w, d_w, g_w, tcd, tgd, terr)
+
+
+def joint_forces(jv, dt: float) -> JointForces:
+    """A body joint's constraint forces over the last step of length dt [s]."""
+    joint = jv.joint
+    r0, r1 = jv.rows
+    a = jv.block.body_joint_arrays
+    lam = (a.row_lambda.numpy()[:, r0:r1] + a.row_lambda2.numpy()[:, r0:r1]) / dt
+    active = a.row_active.numpy()[:, r0:r1]
+    m, nb = joint.num_coordinates, joint.bilateral_count
+    drive, limit, bil = row_layout(m, nb)
+    force = np.concatenate([lam[:, bil], lam[:, limit]], axis=1)
+    bilateral = np.concatenate([np.ones((jv.num_envs, nb), bool), active[:, limit] == int(ROW_LOCKED)], axis=1)
+    engaged = np.concatenate([np.zeros((jv.num_envs, nb), bool),
+                              (active[:, limit] == int(ROW_ON)) & (lam[:, limit] != 0.0)], axis=1)
+    force[~(bilateral | engaged)] = 0.0
+    wc = jv.arrays["wrench_c"].numpy()
+    return JointForces(force, bilateral, engaged, lam[:, drive], wc[:, 0], wc[:, 1], wc[:, 2],
+                       jv.arrays["wrench_a"].numpy()[:, 0], jv.arrays["wrench_b"].numpy()[:, 0])
+
+
+# -- the direct solver and the step's warnings ---------------------------------------------------------------------
+
+
+def solver_report(block) -> dict | None:
+    """The direct solver's per-env report of the last direct step of `block` (NumPy copies), None before one."""
+    if block.direct is None:
+        return None
+    da = block.direct[1]
+    return {"pivots": da.pivots.numpy().copy(), "rows": da.rows.numpy().copy(),
+            "complementarity": da.complementarity.numpy().copy(), "friction_settled": da.settled.numpy() != 0,
+            "pivot_budget_hit": da.budget_hit.numpy() != 0,
+            "fell_back": da.fallback.numpy() != 0, "fallback_count": da.fallback_count.numpy().copy(),
+            "deadzone_impulse": da.deadzone_impulse.numpy()[:, :block.deadzones.count].copy()}
+
+
+def require_solver_report(block, art: Articulation) -> dict:
+    report = solver_report(block)
+    if report is None:
+        raise ValidationError(f"scene: no direct step has run for '{art.name}' yet; set scene.solver_type = "
+                              "artic.SolverType.DIRECT and step first")
+    return report
+
+
+class StepWarnings:
+    """The scene's warnings about what a step could not do as asked: contacts dropped for lack of slots (once per
+    scene) and envs the direct solver handed to PGS (at most every FALLBACK_WARN_INTERVAL seconds)."""
+
+    def __init__(self):
+        self.overflow_warned = False
+        self._fallback_warned_at = -1.0e9
+
+    def check_fallbacks(self, blocks: list):
+        for block in blocks:
+            report = solver_report(block)
+            if report is None or not report["fell_back"].any():
+                continue
+            now = time.monotonic()
+            if now - self._fallback_warned_at >= FALLBACK_WARN_INTERVAL:
+                self._fallback_warned_at = now
+                envs = np.flatnonzero(report["fell_back"])
+                warnings.warn(f"scene: the direct solver could not solve the step of {block.owner()} in "
+                              f"{len(envs)} env(s) (first: {envs[:8].tolist()}) and used PGS for them; "
+                              "scene.get_solver_report(art) counts these fallbacks", RuntimeWarning, stacklevel=3)
+
+    def check_overflow(self, blocks: list):
+        for block in blocks:
+            dropped = block.contact_overflow()
+            if dropped is not None and dropped.any() and not self.overflow_warned:
+                self.overflow_warned = True
+                warnings.warn(f"scene: {block.owner()} produced more contacts than their "
+                              f"{block.contact_points.link_a.shape[1]} slots in {int((dropped > 0).sum())} env(s); "
+                              "the extra contacts were dropped. Raise Scene(contact_capacity=...)",
+                              RuntimeWarning, stacklevel=3)

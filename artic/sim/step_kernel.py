@@ -1,0 +1,432 @@
+"""The step kernel: the whole `Scene.step` of one env in one thread, every env of a block in one launch.
+
+Pipeline (physx-notes 0 and 9.1; the PhysX guide, "Constraint Sequence"), one `wp.func` per stage:
+ 1. `_begin_step`: the start state kept, generalized velocities gathered, PhysX's velocity pre-scale; kinematics
+    and link velocities at the start of the step; `detect_env` (collision/narrow.py): contact points;
+ 2. `_unconstrained_dynamics`: gravity, user link forces and persistent joint forces, damping and max-velocity
+    forces, Coriolis and gyroscopic terms and armature through ABA, the joint loads the coefficient friction scales
+    with (RNEA of that motion), and v* = v + a dt;
+ 3. `_setup_rows`: M and M^-1 (dense, per env), kinematic bodies' velocities, then per row kind its directions,
+    responses, drive coefficients and limit errors (dofs, couplings, contacts, body joints);
+ 4-5. `_solve_and_integrate`: PGS, TGS or the direct solver over every row (solvers/), integration (PGS and the
+    direct solver: once, with the position-iteration velocity; TGS: per substep), velocities written back;
+ then `_check_status` (a state gone non-finite marks the env, and under the freeze policy restores its start);
+ 6. `_report`: contact forces, body-joint wrenches, joint and link accelerations, incoming joint forces,
+    kinematics and body-joint coordinates at the end; `_sleep`: PhysX's sleep check (physx-notes 3.7).
+`record_step` records the launch once per (dt, solver, status mode, pivot limit) and the block replays it
+(warp-notes), in env chunks on every CPU core (core/parallel.py): a step allocates nothing.
+"""
+
+from __future__ import annotations
+
+import warp as wp
+
+from ..collision.contacts import ContactPoints
+from ..collision.geometry import Geometry
+from ..collision.narrow import detect_env
+from ..constraints.body_joint_rows import (BodyJointArrays, BodyJointTable, finish_body_joint_forces,
+                                           setup_body_joints, update_body_joint_coordinates)
+from ..constraints.contact_rows import ContactRows, finish_contacts, setup_contacts
+from ..constraints.coupling_rows import CouplingRows, setup_couplings
+from ..constraints.deadzone_rows import DeadzoneTable
+from ..constraints.dof_rows import DofRows
+from ..constraints.drive import drive_coefficients, spherical_drive_error
+from ..constraints.row_form import RowForm
+from ..core.control import ControlArrays
+from ..core.data import Kin, Scratch, StepData
+from ..core.model import DRIVE_NONE, DofParams, Tree
+from ..core.parallel import RecordedEnvLaunch
+from ..core.state import StateArrays
+from ..dynamics.aba import aba_env
+from ..dynamics.crba import crba_env
+from ..dynamics.forward import applied_link_wrench, prescale_joint_velocities
+from ..dynamics.integrate import integrate_positions, quat_log
+from ..dynamics.kinematics import forward_kinematics_env, joint_rotation_vector, link_velocities_env, quat_exp
+from ..dynamics.rnea import rnea_env
+from ..enums import SolverType
+from ..math.dense import spd_inverse
+from ..math.spatial import unit
+from ..solvers.direct import DirectArrays, direct_solve
+from ..solvers.pgs import pgs_solve
+from ..solvers.tgs import tgs_solve
+from .status import STATUS_FREEZE, STATUS_OFF, state_status
+
+wp.set_module_options({"enable_backward": False})
+
+WAKE_COUNTER_RESET = 0.4  # PxSceneDesc::wakeCounterResetValue [s]
+SOLVER_TGS = wp.constant(int(SolverType.TGS))
+SOLVER_DIRECT = wp.constant(int(SolverType.DIRECT))
+BOUNCE_THRESHOLD = 2.0  # PxSceneDesc::bounceThresholdVelocity = 0.2 * PxTolerancesScale::speed (10) [m/s]
+
+
+# -- the stages, in pipeline order --------------------------------------------------------------------------------
+
+
+@wp.func
+def _begin_step(tree: Tree, dp: DofParams, st: StateArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, n: int,
+                n_gen: int):
+    """Keep the state the step starts from (a frozen env returns to it), gather the generalized velocity (roots'
+    six, then the dofs), apply PhysX's joint-velocity pre-scale, and compute the links' poses and velocities."""
+    for d in range(n):
+        sd.q0[env, d] = st.joint_q[env, d]
+    for t in range(tree.tree_count):
+        sd.root_pose0[env, t] = st.root_pose[env, t]
+    for t in range(tree.tree_count):
+        rg = tree.link_root_gen[tree.tree_root[t]]
+        if rg >= 0:
+            for k in range(3):
+                sd.gen_v[env, rg + k] = st.root_lin_vel[env, t][k]
+                sd.gen_v[env, rg + 3 + k] = st.root_ang_vel[env, t][k]
+    for d in range(n):
+        sd.gen_v[env, tree.dof_gen[d]] = st.joint_qd[env, d]
+    for k in range(n_gen):
+        sd.gen_v0[env, k] = sd.gen_v[env, k]
+    prescale_joint_velocities(tree, dp, sd.gen_v, env, n)
+    forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
+    link_velocities_env(tree, kin, sd.gen_v, 1, st.root_lin_vel, st.root_ang_vel, sc.link_v, sd.link_vel0, env)
+
+
+@wp.func
+def _unconstrained_dynamics(tree: Tree, dp: DofParams, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch,
+                            sd: StepData, gravity: wp.vec3, dt: float, env: int, n: int, n_gen: int):
+    """The applied link wrenches and joint forces, the unconstrained acceleration (ABA), the joint loads of that
+    motion that the coefficient friction scales with (RNEA), and v* = v + a dt."""
+    for i in range(tree.link_count):
+        sd.link_fext[env, i] = applied_link_wrench(
+            tree, dp, i, wp.transform_get_rotation(st.link_pose[env, i]), sd.link_vel0[env, i],
+            ctl.link_force[env, i], ctl.link_torque[env, i], gravity, dt)
+    for k in range(n_gen):
+        sd.gen_f[env, k] = 0.0
+    for d in range(n):
+        sd.gen_f[env, tree.dof_gen[d]] = ctl.joint_force[env, d]
+    zero = wp.vec3(0.0)
+    aba_env(tree, kin, sc, sd.gen_v, sd.gen_f, sd.link_fext, zero, 1, sd.gen_a, env, 1)
+    rnea_env(tree, kin, sc, sd.gen_v, sd.gen_a, sd.link_fext, zero, 1, sd.gen_f, env)
+    for d in range(n):
+        i = dp.dof_link[d]
+        f = sc.link_f[env, i]
+        force = wp.spatial_bottom(f)
+        torque = wp.spatial_top(f) - wp.cross(kin.link_com[env, i], force)
+        sd.dof_friction_force[env, d] = dp.dof_friction_coef[d] * (wp.length(force) + wp.length(torque))
+    for k in range(n_gen):
+        sd.gen_v[env, k] = sd.gen_v[env, k] + sd.gen_a[env, k] * dt
+
+
+@wp.func
+def _setup_rows(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows,
+                jt: BodyJointTable, ja: BodyJointArrays, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch,
+                sd: StepData, env: int, n: int, n_gen: int, dt: float, tgs: int, n_pos: int,
+                bounce_threshold: float, friction_correlation: float):
+    """M and M^-1, the kinematic bodies' velocities, then every row's setup at the solver step h (dt, or the TGS
+    substep): dof responses, drive coefficients and limit errors, coupling, contact and body-joint rows."""
+    crba_env(tree, kin, sc, sd.mass_matrix, env)
+    for t in range(tree.tree_count):
+        spd_inverse(sd.mass_matrix, sd.minv, env, tree.tree_gen_start[t], tree.tree_gen_count[t])
+    _kinematic_roots(tree, st, ctl, sd, env, dt)
+    h = dt
+    if tgs != 0:
+        h = dt / float(n_pos)
+    _setup_dofs(tree, dp, rows, st, ctl, sd, env, n, h, dt, tgs)
+    setup_couplings(tree, cr, kin, st.link_pose, sd.minv, sd.cpl_g, sd.cpl_minv_g, sd.cpl_r, sd.cpl_len, env, n_gen)
+    for k in range(cr.row_count):
+        sd.cpl_acc[env, k] = 0.0
+        sd.cpl_acc2[env, k] = 0.0
+    setup_contacts(tree, kin, cp, ct, st.link_pose, sc.link_v, sd.minv, sd.gen_v, env, n_gen, dt, bounce_threshold,
+                   friction_correlation)
+    setup_body_joints(tree, jt, ja, kin, st.link_pose, sd.minv, env, n_gen, h, dt, tgs)
+
+
+@wp.func
+def _solve_and_integrate(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints,
+                         ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays, st: StateArrays,
+                         ctl: ControlArrays, kin: Kin, sd: StepData, dz: DeadzoneTable, rf: RowForm,
+                         da: DirectArrays, env: int, n: int, n_gen: int, dt: float, solver: int, n_pos: int,
+                         n_vel: int):
+    """Solve every row with the scene's solver, integrate the positions, and write the velocities back."""
+    if solver == SOLVER_TGS:
+        tgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, st.joint_q, st.root_pose, env, n_gen, dt, n_pos, n_vel)
+    elif solver == SOLVER_DIRECT:
+        direct_solve(tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, st.joint_q, ctl.joint_target_velocity,
+                     env, n_gen, dt, n_pos, n_vel)
+        integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
+    else:
+        pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, st.joint_q, env, n_gen, dt, n_pos, n_vel)
+        integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
+    for d in range(n):
+        st.joint_qd[env, d] = sd.gen_v[env, tree.dof_gen[d]]
+    for t in range(tree.tree_count):
+        rg = tree.link_root_gen[tree.tree_root[t]]
+        if rg >= 0:
+            st.root_lin_vel[env, t] = _gen_to_vec3(sd.gen_v, env, rg)
+            st.root_ang_vel[env, t] = _gen_to_vec3(sd.gen_v, env, rg + 3)
+
+
+@wp.func
+def _check_status(tree: Tree, st: StateArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, n: int,
+                  status_mode: int):
+    """Mark an env whose state this step left non-finite (status.py); under the freeze policy restore the state it
+    started from. Returns 1 when the env is frozen (the rest of the step is skipped)."""
+    if status_mode != STATUS_OFF and st.status[env] == 0:
+        bad = state_status(tree, st, env)
+        if bad != 0:
+            st.status[env] = -bad  # negative: not reported yet (status.py)
+            st.status_flag[0] = 1  # every writer stores the same value: no atomics needed across CPU chunks
+            if status_mode == STATUS_FREEZE:
+                _restore_start(tree, kin, sc, st, sd, env, n)
+                return 1
+    return 0
+
+
+@wp.func
+def _report(tree: Tree, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays,
+            st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, n: int, n_gen: int,
+            dt: float):
+    """What a step reports: contact forces, body-joint wrenches (with the start-of-step geometry, as the impulses),
+    joint and link accelerations and incoming joint forces; then the end kinematics and body-joint coordinates.
+    Link forces and torques act for one step (PhysX without eRETAIN_ACCELERATIONS) and are cleared."""
+    finish_contacts(cp, ct, env, dt)
+    finish_body_joint_forces(jt, ja, kin, st.link_pose, env, dt)
+    for k in range(n_gen):
+        sd.gen_a[env, k] = (sd.gen_v[env, k] - sd.gen_v0[env, k]) / dt
+    for d in range(n):
+        sd.joint_acceleration[env, d] = sd.gen_a[env, tree.dof_gen[d]]
+    rnea_env(tree, kin, sc, sd.gen_v0, sd.gen_a, sd.link_fext, wp.vec3(0.0), 1, sd.gen_f, env)
+    _incoming_joint_forces(tree, kin, sc, st, sd, env)
+    forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
+    update_body_joint_coordinates(jt, ja, st.link_pose, env)
+    link_velocities_env(tree, kin, st.joint_qd, 0, st.root_lin_vel, st.root_ang_vel, sc.link_v, st.link_velocity,
+                        env)
+    for i in range(tree.link_count):
+        sd.link_acceleration[env, i] = (st.link_velocity[env, i] - sd.link_vel0[env, i]) / dt
+        ctl.link_force[env, i] = wp.vec3(0.0)
+        ctl.link_torque[env, i] = wp.vec3(0.0)
+
+
+@wp.func
+def _sleep(tree: Tree, st: StateArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, n: int, dt: float,
+           sleep_threshold: float):
+    """PhysX's sleep check on the velocities the positions were integrated with; an env that falls asleep has its
+    velocities and accelerations zeroed."""
+    # link_vel0 is free again: it takes the velocities the positions were integrated with, for the sleep test
+    link_velocities_env(tree, kin, sd.gen_vpos, 1, st.root_lin_vel, st.root_ang_vel, sc.link_v, sd.link_vel0, env)
+    if _sleep_check(tree, st, sd.link_vel0, env, dt, sleep_threshold):
+        st.sleeping[env] = 1
+        for d in range(n):
+            st.joint_qd[env, d] = 0.0
+            sd.joint_acceleration[env, d] = 0.0
+        for t in range(tree.tree_count):
+            st.root_lin_vel[env, t] = wp.vec3(0.0)
+            st.root_ang_vel[env, t] = wp.vec3(0.0)
+        for i in range(tree.link_count):
+            st.link_velocity[env, i] = wp.spatial_vector()
+            sd.link_acceleration[env, i] = wp.spatial_vector()
+
+
+@wp.kernel
+def _step(
+    env_offset: int,
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    cr: CouplingRows,
+    geo: Geometry,
+    cp: ContactPoints,
+    ct: ContactRows,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    st: StateArrays,
+    ctl: ControlArrays,
+    kin: Kin,
+    sc: Scratch,
+    sd: StepData,
+    dz: DeadzoneTable,
+    rf: RowForm,
+    da: DirectArrays,
+    gravity: wp.vec3,
+    dt: float,
+    solver: int,
+    n_pos: int,
+    n_vel: int,
+    sleep_threshold: float,
+    bounce_threshold: float,
+    friction_correlation: float,
+    status_mode: int,
+):
+    env = env_offset + wp.tid()
+    if st.sleeping[env] != 0:
+        return
+    if status_mode == STATUS_FREEZE and st.status[env] != 0:
+        return  # frozen at its last finite state until a reset (status.py)
+    tgs = int(0)
+    if solver == SOLVER_TGS:
+        tgs = 1
+    n = st.joint_q.shape[1]
+    n_gen = sd.gen_v.shape[1]
+    _begin_step(tree, dp, st, kin, sc, sd, env, n, n_gen)
+    detect_env(geo, cp, st.link_pose, env)
+    _unconstrained_dynamics(tree, dp, st, ctl, kin, sc, sd, gravity, dt, env, n, n_gen)
+    _setup_rows(tree, dp, rows, cr, cp, ct, jt, ja, st, ctl, kin, sc, sd, env, n, n_gen, dt, tgs, n_pos,
+                bounce_threshold, friction_correlation)
+    _solve_and_integrate(tree, dp, rows, cr, cp, ct, jt, ja, st, ctl, kin, sd, dz, rf, da, env, n, n_gen, dt, solver,
+                         n_pos, n_vel)
+    if _check_status(tree, st, kin, sc, sd, env, n, status_mode) != 0:
+        return
+    _report(tree, cp, ct, jt, ja, st, ctl, kin, sc, sd, env, n, n_gen, dt)
+    _sleep(tree, st, kin, sc, sd, env, n, dt, sleep_threshold)
+
+
+def record_step(block, dt: float, solver_type: SolverType, status_mode: int, rows_direct: tuple) -> RecordedEnvLaunch:
+    """The step of every env of `block` (sim/block.py) as one recorded launch; rows_direct: the (RowForm,
+    DirectArrays) the direct solver uses (a one-row placeholder for PGS and TGS)."""
+    n_pos, n_vel = block.iteration_counts()
+    rf, da = rows_direct
+    return RecordedEnvLaunch(
+        _step, block.num_envs,
+        [block.model.tree, block.dof_params, block.dof_rows, block.couplings, block.geometry, block.contact_points,
+         block.contact_rows, block.body_joint_table, block.body_joint_arrays, block.state.arrays,
+         block.control.arrays, block.data.kin, block.data.scratch, block.step_data, block.deadzones, rf, da,
+         wp.vec3(*block.gravity), float(dt), int(solver_type), int(n_pos), int(n_vel), float(block.sleep_threshold()),
+         BOUNCE_THRESHOLD, float(block.friction_correlation_distance), int(status_mode)],
+        block.device)
+
+
+# -- the stages' parts ---------------------------------------------------------------------------------------------
+
+
+@wp.func
+def _gen_to_vec3(gen: wp.array2d(dtype=float), env: int, k: int):
+    return wp.vec3(gen[env, k], gen[env, k + 1], gen[env, k + 2])
+
+
+@wp.func
+def _kinematic_roots(tree: Tree, st: StateArrays, ctl: ControlArrays, sd: StepData, env: int, dt: float):
+    """Kinematic trees: nothing moves them (their block of M^-1 is zero, so no row impulse reaches them) and their
+    root velocity is the one that carries the pose to its target in dt (zero without a target), which contact rows
+    see as the body's motion (PhysX's kinematic target velocity)."""
+    for t in range(tree.tree_count):
+        if tree.tree_kinematic[t] != 0:
+            g0 = tree.tree_gen_start[t]
+            for i in range(tree.tree_gen_count[t]):
+                for j in range(tree.tree_gen_count[t]):
+                    sd.minv[env, g0 + i, g0 + j] = 0.0
+            root = tree.tree_root[t]
+            rg = tree.link_root_gen[root]
+            lin = wp.vec3(0.0)
+            ang = wp.vec3(0.0)
+            if ctl.kinematic_pending[env, t] != 0:
+                x = st.root_pose[env, t]
+                xt = ctl.kinematic_target[env, t]
+                com = tree.link_com_local[root]
+                lin = (wp.transform_point(xt, com) - wp.transform_point(x, com)) / dt
+                dq = wp.transform_get_rotation(xt) * wp.quat_inverse(wp.transform_get_rotation(x))
+                if dq[3] < 0.0:
+                    dq = -dq  # the short way round
+                ang = quat_log(wp.normalize(dq)) / dt
+            for k in range(3):
+                sd.gen_v[env, rg + k] = lin[k]
+                sd.gen_v[env, rg + 3 + k] = ang[k]
+            ctl.kinematic_pending[env, t] = 0
+
+
+@wp.func
+def _setup_dofs(tree: Tree, dp: DofParams, rows: DofRows, st: StateArrays, ctl: ControlArrays, sd: StepData, env: int, n: int,
+                h: float, dt: float, tgs: int):
+    """Responses, drive coefficients, limit errors; zero accumulators (physx-notes 2.3-2.5, 3.1)."""
+    for d in range(n):
+        r = sd.minv[env, tree.dof_gen[d], tree.dof_gen[d]]
+        recip = float(0.0)
+        if tree.dof_axis[d] >= 3 or r > 0.0:
+            recip = 1.0 / (r + dp.dof_cfm[d])
+        sd.dof_r[env, d] = r
+        sd.dof_recip[env, d] = recip
+        q = st.joint_q[env, d]
+        sd.dof_err_low[env, d] = q - dp.dof_limit_low[d]
+        sd.dof_err_high[env, d] = dp.dof_limit_high[d] - q
+        sd.dof_dq[env, d] = 0.0
+        geom = ctl.joint_target_position[env, d] - q
+        if dp.dof_quat_drive[d] != 0:
+            i = dp.dof_link[d]
+            d0 = tree.joint_dof_start[i]
+            nd = tree.joint_dof_count[i]
+            target = wp.vec3(0.0)
+            for k in range(nd):
+                if dp.dof_drive[d0 + k] != DRIVE_NONE:
+                    target += unit(tree.dof_axis[d0 + k]) * ctl.joint_target_position[env, d0 + k]
+            rel = quat_exp(joint_rotation_vector(st.joint_q, env, d0, nd, tree.dof_axis))
+            geom = spherical_drive_error(rel, target)[tree.dof_axis[d]]
+        sd.dof_geom_error[env, d] = geom
+        sd.dof_drive_coef[env, d] = drive_coefficients(
+            dp.dof_drive[d], dp.dof_stiffness[d], dp.dof_damping[d], ctl.joint_target_velocity[env, d], geom,
+            r, recip, h, dt, tgs)
+    for r in range(rows.row_count):
+        sd.row_lambda[env, r] = 0.0
+        sd.row_lambda2[env, r] = 0.0
+
+
+@wp.func
+def _restore_start(tree: Tree, kin: Kin, sc: Scratch, st: StateArrays, sd: StepData, env: int, n: int):
+    """Put back the state the step started from (a frozen env's last finite state), with its link poses and
+    velocities, and zero what the step reported."""
+    for d in range(n):
+        st.joint_q[env, d] = sd.q0[env, d]
+        st.joint_qd[env, d] = sd.gen_v0[env, tree.dof_gen[d]]
+        sd.joint_acceleration[env, d] = 0.0
+    for t in range(tree.tree_count):
+        st.root_pose[env, t] = sd.root_pose0[env, t]
+        rg = tree.link_root_gen[tree.tree_root[t]]
+        if rg >= 0:
+            st.root_lin_vel[env, t] = _gen_to_vec3(sd.gen_v0, env, rg)
+            st.root_ang_vel[env, t] = _gen_to_vec3(sd.gen_v0, env, rg + 3)
+    forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
+    link_velocities_env(tree, kin, st.joint_qd, 0, st.root_lin_vel, st.root_ang_vel, sc.link_v, st.link_velocity,
+                        env)
+    for i in range(tree.link_count):
+        sd.link_acceleration[env, i] = wp.spatial_vector()
+        sd.link_incoming_joint_force[env, i] = wp.spatial_vector()
+
+
+@wp.func
+def _incoming_joint_forces(tree: Tree, kin: Kin, sc: Scratch, st: StateArrays, sd: StepData, env: int):
+    """Force each inbound joint transmits to its child (RNEA of the realized motion), in the child joint frame."""
+    for i in range(tree.link_count):
+        if tree.link_parent[i] < 0:
+            sd.link_incoming_joint_force[env, i] = wp.spatial_vector()
+            continue
+        f = sc.link_f[env, i]
+        xj = st.link_pose[env, i] * wp.transform_inverse(tree.joint_child_pose_inv[i])
+        anchor = wp.transform_get_translation(xj) - kin.origin[env]
+        force = wp.spatial_bottom(f)
+        torque = wp.spatial_top(f) - wp.cross(anchor, force)
+        rot = wp.transform_get_rotation(xj)
+        sd.link_incoming_joint_force[env, i] = wp.spatial_vector(wp.quat_rotate_inv(rot, force),
+                                                                 wp.quat_rotate_inv(rot, torque))
+
+
+@wp.func
+def _sleep_check(tree: Tree, st: StateArrays, link_velocity: wp.array2d(dtype=wp.spatial_vector), env: int,
+                 dt: float, threshold: float):
+    """PhysX's wake-counter rule with the articulation's threshold; True when the env falls asleep. link_velocity:
+    the links' position-iteration velocities, which PhysX's sleep test reads (5.8 FeatherstoneArticulation::
+    getMotionVelocity returns getPosIterMotionVelocities()): a dof moving back from beyond its limit keeps it
+    awake."""
+    energy = float(0.0)
+    for i in range(tree.link_count):
+        v = link_velocity[env, i]
+        q = wp.transform_get_rotation(st.link_pose[env, i]) * tree.link_com_rot[i]
+        wb = wp.quat_rotate_inv(q, wp.spatial_bottom(v))
+        inv_mass = float(1.0)
+        if tree.link_mass[i] > 0.0:
+            inv_mass = 1.0 / tree.link_mass[i]
+        e = 0.5 * (wp.dot(wp.cw_mul(wb, wb), tree.link_principal_inertia[i]) * inv_mass
+                   + wp.dot(wp.spatial_top(v), wp.spatial_top(v)))
+        energy = wp.max(energy, e)
+    wc = st.wake_counter[env]
+    if (wc < 0.5 * WAKE_COUNTER_RESET or wc < dt) and energy >= threshold:
+        factor = float(2.0)
+        if threshold > 0.0:
+            factor = wp.min(energy / threshold, 2.0)
+        wc = factor * 0.5 * WAKE_COUNTER_RESET
+    else:
+        wc = wp.max(wc - dt, 0.0)
+    st.wake_counter[env] = wc
+    return wc <= 0.0
