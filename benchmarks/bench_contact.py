@@ -14,14 +14,13 @@ so the humanoid and allegro run there without self-collision (artic and MuJoCo k
 only make PhysX's step cheaper. Contact counts differ by design: artic and PhysX count speculative contacts within
 the contact offsets (0.02 m per shape), MuJoCo active ones.
 
-    python benchmarks/bench_contact.py [--models ant humanoid allegro] [--envs 1 64 1024] [--steps 200]
+    python -m benchmarks.bench_contact [--models ant humanoid allegro] [--envs 1 64 1024] [--steps 200]
 """
 
 from __future__ import annotations
 
 import argparse
 import platform
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -40,10 +39,7 @@ ALLEGRO_POSE = Transform((0.0, 0.0, 0.04), quat_from_axis_angle((0.0, 1.0, 0.0),
 
 
 def _allegro_urdf() -> Path:
-    tests = str(Path(__file__).parents[1] / "tests")
-    if tests not in sys.path:
-        sys.path.insert(0, tests)
-    from helpers import robot_path
+    from tests.support.models import robot_path
 
     return robot_path("allegro")
 
@@ -144,7 +140,7 @@ def bench_mujoco(name, envs, steps, warmup):
 
 
 def bench_physx(name, envs, steps, warmup, solver):
-    from physx_scene import physx_scene
+    from benchmarks.physx_scene import physx_scene
 
     art, statics, dt, gravity = artic_model(name)  # one description, one PhysX scene per env
     with warnings.catch_warnings():
@@ -175,7 +171,6 @@ def main():
     args = p.parse_args()
     if args.threads:
         artic.set_cpu_threads(args.threads)
-    sys.path.insert(0, str(Path(__file__).parent))
     solver = SolverType.TGS if args.solver == "tgs" else SolverType.PGS
     print(f"{platform.processor() or platform.machine()}, {artic.get_cpu_threads()} artic thread(s), "
           f"device {wp.get_device()}, {solver.name}")

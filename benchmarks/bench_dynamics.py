@@ -8,7 +8,7 @@ kinematics and the copy back to the NumPy cache:
   JAC    apply_cache(POSITION) + compute_dense_jacobian       vs pinocchio.computeJointJacobians(q)
 and prints microseconds per env (artic) and per call (Pinocchio), and their ratio (< 1: artic is faster).
 
-    python benchmarks/bench_dynamics.py [--robots panda ur5] [--envs 1 64 1024 8192] [--min-time 0.3]
+    python -m benchmarks.bench_dynamics [--robots panda ur5] [--envs 1 64 1024 8192] [--min-time 0.3]
 """
 
 from __future__ import annotations
@@ -16,17 +16,15 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import time
 
 import numpy as np
 import warp as wp
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
-import artic  # noqa: E402
-from artic import CacheFlag  # noqa: E402
-from helpers import ROBOTS, robot_path  # noqa: E402
-from oracle import pinocchio_model  # noqa: E402
+import artic
+from artic import CacheFlag
+from tests.support.models import ROBOTS, robot_path
+from tests.support.pinocchio_oracle import pinocchio_model
 
 
 def timed(fn, min_time):

@@ -3,7 +3,7 @@
 * four_bar: the over-constrained four-bar of ArtiSynth's manual (examples/four_bar.py, compliance 1e-6, damping
   25000), three free bars joined by four hinges (20 rows, 18 dofs), dt 1 ms. MuJoCo: bars 1-3 a hinged chain from
   the grounded bar, closed by a connect equality (the usual MuJoCo model of a loop).
-* ragdoll: 15 free boxes joined by 6 spherical and 8 revolute body joints (tests/joints/mechanisms.py), tumbling
+* ragdoll: 15 free boxes joined by 6 spherical and 8 revolute body joints (tests/support/mechanisms.py), tumbling
   from random velocities at dt 1/480. MuJoCo: the same 15 bodies on free joints joined by connect equalities (one
   per ball joint, two on the axis per hinge), the same masses and inertias, no contacts.
 * ragdoll_tree: the same ragdoll as one floating articulation in artic and as a tree of ball and hinge joints in
@@ -14,7 +14,7 @@ MuJoCo steps one MjData per env after another on one thread (its per-env cost do
 measured on min(envs, --peer-max-envs) envs). Warp runs artic's kernel on every core of the CPU (2 here); MuJoCo
 uses one. Prints microseconds per env-step and the ratio (< 1: artic is faster).
 
-    python benchmarks/bench_joints.py [--models four_bar ragdoll ragdoll_tree] [--envs 1 64 1024] [--steps 200]
+    python -m benchmarks.bench_joints [--models four_bar ragdoll ragdoll_tree] [--envs 1 64 1024] [--steps 200]
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import platform
-import sys
 import time
 from pathlib import Path
 
@@ -34,9 +33,7 @@ from artic import Transform
 from artic.math.np_spatial import quat_to_matrix
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT / "tests") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tests"))
-from joints.mechanisms import RAGDOLL, ragdoll_articulation, ragdoll_bodies  # noqa: E402
+from tests.support.mechanisms import RAGDOLL, ragdoll_articulation, ragdoll_bodies
 
 _spec = importlib.util.spec_from_file_location("four_bar", ROOT / "examples" / "four_bar.py")
 four_bar = importlib.util.module_from_spec(_spec)

@@ -16,7 +16,7 @@ iterations for PGS and TGS):
 Cost: microseconds per env-step, the median of --repeats runs of --steps steps, after --warmup steps (which include
 the kernel compile and the scene settling); the humanoid's timed steps stay within its first simulated second,
 while it stands under all three solvers. All three solvers run in the same kernel launch on the same cores
-(env chunks on every CPU core from 128 envs, artic/parallel.py), so the ratios compare the solvers only.
+(env chunks on every CPU core from 128 envs, artic/core/parallel.py), so the ratios compare the solvers only.
 
 Accuracy, on one env over a fixed simulated time (--accuracy-seconds; untimed, separate from the cost runs):
 * violation: panda and allegro the largest joint-limit violation over the run [rad]; humanoid and allegro the
@@ -31,7 +31,7 @@ Accuracy, on one env over a fixed simulated time (--accuracy-seconds; untimed, s
   (statics: 1 and 0.5, the rig being symmetric), averaged over the second half of the run.
 * DIRECT's rows, pivots per step, fallbacks and unsettled friction boxes over the run.
 
-    python benchmarks/bench_solvers.py [--scenes panda humanoid allegro four_bar] [--envs 1 1024] [--steps 50]
+    python -m benchmarks.bench_solvers [--scenes panda humanoid allegro four_bar] [--envs 1 1024] [--steps 50]
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ import importlib.util
 import os
 import platform
 import statistics
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -87,9 +86,7 @@ class Bench:
 # -- scenes --------------------------------------------------------------------------------------------------------
 
 def panda(envs, solver):
-    if str(ROOT / "tests") not in sys.path:
-        sys.path.insert(0, str(ROOT / "tests"))
-    from helpers import robot_path
+    from tests.support.models import robot_path
 
     art = artic.load_urdf(robot_path("panda"))
     art.sleep_threshold = 0.0
@@ -177,8 +174,9 @@ def humanoid(envs, solver):
 
 
 def allegro(envs, solver):
-    mod = _module("bench_contact", ROOT / "benchmarks" / "bench_contact.py")
-    art, statics, dt, gravity = mod.artic_model("allegro")
+    from benchmarks.bench_contact import artic_model
+
+    art, statics, dt, gravity = artic_model("allegro")
     art.sleep_threshold = 0.0
     scene = artic.Scene(envs, gravity=gravity, solver_type=solver)
     for actor in statics:

@@ -6,9 +6,9 @@ env-step and the ratios (< 1: artic is faster).
 SAPIEN scenes are stepped one after another; its per-env cost is measured on min(envs, --physx-max-scenes) scenes
 (it grows linearly with the count). Pass --solver tgs for TGS.
 
-    python benchmarks/bench_step.py [--robots panda ur5 allegro] [--envs 1 64 1024 8192] [--steps 100]
+    python -m benchmarks.bench_step [--robots panda ur5 allegro] [--envs 1 64 1024 8192] [--steps 100]
 
-With --status-cost it measures instead what the step's per-env non-finite state check (artic/status.py) costs:
+With --status-cost it measures instead what the step's per-env non-finite state check (artic/sim/status.py) costs:
 artic's step with the check and without it, alternated --repeats times on the same scene, best of each.
 """
 
@@ -17,18 +17,16 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import time
 import warnings
 
 import numpy as np
 import warp as wp
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
-import artic  # noqa: E402
-from artic import CacheFlag, Drive, DriveType, SolverType  # noqa: E402
-from helpers import robot_path  # noqa: E402
-from physx_oracle import _strip_urdf, physx_robot  # noqa: E402
+import artic
+from artic import CacheFlag, Drive, DriveType, SolverType
+from tests.support.models import robot_path
+from tests.support.physx_oracle import _strip_urdf, physx_robot
 
 DT = 1.0 / 120.0
 KP, KD = 400.0, 40.0

@@ -1,4 +1,4 @@
-"""A random policy on the shipped MuJoCo ant through artic's Gymnasium vector env (artic.gym_env).
+"""A random policy on the shipped MuJoCo ant through artic's Gymnasium vector env (artic.interop.gym_env).
 
 The ant's eight hinges take joint torques (action_mode 'force', 150 Nm per unit action: the gear of ant.xml's
 motors), or drive targets with --position. Each env step is 0.05 s in 5 scene steps of 0.01 s (MuJoCo's Ant-v5:

@@ -1,7 +1,6 @@
-import os
-import sys
+"""Shared test setup: Warp's per-module compile lines stay quiet. Scene builders shared by several tests live in
+the tests.support package."""
 
 import warp as wp
 
-sys.path.insert(0, os.path.dirname(__file__))
 wp.config.quiet = True

@@ -12,7 +12,7 @@ about their axes, also needs the load-time mass check (mass_check.py); z1 is amo
 import warnings
 
 import pytest
-from helpers import REFUSED_MJCF, robots_dir, step_finite, suite_mjcf_files
+from tests.support.models import REFUSED_MJCF, robots_dir, step_finite, suite_mjcf_files
 
 import artic
 from artic import ArticError, UrdfError

@@ -8,7 +8,7 @@ import pytest
 import artic
 from artic import CacheFlag
 from artic.math.np_spatial import quat_exp, quat_mul, quat_to_matrix
-from helpers import random_state, random_tree
+from tests.support.models import random_state, random_tree
 
 E = 3
 

@@ -9,8 +9,8 @@ import pytest
 import artic
 from artic import CacheFlag
 from artic.math.np_spatial import quat_to_matrix
-from helpers import ROBOTS, random_rotation, robot_path
-from oracle import PinMap, pinocchio_model
+from tests.support.models import ROBOTS, random_rotation, robot_path
+from tests.support.pinocchio_oracle import PinMap, pinocchio_model
 
 pin = pytest.importorskip("pinocchio")
 pytestmark = pytest.mark.oracle

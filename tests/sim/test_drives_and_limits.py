@@ -5,7 +5,7 @@ import pytest
 
 import artic
 from artic import Axis, CacheFlag, Drive, DriveType, Limit, Motion, SolverType
-from scenes import prismatic_drive, run
+from tests.support.scenes import prismatic_drive, run
 
 
 @pytest.mark.parametrize("kp, kd, dt, mass", [(100.0, 10.0, 1 / 60, 2.0), (1e4, 50.0, 1 / 60, 0.1),

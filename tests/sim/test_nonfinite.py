@@ -1,4 +1,4 @@
-"""A step that leaves an env's state non-finite is detected per env and reported (artic/status.py), and a
+"""A step that leaves an env's state non-finite is detected per env and reported (artic/sim/status.py), and a
 float32-singular mass matrix gets a finite response (the pivot floor of artic/math/dense.py)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from artic import CacheFlag, NanPolicy, NonFiniteStateError
 from artic.math.dense import PIVOT_REL, spd_inverse
 from artic.sim.status import FINITE_LIMIT
 
-from scenes import prismatic_drive
+from tests.support.scenes import prismatic_drive
 
 DT = 1.0 / 60.0
 

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import robot_path
+from tests.support.models import robot_path
 
 import artic
 from artic import CacheFlag, SolverType
@@ -168,7 +168,7 @@ def test_revolute_first_step_out_of_limit_matches_physx():
     by design: PhysX 5.3 keeps the 96 rad/s bias velocity through the velocity iteration and swings to the other limit
     (fixed in 5.7.0), artic follows 5.8 and settles at the limit without crossing the range (checked here too)."""
     pytest.importorskip("sapien")
-    from physx_oracle import physx_robot
+    from tests.support.physx_oracle import physx_robot
 
     path = _single_dof_urdf("revolute", "0 1 0", -0.5, 0.5, 100.0)
     with warnings.catch_warnings():

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from artic import SolverType
-from helpers import robot_path
-from physx_oracle import trajectories
+from tests.support.models import robot_path
+from tests.support.physx_oracle import trajectories
 
 pytest.importorskip("sapien")
 pytestmark = pytest.mark.oracle

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from artic import DriveType, SolverType
-from scenes import prismatic_drive, rod_pendulum, run
+from tests.support.scenes import prismatic_drive, rod_pendulum, run
 
 DT = 1.0 / 60.0
 F32 = dict(rel=2e-6, abs=2e-6)

@@ -6,7 +6,7 @@ import pytest
 
 import artic
 from artic import ArticError, ArticulationFlag, Axis, CacheFlag, JointType, Motion, SolverType, Transform
-from scenes import clean, run
+from tests.support.scenes import clean, run
 
 G = 9.81
 

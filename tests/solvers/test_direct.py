@@ -3,7 +3,7 @@ problem is well posed, it holds what Gauss-Seidel cannot (the guide's finger, a 
 over-constrained four-bar, a heavy box on a light one, a biped's ground reaction), and a soft joint range is a
 deadzone: no force inside its band, the implicit spring of the ODE paper's eq. 13 beyond it.
 
-Scenes: tests/solvers/direct_scenes.py, tests/bodies.py (the finger, boxes), examples/four_bar.py."""
+Scenes: tests/support/direct_scenes.py, tests/support/bodies.py (the finger, boxes), examples/four_bar.py."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 import artic
-from bodies import G, body, finger, scene_with_ground
-from helpers import robot_path
-from scenes import rod_pendulum, run
-from solvers.direct_scenes import CONVERGED, ball_chain, biped, chain, panda, slider_with_soft_range
+from tests.support.bodies import G, body, finger, scene_with_ground
+from tests.support.models import robot_path
+from tests.support.scenes import rod_pendulum, run
+from tests.support.direct_scenes import CONVERGED, ball_chain, biped, chain, panda, slider_with_soft_range
 
 from artic import Axis, Box, CacheFlag, SolverType
 from artic.math.np_spatial import quat_rotate
@@ -153,7 +153,7 @@ def test_stiff_finger_keeps_its_distal_limit():
 
 
 def test_stiffest_finger_keeps_its_distal_limit():
-    """The guide's finger with the drive of tests/contact/test_finger_and_filtering.py (kp 1e8, kd 1e5, reaching
+    """The guide's finger with the drive of tests/constraints/contacts/test_finger_and_filtering.py (kp 1e8, kd 1e5, reaching
     its target within one step): the distal limit holds to 1e-4 rad over 1 s with the tip on the box, and no step
     falls back. The drive, the limit and the contact are five rows on two dofs: only the drive's compliance
     (3.6e-5) decides the answer, so the solve's regularization stays below it (direct.REG_CFM_FRACTION) and the
