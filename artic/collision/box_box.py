@@ -28,7 +28,7 @@ EDGE_TOLERANCE_ABS = wp.constant(1.0e-5)
 
 
 @wp.func
-def _radius(r: wp.mat33, h: wp.vec3, axis: wp.vec3):
+def _radius(r: wp.mat33, h: wp.vec3, axis: wp.vec3) -> float:
     """Half extent of a box (axes the columns of r, half sizes h) along a unit axis."""
     return (h[0] * wp.abs(wp.dot(wp.vec3(r[0, 0], r[1, 0], r[2, 0]), axis))
             + h[1] * wp.abs(wp.dot(wp.vec3(r[0, 1], r[1, 1], r[2, 1]), axis))
@@ -36,12 +36,12 @@ def _radius(r: wp.mat33, h: wp.vec3, axis: wp.vec3):
 
 
 @wp.func
-def _col(r: wp.mat33, k: int):
+def _col(r: wp.mat33, k: int) -> wp.vec3:
     return wp.vec3(r[0, k], r[1, k], r[2, k])
 
 
 @wp.func
-def _clip(poly: _poly, count: int, coord: int, sign: float, limit: float):
+def _clip(poly: _poly, count: int, coord: int, sign: float, limit: float) -> tuple[_poly, int]:
     """Keep the part of a polygon where sign * poly[:, coord] <= limit."""
     out = _poly()
     m = int(0)
@@ -65,7 +65,7 @@ def _clip(poly: _poly, count: int, coord: int, sign: float, limit: float):
 
 @wp.func
 def box_box(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
-            xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
+            xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3) -> None:
     ha = geo.geom_size[a]
     hb = geo.geom_size[b]
     ra = wp.quat_to_matrix(wp.transform_get_rotation(xa))

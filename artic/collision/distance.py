@@ -6,7 +6,7 @@ wp.set_module_options({"enable_backward": False})
 
 
 @wp.func
-def closest_on_segment(a: wp.vec3, b: wp.vec3, p: wp.vec3):
+def closest_on_segment(a: wp.vec3, b: wp.vec3, p: wp.vec3) -> wp.vec3:
     ab = b - a
     den = wp.dot(ab, ab)
     t = float(0.0)
@@ -16,7 +16,7 @@ def closest_on_segment(a: wp.vec3, b: wp.vec3, p: wp.vec3):
 
 
 @wp.func
-def closest_segment_segment(p1: wp.vec3, q1: wp.vec3, p2: wp.vec3, q2: wp.vec3):
+def closest_segment_segment(p1: wp.vec3, q1: wp.vec3, p2: wp.vec3, q2: wp.vec3) -> wp.vec2:
     """Parameters (s, t) of the closest points p1 + s (q1 - p1), p2 + t (q2 - p2) (Ericson 5.1.9), as a vec2."""
     d1 = q1 - p1
     d2 = q2 - p2
@@ -49,7 +49,7 @@ def closest_segment_segment(p1: wp.vec3, q1: wp.vec3, p2: wp.vec3, q2: wp.vec3):
 
 
 @wp.func
-def closest_on_triangle(p: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):
+def closest_on_triangle(p: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3) -> wp.vec4:
     """Closest point of triangle abc to p (Ericson 5.1.5); the fourth component is 1 when it is interior."""
     ab = b - a
     ac = c - a

@@ -32,18 +32,18 @@ INSIDE_SLACK = wp.constant(1.0e-6)  # [m] a vertex this far outside a face's edg
 
 
 @wp.func
-def _normal(geo: Geometry, f: int):
+def _normal(geo: Geometry, f: int) -> wp.vec3:
     pl = geo.planes[f]
     return wp.vec3(pl[0], pl[1], pl[2])
 
 
 @wp.func
-def _loop_vertex(geo: Geometry, f: int, k: int):
+def _loop_vertex(geo: Geometry, f: int, k: int) -> wp.vec3:
     return geo.verts[geo.face_verts[geo.face_vstart[f] + k % geo.face_vcount[f]]]
 
 
 @wp.func
-def _best_face(geo: Geometry, g: int, h: int, t_hg: wp.transform):
+def _best_face(geo: Geometry, g: int, h: int, t_hg: wp.transform) -> tuple[float, int, int]:
     """(largest separation, its plane index, h's vertex at that separation) over the face planes of polytope g of
     polytope h; t_hg maps h's frame into g's. A plane's separation is h's smallest signed distance above it."""
     best = float(-1.0e30)
@@ -72,7 +72,7 @@ def _best_face(geo: Geometry, g: int, h: int, t_hg: wp.transform):
 
 
 @wp.func
-def _centroid(geo: Geometry, g: int):
+def _centroid(geo: Geometry, g: int) -> wp.vec3:
     c = wp.vec3(0.0)
     v0 = geo.geom_vstart[g]
     n = geo.geom_vcount[g]
@@ -82,7 +82,7 @@ def _centroid(geo: Geometry, g: int):
 
 
 @wp.func
-def _minkowski_face(a: wp.vec3, b: wp.vec3, c: wp.vec3, d: wp.vec3):
+def _minkowski_face(a: wp.vec3, b: wp.vec3, c: wp.vec3, d: wp.vec3) -> bool:
     """Whether edge arcs (a, b) of one polytope and (-c, -d) of the other cross on the unit sphere, i.e. the
     edges build a face of the Minkowski difference (a, b, c, d: the unit normals of each edge's two faces)."""
     n1 = wp.cross(a, b)
@@ -95,7 +95,7 @@ def _minkowski_face(a: wp.vec3, b: wp.vec3, c: wp.vec3, d: wp.vec3):
 
 
 @wp.func
-def _best_edges(geo: Geometry, a: int, b: int, t_ab: wp.transform, margin: float):
+def _best_edges(geo: Geometry, a: int, b: int, t_ab: wp.transform, margin: float) -> tuple[float, int, int, wp.vec3]:
     """(largest separation, edge of a, edge of b, axis in b's frame pointing from a to b) over the edge pairs
     that build Minkowski faces; the separation is 1e30 (and the edges -1) when one exceeds the margin. t_ab maps
     a's frame into b's: each edge of a is moved once, b's edges are read as stored."""
@@ -141,7 +141,7 @@ def _best_edges(geo: Geometry, a: int, b: int, t_ab: wp.transform, margin: float
 @wp.func
 def _face_contacts(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int,
                    rank: int, inc: int, rf: int, sep: float, support: int, t_ir: wp.transform, x_ref: wp.transform,
-                   flip: float, margin: float, mat: wp.vec3):
+                   flip: float, margin: float, mat: wp.vec3) -> None:
     """Candidates of reference face rf (pose x_ref) against the incident polytope inc (t_ir maps its frame into the
     reference's), whose vertex `support` lies deepest, at the face's separation sep. flip = -1 when the reference
     polytope is a (the emitted normal points from b to a)."""
@@ -219,7 +219,7 @@ def _face_contacts(geo: Geometry, cp: ContactPoints, env: int, first: int, la: i
 
 @wp.func
 def hull_hull(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
-              xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
+              xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3) -> None:
     t_ba = wp.transform_inverse(xa) * xb  # b's frame into a's
     t_ab = wp.transform_inverse(t_ba)
     sa, fa, va = _best_face(geo, a, b, t_ba)

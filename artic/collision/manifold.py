@@ -9,7 +9,7 @@ wp.set_module_options({"enable_backward": False})
 
 
 @wp.func
-def _perimeter(cp: ContactPoints, env: int, first: int, last: int, skip: int, p: wp.vec3):
+def _perimeter(cp: ContactPoints, env: int, first: int, last: int, skip: int, p: wp.vec3) -> float:
     """Sum of pairwise distances of the pair's points [first, last) with slot `skip` replaced by p (skip < 0:
     unchanged): the spread of a manifold."""
     s = float(0.0)
@@ -30,7 +30,7 @@ DEPTH_TIE = wp.constant(1.0e-3)  # [m] candidates this close in depth are told a
 
 @wp.func
 def emit(cp: ContactPoints, env: int, first: int, la: int, lb: int, ga: int, gb: int, rank: int, p: wp.vec3,
-         n: wp.vec3, sep: float, mat: wp.vec3):
+         n: wp.vec3, sep: float, mat: wp.vec3) -> None:
     """Add a candidate of the pair whose contacts start at slot `first`. A pair keeps at most four points: a
     clearly deeper candidate replaces the shallowest, one of about the same depth replaces the point whose
     replacement spreads the manifold most (so a face resting on a face keeps its corners, not four neighbours).

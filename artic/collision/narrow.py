@@ -30,12 +30,12 @@ CAPSULE_SAMPLES = wp.constant(5)
 
 
 @wp.func
-def _unit_x():
+def _unit_x() -> wp.vec3:
     return wp.vec3(1.0, 0.0, 0.0)
 
 
 @wp.func
-def sdf_local(geo: Geometry, g: int, p: wp.vec3):
+def sdf_local(geo: Geometry, g: int, p: wp.vec3) -> wp.vec4:
     """(distance, outward unit normal) of a shape-frame point from shape g's surface, as a vec4."""
     t = geo.geom_type[g]
     size = geo.geom_size[g]
@@ -98,7 +98,7 @@ def sdf_local(geo: Geometry, g: int, p: wp.vec3):
 
 
 @wp.func
-def sample_count(geo: Geometry, g: int):
+def sample_count(geo: Geometry, g: int) -> int:
     t = geo.geom_type[g]
     if t == GEOM_SPHERE:
         return 1
@@ -112,7 +112,7 @@ def sample_count(geo: Geometry, g: int):
 
 
 @wp.func
-def sample_local(geo: Geometry, g: int, k: int):
+def sample_local(geo: Geometry, g: int, k: int) -> wp.vec4:
     """Sample k of shape g: (shape-frame point, radius) as a vec4."""
     t = geo.geom_type[g]
     size = geo.geom_size[g]
@@ -135,7 +135,7 @@ def sample_local(geo: Geometry, g: int, k: int):
 
 
 @wp.func
-def segment_of(geo: Geometry, g: int, x: wp.transform, end: float):
+def segment_of(geo: Geometry, g: int, x: wp.transform, end: float) -> wp.vec3:
     """World end point (end = -1 or 1) of a round shape's core segment (a sphere's is its centre)."""
     h = float(0.0)
     if geo.geom_type[g] == GEOM_CAPSULE:
@@ -145,7 +145,7 @@ def segment_of(geo: Geometry, g: int, x: wp.transform, end: float):
 
 @wp.func
 def collide_round(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
-                  xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
+                  xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3) -> None:
     """Sphere/capsule against sphere/capsule: closest points of the core segments (plus a's end points when the
     capsules are nearly parallel, so that a capsule lying along another gets two points)."""
     a0 = segment_of(geo, a, xa, -1.0)
@@ -170,7 +170,7 @@ def collide_round(geo: Geometry, cp: ContactPoints, env: int, first: int, la: in
 
 @wp.func
 def _round_point(cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int, pa: wp.vec3,
-                 pb: wp.vec3, ra: float, rb: float, margin: float, mat: wp.vec3):
+                 pb: wp.vec3, ra: float, rb: float, margin: float, mat: wp.vec3) -> None:
     d = pa - pb
     dist = wp.length(d)
     sep = dist - ra - rb
@@ -184,7 +184,7 @@ def _round_point(cp: ContactPoints, env: int, first: int, la: int, lb: int, a: i
 @wp.func
 def samples_against(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
                     src: int, xs: wp.transform, dst: int, xd: wp.transform, flip: float, margin: float,
-                    mat: wp.vec3):
+                    mat: wp.vec3) -> None:
     """Samples of shape `src` (pose xs) against the distance function of `dst` (pose xd). flip = 1 when src is
     a (the normal leaves dst towards a), -1 when src is b."""
     count = sample_count(geo, src)
@@ -204,7 +204,7 @@ def samples_against(geo: Geometry, cp: ContactPoints, env: int, first: int, la: 
 
 @wp.func
 def plane_cylinder(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, a: int, b: int, rank: int,
-                   xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
+                   xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3) -> None:
     """A cylinder on a plane: per rim, the deepest rim point and the rim points 90, 180 and 270 degrees away."""
     n = wp.transform_vector(xb, _unit_x())
     nl = wp.transform_vector(wp.transform_inverse(xa), n)
@@ -232,7 +232,7 @@ def plane_cylinder(geo: Geometry, cp: ContactPoints, env: int, first: int, la: i
 
 @wp.func
 def samples_against_mesh(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, a: int, b: int, rank: int,
-                         xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
+                         xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3) -> None:
     """Samples of a against the triangles of static mesh b: the signed distance to a triangle's plane where the
     sample projects inside it, the distance to its boundary elsewhere."""
     f0 = geo.geom_fstart[b]
@@ -272,7 +272,7 @@ def samples_against_mesh(geo: Geometry, cp: ContactPoints, env: int, first: int,
 
 
 @wp.func
-def combine_materials(geo: Geometry, a: int, b: int):
+def combine_materials(geo: Geometry, a: int, b: int) -> wp.vec3:
     """The contact's (static friction, dynamic friction, restitution): friction by PhysX's combine mode of higher
     priority of the two shapes' (0 average, 1 min, 2 multiply, 3 max: shapes.FRICTION_COMBINE_MODES), restitution
     averaged."""
@@ -295,13 +295,13 @@ def combine_materials(geo: Geometry, a: int, b: int):
 
 
 @wp.func
-def is_round(t: int):
+def is_round(t: int) -> bool:
     return t == GEOM_SPHERE or t == GEOM_CAPSULE
 
 
 @wp.func
 def collide_pair(geo: Geometry, cp: ContactPoints, env: int, la: int, lb: int, a: int, b: int, rank: int,
-                 xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3):
+                 xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3) -> None:
     """All contacts of pair (a, b) (a a link shape) with surfaces closer than `margin`, of material `mat`."""
     ta = geo.geom_type[a]
     tb = geo.geom_type[b]
@@ -326,7 +326,7 @@ def collide_pair(geo: Geometry, cp: ContactPoints, env: int, la: int, lb: int, a
 
 
 @wp.func
-def detect_env(geo: Geometry, cp: ContactPoints, link_pose: wp.array2d(dtype=wp.transform), env: int):
+def detect_env(geo: Geometry, cp: ContactPoints, link_pose: wp.array2d(dtype=wp.transform), env: int) -> None:
     """Every candidate pair of one env: bounding-sphere (or plane-distance) culling, then the narrow phase."""
     cp.count[env] = 0
     cp.overflow[env] = 0

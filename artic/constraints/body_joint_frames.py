@@ -33,7 +33,7 @@ vec6 = wp.types.vector(length=6, dtype=float)
 
 
 @wp.func
-def body_pose(link_pose: wp.array2d(dtype=wp.transform), env: int, link: int):
+def body_pose(link_pose: wp.array2d(dtype=wp.transform), env: int, link: int) -> wp.transform:
     """A body's actor pose; the world (and a static body, whose frame is folded into its joint frame) is the
     identity."""
     if link < 0:
@@ -42,13 +42,13 @@ def body_pose(link_pose: wp.array2d(dtype=wp.transform), env: int, link: int):
 
 
 @wp.func
-def unwrap(raw: float, previous: float):
+def unwrap(raw: float, previous: float) -> float:
     """raw + 2 pi k nearest to previous: angles keep counting past +-pi."""
     return raw + _TWO_PI * wp.round((previous - raw) / _TWO_PI)
 
 
 @wp.func
-def jl_inv(r: wp.vec3):
+def jl_inv(r: wp.vec3) -> wp.mat33:
     """Inverse left Jacobian of SO(3): r' = Jl^-1(r) w for R = exp(r) and spatial angular velocity w."""
     t2 = wp.dot(r, r)
     c = 1.0 / 12.0 + t2 / 720.0
@@ -63,7 +63,7 @@ def jl_inv(r: wp.vec3):
 
 
 @wp.func
-def jl(r: wp.vec3):
+def jl(r: wp.vec3) -> wp.mat33:
     """Left Jacobian of SO(3): w = Jl(r) r' for R = exp(r)."""
     t2 = wp.dot(r, r)
     a = 0.5 - t2 / 24.0
@@ -77,14 +77,14 @@ def jl(r: wp.vec3):
 
 
 @wp.func
-def _axis_quat(axis: int, angle: float):
+def _axis_quat(axis: int, angle: float) -> wp.quat:
     v = wp.vec3(0.0)
     v[axis] = 1.0
     return wp.quat_from_axis_angle(v, angle)
 
 
 @wp.func
-def joint_slots(mode: int, tcd: wp.transform, rot_d: wp.quat):
+def joint_slots(mode: int, tcd: wp.transform, rot_d: wp.quat) -> tuple[vec6, wp.mat33]:
     """(values, angular directions as the rows of a mat33, world) of a joint's slots 0..5 (raw: angles not yet
     unwrapped). Linear directions are D's world axes (rows of R_D^T)."""
     q = wp.transform_get_rotation(tcd)

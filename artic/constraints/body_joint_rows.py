@@ -1,4 +1,4 @@
-"""Rows of the joints between bodies (description/joints.py): loops within an articulation, joints between
+"""Rows of the joints between bodies (description/body_joints.py): loops within an articulation, joints between
 articulations, rigid bodies, static bodies and the world (ArtiSynth's joints chapter 3.3;
 the ODE paper; physx-notes 4.1 for their place in the solve).
 
@@ -131,7 +131,7 @@ def row_layout(coordinate_count: int, bilateral_count: int):
 
 
 @wp.func
-def joint_kinematics(jt: BodyJointTable, link_pose: wp.array2d(dtype=wp.transform), env: int, j: int):
+def joint_kinematics(jt: BodyJointTable, link_pose: wp.array2d(dtype=wp.transform), env: int, j: int) -> tuple[wp.transform, wp.transform, wp.transform, vec6, wp.mat33]:
     """(T_CW, T_DW, T_CD, slot values, angular directions) of joint j; a distance joint's slot 3 holds the
     distance."""
     xc = body_pose(link_pose, env, jt.joint_link_a[j]) * jt.joint_frame_a[j]
@@ -144,7 +144,7 @@ def joint_kinematics(jt: BodyJointTable, link_pose: wp.array2d(dtype=wp.transfor
 
 
 @wp.func
-def joint_coordinates(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int, values: vec6, store: int):
+def joint_coordinates(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int, values: vec6, store: int) -> vec6:
     """Unwrap the joint's angular coordinates against the stored ones (store != 0: keep the result); returns the
     values with the coordinates in their slots."""
     out = values
@@ -162,7 +162,7 @@ def joint_coordinates(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int,
 
 @wp.func
 def slot_wrenches(jt: BodyJointTable, j: int, slot: int, xc: wp.transform, xd: wp.transform, dirs: wp.mat33,
-                  o: wp.vec3):
+                  o: wp.vec3) -> tuple[wp.spatial_vector, wp.spatial_vector]:
     """Unit wrenches (torque about O, force) on A and on B whose generalized impulses make slot's row."""
     if slot < 3:
         u = wp.vec3(dirs[slot, 0], dirs[slot, 1], dirs[slot, 2])
@@ -187,7 +187,7 @@ def slot_wrenches(jt: BodyJointTable, j: int, slot: int, xc: wp.transform, xd: w
 
 @wp.func
 def joint_row_direction(tree: Tree, jt: BodyJointTable, kin: Kin, g: wp.array3d(dtype=float), env: int, row: int,
-                        j: int, wa: wp.spatial_vector, wb: wp.spatial_vector):
+                        j: int, wa: wp.spatial_vector, wb: wp.spatial_vector) -> None:
     """g[env, row] = J_A^T wa - J_B^T wb (zero outside the joint's span, which is all the solver reads)."""
     span = jt.joint_span[j]
     for i in range(span[0], span[0] + span[1]):
@@ -204,7 +204,7 @@ def joint_row_direction(tree: Tree, jt: BodyJointTable, kin: Kin, g: wp.array3d(
 
 
 @wp.func
-def _span_dot(g: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, r: int, span: wp.vec4i):
+def _span_dot(g: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, r: int, span: wp.vec4i) -> float:
     """g[env, r] . v[env] over the joint's two trees."""
     s = float(0.0)
     for i in range(span[0], span[0] + span[1]):
@@ -215,7 +215,7 @@ def _span_dot(g: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, 
 
 
 @wp.func
-def _span_norm2(g: wp.array3d(dtype=float), env: int, r: int, span: wp.vec4i):
+def _span_norm2(g: wp.array3d(dtype=float), env: int, r: int, span: wp.vec4i) -> float:
     """|g[env, r]|^2."""
     s = float(0.0)
     for i in range(span[0], span[0] + span[1]):
@@ -227,7 +227,7 @@ def _span_norm2(g: wp.array3d(dtype=float), env: int, r: int, span: wp.vec4i):
 
 @wp.func
 def _span_solve(minv: wp.array3d(dtype=float), g: wp.array3d(dtype=float), minv_g: wp.array3d(dtype=float),
-                env: int, r: int, span: wp.vec4i):
+                env: int, r: int, span: wp.vec4i) -> float:
     """minv_g[env, r] = M^-1 g[env, r] over the joint's span (M^-1 is block-diagonal by tree); returns the response
     g^T M^-1 g."""
     resp = float(0.0)
@@ -245,7 +245,7 @@ def _span_solve(minv: wp.array3d(dtype=float), g: wp.array3d(dtype=float), minv_
 
 @wp.func
 def _span_add(v: wp.array2d(dtype=float), d: wp.array3d(dtype=float), env: int, r: int, span: wp.vec4i,
-              scale: float):
+              scale: float) -> None:
     """v[env] += scale d[env, r] over the joint's two trees."""
     for i in range(span[0], span[0] + span[1]):
         v[env, i] = v[env, i] + scale * d[env, r, i]
@@ -254,7 +254,7 @@ def _span_add(v: wp.array2d(dtype=float), d: wp.array3d(dtype=float), env: int, 
 
 
 @wp.func
-def soft_coefficients(jt: BodyJointTable, r: int, h: float, dt: float):
+def soft_coefficients(jt: BodyJointTable, r: int, h: float, dt: float) -> vec5:
     """(beta, gamma, erp): a compliant row's implicit-spring coefficients at solver step h (gamma < 0 marks a hard
     row; erp < 0 then means the solver's default bias)."""
     erp = jt.row_erp[r]
@@ -278,7 +278,7 @@ def soft_coefficients(jt: BodyJointTable, r: int, h: float, dt: float):
 
 @wp.func
 def setup_body_joints(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, link_pose: wp.array2d(dtype=wp.transform),
-                minv: wp.array3d(dtype=float), env: int, n_gen: int, h: float, dt: float, tgs: int):
+                minv: wp.array3d(dtype=float), env: int, n_gen: int, h: float, dt: float, tgs: int) -> None:
     """Directions, responses, position values and coefficients of every joint row at the start of the step;
     accumulators zeroed. Coordinates are unwrapped against the last stored ones and stored."""
     o = kin.origin[env]
@@ -326,7 +326,7 @@ def setup_body_joints(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: 
 
 
 @wp.func
-def _soft_delta(phi: float, vel: float, acc: float, resp: float, coef: vec5, position_iteration: int, tgs: int):
+def _soft_delta(phi: float, vel: float, acc: float, resp: float, coef: vec5, position_iteration: int, tgs: int) -> float:
     """Impulse change of a compliant row: the implicit spring (PGS: from the accumulated impulse in every
     iteration; TGS: a fresh impulse per substep, nothing in velocity iterations)."""
     if tgs != 0:
@@ -338,7 +338,7 @@ def _soft_delta(phi: float, vel: float, acc: float, resp: float, coef: vec5, pos
 
 @wp.func
 def solve_body_joint(jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtype=float), env: int, j: int, n_gen: int,
-                     h: float, dt: float, erp: float, t_elapsed: float, position_iteration: int, tgs: int):
+                     h: float, dt: float, erp: float, t_elapsed: float, position_iteration: int, tgs: int) -> None:
     """One Gauss-Seidel visit of joint j's rows. erp: the solver's bias for hard rows."""
     span = jt.joint_span[j]
     for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
@@ -395,14 +395,14 @@ def solve_body_joint(jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtyp
 
 @wp.func
 def solve_dynamic_body_joints(jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float,
-                        dt: float, erp: float, t_elapsed: float, position_iteration: int, tgs: int):
+                        dt: float, erp: float, t_elapsed: float, position_iteration: int, tgs: int) -> None:
     """The joints between two moving bodies (PhysX's link dynamic constraints), in creation order."""
     for i in range(jt.dynamic_count):
         solve_body_joint(jt, ja, v, env, jt.joint_order[i], n_gen, h, dt, erp, t_elapsed, position_iteration, tgs)
 
 
 @wp.func
-def advance_body_joints(jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtype=float), env: int, h: float):
+def advance_body_joints(jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtype=float), env: int, h: float) -> None:
     """TGS: each active row's value after a substep of length h (first order)."""
     for j in range(jt.joint_count):
         span = jt.joint_span[j]
@@ -412,21 +412,21 @@ def advance_body_joints(jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(d
 
 
 @wp.func
-def _about(w: wp.spatial_vector, p: wp.vec3):
+def _about(w: wp.spatial_vector, p: wp.vec3) -> wp.spatial_vector:
     """A (torque about O, force) wrench as (force, torque about p), p relative to O: the public order."""
     f = wp.spatial_bottom(w)
     return wp.spatial_vector(f, wp.spatial_top(w) - wp.cross(p, f))
 
 
 @wp.func
-def _in_frame(w: wp.spatial_vector, rot: wp.quat):
+def _in_frame(w: wp.spatial_vector, rot: wp.quat) -> wp.spatial_vector:
     """A public (force, torque) pair in the axes of a frame of orientation rot."""
     return wp.spatial_vector(wp.quat_rotate_inv(rot, wp.spatial_top(w)), wp.quat_rotate_inv(rot, wp.spatial_bottom(w)))
 
 
 @wp.func
 def finish_body_joint_forces(jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, link_pose: wp.array2d(dtype=wp.transform),
-                       env: int, dt: float):
+                       env: int, dt: float) -> None:
     """Wrenches of the step's accumulated impulses (start-of-step geometry): on A and B about their COMs (world),
     and per kind (bilateral, unilateral, drive) in frame C about its origin."""
     o = kin.origin[env]
@@ -467,7 +467,7 @@ def finish_body_joint_forces(jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, 
 
 
 @wp.func
-def update_body_joint_coordinates(jt: BodyJointTable, ja: BodyJointArrays, link_pose: wp.array2d(dtype=wp.transform), env: int):
+def update_body_joint_coordinates(jt: BodyJointTable, ja: BodyJointArrays, link_pose: wp.array2d(dtype=wp.transform), env: int) -> None:
     """Coordinates (unwrapped against the stored ones), T_CD and the world frames C and D of the current poses."""
     for j in range(jt.joint_count):
         xc, xd, tcd, raw, dirs = joint_kinematics(jt, link_pose, env, j)

@@ -65,7 +65,7 @@ class ContactRows:
 
 
 @wp.func
-def _tangent(n: wp.vec3, slip: wp.vec3):
+def _tangent(n: wp.vec3, slip: wp.vec3) -> wp.vec3:
     """First friction direction: along the tangential slip when there is one, else any unit vector normal to n."""
     t = slip - n * wp.dot(slip, n)
     if wp.length(t) > 1.0e-6:
@@ -77,7 +77,7 @@ def _tangent(n: wp.vec3, slip: wp.vec3):
 
 
 @wp.func
-def _point_velocity(link_v: wp.array2d(dtype=wp.spatial_vector), env: int, link: int, p: wp.vec3):
+def _point_velocity(link_v: wp.array2d(dtype=wp.spatial_vector), env: int, link: int, p: wp.vec3) -> wp.vec3:
     if link < 0:
         return wp.vec3(0.0)
     v = link_v[env, link]
@@ -86,7 +86,7 @@ def _point_velocity(link_v: wp.array2d(dtype=wp.spatial_vector), env: int, link:
 
 @wp.func
 def _set_row(tree: Tree, kin: Kin, ct: ContactRows, minv: wp.array3d(dtype=float), env: int, row: int, n_gen: int,
-             la: int, pa: wp.vec3, lb: int, pb: wp.vec3, u: wp.vec3):
+             la: int, pa: wp.vec3, lb: int, pb: wp.vec3, u: wp.vec3) -> None:
     """Row `row` = the relative velocity along u of a's point pa and b's point pb (both relative to O)."""
     for i in range(n_gen):
         ct.g[env, row, i] = 0.0
@@ -98,7 +98,7 @@ def _set_row(tree: Tree, kin: Kin, ct: ContactRows, minv: wp.array3d(dtype=float
 
 
 @wp.func
-def _clear_row(ct: ContactRows, env: int, row: int, n_gen: int):
+def _clear_row(ct: ContactRows, env: int, row: int, n_gen: int) -> None:
     for i in range(n_gen):
         ct.g[env, row, i] = 0.0
         ct.minv_g[env, row, i] = 0.0
@@ -107,7 +107,7 @@ def _clear_row(ct: ContactRows, env: int, row: int, n_gen: int):
 
 
 @wp.func
-def patch_end(cp: ContactPoints, env: int, c: int, c1: int):
+def patch_end(cp: ContactPoints, env: int, c: int, c1: int) -> int:
     """One past the last contact of the patch starting at c (consecutive contacts of one shape pair, <= 4)."""
     e = c + 1
     while e < c1 and e - c < 4 and cp.shape_a[env, e] == cp.shape_a[env, c] \
@@ -117,7 +117,7 @@ def patch_end(cp: ContactPoints, env: int, c: int, c1: int):
 
 
 @wp.func
-def _link_frame(link_pose: wp.array2d(dtype=wp.transform), env: int, link: int):
+def _link_frame(link_pose: wp.array2d(dtype=wp.transform), env: int, link: int) -> wp.transform:
     if link < 0:
         return wp.transform_identity()
     return link_pose[env, link]
@@ -125,7 +125,7 @@ def _link_frame(link_pose: wp.array2d(dtype=wp.transform), env: int, link: int):
 
 @wp.func
 def _kept_anchors(cp: ContactPoints, ct: ContactRows, link_pose: wp.array2d(dtype=wp.transform), env: int, c0: int, c1: int,
-                  corr: float):
+                  corr: float) -> int:
     """Copy the previous step's anchors of this shape pair into slots c0.. if they are still on the contact
     plane and have not drifted apart; returns how many were kept."""
     sa = cp.shape_a[env, c0]
@@ -152,7 +152,7 @@ def _kept_anchors(cp: ContactPoints, ct: ContactRows, link_pose: wp.array2d(dtyp
 
 @wp.func
 def _new_anchors(cp: ContactPoints, ct: ContactRows, link_pose: wp.array2d(dtype=wp.transform), env: int, c0: int, c1: int,
-                 corr: float):
+                 corr: float) -> int:
     """Anchors of a new patch: its first contact and, if farther than `corr`, its farthest one; a patch whose
     contacts all lie within `corr` gets one anchor at their centroid (one anchor cannot resist a twist about the
     normal, and at a corner the tangential load's moment about it would spin the body)."""
@@ -184,7 +184,7 @@ def _new_anchors(cp: ContactPoints, ct: ContactRows, link_pose: wp.array2d(dtype
 def setup_contacts(tree: Tree, kin: Kin, cp: ContactPoints, ct: ContactRows, link_pose: wp.array2d(dtype=wp.transform),
                    link_v: wp.array2d(dtype=wp.spatial_vector), minv: wp.array3d(dtype=float),
                    v: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, bounce_threshold: float,
-                   corr: float):
+                   corr: float) -> None:
     """Normal rows of every contact and friction rows at each patch's anchors: directions, M^-1 g, responses,
     restitution targets, anchor drifts; zero impulses. link_v: link spatial velocities (about O) at the start of
     the step, for the slip direction; corr: the friction correlation distance [m]."""
@@ -234,7 +234,7 @@ def setup_contacts(tree: Tree, kin: Kin, cp: ContactPoints, ct: ContactRows, lin
 
 
 @wp.func
-def _patch_delassus(ct: ContactRows, env: int, c0: int, c1: int, n_gen: int):
+def _patch_delassus(ct: ContactRows, env: int, c0: int, c1: int, n_gen: int) -> None:
     """The patch's Delassus matrix A = G M^-1 G^T, once per step (the rows do not change within it): the patch
     solve reads it every visit. Rows that carry no friction (no anchor) stay zero."""
     m = 3 * (c1 - c0)
@@ -263,7 +263,7 @@ _mat_patch = wp.types.matrix(shape=(PATCH_ROWS, PATCH_ROWS), dtype=float)
 
 
 @wp.func
-def normal_target(ct: ContactRows, env: int, c: int, h: float, erp: float, position_iteration: int):
+def normal_target(ct: ContactRows, env: int, c: int, h: float, erp: float, position_iteration: int) -> float:
     sep = ct.gap[env, c]
     target = -wp.max(sep, 0.0) / h
     if position_iteration != 0 and sep < 0.0:
@@ -275,7 +275,7 @@ def normal_target(ct: ContactRows, env: int, c: int, h: float, erp: float, posit
 
 @wp.func
 def _solve_patch(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, c0: int, c1: int, n_gen: int, h: float,
-                 erp: float, position_iteration: int):
+                 erp: float, position_iteration: int) -> None:
     """The rows of one patch (<= 4 contacts of a shape pair) solved together: projected Gauss-Seidel sweeps on the
     patch's Delassus matrix A = G M^-1 G^T (normals, then friction with the Coulomb disc), then one velocity update.
     Converging the patch inside the visit removes the bias a fixed row order leaves in a few outer iterations."""
@@ -350,7 +350,7 @@ def _solve_patch(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float),
 
 @wp.func
 def solve_contacts(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, c0: int, c1: int, n_gen: int, h: float,
-                   erp: float, position_iteration: int):
+                   erp: float, position_iteration: int) -> None:
     """One Gauss-Seidel visit of contacts [c0, c1), patch by patch (consecutive contacts of one shape pair)."""
     c = c0
     while c < c1:
@@ -360,7 +360,7 @@ def solve_contacts(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float
 
 
 @wp.func
-def advance_contacts(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float):
+def advance_contacts(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float) -> None:
     """TGS: each contact's separation and each anchor's drift after a substep of length h."""
     for c in range(cp.count[env]):
         ct.gap[env, c] = ct.gap[env, c] + row_dot(ct.g, v, env, 3 * c, n_gen) * h
@@ -370,7 +370,7 @@ def advance_contacts(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=flo
 
 
 @wp.func
-def finish_contacts(cp: ContactPoints, ct: ContactRows, env: int, dt: float):
+def finish_contacts(cp: ContactPoints, ct: ContactRows, env: int, dt: float) -> None:
     """Force on link a at each contact point over the step (the accumulated impulses / dt, world; a patch's
     friction is reported at the contacts that hold its anchors), and the anchors kept for the next step."""
     count = cp.count[env]

@@ -77,7 +77,7 @@ class CouplingRows:
 
 
 @wp.func
-def dof_wrench(tree: Tree, kin: Kin, link_pose: wp.array2d(dtype=wp.transform), env: int, d: int, link: int):
+def dof_wrench(tree: Tree, kin: Kin, link_pose: wp.array2d(dtype=wp.transform), env: int, d: int, link: int) -> wp.spatial_vector:
     """A unit effort along dof d as a force about O: a pure torque about an angular axis, a force along a linear
     axis at the joint anchor."""
     s = kin.dof_motion[env, d]
@@ -91,7 +91,7 @@ def dof_wrench(tree: Tree, kin: Kin, link_pose: wp.array2d(dtype=wp.transform), 
 
 @wp.func
 def add_jacobian_transpose(tree: Tree, kin: Kin, g: wp.array3d(dtype=float), env: int, k: int, link: int,
-                           w: wp.spatial_vector, sign: float):
+                           w: wp.spatial_vector, sign: float) -> None:
     """g[k] += sign J_link^T w: the generalized impulse of a force w (about O) on `link`."""
     j = link
     while tree.link_parent[j] >= 0:
@@ -108,7 +108,7 @@ def add_jacobian_transpose(tree: Tree, kin: Kin, g: wp.array3d(dtype=float), env
 
 @wp.func
 def attachment_point(tree: Tree, cr: CouplingRows, kin: Kin, link_pose: wp.array2d(dtype=wp.transform), env: int,
-                     a: int):
+                     a: int) -> wp.vec3:
     """World point of attachment a relative to O (link body frame = actor pose * COM pose)."""
     link = cr.att_link[a]
     local = tree.link_com_local[link] + wp.quat_rotate(tree.link_com_rot[link], cr.att_offset[a])
@@ -116,7 +116,7 @@ def attachment_point(tree: Tree, cr: CouplingRows, kin: Kin, link_pose: wp.array
 
 
 @wp.func
-def _unit_or_zero(v: wp.vec3):
+def _unit_or_zero(v: wp.vec3) -> wp.vec3:
     d = wp.length(v)
     if d <= 0.001:
         return wp.vec3(0.0)
@@ -126,7 +126,7 @@ def _unit_or_zero(v: wp.vec3):
 @wp.func
 def setup_couplings(tree: Tree, cr: CouplingRows, kin: Kin, link_pose: wp.array2d(dtype=wp.transform),
                     minv: wp.array3d(dtype=float), g: wp.array3d(dtype=float), minv_g: wp.array3d(dtype=float),
-                    r: wp.array2d(dtype=float), length: wp.array2d(dtype=float), env: int, n_gen: int):
+                    r: wp.array2d(dtype=float), length: wp.array2d(dtype=float), env: int, n_gen: int) -> None:
     """Directions g, M^-1 g, responses and (spatial tendons) path lengths of every coupling row."""
     for k in range(cr.row_count):
         for c in range(n_gen):
@@ -168,5 +168,5 @@ def setup_couplings(tree: Tree, cr: CouplingRows, kin: Kin, link_pose: wp.array2
         r[env, k] = solve_row(minv, g, minv_g, env, k, n_gen)
 
 
-__all__ = ["COUPLING_FIXED", "COUPLING_MIMIC", "COUPLING_SPATIAL", "CouplingRows", "build_coupling_rows",
+__all__ = ["COUPLING_FIXED", "COUPLING_MIMIC", "COUPLING_SPATIAL", "CouplingRows", "add_jacobian_transpose", "dof_wrench",
            "setup_couplings"]

@@ -6,7 +6,7 @@ k (high - q) / (h k + d)): each is the implicit spring towards its edge, and its
 spring would pull, which is exactly inside the band (d = 0). A step that starts with q inside the band adds the
 secondary row: the implicit spring (k2, d2) towards the secondary target, lambda in +-secondary_max_force h.
 The coordinate is an articulation dof (g = e_d) or a body joint's coordinate (g from that coordinate's drive row
-wrenches, constraints/loop_rows.py).
+wrenches, constraints/body_joint_rows.py).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class DeadzoneTable:
 
 @wp.func
 def _coordinate_row(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, rf: RowForm, minv: wp.array3d(dtype=float),
-                    env: int, i: int, n_gen: int, j: int, r: int):
+                    env: int, i: int, n_gen: int, j: int, r: int) -> None:
     """Row i's direction: body joint j's coordinate whose drive row is r (M^-1 g over the whole forest)."""
     joint_row_direction(tree, jt, kin, rf.g, env, i, j, ja.row_wrench_a[env, r], ja.row_wrench_b[env, r])
     for k in range(n_gen):
@@ -48,7 +48,7 @@ def _coordinate_row(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Ki
 
 @wp.func
 def _one_row(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, dz: DeadzoneTable, rf: RowForm,
-             minv: wp.array3d(dtype=float), env: int, n_gen: int, z: int, spring: wp.vec2, lo: float, hi: float):
+             minv: wp.array3d(dtype=float), env: int, n_gen: int, z: int, spring: wp.vec2, lo: float, hi: float) -> None:
     i = _new_row(rf, env, n_gen, SRC_DEADZONE, z, spring[0], spring[1], lo, hi)
     if dz.kind[z] == ON_DOF:
         _add_dof(rf, minv, env, i, n_gen, tree.dof_gen[dz.dof[z]], 1.0)
@@ -59,7 +59,7 @@ def _one_row(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, dz: 
 @wp.func
 def add_deadzone_rows(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, dz: DeadzoneTable, rf: RowForm,
                       minv: wp.array3d(dtype=float), joint_q: wp.array2d(dtype=float), env: int, n_gen: int,
-                      h: float):
+                      h: float) -> None:
     for z in range(dz.count):
         p = dz.params[z]
         q = float(0.0)

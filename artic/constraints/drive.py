@@ -18,7 +18,7 @@ vec5 = wp.types.vector(length=5, dtype=float)
 
 @wp.func
 def drive_coefficients(kind: int, stiffness: float, damping: float, target_vel: float, geom_error: float,
-                       r: float, recip_response: float, h: float, tau: float, tgs: int):
+                       r: float, recip_response: float, h: float, tau: float, tgs: int) -> vec5:
     """(target_vel_plus_initial_bias, velocity_multiplier, impulse_multiplier, bias_coefficient, target_pos_bias)."""
     a = h * (h * stiffness + damping)
     b = h * damping * target_vel
@@ -40,14 +40,14 @@ def drive_coefficients(kind: int, stiffness: float, damping: float, target_vel: 
 
 
 @wp.func
-def drive_impulse(coef: vec5, accumulated: float, v: float, dq: float, t_elapsed: float, max_impulse: float):
+def drive_impulse(coef: vec5, accumulated: float, v: float, dq: float, t_elapsed: float, max_impulse: float) -> float:
     """The new accumulated drive impulse, clamped to +-max_impulse."""
     lam = accumulated * coef[2] + v * coef[1] + coef[0] - dq * coef[3] + t_elapsed * coef[4]
     return wp.clamp(lam, -max_impulse, max_impulse)
 
 
 @wp.func
-def spherical_drive_error(joint_rotation: wp.quat, target_rotvec: wp.vec3):
+def spherical_drive_error(joint_rotation: wp.quat, target_rotvec: wp.vec3) -> wp.vec3:
     """Per-axis position error of a multi-dof spherical drive: -2 imag(target^-1 q), target on the same
     hemisphere as q (physx-notes 2.4; 2 sin(theta/2) axis rather than the exact logarithm)."""
     angle = wp.length(target_rotvec)

@@ -11,14 +11,14 @@ import warp as wp
 
 
 @wp.func
-def coefficient_friction_impulse(accumulated: float, v: float, recip_response: float, max_impulse: float):
+def coefficient_friction_impulse(accumulated: float, v: float, recip_response: float, max_impulse: float) -> float:
     """New accumulated impulse of the coefficient model (pass accumulated = 0 to clamp one iteration alone)."""
     return wp.clamp(accumulated - v * recip_response, -max_impulse, max_impulse)
 
 
 @wp.func
 def effort_friction_impulse(accumulated: float, v: float, recip_response: float, static_impulse: float,
-                            dynamic_impulse: float, viscous_impulse_coef: float):
+                            dynamic_impulse: float, viscous_impulse_coef: float) -> float:
     """New accumulated impulse of the static/dynamic/viscous model."""
     trial = accumulated - v * recip_response
     if wp.abs(trial) <= static_impulse:

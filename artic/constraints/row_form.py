@@ -15,9 +15,9 @@ lambda_i sits at a bound (the ODE paper's three conditions). Every kind maps ont
 * mimic joint (the mimic-joint note): hard (cfm 0, target -erp C / h) or its compliant spring;
 * tendons: the rest-length spring as an implicit spring (a fixed tendon's on the single direction sum_j c_j e_j,
   where PhysX splits it per tendon joint), and the limit as a one-sided implicit spring;
-* contact normal (target as constraints/contact.py: speculative, restitution, or -erp s / h) with lambda >= 0, and
+* contact normal (target as constraints/contact_rows.py: speculative, restitution, or -erp s / h) with lambda >= 0, and
   two friction rows per anchor whose box is mu / anchors times the patch's normal impulse (the friction index);
-* joints between bodies (constraints/loop_rows.py): bilateral slots (hard with their bias, or soft), locks, drives,
+* joints between bodies (constraints/body_joint_rows.py): bilateral slots (hard with their bias, or soft), locks, drives,
   ranges (hard like limits, or soft as two one-sided springs: a deadzone);
 * deadzone controllers (constraints/deadzone_rows.py): one-sided implicit springs at a band's edges, and a
   secondary target.
@@ -77,7 +77,7 @@ class RowForm:
 
 @wp.func
 def _new_row(rf: RowForm, env: int, n_gen: int, kind: int, index: int, target: float, cfm: float, lo: float,
-             hi: float):
+             hi: float) -> int:
     """Append a row with a zero direction; returns its index."""
     i = rf.count[env]
     rf.count[env] = i + 1
@@ -98,7 +98,7 @@ def _new_row(rf: RowForm, env: int, n_gen: int, kind: int, index: int, target: f
 
 
 @wp.func
-def _add_dof(rf: RowForm, minv: wp.array3d(dtype=float), env: int, i: int, n_gen: int, col: int, coef: float):
+def _add_dof(rf: RowForm, minv: wp.array3d(dtype=float), env: int, i: int, n_gen: int, col: int, coef: float) -> None:
     """g_i += coef e_col (and M^-1 g_i += coef M^-1 e_col)."""
     rf.g[env, i, col] = rf.g[env, i, col] + coef
     for k in range(n_gen):
@@ -107,14 +107,14 @@ def _add_dof(rf: RowForm, minv: wp.array3d(dtype=float), env: int, i: int, n_gen
 
 @wp.func
 def _copy_dir(rf: RowForm, env: int, i: int, n_gen: int, g: wp.array3d(dtype=float),
-              minv_g: wp.array3d(dtype=float), src: int):
+              minv_g: wp.array3d(dtype=float), src: int) -> None:
     for k in range(n_gen):
         rf.g[env, i, k] = g[env, src, k]
         rf.minv_g[env, i, k] = minv_g[env, src, k]
 
 
 @wp.func
-def implicit_spring(stiffness: float, damping: float, error: float, target_velocity: float, h: float):
+def implicit_spring(stiffness: float, damping: float, error: float, target_velocity: float, h: float) -> wp.vec2:
     """(target, cfm) of the row that is the implicit spring f = -k (e' + h v+) - d (v+ - v_T) on a coordinate whose
     error is e' = -error (error = target position - position); cfm < 0 when there is no spring."""
     s = h * stiffness + damping
@@ -124,12 +124,12 @@ def implicit_spring(stiffness: float, damping: float, error: float, target_veloc
 
 
 @wp.func
-def velocity(rf: RowForm, v: wp.array2d(dtype=float), env: int, i: int, n_gen: int):
+def velocity(rf: RowForm, v: wp.array2d(dtype=float), env: int, i: int, n_gen: int) -> float:
     return row_dot(rf.g, v, env, i, n_gen)
 
 
 @wp.func
-def limit_row(err_low: float, err_high: float, v: float, h: float, erp: float, position: int):
+def limit_row(err_low: float, err_high: float, v: float, h: float, erp: float, position: int) -> wp.vec2:
     """(target, side) of a hard limit row: side 1 low (lambda >= 0), -1 high (lambda <= 0), 0 inactive; the rule of
     constraints/limit.py (violated: the bias in position passes, 0 in velocity passes; speculative: arrive at the
     limit in the step)."""
@@ -151,7 +151,7 @@ def limit_row(err_low: float, err_high: float, v: float, h: float, erp: float, p
 
 
 @wp.func
-def limit_target(dp: DofParams, d: int, target: float):
+def limit_target(dp: DofParams, d: int, target: float) -> float:
     """A limit row's target within the dof's velocity limit. A dof far beyond its limit asks for erp * error / h,
     which its velocity-limit row forbids: two hard rows that contradict each other, which the mLCP would split by
     its regularization (a rod 0.5 rad out with a 2 rad/s limit returned at 13 rad/s). PhysX's order makes the
@@ -162,7 +162,7 @@ def limit_target(dp: DofParams, d: int, target: float):
 
 @wp.func
 def add_limit_row(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int,
-                  side: wp.vec2):
+                  side: wp.vec2) -> int:
     """Joint row r's limit as a hard one-sided row, `side` from limit_row (target, +1 low / -1 high / 0 none);
     returns 1 if a row was added."""
     d = rows.row_dof[r]
@@ -181,7 +181,7 @@ def add_limit_row(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: Ro
 @wp.func
 def add_dof_rows(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: RowForm, joint_q: wp.array2d(dtype=float),
                    target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float,
-                   position: int):
+                   position: int) -> int:
     """Drives, limits and friction of the articulations' dofs (velocity limits are added when needed); returns
     the number of viscous friction rows that found no slot."""
     for r in range(rows.row_count):
@@ -243,7 +243,7 @@ def add_dof_rows(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: Row
 
 @wp.func
 def add_velocity_limit(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int,
-                       v: float):
+                       v: float) -> int:
     """The velocity-limit row of joint row r when the dof's velocity v exceeds its limit; returns 1 if added."""
     d = rows.row_dof[r]
     vmax = dp.dof_max_velocity[d]
@@ -260,7 +260,7 @@ def add_velocity_limit(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, r
 
 @wp.func
 def _tendon_rows(rf: RowForm, env: int, n_gen: int, first: int, k: int, y: float, y_limit: float,
-                 stiffness: float, damping: float, limit_stiffness: float, h: float):
+                 stiffness: float, damping: float, limit_stiffness: float, h: float) -> None:
     """Row `first` (its direction set, the last row so far) becomes the rest-length spring on y, whose rate is the
     row velocity; beyond a limit (y_limit != 0) a second row on the same direction is the limit spring, pushing
     back only. Without a rest spring, `first` becomes the limit row, or is dropped."""
@@ -295,7 +295,7 @@ def _tendon_rows(rf: RowForm, env: int, n_gen: int, first: int, k: int, y: float
 
 @wp.func
 def add_coupling_rows(tree: Tree, dp: DofParams, cr: CouplingRows, sd: StepData, rf: RowForm,
-                      joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float, position: int):
+                      joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float, position: int) -> None:
     """Mimic joints and tendons."""
     tendon = int(-1)
     for k in range(cr.row_count):
@@ -353,7 +353,7 @@ def add_coupling_rows(tree: Tree, dp: DofParams, cr: CouplingRows, sd: StepData,
 
 
 @wp.func
-def add_contact_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, n_gen: int, h: float, erp: float, position: int):
+def add_contact_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, n_gen: int, h: float, erp: float, position: int) -> None:
     """Per patch: the normal rows, then two friction rows per anchor boxed by mu / anchors times the patch's
     normal impulse (static, then dynamic once sliding)."""
     count = cp.count[env]
@@ -385,7 +385,7 @@ def add_contact_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, 
 
 
 @wp.func
-def _copy_span(rf: RowForm, ja: BodyJointArrays, env: int, i: int, r: int, span: wp.vec4i):
+def _copy_span(rf: RowForm, ja: BodyJointArrays, env: int, i: int, r: int, span: wp.vec4i) -> None:
     """Row i's direction from loop row r: its joint's two trees (the rest of g was zeroed by _new_row)."""
     for part in range(2):
         for k in range(span[2 * part], span[2 * part] + span[2 * part + 1]):
@@ -395,7 +395,7 @@ def _copy_span(rf: RowForm, ja: BodyJointArrays, env: int, i: int, r: int, span:
 
 @wp.func
 def add_body_joint_range_row(ja: BodyJointArrays, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int, span: wp.vec4i,
-                       low: float, high: float, value: float, h: float, joint_erp: float, position: int):
+                       low: float, high: float, value: float, h: float, joint_erp: float, position: int) -> int:
     """Loop row r's hard range as a one-sided row on the side that is violated or that the velocity in sd.gen_v
     would cross within the step (limit_row's rule); returns 1 if a row was added."""
     i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, 0.0, 0.0, 0.0, 0.0)
@@ -415,7 +415,7 @@ def add_body_joint_range_row(ja: BodyJointArrays, sd: StepData, rf: RowForm, env
 
 @wp.func
 def add_body_joint_rows(jt: BodyJointTable, ja: BodyJointArrays, sd: StepData, rf: RowForm, env: int, n_gen: int, h: float,
-                  joint_erp: float, position: int):
+                  joint_erp: float, position: int) -> None:
     """The rows of the joints between bodies, each in its kind's form."""
     for j in range(jt.joint_count):
         span = jt.joint_span[j]

@@ -10,7 +10,7 @@ import warp as wp
 
 
 @wp.func
-def _spring_x(k: float, damping: float, r: float, h: float):
+def _spring_x(k: float, damping: float, r: float, h: float) -> float:
     if r <= 0.0:
         return 0.0
     return 1.0 / (1.0 + h * (h * k + damping) * r)
@@ -18,7 +18,7 @@ def _spring_x(k: float, damping: float, r: float, h: float):
 
 @wp.func
 def tendon_impulse(err: float, limit_err: float, speed: float, acc_rest: float, acc_limit: float, r: float, h: float,
-                   stiffness: float, damping: float, limit_stiffness: float, recip_coef: float, tgs: int):
+                   stiffness: float, damping: float, limit_stiffness: float, recip_coef: float, tgs: int) -> wp.vec3:
     """(delta, new rest accumulator, new limit accumulator)."""
     x = _spring_x(stiffness, damping, r, h)
     xl = _spring_x(limit_stiffness, damping, r, h)
@@ -34,7 +34,7 @@ def tendon_impulse(err: float, limit_err: float, speed: float, acc_rest: float, 
 
 
 @wp.func
-def spatial_limit_error(length: float, low: float, high: float):
+def spatial_limit_error(length: float, low: float, high: float) -> float:
     """How far a spatial tendon leaf's length lies beyond its limits, as (limit - length); 0 within them."""
     if length > high:
         return high - length

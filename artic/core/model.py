@@ -2,7 +2,7 @@
 all envs.
 
 Each articulation has its own model (its inverse dynamics and cache work on it alone). The scene also concatenates
-the articulations that may touch each other into one forest, a *block* (block.py), so that one thread steps every
+the articulations that may touch each other into one forest, a *block* (sim/block.py), so that one thread steps every
 body of an env together and contacts between them are ordinary rows. Kernels take a model's arrays plus its sizes
 as arguments, so no kernel is generated per model. Within a tree, links are in PhysX low-level (breadth-first)
 order; trees follow each other, so every parent index is smaller than its child's; dofs are in cache order.

@@ -42,7 +42,7 @@ class ArticulationState:
     sleeping: wp.array  # (E,) int32: 1 while the block is asleep (not simulated, velocities zero)
     # (E,) int32: 0 while the env's state is finite; +-(1 + the first tree whose state went non-finite: NaN, inf or
     # beyond FINITE_LIMIT) after a step lost it, until a reset writes a finite state; negative until the host has
-    # reported it (status.py)
+    # reported it (sim/status.py)
     status: wp.array
     status_flag: wp.array  # (1,) int32: set to 1 by a step in which some env's status changed (read by the host)
     arrays: StateArrays = None  # the arrays above bundled for kernels

@@ -500,7 +500,7 @@ class Articulation:
         self._root_pose: Transform | None = None
         self._topo: _Topology | None = None
         self._scene = None
-        self._couplings: list = []  # mimic joints and tendons (build/coupling.py)
+        self._couplings: list = []  # mimic joints and tendons (description/couplings.py)
         self.collision_filters: set = set()  # frozenset({link, link}) pairs that never collide
         self.contact_pairs: list = []  # ContactPair (contact_pairs.py): shape pairs that always collide
         self._kinematic = False  # set by a kinematic RigidDynamic: the root follows pose targets

@@ -23,7 +23,7 @@ arrays of `local_pose` can, so `check_contact_params` (run by attach_shape, scen
 checks the pose, and a mesh's triangle indices, again. A `Mesh` reads and validates its file when it is built (or its
 filename or scale change) and keeps the vertices, so a missing or broken file is reported at load, never at the
 first step. Errors name the shape by its type and name ("box 'lid'", or "unnamed box"); loaders add the file and
-link. Point sets that span no volume are thickened as collision/hull.py documents.
+link. Point sets that span no volume are thickened as math/hull.py documents.
 """
 
 from __future__ import annotations
@@ -276,7 +276,7 @@ class Cylinder(Shape):
 
 @dataclass
 class Mesh(Shape):
-    """A triangle mesh read from a file (URDF/MJCF <mesh>; formats in collision/mesh_file.py), scaled per axis
+    """A triangle mesh read from a file (URDF/MJCF <mesh>; formats in io/mesh_file.py), scaled per axis
     (a negative scale mirrors). On a link or dynamic actor it collides as the convex hull of its vertices (as PhysX
     cooks convex meshes) and gives that hull's mass properties; on a static actor it collides as its triangles.
 
@@ -379,7 +379,7 @@ class Mesh(Shape):
 @dataclass
 class ConvexMesh(Shape):
     """The convex hull of a point cloud `vertices` (V, 3) [m], shape frame. Points that span no volume are thickened
-    (collision/hull.py, with a warning); points that all coincide are refused."""
+    (math/hull.py, with a warning); points that all coincide are refused."""
 
     vertices: np.ndarray = None
 

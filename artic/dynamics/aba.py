@@ -21,7 +21,7 @@ wp.set_module_options({"enable_backward": False})  # forward-only kernels: half 
 @wp.func
 def aba_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), gen_f: wp.array2d(dtype=float),
             link_fext: wp.array2d(dtype=wp.spatial_vector), gravity: wp.vec3, use_fext: int,
-            gen_a: wp.array2d(dtype=float), env: int, regularize: int):
+            gen_a: wp.array2d(dtype=float), env: int, regularize: int) -> None:
     """gen_a = ABA(q, gen_v, gen_f); link accelerations are left in sc.link_a. Each tree of a forest is solved on
     its own (its root is a link without parent)."""
     g = wp.spatial_vector(wp.vec3(0.0), gravity)

@@ -16,7 +16,7 @@ wp.set_module_options({"enable_backward": False})  # forward-only kernels: half 
 
 
 @wp.func
-def _com(tree: Tree, link_com: wp.array2d(dtype=wp.vec3), env: int):
+def _com(tree: Tree, link_com: wp.array2d(dtype=wp.vec3), env: int) -> wp.vec3:
     total = float(0.0)
     s = wp.vec3(0.0)
     for i in range(tree.link_count):

@@ -17,7 +17,7 @@ wp.set_module_options({"enable_backward": False})  # forward-only kernels: half 
 
 
 @wp.func
-def crba_env(tree: Tree, kin: Kin, sc: Scratch, mass_matrix: wp.array3d(dtype=float), env: int):
+def crba_env(tree: Tree, kin: Kin, sc: Scratch, mass_matrix: wp.array3d(dtype=float), env: int) -> None:
     n = mass_matrix.shape[1]
     for r in range(n):
         for c in range(n):

@@ -14,7 +14,7 @@ from ..core.model import DofParams, Tree
 
 
 @wp.func
-def prescale_joint_velocities(tree: Tree, dp: DofParams, gen_v: wp.array2d(dtype=float), env: int, n: int):
+def prescale_joint_velocities(tree: Tree, dp: DofParams, gen_v: wp.array2d(dtype=float), env: int, n: int) -> None:
     for t in range(tree.tree_count):  # one ratio per articulation
         d0 = tree.joint_dof_start[tree.tree_root[t]]
         d1 = n
@@ -31,7 +31,7 @@ def prescale_joint_velocities(tree: Tree, dp: DofParams, gen_v: wp.array2d(dtype
 
 
 @wp.func
-def rotational_inertia_times(tree: Tree, link_rot: wp.quat, i: int, w: wp.vec3):
+def rotational_inertia_times(tree: Tree, link_rot: wp.quat, i: int, w: wp.vec3) -> wp.vec3:
     """I_w w for link i: its principal moments applied in the world axes of its principal frame."""
     q = link_rot * tree.link_com_rot[i]
     local = wp.quat_rotate_inv(q, w)
@@ -40,7 +40,7 @@ def rotational_inertia_times(tree: Tree, link_rot: wp.quat, i: int, w: wp.vec3):
 
 @wp.func
 def applied_link_wrench(tree: Tree, dp: DofParams, i: int, link_rot: wp.quat, com_velocity: wp.spatial_vector,
-                        user_force: wp.vec3, user_torque: wp.vec3, gravity: wp.vec3, dt: float):
+                        user_force: wp.vec3, user_torque: wp.vec3, gravity: wp.vec3, dt: float) -> wp.spatial_vector:
     """(force, torque) at link i's COM this step: gravity and user forces, damping and max-velocity terms."""
     m = tree.link_mass[i]
     v = wp.spatial_top(com_velocity)

@@ -16,7 +16,7 @@ _TWO_PI = wp.constant(6.283185307179586)
 
 
 @wp.func
-def quat_log(q: wp.quat):
+def quat_log(q: wp.quat) -> wp.vec3:
     """Rotation vector of a unit quaternion, angle in [0, pi]."""
     w = q[3]
     v = wp.vec3(q[0], q[1], q[2])
@@ -30,7 +30,7 @@ def quat_log(q: wp.quat):
 
 
 @wp.func
-def wrap_revolute(q: float):
+def wrap_revolute(q: float) -> float:
     if q > _TWO_PI:
         q -= 2.0 * _TWO_PI
     elif q < -_TWO_PI:
@@ -40,7 +40,7 @@ def wrap_revolute(q: float):
 
 @wp.func
 def integrate_positions(tree: Tree, joint_q: wp.array2d(dtype=float), root_pose: wp.array2d(dtype=wp.transform),
-                        gen_v: wp.array2d(dtype=float), dof_dq: wp.array2d(dtype=float), h: float, env: int):
+                        gen_v: wp.array2d(dtype=float), dof_dq: wp.array2d(dtype=float), h: float, env: int) -> None:
     """Advance q and the floating roots (root_pose: (E, T)) by h with the velocities gen_v; accumulate each dof's
     change in dof_dq."""
     for i in range(tree.link_count):

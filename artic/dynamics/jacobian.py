@@ -16,7 +16,7 @@ wp.set_module_options({"enable_backward": False})  # forward-only kernels: half 
 
 
 @wp.func
-def _put(jac: wp.array3d(dtype=float), env: int, row: int, col: int, s: wp.spatial_vector, c: wp.vec3):
+def _put(jac: wp.array3d(dtype=float), env: int, row: int, col: int, s: wp.spatial_vector, c: wp.vec3) -> None:
     w = wp.spatial_top(s)
     lin = wp.spatial_bottom(s) + wp.cross(w, c)
     for k in range(3):

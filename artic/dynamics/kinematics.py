@@ -17,7 +17,7 @@ wp.set_module_options({"enable_backward": False})  # forward-only kernels: half 
 
 
 @wp.func
-def joint_rotation_vector(q: wp.array2d(dtype=float), env: int, dof0: int, ndof: int, dof_axis: wp.array(dtype=int)):
+def joint_rotation_vector(q: wp.array2d(dtype=float), env: int, dof0: int, ndof: int, dof_axis: wp.array(dtype=int)) -> wp.vec3:
     """Sum of q_k e_k over a joint's angular dofs (PhysX's PxExp argument)."""
     rv = wp.vec3(0.0)
     for k in range(ndof):
@@ -26,7 +26,7 @@ def joint_rotation_vector(q: wp.array2d(dtype=float), env: int, dof0: int, ndof:
 
 
 @wp.func
-def quat_exp(rv: wp.vec3):
+def quat_exp(rv: wp.vec3) -> wp.quat:
     angle = wp.length(rv)
     if angle < 1.0e-12:
         return wp.quat_identity()
@@ -35,7 +35,7 @@ def quat_exp(rv: wp.vec3):
 
 @wp.func
 def joint_transform(jtype: int, q: wp.array2d(dtype=float), env: int, dof0: int, ndof: int,
-                    dof_axis: wp.array(dtype=int)):
+                    dof_axis: wp.array(dtype=int)) -> wp.transform:
     """J(q): the child joint frame relative to the parent joint frame."""
     if ndof == 0:
         return wp.transform_identity()
@@ -47,7 +47,7 @@ def joint_transform(jtype: int, q: wp.array2d(dtype=float), env: int, dof0: int,
 
 
 @wp.func
-def world_inertia_about_o(q: wp.quat, d: wp.vec3, mass: float, c: wp.vec3):
+def world_inertia_about_o(q: wp.quat, d: wp.vec3, mass: float, c: wp.vec3) -> wp.mat33:
     """R diag(d) R^T + m (|c|^2 1 - c c^T), R the world axes of the principal frame, written out entry by entry
     (symmetric: six distinct entries); Warp's generic outer/matmul expressions cost twice as much on the CPU."""
     r = wp.quat_to_matrix(q)
@@ -70,7 +70,7 @@ def world_inertia_about_o(q: wp.quat, d: wp.vec3, mass: float, c: wp.vec3):
 
 @wp.func
 def forward_kinematics_env(tree: Tree, joint_q: wp.array2d(dtype=float), root_pose: wp.array2d(dtype=wp.transform),
-                           link_pose: wp.array2d(dtype=wp.transform), kin: Kin, env: int):
+                           link_pose: wp.array2d(dtype=wp.transform), kin: Kin, env: int) -> None:
     """Link poses, O (the first tree's root origin), link COMs and inertias about O, and motion columns of one env.
     root_pose: (E, T), one actor pose per tree."""
     o = wp.transform_get_translation(root_pose[env, 0])
@@ -105,7 +105,7 @@ def forward_kinematics_env(tree: Tree, joint_q: wp.array2d(dtype=float), root_po
 def link_velocities_env(tree: Tree, kin: Kin, qd: wp.array2d(dtype=float), generalized: int,
                         root_lin: wp.array2d(dtype=wp.vec3), root_ang: wp.array2d(dtype=wp.vec3),
                         link_v: wp.array2d(dtype=wp.spatial_vector),
-                        link_velocity: wp.array2d(dtype=wp.spatial_vector), env: int):
+                        link_velocity: wp.array2d(dtype=wp.spatial_vector), env: int) -> None:
     """Internal spatial velocities (link_v) and public COM velocities (link_velocity) of one env. With
     `generalized` set, qd is a generalized vector (roots and joints at their generalized indices); otherwise it is
     the joint state and the floating roots' velocities come from root_lin/root_ang (E, T)."""

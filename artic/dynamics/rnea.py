@@ -16,14 +16,14 @@ wp.set_module_options({"enable_backward": False})  # forward-only kernels: half 
 
 
 @wp.func
-def gen_vec3(gen: wp.array2d(dtype=float), env: int, k: int):
+def gen_vec3(gen: wp.array2d(dtype=float), env: int, k: int) -> wp.vec3:
     return wp.vec3(gen[env, k], gen[env, k + 1], gen[env, k + 2])
 
 
 @wp.func
 def rnea_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), gen_a: wp.array2d(dtype=float),
              link_fext: wp.array2d(dtype=wp.spatial_vector), gravity: wp.vec3, use_fext: int,
-             gen_f: wp.array2d(dtype=float), env: int):
+             gen_f: wp.array2d(dtype=float), env: int) -> None:
     """gen_f = RNEA(q, gen_v, gen_a); also leaves link velocities, accelerations and the forces transmitted across
     each inbound joint (about O) in sc.link_v, sc.link_a, sc.link_f."""
     for i in range(tree.link_count):

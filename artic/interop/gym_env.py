@@ -36,7 +36,7 @@ try:
     from gymnasium.vector import AutoresetMode, VectorEnv
     from gymnasium.vector.utils import batch_space
 except ImportError:  # an optional extra: say how to get it instead of a bare ModuleNotFoundError
-    raise ImportError("artic.gym_env needs gymnasium>=1: pip install 'artic[gym]'") from None
+    raise ImportError("artic.interop.gym_env needs gymnasium>=1: pip install 'artic[gym]'") from None
 
 from ..assets import load_model, model_path
 from ..enums import CacheFlag

@@ -25,7 +25,7 @@ import numpy as np
 try:
     import torch
 except ImportError:  # an optional extra: say how to get it instead of a bare ModuleNotFoundError
-    raise ImportError("artic.torch_views needs PyTorch: pip install 'artic[torch]' (or a torch build for your "
+    raise ImportError("artic.interop.torch_views needs PyTorch: pip install 'artic[torch]' (or a torch build for your "
                       "device)") from None
 import warp as wp
 

@@ -23,7 +23,7 @@ PIVOT_ABS = wp.constant(1.0e-9)  # [kg or kg m^2] smallest pivot when the diagon
 
 
 @wp.func
-def spd_inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: int, s: int, n: int):
+def spd_inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: int, s: int, n: int) -> None:
     """out = a^-1 on the diagonal block [s, s + n) of an SPD a; `out` also serves as the Cholesky workspace.
     (A forest's M is block-diagonal, one block per tree: entries outside the blocks are never written and stay
     zero.) Pivots are floored (see the module docstring), so a singular `a` gives a finite, very large inverse."""
@@ -63,7 +63,7 @@ def spd_inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: i
 
 
 @wp.func
-def row_dot(g: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, row: int, n: int):
+def row_dot(g: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, row: int, n: int) -> float:
     """g[env, row] . v[env]: a constraint row's velocity."""
     s = float(0.0)
     for i in range(n):
@@ -72,7 +72,7 @@ def row_dot(g: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, ro
 
 
 @wp.func
-def add_row(v: wp.array2d(dtype=float), d: wp.array3d(dtype=float), env: int, row: int, n: int, scale: float):
+def add_row(v: wp.array2d(dtype=float), d: wp.array3d(dtype=float), env: int, row: int, n: int, scale: float) -> None:
     """v[env] += scale d[env, row]: apply an impulse along a row whose M^-1 g is d[env, row]."""
     for i in range(n):
         v[env, i] = v[env, i] + scale * d[env, row, i]
@@ -80,7 +80,7 @@ def add_row(v: wp.array2d(dtype=float), d: wp.array3d(dtype=float), env: int, ro
 
 @wp.func
 def solve_row(minv: wp.array3d(dtype=float), g: wp.array3d(dtype=float), minv_g: wp.array3d(dtype=float), env: int,
-              row: int, n: int):
+              row: int, n: int) -> float:
     """minv_g[env, row] = M^-1 g[env, row]; returns the row's response g^T M^-1 g."""
     # column by column, skipping g's zeros: a contact or joint row touches only the dofs between its links and
     # the root (M^-1 is symmetric, so column j is row j)

@@ -9,7 +9,7 @@ import warp as wp
 
 
 @wp.func
-def mcross(v: wp.spatial_vector, m: wp.spatial_vector):
+def mcross(v: wp.spatial_vector, m: wp.spatial_vector) -> wp.spatial_vector:
     """Motion cross product v x m."""
     w = wp.spatial_top(v)
     vo = wp.spatial_bottom(v)
@@ -19,7 +19,7 @@ def mcross(v: wp.spatial_vector, m: wp.spatial_vector):
 
 
 @wp.func
-def fcross(v: wp.spatial_vector, f: wp.spatial_vector):
+def fcross(v: wp.spatial_vector, f: wp.spatial_vector) -> wp.spatial_vector:
     """Force cross product v x* f."""
     w = wp.spatial_top(v)
     vo = wp.spatial_bottom(v)
@@ -29,7 +29,7 @@ def fcross(v: wp.spatial_vector, f: wp.spatial_vector):
 
 
 @wp.func
-def inertia_mul(mass: float, h: wp.vec3, j: wp.mat33, v: wp.spatial_vector):
+def inertia_mul(mass: float, h: wp.vec3, j: wp.mat33, v: wp.spatial_vector) -> wp.spatial_vector:
     """I v for a rigid-body spatial inertia in compact form: mass, first moment h = m c and 3x3 inertia j about
     O. Featherstone eq. 2.63 without forming the 6x6 matrix: (j w + h x v_O, m v_O - h x w)."""
     w = wp.spatial_top(v)
@@ -38,7 +38,7 @@ def inertia_mul(mass: float, h: wp.vec3, j: wp.mat33, v: wp.spatial_vector):
 
 
 @wp.func
-def inertia_matrix(mass: float, h: wp.vec3, j: wp.mat33):
+def inertia_matrix(mass: float, h: wp.vec3, j: wp.mat33) -> wp.spatial_matrix:
     """The 6x6 spatial inertia [[j, [h]x], [[h]x^T, m 1]] of a compact rigid-body inertia (for ABA's I^A)."""
     b = wp.skew(h)
     return wp.spatial_matrix(
@@ -52,20 +52,20 @@ def inertia_matrix(mass: float, h: wp.vec3, j: wp.mat33):
 
 
 @wp.func
-def unit(k: int):
+def unit(k: int) -> wp.vec3:
     v = wp.vec3(0.0)
     v[k] = 1.0
     return v
 
 
 @wp.func
-def root_motion(c: wp.vec3, lin: wp.vec3, ang: wp.vec3):
+def root_motion(c: wp.vec3, lin: wp.vec3, ang: wp.vec3) -> wp.spatial_vector:
     """Spatial motion about O of a floating root with COM velocity `lin` and angular velocity `ang` (c = COM - O)."""
     return wp.spatial_vector(ang, lin + wp.cross(c, ang))
 
 
 @wp.func
-def root_column(c: wp.vec3, k: int):
+def root_column(c: wp.vec3, k: int) -> wp.spatial_vector:
     """Column k of the floating root's motion subspace: k < 3 COM linear velocity, k >= 3 angular velocity."""
     if k < 3:
         return wp.spatial_vector(wp.vec3(0.0), unit(k))
@@ -74,14 +74,14 @@ def root_column(c: wp.vec3, k: int):
 
 
 @wp.func
-def com_force_to_o(c: wp.vec3, f: wp.spatial_vector):
+def com_force_to_o(c: wp.vec3, f: wp.spatial_vector) -> wp.spatial_vector:
     """A public (force, torque at the COM c) pair as an internal force about O."""
     force = wp.spatial_top(f)
     return wp.spatial_vector(wp.spatial_bottom(f) + wp.cross(c, force), force)
 
 
 @wp.func
-def cholesky_solve6(a: wp.spatial_matrix, b: wp.spatial_vector):
+def cholesky_solve6(a: wp.spatial_matrix, b: wp.spatial_vector) -> wp.spatial_vector:
     """Solve a x = b for symmetric positive-definite 6x6 a (floating-root articulated inertia)."""
     low = wp.spatial_matrix()
     for j in range(6):

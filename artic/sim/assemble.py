@@ -4,7 +4,7 @@ included (a four-bar posed by its crank angle).
 
 Gauss-Newton on the block's generalized positions, batched over envs. The residuals are every joint's constrained
 slots and the set coordinates minus their values; their Jacobian rows are the joints' row directions g
-(constraints/loop_rows.py), since g . v is a slot's rate for the generalized velocity v. Each step is the smallest
+(constraints/body_joint_rows.py), since g . v is a slot's rate for the generalized velocity v. Each step is the smallest
 displacement in the metric of W that zeroes the linearized residuals, dx = -W^-1 G^T (G W^-1 G^T)^+ r, with W the
 mass matrix and the trees attached to a fixed body (a fixed base, or a joint to the world, a static or a kinematic
 body) a hundred times heavier, which is ArtiSynth's preference for moving the bodies not attached to ground.

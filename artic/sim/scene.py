@@ -14,8 +14,8 @@ the scene regroups them when an articulation or a joint is added or removed, car
 Arrays taken from `scene.view(art)` belong to the current grouping: take them again after adding or removing an
 articulation or a joint.
 
-Body joints (description/joints.py) join links, rigid bodies, static bodies and the world; their coordinates, drive
-targets, ranges and locks are per-env arrays read and written here (joint_view.py), and setting coordinates moves
+Body joints (description/body_joints.py) join links, rigid bodies, static bodies and the world; their coordinates, drive
+targets, ranges and locks are per-env arrays read and written here (body_joint_view.py), and setting coordinates moves
 the freest bodies so that every joint holds (assemble.py).
 """
 
@@ -314,7 +314,7 @@ class Scene:
     @property
     def env_status(self) -> np.ndarray:
         """(E,) bool: True for the envs whose state a step left non-finite (NaN, inf or beyond
-        artic.status.FINITE_LIMIT), in any articulation or body, until a reset through the cache writes a finite
+        artic.sim.status.FINITE_LIMIT), in any articulation or body, until a reset through the cache writes a finite
         state (under nan_policy 'freeze' such envs are not stepped meanwhile)."""
         lost = np.zeros(self.num_envs, bool)
         for block in self._blocks:
@@ -430,7 +430,7 @@ class Scene:
 
     # -- body joints ------------------------------------------------------------------------------------------------
     def add_joint(self, joint: JointBase) -> JointBase:
-        """Add a body joint (description/joints.py) between bodies already in this scene (or a body and the
+        """Add a body joint (description/body_joints.py) between bodies already in this scene (or a body and the
         world), in every env. The bodies it joins are stepped together from now on, and no longer collide with
         each other unless joint.collision_enabled was set before."""
         if not isinstance(joint, JointBase):

@@ -1,6 +1,6 @@
 """Per-env status: a step that leaves an env's state non-finite is detected in the step kernel and reported.
 
-The step kernel (step.py) checks, at the end of each env's step, every joint position and velocity and every
+The step kernel (step_kernel.py) checks, at the end of each env's step, every joint position and velocity and every
 root pose and velocity. A value that is NaN, infinite or beyond FINITE_LIMIT in magnitude (float32 squares it to
 infinity past ~1.8e19, so a state that large is already lost) marks the env: `StateArrays.status[env]` becomes
 1 + the first tree (articulation of the block) found bad, and the block's `status_flag` is raised so that the host
@@ -62,7 +62,7 @@ def as_nan_policy(value) -> NanPolicy:
 
 
 @wp.func
-def _bad(x: float):
+def _bad(x: float) -> int:
     # NaN fails every comparison, so one test covers NaN, inf and overflow-bound magnitudes
     if wp.abs(x) <= FINITE_LIMIT:
         return 0
@@ -70,12 +70,12 @@ def _bad(x: float):
 
 
 @wp.func
-def _bad_vec3(v: wp.vec3):
+def _bad_vec3(v: wp.vec3) -> int:
     return _bad(v[0]) + _bad(v[1]) + _bad(v[2])
 
 
 @wp.func
-def state_status(tree: Tree, st: StateArrays, env: int):
+def state_status(tree: Tree, st: StateArrays, env: int) -> int:
     """0 when the env's joint and root state is finite, else 1 + the first tree with a bad value."""
     for i in range(tree.link_count):
         d0 = tree.joint_dof_start[i]

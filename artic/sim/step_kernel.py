@@ -64,7 +64,7 @@ BOUNCE_THRESHOLD = 2.0  # PxSceneDesc::bounceThresholdVelocity = 0.2 * PxToleran
 
 @wp.func
 def _begin_step(tree: Tree, dp: DofParams, st: StateArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, n: int,
-                n_gen: int):
+                n_gen: int) -> None:
     """Keep the state the step starts from (a frozen env returns to it), gather the generalized velocity (roots'
     six, then the dofs), apply PhysX's joint-velocity pre-scale, and compute the links' poses and velocities."""
     for d in range(n):
@@ -88,7 +88,7 @@ def _begin_step(tree: Tree, dp: DofParams, st: StateArrays, kin: Kin, sc: Scratc
 
 @wp.func
 def _unconstrained_dynamics(tree: Tree, dp: DofParams, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch,
-                            sd: StepData, gravity: wp.vec3, dt: float, env: int, n: int, n_gen: int):
+                            sd: StepData, gravity: wp.vec3, dt: float, env: int, n: int, n_gen: int) -> None:
     """The applied link wrenches and joint forces, the unconstrained acceleration (ABA), the joint loads of that
     motion that the coefficient friction scales with (RNEA), and v* = v + a dt."""
     for i in range(tree.link_count):
@@ -116,7 +116,7 @@ def _unconstrained_dynamics(tree: Tree, dp: DofParams, st: StateArrays, ctl: Con
 def _setup_rows(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows,
                 jt: BodyJointTable, ja: BodyJointArrays, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch,
                 sd: StepData, env: int, n: int, n_gen: int, dt: float, tgs: int, n_pos: int,
-                bounce_threshold: float, friction_correlation: float):
+                bounce_threshold: float, friction_correlation: float) -> None:
     """M and M^-1, the kinematic bodies' velocities, then every row's setup at the solver step h (dt, or the TGS
     substep): dof responses, drive coefficients and limit errors, coupling, contact and body-joint rows."""
     crba_env(tree, kin, sc, sd.mass_matrix, env)
@@ -141,7 +141,7 @@ def _solve_and_integrate(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingR
                          ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays, st: StateArrays,
                          ctl: ControlArrays, kin: Kin, sd: StepData, dz: DeadzoneTable, rf: RowForm,
                          da: DirectArrays, env: int, n: int, n_gen: int, dt: float, solver: int, n_pos: int,
-                         n_vel: int):
+                         n_vel: int) -> None:
     """Solve every row with the scene's solver, integrate the positions, and write the velocities back."""
     if solver == SOLVER_TGS:
         tgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, st.joint_q, st.root_pose, env, n_gen, dt, n_pos, n_vel)
@@ -163,7 +163,7 @@ def _solve_and_integrate(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingR
 
 @wp.func
 def _check_status(tree: Tree, st: StateArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, n: int,
-                  status_mode: int):
+                  status_mode: int) -> int:
     """Mark an env whose state this step left non-finite (status.py); under the freeze policy restore the state it
     started from. Returns 1 when the env is frozen (the rest of the step is skipped)."""
     if status_mode != STATUS_OFF and st.status[env] == 0:
@@ -180,7 +180,7 @@ def _check_status(tree: Tree, st: StateArrays, kin: Kin, sc: Scratch, sd: StepDa
 @wp.func
 def _report(tree: Tree, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays,
             st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, n: int, n_gen: int,
-            dt: float):
+            dt: float) -> None:
     """What a step reports: contact forces, body-joint wrenches (with the start-of-step geometry, as the impulses),
     joint and link accelerations and incoming joint forces; then the end kinematics and body-joint coordinates.
     Link forces and torques act for one step (PhysX without eRETAIN_ACCELERATIONS) and are cleared."""
@@ -204,7 +204,7 @@ def _report(tree: Tree, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, 
 
 @wp.func
 def _sleep(tree: Tree, st: StateArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, n: int, dt: float,
-           sleep_threshold: float):
+           sleep_threshold: float) -> None:
     """PhysX's sleep check on the velocities the positions were integrated with; an env that falls asleep has its
     velocities and accelerations zeroed."""
     # link_vel0 is free again: it takes the velocities the positions were integrated with, for the sleep test
@@ -294,12 +294,12 @@ def record_step(block, dt: float, solver_type: SolverType, status_mode: int, row
 
 
 @wp.func
-def _gen_to_vec3(gen: wp.array2d(dtype=float), env: int, k: int):
+def _gen_to_vec3(gen: wp.array2d(dtype=float), env: int, k: int) -> wp.vec3:
     return wp.vec3(gen[env, k], gen[env, k + 1], gen[env, k + 2])
 
 
 @wp.func
-def _kinematic_roots(tree: Tree, st: StateArrays, ctl: ControlArrays, sd: StepData, env: int, dt: float):
+def _kinematic_roots(tree: Tree, st: StateArrays, ctl: ControlArrays, sd: StepData, env: int, dt: float) -> None:
     """Kinematic trees: nothing moves them (their block of M^-1 is zero, so no row impulse reaches them) and their
     root velocity is the one that carries the pose to its target in dt (zero without a target), which contact rows
     see as the body's motion (PhysX's kinematic target velocity)."""
@@ -330,7 +330,7 @@ def _kinematic_roots(tree: Tree, st: StateArrays, ctl: ControlArrays, sd: StepDa
 
 @wp.func
 def _setup_dofs(tree: Tree, dp: DofParams, rows: DofRows, st: StateArrays, ctl: ControlArrays, sd: StepData, env: int, n: int,
-                h: float, dt: float, tgs: int):
+                h: float, dt: float, tgs: int) -> None:
     """Responses, drive coefficients, limit errors; zero accumulators (physx-notes 2.3-2.5, 3.1)."""
     for d in range(n):
         r = sd.minv[env, tree.dof_gen[d], tree.dof_gen[d]]
@@ -364,7 +364,7 @@ def _setup_dofs(tree: Tree, dp: DofParams, rows: DofRows, st: StateArrays, ctl: 
 
 
 @wp.func
-def _restore_start(tree: Tree, kin: Kin, sc: Scratch, st: StateArrays, sd: StepData, env: int, n: int):
+def _restore_start(tree: Tree, kin: Kin, sc: Scratch, st: StateArrays, sd: StepData, env: int, n: int) -> None:
     """Put back the state the step started from (a frozen env's last finite state), with its link poses and
     velocities, and zero what the step reported."""
     for d in range(n):
@@ -386,7 +386,7 @@ def _restore_start(tree: Tree, kin: Kin, sc: Scratch, st: StateArrays, sd: StepD
 
 
 @wp.func
-def _incoming_joint_forces(tree: Tree, kin: Kin, sc: Scratch, st: StateArrays, sd: StepData, env: int):
+def _incoming_joint_forces(tree: Tree, kin: Kin, sc: Scratch, st: StateArrays, sd: StepData, env: int) -> None:
     """Force each inbound joint transmits to its child (RNEA of the realized motion), in the child joint frame."""
     for i in range(tree.link_count):
         if tree.link_parent[i] < 0:
@@ -404,7 +404,7 @@ def _incoming_joint_forces(tree: Tree, kin: Kin, sc: Scratch, st: StateArrays, s
 
 @wp.func
 def _sleep_check(tree: Tree, st: StateArrays, link_velocity: wp.array2d(dtype=wp.spatial_vector), env: int,
-                 dt: float, threshold: float):
+                 dt: float, threshold: float) -> bool:
     """PhysX's wake-counter rule with the articulation's threshold; True when the env falls asleep. link_velocity:
     the links' position-iteration velocities, which PhysX's sleep test reads (5.8 FeatherstoneArticulation::
     getMotionVelocity returns getPosIterMotionVelocities()): a dof moving back from beyond its limit keeps it

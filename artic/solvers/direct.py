@@ -90,7 +90,7 @@ class DirectArrays:
 
 
 @wp.func
-def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: int, warm: int):
+def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: int, warm: int) -> None:
     """Rows start..m-1 of A (and their columns) and of b; their impulses start at 0, except the first `warm` rows',
     which keep the previous solve's (the same rows in the same order)."""
     for i in range(start, m):
@@ -119,7 +119,7 @@ def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: i
 
 
 @wp.func
-def _velocity(rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: int, m: int, n_gen: int):
+def _velocity(rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: int, m: int, n_gen: int) -> None:
     """v = v* + sum_i x_i M^-1 g_i, summed in float64 (the impulses of stiff rows cancel each other)."""
     for k in range(n_gen):
         acc = wp.float64(da.v_star[env, k])
@@ -131,7 +131,7 @@ def _velocity(rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: in
 
 
 @wp.func
-def _regularization_cap(rf: RowForm, env: int, m: int):
+def _regularization_cap(rf: RowForm, env: int, m: int) -> wp.float64:
     """The largest regularization the solve may put on a row: REG_CFM_FRACTION of the smallest compliance among the
     rows. Where soft rows meet redundant hard ones (the guide's finger: a drive of cfm 3.6e-5 against a limit and a
     contact on two dofs), the drive's compliance is what decides the answer, and the hard rows must stay far
@@ -145,7 +145,7 @@ def _regularization_cap(rf: RowForm, env: int, m: int):
 
 
 @wp.func
-def _has_row(rf: RowForm, env: int, m: int, kind: int, kind2: int, index: int):
+def _has_row(rf: RowForm, env: int, m: int, kind: int, kind2: int, index: int) -> int:
     for i in range(m):
         if rf.source_index[env, i] == index and (rf.source_kind[env, i] == kind or rf.source_kind[env, i] == kind2):
             return 1
@@ -154,7 +154,7 @@ def _has_row(rf: RowForm, env: int, m: int, kind: int, kind2: int, index: int):
 
 @wp.func
 def _lazy_rows(tree: Tree, dp: DofParams, rows: DofRows, jt: BodyJointTable, ja: BodyJointArrays, sd: StepData, rf: RowForm, env: int,
-               n_gen: int, h: float, position: int):
+               n_gen: int, h: float, position: int) -> int:
     """Add the joint-limit, velocity-limit and body-joint range rows the solved velocity (in sd.gen_v) calls for;
     returns how many,
     or -1 when the capacity has no room left for one (a friction dof's viscous row took it)."""
@@ -194,7 +194,7 @@ def _lazy_rows(tree: Tree, dp: DofParams, rows: DofRows, jt: BodyJointTable, ja:
 @wp.func
 def _solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin,
            dz: DeadzoneTable, sd: StepData, rf: RowForm, da: DirectArrays, joint_q: wp.array2d(dtype=float),
-           target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, position: int, warm: int):
+           target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, position: int, warm: int) -> wp.vec4i:
     """One solve (position or velocity pass): assemble, solve, add lazy rows and solve again; the velocity ends
     in sd.gen_v. The first `warm` rows start from the previous solve's impulses (the velocity solve builds the same
     rows, in the same order, as the position solve before its lazy rows: its active set is usually the same).
@@ -245,7 +245,7 @@ def _solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: Conta
 
 
 @wp.func
-def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: ContactRows, ja: BodyJointArrays, env: int):
+def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: ContactRows, ja: BodyJointArrays, env: int) -> None:
     """The velocity solve's impulses into each kind's accumulator, which the reported forces read; a patch whose
     friction ended at its box is marked broken (its anchors are renewed next step)."""
     for z in range(da.deadzone_impulse.shape[1]):
@@ -282,7 +282,7 @@ def direct_solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp:
                  kin: Kin, dz: DeadzoneTable, sd: StepData, rf: RowForm, da: DirectArrays,
                  joint_q: wp.array2d(dtype=float),
                  target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, n_pos: int,
-                 n_vel: int):
+                 n_vel: int) -> None:
     """Position solve (sd.gen_vpos), then velocity solve (sd.gen_v); PGS for this env if either fails."""
     for k in range(n_gen):
         da.v_star[env, k] = sd.gen_v[env, k]

@@ -1,7 +1,7 @@
 """One projected Gauss-Seidel sweep over a block's rows in PhysX order (physx-notes 4.1-4.2): joints between two
-moving bodies ("link dynamic constraints", constraints/loop_rows.py), link-link ("dynamic") contacts, coupling rows
+moving bodies ("link dynamic constraints", constraints/body_joint_rows.py), link-link ("dynamic") contacts, coupling rows
 (spatial tendons, fixed tendons, mimic joints; constraints/coupling_rows.py), then the joint rows link by link in
-depth-first order (constraints/joint_rows.py), each link's joints to fixed bodies ("link static constraints") and
+depth-first order (constraints/dof_rows.py), each link's joints to fixed bodies ("link static constraints") and
 then its static contacts right after its joint rows (the root's before any joint row).
 
 Each row reads its dof's current velocity, computes an impulse delta by its kind's rule, and applies it exactly:
@@ -29,7 +29,7 @@ from ..core.model import DofParams, Tree
 
 
 @wp.func
-def apply_dof_impulse(sd: StepData, env: int, n_gen: int, col: int, delta: float):
+def apply_dof_impulse(sd: StepData, env: int, n_gen: int, col: int, delta: float) -> None:
     for k in range(n_gen):
         sd.gen_v[env, k] = sd.gen_v[env, k] + delta * sd.minv[env, k, col]
 
@@ -40,7 +40,7 @@ _NO_RANK = wp.constant(2147483647)
 @wp.func
 def _solve_statics(jt: BodyJointTable, ja: BodyJointArrays, cp: ContactPoints, ct: ContactRows, sd: StepData, env: int, n_gen: int, c: int, sj: int,
                    rank_limit: int, h: float, dt: float, joint_erp: float, contact_erp: float, t_elapsed: float,
-                   position_iteration: int, tgs: int):
+                   position_iteration: int, tgs: int) -> tuple[int, int]:
     """The static joints, then the static contacts, of each link visited before depth-first rank `rank_limit`, link
     by link; c and sj: the next contact and the next static joint (in jt.joint_order). Returns the new (c, sj)."""
     n_contacts = cp.count[env]
@@ -70,7 +70,7 @@ def _solve_statics(jt: BodyJointTable, ja: BodyJointArrays, cp: ContactPoints, c
 @wp.func
 def sweep_dof_rows(tree: Tree, dp: DofParams, rows: DofRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays, sd: StepData,
                      env: int, n_gen: int, h: float, dt: float, erp: float, joint_erp: float, contact_erp: float,
-                     t_elapsed: float, position_iteration: int, tgs: int):
+                     t_elapsed: float, position_iteration: int, tgs: int) -> None:
     """One pass over the rows, the static joints and the static contacts. h: solver step (dt or rho); dt: full step
     (force limits, effort friction)."""
     c = cp.dynamic_count[env]
@@ -123,7 +123,7 @@ def sweep_dof_rows(tree: Tree, dp: DofParams, rows: DofRows, cp: ContactPoints, 
 @wp.func
 def sweep_coupling_rows(tree: Tree, dp: DofParams, cr: CouplingRows, sd: StepData,
                         joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float,
-                        position_iteration: int, tgs: int):
+                        position_iteration: int, tgs: int) -> None:
     """One pass over the coupling dp. joint_q holds the current positions (TGS integrates them per substep);
     rows gives the dofs' max joint velocities, which cap a mimic joint's bias speed (constraints/mimic.py)."""
     tendon = int(-1)
@@ -182,7 +182,7 @@ def sweep_coupling_rows(tree: Tree, dp: DofParams, cr: CouplingRows, sd: StepDat
 @wp.func
 def sweep(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays,
           sd: StepData, joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, dt: float, erp: float,
-          joint_erp: float, contact_erp: float, t_elapsed: float, position_iteration: int, tgs: int):
+          joint_erp: float, contact_erp: float, t_elapsed: float, position_iteration: int, tgs: int) -> None:
     """One solver iteration: joints between moving bodies, link-link contacts (within an articulation or between
     two), coupling rows, then the per-link joint rows with each link's static joints and contacts (physx-notes
     1.7, 4.1-4.2). erp: the articulation bias; joint_erp: the body joints' (PhysX's PxJoint bias)."""
@@ -194,7 +194,7 @@ def sweep(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: Contac
 
 
 @wp.func
-def advance_spatial_lengths(cr: CouplingRows, sd: StepData, env: int, n_gen: int, h: float):
+def advance_spatial_lengths(cr: CouplingRows, sd: StepData, env: int, n_gen: int, h: float) -> None:
     """TGS: refresh spatial tendon lengths after a substep, to first order (dL = -speed h)."""
     for k in range(cr.row_count):
         if cr.row_kind[k] == COUPLING_SPATIAL:

@@ -22,7 +22,7 @@ PGS_JOINT_ERP = wp.constant(1.0)
 @wp.func
 def pgs_solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays,
               sd: StepData, joint_q: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, n_pos: int,
-              n_vel: int):
+              n_vel: int) -> None:
     for _it in range(n_pos):
         sweep(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, dt, PGS_ERP, PGS_JOINT_ERP, PGS_ERP, 0.0, 1,
               0)

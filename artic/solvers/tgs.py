@@ -23,7 +23,7 @@ from .gauss_seidel import advance_spatial_lengths, sweep
 @wp.func
 def tgs_solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays,
               sd: StepData, joint_q: wp.array2d(dtype=float), root_pose: wp.array2d(dtype=wp.transform), env: int,
-              n_gen: int, dt: float, n_pos: int, n_vel: int):
+              n_gen: int, dt: float, n_pos: int, n_vel: int) -> None:
     rho = dt / float(n_pos)
     erp = wp.min(0.9, 2.0 / wp.sqrt(float(n_pos)))
     joint_erp = 1.0 / wp.sqrt(float(n_pos))

@@ -14,7 +14,7 @@ and forcelimited "auto" mean "limited when the range is given"). The shortcuts a
 * dyntype filter / filterexact (MuJoCo's activation follows ctrl with time constant dynprm[0]): mapped as dyntype
   none, with one warning: the force follows ctrl at once, where MuJoCo's lags by the time constant. Exact while
   ctrl stays at its initial value (the activation starts at 0 and stays at ctrl 0).
-* A fixed tendon transmission (tendon="name" of a <tendon><fixed>, an artic fixed tendon, mjcf_couplings.py): the
+* A fixed tendon transmission (tendon="name" of a <tendon><fixed>, an artic fixed tendon, couplings.py): the
   tendon length is L = sum c_i q_i and joint i gets gear c_i f. The bias terms b1, b2 join the artic tendon's
   stiffness (-b1 gear^2) and damping (-b2 gear^2), with its rest length kept where the tendon's own spring puts it;
   the ctrl term gear (gain ctrl + b0), clamped to forcerange, is applied as joint forces gear c_i f by
@@ -124,8 +124,8 @@ def _gains(v, act, a):
 
 def read_actuators(loader, el):
     """Read the <actuator> section `el` into loader.model.actuators and set the joints' drives and the tendons'
-    springs (see the module docstring). `loader` is mjcf.py's _Loader: its XmlValues `v`, `_attrs` (class defaults)
-    and `joint_names`; its articulations' fixed tendons are built already (mjcf_couplings.py)."""
+    springs (see the module docstring). `loader` is loader.py's _Loader: its XmlValues `v`, `_attrs` (class defaults)
+    and `joint_names`; its articulations' fixed tendons are built already (couplings.py)."""
     for art in loader.model.articulations:  # MuJoCo's forcerange is a force; PhysX's default drive limit an impulse
         art.set_articulation_flag(ArticulationFlag.DRIVE_LIMITS_ARE_FORCES, True)
     if el is None:

@@ -42,7 +42,7 @@ _SOFT = ("solref", "solimp", "solreflimit", "solimplimit")
 
 def read_couplings(loader, root) -> list:
     """Tendons become couplings of the articulations; equalities become body joints (returned, for
-    `MjcfModel.joints`) or mimic joints. `loader` is mjcf.py's _Loader after its bodies are built."""
+    `MjcfModel.joints`) or mimic joints. `loader` is loader.py's _Loader after its bodies are built."""
     reader = _Couplings(loader, root)
     for section in root.findall("tendon"):
         for el in section:

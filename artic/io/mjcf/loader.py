@@ -3,14 +3,14 @@
 Supported: <compiler angle eulerseq meshdir/assetdir inertiafromgeom autolimits>, <option timestep gravity> and
 <flag gravity contact constraint limit frictionloss spring damper>, nested <default> classes with childclass,
 <worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/capsule/box/cylinder/
-ellipsoid/mesh (and hfield in <worldbody>: mjcf_hfield.py), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis,
-body mass properties exactly as MuJoCo computes them (mjcf_mass.py: <inertial> diaginertia/fullinertia, geom
+ellipsoid/mesh (and hfield in <worldbody>: hfield.py), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis,
+body mass properties exactly as MuJoCo computes them (mass.py: <inertial> diaginertia/fullinertia, geom
 mass/density/shellinertia, mesh inertia legacy/exact/convex/shell, compiler inertiafromgeom, inertiagrouprange,
 boundmass, boundinertia, balanceinertia, settotalmass), joint ref, range/limited, damping, armature, frictionloss,
 stiffness, springref, contype/conaffinity, friction, condim 1/3, margin, <option iterations>, and
-<motor>/<position>/<velocity>/<general> actuators on joints and fixed tendons (mjcf_actuators.py);
-<include> is expanded. <contact><exclude> between bodies of one tree, <contact><pair> (mjcf_pairs.py); <tendon> and
-<equality> as mjcf_couplings.py says (fixed tendons, connect, weld, linear joint equalities; the rest reported);
+<motor>/<position>/<velocity>/<general> actuators on joints and fixed tendons (actuators.py);
+<include> is expanded. <contact><exclude> between bodies of one tree, <contact><pair> (pairs.py); <tendon> and
+<equality> as couplings.py says (fixed tendons, connect, weld, linear joint equalities; the rest reported);
 <frame>, <replicate>, <attach> are refused.
 Errors: see `load_mjcf`.
 
@@ -32,9 +32,9 @@ How MJCF maps onto PhysX-style articulations:
   q = ref (MuJoCo's qpos0), and range and springref need no shift. Joint stiffness and damping are one implicit
   force drive (stiffness, damping, target springref); frictionloss is PhysX's static and dynamic friction effort,
   armature the joint armature. A range alone limits the joint (compiler autolimits, MuJoCo 3's default).
-* <option> and MuJoCo's defaults (no link damping, no sleeping, no velocity caps): see mjcf_options.py.
+* <option> and MuJoCo's defaults (no link damping, no sleeping, no velocity caps): see options.py.
 * Actuators (motor, position, velocity, general) become drives and joint forces driven by `MjcfControl`; all are
-  listed in `MjcfModel.actuators`, in file order (the ctrl columns): see mjcf_actuators.py.
+  listed in `MjcfModel.actuators`, in file order (the ctrl columns): see actuators.py.
 * Contact: contype/conaffinity are the shapes' collision group/mask (self-collision between bodies follows them,
   as in MuJoCo), friction's first value both Coulomb coefficients, combined by their maximum (MuJoCo's rule,
   PhysX's combine mode max), condim 1 friction 0 (`_shape`); a margin grows the shape (`_grow`: MuJoCo's
@@ -82,8 +82,8 @@ class MjcfModel:
     timestep: float = 0.002
     gravity: tuple = (0.0, 0.0, -9.81)  # zero when <option><flag gravity="disable"> says so
     actuators: list = field(default_factory=list)
-    options: Options = field(default_factory=Options)  # what <option> says (mjcf_options.py)
-    joints: list = field(default_factory=list)  # body joints from <equality> (mjcf_couplings.py)
+    options: Options = field(default_factory=Options)  # what <option> says (options.py)
+    joints: list = field(default_factory=list)  # body joints from <equality> (couplings.py)
 
     def add_to(self, scene):
         """Add the static actors and articulations to `scene`; a scene gravity other than the file's (its <option
@@ -124,7 +124,7 @@ def _ellipsoid_directions() -> np.ndarray:
     degrees latitude (offset by 15 degrees) and of 8 at +-60 degrees. Their convex hull, scaled by an ellipsoid's
     radii, is inscribed in the ellipsoid, touches it at the ends of its three axes (where it rests on a face) and
     falls short of its support by at most 5.3 % of the radius in any direction (the narrow phase takes hulls of up
-    to 64 vertices, collision/hull.py)."""
+    to 64 vertices, math/hull.py)."""
     rows = [(0.0, 0.0, 1.0), (0.0, 0.0, -1.0)]
     for lat, count, offset in ((0.0, 12, 0.0), (30.0, 12, 0.5), (-30.0, 12, 0.5), (60.0, 8, 0.0), (-60.0, 8, 0.0)):
         for k in range(count):
@@ -159,7 +159,7 @@ def load_mjcf(path) -> MjcfModel:
         raise MjcfError(f"MJCF file '{path}': {e}") from None
     except RecursionError:
         raise MjcfError(f"MJCF file '{path}': bodies are nested too deeply to load") from None
-    report_unused(root, loader.v)  # never silent: what artic does not use is warned about (mjcf_report.py)
+    report_unused(root, loader.v)  # never silent: what artic does not use is warned about (report.py)
     return loader.model
 
 
@@ -245,7 +245,7 @@ class _Loader:
             self._contact(section)
         read_pairs(self, [p for section in root.findall("contact") for p in section.findall("pair")])
         model.joints = read_couplings(self, root)
-        read_actuators(self, root.find("actuator"))  # mjcf_actuators.py; after the tendons, which they may drive
+        read_actuators(self, root.find("actuator"))  # actuators.py; after the tendons, which they may drive
         self._report_frictionless()
         if self.margin_dropped:
             warnings.warn(f"MJCF '{path.name}': the margin of {len(self.margin_dropped)} mesh geom(s) (first "
@@ -369,7 +369,7 @@ class _Loader:
 
     # -- geoms --------------------------------------------------------------------------------------------------------
     def _shape(self, g, cls, owner, static=False):
-        """The artic shape of a <geom> (its mass: mjcf_mass.py); `static` for a <worldbody> geom."""
+        """The artic shape of a <geom> (its mass: mass.py); `static` for a <worldbody> geom."""
         v = self.v
         a = self._attrs(g, cls)
         kind = a.get("type", "sphere")
@@ -488,7 +488,7 @@ class _Loader:
 
     def _ellipsoid(self, name, radii):
         """An ellipsoid of three equal radii is a sphere; any other collides as the convex polytope inscribed in it
-        through ELLIPSOID_DIRECTIONS (its mass properties stay the ellipsoid's, mjcf_mass.py)."""
+        through ELLIPSOID_DIRECTIONS (its mass properties stay the ellipsoid's, mass.py)."""
         radii = np.asarray(radii, dtype=float)
         if np.all(radii == radii[0]):
             return Sphere(float(radii[0]), name=name)
@@ -679,14 +679,14 @@ class _Loader:
                     joint.set_friction_params(ax, FrictionParams(loss, loss, 0.0))
                 # MuJoCo's passive spring and damper k (springref - q) - d qdot as an implicit drive: its damping is
                 # MuJoCo's implicit Euler damping exactly (PhysX's viscous joint friction, solved by iteration,
-                # does not converge once d h exceeds the dof's inertia); see mjcf_options.py for the spring
+                # does not converge once d h exceeds the dof's inertia); see options.py for the spring
                 if k > 0.0 or damping > 0.0:
                     joint.set_drive_params(ax, Drive(k, damping, 1e30, DriveType.FORCE))
                     joint.set_drive_target(ax, springref)
         return link
 
     def _fill_link(self, link, body, cls):
-        """Shapes, and the body's mass properties as MuJoCo computes them (mjcf_mass.py)."""
+        """Shapes, and the body's mass properties as MuJoCo computes them (mass.py)."""
         shapes = []
         for k, g in enumerate(body.findall("geom")):
             with self.v.context(g):
@@ -695,7 +695,7 @@ class _Loader:
 
     def _contact(self, section):
         """<exclude body1 body2>: the two bodies' geom links never collide (MuJoCo excludes by body, whatever
-        their weld groups). <pair>: explicit contact pairs with their own parameters (mjcf_pairs.py)."""
+        their weld groups). <pair>: explicit contact pairs with their own parameters (pairs.py)."""
         v = self.v
         dropped = []
         for el in section:

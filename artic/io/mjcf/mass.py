@@ -1,4 +1,4 @@
-"""MJCF body mass properties computed the way MuJoCo's compiler computes them (mjcf.py calls `MassRules`).
+"""MJCF body mass properties computed the way MuJoCo's compiler computes them (loader.py calls `MassRules`).
 
 The rules, as MuJoCo 3.x/4.x applies them (user_objects.cc, user_mesh.cc, engine_support.c):
 

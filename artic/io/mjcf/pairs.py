@@ -7,7 +7,7 @@ its <default><pair> class over MuJoCo's built-ins, never the geoms'):
 * friction: the first (sliding) value, in both directions (`Material`); condim 1 is friction 0, condim 3 Coulomb
   friction, condim 4 and 6 (torsional, rolling) as 3, reported; anisotropic sliding friction is reported.
 * margin: MuJoCo's contact acts once the geoms are closer than the pair's margin (instead of the sum of the geoms'
-  margins). artic has grown each shape by its geom's margin (mjcf.py `_grow`), so the pair's rest offset is the
+  margins). artic has grown each shape by its geom's margin (loader.py `_grow`), so the pair's rest offset is the
   pair's margin less the two growths; gap other than 0 is reported, as for geoms.
 * solref, solimp, solreffriction: MuJoCo's soft contact, no PhysX counterpart, reported.
 A pair of two geoms of one body (one link) or of two <worldbody> geoms acts on nothing, in MuJoCo too: it is skipped.
@@ -30,7 +30,7 @@ _REASON = {"solref": "MuJoCo's soft contact has no PhysX counterpart",
 
 
 def read_pairs(mj, elements):
-    """Add the explicit pairs `elements` (<pair> elements of <contact>) of importer `mj` (mjcf.py's, after its
+    """Add the explicit pairs `elements` (<pair> elements of <contact>) of importer `mj` (loader.py's, after its
     bodies) to the articulations; bad names raise the file's error, unused attributes warn once per kind."""
     v = mj.v
     owners = {}  # id(shape): (articulation, link) of every link shape; world geoms have none

@@ -10,8 +10,8 @@ docs/mjcf.md). Everything else found in the include-expanded tree is reported, i
   listed in ONE summary warning, so that a model's hundred rgba attributes do not flood.
 An ignored attribute at a value that asks for what artic does anyway (`MATCHING`: condim 3, gravcomp 0...) is not
 reported.
-Subtrees read and reported by their own code are skipped (`OWNED`): <option> (mjcf_options.py), <contact>,
-<tendon>, <equality>, <actuator> and their <default> counterparts (mjcf.py and its coupling and actuator modules).
+Subtrees read and reported by their own code are skipped (`OWNED`): <option> (options.py), <contact>,
+<tendon>, <equality>, <actuator> and their <default> counterparts (loader.py and its coupling and actuator modules).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import warnings
 
 _ORIENT = {"quat", "axisangle", "euler", "xyaxes", "zaxis"}
-# per element: the attributes artic reads (mjcf.py, mjcf_mass.py); "class" selects defaults and "name" identifies
+# per element: the attributes artic reads (loader.py, mass.py); "class" selects defaults and "name" identifies
 USED = {
     "mujoco": {"model"},
     "compiler": {"angle", "eulerseq", "meshdir", "assetdir", "inertiafromgeom", "autolimits", "coordinate",
