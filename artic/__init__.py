@@ -7,26 +7,48 @@ import importlib.abc
 import importlib.util
 import sys
 
-from .description.actors import RigidDynamic, RigidStatic, create_ground_plane
-from .description.articulation import Articulation, Drive, FrictionParams, Joint, Limit, Link
-from .enums import ConstraintFlag
-from .description.body_joints import CylindricalJoint, D6Joint, DistanceJoint, FixedJoint, GimbalJoint, HingeJoint, JointBase, PlanarJoint, SliderJoint, SphericalJoint, UniversalJoint, create_physx_joint, erp_cfm_from_spring, spring_from_erp_cfm
-from .description.deadzone import Deadzone
-from .io.mjcf.loader import MjcfModel, load_mjcf
-from .io.mjcf.control import MjcfControl
-from .description.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Shape, Sphere, TriangleMesh
-from .enums import ArticulationFlag, Axis, DriveType, JointType, Motion
-from .io.urdf import load_urdf
-from .sim.cache import ArticulationCache
-from .enums import CacheFlag
-from .errors import ArticError, MjcfError, StateError, TopologyError, UrdfError, ValidationError
-from .math.np_spatial import Transform
 from .core.parallel import get_cpu_threads, set_cpu_threads
+from .description.actors import RigidDynamic, RigidStatic, create_ground_plane
+from .description.articulation import Articulation, Link
+from .description.articulation_joint import Drive, FrictionParams, Joint, Limit
+from .description.body_joints import (
+    CylindricalJoint,
+    D6Joint,
+    DistanceJoint,
+    FixedJoint,
+    GimbalJoint,
+    HingeJoint,
+    JointBase,
+    PlanarJoint,
+    SliderJoint,
+    SphericalJoint,
+    UniversalJoint,
+    create_physx_joint,
+    erp_cfm_from_spring,
+    spring_from_erp_cfm,
+)
+from .description.deadzone import Deadzone
+from .description.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Shape, Sphere, TriangleMesh
+from .enums import (
+    ArticulationFlag,
+    Axis,
+    CacheFlag,
+    ConstraintFlag,
+    DriveType,
+    JointType,
+    Motion,
+    NanPolicy,
+    SolverType,
+)
+from .errors import ArticError, MjcfError, StateError, TopologyError, UrdfError, ValidationError
+from .io.mjcf.control import MjcfControl
+from .io.mjcf.loader import MjcfModel, load_mjcf
+from .io.urdf import load_urdf
+from .math.np_spatial import Transform
+from .sim.cache import ArticulationCache
 from .sim.reports import ContactReport, JointForces, JointFrames
 from .sim.scene import Scene
-from .enums import NanPolicy
 from .sim.status import NonFiniteStateError
-from .enums import SolverType
 
 __version__ = "0.1.0"
 
@@ -61,15 +83,68 @@ def __getattr__(name: str):
         return importlib.import_module(f"artic.{name}")
     raise AttributeError(f"module 'artic' has no attribute '{name}'")
 
+
 __all__ = [
-    "ArticError", "Articulation", "ArticulationCache", "ArticulationFlag", "Axis", "Box", "CacheFlag", "Capsule",
-    "ConstraintFlag", "ContactReport", "ConvexMesh", "Cylinder", "CylindricalJoint", "D6Joint", "Deadzone",
+    "ArticError",
+    "Articulation",
+    "ArticulationCache",
+    "ArticulationFlag",
+    "Axis",
+    "Box",
+    "CacheFlag",
+    "Capsule",
+    "ConstraintFlag",
+    "ContactReport",
+    "ConvexMesh",
+    "Cylinder",
+    "CylindricalJoint",
+    "D6Joint",
+    "Deadzone",
     "DistanceJoint",
-    "Drive", "DriveType", "FixedJoint", "FrictionParams", "GimbalJoint", "HingeJoint", "Joint", "JointBase",
-    "JointForces", "JointFrames", "JointType", "Limit", "Link", "Material", "Mesh", "MjcfControl", "MjcfError",
-    "MjcfModel", "Motion", "NanPolicy", "NonFiniteStateError",
-    "PlanarJoint", "Plane", "RigidDynamic", "RigidStatic", "Scene", "Shape", "SliderJoint", "SolverType", "Sphere",
-    "SphericalJoint", "StateError", "TopologyError", "Transform", "TriangleMesh", "UniversalJoint", "UrdfError",
-    "ValidationError", "create_ground_plane", "create_physx_joint", "erp_cfm_from_spring", "get_cpu_threads",
-    "load_mjcf", "load_urdf", "set_cpu_threads", "spring_from_erp_cfm",
+    "Drive",
+    "DriveType",
+    "FixedJoint",
+    "FrictionParams",
+    "GimbalJoint",
+    "HingeJoint",
+    "Joint",
+    "JointBase",
+    "JointForces",
+    "JointFrames",
+    "JointType",
+    "Limit",
+    "Link",
+    "Material",
+    "Mesh",
+    "MjcfControl",
+    "MjcfError",
+    "MjcfModel",
+    "Motion",
+    "NanPolicy",
+    "NonFiniteStateError",
+    "PlanarJoint",
+    "Plane",
+    "RigidDynamic",
+    "RigidStatic",
+    "Scene",
+    "Shape",
+    "SliderJoint",
+    "SolverType",
+    "Sphere",
+    "SphericalJoint",
+    "StateError",
+    "TopologyError",
+    "Transform",
+    "TriangleMesh",
+    "UniversalJoint",
+    "UrdfError",
+    "ValidationError",
+    "create_ground_plane",
+    "create_physx_joint",
+    "erp_cfm_from_spring",
+    "get_cpu_threads",
+    "load_mjcf",
+    "load_urdf",
+    "set_cpu_threads",
+    "spring_from_erp_cfm",
 ]

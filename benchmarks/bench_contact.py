@@ -145,8 +145,9 @@ def bench_physx(name, envs, steps, warmup, solver):
     art, statics, dt, gravity = artic_model(name)  # one description, one PhysX scene per env
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        scenes = [physx_scene(art, statics, dt, gravity, solver, self_collision=(name == "ant"))[0]
-                  for _ in range(envs)]
+        scenes = [
+            physx_scene(art, statics, dt, gravity, solver, self_collision=(name == "ant"))[0] for _ in range(envs)
+        ]
     for s in scenes:
         for _ in range(warmup):
             s.step()
@@ -172,19 +173,29 @@ def main():
     if args.threads:
         artic.set_cpu_threads(args.threads)
     solver = SolverType.TGS if args.solver == "tgs" else SolverType.PGS
-    print(f"{platform.processor() or platform.machine()}, {artic.get_cpu_threads()} artic thread(s), "
-          f"device {wp.get_device()}, {solver.name}")
-    print(f"{'model':<10s}{'envs':>6s}{'artic us':>10s}{'contacts':>9s}{'MuJoCo us':>11s}{'contacts':>9s}"
-          f"{'PhysX us':>10s}{'contacts':>9s}{'/MuJoCo':>9s}{'/PhysX':>8s}")
+    print(
+        f"{platform.processor() or platform.machine()}, {artic.get_cpu_threads()} artic thread(s), "
+        f"device {wp.get_device()}, {solver.name}"
+    )
+    print(
+        f"{'model':<10s}{'envs':>6s}{'artic us':>10s}{'contacts':>9s}{'MuJoCo us':>11s}{'contacts':>9s}"
+        f"{'PhysX us':>10s}{'contacts':>9s}{'/MuJoCo':>9s}{'/PhysX':>8s}"
+    )
     for name in args.models:
         for envs in args.envs:
             a, ca = bench_artic(name, envs, args.steps, solver, args.warmup)
             peers = min(envs, args.peer_max_envs)
             m, cm = bench_mujoco(name, peers, args.steps, args.warmup)
-            x, cx = (float("nan"), float("nan")) if args.no_physx else bench_physx(name, peers, args.steps,
-                                                                                 args.warmup, solver)
-            print(f"{name:<10s}{envs:>6d}{a:>10.1f}{ca:>9.1f}{m:>11.1f}{cm:>9.1f}{x:>10.1f}{cx:>9.1f}"
-                  f"{a / m:>9.2f}{a / x:>8.2f}", flush=True)
+            x, cx = (
+                (float("nan"), float("nan"))
+                if args.no_physx
+                else bench_physx(name, peers, args.steps, args.warmup, solver)
+            )
+            print(
+                f"{name:<10s}{envs:>6d}{a:>10.1f}{ca:>9.1f}{m:>11.1f}{cm:>9.1f}{x:>10.1f}{cx:>9.1f}"
+                f"{a / m:>9.2f}{a / x:>8.2f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

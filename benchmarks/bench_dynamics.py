@@ -53,11 +53,18 @@ def bench_artic(name, envs, min_time):
         def run():
             art.apply_cache(cache, CacheFlag.POSITION)
             fn(cache)
+
         return run
 
-    return {k: timed(call(f), min_time) / envs * 1e6 for k, f in
-            [("CRBA", art.compute_mass_matrix), ("RNEA", art.compute_joint_force),
-             ("ABA", art.compute_joint_acceleration), ("JAC", art.compute_dense_jacobian)]}
+    return {
+        k: timed(call(f), min_time) / envs * 1e6
+        for k, f in [
+            ("CRBA", art.compute_mass_matrix),
+            ("RNEA", art.compute_joint_force),
+            ("ABA", art.compute_joint_acceleration),
+            ("JAC", art.compute_dense_jacobian),
+        ]
+    }
 
 
 def bench_pinocchio(name, min_time):
@@ -85,8 +92,10 @@ def main():
     args = parser.parse_args()
     wp.config.quiet = True
     wp.init()
-    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, device "
-          f"{wp.get_device()}, warp {wp.__version__}, {time.strftime('%Y-%m-%d')}")
+    print(
+        f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, device "
+        f"{wp.get_device()}, warp {wp.__version__}, {time.strftime('%Y-%m-%d')}"
+    )
     print("| robot | envs | algo | artic us/env | pinocchio us/call | ratio |")
     print("|---|---:|---|---:|---:|---:|")
     for name in args.robots:

@@ -31,9 +31,9 @@ import warp as wp
 import artic
 from artic import Transform
 from artic.math.np_spatial import quat_to_matrix
+from tests.support.mechanisms import RAGDOLL, ragdoll_articulation, ragdoll_bodies
 
 ROOT = Path(__file__).resolve().parents[1]
-from tests.support.mechanisms import RAGDOLL, ragdoll_articulation, ragdoll_bodies
 
 _spec = importlib.util.spec_from_file_location("four_bar", ROOT / "examples" / "four_bar.py")
 four_bar = importlib.util.module_from_spec(_spec)
@@ -82,8 +82,10 @@ def bench_artic(name: str, envs: int, steps: int, warmup: int) -> float:
 # -- MuJoCo --------------------------------------------------------------------------------------------------------
 def _inertial(link) -> str:
     c, q, d = link.cmass_local_pose.p, link.cmass_local_pose.q, link.inertia
-    return (f'<inertial pos="{c[0]} {c[1]} {c[2]}" quat="{q[3]} {q[0]} {q[1]} {q[2]}" mass="{link.mass}" '
-            f'diaginertia="{d[0]} {d[1]} {d[2]}"/>')
+    return (
+        f'<inertial pos="{c[0]} {c[1]} {c[2]}" quat="{q[3]} {q[0]} {q[1]} {q[2]}" mass="{link.mass}" '
+        f'diaginertia="{d[0]} {d[1]} {d[2]}"/>'
+    )
 
 
 def _pose_attrs(t: Transform) -> str:
@@ -96,11 +98,15 @@ def _four_bar_xml() -> str:
 
     def body(i, inner):
         rel = poses[i] if i == 1 else poses[i - 1].inverse() * poses[i]
-        return (f'<body name="link{i}" {_pose_attrs(rel)}><joint type="hinge" axis="0 1 0" pos="0 0 -0.5"/>'
-                f'{_inertial(bars[i].link)}{inner}</body>')
+        return (
+            f'<body name="link{i}" {_pose_attrs(rel)}><joint type="hinge" axis="0 1 0" pos="0 0 -0.5"/>'
+            f"{_inertial(bars[i].link)}{inner}</body>"
+        )
 
-    return (f'<mujoco><option timestep="{DT["four_bar"]}"/><worldbody>{body(1, body(2, body(3, "")))}</worldbody>'
-            '<equality><connect body1="link3" body2="world" anchor="0 0 0.5"/></equality></mujoco>')
+    return (
+        f'<mujoco><option timestep="{DT["four_bar"]}"/><worldbody>{body(1, body(2, body(3, "")))}</worldbody>'
+        '<equality><connect body1="link3" body2="world" anchor="0 0 0.5"/></equality></mujoco>'
+    )
 
 
 def _ragdoll_xml(tree: bool) -> str:
@@ -115,11 +121,16 @@ def _ragdoll_xml(tree: bool) -> str:
             bodies.append(f'<body name="{name}" {_pose_attrs(pose)}><freejoint/>{_inertial(links[name])}</body>')
             if parent is not None:
                 j = links[name].inbound_joint
-                anchors = [j.child_pose.p] if kind == "ball" else \
-                    [j.child_pose.p + s * quat_to_matrix(j.child_pose.q)[:, 0] for s in (-0.05, 0.05)]
+                anchors = (
+                    [j.child_pose.p]
+                    if kind == "ball"
+                    else [j.child_pose.p + s * quat_to_matrix(j.child_pose.q)[:, 0] for s in (-0.05, 0.05)]
+                )
                 eqs += [f'<connect body1="{name}" body2="{parent}" anchor="{a[0]} {a[1]} {a[2]}"/>' for a in anchors]
-        return (f'<mujoco><option timestep="{dt}"/><worldbody>{"".join(bodies)}</worldbody>'
-                f'<equality>{"".join(eqs)}</equality></mujoco>')
+        return (
+            f'<mujoco><option timestep="{dt}"/><worldbody>{"".join(bodies)}</worldbody>'
+            f"<equality>{''.join(eqs)}</equality></mujoco>"
+        )
 
     children = {}
     for name, parent, *_ in RAGDOLL:
@@ -134,11 +145,17 @@ def _ragdoll_xml(tree: bool) -> str:
             kind = next(k for n, _, k, *_ in RAGDOLL if n == name)
             rel = j.parent_pose * j.child_pose.inverse()
             a = j.child_pose.p
-            joint = (f'<joint type="ball" pos="{a[0]} {a[1]} {a[2]}"/>' if kind == "ball" else
-                     f'<joint type="hinge" axis="1 0 0" pos="{a[0]} {a[1]} {a[2]}"/>')
+            joint = (
+                f'<joint type="ball" pos="{a[0]} {a[1]} {a[2]}"/>'
+                if kind == "ball"
+                else f'<joint type="hinge" axis="1 0 0" pos="{a[0]} {a[1]} {a[2]}"/>'
+            )
             head = _pose_attrs(rel)
-        return f'<body name="{name}" {head}>{joint}{_inertial(link)}' + \
-            "".join(body(c) for c in children.get(name, [])) + "</body>"
+        return (
+            f'<body name="{name}" {head}>{joint}{_inertial(link)}'
+            + "".join(body(c) for c in children.get(name, []))
+            + "</body>"
+        )
 
     return f'<mujoco><option timestep="{dt}"/><worldbody>{body("pelvis")}</worldbody></mujoco>'
 

@@ -85,6 +85,7 @@ class Bench:
 
 # -- scenes --------------------------------------------------------------------------------------------------------
 
+
 def panda(envs, solver):
     from tests.support.models import robot_path
 
@@ -150,7 +151,7 @@ def humanoid(envs, solver):
             z = z0 - 0.05 - LEG * min(k, 2) - 0.5 * length if k < 2 else z0 - 0.05 - 2 * LEG - 0.03
             link = art.create_link(parent, Transform((0.0, y, z)), f"{side}_{part}")
             link.mass = mass
-            link.inertia = (mass * length ** 2 / 12.0 + 1e-3, mass * length ** 2 / 12.0 + 1e-3, 1e-2 * mass)
+            link.inertia = (mass * length**2 / 12.0 + 1e-3, mass * length**2 / 12.0 + 1e-3, 1e-2 * mass)
             j = link.inbound_joint
             j.set_joint_type(JointType.REVOLUTE)
             j.parent_pose = Transform(offset)
@@ -195,6 +196,7 @@ SCENES = {"panda": panda, "humanoid": humanoid, "allegro": allegro, "four_bar": 
 
 
 # -- accuracy ------------------------------------------------------------------------------------------------------
+
 
 def _limit_violation(b, cache):
     b.art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
@@ -292,21 +294,30 @@ def _fmt_accuracy(name, solver, a):
     else:
         viol = f"closure {1e3 * a['violation']:.3f} mm"
     comp = f"{a['complementarity']:.1e}" if solver == SolverType.DIRECT else "-"
-    drift = (f"{a['drift']:+.3f} (max {a['drift_max']:.3f}; {100 * a['drift_max'] / a['kinetic_max']:.2f} % of "
-             f"the largest kinetic energy, {a['kinetic_max']:.1f})" if "drift" in a else "-")
+    drift = (
+        f"{a['drift']:+.3f} (max {a['drift_max']:.3f}; {100 * a['drift_max'] / a['kinetic_max']:.2f} % of "
+        f"the largest kinetic energy, {a['kinetic_max']:.1f})"
+        if "drift" in a
+        else "-"
+    )
     extra = []
     if "grf" in a:
         moved, height = a["pelvis"]
-        extra.append(f"{'stands' if height > 0.8 else 'FELL'}: pelvis moved {1e3 * moved:.1f} mm from 0.25 s, "
-                     f"height {height:.3f} m; GRF/weight {a['grf'][0]:.3f}, left share {a['grf'][1]:.3f}")
+        extra.append(
+            f"{'stands' if height > 0.8 else 'FELL'}: pelvis moved {1e3 * moved:.1f} mm from 0.25 s, "
+            f"height {height:.3f} m; GRF/weight {a['grf'][0]:.3f}, left share {a['grf'][1]:.3f}"
+        )
     if solver == SolverType.DIRECT:
         p = np.array(a["pivots"])
-        extra.append(f"rows <= {a['rows']}, pivots/step median {np.median(p):.0f} max {p.max()}, "
-                     f"fallbacks {a['fallbacks']}, unsettled {a['unsettled']}")
+        extra.append(
+            f"rows <= {a['rows']}, pivots/step median {np.median(p):.0f} max {p.max()}, "
+            f"fallbacks {a['fallbacks']}, unsettled {a['unsettled']}"
+        )
     return f"| {name} | {solver.name} | {viol} | {comp} | {drift} | {'; '.join(extra) or '-'} |"
 
 
 # -- cost ----------------------------------------------------------------------------------------------------------
+
 
 def cost(name, solver, envs, steps, warmup, repeats):
     """Median microseconds per env-step over `repeats` runs of `steps` steps, after `warmup` steps."""
@@ -343,11 +354,14 @@ def main():
     # the tables count DIRECT's fallbacks to PGS; the scene's warning about them would only interleave with them
     warnings.filterwarnings("ignore", message="scene: the direct solver could not solve")
     load = os.getloadavg()
-    print(f"# {platform.machine()}, {os.cpu_count()} cores, artic {artic.get_cpu_threads()} thread(s), warp "
-          f"{wp.__version__} on {wp.get_device()}, {time.strftime('%Y-%m-%d %H:%M %Z')}, load average "
-          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    print("# PGS and TGS: 4 position / 1 velocity iterations; all three solvers run in the same launch on the same "
-          "cores")
+    print(
+        f"# {platform.machine()}, {os.cpu_count()} cores, artic {artic.get_cpu_threads()} thread(s), warp "
+        f"{wp.__version__} on {wp.get_device()}, {time.strftime('%Y-%m-%d %H:%M %Z')}, load average "
+        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
+    print(
+        "# PGS and TGS: 4 position / 1 velocity iterations; all three solvers run in the same launch on the same cores"
+    )
     if args.cost:
         print("\n| scene | envs | PGS us/env-step | TGS us/env-step | DIRECT us/env-step | DIRECT/PGS | DIRECT/TGS |")
         print("|---|---:|---:|---:|---:|---:|---:|")
@@ -357,8 +371,11 @@ def main():
                 t = {s: cost(name, s, envs, steps, args.warmup, args.repeats) for s in SOLVERS}
                 pgs, tgs, (direct, fell) = t[SolverType.PGS][0], t[SolverType.TGS][0], t[SolverType.DIRECT]
                 note = f" ({fell} env-steps fell back to PGS, warm-up included)" if fell else ""
-                print(f"| {name} | {envs} | {pgs:.1f} | {tgs:.1f} | {direct:.1f}{note} | {direct / pgs:.2f} | "
-                      f"{direct / tgs:.2f} |", flush=True)
+                print(
+                    f"| {name} | {envs} | {pgs:.1f} | {tgs:.1f} | {direct:.1f}{note} | {direct / pgs:.2f} | "
+                    f"{direct / tgs:.2f} |",
+                    flush=True,
+                )
     if args.accuracy:
         print(f"\nAccuracy, 1 env, {args.accuracy_seconds:g} s simulated:\n")
         print("| scene | solver | violation | complementarity | energy drift [J] | other |")

@@ -139,8 +139,10 @@ def main():
     solver = SolverType.TGS if args.solver == "tgs" else SolverType.PGS
     wp.config.quiet = True
     wp.init()
-    print(f"# {platform.machine()}, {os.cpu_count()} cores, warp {wp.__version__} on {wp.get_device()}, "
-          f"{solver.name} (4, 1), dt 1/120, {time.strftime('%Y-%m-%d')}")
+    print(
+        f"# {platform.machine()}, {os.cpu_count()} cores, warp {wp.__version__} on {wp.get_device()}, "
+        f"{solver.name} (4, 1), dt 1/120, {time.strftime('%Y-%m-%d')}"
+    )
     if args.status_cost:
         print("| robot | envs | with check us/env-step | without | cost |")
         print("|---|---:|---:|---:|---:|")

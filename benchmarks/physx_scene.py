@@ -28,9 +28,12 @@ def _pose(t):
 
 
 _TO_X = {  # rotations taking the joint frame's x axis onto the dof's axis (SAPIEN's joints act along x)
-    Axis.TWIST: (0.0, 0.0, 0.0, 1.0), Axis.X: (0.0, 0.0, 0.0, 1.0),
-    Axis.SWING1: (0.0, 0.0, np.sqrt(0.5), np.sqrt(0.5)), Axis.Y: (0.0, 0.0, np.sqrt(0.5), np.sqrt(0.5)),
-    Axis.SWING2: (0.0, -np.sqrt(0.5), 0.0, np.sqrt(0.5)), Axis.Z: (0.0, -np.sqrt(0.5), 0.0, np.sqrt(0.5)),
+    Axis.TWIST: (0.0, 0.0, 0.0, 1.0),
+    Axis.X: (0.0, 0.0, 0.0, 1.0),
+    Axis.SWING1: (0.0, 0.0, np.sqrt(0.5), np.sqrt(0.5)),
+    Axis.Y: (0.0, 0.0, np.sqrt(0.5), np.sqrt(0.5)),
+    Axis.SWING2: (0.0, -np.sqrt(0.5), 0.0, np.sqrt(0.5)),
+    Axis.Z: (0.0, -np.sqrt(0.5), 0.0, np.sqrt(0.5)),
 }
 
 
@@ -61,8 +64,15 @@ def _set_groups(entity_shapes, groups):
         shape.set_collision_groups([g, m, 0, 0])
 
 
-def physx_scene(art: artic.Articulation, statics, dt: float, gravity, solver=artic.SolverType.PGS,
-                self_collision: bool = True, contact_offset: float = 0.02):
+def physx_scene(
+    art: artic.Articulation,
+    statics,
+    dt: float,
+    gravity,
+    solver=artic.SolverType.PGS,
+    self_collision: bool = True,
+    contact_offset: float = 0.02,
+):
     """(SAPIEN scene, articulation) of `art` (built from its links' current settings) and the static actors."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -120,7 +130,7 @@ def physx_scene(art: artic.Articulation, statics, dt: float, gravity, solver=art
     robot.set_solver_velocity_iterations(it[1])
     robot.set_sleep_threshold(0.0)  # measure the solver, not sleeping bodies
     by_name = {jt.name: jt for jt in robot.active_joints}
-    for name, j, ax in joints:
+    for _name, j, ax in joints:
         pj = by_name[j.name]
         d = j.get_drive_params(ax)
         damping = j.get_friction_params(ax).viscous_friction_coefficient + d.damping

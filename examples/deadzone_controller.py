@@ -40,9 +40,20 @@ def build():
         j.child_pose = Transform((0.0, 0.0, length / 2))  # hinge at the link's top end
     lower.inbound_joint.parent_pose = Transform((0.0, 0.0, -0.3))
     upper.inbound_joint.set_deadzone(Axis.SWING1, artic.Deadzone(-0.4, 0.4, 400.0, 0.0, max_force=60.0))
-    lower.inbound_joint.set_deadzone(Axis.SWING1, artic.Deadzone(
-        -1.0, 1.0, 400.0, 0.0, max_force=60.0, secondary_target=0.6, secondary_stiffness=5.0,
-        secondary_damping=1.0, secondary_max_force=2.0))
+    lower.inbound_joint.set_deadzone(
+        Axis.SWING1,
+        artic.Deadzone(
+            -1.0,
+            1.0,
+            400.0,
+            0.0,
+            max_force=60.0,
+            secondary_target=0.6,
+            secondary_stiffness=5.0,
+            secondary_damping=1.0,
+            secondary_max_force=2.0,
+        ),
+    )
     art.sleep_threshold = 0.0
     scene = artic.Scene(1, solver_type=artic.SolverType.DIRECT)
     scene.add_articulation(art)
@@ -66,9 +77,11 @@ def main(argv=None):
         torque.append(scene.get_solver_report(art)["deadzone_impulse"][0] / DT)
     q, torque = np.array(q), np.array(torque)
     back = int(np.argmax(np.abs(q[:, 0]) <= 0.4))
-    print(f"shoulder back inside [-0.4, 0.4] rad after {back * DT:.2f} s; afterwards within "
-          f"[{q[back:, 0].min():.3f}, {q[back:, 0].max():.3f}] rad; elbow ends at {q[-1, 1]:.3f} rad "
-          f"(secondary target 0.6)")
+    print(
+        f"shoulder back inside [-0.4, 0.4] rad after {back * DT:.2f} s; afterwards within "
+        f"[{q[back:, 0].min():.3f}, {q[back:, 0].max():.3f}] rad; elbow ends at {q[-1, 1]:.3f} rad "
+        f"(secondary target 0.6)"
+    )
     return q, torque
 
 

@@ -36,14 +36,20 @@ def rounded_box(length: float, width: float, depth: float, slices: int = 20) -> 
     return np.array(pts)
 
 
-def build_four_bar(num_envs: int = 1, compliance: float = COMPLIANCE, damping: float = DAMPING,
-                   solver_type=artic.SolverType.PGS, iterations=(4, 1)):
+def build_four_bar(
+    num_envs: int = 1,
+    compliance: float = COMPLIANCE,
+    damping: float = DAMPING,
+    solver_type=artic.SolverType.PGS,
+    iterations=(4, 1),
+):
     """(scene, bars, joints): bar 0 a RigidStatic, bars 1-3 RigidDynamic bodies (no link damping, no sleeping),
     hinges joint0..joint3 from bar i (body A) to bar i+1 (body B), frames as in the manual's createJoint."""
     scene = artic.Scene(num_envs, solver_type=solver_type)
     bars = []
-    for i, (depth, x, z, deg) in enumerate(((0.2, -0.5, 0.0, 0), (0.3, 0.0, 0.5, 90), (0.2, 0.5, 0.0, 180),
-                                           (0.3, 0.0, -0.5, 270))):
+    for i, (depth, x, z, deg) in enumerate(
+        ((0.2, -0.5, 0.0, 0), (0.3, 0.0, 0.5, 90), (0.2, 0.5, 0.0, 180), (0.3, 0.0, -0.5, 270))
+    ):
         pose = Transform((x, 0.0, z), quat_from_axis_angle((0.0, 1.0, 0.0), np.radians(deg)))
         # the bars overlap at their pins and cross when the linkage folds: as in ArtiSynth, they do not collide
         shape = artic.ConvexMesh(rounded_box(1.0, 0.25, depth), collision_group=0, collision_mask=0)
@@ -63,8 +69,13 @@ def build_four_bar(num_envs: int = 1, compliance: float = COMPLIANCE, damping: f
     rx = quat_from_axis_angle((1.0, 0.0, 0.0), 0.5 * np.pi)  # the hinge's z axis along the bars' y axis
     joints = []
     for i in range(4):
-        joint = artic.HingeJoint.from_body_frames(bars[i], Transform((0.0, 0.0, 0.5), rx), bars[(i + 1) % 4],
-                                                  Transform((0.0, 0.0, -0.5), rx), name=f"joint{i}")
+        joint = artic.HingeJoint.from_body_frames(
+            bars[i],
+            Transform((0.0, 0.0, 0.5), rx),
+            bars[(i + 1) % 4],
+            Transform((0.0, 0.0, -0.5), rx),
+            name=f"joint{i}",
+        )
         joint.set_compliance([compliance] * joint.bilateral_count)
         joint.set_damping([damping] * joint.bilateral_count)
         scene.add_joint(joint)
@@ -85,13 +96,18 @@ def joint_errors(scene, joints) -> np.ndarray:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     parser.add_argument("--seconds", type=float, default=2.0, help="simulated time [s]")
     parser.add_argument("--dt", type=float, default=1e-3, help="time step [s]")
     parser.add_argument("--hard", action="store_true", help="rigid hinges (no compliance)")
-    parser.add_argument("--crank", type=float, default=None,
-                        help="start with hinge joint0 at this angle [deg] instead of the square (90)")
+    parser.add_argument(
+        "--crank",
+        type=float,
+        default=None,
+        help="start with hinge joint0 at this angle [deg] instead of the square (90)",
+    )
     parser.add_argument("--plot", default="four_bar.png", help="where to write the plot ('' for none)")
     args = parser.parse_args(argv)
     scene, bars, joints = build_four_bar(1, 0.0 if args.hard else COMPLIANCE, 0.0 if args.hard else DAMPING)
@@ -107,9 +123,11 @@ def main(argv=None):
         theta.append(scene.get_joint_coordinates(joints[0])[0, 0])
         errors.append(joint_errors(scene, joints)[0])
     angle, theta, errors = np.unwrap(angle), np.array(theta), np.array(errors)
-    print(f"four-bar ({'hard' if args.hard else f'compliance {COMPLIANCE:g}, damping {DAMPING:g}'}): crank "
-          f"from {np.degrees(angle[0]):.1f} to {np.degrees(angle.min()):.1f} deg, joint0 theta up to "
-          f"{np.degrees(theta.max()):.1f} deg, largest joint error {errors.max() * 1e3:.3f} mm")
+    print(
+        f"four-bar ({'hard' if args.hard else f'compliance {COMPLIANCE:g}, damping {DAMPING:g}'}): crank "
+        f"from {np.degrees(angle[0]):.1f} to {np.degrees(angle.min()):.1f} deg, joint0 theta up to "
+        f"{np.degrees(theta.max()):.1f} deg, largest joint error {errors.max() * 1e3:.3f} mm"
+    )
     if args.plot:
         import matplotlib
 

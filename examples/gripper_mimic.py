@@ -81,10 +81,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     tg, qg = gripper(args.seconds, args.dt)
     tw, qw = geared_wheels(args.seconds, args.dt)
-    print(f"gripper: max |q_right - q_left| = {np.abs(qg[:, 1] - qg[:, 0]).max():.2e} m, "
-          f"finger travel {np.ptp(qg[:, 0]):.3f} m")
-    print(f"gears: max |q0 - 0.5 q1| = {np.abs(qw[:, 0] - 0.5 * qw[:, 1]).max():.3f} rad while wheel 0 turned "
-          f"{qw[-1, 0]:.2f} rad and wheel 1 {qw[-1, 1]:.2f} rad")
+    print(
+        f"gripper: max |q_right - q_left| = {np.abs(qg[:, 1] - qg[:, 0]).max():.2e} m, "
+        f"finger travel {np.ptp(qg[:, 0]):.3f} m"
+    )
+    print(
+        f"gears: max |q0 - 0.5 q1| = {np.abs(qw[:, 0] - 0.5 * qw[:, 1]).max():.3f} rad while wheel 0 turned "
+        f"{qw[-1, 0]:.2f} rad and wheel 1 {qw[-1, 1]:.2f} rad"
+    )
     import matplotlib
 
     matplotlib.use("Agg")

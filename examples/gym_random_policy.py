@@ -22,8 +22,9 @@ DT = 0.05  # [s] per env step
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     parser.add_argument("--envs", type=int, default=16, help="parallel envs (one artic scene)")
     parser.add_argument("--steps", type=int, default=200, help="vector env steps")
     parser.add_argument("--episode-steps", type=int, default=100, help="steps before an episode is truncated")
@@ -31,9 +32,19 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0, help="seed of the resets and of the random actions")
     args = parser.parse_args(argv)
     mode = "position" if args.position else "force"
-    env = ArticVectorEnv("ant", num_envs=args.envs, dt=DT, substeps=5, action_mode=mode, force_scale=150.0,
-                         kp=200.0, kd=20.0, reset_noise_scale=0.1, max_episode_steps=args.episode_steps,
-                         reward_fn=lambda obs, actions: obs[:, 7])  # root COM linear velocity x [m/s]
+    env = ArticVectorEnv(
+        "ant",
+        num_envs=args.envs,
+        dt=DT,
+        substeps=5,
+        action_mode=mode,
+        force_scale=150.0,
+        kp=200.0,
+        kd=20.0,
+        reset_noise_scale=0.1,
+        max_episode_steps=args.episode_steps,
+        reward_fn=lambda obs, actions: obs[:, 7],
+    )  # root COM linear velocity x [m/s]
     height = env.observation_slices["root_pose"].start + 2
     obs, _ = env.reset(seed=args.seed)
     env.action_space.seed(args.seed)
@@ -48,10 +59,12 @@ def main(argv=None):
         episode_return[ended] = 0.0  # the next step resets these envs and returns reward 0 for them
         terminated_count += int(terminated.sum())
     heights = np.array(heights)
-    print(f"ant, {args.envs} envs, {mode} actions, {args.steps} steps of {DT:g} s: {len(returns)} "
-          f"episodes ended ({terminated_count} by a non-finite state), mean return "
-          f"{np.mean(returns) if returns else float('nan'):.3f}; torso height {heights.min():.3f} to "
-          f"{heights.max():.3f} m (mean {heights.mean():.3f})")
+    print(
+        f"ant, {args.envs} envs, {mode} actions, {args.steps} steps of {DT:g} s: {len(returns)} "
+        f"episodes ended ({terminated_count} by a non-finite state), mean return "
+        f"{np.mean(returns) if returns else float('nan'):.3f}; torso height {heights.min():.3f} to "
+        f"{heights.max():.3f} m (mean {heights.mean():.3f})"
+    )
     env.close()
     return {"returns": np.array(returns), "terminated": terminated_count, "heights": heights}
 

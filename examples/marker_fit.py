@@ -18,8 +18,18 @@ from pathlib import Path
 
 import numpy as np
 
-from artic.mocap import (ArticulationEvaluator, MarkerSet, compare_segment_points, fit_markers, read_c3d,
-                         relative_rotations, save_segment_model, segment_points, track_markers, write_c3d)
+from artic.mocap import (
+    ArticulationEvaluator,
+    MarkerSet,
+    compare_segment_points,
+    fit_markers,
+    read_c3d,
+    relative_rotations,
+    save_segment_model,
+    segment_points,
+    track_markers,
+    write_c3d,
+)
 from artic.mocap.synthetic import humanoid, humanoid_markers, record_markers, simulate_motion
 
 
@@ -60,27 +70,35 @@ def run(epochs: int = 30, out: str = "marker_fit_out", plot: bool = True) -> dic
     angle_err = np.abs(track.joint_angles - true_angles)[skip:]
     ev = ArticulationEvaluator(truth, clean.frames - 1)
     ev.set_poses(motion.poses[:-1])
-    id_root, id_joints = ev.inverse_dynamics(motion.root_velocity[:-1], motion.joint_velocity[:-1], motion.acceleration)
+    _, id_joints = ev.inverse_dynamics(motion.root_velocity[:-1], motion.joint_velocity[:-1], motion.acceleration)
     id_joints = id_joints.reshape(track.joint_torques[:-1].shape)
     torque_err = (track.joint_torques[:-1] - id_joints)[skip:]
     figures = {
-        "marker_rms_first_mm": 1e3 * fit.rms[0], "marker_rms_last_mm": 1e3 * fit.rms[-1],
-        "point_error_start_mm": 1e3 * np.sqrt(np.mean(before ** 2)),
-        "point_error_rms_mm": 1e3 * np.sqrt(np.mean(after ** 2)), "point_error_max_mm": 1e3 * after.max(),
-        "angle_error_rms_deg": np.degrees(np.sqrt(np.mean(angle_err ** 2))),
+        "marker_rms_first_mm": 1e3 * fit.rms[0],
+        "marker_rms_last_mm": 1e3 * fit.rms[-1],
+        "point_error_start_mm": 1e3 * np.sqrt(np.mean(before**2)),
+        "point_error_rms_mm": 1e3 * np.sqrt(np.mean(after**2)),
+        "point_error_max_mm": 1e3 * after.max(),
+        "angle_error_rms_deg": np.degrees(np.sqrt(np.mean(angle_err**2))),
         "angle_error_max_deg": np.degrees(angle_err.max()),
-        "torque_error_rms_nm": np.sqrt(np.mean(torque_err ** 2)), "torque_error_max_nm": np.abs(torque_err).max(),
+        "torque_error_rms_nm": np.sqrt(np.mean(torque_err**2)),
+        "torque_error_max_nm": np.abs(torque_err).max(),
         "torque_peak_nm": np.abs(id_joints).max(),
-        "residual_force_max_n": np.abs(track.residual[skip:-1, :3]).max(), "weight_n": 9.81 * truth.total_mass,
+        "residual_force_max_n": np.abs(track.residual[skip:-1, :3]).max(),
+        "weight_n": 9.81 * truth.total_mass,
     }
-    print(f"\nfit: marker RMS {figures['marker_rms_first_mm']:.1f} -> {figures['marker_rms_last_mm']:.2f} mm; anchors "
-          f"and attachments (up to each segment's frame) {figures['point_error_start_mm']:.1f} -> "
-          f"{figures['point_error_rms_mm']:.2f} mm RMS, {figures['point_error_max_mm']:.2f} mm max")
-    print(f"track: joint angles {figures['angle_error_rms_deg']:.3f} deg RMS "
-          f"({figures['angle_error_max_deg']:.2f} max);"
-          f" joint torques vs inverse dynamics {figures['torque_error_rms_nm']:.3f} N m RMS "
-          f"({figures['torque_error_max_nm']:.2f} max, peak torque {figures['torque_peak_nm']:.1f} N m); residual "
-          f"force <= {figures['residual_force_max_n']:.1f} N (weight {figures['weight_n']:.0f} N)")
+    print(
+        f"\nfit: marker RMS {figures['marker_rms_first_mm']:.1f} -> {figures['marker_rms_last_mm']:.2f} mm; anchors "
+        f"and attachments (up to each segment's frame) {figures['point_error_start_mm']:.1f} -> "
+        f"{figures['point_error_rms_mm']:.2f} mm RMS, {figures['point_error_max_mm']:.2f} mm max"
+    )
+    print(
+        f"track: joint angles {figures['angle_error_rms_deg']:.3f} deg RMS "
+        f"({figures['angle_error_max_deg']:.2f} max);"
+        f" joint torques vs inverse dynamics {figures['torque_error_rms_nm']:.3f} N m RMS "
+        f"({figures['torque_error_max_nm']:.2f} max, peak torque {figures['torque_peak_nm']:.1f} N m); residual "
+        f"force <= {figures['residual_force_max_n']:.1f} N (weight {figures['weight_n']:.0f} N)"
+    )
     if plot:
         _plot(out / "marker_fit.png", fit, track, id_joints, truth.joint_names)
         print(f"wrote {out / 'fitted.xml'}, {out / 'markers.c3d'}, {out / 'marker_fit.png'}")
@@ -89,8 +107,10 @@ def run(epochs: int = 30, out: str = "marker_fit_out", plot: bool = True) -> dic
 
 def _plot(path, fit, track, id_joints, joint_names):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     epochs = np.arange(1, len(fit.rms) + 1)
     axes[0].semilogy(epochs, 1e3 * fit.rms, "o-", label="marker RMS")

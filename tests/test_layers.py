@@ -1,6 +1,7 @@
 """The package's layout as docs/design.md draws it: every import of every module (top-level or inside a function)
 goes down the layers or stays within its own package, no two modules import each other through any chain, no
-module is longer than 800 lines and no function longer than 120 without a reason."""
+module is longer than 800 lines and no function longer than 120 without a reason. Imports under
+`if TYPE_CHECKING:` name types for annotations only and are not imports at run time: they are left out."""
 
 import ast
 import re
@@ -50,12 +51,25 @@ def _group(module: str) -> str:
     return max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len)
 
 
+def _type_only(tree: ast.Module) -> set[int]:
+    """ids of the import statements under `if TYPE_CHECKING:`: names for annotations, not imports at run time."""
+    ids = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            ids.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return ids
+
+
 def _imports(module: str) -> set[str]:
-    """The artic modules `module` imports, anywhere in its source."""
+    """The artic modules `module` imports at run time, anywhere in its source (also inside functions)."""
     path = MODULES[module]
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    tree = ast.parse(path.read_text())
+    type_only = _type_only(tree)
+    for node in ast.walk(tree):
+        if id(node) in type_only:
+            continue
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.split(".")[0] == "artic")
         elif isinstance(node, ast.ImportFrom):
@@ -139,6 +153,9 @@ def test_the_cycle_finder_finds_cycles():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _group("artic.io.mesh_file") == "artic.io.mesh_file" and _group("artic.io.urdf") == "artic.io"
     assert LAYERS[_group("artic.sim.scene")] > LAYERS[_group("artic.core.model")]
+    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from x import y\nimport z\n")
+    assert {type(n).__name__ for n in ast.walk(tree) if id(n) in _type_only(tree)} >= {"ImportFrom"}
+    assert not any(isinstance(n, ast.Import) and id(n) in _type_only(tree) for n in ast.walk(tree))
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -150,19 +167,23 @@ def test_module_and_function_sizes(module):
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             length = node.end_lineno - node.lineno + 1
-            body = "\n".join(lines[node.lineno - 1:node.end_lineno])
-            assert length <= MAX_FUNCTION_LINES or LONG_REASON in body, \
+            body = "\n".join(lines[node.lineno - 1 : node.end_lineno])
+            assert length <= MAX_FUNCTION_LINES or LONG_REASON in body, (
                 f"{module}.{node.name}: {length} lines without a '{LONG_REASON}' comment"
+            )
 
 
 def test_design_map_matches_the_package():
     """docs/design.md's map names every folder and top-level module of artic/, and nothing that is not there."""
     text = (ROOT / "docs" / "design.md").read_text()
-    section = text[text.index("## Layout"):]
+    section = text[text.index("## Layout") :]
     section = section[: section.index("\n## ", 1)]
     named = set(re.findall(r"`artic/([a-z_]+)(?:/|\.py)`", section)) - {"__init__"}
-    present = {p.name if p.is_dir() else p.stem for p in PACKAGE.iterdir()
-               if (p.is_dir() and (p / "__init__.py").exists()) or (p.suffix == ".py" and p.stem != "__init__")}
+    present = {
+        p.name if p.is_dir() else p.stem
+        for p in PACKAGE.iterdir()
+        if (p.is_dir() and (p / "__init__.py").exists()) or (p.suffix == ".py" and p.stem != "__init__")
+    }
     assert named == present, f"map only: {sorted(named - present)}; package only: {sorted(present - named)}"
 
 
@@ -170,7 +191,6 @@ def test_group_lookup_covers_the_layer_table():
     """Every LAYERS entry is a module or package that exists."""
     missing = [p for p in LAYERS if p not in MODULES]
     assert not missing, f"LAYERS names what does not exist: {missing}"
-
 
 
 def test_public_names_and_documented_paths_still_work():
@@ -182,13 +202,16 @@ def test_public_names_and_documented_paths_still_work():
 
     missing = [name for name in artic.__all__ if not hasattr(artic, name)]
     assert not missing, f"artic.__all__ names what artic lacks: {missing}"
-    for old, new, needs in (("artic.status", "artic.sim.status", None),
-                            ("artic.gym_env", "artic.interop.gym_env", "gymnasium"),
-                            ("artic.torch_views", "artic.interop.torch_views", "torch")):
+    for old, new, needs in (
+        ("artic.status", "artic.sim.status", None),
+        ("artic.gym_env", "artic.interop.gym_env", "gymnasium"),
+        ("artic.torch_views", "artic.interop.torch_views", "torch"),
+    ):
         if needs is not None and importlib.util.find_spec(needs) is None:
             continue
         assert importlib.import_module(old) is importlib.import_module(new)
         assert getattr(artic, old.split(".")[1]) is importlib.import_module(new)
     from artic.status import FINITE_LIMIT  # noqa: F401  (a `from` import through the alias)
+
     with pytest.raises(AttributeError):
         artic.not_a_module  # noqa: B018

@@ -12,11 +12,11 @@ about their axes, also needs the load-time mass check (mass_check.py); z1 is amo
 import warnings
 
 import pytest
-from tests.support.models import REFUSED_MJCF, robots_dir, step_finite, suite_mjcf_files
 
 import artic
 from artic import ArticError, UrdfError
 from artic.io.mjcf.loader import MjcfError
+from tests.support.models import REFUSED_MJCF, robots_dir, step_finite, suite_mjcf_files
 
 try:
     ROBOTS = robots_dir()
@@ -38,8 +38,10 @@ def _urdfs() -> list:
 
 
 def _mjcfs() -> list:
-    return [pytest.param(key.split("/")[0], p, id=f"{key}[refused: {REFUSED_MJCF[key]}]" if key in REFUSED_MJCF
-                         else key) for key, p in suite_mjcf_files()]
+    return [
+        pytest.param(key.split("/")[0], p, id=f"{key}[refused: {REFUSED_MJCF[key]}]" if key in REFUSED_MJCF else key)
+        for key, p in suite_mjcf_files()
+    ]
 
 
 def _urdf_id(rel: str) -> str:

@@ -20,8 +20,10 @@ def model_path(name_or_path: str) -> Path:
     for cand in (ASSETS / f"{name_or_path}.urdf", ASSETS / "mjcf" / f"{name_or_path}.xml"):
         if cand.is_file():
             return cand
-    raise ValidationError(f"model '{name_or_path}': no such file and no shipped model of that name "
-                          f"(shipped: {', '.join(shipped_models())})")
+    raise ValidationError(
+        f"model '{name_or_path}': no such file and no shipped model of that name "
+        f"(shipped: {', '.join(shipped_models())})"
+    )
 
 
 def load_model(path: Path, fix_base: bool = True, package_dirs=(), repair_inertia: bool = False):

@@ -28,8 +28,11 @@ def _tree_lines(art):
 
     def walk(link, depth):
         j = link.inbound_joint
-        kind = "root" + (" (fixed base)" if art.fix_base else " (floating base)") if j is None else \
-            f"{j.name}: {j.get_joint_type().name.lower()}"
+        kind = (
+            "root" + (" (fixed base)" if art.fix_base else " (floating base)")
+            if j is None
+            else f"{j.name}: {j.get_joint_type().name.lower()}"
+        )
         lines.append(f"{'  ' * depth}{link.name} [{kind}] mass {link.mass:.4g} kg")
         for child in link.children:
             walk(child, depth + 1)
@@ -44,8 +47,10 @@ def _dof_lines(art):
         lim = j.get_limit_params(ax)
         rng = f"[{lim.low:+.4g}, {lim.high:+.4g}]" if j.get_motion(ax) == Motion.LIMITED else "free"
         effort = j.get_drive_params(ax).max_force
-        rows.append(f"  {d:3d}  {art.dof_names[d]:<28s} {AXIS_NAMES[ax]:<7s} {rng:<20s} "
-                    f"effort {effort:<8.4g} vmax {j.get_max_joint_velocity(ax):.4g}")
+        rows.append(
+            f"  {d:3d}  {art.dof_names[d]:<28s} {AXIS_NAMES[ax]:<7s} {rng:<20s} "
+            f"effort {effort:<8.4g} vmax {j.get_max_joint_velocity(ax):.4g}"
+        )
     return rows
 
 
@@ -60,8 +65,10 @@ def cmd_info(args) -> int:
     art.compute_gravity_compensation(cache)
     masses = [lk.mass for lk in art.get_links()]
     print(f"model      {art.name}  ({model_path(args.model)})")
-    print(f"links      {art.link_count}   joints {len(art.joint_names)}   dofs {art.dof_count}   "
-          f"total mass {sum(masses):.4g} kg")
+    print(
+        f"links      {art.link_count}   joints {len(art.joint_names)}   dofs {art.dof_count}   "
+        f"total mass {sum(masses):.4g} kg"
+    )
     print(f"com at q=0 {np.array2string(art.compute_articulation_com()[0], precision=4)} m (world)")
     print("tree:")
     print("\n".join("  " + ln for ln in _tree_lines(art)))
@@ -69,8 +76,10 @@ def cmd_info(args) -> int:
     print("\n".join(_dof_lines(art)))
     mimics = [m for m in art.get_mimic_joints() if len(m.terms) == 2]
     if mimics:  # q_a + G q_b + offset = 0, printed as q_a = -G q_b - offset
-        print("mimic joints: " + ", ".join(f"{m.joint_a.name} = {-m.gear_ratio:g} * {m.joint_b.name} + {-m.offset:g}"
-                                           for m in mimics))
+        print(
+            "mimic joints: "
+            + ", ".join(f"{m.joint_a.name} = {-m.gear_ratio:g} * {m.joint_b.name} + {-m.offset:g}" for m in mimics)
+        )
     off = 6 if not art.fix_base else 0
     g = cache.gravity_compensation_force[0]
     print("at q = 0:")
@@ -109,10 +118,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="artic", description="Articulated rigid bodies the PhysX way, on Warp.")
     parser.add_argument("--verbose", action="store_true", help="show Warp's start-up banner and kernel loading")
     sub = parser.add_subparsers(dest="command", required=True)
-    info = sub.add_parser("info", help="summarize a URDF or a shipped model (tree, dofs, masses, limits)",
-                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    info.add_argument("model", nargs="?", default="arm6",
-                      help=f"URDF path or shipped model name ({', '.join(shipped_models())})")
+    info = sub.add_parser(
+        "info",
+        help="summarize a URDF or a shipped model (tree, dofs, masses, limits)",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    info.add_argument(
+        "model", nargs="?", default="arm6", help=f"URDF path or shipped model name ({', '.join(shipped_models())})"
+    )
     info.add_argument("--floating", action="store_true", help="load with a floating base")
     info.set_defaults(func=cmd_info)
     add_sim_parser(sub, ", ".join(shipped_models()))

@@ -16,6 +16,7 @@ from ..errors import ArticError
 
 def _load(markers_path: str, model_path: str):
     from ..mocap import MarkerSet, load_segment_model, read_c3d
+
     model, site_names, site_segments, attachments = load_segment_model(model_path)
     path = Path(markers_path)
     if path.suffix.lower() == ".c3d":
@@ -27,8 +28,9 @@ def _load(markers_path: str, model_path: str):
             data = np.load(path, allow_pickle=False)
             names, positions, rate = [str(x) for x in data["names"]], data["positions"], float(data["rate"])
         except (KeyError, ValueError, OSError) as e:
-            raise ArticError(f"marker file '{path}': needs arrays names (n,), positions (T, n, 3) [m] and rate "
-                             f"[Hz] ({e})") from None
+            raise ArticError(
+                f"marker file '{path}': needs arrays names (n,), positions (T, n, 3) [m] and rate [Hz] ({e})"
+            ) from None
     else:
         raise ArticError(f"marker file '{path}': expected a .c3d or .npz file")
     if not site_names:
@@ -36,8 +38,9 @@ def _load(markers_path: str, model_path: str):
     index = {n: k for k, n in enumerate(names)}
     missing = [n for n in site_names if n not in index]
     if missing:
-        raise ArticError(f"segment model '{model_path}': sites {missing[:5]} are not markers of '{path}' "
-                         f"(markers: {names[:8]}...)")
+        raise ArticError(
+            f"segment model '{model_path}': sites {missing[:5]} are not markers of '{path}' (markers: {names[:8]}...)"
+        )
     unused = [n for n in names if n not in set(site_names)]
     if unused:
         print(f"warning: markers without a site in the model, left out: {unused}")
@@ -62,17 +65,28 @@ def _out_dir(p: str) -> Path:
 
 def cmd_fit(args) -> int:
     from ..mocap import fit_markers, save_segment_model
+
     out = _out_dir(args.out)
     model, markers, attachments = _load(args.markers, args.model)
     start = np.zeros_like(attachments) if args.from_com else attachments
-    res = fit_markers(model, markers, start, epochs=args.epochs, num_envs=args.envs, relax_steps=args.relax_steps,
-                      eta_m=args.eta_m, eta_l=args.eta_l, progress=True)
+    res = fit_markers(
+        model,
+        markers,
+        start,
+        epochs=args.epochs,
+        num_envs=args.envs,
+        relax_steps=args.relax_steps,
+        eta_m=args.eta_m,
+        eta_l=args.eta_l,
+        progress=True,
+    )
     save_segment_model(out / "fitted.xml", res.model, markers.names, markers.segments, res.attachments)
-    lines = [f"markers {markers.count}, frames used {len(res.frames)} of {markers.frames}, epochs {args.epochs}",
-             f"marker RMS after relaxation: first epoch {1e3 * res.rms[0]:.2f} mm, last {1e3 * res.rms[-1]:.2f} mm",
-             f"joint gap RMS: first epoch {1e3 * res.joint_gap[0]:.2f} mm, last {1e3 * res.joint_gap[-1]:.2f} mm",
-             "per marker RMS [mm]: " + ", ".join(f"{n} {1e3 * e:.1f}" for n, e in zip(markers.names,
-                                                                                    res.marker_rms))]
+    lines = [
+        f"markers {markers.count}, frames used {len(res.frames)} of {markers.frames}, epochs {args.epochs}",
+        f"marker RMS after relaxation: first epoch {1e3 * res.rms[0]:.2f} mm, last {1e3 * res.rms[-1]:.2f} mm",
+        f"joint gap RMS: first epoch {1e3 * res.joint_gap[0]:.2f} mm, last {1e3 * res.joint_gap[-1]:.2f} mm",
+        "per marker RMS [mm]: " + ", ".join(f"{n} {1e3 * e:.1f}" for n, e in zip(markers.names, res.marker_rms)),
+    ]
     (out / "fit_report.txt").write_text("\n".join(lines) + "\n")
     _plot_fit(out / "fit_report.png", res)
     print("\n".join(lines[:3]))
@@ -82,26 +96,40 @@ def cmd_fit(args) -> int:
 
 def cmd_track(args) -> int:
     from ..mocap import track_markers
+
     out = _out_dir(args.out)
     model, markers, attachments = _load(args.markers, args.model)
     res = track_markers(model, markers, attachments)
-    np.savez(out / "track.npz", dt=res.dt, segments=np.array(model.names), joints=np.array(model.joint_names),
-             poses=res.poses, joint_angles=res.joint_angles, joint_forces=res.joint_forces,
-             joint_torques=res.joint_torques, residual=res.residual, marker_forces=res.marker_forces,
-             marker_error=res.marker_error)
+    np.savez(
+        out / "track.npz",
+        dt=res.dt,
+        segments=np.array(model.names),
+        joints=np.array(model.joint_names),
+        poses=res.poses,
+        joint_angles=res.joint_angles,
+        joint_forces=res.joint_forces,
+        joint_torques=res.joint_torques,
+        residual=res.residual,
+        marker_forces=res.marker_forces,
+        marker_error=res.marker_error,
+    )
     _plot_track(out / "track.png", res, model.joint_names)
     err = res.marker_error
-    print(f"frames {markers.frames} at {markers.rate:g} Hz; marker error median {1e3 * np.nanmedian(err):.2f}"
-          f" mm, max {1e3 * np.nanmax(res.marker_error):.2f} mm; peak joint torque "
-          f"{np.abs(res.joint_torques).max():.1f} N m; peak residual force {np.abs(res.residual[:, :3]).max():.1f} N")
+    print(
+        f"frames {markers.frames} at {markers.rate:g} Hz; marker error median {1e3 * np.nanmedian(err):.2f}"
+        f" mm, max {1e3 * np.nanmax(res.marker_error):.2f} mm; peak joint torque "
+        f"{np.abs(res.joint_torques).max():.1f} N m; peak residual force {np.abs(res.residual[:, :3]).max():.1f} N"
+    )
     print(f"wrote {out / 'track.npz'}, {out / 'track.png'}")
     return 0
 
 
 def _plot_fit(path, res):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.semilogy(np.arange(1, len(res.rms) + 1), 1e3 * res.rms, "o-", label="marker RMS")
     ax.semilogy(np.arange(1, len(res.rms) + 1), 1e3 * np.maximum(res.joint_gap, 1e-6), "s-", label="joint gap RMS")
@@ -116,8 +144,10 @@ def _plot_fit(path, res):
 
 def _plot_track(path, res, joint_names):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     t = np.arange(len(res.poses)) * res.dt
     fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
     for j, name in enumerate(joint_names):

@@ -18,20 +18,22 @@ from pathlib import Path
 import numpy as np
 
 from ..assets import load_model, model_path
-from ..description.articulation import Drive
-from ..enums import DriveType, Motion
-from ..enums import CacheFlag
+from ..description.articulation_joint import Drive
+from ..enums import CacheFlag, DriveType, Motion, SolverType
 from ..errors import ValidationError
 from ..sim.scene import Scene
 from ..sim.status import FINITE_LIMIT
-from ..enums import SolverType
 
 
 def _targets(art, spec) -> np.ndarray:
     names = art.dof_names
     if not spec:
-        return np.array([0.4 * j.get_limit_params(ax).high if j.get_motion(ax) == Motion.LIMITED else 0.5
-                         for j, ax in art.dof_list()])
+        return np.array(
+            [
+                0.4 * j.get_limit_params(ax).high if j.get_motion(ax) == Motion.LIMITED else 0.5
+                for j, ax in art.dof_list()
+            ]
+        )
     if all("=" in s for s in spec):
         out = np.zeros(len(names))
         for s in spec:
@@ -96,7 +98,7 @@ def _plot(path, t, q, targets, art, title, root_pose=None):
     for ax, (label, dofs) in zip(axes, groups):
         colours = plt.get_cmap("tab10" if len(dofs) <= 10 else "tab20")
         for c, d in enumerate(dofs):
-            line, = ax.plot(t, q[:, 0, d], color=colours(c % colours.N), label=names[d])
+            (line,) = ax.plot(t, q[:, 0, d], color=colours(c % colours.N), label=names[d])
             ax.axhline(targets[d], color=line.get_color(), linestyle="--", linewidth=0.8)
         ax.set_title(label, fontsize=9)
         ax.set_ylabel("rad or m")
@@ -126,8 +128,9 @@ def _check_args(args):
     if not (args.dt > 0 and args.seconds > 0 and args.envs >= 1):  # NaN fails too
         raise ValidationError("--dt and --seconds must be positive and --envs at least 1")
     if int(round(args.seconds / args.dt)) < 1:
-        raise ValidationError(f"--seconds {args.seconds:g} is less than one step of --dt {args.dt:g}; give at least "
-                              "one step")
+        raise ValidationError(
+            f"--seconds {args.seconds:g} is less than one step of --dt {args.dt:g}; give at least one step"
+        )
     for flag, path in (("--out", args.out), ("--plot", args.plot), ("--html", args.html)):
         if path:
             folder = Path(path).resolve().parent
@@ -138,13 +141,16 @@ def _check_args(args):
 MAX_LINK_POSE_ENVS = 16  # run.npz keeps the link poses of at most this many envs (T x E x L x 7 floats)
 
 
-def cmd_sim(args) -> int:
+def _scene(args):
+    """The model loaded with the drives and iteration counts of `args`, in a scene of `args.envs` envs: (articulation,
+    statics, model path, targets, scene, solver, the time the setup started)."""
     _check_args(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         path = model_path(args.model)
-        art, statics, gravity = load_model(path, fix_base=not args.floating, package_dirs=args.package_dir,
-                                           repair_inertia=args.repair_inertia)
+        art, statics, gravity = load_model(
+            path, fix_base=not args.floating, package_dirs=args.package_dir, repair_inertia=args.repair_inertia
+        )
     for w in caught:  # what the import dropped or repaired is said, not hidden
         print(f"warning: {w.message}", file=sys.stderr)
     targets = _targets(art, args.target)
@@ -162,6 +168,32 @@ def cmd_sim(args) -> int:
         scene.add_articulation(art)  # the mass check's repairs warn here
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
+    return art, statics, path, targets, scene, solver, setup_start
+
+
+def _summary(args, art, scene, q, t, targets, lost_at) -> np.ndarray:
+    """Print how far each dof ended from its target and which envs went non-finite; returns env_status."""
+    bad = scene.env_status
+    finite = ~bad
+    if finite.any():
+        err = np.abs(q[-1, finite] - targets).max(axis=0)
+        print("final |q - target| per dof (max over " + ("envs" if bad.sum() == 0 else "the finite envs") + "):")
+        for name, e in zip(art.dof_names, err, strict=True):
+            print(f"  {name:<28s} {e:.4g}")
+    if bad.any():
+        envs = np.flatnonzero(bad)
+        first = int(lost_at.min())
+        print(
+            f"error: the state of {len(envs)} of {args.envs} env(s) went non-finite (NaN, inf or beyond "
+            f"{FINITE_LIMIT:g}), the first at t = {t[first]:.4g} s; env(s) {envs[:8].tolist()}. Check the "
+            "model's masses and inertias (artic info), the gains and the time step",
+            file=sys.stderr,
+        )
+    return bad
+
+
+def cmd_sim(args) -> int:
+    art, statics, path, targets, scene, solver, setup_start = _scene(args)
     cache = art.create_cache()
     cache.joint_target_positions[:] = targets
     art.apply_cache(cache, CacheFlag.JOINT_TARGET_POSITIONS)
@@ -173,8 +205,10 @@ def cmd_sim(args) -> int:
     n_pose_envs = min(args.envs, MAX_LINK_POSE_ENVS)
     link_poses = np.zeros((steps, n_pose_envs, art.link_count, 7), np.float32)
     flags = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM
-    print(f"simulating {art.name}: {art.dof_count} dofs, {args.envs} env(s), {solver.name}, dt {args.dt:g} s, "
-          f"{steps} steps ({args.seconds:g} s)" + (f", {len(statics)} static actor(s)" if statics else ""))
+    print(
+        f"simulating {art.name}: {art.dof_count} dofs, {args.envs} env(s), {solver.name}, dt {args.dt:g} s, "
+        f"{steps} steps ({args.seconds:g} s)" + (f", {len(statics)} static actor(s)" if statics else "")
+    )
     recorder = None
     if args.html:
         from ..viewer import Recorder
@@ -202,61 +236,92 @@ def cmd_sim(args) -> int:
     print(f"done in {wall:.2f} s: setup and first step (kernel compile or cache load) {setup:.2f} s", end="")
     if steps > 1:
         per_step = step_time / (steps - 1)
-        print(f"; steady state {per_step * 1e6:.1f} us per step, {per_step / args.envs * 1e6:.2f} us per "
-              f"env-step, {args.dt * args.envs / per_step:.1f}x real time over all envs (recording the "
-              "trajectory not included)")
+        print(
+            f"; steady state {per_step * 1e6:.1f} us per step, {per_step / args.envs * 1e6:.2f} us per "
+            f"env-step, {args.dt * args.envs / per_step:.1f}x real time over all envs (recording the "
+            "trajectory not included)"
+        )
     else:
         print(" (one step: no steady-state figure)")
-    bad = scene.env_status
-    finite = ~bad
-    if finite.any():
-        err = np.abs(q[-1, finite] - targets).max(axis=0)
-        print("final |q - target| per dof (max over " + ("envs" if bad.sum() == 0 else "the finite envs") + "):")
-        for name, e in zip(art.dof_names, err, strict=True):
-            print(f"  {name:<28s} {e:.4g}")
-    if bad.any():
-        envs = np.flatnonzero(bad)
-        first = int(lost_at.min())
-        print(f"error: the state of {len(envs)} of {args.envs} env(s) went non-finite (NaN, inf or beyond "
-              f"{FINITE_LIMIT:g}), the first at t = {t[first]:.4g} s; env(s) {envs[:8].tolist()}. Check the "
-              "model's masses and inertias (artic info), the gains and the time step", file=sys.stderr)
+    bad = _summary(args, art, scene, q, t, targets, lost_at)
     if args.out:
-        np.savez(args.out, t=t, q=q, qd=qd, targets=targets, dof_names=np.array(art.dof_names), dt=args.dt,
-                 root_pose=root, link_poses=link_poses, link_names=np.array(art.link_names),
-                 model=str(path.resolve()), floating=not art.fix_base, env_status=bad)
+        np.savez(
+            args.out,
+            t=t,
+            q=q,
+            qd=qd,
+            targets=targets,
+            dof_names=np.array(art.dof_names),
+            dt=args.dt,
+            root_pose=root,
+            link_poses=link_poses,
+            link_names=np.array(art.link_names),
+            model=str(path.resolve()),
+            floating=not art.fix_base,
+            env_status=bad,
+        )
         print(f"trajectory written to {args.out}")
     if recorder is not None and recorder.poses[0]:
         recorder.write(args.html, args.dt, title=f"{art.name} ({path.name})")
         print(f"replay written to {args.html} (open it in a browser)")
     if args.plot:
-        _plot(args.plot, t, q, targets, art, f"{art.name} ({path.name}): env 0, {solver.name}, kp {args.kp:g}, "
-              f"kd {args.kd:g}; dashed: targets", None if art.fix_base else root)
+        _plot(
+            args.plot,
+            t,
+            q,
+            targets,
+            art,
+            f"{art.name} ({path.name}): env 0, {solver.name}, kp {args.kp:g}, kd {args.kd:g}; dashed: targets",
+            None if art.fix_base else root,
+        )
         print(f"plot written to {args.plot}")
     return 1 if bad.any() else 0
 
 
 def add_parser(sub, shipped):
-    p = sub.add_parser("sim", help="simulate a model with PD-driven joints; write a trajectory and a plot",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = sub.add_parser(
+        "sim",
+        help="simulate a model with PD-driven joints; write a trajectory and a plot",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     p.add_argument("model", nargs="?", default="arm6", help=f"URDF or MJCF path, or shipped model ({shipped})")
     p.add_argument("--seconds", type=float, default=3.0, help="simulated time [s]")
     p.add_argument("--dt", type=float, default=1.0 / 120.0, help="time step [s]")
     p.add_argument("--envs", type=int, default=1, help="copies of the model simulated together")
-    p.add_argument("--solver", choices=("pgs", "tgs", "direct"), default="pgs",
-                   help="PhysX's PGS or TGS, or artic's direct mLCP solver (docs/solvers.md)")
+    p.add_argument(
+        "--solver",
+        choices=("pgs", "tgs", "direct"),
+        default="pgs",
+        help="PhysX's PGS or TGS, or artic's direct mLCP solver (docs/solvers.md)",
+    )
     p.add_argument("--kp", type=float, default=400.0, help="drive stiffness of every dof [Nm/rad or N/m]")
     p.add_argument("--kd", type=float, default=40.0, help="drive damping of every dof [Nm s/rad or N s/m]")
-    p.add_argument("--target", nargs="*", default=None,
-                   help="targets: one number per dof, or name=value pairs; by default 40 %% of each upper limit")
+    p.add_argument(
+        "--target",
+        nargs="*",
+        default=None,
+        help="targets: one number per dof, or name=value pairs; by default 40 %% of each upper limit",
+    )
     p.add_argument("--position-iterations", type=int, default=4, help="solver position iterations")
     p.add_argument("--velocity-iterations", type=int, default=1, help="solver velocity iterations")
     p.add_argument("--floating", action="store_true", help="load a URDF with a floating base")
-    p.add_argument("--package-dir", action="append", default=[], metavar="DIR",
-                   help="folder holding the packages that package:// mesh paths name (repeatable)")
-    p.add_argument("--repair-inertia", action="store_true",
-                   help="raise a URDF's non-positive principal inertias instead of refusing the file")
-    p.add_argument("--out", default="run.npz",
-                   help="trajectory file (npz: q, qd, root and link poses, targets, model path); '' to skip")
+    p.add_argument(
+        "--package-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="folder holding the packages that package:// mesh paths name (repeatable)",
+    )
+    p.add_argument(
+        "--repair-inertia",
+        action="store_true",
+        help="raise a URDF's non-positive principal inertias instead of refusing the file",
+    )
+    p.add_argument(
+        "--out",
+        default="run.npz",
+        help="trajectory file (npz: q, qd, root and link poses, targets, model path); '' to skip",
+    )
     p.add_argument("--plot", default="run.png", help="plot of joint positions (png); '' to skip")
     p.add_argument("--html", default="", help="3D replay of env 0: one HTML file that opens offline; '' to skip")
     p.set_defaults(func=cmd_sim)

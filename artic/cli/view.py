@@ -23,8 +23,10 @@ def _read_run(path: Path) -> dict:
         raise ValidationError(f"artic view: {path} is not a run file written by artic sim ({e})") from None
     missing = [k for k in ("link_poses", "model", "dt") if k not in run]
     if missing:
-        raise ValidationError(f"artic view: {path} has no {', '.join(missing)} (it holds {', '.join(run) or 'nothing'})"
-                              "; runs from an older artic sim lack the link poses: run artic sim again")
+        raise ValidationError(
+            f"artic view: {path} has no {', '.join(missing)} (it holds {', '.join(run) or 'nothing'})"
+            "; runs from an older artic sim lack the link poses: run artic sim again"
+        )
     return run
 
 
@@ -48,8 +50,9 @@ def cmd_view(args) -> int:
     out = Path(args.html) if args.html else run_path.with_suffix(".html")
     poses = np.asarray(run["link_poses"])
     if poses.ndim != 4:
-        raise ValidationError(f"artic view: {run_path}: link_poses must be (frames, envs, links, 7), got shape "
-                              f"{poses.shape}")
+        raise ValidationError(
+            f"artic view: {run_path}: link_poses must be (frames, envs, links, 7), got shape {poses.shape}"
+        )
     model = _model(run, run_path)
     write_replay(out, model, poses, float(run["dt"]), env=args.env, title=args.title or model.stem)
     print(f"replay of {model.stem} ({len(poses)} frames, env {args.env} of {poses.shape[1]}) written to {out}")
@@ -57,8 +60,9 @@ def cmd_view(args) -> int:
 
 
 def add_parser(sub):
-    p = sub.add_parser("view", help="write the 3D replay (one HTML file, no network needed) of a run saved by "
-                                    "artic sim")
+    p = sub.add_parser(
+        "view", help="write the 3D replay (one HTML file, no network needed) of a run saved by artic sim"
+    )
     p.add_argument("run", help="run file written by artic sim --out (npz)")
     p.add_argument("--html", default="", help="replay to write; default: the run file's name with .html")
     p.add_argument("--env", type=int, default=0, help="which env to show (default 0)")

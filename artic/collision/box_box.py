@@ -15,8 +15,8 @@ stack), whose corners lie exactly on each other's edges, and edge-edge contacts.
 
 import warp as wp
 
-from .distance import closest_segment_segment
 from .contacts import ContactPoints
+from .distance import closest_segment_segment
 from .geometry import Geometry
 from .manifold import emit
 
@@ -30,9 +30,11 @@ EDGE_TOLERANCE_ABS = wp.constant(1.0e-5)
 @wp.func
 def _radius(r: wp.mat33, h: wp.vec3, axis: wp.vec3) -> float:
     """Half extent of a box (axes the columns of r, half sizes h) along a unit axis."""
-    return (h[0] * wp.abs(wp.dot(wp.vec3(r[0, 0], r[1, 0], r[2, 0]), axis))
-            + h[1] * wp.abs(wp.dot(wp.vec3(r[0, 1], r[1, 1], r[2, 1]), axis))
-            + h[2] * wp.abs(wp.dot(wp.vec3(r[0, 2], r[1, 2], r[2, 2]), axis)))
+    return (
+        h[0] * wp.abs(wp.dot(wp.vec3(r[0, 0], r[1, 0], r[2, 0]), axis))
+        + h[1] * wp.abs(wp.dot(wp.vec3(r[0, 1], r[1, 1], r[2, 1]), axis))
+        + h[2] * wp.abs(wp.dot(wp.vec3(r[0, 2], r[1, 2], r[2, 2]), axis))
+    )
 
 
 @wp.func
@@ -64,8 +66,21 @@ def _clip(poly: _poly, count: int, coord: int, sign: float, limit: float) -> tup
 
 
 @wp.func
-def box_box(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
-            xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3) -> None:
+def box_box(
+    geo: Geometry,
+    cp: ContactPoints,
+    env: int,
+    first: int,
+    la: int,
+    lb: int,
+    a: int,
+    b: int,
+    rank: int,
+    xa: wp.transform,
+    xb: wp.transform,
+    margin: float,
+    mat: wp.vec3,
+) -> None:
     ha = geo.geom_size[a]
     hb = geo.geom_size[b]
     ra = wp.quat_to_matrix(wp.transform_get_rotation(xa))
@@ -123,7 +138,33 @@ def box_box(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb:
         qb = pb - eb + 2.0 * eb * st[1]
         emit(cp, env, first, la, lb, a, b, rank, 0.5 * (qa + qb), n, best, mat)
         return
-    # face contact: reference box (owner of the axis) and its face towards the other box
+    _face_contacts(cp, env, first, la, lb, a, b, rank, ra, ha, ca, rb, hb, cb, n, best_axis, margin, mat)
+
+
+@wp.func
+def _face_contacts(
+    cp: ContactPoints,
+    env: int,
+    first: int,
+    la: int,
+    lb: int,
+    a: int,
+    b: int,
+    rank: int,
+    ra: wp.mat33,
+    ha: wp.vec3,
+    ca: wp.vec3,
+    rb: wp.mat33,
+    hb: wp.vec3,
+    cb: wp.vec3,
+    n: wp.vec3,
+    best_axis: int,
+    margin: float,
+    mat: wp.vec3,
+) -> None:
+    """The contacts of a face axis (best_axis 0..5, n from b towards a): the incident face clipped against the
+    reference face's rectangle, one contact per clipped vertex within the margin."""
+    # reference box (owner of the axis) and its face towards the other box
     r_ref = ra
     h_ref = ha
     c_ref = ca

@@ -17,7 +17,6 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-
 GEOM_PLANE = wp.constant(0)
 GEOM_SPHERE = wp.constant(1)
 GEOM_CAPSULE = wp.constant(2)

@@ -21,8 +21,8 @@ from outside, edges with their two faces) are built on the host by hull.hull_top
 
 import warp as wp
 
-from .distance import closest_segment_segment
 from .contacts import ContactPoints
+from .distance import closest_segment_segment
 from .geometry import Geometry
 from .manifold import emit
 
@@ -139,9 +139,26 @@ def _best_edges(geo: Geometry, a: int, b: int, t_ab: wp.transform, margin: float
 
 
 @wp.func
-def _face_contacts(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int,
-                   rank: int, inc: int, rf: int, sep: float, support: int, t_ir: wp.transform, x_ref: wp.transform,
-                   flip: float, margin: float, mat: wp.vec3) -> None:
+def _face_contacts(
+    geo: Geometry,
+    cp: ContactPoints,
+    env: int,
+    first: int,
+    la: int,
+    lb: int,
+    a: int,
+    b: int,
+    rank: int,
+    inc: int,
+    rf: int,
+    sep: float,
+    support: int,
+    t_ir: wp.transform,
+    x_ref: wp.transform,
+    flip: float,
+    margin: float,
+    mat: wp.vec3,
+) -> None:
     """Candidates of reference face rf (pose x_ref) against the incident polytope inc (t_ir maps its frame into the
     reference's), whose vertex `support` lies deepest, at the face's separation sep. flip = -1 when the reference
     polytope is a (the emitted normal points from b to a)."""
@@ -183,8 +200,20 @@ def _face_contacts(geo: Geometry, cp: ContactPoints, env: int, first: int, la: i
                     p = q + f * s
                     h = wp.dot(p - r0, rn)
                     if h < margin:
-                        emit(cp, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, p - rn * (0.5 * h)), nw,
-                             h, mat)
+                        emit(
+                            cp,
+                            env,
+                            first,
+                            la,
+                            lb,
+                            a,
+                            b,
+                            rank,
+                            wp.transform_point(x_ref, p - rn * (0.5 * h)),
+                            nw,
+                            h,
+                            mat,
+                        )
                         deepest = wp.min(deepest, h)
         if inside:
             h = wp.dot(q - r0, rn)
@@ -205,8 +234,7 @@ def _face_contacts(geo: Geometry, cp: ContactPoints, env: int, first: int, la: i
             if inside:
                 h = wp.dot(q_first - r, ni) / den_h
                 if h < margin:
-                    emit(cp, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, r + rn * (0.5 * h)), nw, h,
-                         mat)
+                    emit(cp, env, first, la, lb, a, b, rank, wp.transform_point(x_ref, r + rn * (0.5 * h)), nw, h, mat)
                     deepest = wp.min(deepest, h)
     # shapes apart: their faces may not overlap along rn (nearest features vertex-vertex, say) or overlap only
     # where the gap is wider than the axis's separation, which is what bounds their distance from below; then
@@ -218,8 +246,21 @@ def _face_contacts(geo: Geometry, cp: ContactPoints, env: int, first: int, la: i
 
 
 @wp.func
-def hull_hull(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
-              xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3) -> None:
+def hull_hull(
+    geo: Geometry,
+    cp: ContactPoints,
+    env: int,
+    first: int,
+    la: int,
+    lb: int,
+    a: int,
+    b: int,
+    rank: int,
+    xa: wp.transform,
+    xb: wp.transform,
+    margin: float,
+    mat: wp.vec3,
+) -> None:
     t_ba = wp.transform_inverse(xa) * xb  # b's frame into a's
     t_ab = wp.transform_inverse(t_ba)
     sa, fa, va = _best_face(geo, a, b, t_ba)
@@ -241,8 +282,7 @@ def hull_hull(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, l
         q1 = geo.verts[geo.edges[eb][1]]
         st = closest_segment_segment(p0, p1, q0, q1)
         mid = 0.5 * (p0 + (p1 - p0) * st[0] + q0 + (q1 - q0) * st[1])
-        emit(cp, env, first, la, lb, a, b, rank, wp.transform_point(xb, mid), -wp.transform_vector(xb, axis), se,
-             mat)
+        emit(cp, env, first, la, lb, a, b, rank, wp.transform_point(xb, mid), -wp.transform_vector(xb, axis), se, mat)
     elif face_best == sa:
         _face_contacts(geo, cp, env, first, la, lb, a, b, rank, b, fa, sa, va, t_ba, xa, -1.0, margin, mat)
     else:

@@ -29,8 +29,20 @@ DEPTH_TIE = wp.constant(1.0e-3)  # [m] candidates this close in depth are told a
 
 
 @wp.func
-def emit(cp: ContactPoints, env: int, first: int, la: int, lb: int, ga: int, gb: int, rank: int, p: wp.vec3,
-         n: wp.vec3, sep: float, mat: wp.vec3) -> None:
+def emit(
+    cp: ContactPoints,
+    env: int,
+    first: int,
+    la: int,
+    lb: int,
+    ga: int,
+    gb: int,
+    rank: int,
+    p: wp.vec3,
+    n: wp.vec3,
+    sep: float,
+    mat: wp.vec3,
+) -> None:
     """Add a candidate of the pair whose contacts start at slot `first`. A pair keeps at most four points: a
     clearly deeper candidate replaces the shallowest, one of about the same depth replaces the point whose
     replacement spreads the manifold most (so a face resting on a face keeps its corners, not four neighbours).

@@ -17,10 +17,10 @@ deepest, and among points of about the same depth those that spread the manifold
 import warp as wp
 
 from .box_box import box_box
-from .hull_hull import hull_hull
-from .distance import closest_on_segment, closest_on_triangle, closest_segment_segment
 from .contacts import ContactPoints
+from .distance import closest_on_segment, closest_on_triangle, closest_segment_segment
 from .geometry import GEOM_BOX, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_PLANE, GEOM_SPHERE, GEOM_TRIMESH, Geometry
+from .hull_hull import hull_hull
 from .manifold import emit
 
 wp.set_module_options({"enable_backward": False})
@@ -54,8 +54,9 @@ def sdf_local(geo: Geometry, g: int, p: wp.vec3) -> wp.vec4:
         q = wp.vec3(wp.abs(p[0]) - size[0], wp.abs(p[1]) - size[1], wp.abs(p[2]) - size[2])
         qmax = wp.max(q[0], wp.max(q[1], q[2]))
         if qmax > 0.0:
-            o = wp.vec3(wp.max(q[0], 0.0) * wp.sign(p[0]), wp.max(q[1], 0.0) * wp.sign(p[1]),
-                        wp.max(q[2], 0.0) * wp.sign(p[2]))
+            o = wp.vec3(
+                wp.max(q[0], 0.0) * wp.sign(p[0]), wp.max(q[1], 0.0) * wp.sign(p[1]), wp.max(q[2], 0.0) * wp.sign(p[2])
+            )
             d = wp.length(o)
             n = o / d
             return wp.vec4(d, n[0], n[1], n[2])
@@ -144,8 +145,21 @@ def segment_of(geo: Geometry, g: int, x: wp.transform, end: float) -> wp.vec3:
 
 
 @wp.func
-def collide_round(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
-                  xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3) -> None:
+def collide_round(
+    geo: Geometry,
+    cp: ContactPoints,
+    env: int,
+    first: int,
+    la: int,
+    lb: int,
+    a: int,
+    b: int,
+    rank: int,
+    xa: wp.transform,
+    xb: wp.transform,
+    margin: float,
+    mat: wp.vec3,
+) -> None:
     """Sphere/capsule against sphere/capsule: closest points of the core segments (plus a's end points when the
     capsules are nearly parallel, so that a capsule lying along another gets two points)."""
     a0 = segment_of(geo, a, xa, -1.0)
@@ -169,8 +183,22 @@ def collide_round(geo: Geometry, cp: ContactPoints, env: int, first: int, la: in
 
 
 @wp.func
-def _round_point(cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int, pa: wp.vec3,
-                 pb: wp.vec3, ra: float, rb: float, margin: float, mat: wp.vec3) -> None:
+def _round_point(
+    cp: ContactPoints,
+    env: int,
+    first: int,
+    la: int,
+    lb: int,
+    a: int,
+    b: int,
+    rank: int,
+    pa: wp.vec3,
+    pb: wp.vec3,
+    ra: float,
+    rb: float,
+    margin: float,
+    mat: wp.vec3,
+) -> None:
     d = pa - pb
     dist = wp.length(d)
     sep = dist - ra - rb
@@ -182,9 +210,24 @@ def _round_point(cp: ContactPoints, env: int, first: int, la: int, lb: int, a: i
 
 
 @wp.func
-def samples_against(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, lb: int, a: int, b: int, rank: int,
-                    src: int, xs: wp.transform, dst: int, xd: wp.transform, flip: float, margin: float,
-                    mat: wp.vec3) -> None:
+def samples_against(
+    geo: Geometry,
+    cp: ContactPoints,
+    env: int,
+    first: int,
+    la: int,
+    lb: int,
+    a: int,
+    b: int,
+    rank: int,
+    src: int,
+    xs: wp.transform,
+    dst: int,
+    xd: wp.transform,
+    flip: float,
+    margin: float,
+    mat: wp.vec3,
+) -> None:
     """Samples of shape `src` (pose xs) against the distance function of `dst` (pose xd). flip = 1 when src is
     a (the normal leaves dst towards a), -1 when src is b."""
     count = sample_count(geo, src)
@@ -203,8 +246,20 @@ def samples_against(geo: Geometry, cp: ContactPoints, env: int, first: int, la: 
 
 
 @wp.func
-def plane_cylinder(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, a: int, b: int, rank: int,
-                   xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3) -> None:
+def plane_cylinder(
+    geo: Geometry,
+    cp: ContactPoints,
+    env: int,
+    first: int,
+    la: int,
+    a: int,
+    b: int,
+    rank: int,
+    xa: wp.transform,
+    xb: wp.transform,
+    margin: float,
+    mat: wp.vec3,
+) -> None:
     """A cylinder on a plane: per rim, the deepest rim point and the rim points 90, 180 and 270 degrees away."""
     n = wp.transform_vector(xb, _unit_x())
     nl = wp.transform_vector(wp.transform_inverse(xa), n)
@@ -231,8 +286,20 @@ def plane_cylinder(geo: Geometry, cp: ContactPoints, env: int, first: int, la: i
 
 
 @wp.func
-def samples_against_mesh(geo: Geometry, cp: ContactPoints, env: int, first: int, la: int, a: int, b: int, rank: int,
-                         xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3) -> None:
+def samples_against_mesh(
+    geo: Geometry,
+    cp: ContactPoints,
+    env: int,
+    first: int,
+    la: int,
+    a: int,
+    b: int,
+    rank: int,
+    xa: wp.transform,
+    xb: wp.transform,
+    margin: float,
+    mat: wp.vec3,
+) -> None:
     """Samples of a against the triangles of static mesh b: the signed distance to a triangle's plane where the
     sample projects inside it, the distance to its boundary elsewhere."""
     f0 = geo.geom_fstart[b]
@@ -300,8 +367,20 @@ def is_round(t: int) -> bool:
 
 
 @wp.func
-def collide_pair(geo: Geometry, cp: ContactPoints, env: int, la: int, lb: int, a: int, b: int, rank: int,
-                 xa: wp.transform, xb: wp.transform, margin: float, mat: wp.vec3) -> None:
+def collide_pair(
+    geo: Geometry,
+    cp: ContactPoints,
+    env: int,
+    la: int,
+    lb: int,
+    a: int,
+    b: int,
+    rank: int,
+    xa: wp.transform,
+    xb: wp.transform,
+    margin: float,
+    mat: wp.vec3,
+) -> None:
     """All contacts of pair (a, b) (a a link shape) with surfaces closer than `margin`, of material `mat`."""
     ta = geo.geom_type[a]
     tb = geo.geom_type[b]

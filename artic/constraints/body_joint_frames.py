@@ -133,8 +133,6 @@ def joint_slots(mode: int, tcd: wp.transform, rot_d: wp.quat) -> tuple[vec6, wp.
         ca = wp.cos(a)
         sb = wp.sin(b)
         cb = wp.max(wp.cos(b), 1.0e-6)  # gimbal lock at b = +-pi/2
-        e_inv = wp.mat33(sb * ca / cb, sb * sa / cb, 1.0,
-                         -sa, ca, 0.0,
-                         ca / cb, sa / cb, 0.0)
+        e_inv = wp.mat33(sb * ca / cb, sb * sa / cb, 1.0, -sa, ca, 0.0, ca / cb, sa / cb, 0.0)
         dirs = e_inv * wp.transpose(rd)
     return values, dirs

@@ -29,9 +29,9 @@ import warp as wp
 
 from ..core.data import Kin
 from ..core.model import DRIVE_NONE, Tree
+from .body_joint_frames import MODE_DISTANCE, body_pose, joint_slots, unwrap, vec6
 from .coupling_rows import add_jacobian_transpose
 from .drive import drive_coefficients, drive_impulse, vec5
-from .body_joint_frames import MODE_DISTANCE, body_pose, joint_slots, unwrap, vec6
 from .limit import limit_impulse
 
 BODY_ROW_DRIVE = wp.constant(0)
@@ -131,7 +131,9 @@ def row_layout(coordinate_count: int, bilateral_count: int):
 
 
 @wp.func
-def joint_kinematics(jt: BodyJointTable, link_pose: wp.array2d(dtype=wp.transform), env: int, j: int) -> tuple[wp.transform, wp.transform, wp.transform, vec6, wp.mat33]:
+def joint_kinematics(
+    jt: BodyJointTable, link_pose: wp.array2d(dtype=wp.transform), env: int, j: int
+) -> tuple[wp.transform, wp.transform, wp.transform, vec6, wp.mat33]:
     """(T_CW, T_DW, T_CD, slot values, angular directions) of joint j; a distance joint's slot 3 holds the
     distance."""
     xc = body_pose(link_pose, env, jt.joint_link_a[j]) * jt.joint_frame_a[j]
@@ -161,8 +163,9 @@ def joint_coordinates(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int,
 
 
 @wp.func
-def slot_wrenches(jt: BodyJointTable, j: int, slot: int, xc: wp.transform, xd: wp.transform, dirs: wp.mat33,
-                  o: wp.vec3) -> tuple[wp.spatial_vector, wp.spatial_vector]:
+def slot_wrenches(
+    jt: BodyJointTable, j: int, slot: int, xc: wp.transform, xd: wp.transform, dirs: wp.mat33, o: wp.vec3
+) -> tuple[wp.spatial_vector, wp.spatial_vector]:
     """Unit wrenches (torque about O, force) on A and on B whose generalized impulses make slot's row."""
     if slot < 3:
         u = wp.vec3(dirs[slot, 0], dirs[slot, 1], dirs[slot, 2])
@@ -186,8 +189,17 @@ def slot_wrenches(jt: BodyJointTable, j: int, slot: int, xc: wp.transform, xd: w
 
 
 @wp.func
-def joint_row_direction(tree: Tree, jt: BodyJointTable, kin: Kin, g: wp.array3d(dtype=float), env: int, row: int,
-                        j: int, wa: wp.spatial_vector, wb: wp.spatial_vector) -> None:
+def joint_row_direction(
+    tree: Tree,
+    jt: BodyJointTable,
+    kin: Kin,
+    g: wp.array3d(dtype=float),
+    env: int,
+    row: int,
+    j: int,
+    wa: wp.spatial_vector,
+    wb: wp.spatial_vector,
+) -> None:
     """g[env, row] = J_A^T wa - J_B^T wb (zero outside the joint's span, which is all the solver reads)."""
     span = jt.joint_span[j]
     for i in range(span[0], span[0] + span[1]):
@@ -226,8 +238,14 @@ def _span_norm2(g: wp.array3d(dtype=float), env: int, r: int, span: wp.vec4i) ->
 
 
 @wp.func
-def _span_solve(minv: wp.array3d(dtype=float), g: wp.array3d(dtype=float), minv_g: wp.array3d(dtype=float),
-                env: int, r: int, span: wp.vec4i) -> float:
+def _span_solve(
+    minv: wp.array3d(dtype=float),
+    g: wp.array3d(dtype=float),
+    minv_g: wp.array3d(dtype=float),
+    env: int,
+    r: int,
+    span: wp.vec4i,
+) -> float:
     """minv_g[env, r] = M^-1 g[env, r] over the joint's span (M^-1 is block-diagonal by tree); returns the response
     g^T M^-1 g."""
     resp = float(0.0)
@@ -244,8 +262,9 @@ def _span_solve(minv: wp.array3d(dtype=float), g: wp.array3d(dtype=float), minv_
 
 
 @wp.func
-def _span_add(v: wp.array2d(dtype=float), d: wp.array3d(dtype=float), env: int, r: int, span: wp.vec4i,
-              scale: float) -> None:
+def _span_add(
+    v: wp.array2d(dtype=float), d: wp.array3d(dtype=float), env: int, r: int, span: wp.vec4i, scale: float
+) -> None:
     """v[env] += scale d[env, r] over the joint's two trees."""
     for i in range(span[0], span[0] + span[1]):
         v[env, i] = v[env, i] + scale * d[env, r, i]
@@ -277,13 +296,24 @@ def soft_coefficients(jt: BodyJointTable, r: int, h: float, dt: float) -> vec5:
 
 
 @wp.func
-def setup_body_joints(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, link_pose: wp.array2d(dtype=wp.transform),
-                minv: wp.array3d(dtype=float), env: int, n_gen: int, h: float, dt: float, tgs: int) -> None:
+def setup_body_joints(
+    tree: Tree,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    kin: Kin,
+    link_pose: wp.array2d(dtype=wp.transform),
+    minv: wp.array3d(dtype=float),
+    env: int,
+    n_gen: int,
+    h: float,
+    dt: float,
+    tgs: int,
+) -> None:
     """Directions, responses, position values and coefficients of every joint row at the start of the step;
     accumulators zeroed. Coordinates are unwrapped against the last stored ones and stored."""
     o = kin.origin[env]
     for j in range(jt.joint_count):
-        xc, xd, tcd, raw, dirs = joint_kinematics(jt, link_pose, env, j)
+        xc, xd, _tcd, raw, dirs = joint_kinematics(jt, link_pose, env, j)
         values = joint_coordinates(jt, ja, env, j, raw, 1)
         for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
             kind = jt.row_kind[r]
@@ -313,9 +343,18 @@ def setup_body_joints(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: 
                     active = ROW_OFF
             coef = soft_coefficients(jt, r, h, dt)
             if active != ROW_OFF and kind == BODY_ROW_DRIVE:
-                coef = drive_coefficients(jt.coord_drive[k], jt.coord_stiffness[k], jt.coord_damping[k],
-                                          ja.target_velocity[env, k], ja.target_position[env, k] - value, resp,
-                                          1.0 / resp, h, dt, tgs)
+                coef = drive_coefficients(
+                    jt.coord_drive[k],
+                    jt.coord_stiffness[k],
+                    jt.coord_damping[k],
+                    ja.target_velocity[env, k],
+                    ja.target_position[env, k] - value,
+                    resp,
+                    1.0 / resp,
+                    h,
+                    dt,
+                    tgs,
+                )
             ja.row_coef[env, r] = coef
             ja.row_active[env, r] = active
             ja.row_r[env, r] = resp
@@ -326,7 +365,9 @@ def setup_body_joints(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: 
 
 
 @wp.func
-def _soft_delta(phi: float, vel: float, acc: float, resp: float, coef: vec5, position_iteration: int, tgs: int) -> float:
+def _soft_delta(
+    phi: float, vel: float, acc: float, resp: float, coef: vec5, position_iteration: int, tgs: int
+) -> float:
     """Impulse change of a compliant row: the implicit spring (PGS: from the accumulated impulse in every
     iteration; TGS: a fresh impulse per substep, nothing in velocity iterations)."""
     if tgs != 0:
@@ -337,8 +378,20 @@ def _soft_delta(phi: float, vel: float, acc: float, resp: float, coef: vec5, pos
 
 
 @wp.func
-def solve_body_joint(jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtype=float), env: int, j: int, n_gen: int,
-                     h: float, dt: float, erp: float, t_elapsed: float, position_iteration: int, tgs: int) -> None:
+def solve_body_joint(
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    v: wp.array2d(dtype=float),
+    env: int,
+    j: int,
+    n_gen: int,
+    h: float,
+    dt: float,
+    erp: float,
+    t_elapsed: float,
+    position_iteration: int,
+    tgs: int,
+) -> None:
     """One Gauss-Seidel visit of joint j's rows. erp: the solver's bias for hard rows."""
     span = jt.joint_span[j]
     for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
@@ -362,8 +415,18 @@ def solve_body_joint(jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtyp
             k = jt.row_coord[r]
             c = ja.row_value[env, r]
             if coef[1] < 0.0:
-                res = limit_impulse(c - ja.range_low[env, k], ja.range_high[env, k] - c, dq, vel, h, erp, 1.0 / resp,
-                                    acc, ja.row_lambda2[env, r], position_iteration)
+                res = limit_impulse(
+                    c - ja.range_low[env, k],
+                    ja.range_high[env, k] - c,
+                    dq,
+                    vel,
+                    h,
+                    erp,
+                    1.0 / resp,
+                    acc,
+                    ja.row_lambda2[env, r],
+                    position_iteration,
+                )
                 delta = res[0]
                 ja.row_lambda[env, r] = res[1]
                 ja.row_lambda2[env, r] = res[2]
@@ -394,15 +457,28 @@ def solve_body_joint(jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtyp
 
 
 @wp.func
-def solve_dynamic_body_joints(jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float,
-                        dt: float, erp: float, t_elapsed: float, position_iteration: int, tgs: int) -> None:
+def solve_dynamic_body_joints(
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    v: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+    h: float,
+    dt: float,
+    erp: float,
+    t_elapsed: float,
+    position_iteration: int,
+    tgs: int,
+) -> None:
     """The joints between two moving bodies (PhysX's link dynamic constraints), in creation order."""
     for i in range(jt.dynamic_count):
         solve_body_joint(jt, ja, v, env, jt.joint_order[i], n_gen, h, dt, erp, t_elapsed, position_iteration, tgs)
 
 
 @wp.func
-def advance_body_joints(jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtype=float), env: int, h: float) -> None:
+def advance_body_joints(
+    jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtype=float), env: int, h: float
+) -> None:
     """TGS: each active row's value after a substep of length h (first order)."""
     for j in range(jt.joint_count):
         span = jt.joint_span[j]
@@ -425,8 +501,9 @@ def _in_frame(w: wp.spatial_vector, rot: wp.quat) -> wp.spatial_vector:
 
 
 @wp.func
-def finish_body_joint_forces(jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, link_pose: wp.array2d(dtype=wp.transform),
-                       env: int, dt: float) -> None:
+def finish_body_joint_forces(
+    jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, link_pose: wp.array2d(dtype=wp.transform), env: int, dt: float
+) -> None:
     """Wrenches of the step's accumulated impulses (start-of-step geometry): on A and B about their COMs (world),
     and per kind (bilateral, unilateral, drive) in frame C about its origin."""
     o = kin.origin[env]
@@ -467,10 +544,12 @@ def finish_body_joint_forces(jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, 
 
 
 @wp.func
-def update_body_joint_coordinates(jt: BodyJointTable, ja: BodyJointArrays, link_pose: wp.array2d(dtype=wp.transform), env: int) -> None:
+def update_body_joint_coordinates(
+    jt: BodyJointTable, ja: BodyJointArrays, link_pose: wp.array2d(dtype=wp.transform), env: int
+) -> None:
     """Coordinates (unwrapped against the stored ones), T_CD and the world frames C and D of the current poses."""
     for j in range(jt.joint_count):
-        xc, xd, tcd, raw, dirs = joint_kinematics(jt, link_pose, env, j)
+        xc, xd, tcd, raw, _dirs = joint_kinematics(jt, link_pose, env, j)
         joint_coordinates(jt, ja, env, j, raw, 1)
         ja.tcd[env, j] = tcd
         ja.frame_c[env, j] = xc

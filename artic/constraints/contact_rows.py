@@ -30,8 +30,8 @@ import warp as wp
 
 from ..collision.contacts import ContactPoints
 from ..core.data import Kin
-from ..math.dense import add_row, row_dot, solve_row
 from ..core.model import Tree
+from ..math.dense import add_row, row_dot, solve_row
 from .coupling_rows import add_jacobian_transpose
 
 
@@ -85,8 +85,20 @@ def _point_velocity(link_v: wp.array2d(dtype=wp.spatial_vector), env: int, link:
 
 
 @wp.func
-def _set_row(tree: Tree, kin: Kin, ct: ContactRows, minv: wp.array3d(dtype=float), env: int, row: int, n_gen: int,
-             la: int, pa: wp.vec3, lb: int, pb: wp.vec3, u: wp.vec3) -> None:
+def _set_row(
+    tree: Tree,
+    kin: Kin,
+    ct: ContactRows,
+    minv: wp.array3d(dtype=float),
+    env: int,
+    row: int,
+    n_gen: int,
+    la: int,
+    pa: wp.vec3,
+    lb: int,
+    pb: wp.vec3,
+    u: wp.vec3,
+) -> None:
     """Row `row` = the relative velocity along u of a's point pa and b's point pb (both relative to O)."""
     for i in range(n_gen):
         ct.g[env, row, i] = 0.0
@@ -110,8 +122,9 @@ def _clear_row(ct: ContactRows, env: int, row: int, n_gen: int) -> None:
 def patch_end(cp: ContactPoints, env: int, c: int, c1: int) -> int:
     """One past the last contact of the patch starting at c (consecutive contacts of one shape pair, <= 4)."""
     e = c + 1
-    while e < c1 and e - c < 4 and cp.shape_a[env, e] == cp.shape_a[env, c] \
-            and cp.shape_b[env, e] == cp.shape_b[env, c]:
+    while (
+        e < c1 and e - c < 4 and cp.shape_a[env, e] == cp.shape_a[env, c] and cp.shape_b[env, e] == cp.shape_b[env, c]
+    ):
         e += 1
     return e
 
@@ -124,8 +137,15 @@ def _link_frame(link_pose: wp.array2d(dtype=wp.transform), env: int, link: int) 
 
 
 @wp.func
-def _kept_anchors(cp: ContactPoints, ct: ContactRows, link_pose: wp.array2d(dtype=wp.transform), env: int, c0: int, c1: int,
-                  corr: float) -> int:
+def _kept_anchors(
+    cp: ContactPoints,
+    ct: ContactRows,
+    link_pose: wp.array2d(dtype=wp.transform),
+    env: int,
+    c0: int,
+    c1: int,
+    corr: float,
+) -> int:
     """Copy the previous step's anchors of this shape pair into slots c0.. if they are still on the contact
     plane and have not drifted apart; returns how many were kept."""
     sa = cp.shape_a[env, c0]
@@ -136,8 +156,12 @@ def _kept_anchors(cp: ContactPoints, ct: ContactRows, link_pose: wp.array2d(dtyp
     kept = int(0)
     candidates = int(0)
     for j in range(ct.prev_count[env]):
-        if ct.prev_anchor[env, j] != 0 and ct.prev_shape_a[env, j] == sa and ct.prev_shape_b[env, j] == sb \
-                and c0 + kept < c1:
+        if (
+            ct.prev_anchor[env, j] != 0
+            and ct.prev_shape_a[env, j] == sa
+            and ct.prev_shape_b[env, j] == sb
+            and c0 + kept < c1
+        ):
             candidates += 1
             pa = wp.transform_point(xa, ct.prev_anchor_a[env, j])
             pb = wp.transform_point(xb, ct.prev_anchor_b[env, j])
@@ -151,8 +175,15 @@ def _kept_anchors(cp: ContactPoints, ct: ContactRows, link_pose: wp.array2d(dtyp
 
 
 @wp.func
-def _new_anchors(cp: ContactPoints, ct: ContactRows, link_pose: wp.array2d(dtype=wp.transform), env: int, c0: int, c1: int,
-                 corr: float) -> int:
+def _new_anchors(
+    cp: ContactPoints,
+    ct: ContactRows,
+    link_pose: wp.array2d(dtype=wp.transform),
+    env: int,
+    c0: int,
+    c1: int,
+    corr: float,
+) -> int:
     """Anchors of a new patch: its first contact and, if farther than `corr`, its farthest one; a patch whose
     contacts all lie within `corr` gets one anchor at their centroid (one anchor cannot resist a twist about the
     normal, and at a corner the tangential load's moment about it would spin the body)."""
@@ -181,18 +212,41 @@ def _new_anchors(cp: ContactPoints, ct: ContactRows, link_pose: wp.array2d(dtype
 
 
 @wp.func
-def setup_contacts(tree: Tree, kin: Kin, cp: ContactPoints, ct: ContactRows, link_pose: wp.array2d(dtype=wp.transform),
-                   link_v: wp.array2d(dtype=wp.spatial_vector), minv: wp.array3d(dtype=float),
-                   v: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, bounce_threshold: float,
-                   corr: float) -> None:
+def setup_contacts(
+    tree: Tree,
+    kin: Kin,
+    cp: ContactPoints,
+    ct: ContactRows,
+    link_pose: wp.array2d(dtype=wp.transform),
+    link_v: wp.array2d(dtype=wp.spatial_vector),
+    minv: wp.array3d(dtype=float),
+    v: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+    dt: float,
+    bounce_threshold: float,
+    corr: float,
+) -> None:
     """Normal rows of every contact and friction rows at each patch's anchors: directions, M^-1 g, responses,
     restitution targets, anchor drifts; zero impulses. link_v: link spatial velocities (about O) at the start of
     the step, for the slip direction; corr: the friction correlation distance [m]."""
     o = kin.origin[env]
     count = cp.count[env]
     for c in range(count):
-        _set_row(tree, kin, ct, minv, env, 3 * c, n_gen, cp.link_a[env, c], cp.point[env, c] - o,
-                 cp.link_b[env, c], cp.point[env, c] - o, cp.normal[env, c])
+        _set_row(
+            tree,
+            kin,
+            ct,
+            minv,
+            env,
+            3 * c,
+            n_gen,
+            cp.link_a[env, c],
+            cp.point[env, c] - o,
+            cp.link_b[env, c],
+            cp.point[env, c] - o,
+            cp.normal[env, c],
+        )
         _clear_row(ct, env, 3 * c + 1, n_gen)
         _clear_row(ct, env, 3 * c + 2, n_gen)
         ct.anchor[env, c] = 0
@@ -274,8 +328,18 @@ def normal_target(ct: ContactRows, env: int, c: int, h: float, erp: float, posit
 
 
 @wp.func
-def _solve_patch(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, c0: int, c1: int, n_gen: int, h: float,
-                 erp: float, position_iteration: int) -> None:
+def _solve_patch(
+    cp: ContactPoints,
+    ct: ContactRows,
+    v: wp.array2d(dtype=float),
+    env: int,
+    c0: int,
+    c1: int,
+    n_gen: int,
+    h: float,
+    erp: float,
+    position_iteration: int,
+) -> None:
     """The rows of one patch (<= 4 contacts of a shape pair) solved together: projected Gauss-Seidel sweeps on the
     patch's Delassus matrix A = G M^-1 G^T (normals, then friction with the Coulomb disc), then one velocity update.
     Converging the patch inside the visit removes the bias a fixed row order leaves in a few outer iterations."""
@@ -349,8 +413,18 @@ def _solve_patch(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float),
 
 
 @wp.func
-def solve_contacts(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, c0: int, c1: int, n_gen: int, h: float,
-                   erp: float, position_iteration: int) -> None:
+def solve_contacts(
+    cp: ContactPoints,
+    ct: ContactRows,
+    v: wp.array2d(dtype=float),
+    env: int,
+    c0: int,
+    c1: int,
+    n_gen: int,
+    h: float,
+    erp: float,
+    position_iteration: int,
+) -> None:
     """One Gauss-Seidel visit of contacts [c0, c1), patch by patch (consecutive contacts of one shape pair)."""
     c = c0
     while c < c1:
@@ -360,13 +434,17 @@ def solve_contacts(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float
 
 
 @wp.func
-def advance_contacts(cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float) -> None:
+def advance_contacts(
+    cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, n_gen: int, h: float
+) -> None:
     """TGS: each contact's separation and each anchor's drift after a substep of length h."""
     for c in range(cp.count[env]):
         ct.gap[env, c] = ct.gap[env, c] + row_dot(ct.g, v, env, 3 * c, n_gen) * h
         if ct.anchor[env, c] != 0:
-            ct.anchor_error[env, c] = ct.anchor_error[env, c] + wp.vec2(
-                row_dot(ct.g, v, env, 3 * c + 1, n_gen), row_dot(ct.g, v, env, 3 * c + 2, n_gen)) * h
+            ct.anchor_error[env, c] = (
+                ct.anchor_error[env, c]
+                + wp.vec2(row_dot(ct.g, v, env, 3 * c + 1, n_gen), row_dot(ct.g, v, env, 3 * c + 2, n_gen)) * h
+            )
 
 
 @wp.func
@@ -390,6 +468,5 @@ def finish_contacts(cp: ContactPoints, ct: ContactRows, env: int, dt: float) -> 
         n = cp.normal[env, c]
         t1 = ct.tangent[env, c]
         row = 3 * c
-        f = (n * ct.impulse[env, row] + t1 * ct.impulse[env, row + 1]
-             + wp.cross(n, t1) * ct.impulse[env, row + 2])
+        f = n * ct.impulse[env, row] + t1 * ct.impulse[env, row + 1] + wp.cross(n, t1) * ct.impulse[env, row + 2]
         ct.force[env, c] = f / dt

@@ -15,9 +15,9 @@ from __future__ import annotations
 import warp as wp
 
 from ..core.data import Kin
+from ..core.model import Tree
 from ..math.dense import solve_row
 from ..math.spatial import root_column
-from ..core.model import Tree
 
 COUPLING_SPATIAL = wp.constant(0)
 COUPLING_FIXED = wp.constant(1)
@@ -77,7 +77,9 @@ class CouplingRows:
 
 
 @wp.func
-def dof_wrench(tree: Tree, kin: Kin, link_pose: wp.array2d(dtype=wp.transform), env: int, d: int, link: int) -> wp.spatial_vector:
+def dof_wrench(
+    tree: Tree, kin: Kin, link_pose: wp.array2d(dtype=wp.transform), env: int, d: int, link: int
+) -> wp.spatial_vector:
     """A unit effort along dof d as a force about O: a pure torque about an angular axis, a force along a linear
     axis at the joint anchor."""
     s = kin.dof_motion[env, d]
@@ -90,8 +92,9 @@ def dof_wrench(tree: Tree, kin: Kin, link_pose: wp.array2d(dtype=wp.transform), 
 
 
 @wp.func
-def add_jacobian_transpose(tree: Tree, kin: Kin, g: wp.array3d(dtype=float), env: int, k: int, link: int,
-                           w: wp.spatial_vector, sign: float) -> None:
+def add_jacobian_transpose(
+    tree: Tree, kin: Kin, g: wp.array3d(dtype=float), env: int, k: int, link: int, w: wp.spatial_vector, sign: float
+) -> None:
     """g[k] += sign J_link^T w: the generalized impulse of a force w (about O) on `link`."""
     j = link
     while tree.link_parent[j] >= 0:
@@ -107,8 +110,9 @@ def add_jacobian_transpose(tree: Tree, kin: Kin, g: wp.array3d(dtype=float), env
 
 
 @wp.func
-def attachment_point(tree: Tree, cr: CouplingRows, kin: Kin, link_pose: wp.array2d(dtype=wp.transform), env: int,
-                     a: int) -> wp.vec3:
+def attachment_point(
+    tree: Tree, cr: CouplingRows, kin: Kin, link_pose: wp.array2d(dtype=wp.transform), env: int, a: int
+) -> wp.vec3:
     """World point of attachment a relative to O (link body frame = actor pose * COM pose)."""
     link = cr.att_link[a]
     local = tree.link_com_local[link] + wp.quat_rotate(tree.link_com_rot[link], cr.att_offset[a])
@@ -124,9 +128,19 @@ def _unit_or_zero(v: wp.vec3) -> wp.vec3:
 
 
 @wp.func
-def setup_couplings(tree: Tree, cr: CouplingRows, kin: Kin, link_pose: wp.array2d(dtype=wp.transform),
-                    minv: wp.array3d(dtype=float), g: wp.array3d(dtype=float), minv_g: wp.array3d(dtype=float),
-                    r: wp.array2d(dtype=float), length: wp.array2d(dtype=float), env: int, n_gen: int) -> None:
+def setup_couplings(
+    tree: Tree,
+    cr: CouplingRows,
+    kin: Kin,
+    link_pose: wp.array2d(dtype=wp.transform),
+    minv: wp.array3d(dtype=float),
+    g: wp.array3d(dtype=float),
+    minv_g: wp.array3d(dtype=float),
+    r: wp.array2d(dtype=float),
+    length: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+) -> None:
     """Directions g, M^-1 g, responses and (spatial tendons) path lengths of every coupling row."""
     for k in range(cr.row_count):
         for c in range(n_gen):
@@ -140,26 +154,42 @@ def setup_couplings(tree: Tree, cr: CouplingRows, kin: Kin, link_pose: wp.array2
             n = _unit_or_zero(attachment_point(tree, cr, kin, link_pose, env, cr.att_parent[a]) - pb)
             pa = attachment_point(tree, cr, kin, link_pose, env, root)
             n0 = _unit_or_zero(pa - attachment_point(tree, cr, kin, link_pose, env, cr.leaf_root_child_att[item]))
-            add_jacobian_transpose(tree, kin, g, env, k, cr.att_link[a], wp.spatial_vector(wp.cross(pb, n), n),
-                                   1.0)
-            add_jacobian_transpose(tree, kin, g, env, k, cr.att_link[root],
-                                   wp.spatial_vector(wp.cross(pa, n0), n0), -1.0)
+            add_jacobian_transpose(tree, kin, g, env, k, cr.att_link[a], wp.spatial_vector(wp.cross(pb, n), n), 1.0)
+            add_jacobian_transpose(
+                tree, kin, g, env, k, cr.att_link[root], wp.spatial_vector(wp.cross(pa, n0), n0), -1.0
+            )
             total = cr.st_offset[cr.leaf_tendon[item]] * cr.att_coef[root]
             x = a
             while cr.att_parent[x] >= 0:
                 p = cr.att_parent[x]
-                seg = attachment_point(tree, cr, kin, link_pose, env, x) - attachment_point(tree, cr, kin, link_pose,
-                                                                                            env, p)
+                seg = attachment_point(tree, cr, kin, link_pose, env, x) - attachment_point(
+                    tree, cr, kin, link_pose, env, p
+                )
                 total += cr.att_coef[x] * wp.length(seg)
                 x = p
             length[env, k] = total
         elif kind == COUPLING_FIXED:
             t = cr.ftj_tendon[item]
-            add_jacobian_transpose(tree, kin, g, env, k, cr.ftj_link[item],
-                                   dof_wrench(tree, kin, link_pose, env, cr.ftj_dof[item], cr.ftj_link[item]), 1.0)
-            add_jacobian_transpose(tree, kin, g, env, k, cr.ft_root_link[t],
-                                   dof_wrench(tree, kin, link_pose, env, cr.ft_root_dof[t], cr.ft_root_dof_link[t]),
-                                   -1.0)
+            add_jacobian_transpose(
+                tree,
+                kin,
+                g,
+                env,
+                k,
+                cr.ftj_link[item],
+                dof_wrench(tree, kin, link_pose, env, cr.ftj_dof[item], cr.ftj_link[item]),
+                1.0,
+            )
+            add_jacobian_transpose(
+                tree,
+                kin,
+                g,
+                env,
+                k,
+                cr.ft_root_link[t],
+                dof_wrench(tree, kin, link_pose, env, cr.ft_root_dof[t], cr.ft_root_dof_link[t]),
+                -1.0,
+            )
         else:
             for m in range(cr.mimic_term_count[item]):
                 term = cr.mimic_term_start[item] + m
@@ -168,5 +198,12 @@ def setup_couplings(tree: Tree, cr: CouplingRows, kin: Kin, link_pose: wp.array2
         r[env, k] = solve_row(minv, g, minv_g, env, k, n_gen)
 
 
-__all__ = ["COUPLING_FIXED", "COUPLING_MIMIC", "COUPLING_SPATIAL", "CouplingRows", "add_jacobian_transpose", "dof_wrench",
-           "setup_couplings"]
+__all__ = [
+    "COUPLING_FIXED",
+    "COUPLING_MIMIC",
+    "COUPLING_SPATIAL",
+    "CouplingRows",
+    "add_jacobian_transpose",
+    "dof_wrench",
+    "setup_couplings",
+]

@@ -35,8 +35,19 @@ class DeadzoneTable:
 
 
 @wp.func
-def _coordinate_row(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, rf: RowForm, minv: wp.array3d(dtype=float),
-                    env: int, i: int, n_gen: int, j: int, r: int) -> None:
+def _coordinate_row(
+    tree: Tree,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    kin: Kin,
+    rf: RowForm,
+    minv: wp.array3d(dtype=float),
+    env: int,
+    i: int,
+    n_gen: int,
+    j: int,
+    r: int,
+) -> None:
     """Row i's direction: body joint j's coordinate whose drive row is r (M^-1 g over the whole forest)."""
     joint_row_direction(tree, jt, kin, rf.g, env, i, j, ja.row_wrench_a[env, r], ja.row_wrench_b[env, r])
     for k in range(n_gen):
@@ -47,8 +58,21 @@ def _coordinate_row(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Ki
 
 
 @wp.func
-def _one_row(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, dz: DeadzoneTable, rf: RowForm,
-             minv: wp.array3d(dtype=float), env: int, n_gen: int, z: int, spring: wp.vec2, lo: float, hi: float) -> None:
+def _one_row(
+    tree: Tree,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    kin: Kin,
+    dz: DeadzoneTable,
+    rf: RowForm,
+    minv: wp.array3d(dtype=float),
+    env: int,
+    n_gen: int,
+    z: int,
+    spring: wp.vec2,
+    lo: float,
+    hi: float,
+) -> None:
     i = _new_row(rf, env, n_gen, SRC_DEADZONE, z, spring[0], spring[1], lo, hi)
     if dz.kind[z] == ON_DOF:
         _add_dof(rf, minv, env, i, n_gen, tree.dof_gen[dz.dof[z]], 1.0)
@@ -57,9 +81,19 @@ def _one_row(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, dz: 
 
 
 @wp.func
-def add_deadzone_rows(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, dz: DeadzoneTable, rf: RowForm,
-                      minv: wp.array3d(dtype=float), joint_q: wp.array2d(dtype=float), env: int, n_gen: int,
-                      h: float) -> None:
+def add_deadzone_rows(
+    tree: Tree,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    kin: Kin,
+    dz: DeadzoneTable,
+    rf: RowForm,
+    minv: wp.array3d(dtype=float),
+    joint_q: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+    h: float,
+) -> None:
     for z in range(dz.count):
         p = dz.params[z]
         q = float(0.0)
@@ -68,11 +102,26 @@ def add_deadzone_rows(tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, kin: 
         else:
             q = ja.row_value[env, dz.row[z]]
         cap = p[4] * h
-        _one_row(tree, jt, ja, kin, dz, rf, minv, env, n_gen, z, implicit_spring(p[2], p[3], p[0] - q, 0.0, h), 0.0,
-                 cap)
-        _one_row(tree, jt, ja, kin, dz, rf, minv, env, n_gen, z, implicit_spring(p[2], p[3], p[1] - q, 0.0, h), -cap,
-                 0.0)
+        _one_row(
+            tree, jt, ja, kin, dz, rf, minv, env, n_gen, z, implicit_spring(p[2], p[3], p[0] - q, 0.0, h), 0.0, cap
+        )
+        _one_row(
+            tree, jt, ja, kin, dz, rf, minv, env, n_gen, z, implicit_spring(p[2], p[3], p[1] - q, 0.0, h), -cap, 0.0
+        )
         if p[8] > 0.0 and q >= p[0] and q <= p[1]:
             cap2 = p[8] * h
-            _one_row(tree, jt, ja, kin, dz, rf, minv, env, n_gen, z, implicit_spring(p[6], p[7], p[5] - q, 0.0, h),
-                     -cap2, cap2)
+            _one_row(
+                tree,
+                jt,
+                ja,
+                kin,
+                dz,
+                rf,
+                minv,
+                env,
+                n_gen,
+                z,
+                implicit_spring(p[6], p[7], p[5] - q, 0.0, h),
+                -cap2,
+                cap2,
+            )

@@ -17,8 +17,18 @@ vec5 = wp.types.vector(length=5, dtype=float)
 
 
 @wp.func
-def drive_coefficients(kind: int, stiffness: float, damping: float, target_vel: float, geom_error: float,
-                       r: float, recip_response: float, h: float, tau: float, tgs: int) -> vec5:
+def drive_coefficients(
+    kind: int,
+    stiffness: float,
+    damping: float,
+    target_vel: float,
+    geom_error: float,
+    r: float,
+    recip_response: float,
+    h: float,
+    tau: float,
+    tgs: int,
+) -> vec5:
     """(target_vel_plus_initial_bias, velocity_multiplier, impulse_multiplier, bias_coefficient, target_pos_bias)."""
     a = h * (h * stiffness + damping)
     b = h * damping * target_vel

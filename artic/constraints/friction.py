@@ -17,8 +17,14 @@ def coefficient_friction_impulse(accumulated: float, v: float, recip_response: f
 
 
 @wp.func
-def effort_friction_impulse(accumulated: float, v: float, recip_response: float, static_impulse: float,
-                            dynamic_impulse: float, viscous_impulse_coef: float) -> float:
+def effort_friction_impulse(
+    accumulated: float,
+    v: float,
+    recip_response: float,
+    static_impulse: float,
+    dynamic_impulse: float,
+    viscous_impulse_coef: float,
+) -> float:
     """New accumulated impulse of the static/dynamic/viscous model."""
     trial = accumulated - v * recip_response
     if wp.abs(trial) <= static_impulse:

@@ -30,8 +30,18 @@ import warp as wp
 
 
 @wp.func
-def limit_impulse(err_low: float, err_high: float, dq: float, v: float, h: float, erp: float,
-                  recip_response: float, low_acc: float, high_acc: float, position_iteration: int) -> wp.vec3:
+def limit_impulse(
+    err_low: float,
+    err_high: float,
+    dq: float,
+    v: float,
+    h: float,
+    erp: float,
+    recip_response: float,
+    low_acc: float,
+    high_acc: float,
+    position_iteration: int,
+) -> wp.vec3:
     """(impulse delta, new low accumulator, new high accumulator)."""
     curr_low = err_low + dq
     curr_high = err_high - dq

@@ -19,8 +19,17 @@ import warp as wp
 
 
 @wp.func
-def mimic_impulse(c: float, jv: float, r: float, h: float, bias_coefficient: float, natural_frequency: float,
-                  damping_ratio: float, position_iteration: int, max_bias_speed: float) -> float:
+def mimic_impulse(
+    c: float,
+    jv: float,
+    r: float,
+    h: float,
+    bias_coefficient: float,
+    natural_frequency: float,
+    damping_ratio: float,
+    position_iteration: int,
+    max_bias_speed: float,
+) -> float:
     erp = float(0.0)
     cfm = float(0.0)
     if position_iteration != 0:

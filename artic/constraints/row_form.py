@@ -17,8 +17,8 @@ lambda_i sits at a bound (the ODE paper's three conditions). Every kind maps ont
   where PhysX splits it per tendon joint), and the limit as a one-sided implicit spring;
 * contact normal (target as constraints/contact_rows.py: speculative, restitution, or -erp s / h) with lambda >= 0, and
   two friction rows per anchor whose box is mu / anchors times the patch's normal impulse (the friction index);
-* joints between bodies (constraints/body_joint_rows.py): bilateral slots (hard with their bias, or soft), locks, drives,
-  ranges (hard like limits, or soft as two one-sided springs: a deadzone);
+* joints between bodies (constraints/body_joint_rows.py): bilateral slots (hard with their bias, or soft), locks,
+  drives, ranges (hard like limits, or soft as two one-sided springs: a deadzone);
 * deadzone controllers (constraints/deadzone_rows.py): one-sided implicit springs at a band's edges, and a
   secondary target.
 Limit, velocity-limit and friction rows are hard (cfm 0): PhysX's link cfm only under-relaxes each Gauss-Seidel
@@ -30,15 +30,14 @@ them exactly; as a true CFM it would let a limit carrying a large impulse yield 
 import warp as wp
 
 from ..collision.contacts import ContactPoints
-from .contact_rows import ContactRows
 from ..core.data import StepData
-from ..math.dense import row_dot
 from ..core.model import DRIVE_ACCELERATION, DRIVE_NONE, DofParams, Tree
-from .contact_rows import normal_target, patch_end
+from ..math.dense import row_dot
+from .body_joint_rows import BODY_ROW_DRIVE, BODY_ROW_RANGE, ROW_OFF, ROW_ON, BodyJointArrays, BodyJointTable
+from .contact_rows import ContactRows, normal_target, patch_end
 from .coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
 from .dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, DofRows
 from .tendon import spatial_limit_error
-from .body_joint_rows import BODY_ROW_DRIVE, BODY_ROW_RANGE, ROW_OFF, ROW_ON, BodyJointArrays, BodyJointTable
 
 # source kinds, for writing impulses back (reported forces) and for the report
 SRC_DOF = wp.constant(0)
@@ -76,8 +75,9 @@ class RowForm:
 
 
 @wp.func
-def _new_row(rf: RowForm, env: int, n_gen: int, kind: int, index: int, target: float, cfm: float, lo: float,
-             hi: float) -> int:
+def _new_row(
+    rf: RowForm, env: int, n_gen: int, kind: int, index: int, target: float, cfm: float, lo: float, hi: float
+) -> int:
     """Append a row with a zero direction; returns its index."""
     i = rf.count[env]
     rf.count[env] = i + 1
@@ -106,8 +106,9 @@ def _add_dof(rf: RowForm, minv: wp.array3d(dtype=float), env: int, i: int, n_gen
 
 
 @wp.func
-def _copy_dir(rf: RowForm, env: int, i: int, n_gen: int, g: wp.array3d(dtype=float),
-              minv_g: wp.array3d(dtype=float), src: int) -> None:
+def _copy_dir(
+    rf: RowForm, env: int, i: int, n_gen: int, g: wp.array3d(dtype=float), minv_g: wp.array3d(dtype=float), src: int
+) -> None:
     for k in range(n_gen):
         rf.g[env, i, k] = g[env, src, k]
         rf.minv_g[env, i, k] = minv_g[env, src, k]
@@ -161,8 +162,9 @@ def limit_target(dp: DofParams, d: int, target: float) -> float:
 
 
 @wp.func
-def add_limit_row(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int,
-                  side: wp.vec2) -> int:
+def add_limit_row(
+    tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int, side: wp.vec2
+) -> int:
     """Joint row r's limit as a hard one-sided row, `side` from limit_row (target, +1 low / -1 high / 0 none);
     returns 1 if a row was added."""
     d = rows.row_dof[r]
@@ -179,9 +181,20 @@ def add_limit_row(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: Ro
 
 
 @wp.func
-def add_dof_rows(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: RowForm, joint_q: wp.array2d(dtype=float),
-                   target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float,
-                   position: int) -> int:
+def add_dof_rows(
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    sd: StepData,
+    rf: RowForm,
+    joint_q: wp.array2d(dtype=float),
+    target_velocity: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+    h: float,
+    erp: float,
+    position: int,
+) -> int:
     """Drives, limits and friction of the articulations' dofs (velocity limits are added when needed); returns
     the number of viscous friction rows that found no slot."""
     for r in range(rows.row_count):
@@ -219,20 +232,31 @@ def add_dof_rows(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: Row
                 rf.mu_dynamic[env, i] = dp.dof_dynamic_friction[d] * h
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
             elif dp.dof_viscous_friction[d] > 0.0:  # viscous only (URDF damping): the damper takes this slot
-                i = _new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 1.0 / (dp.dof_viscous_friction[d] * h), -wp.inf,
-                             wp.inf)
+                i = _new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 1.0 / (dp.dof_viscous_friction[d] * h), -wp.inf, wp.inf)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
         elif kind == ROW_LIMIT:
-            add_limit_row(tree, dp, rows, sd, rf, env, n_gen, r,
-                          limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position))
+            add_limit_row(
+                tree,
+                dp,
+                rows,
+                sd,
+                rf,
+                env,
+                n_gen,
+                r,
+                limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position),
+            )
     # the viscous part of a friction that also has a Coulomb part is a second row (step.direct_capacity counts a
     # slot for it); returns how many found no slot (the caller then falls back: never dropped silently)
     missing = int(0)
     for r in range(rows.row_count):
         d = rows.row_dof[r]
         c = dp.dof_viscous_friction[d]
-        if rows.row_kind[r] == ROW_FRICTION and c > 0.0 and (dp.dof_static_friction[d] > 0.0 or
-                                                             dp.dof_dynamic_friction[d] > 0.0):
+        if (
+            rows.row_kind[r] == ROW_FRICTION
+            and c > 0.0
+            and (dp.dof_static_friction[d] > 0.0 or dp.dof_dynamic_friction[d] > 0.0)
+        ):
             if rf.count[env] < rf.cfm.shape[1]:
                 i = _new_row(rf, env, n_gen, SRC_DOF_VISCOUS, r, 0.0, 1.0 / (c * h), -wp.inf, wp.inf)
                 _add_dof(rf, sd.minv, env, i, n_gen, tree.dof_gen[d], 1.0)
@@ -242,8 +266,9 @@ def add_dof_rows(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: Row
 
 
 @wp.func
-def add_velocity_limit(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int,
-                       v: float) -> int:
+def add_velocity_limit(
+    tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int, v: float
+) -> int:
     """The velocity-limit row of joint row r when the dof's velocity v exceeds its limit; returns 1 if added."""
     d = rows.row_dof[r]
     vmax = dp.dof_max_velocity[d]
@@ -259,8 +284,19 @@ def add_velocity_limit(tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, r
 
 
 @wp.func
-def _tendon_rows(rf: RowForm, env: int, n_gen: int, first: int, k: int, y: float, y_limit: float,
-                 stiffness: float, damping: float, limit_stiffness: float, h: float) -> None:
+def _tendon_rows(
+    rf: RowForm,
+    env: int,
+    n_gen: int,
+    first: int,
+    k: int,
+    y: float,
+    y_limit: float,
+    stiffness: float,
+    damping: float,
+    limit_stiffness: float,
+    h: float,
+) -> None:
     """Row `first` (its direction set, the last row so far) becomes the rest-length spring on y, whose rate is the
     row velocity; beyond a limit (y_limit != 0) a second row on the same direction is the limit spring, pushing
     back only. Without a rest spring, `first` becomes the limit row, or is dropped."""
@@ -294,8 +330,19 @@ def _tendon_rows(rf: RowForm, env: int, n_gen: int, first: int, k: int, y: float
 
 
 @wp.func
-def add_coupling_rows(tree: Tree, dp: DofParams, cr: CouplingRows, sd: StepData, rf: RowForm,
-                      joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float, position: int) -> None:
+def add_coupling_rows(
+    tree: Tree,
+    dp: DofParams,
+    cr: CouplingRows,
+    sd: StepData,
+    rf: RowForm,
+    joint_q: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+    h: float,
+    erp: float,
+    position: int,
+) -> None:
     """Mimic joints and tendons."""
     tendon = int(-1)
     for k in range(cr.row_count):
@@ -308,8 +355,19 @@ def add_coupling_rows(tree: Tree, dp: DofParams, cr: CouplingRows, sd: StepData,
             first = _new_row(rf, env, n_gen, SRC_COUPLING, k, 0.0, 0.0, -wp.inf, wp.inf)
             _copy_dir(rf, env, first, n_gen, sd.cpl_g, sd.cpl_minv_g, k)
             # the row velocity g.v is the rate of (rest length - length)
-            _tendon_rows(rf, env, n_gen, first, k, cr.leaf_rest_length[item] - ls, y_limit, cr.st_stiffness[t],
-                         cr.st_damping[t], cr.st_limit_stiffness[t], h)
+            _tendon_rows(
+                rf,
+                env,
+                n_gen,
+                first,
+                k,
+                cr.leaf_rest_length[item] - ls,
+                y_limit,
+                cr.st_stiffness[t],
+                cr.st_damping[t],
+                cr.st_limit_stiffness[t],
+                h,
+            )
         elif kind == COUPLING_FIXED:
             t = cr.ftj_tendon[item]
             if t == tendon:
@@ -326,8 +384,19 @@ def add_coupling_rows(tree: Tree, dp: DofParams, cr: CouplingRows, sd: StepData,
                 y_limit = length - cr.ft_limit_low[t]
             elif length > cr.ft_limit_high[t]:
                 y_limit = length - cr.ft_limit_high[t]
-            _tendon_rows(rf, env, n_gen, first, k, length - cr.ft_rest_length[t], y_limit, cr.ft_stiffness[t],
-                         cr.ft_damping[t], cr.ft_limit_stiffness[t], h)
+            _tendon_rows(
+                rf,
+                env,
+                n_gen,
+                first,
+                k,
+                length - cr.ft_rest_length[t],
+                y_limit,
+                cr.ft_stiffness[t],
+                cr.ft_damping[t],
+                cr.ft_limit_stiffness[t],
+                h,
+            )
         else:
             c = cr.mimic_offset[item]
             max_speed = float(0.0)
@@ -353,7 +422,9 @@ def add_coupling_rows(tree: Tree, dp: DofParams, cr: CouplingRows, sd: StepData,
 
 
 @wp.func
-def add_contact_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, n_gen: int, h: float, erp: float, position: int) -> None:
+def add_contact_rows(
+    cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, n_gen: int, h: float, erp: float, position: int
+) -> None:
     """Per patch: the normal rows, then two friction rows per anchor boxed by mu / anchors times the patch's
     normal impulse (static, then dynamic once sliding)."""
     count = cp.count[env]
@@ -362,8 +433,9 @@ def add_contact_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, 
         c1 = patch_end(cp, env, c0, count)
         first = rf.count[env]
         for c in range(c0, c1):
-            i = _new_row(rf, env, n_gen, SRC_CONTACT, 3 * c, normal_target(ct, env, c, h, erp, position), 0.0, 0.0,
-                         wp.inf)
+            i = _new_row(
+                rf, env, n_gen, SRC_CONTACT, 3 * c, normal_target(ct, env, c, h, erp, position), 0.0, 0.0, wp.inf
+            )
             _copy_dir(rf, env, i, n_gen, ct.g, ct.minv_g, 3 * c)
         anchors = float(0.0)
         for c in range(c0, c1):
@@ -394,8 +466,21 @@ def _copy_span(rf: RowForm, ja: BodyJointArrays, env: int, i: int, r: int, span:
 
 
 @wp.func
-def add_body_joint_range_row(ja: BodyJointArrays, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int, span: wp.vec4i,
-                       low: float, high: float, value: float, h: float, joint_erp: float, position: int) -> int:
+def add_body_joint_range_row(
+    ja: BodyJointArrays,
+    sd: StepData,
+    rf: RowForm,
+    env: int,
+    n_gen: int,
+    r: int,
+    span: wp.vec4i,
+    low: float,
+    high: float,
+    value: float,
+    h: float,
+    joint_erp: float,
+    position: int,
+) -> int:
     """Loop row r's hard range as a one-sided row on the side that is violated or that the velocity in sd.gen_v
     would cross within the step (limit_row's rule); returns 1 if a row was added."""
     i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, 0.0, 0.0, 0.0, 0.0)
@@ -414,8 +499,17 @@ def add_body_joint_range_row(ja: BodyJointArrays, sd: StepData, rf: RowForm, env
 
 
 @wp.func
-def add_body_joint_rows(jt: BodyJointTable, ja: BodyJointArrays, sd: StepData, rf: RowForm, env: int, n_gen: int, h: float,
-                  joint_erp: float, position: int) -> None:
+def add_body_joint_rows(
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    sd: StepData,
+    rf: RowForm,
+    env: int,
+    n_gen: int,
+    h: float,
+    joint_erp: float,
+    position: int,
+) -> None:
     """The rows of the joints between bodies, each in its kind's form."""
     for j in range(jt.joint_count):
         span = jt.joint_span[j]
@@ -449,8 +543,9 @@ def add_body_joint_rows(jt: BodyJointTable, ja: BodyJointArrays, sd: StepData, r
                         i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, -coef[0] * (value - low), coef[1], 0.0, wp.inf)
                         _copy_span(rf, ja, env, i, r, span)
                     if high < wp.inf:
-                        i = _new_row(rf, env, n_gen, SRC_BODY_JOINT_HIGH, r, coef[0] * (high - value), coef[1], -wp.inf,
-                                     0.0)
+                        i = _new_row(
+                            rf, env, n_gen, SRC_BODY_JOINT_HIGH, r, coef[0] * (high - value), coef[1], -wp.inf, 0.0
+                        )
                         _copy_span(rf, ja, env, i, r, span)
             else:  # a constrained slot or a locked coordinate
                 if coef[1] < 0.0:

@@ -17,8 +17,20 @@ def _spring_x(k: float, damping: float, r: float, h: float) -> float:
 
 
 @wp.func
-def tendon_impulse(err: float, limit_err: float, speed: float, acc_rest: float, acc_limit: float, r: float, h: float,
-                   stiffness: float, damping: float, limit_stiffness: float, recip_coef: float, tgs: int) -> wp.vec3:
+def tendon_impulse(
+    err: float,
+    limit_err: float,
+    speed: float,
+    acc_rest: float,
+    acc_limit: float,
+    r: float,
+    h: float,
+    stiffness: float,
+    damping: float,
+    limit_stiffness: float,
+    recip_coef: float,
+    tgs: int,
+) -> wp.vec3:
     """(delta, new rest accumulator, new limit accumulator)."""
     x = _spring_x(stiffness, damping, r, h)
     xl = _spring_x(limit_stiffness, damping, r, h)

@@ -41,6 +41,7 @@ class ArticulationControl:
 
 def control_view(c: ArticulationControl, dofs: tuple, links: tuple, tree: int) -> ArticulationControl:
     """One tree's part of a block's control arrays (views)."""
+
     def part(name):
         if name.startswith("link"):
             return links

@@ -26,8 +26,9 @@ def set_cpu_threads(n: int):
     """Threads used for CPU launches (default: the machine's core count; 1 disables threading)."""
     global _threads, _pool
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_THREADS:
-        raise ValidationError(f"set_cpu_threads: the thread count must be an integer from 1 to {MAX_THREADS}, got "
-                              f"{n!r}")
+        raise ValidationError(
+            f"set_cpu_threads: the thread count must be an integer from 1 to {MAX_THREADS}, got {n!r}"
+        )
     _threads = int(n)
     if _pool is not None:
         _pool.shutdown(wait=True)
@@ -59,16 +60,22 @@ def _run(tasks):
 
 def launch_envs(kernel, num_envs: int, inputs: list, device):
     """Launch kernel(env_offset, *inputs) over every env."""
-    _run([lambda off=off, n=n: wp.launch(kernel, dim=n, inputs=[off, *inputs], device=device)
-          for off, n in _chunks(num_envs, device)])
+    _run(
+        [
+            lambda off=off, n=n: wp.launch(kernel, dim=n, inputs=[off, *inputs], device=device)
+            for off, n in _chunks(num_envs, device)
+        ]
+    )
 
 
 class RecordedEnvLaunch:
     """A per-env launch recorded once (one command per chunk) and replayed on every call."""
 
     def __init__(self, kernel, num_envs: int, inputs: list, device):
-        self._cmds = [wp.launch(kernel, dim=n, inputs=[off, *inputs], device=device, record_cmd=True)
-                      for off, n in _chunks(num_envs, device)]
+        self._cmds = [
+            wp.launch(kernel, dim=n, inputs=[off, *inputs], device=device, record_cmd=True)
+            for off, n in _chunks(num_envs, device)
+        ]
 
     def launch(self):
         _run([cmd.launch for cmd in self._cmds])

@@ -61,10 +61,17 @@ def columns(a: wp.array, start: int, stop: int) -> wp.array:
 def state_view(s: ArticulationState, dofs: tuple, links: tuple, tree: int) -> ArticulationState:
     """One tree's part of a block state: views of its dof and link columns and of its root (shape (E, 1))."""
     v = ArticulationState(
-        joint_q=columns(s.joint_q, *dofs), joint_qd=columns(s.joint_qd, *dofs),
-        root_pose=columns(s.root_pose, tree, tree + 1), root_lin_vel=columns(s.root_lin_vel, tree, tree + 1),
-        root_ang_vel=columns(s.root_ang_vel, tree, tree + 1), link_pose=columns(s.link_pose, *links),
-        link_velocity=columns(s.link_velocity, *links), wake_counter=s.wake_counter, sleeping=s.sleeping,
-        status=s.status, status_flag=s.status_flag)
+        joint_q=columns(s.joint_q, *dofs),
+        joint_qd=columns(s.joint_qd, *dofs),
+        root_pose=columns(s.root_pose, tree, tree + 1),
+        root_lin_vel=columns(s.root_lin_vel, tree, tree + 1),
+        root_ang_vel=columns(s.root_ang_vel, tree, tree + 1),
+        link_pose=columns(s.link_pose, *links),
+        link_velocity=columns(s.link_velocity, *links),
+        wake_counter=s.wake_counter,
+        sleeping=s.sleeping,
+        status=s.status,
+        status_flag=s.status_flag,
+    )
     v.bundle()
     return v

@@ -13,9 +13,10 @@ import numpy as np
 
 from ..errors import StateError, ValidationError
 from ..math.np_spatial import Transform, quat_from_matrix
-from .articulation import Articulation, _as_transform
-from .validate import bounded
+from .articulation import Articulation
 from .shapes import Material, Plane, Shape, TriangleMesh
+from .validate import as_transform as _as_transform
+from .validate import bounded
 
 
 class RigidStatic:
@@ -32,11 +33,14 @@ class RigidStatic:
 
     def attach_shape(self, shape: Shape) -> Shape:
         if not isinstance(shape, Shape):
-            raise ValidationError(f"static actor '{self.name}': attach_shape takes an artic shape, got "
-                                  f"{type(shape).__name__}")
+            raise ValidationError(
+                f"static actor '{self.name}': attach_shape takes an artic shape, got {type(shape).__name__}"
+            )
         if self._scene is not None:
-            raise StateError(f"static actor '{self.name}' is in a scene, whose collision pairs are built already; "
-                             "attach shapes before scene.add_actor (or remove_actor, attach, add_actor again)")
+            raise StateError(
+                f"static actor '{self.name}' is in a scene, whose collision pairs are built already; "
+                "attach shapes before scene.add_actor (or remove_actor, attach, add_actor again)"
+            )
         shape.check_contact_params()
         self.shapes.append(shape)
         return shape
@@ -61,8 +65,10 @@ class RigidDynamic:
 
     def attach_shape(self, shape: Shape) -> Shape:
         if isinstance(shape, (Plane, TriangleMesh)):
-            raise ValidationError(f"rigid body '{self.name}': a {type(shape).__name__} may only be attached to a "
-                                  "RigidStatic (PhysX: planes and triangle meshes cannot be dynamic)")
+            raise ValidationError(
+                f"rigid body '{self.name}': a {type(shape).__name__} may only be attached to a "
+                "RigidStatic (PhysX: planes and triangle meshes cannot be dynamic)"
+            )
         return self.link.attach_shape(shape)
 
     @property
@@ -103,8 +109,9 @@ class RigidDynamic:
         self.articulation.set_root_global_pose(pose)
 
 
-def create_ground_plane(height: float = 0.0, material: Material | None = None, normal=(0.0, 0.0, 1.0),
-                        name: str = "ground") -> RigidStatic:
+def create_ground_plane(
+    height: float = 0.0, material: Material | None = None, normal=(0.0, 0.0, 1.0), name: str = "ground"
+) -> RigidStatic:
     """A static plane {x : normal . x = height} whose solid side is below (PxCreatePlane)."""
     try:
         n = np.asarray(normal, dtype=float)

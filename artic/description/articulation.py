@@ -1,4 +1,4 @@
-"""Host-side articulation description: `Articulation`, `Link`, `Joint`, `Drive`, `Limit`.
+"""Host-side articulation description: `Articulation` and its `Link`s (their joints: articulation_joint.py).
 
 PhysX's reduced-coordinate articulation API (the PhysX guide, "Creating an Articulation",
 "Articulation Joints", "Cache Indexing") in snake_case, with PhysX's defaults (physx-notes 7.2). Every
@@ -13,86 +13,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..enums import AXIS_NAMES, ArticulationFlag, Axis
 from ..errors import StateError, TopologyError, ValidationError
 from ..math.np_spatial import Transform, quat_from_matrix
-from .deadzone import checked_deadzone
+from .articulation_joint import Joint
 from .contact_pairs import contact_pair
 from .couplings import FixedTendon, MimicJoint, SpatialTendon, validate_couplings
 from .shapes import Shape, mass_properties
-from ..enums import AXIS_NAMES, LINEAR_AXES, ArticulationFlag, Axis, DriveType, JointType, Motion
-from .validate import as_real as _as_real, as_transform as _as_transform, axis as _axis, bounded as _bounded
-from .validate import check_axis_settings, finite as _finite, flag_value
-
-_MAX_F32 = float(np.finfo(np.float32).max)
-
-
-def _nonneg(owner: str, what: str, value) -> float:
-    value = _finite(owner, what, value) if value != _MAX_F32 else value
-    if value < 0.0:
-        raise ValidationError(f"{owner}: {what} must be >= 0, got {value}")
-    return value
-
-
-def _nonneg_property(name: str, doc: str):
-    """A property stored in `_<name>` that accepts non-negative finite values and reports a model change."""
-    attr = "_" + name
-
-    def get(self):
-        return getattr(self, attr)
-
-    def set_(self, value):
-        setattr(self, attr, _nonneg(self._owner(), name, value))
-        self._changed("model")
-
-    return property(get, set_, doc=doc)
-
-
-def _pose_property(name: str, doc: str):
-    """A Transform property stored in `_<name>`, validated (finite, unit quaternion) and copied on the way out."""
-    attr = "_" + name
-
-    def get(self) -> Transform:
-        return getattr(self, attr).copy()
-
-    def set_(self, pose):
-        setattr(self, attr, _as_transform(self._owner(), name, pose))
-        self._changed("model")
-
-    return property(get, set_, doc=doc)
-
-
-@dataclass
-class Limit:
-    """`PxArticulationLimit`: position range [low, high] of one axis (rad or m)."""
-
-    low: float = 0.0
-    high: float = 0.0
-
-
-@dataclass
-class Drive:
-    """`PxArticulationDrive`: implicit PD gains, force (or impulse) limit and drive type of one axis."""
-
-    stiffness: float = 0.0
-    damping: float = 0.0
-    max_force: float = 0.0
-    drive_type: DriveType = DriveType.NONE
-
-
-@dataclass
-class FrictionParams:
-    """`PxJointFrictionParams` (PhysX 5.6 model): static and dynamic friction efforts [N or Nm] and a viscous
-    coefficient [N s/m or Nm s/rad]. All zero (the default) leaves the axis to the coefficient model."""
-
-    static_friction_effort: float = 0.0
-    dynamic_friction_effort: float = 0.0
-    viscous_friction_coefficient: float = 0.0
+from .validate import as_real as _as_real
+from .validate import as_transform as _as_transform
+from .validate import flag_value, nonneg, nonneg_property, pose_property
 
 
 class Link:
     """`PxArticulationLink`: a rigid body of an articulation, created by `Articulation.create_link`."""
 
-    def __init__(self, articulation: "Articulation", parent: "Link | None", pose: Transform, name: str):
+    def __init__(self, articulation: Articulation, parent: Link | None, pose: Transform, name: str):
         self.articulation = articulation
         self.parent = parent
         self.name = name
@@ -126,7 +62,7 @@ class Link:
 
     @mass.setter
     def mass(self, value):
-        self._mass = _nonneg(self._owner(), "mass", value)
+        self._mass = nonneg(self._owner(), "mass", value)
         self._changed()
 
     @property
@@ -140,12 +76,13 @@ class Link:
         if v.shape != (3,):
             raise ValidationError(f"{self._owner()}: inertia must be 3 principal moments, got shape {v.shape}")
         for k in range(3):
-            _nonneg(self._owner(), "principal inertia", v[k])
+            nonneg(self._owner(), "principal inertia", v[k])
         self._inertia = v.copy()
         self._changed()
 
-    cmass_local_pose = _pose_property("cmass_local_pose",
-                                      "COM position and principal-axes orientation in the link's actor frame.")
+    cmass_local_pose = pose_property(
+        "cmass_local_pose", "COM position and principal-axes orientation in the link's actor frame."
+    )
 
     def set_mass_and_inertia_tensor(self, mass: float, com, inertia_tensor):
         """Set mass, COM (actor frame) and a full 3x3 inertia tensor about the COM (actor axes); the tensor is
@@ -171,12 +108,16 @@ class Link:
         """Attach a collision shape (mass properties with update_mass_and_inertia, and contacts). Only while the
         articulation is out of a scene: a scene builds its collision pairs from the shapes when it is added."""
         if self.articulation._scene is not None:
-            raise StateError(f"{self._owner()}: attach_shape while {self.articulation._owner()} is in a scene would "
-                             "never collide; attach shapes before scene.add_articulation (or remove it, attach, and "
-                             "add it again, which restarts it from its description)")
+            raise StateError(
+                f"{self._owner()}: attach_shape while {self.articulation._owner()} is in a scene would "
+                "never collide; attach shapes before scene.add_articulation (or remove it, attach, and "
+                "add it again, which restarts it from its description)"
+            )
         if not isinstance(shape, Shape) or type(shape).__name__ in ("Plane", "TriangleMesh"):
-            raise ValidationError(f"{self._owner()}: attach_shape takes an artic shape other than Plane or "
-                                  f"TriangleMesh (those belong on a RigidStatic), got {type(shape).__name__}")
+            raise ValidationError(
+                f"{self._owner()}: attach_shape takes an artic shape other than Plane or "
+                f"TriangleMesh (those belong on a RigidStatic), got {type(shape).__name__}"
+            )
         shape.check_contact_params()
         self.shapes.append(shape)
         return shape
@@ -187,11 +128,11 @@ class Link:
         self.set_mass_and_inertia_tensor(mass, com, tensor)
 
     # -- rigid-body parameters ------------------------------------------------------------------------------------
-    linear_damping = _nonneg_property("linear_damping", "Linear damping coefficient [1/s] (default 0.05).")
-    angular_damping = _nonneg_property("angular_damping", "Angular damping coefficient [1/s] (default 0.05).")
-    max_linear_velocity = _nonneg_property("max_linear_velocity", "Max linear COM speed [m/s] (default 100).")
-    max_angular_velocity = _nonneg_property("max_angular_velocity", "Max angular speed [rad/s] (default 50).")
-    cfm_scale = _nonneg_property("cfm_scale", "Per-link constraint softening of limits and friction (default 0.025).")
+    linear_damping = nonneg_property("linear_damping", "Linear damping coefficient [1/s] (default 0.05).")
+    angular_damping = nonneg_property("angular_damping", "Angular damping coefficient [1/s] (default 0.05).")
+    max_linear_velocity = nonneg_property("max_linear_velocity", "Max linear COM speed [m/s] (default 100).")
+    max_angular_velocity = nonneg_property("max_angular_velocity", "Max angular speed [rad/s] (default 50).")
+    cfm_scale = nonneg_property("cfm_scale", "Per-link constraint softening of limits and friction (default 0.025).")
 
     def set_cfm_scale(self, cfm_scale: float):
         """PhysX's `setCfmScale`: the same as assigning `cfm_scale`."""
@@ -210,258 +151,6 @@ class Link:
     def inbound_joint_dof(self) -> int:
         """Number of unlocked axes of the inbound joint (0 for the root)."""
         return 0 if self.inbound_joint is None else len(self.inbound_joint.dof_axes())
-
-
-class Joint:
-    """`PxArticulationJointReducedCoordinate`: the inbound joint of a non-root link."""
-
-    def __init__(self, child: Link, parent: Link, name: str):
-        self.child_link = child
-        self.parent_link = parent
-        self.name = name
-        self._parent_pose = Transform()
-        self._child_pose = Transform()
-        self._type = JointType.UNDEFINED
-        self._motion = [Motion.LOCKED] * 6
-        self._limit = [Limit() for _ in range(6)]
-        self._drive = [Drive() for _ in range(6)]
-        self._friction_params = [FrictionParams() for _ in range(6)]
-        self._drive_target = np.zeros(6)
-        self._drive_velocity = np.zeros(6)
-        self._armature = np.zeros(6)
-        self._max_joint_velocity = np.full(6, 100.0)
-        self._position = np.zeros(6)
-        self._velocity = np.zeros(6)
-        self._friction_coefficient = 0.05
-        self._deadzone = {}  # Axis -> Deadzone (description/deadzone.py)
-
-    def __repr__(self):
-        return f"Joint('{self.name}', {self._type.name})"
-
-    def _owner(self) -> str:
-        return f"joint '{self.name}'"
-
-    @property
-    def articulation(self) -> "Articulation":
-        return self.child_link.articulation
-
-    def _changed(self, what="model"):
-        self.articulation._changed(what)
-
-    # -- frames and type ------------------------------------------------------------------------------------------
-    parent_pose = _pose_property("parent_pose", "Joint frame in the parent link's actor frame.")
-    child_pose = _pose_property("child_pose", "Joint frame in the child link's actor frame.")
-
-    def set_joint_type(self, joint_type: JointType):
-        self.articulation._check_topology_change(self._owner(), "set_joint_type")
-        try:
-            self._type = JointType(joint_type)
-        except ValueError:
-            raise ValidationError(f"{self._owner()}: unknown joint type {joint_type!r}; use artic.JointType") from None
-        self._changed()
-
-    def get_joint_type(self) -> JointType:
-        return self._type
-
-    def set_motion(self, axis: Axis, motion: Motion):
-        """Lock, limit or free one axis. The joint type must be set first, and the axis must suit it (PhysX's
-        `isValidMotion`): prismatic takes one of X/Y/Z, revolute one of TWIST/SWING1/SWING2, spherical angular
-        axes only, FIX none."""
-        owner = self._owner()
-        self.articulation._check_topology_change(owner, "set_motion")
-        axis = _axis(owner, axis)
-        try:
-            motion = Motion(motion)
-        except ValueError:
-            raise ValidationError(f"{owner}: unknown motion {motion!r}; use artic.Motion") from None
-        if motion != Motion.LOCKED:
-            t = self._type
-            if t == JointType.UNDEFINED:
-                raise ValidationError(f"{owner}: set the joint type before set_motion")
-            if t == JointType.FIX:
-                raise ValidationError(f"{owner}: a FIX joint has no free axes")
-            if t == JointType.PRISMATIC and axis not in LINEAR_AXES:
-                raise ValidationError(f"{owner}: a PRISMATIC joint moves along X, Y or Z, not {axis.name}")
-            if t in (JointType.REVOLUTE, JointType.REVOLUTE_UNWRAPPED, JointType.SPHERICAL) and axis in LINEAR_AXES:
-                raise ValidationError(
-                    f"{owner}: a {t.name} joint rotates about TWIST, SWING1 or SWING2, not {axis.name}")
-            if t in (JointType.PRISMATIC, JointType.REVOLUTE, JointType.REVOLUTE_UNWRAPPED):
-                others = [Axis(a).name for a in range(6) if a != axis and self._motion[a] != Motion.LOCKED]
-                if others:
-                    raise ValidationError(f"{owner}: a {t.name} joint has one free axis; {others[0]} is already free")
-        self._motion[axis] = motion
-        self._changed("topology")
-
-    def get_motion(self, axis: Axis) -> Motion:
-        return self._motion[_axis(self._owner(), axis)]
-
-    def dof_axes(self) -> list[Axis]:
-        """The unlocked axes in PhysX dof order (TWIST, SWING1, SWING2, X, Y, Z)."""
-        return [Axis(a) for a in range(6) if self._motion[a] != Motion.LOCKED]
-
-    # -- per-axis parameters --------------------------------------------------------------------------------------
-    def _check_in_scene_axis(self, axis: Axis, what: str):
-        """In a scene the motions are frozen, so a limit, drive, target or state on a locked axis can be refused at
-        once (out of a scene, Joint.validate refuses it when the articulation is added)."""
-        if self.articulation._scene is not None and self._motion[axis] == Motion.LOCKED:
-            raise ValidationError(f"{self._owner()}: axis {axis.name} is LOCKED, so a {what} on it would never act; "
-                                  "set it on an unlocked axis")
-
-    def set_limit_params(self, axis: Axis, limit: Limit):
-        """The range of a LIMITED axis, low < high; Limit() (the default) clears the limit of another axis."""
-        owner = self._owner()
-        axis = _axis(owner, axis)
-        if not isinstance(limit, Limit):
-            raise ValidationError(f"{owner}: set_limit_params takes an artic.Limit, got {type(limit).__name__}")
-        if limit != Limit():
-            self._check_in_scene_axis(axis, "limit")
-        # not bounded like positions: huge finite limits (URDFs use +-1e16) mean "unlimited" and overflow nothing
-        low = _finite(owner, f"{AXIS_NAMES[axis]} limit low", limit.low)
-        high = _finite(owner, f"{AXIS_NAMES[axis]} limit high", limit.high)
-        cleared = (low, high) == (0.0, 0.0) and self._motion[axis] != Motion.LIMITED  # Limit(): "no limit"
-        if low >= high and not cleared:
-            raise ValidationError(f"{owner}: {AXIS_NAMES[axis]} limit low {low} >= high {high}; give low < high")
-        self._limit[axis] = Limit(low, high)
-        self._changed()
-
-    def get_limit_params(self, axis: Axis) -> Limit:
-        lim = self._limit[_axis(self._owner(), axis)]
-        return Limit(lim.low, lim.high)
-
-    def set_drive_params(self, axis: Axis, drive: Drive):
-        owner = self._owner()
-        axis = _axis(owner, axis)
-        name = AXIS_NAMES[axis]
-        if not isinstance(drive, Drive):
-            raise ValidationError(f"{owner}: set_drive_params takes an artic.Drive, got {type(drive).__name__}")
-        if drive != Drive():
-            self._check_in_scene_axis(axis, "drive")
-        try:
-            drive_type = DriveType(drive.drive_type)
-        except ValueError:
-            raise ValidationError(f"{owner}: unknown drive type {drive.drive_type!r}; use artic.DriveType") from None
-        self._drive[axis] = Drive(
-            _nonneg(owner, f"{name} drive stiffness", drive.stiffness),
-            _nonneg(owner, f"{name} drive damping", drive.damping),
-            _nonneg(owner, f"{name} drive max_force", drive.max_force),
-            drive_type,
-        )
-        self._changed()
-
-    def get_drive_params(self, axis: Axis) -> Drive:
-        d = self._drive[_axis(self._owner(), axis)]
-        return Drive(d.stiffness, d.damping, d.max_force, d.drive_type)
-
-    def set_friction_params(self, axis: Axis, params: FrictionParams):
-        owner, axis = self._owner(), _axis(self._owner(), axis)
-        name = AXIS_NAMES[axis]
-        if not isinstance(params, FrictionParams):
-            raise ValidationError(f"{owner}: set_friction_params takes an artic.FrictionParams, got "
-                                  f"{type(params).__name__}")
-        self._friction_params[axis] = FrictionParams(
-            _nonneg(owner, f"{name} static friction effort", params.static_friction_effort),
-            _nonneg(owner, f"{name} dynamic friction effort", params.dynamic_friction_effort),
-            _nonneg(owner, f"{name} viscous friction coefficient", params.viscous_friction_coefficient),
-        )
-        self._changed()
-
-    def get_friction_params(self, axis: Axis) -> FrictionParams:
-        p = self._friction_params[_axis(self._owner(), axis)]
-        return FrictionParams(p.static_friction_effort, p.dynamic_friction_effort, p.viscous_friction_coefficient)
-
-    def _set_axis_value(self, store, axis, value, what, nonneg=False, kind="model"):
-        owner = self._owner()
-        axis = _axis(owner, axis)
-        check = _nonneg if nonneg else _bounded
-        value = check(owner, f"{AXIS_NAMES[axis]} {what}", value)
-        if kind != "model" and value != 0.0:
-            self._check_in_scene_axis(axis, what)
-        store[axis] = value
-        self._changed(kind)
-
-    def set_drive_target(self, axis: Axis, target: float):
-        self._set_axis_value(self._drive_target, axis, target, "drive target", kind="control")
-
-    def get_drive_target(self, axis: Axis) -> float:
-        return float(self._drive_target[_axis(self._owner(), axis)])
-
-    def set_drive_velocity(self, axis: Axis, velocity: float):
-        self._set_axis_value(self._drive_velocity, axis, velocity, "drive velocity", kind="control")
-
-    def get_drive_velocity(self, axis: Axis) -> float:
-        return float(self._drive_velocity[_axis(self._owner(), axis)])
-
-    def set_armature(self, axis: Axis, armature: float):
-        """Reflected rotor inertia added to the dof's diagonal of the mass matrix [kg m^2 or kg]."""
-        self._set_axis_value(self._armature, axis, armature, "armature", nonneg=True)
-
-    def set_deadzone(self, axis: Axis, deadzone):
-        """A deadzone controller on a free or limited axis (artic.Deadzone; None removes it); direct solver only."""
-        axis = _axis(self._owner(), axis)
-        self._deadzone.pop(axis, None)
-        if deadzone is not None:
-            self._deadzone[axis] = checked_deadzone(f"{self._owner()} {AXIS_NAMES[axis]}", deadzone)
-        self._changed()
-
-    def get_deadzone(self, axis: Axis):
-        return self._deadzone.get(_axis(self._owner(), axis))
-
-    def get_armature(self, axis: Axis) -> float:
-        return float(self._armature[_axis(self._owner(), axis)])
-
-    def set_max_joint_velocity(self, axis: Axis, max_velocity: float):
-        self._set_axis_value(self._max_joint_velocity, axis, max_velocity, "max joint velocity", nonneg=True)
-
-    def get_max_joint_velocity(self, axis: Axis) -> float:
-        return float(self._max_joint_velocity[_axis(self._owner(), axis)])
-
-    def set_joint_position(self, axis: Axis, position: float):
-        """Set the position of one axis; in a scene this writes every env's state."""
-        self._set_axis_value(self._position, axis, position, "joint position", kind="state")
-
-    def get_joint_position(self, axis: Axis) -> float:
-        return float(self._position[_axis(self._owner(), axis)])
-
-    def set_joint_velocity(self, axis: Axis, velocity: float):
-        self._set_axis_value(self._velocity, axis, velocity, "joint velocity", kind="state")
-
-    def get_joint_velocity(self, axis: Axis) -> float:
-        return float(self._velocity[_axis(self._owner(), axis)])
-
-    @property
-    def friction_coefficient(self) -> float:
-        """PhysX's coefficient joint-friction model, the same for all axes (default 0.05, active by default)."""
-        return self._friction_coefficient
-
-    @friction_coefficient.setter
-    def friction_coefficient(self, value):
-        self._friction_coefficient = _nonneg(self._owner(), "friction coefficient", value)
-        self._changed()
-
-    def validate(self):
-        """Checks that need the whole joint (run when the articulation enters a scene)."""
-        owner = self._owner()
-        free = self.dof_axes()
-        t = self._type
-        if t == JointType.UNDEFINED:
-            raise ValidationError(f"{owner}: joint type is UNDEFINED; call set_joint_type before adding to a scene")
-        if t in (JointType.PRISMATIC, JointType.REVOLUTE, JointType.REVOLUTE_UNWRAPPED) and len(free) != 1:
-            raise ValidationError(f"{owner}: a {t.name} joint needs exactly one unlocked axis, has {len(free)}")
-        if t == JointType.SPHERICAL and not free:
-            raise ValidationError(f"{owner}: a SPHERICAL joint needs at least one unlocked angular axis")
-        for a in free:
-            if self._motion[a] == Motion.LIMITED:
-                lim = self._limit[a]
-                if lim.low >= lim.high:
-                    raise ValidationError(
-                        f"{owner}: axis {a.name} is LIMITED but its limit is [{lim.low}, {lim.high}]; "
-                        "call set_limit_params with low < high"
-                    )
-            if t == JointType.REVOLUTE and abs(self._position[a]) > 2 * np.pi:
-                raise ValidationError(f"{owner}: a REVOLUTE position must lie in [-2pi, 2pi], got {self._position[a]}")
-            if t == JointType.SPHERICAL and abs(self._position[a]) > np.pi:
-                raise ValidationError(f"{owner}: a SPHERICAL position must lie in [-pi, pi], got {self._position[a]}")
-        check_axis_settings(self)
 
 
 @dataclass
@@ -520,8 +209,10 @@ class Articulation:
 
     def _check_topology_change(self, owner: str, action: str):
         if self._scene is not None:
-            raise TopologyError(f"{owner}: {action} changes the topology of {self._owner()}, which is in a scene; "
-                                "remove it from the scene first")
+            raise TopologyError(
+                f"{owner}: {action} changes the topology of {self._owner()}, which is in a scene; "
+                "remove it from the scene first"
+            )
 
     def _require_scene(self):
         if self._scene is None:
@@ -572,15 +263,26 @@ class Articulation:
         return self._links[0]
 
     # -- mimic joints and tendons -------------------------------------------------------------------------------
-    def create_mimic_joint(self, joint_a, axis_a, joint_b, axis_b, gear_ratio: float, offset: float = 0.0,
-                           natural_frequency: float = 0.0, damping_ratio: float = 0.0):
+    def create_mimic_joint(
+        self,
+        joint_a,
+        axis_a,
+        joint_b,
+        axis_b,
+        gear_ratio: float,
+        offset: float = 0.0,
+        natural_frequency: float = 0.0,
+        damping_ratio: float = 0.0,
+    ):
         """Couple two dofs: q_A + gear_ratio * q_B + offset = 0 (the mimic-joint note). Hard unless
         natural_frequency > 0 and damping_ratio > 0. Only while the articulation is out of a scene."""
-        return self.create_multi_dof_mimic_joint(joint_a, axis_a, [(joint_b, axis_b, gear_ratio)], offset,
-                                                 natural_frequency, damping_ratio)
+        return self.create_multi_dof_mimic_joint(
+            joint_a, axis_a, [(joint_b, axis_b, gear_ratio)], offset, natural_frequency, damping_ratio
+        )
 
-    def create_multi_dof_mimic_joint(self, joint_a, axis_a, others, offset: float = 0.0,
-                                     natural_frequency: float = 0.0, damping_ratio: float = 0.0):
+    def create_multi_dof_mimic_joint(
+        self, joint_a, axis_a, others, offset: float = 0.0, natural_frequency: float = 0.0, damping_ratio: float = 0.0
+    ):
         """The N-dof extension: q_A + sum G_i q_i + offset = 0, `others` = [(joint, axis, G_i), ...]
         (differentials)."""
         self._check_topology_change(self._owner(), "create_mimic_joint")
@@ -644,8 +346,9 @@ class Articulation:
     def set_solver_iteration_counts(self, min_position_iters: int, min_velocity_iters: int = 1):
         """Position iterations in [1, 255], velocity iterations in [0, 255] (PhysX defaults 4 / 1)."""
         p, v = min_position_iters, min_velocity_iters
-        if any(isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) for x in (p, v)) \
-                or not (1 <= p <= 255 and 0 <= v <= 255):
+        if any(isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) for x in (p, v)) or not (
+            1 <= p <= 255 and 0 <= v <= 255
+        ):
             raise ValidationError(f"{self._owner()}: iteration counts must be in [1, 255] and [0, 255], got {p}, {v}")
         self._iterations = (int(p), int(v))
         self._changed("model")
@@ -653,10 +356,11 @@ class Articulation:
     def get_solver_iteration_counts(self) -> tuple[int, int]:
         return self._iterations
 
-    sleep_threshold = _nonneg_property("sleep_threshold",
-                                       "Mass-normalized kinetic energy below which it may sleep (5e-3).")
-    stabilization_threshold = _nonneg_property("stabilization_threshold", "Stabilization energy threshold (5e-4).")
-    wake_counter = _nonneg_property("wake_counter", "Seconds the articulation stays awake without motion (0.4).")
+    sleep_threshold = nonneg_property(
+        "sleep_threshold", "Mass-normalized kinetic energy below which it may sleep (5e-3)."
+    )
+    stabilization_threshold = nonneg_property("stabilization_threshold", "Stabilization energy threshold (5e-4).")
+    wake_counter = nonneg_property("wake_counter", "Seconds the articulation stays awake without motion (0.4).")
 
     @property
     def root_global_pose(self) -> Transform:
@@ -747,8 +451,9 @@ class Articulation:
         topo = self._topology()
         maximum = _as_real(self._owner(), "pack_joint_data input", maximum)
         if maximum.shape[-2:] != (self.link_count - 1, 6):
-            raise ValidationError(f"{self._owner()}: pack_joint_data expects shape (..., {self.link_count - 1}, 6), "
-                                  f"got {maximum.shape}")
+            raise ValidationError(
+                f"{self._owner()}: pack_joint_data expects shape (..., {self.link_count - 1}, 6), got {maximum.shape}"
+            )
         out = np.zeros(maximum.shape[:-2] + (self.dof_count,)) if reduced is None else reduced
         for i, axes in enumerate(topo.dof_axes[1:], start=1):
             for k, a in enumerate(axes):
@@ -760,8 +465,9 @@ class Articulation:
         topo = self._topology()
         reduced = _as_real(self._owner(), "unpack_joint_data input", reduced)
         if reduced.shape[-1:] != (self.dof_count,):
-            raise ValidationError(f"{self._owner()}: unpack_joint_data expects shape (..., {self.dof_count}), "
-                                  f"got {reduced.shape}")
+            raise ValidationError(
+                f"{self._owner()}: unpack_joint_data expects shape (..., {self.dof_count}), got {reduced.shape}"
+            )
         out = np.zeros(reduced.shape[:-1] + (self.link_count - 1, 6)) if maximum is None else maximum
         for i, axes in enumerate(topo.dof_axes[1:], start=1):
             for k, a in enumerate(axes):

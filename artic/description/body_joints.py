@@ -25,17 +25,19 @@ hinge and slider, whose axis is z as in ArtiSynth (PhysX's revolute and prismati
 
 from __future__ import annotations
 
-from ..enums import ConstraintFlag
-
 import numpy as np
 
+from ..enums import Axis, ConstraintFlag, DriveType, JointType, Motion
 from ..errors import StateError, TopologyError, ValidationError
 from ..math.np_spatial import Transform, quat_exp, quat_from_axis_angle, quat_mul
 from .actors import RigidDynamic, RigidStatic
+from .articulation import Link
+from .articulation_joint import Drive, Limit
 from .deadzone import checked_deadzone
-from .articulation import Drive, Limit, Link, _as_transform, _axis, _finite
-from ..enums import JointType, Motion, Axis, DriveType
 from .validate import as_real, bounded
+from .validate import as_transform as _as_transform
+from .validate import axis as _axis
+from .validate import finite as _finite
 
 # how a joint measures its rotation (constraints/body_joint_frames.py computes each on the device)
 MODE_ROTVEC, MODE_TWIST_X, MODE_TWIST_Y, MODE_TWIST_Z, MODE_EULER_ZY, MODE_EULER_ZYX, MODE_DISTANCE = range(7)
@@ -123,8 +125,11 @@ def _body(owner: str, which: str, body, allow_world: bool):
         return body
     if body is None and allow_world:
         return None
-    what = "a Link, RigidDynamic, RigidStatic or None (the world)" if allow_world else \
-        "a Link, RigidDynamic or RigidStatic (the world may only be body B)"
+    what = (
+        "a Link, RigidDynamic, RigidStatic or None (the world)"
+        if allow_world
+        else "a Link, RigidDynamic or RigidStatic (the world may only be body B)"
+    )
     raise ValidationError(f"{owner}: body {which} must be {what}, got {type(body).__name__}")
 
 
@@ -219,11 +224,14 @@ class JointBase:
     def _attach(self, a, t_ca: Transform, b, t_db: Transform):
         owner = self._owner()
         if a is b or (isinstance(a, Link) and isinstance(b, Link) and a is b):
-            raise ValidationError(f"{owner}: body A and body B are the same body {_body_name(a)}; a joint connects "
-                                  "two different bodies")
+            raise ValidationError(
+                f"{owner}: body A and body B are the same body {_body_name(a)}; a joint connects two different bodies"
+            )
         if isinstance(a, RigidStatic) and (b is None or isinstance(b, RigidStatic)):
-            raise ValidationError(f"{owner}: bodies {_body_name(a)} and {_body_name(b)} cannot move; a joint needs "
-                                  "at least one Link or RigidDynamic")
+            raise ValidationError(
+                f"{owner}: bodies {_body_name(a)} and {_body_name(b)} cannot move; a joint needs "
+                "at least one Link or RigidDynamic"
+            )
         self.body_a, self.body_b = a, b
         self._frame_ca, self._frame_db = t_ca, t_db
 
@@ -277,8 +285,10 @@ class JointBase:
                 raise ValidationError(f"{self._owner()}: no coordinate '{idx}'; its coordinates are {names}")
             return names.index(idx)
         if isinstance(idx, (bool, np.bool_)) or not isinstance(idx, (int, np.integer)) or not 0 <= idx < len(names):
-            raise ValidationError(f"{self._owner()}: coordinate index must be an integer in [0, {len(names)}) or one "
-                                  f"of {names}, got {idx!r}")
+            raise ValidationError(
+                f"{self._owner()}: coordinate index must be an integer in [0, {len(names)}) or one "
+                f"of {names}, got {idx!r}"
+            )
         return int(idx)
 
     def coordinate_is_angular(self, idx) -> bool:
@@ -288,8 +298,10 @@ class JointBase:
         """T_CD for the given coordinate values (ArtiSynth's coordinatesToTCD)."""
         v = np.asarray(values, dtype=float).reshape(-1)
         if v.shape != (self.num_coordinates,) or not np.all(np.isfinite(v)):
-            raise ValidationError(f"{self._owner()}: expected {self.num_coordinates} finite coordinate values "
-                                  f"{self.coordinate_names}, got {values!r}")
+            raise ValidationError(
+                f"{self._owner()}: expected {self.num_coordinates} finite coordinate values "
+                f"{self.coordinate_names}, got {values!r}"
+            )
         return coordinates_to_tcd_mode(self._mode, [s for _, s in self._coordinates], v)
 
     def get_coordinates(self) -> np.ndarray:
@@ -318,8 +330,9 @@ class JointBase:
         if np.isnan(lo) or np.isnan(hi):
             raise ValidationError(f"{owner}: coordinate '{self.coordinate_names[k]}' range bounds must not be NaN")
         if lo > hi:
-            raise ValidationError(f"{owner}: coordinate '{self.coordinate_names[k]}' range low {lo} > high {hi}; give "
-                                  "low <= high")
+            raise ValidationError(
+                f"{owner}: coordinate '{self.coordinate_names[k]}' range low {lo} > high {hi}; give low <= high"
+            )
         self._range[k] = (lo, hi)
         self._changed("range")
 
@@ -366,8 +379,9 @@ class JointBase:
         v = np.atleast_1d(np.asarray(values, dtype=float))
         n = self.constraint_count
         if v.ndim != 1 or len(v) > n or not np.all(np.isfinite(v)):
-            raise ValidationError(f"{self._owner()}: {what} must be at most {n} finite values (one per constraint), "
-                                  f"got {values!r}")
+            raise ValidationError(
+                f"{self._owner()}: {what} must be at most {n} finite values (one per constraint), got {values!r}"
+            )
         if nonneg and np.any(v < 0):
             raise ValidationError(f"{self._owner()}: {what} must be >= 0, got {v}")
         return v
@@ -375,8 +389,8 @@ class JointBase:
     def set_compliance(self, values):
         """Compliance of the first len(values) constraints [m/N or rad/(N m)]; 0 is hard. Clears any ERP/CFM."""
         v = self._values("compliance", values)
-        self._compliance[:len(v)] = v
-        self._erp[:len(v)] = -1.0
+        self._compliance[: len(v)] = v
+        self._erp[: len(v)] = -1.0
         self._changed()
 
     def get_compliance(self) -> np.ndarray:
@@ -386,7 +400,7 @@ class JointBase:
         """Damping of the first len(values) constraints [N s/m or N m s/rad]; it acts only where the compliance
         is non-zero."""
         v = self._values("damping", values)
-        self._damping[:len(v)] = v
+        self._damping[: len(v)] = v
         self._changed()
 
     def get_damping(self) -> np.ndarray:
@@ -441,7 +455,7 @@ class JointBase:
             raise ValidationError(f"{self._owner()}: erp and cfm need the same length, got {len(e)} and {len(c)}")
         if np.any(e > 1.0):
             raise ValidationError(f"{self._owner()}: erp must lie in [0, 1], got {e}")
-        self._erp[:len(e)], self._cfm[:len(c)] = e, c
+        self._erp[: len(e)], self._cfm[: len(c)] = e, c
         self._changed()
 
     def get_erp_cfm(self, dt: float) -> tuple[np.ndarray, np.ndarray]:
@@ -489,8 +503,11 @@ class JointBase:
     def set_deadzone(self, idx, deadzone):
         """A deadzone controller on a coordinate (artic.Deadzone; None removes it); direct solver only."""
         k = self._coord(idx)
-        self._deadzone[k] = None if deadzone is None else checked_deadzone(
-            f"{self._owner()} coordinate '{self.coordinate_names[k]}'", deadzone)
+        self._deadzone[k] = (
+            None
+            if deadzone is None
+            else checked_deadzone(f"{self._owner()} coordinate '{self.coordinate_names[k]}'", deadzone)
+        )
         self._changed()
 
     def get_deadzone(self, idx):
@@ -564,8 +581,7 @@ class PlanarJoint(JointBase):
     _coordinates = (("x", 3), ("y", 4), ("theta", 2))
 
 
-_D6_NAMES = {Axis.TWIST: "twist", Axis.SWING1: "swing1", Axis.SWING2: "swing2", Axis.X: "x", Axis.Y: "y",
-             Axis.Z: "z"}
+_D6_NAMES = {Axis.TWIST: "twist", Axis.SWING1: "swing1", Axis.SWING2: "swing2", Axis.X: "x", Axis.Y: "y", Axis.Z: "z"}
 
 
 class D6Joint(JointBase):
@@ -607,8 +623,10 @@ class D6Joint(JointBase):
         """Range [low, high] of a LIMITED axis [rad or m]."""
         axis = _axis(self._owner(), axis)
         if self._motion[axis] != Motion.LIMITED:
-            raise ValidationError(f"{self._owner()}: axis {axis.name} is {self._motion[axis].name}; set_motion(axis, "
-                                  "Motion.LIMITED) first")
+            raise ValidationError(
+                f"{self._owner()}: axis {axis.name} is {self._motion[axis].name}; set_motion(axis, "
+                "Motion.LIMITED) first"
+            )
         self.set_coordinate_range(_D6_NAMES[axis], limit.low, limit.high)
 
     def get_limit_params(self, axis) -> Limit:
@@ -622,10 +640,16 @@ class D6Joint(JointBase):
 
     def _constraint_params(self) -> dict:
         """Everything set per constraint and per coordinate, keyed so that it survives a change of motions."""
-        out = {k: (self._compliance[i], self._damping[i], self._erp[i], self._cfm[i])
-               for i, k in enumerate(self._constraint_keys())}
-        out.update({("coord", n): (self._range[k].copy(), self._locked[k], self._drive[k], self._target[k].copy())
-                    for k, (n, _) in enumerate(self._coordinates)})
+        out = {
+            k: (self._compliance[i], self._damping[i], self._erp[i], self._cfm[i])
+            for i, k in enumerate(self._constraint_keys())
+        }
+        out.update(
+            {
+                ("coord", n): (self._range[k].copy(), self._locked[k], self._drive[k], self._target[k].copy())
+                for k, (n, _) in enumerate(self._coordinates)
+            }
+        )
         return out
 
     def _restore_constraint_params(self, saved: dict):
@@ -664,13 +688,29 @@ class DistanceJoint(JointBase):
         self._changed()
 
 
-JOINT_TYPES = (FixedJoint, HingeJoint, SliderJoint, CylindricalJoint, SphericalJoint, UniversalJoint, GimbalJoint,
-               PlanarJoint, D6Joint, DistanceJoint)
+JOINT_TYPES = (
+    FixedJoint,
+    HingeJoint,
+    SliderJoint,
+    CylindricalJoint,
+    SphericalJoint,
+    UniversalJoint,
+    GimbalJoint,
+    PlanarJoint,
+    D6Joint,
+    DistanceJoint,
+)
 
 # PhysX's joints turn about or slide along the x axis of their frames; artic's hinge and slider use z
 _X_TO_Z = Transform(np.zeros(3), quat_from_axis_angle((0.0, 1.0, 0.0), 0.5 * np.pi))  # z of the new frame = old x
-_PHYSX_KINDS = {"fixed": (FixedJoint, False), "revolute": (HingeJoint, True), "prismatic": (SliderJoint, True),
-                "spherical": (SphericalJoint, False), "distance": (DistanceJoint, False), "d6": (D6Joint, False)}
+_PHYSX_KINDS = {
+    "fixed": (FixedJoint, False),
+    "revolute": (HingeJoint, True),
+    "prismatic": (SliderJoint, True),
+    "spherical": (SphericalJoint, False),
+    "distance": (DistanceJoint, False),
+    "d6": (D6Joint, False),
+}
 
 
 def create_physx_joint(kind: str, actor0, local_frame0, actor1, local_frame1, name: str | None = None):

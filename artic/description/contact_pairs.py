@@ -25,19 +25,27 @@ def contact_pair(art, shape_a, shape_b, material, rest_offset) -> ContactPair:
     owner = art._owner()
     link_a = next((lk for lk in art.get_links() if any(s is shape_a for s in lk.shapes)), None)
     if link_a is None:
-        raise ValidationError(f"{owner}: add_contact_pair's shape_a must be a shape attached to a link of this "
-                              f"articulation, got {shape_a.label() if isinstance(shape_a, Shape) else shape_a!r}")
+        raise ValidationError(
+            f"{owner}: add_contact_pair's shape_a must be a shape attached to a link of this "
+            f"articulation, got {shape_a.label() if isinstance(shape_a, Shape) else shape_a!r}"
+        )
     if not isinstance(shape_b, Shape):
-        raise ValidationError(f"{owner}: add_contact_pair's shape_b must be an artic shape (of a link or a "
-                              f"RigidStatic), got {type(shape_b).__name__}")
+        raise ValidationError(
+            f"{owner}: add_contact_pair's shape_b must be an artic shape (of a link or a "
+            f"RigidStatic), got {type(shape_b).__name__}"
+        )
     if any(s is shape_b for s in link_a.shapes):
-        raise ValidationError(f"{owner}: add_contact_pair: {shape_a.label()} and {shape_b.label()} are both on link "
-                              f"'{link_a.name}'; shapes of one link never collide, pair shapes of two bodies")
+        raise ValidationError(
+            f"{owner}: add_contact_pair: {shape_a.label()} and {shape_b.label()} are both on link "
+            f"'{link_a.name}'; shapes of one link never collide, pair shapes of two bodies"
+        )
     if material is not None and not isinstance(material, Material):
-        raise ValidationError(f"{owner}: add_contact_pair's material must be an artic.Material or None, got "
-                              f"{type(material).__name__}")
+        raise ValidationError(
+            f"{owner}: add_contact_pair's material must be an artic.Material or None, got {type(material).__name__}"
+        )
     rest_offset = finite(owner, "add_contact_pair rest_offset", rest_offset)
     if abs(rest_offset) > MAX_MAGNITUDE:
-        raise ValidationError(f"{owner}: add_contact_pair's rest_offset must be within +-{MAX_MAGNITUDE:g} m, got "
-                              f"{rest_offset:g}")
+        raise ValidationError(
+            f"{owner}: add_contact_pair's rest_offset must be within +-{MAX_MAGNITUDE:g} m, got {rest_offset:g}"
+        )
     return ContactPair(shape_a, shape_b, material, float(rest_offset))

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..enums import AXIS_NAMES, Axis, JointType, Motion
 from ..errors import TopologyError, ValidationError
 from ..math.np_spatial import Transform
-from ..enums import AXIS_NAMES, Axis, JointType, Motion
 
 _MAX_F32 = float(np.finfo(np.float32).max)
 
@@ -76,8 +76,9 @@ def _check_dof(owner: str, articulation, joint, axis) -> Axis:
     except ValueError:
         raise ValidationError(f"{owner}: unknown axis {axis!r}") from None
     if joint.get_motion(axis) == Motion.LOCKED:
-        raise ValidationError(f"{owner}: axis {axis.name} of joint '{joint.name}' is LOCKED; a coupled dof must be "
-                              "FREE or LIMITED")
+        raise ValidationError(
+            f"{owner}: axis {axis.name} of joint '{joint.name}' is LOCKED; a coupled dof must be FREE or LIMITED"
+        )
     return axis
 
 
@@ -96,8 +97,9 @@ class MimicJoint(_Coupling):
             if g == 0.0:
                 raise ValidationError(f"{owner}: gear ratio of joint '{joint.name}' axis {axis.name} must be non-zero")
             if any(j is joint and a == axis for j, a, _ in checked):
-                raise ValidationError(f"{owner}: joint '{joint.name}' axis {axis.name} appears twice; a dof cannot be "
-                                      "coupled to itself")
+                raise ValidationError(
+                    f"{owner}: joint '{joint.name}' axis {axis.name} appears twice; a dof cannot be coupled to itself"
+                )
             checked.append((joint, axis, g))
         if len(checked) < 2:
             raise ValidationError(f"{owner}: needs at least two dofs")
@@ -198,13 +200,15 @@ class FixedTendon(_Tendon):
     def get_limit_parameters(self) -> tuple[float, float]:
         return self._limit_low, self._limit_high
 
-    def create_tendon_joint(self, parent: TendonJoint | None, axis, coefficient: float, recip_coefficient: float,
-                            link) -> TendonJoint:
+    def create_tendon_joint(
+        self, parent: TendonJoint | None, axis, coefficient: float, recip_coefficient: float, link
+    ) -> TendonJoint:
         owner = self._owner()
         self.articulation._check_topology_change(owner, "create_tendon_joint")
         if link is None or link.articulation is not self.articulation:
-            raise ValidationError(f"{owner}: the tendon joint's link must belong to articulation "
-                                  f"'{self.articulation.name}'")
+            raise ValidationError(
+                f"{owner}: the tendon joint's link must belong to articulation '{self.articulation.name}'"
+            )
         if parent is None:
             if self.tendon_joints:
                 raise TopologyError(f"{owner}: it already has a root tendon joint; give a parent")
@@ -213,13 +217,15 @@ class FixedTendon(_Tendon):
             if parent.tendon is not self:
                 raise TopologyError(f"{owner}: the parent tendon joint belongs to another tendon")
             if link.parent is not parent.link:
-                raise TopologyError(f"{owner}: link '{link.name}' is not a child of the parent tendon joint's link "
-                                    f"'{parent.link.name}'")
+                raise TopologyError(
+                    f"{owner}: link '{link.name}' is not a child of the parent tendon joint's link '{parent.link.name}'"
+                )
             j = link.inbound_joint
             axis = _check_dof(owner, self.articulation, j, axis)
             if j.get_joint_type() == JointType.SPHERICAL and len(j.dof_axes()) > 1:
-                raise ValidationError(f"{owner}: joint '{j.name}' is a multi-dof spherical joint; tendon joints need "
-                                      "one-dof axes")
+                raise ValidationError(
+                    f"{owner}: joint '{j.name}' is a multi-dof spherical joint; tendon joints need one-dof axes"
+                )
             coefficient = _number(owner, "coefficient", coefficient)
             recip_coefficient = _number(owner, "recip_coefficient", recip_coefficient)
             node = TendonJoint(self, parent, axis, coefficient, recip_coefficient, link)
@@ -285,8 +291,9 @@ class SpatialTendon(_Tendon):
         owner = self._owner()
         self.articulation._check_topology_change(owner, "create_attachment")
         if link is None or link.articulation is not self.articulation:
-            raise ValidationError(f"{owner}: the attachment's link must belong to articulation "
-                                  f"'{self.articulation.name}'")
+            raise ValidationError(
+                f"{owner}: the attachment's link must belong to articulation '{self.articulation.name}'"
+            )
         if parent is None and self.attachments:
             raise TopologyError(f"{owner}: it already has a root attachment; give a parent")
         if parent is not None and parent.tendon is not self:

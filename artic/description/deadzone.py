@@ -43,8 +43,17 @@ def checked_deadzone(owner: str, value) -> Deadzone:
     if not isinstance(value, Deadzone):
         raise ValidationError(f"{owner}: set_deadzone takes an artic.Deadzone, got {type(value).__name__}")
     fields = {}
-    for name in ("low", "high", "stiffness", "damping", "max_force", "secondary_target", "secondary_stiffness",
-                 "secondary_damping", "secondary_max_force"):
+    for name in (
+        "low",
+        "high",
+        "stiffness",
+        "damping",
+        "max_force",
+        "secondary_target",
+        "secondary_stiffness",
+        "secondary_damping",
+        "secondary_max_force",
+    ):
         v = getattr(value, name)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v):
             raise ValidationError(f"{owner}: deadzone {name} must be a number, got {v!r}")
@@ -54,17 +63,26 @@ def checked_deadzone(owner: str, value) -> Deadzone:
             raise ValidationError(f"{owner}: deadzone {name} must be finite, got {fields[name]}")
     if fields["low"] > fields["high"]:
         raise ValidationError(f"{owner}: deadzone low {fields['low']} > high {fields['high']}; give low <= high")
-    for name in ("stiffness", "damping", "max_force", "secondary_stiffness", "secondary_damping",
-                 "secondary_max_force"):
+    for name in (
+        "stiffness",
+        "damping",
+        "max_force",
+        "secondary_stiffness",
+        "secondary_damping",
+        "secondary_max_force",
+    ):
         if fields[name] < 0.0 or (name != "max_force" and not math.isfinite(fields[name])):
             raise ValidationError(f"{owner}: deadzone {name} must be finite and >= 0, got {fields[name]}")
     if fields["stiffness"] == 0.0 and fields["damping"] == 0.0:
         raise ValidationError(f"{owner}: a deadzone needs stiffness or damping > 0 (both are 0)")
     if fields["secondary_max_force"] > 0.0:
         if not fields["low"] <= fields["secondary_target"] <= fields["high"]:
-            raise ValidationError(f"{owner}: deadzone secondary_target {fields['secondary_target']} lies outside "
-                                  f"[{fields['low']}, {fields['high']}]; a secondary target must be inside the band")
+            raise ValidationError(
+                f"{owner}: deadzone secondary_target {fields['secondary_target']} lies outside "
+                f"[{fields['low']}, {fields['high']}]; a secondary target must be inside the band"
+            )
         if fields["secondary_stiffness"] == 0.0 and fields["secondary_damping"] == 0.0:
-            raise ValidationError(f"{owner}: deadzone secondary_max_force > 0 needs secondary_stiffness or "
-                                  "secondary_damping > 0")
+            raise ValidationError(
+                f"{owner}: deadzone secondary_max_force > 0 needs secondary_stiffness or secondary_damping > 0"
+            )
     return Deadzone(**fields)

@@ -63,9 +63,9 @@ import warnings
 
 import numpy as np
 
+from ..enums import Axis, JointType, Motion
 from ..errors import ValidationError
 from ..math.np_spatial import Transform, quat_from_axis_angle, quat_to_matrix, skew, spatial_inertia
-from ..enums import Axis, JointType, Motion
 
 MASS_FLOOR = 1e-5  # [kg]: least pivot of a translational dof, mass given to a repaired link
 INERTIA_FLOOR = 1e-8  # [kg m^2]: least pivot of a rotational dof, principal inertias given to a repaired link
@@ -235,9 +235,12 @@ def find_massless(art) -> list:
             t = _is_translation(kind)
             if pivot < floor[t] and link not in found:
                 unit = "kg" if t else "kg m^2"
-                found[link] = (f"{kind} {pivot:.3g} {unit}{where}" if kind.startswith("root") else
-                               f"{'mass along' if t else 'rotational inertia about'} joint "
-                               f"'{link.inbound_joint.name}' {pivot:.3g} {unit}{where}")
+                found[link] = (
+                    f"{kind} {pivot:.3g} {unit}{where}"
+                    if kind.startswith("root")
+                    else f"{'mass along' if t else 'rotational inertia about'} joint "
+                    f"'{link.inbound_joint.name}' {pivot:.3g} {unit}{where}"
+                )
 
     report(piv, "")
     for turned, angle in _lock_samples(art, floor[False]):
@@ -265,7 +268,8 @@ def check_mass_properties(art, policy: str = "repair") -> list:
         raise ValidationError(
             f"articulation '{art.name}': {len(found)} link(s) cannot be stepped, the joint-space inertia is "
             f"singular: {names}. Give them mass and inertia (a URDF <inertial>, link.mass and link.inertia) or "
-            "armature on their joint, or add the articulation with mass_policy='repair'")
+            "armature on their joint, or add the articulation with mass_policy='repair'"
+        )
     mass, inertia = repair_values(art)
     for link, _ in found:
         link.mass = max(link.mass, mass)
@@ -274,5 +278,8 @@ def check_mass_properties(art, policy: str = "repair") -> list:
         f"articulation '{art.name}': {len(found)} link(s) had no mass or inertia for the dof that moves them and "
         f"would go NaN in the step: {names}. Their mass was raised to {mass:.3g} kg and their principal inertias to "
         f"{inertia:.3g} kg m^2 (like MuJoCo's boundmass/boundinertia); give them real mass properties, or use "
-        "mass_policy='raise' to refuse such models", UserWarning, stacklevel=3)
+        "mass_policy='raise' to refuse such models",
+        UserWarning,
+        stacklevel=3,
+    )
     return [link.name for link, _ in found]

@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..math.hull import coincident, hull_mass_properties, solid_points
-from ..io.mesh_file import UnsupportedMeshFormat, read_mesh_file
 from ..errors import ValidationError
+from ..io.mesh_file import UnsupportedMeshFormat, read_mesh_file
+from ..math.hull import coincident, hull_mass_properties, solid_points
 from ..math.np_spatial import Transform, quat_to_matrix
 from .validate import MAX_MAGNITUDE, as_real, finite
 
@@ -60,8 +60,10 @@ def _positive(owner: str, name: str, value, unit: str = "m") -> float:
     if value <= 0.0:
         raise ValidationError(f"{owner}: {name} must be a positive finite number, got {value}")
     if value > MAX_MAGNITUDE:
-        raise ValidationError(f"{owner}: {name} {value:g} {unit} is beyond {MAX_MAGNITUDE:g} {unit}, which float32 "
-                              "arithmetic cannot simulate; give a physically meaningful value")
+        raise ValidationError(
+            f"{owner}: {name} {value:g} {unit} is beyond {MAX_MAGNITUDE:g} {unit}, which float32 "
+            "arithmetic cannot simulate; give a physically meaningful value"
+        )
     return value
 
 
@@ -80,9 +82,13 @@ def _warn_if_coarse(owner: str, what: str, length: float):
     frame, level = sys._getframe(0), 1
     while frame is not None and frame.f_code.co_filename in (__file__, "<string>"):
         frame, level = frame.f_back, level + 1
-    warnings.warn(f"{owner}: {what} is so large that float32 contact arithmetic places its surface only to "
-                  f"~{length * 2.0**-24:.2g} m (beyond {COARSE_LENGTH:g} m), so contacts with it are approximate "
-                  "or missed; use a Plane for a ground, or split the shape", RuntimeWarning, stacklevel=level)
+    warnings.warn(
+        f"{owner}: {what} is so large that float32 contact arithmetic places its surface only to "
+        f"~{length * 2.0**-24:.2g} m (beyond {COARSE_LENGTH:g} m), so contacts with it are approximate "
+        "or missed; use a Plane for a ground, or split the shape",
+        RuntimeWarning,
+        stacklevel=level,
+    )
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -110,8 +116,9 @@ class Material:
 
     def __setattr__(self, name, value):
         if name == "friction_combine" and value not in FRICTION_COMBINE_MODES:
-            raise ValidationError(f"material: friction_combine must be one of {', '.join(FRICTION_COMBINE_MODES)}, "
-                                  f"got {value!r}")
+            raise ValidationError(
+                f"material: friction_combine must be one of {', '.join(FRICTION_COMBINE_MODES)}, got {value!r}"
+            )
         if name in ("static_friction", "dynamic_friction", "restitution"):
             value = finite("material", name, value)
             high = 1.0 if name == "restitution" else MAX_FRICTION
@@ -149,12 +156,14 @@ class Shape:
         if not isinstance(pose, Transform):
             raise ValidationError(f"{self.label()}: local_pose must be an artic.Transform, got {type(pose).__name__}")
         if not pose.is_finite():
-            raise ValidationError(f"{self.label()}: local_pose must be finite, got p={pose.p.tolist()} "
-                                  f"q={pose.q.tolist()}")
+            raise ValidationError(
+                f"{self.label()}: local_pose must be finite, got p={pose.p.tolist()} q={pose.q.tolist()}"
+            )
         norm = float(np.linalg.norm(pose.q))
         if norm < 1e-6:
-            raise ValidationError(f"{self.label()}: local_pose quaternion must be non-zero (x, y, z, w), got "
-                                  f"{pose.q.tolist()}")
+            raise ValidationError(
+                f"{self.label()}: local_pose quaternion must be non-zero (x, y, z, w), got {pose.q.tolist()}"
+            )
         return Transform(pose.p.copy(), pose.q / norm)
 
     def _check_name(self, value):
@@ -170,8 +179,9 @@ class Shape:
     def _check_contact_offset(self, value):
         value = finite(self.label(), "contact_offset", value)
         if not 0.0 <= value <= MAX_MAGNITUDE:
-            raise ValidationError(f"{self.label()}: contact_offset must be a distance in [0, {MAX_MAGNITUDE:g}] m, "
-                                  f"got {value:g}")
+            raise ValidationError(
+                f"{self.label()}: contact_offset must be a distance in [0, {MAX_MAGNITUDE:g}] m, got {value:g}"
+            )
         return value
 
     def _check_mask(self, name, value):
@@ -298,8 +308,10 @@ class Mesh(Shape):
         if scale.shape != (3,):
             raise ValidationError(f"{self.label()}: scale must be 3 numbers, got {value!r}")
         if not np.all(np.isfinite(scale)) or np.any(scale == 0.0) or np.abs(scale).max() > MAX_MAGNITUDE:
-            raise ValidationError(f"{self.label()}: scale must be 3 finite non-zero numbers within "
-                                  f"+-{MAX_MAGNITUDE:g}, got {scale.tolist()}")
+            raise ValidationError(
+                f"{self.label()}: scale must be 3 finite non-zero numbers within "
+                f"+-{MAX_MAGNITUDE:g}, got {scale.tolist()}"
+            )
         return tuple(float(x) for x in scale)
 
     def __setattr__(self, name, value):
@@ -324,8 +336,11 @@ class Mesh(Shape):
         try:
             self.__dict__["_file"] = read_mesh_file(self.filename, self.label())
         except UnsupportedMeshFormat as e:
-            warnings.warn(f"{e}; the mesh is left out of collision detection and has no mass properties",
-                          RuntimeWarning, stacklevel=4)
+            warnings.warn(
+                f"{e}; the mesh is left out of collision detection and has no mass properties",
+                RuntimeWarning,
+                stacklevel=4,
+            )
             self.__dict__["_file"] = None
 
     def _apply_scale(self):
@@ -343,8 +358,7 @@ class Mesh(Shape):
             raise ValidationError(f"{where}: all {len(verts)} vertices coincide; the mesh has no extent")
         # the hull points are made on first use: a flat mesh is fine as a static triangle mesh, and is thickened
         # (with a warning) only when it must be a hull. The file's arrays are shared by every shape reading it
-        self.__dict__.update(_vertices=_readonly(verts), _triangles=_readonly(np.ascontiguousarray(tris)),
-                             _points=None)
+        self.__dict__.update(_vertices=_readonly(verts), _triangles=_readonly(np.ascontiguousarray(tris)), _points=None)
 
     @property
     def vertices(self):
@@ -417,8 +431,10 @@ class TriangleMesh(Shape):
         except (TypeError, ValueError):  # ragged nested sequences
             tris = np.zeros((0, 0))
         if tris.dtype.kind not in "iu" or tris.ndim != 2 or tris.shape[1] != 3 or len(tris) == 0:
-            raise ValidationError(f"{self.label()}: triangles must be a non-empty (T, 3) integer array, got "
-                                  f"{'dtype ' + str(tris.dtype) if tris.dtype.kind not in 'iu' else tris.shape}")
+            raise ValidationError(
+                f"{self.label()}: triangles must be a non-empty (T, 3) integer array, got "
+                f"{'dtype ' + str(tris.dtype) if tris.dtype.kind not in 'iu' else tris.shape}"
+            )
         _indices_in_range(self.label(), tris, len(self.vertices))
         return _readonly(tris.astype(np.int32))
 
@@ -446,16 +462,20 @@ def _check_extent(owner: str, verts: np.ndarray):
     far = np.abs(verts).max(axis=1)
     if far.max() > MAX_MAGNITUDE:
         bad = int(np.argmax(far))
-        raise ValidationError(f"{owner}: vertex {bad} {verts[bad].tolist()} lies beyond +-{MAX_MAGNITUDE:g} m, "
-                              "which float32 contact arithmetic cannot simulate; give coordinates in metres")
+        raise ValidationError(
+            f"{owner}: vertex {bad} {verts[bad].tolist()} lies beyond +-{MAX_MAGNITUDE:g} m, "
+            "which float32 contact arithmetic cannot simulate; give coordinates in metres"
+        )
     _warn_if_coarse(owner, f"coordinate {far.max():g} m of vertex {int(np.argmax(far))}", float(far.max()))
 
 
 def _indices_in_range(owner: str, tris: np.ndarray, count: int):
     """Every triangle index in [0, count): the collision kernels read vertices by these indices unchecked."""
     if tris.min() < 0 or tris.max() >= count:
-        raise ValidationError(f"{owner}: triangle indices must lie in [0, {count}) (the vertex count), got "
-                              f"[{int(tris.min())}, {int(tris.max())}]")
+        raise ValidationError(
+            f"{owner}: triangle indices must lie in [0, {count}) (the vertex count), got "
+            f"[{int(tris.min())}, {int(tris.max())}]"
+        )
 
 
 @dataclass

@@ -13,9 +13,9 @@ import warnings
 
 import numpy as np
 
+from ..enums import Axis, DriveType, Motion
 from ..errors import ValidationError
 from ..math.np_spatial import Transform
-from ..enums import Axis, DriveType, Motion
 
 MAX_MAGNITUDE = 1e15  # largest |value| accepted for positions [m], velocities, forces, targets and gravity
 
@@ -37,8 +37,10 @@ def bounded(owner: str, what: str, value) -> float:
     """A finite number of magnitude at most MAX_MAGNITUDE (a state-like quantity)."""
     value = finite(owner, what, value)
     if abs(value) > MAX_MAGNITUDE:
-        raise ValidationError(f"{owner}: {what} {value:g} is beyond +-{MAX_MAGNITUDE:g}, which float32 arithmetic "
-                              "cannot simulate; give a physically meaningful value")
+        raise ValidationError(
+            f"{owner}: {what} {value:g} is beyond +-{MAX_MAGNITUDE:g}, which float32 arithmetic "
+            "cannot simulate; give a physically meaningful value"
+        )
     return value
 
 
@@ -55,8 +57,10 @@ def as_transform(owner: str, what: str, pose) -> Transform:
     if not pose.is_finite():
         raise ValidationError(f"{owner}: {what} is not finite: {pose}")
     if np.abs(pose.p).max() > MAX_MAGNITUDE:
-        raise ValidationError(f"{owner}: {what} position {pose.p} is beyond +-{MAX_MAGNITUDE:g} m, which float32 "
-                              "arithmetic cannot simulate")
+        raise ValidationError(
+            f"{owner}: {what} position {pose.p} is beyond +-{MAX_MAGNITUDE:g} m, which float32 "
+            "arithmetic cannot simulate"
+        )
     n = np.linalg.norm(pose.q)
     if abs(n - 1.0) > 1e-3:
         raise ValidationError(f"{owner}: {what} quaternion {pose.q} is not unit length (norm {n:.6g}); normalize it")
@@ -76,21 +80,24 @@ def flag_value(owner: str, what: str, value, cls):
     """An IntFlag value of `cls` (an instance or a plain int) with no bits outside its members; IntFlag itself keeps
     unknown bits silently, and a string such as "POSITION" is a common slip for the member."""
     name = cls.__name__
-    members = [m for m in cls]  # canonical single-bit members
+    members = list(cls)  # canonical single-bit members
     if isinstance(value, str):
         hint = f"artic.{name}.{value.upper()}" if value.upper() in cls.__members__ else f"an artic.{name} member"
         raise ValidationError(f"{owner}: {what} must be an artic.{name}, not the string {value!r}; pass {hint}")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValidationError(f"{owner}: {what} must be an artic.{name} (e.g. artic.{name}.{members[0].name}), got "
-                              f"{value!r}")
+        raise ValidationError(
+            f"{owner}: {what} must be an artic.{name} (e.g. artic.{name}.{members[0].name}), got {value!r}"
+        )
     allowed = 0
     for m in members:
         allowed |= m.value
     v = int(value)
     if v < 0 or v & ~allowed:
         names = ", ".join(f"{m.name} ({m.value})" for m in members)
-        raise ValidationError(f"{owner}: {what} {v} has bits that are not artic.{name} flags "
-                              f"({v & ~allowed if v >= 0 else v}); the flags are {names}")
+        raise ValidationError(
+            f"{owner}: {what} {v} has bits that are not artic.{name} flags "
+            f"({v & ~allowed if v >= 0 else v}); the flags are {names}"
+        )
     return cls(v)
 
 
@@ -127,8 +134,10 @@ def real_array(owner: str, what: str, value, shape: tuple, limit: float | None =
         raise ValidationError(f"{owner}: {what} has a non-finite value at index {bad}")
     if limit is not None and a.size and np.abs(a).max() > limit:
         bad = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(a)), a.shape))
-        raise ValidationError(f"{owner}: {what} has {float(a[bad]):g} at index {bad}, beyond +-{limit:g}, which "
-                              "float32 arithmetic cannot simulate")
+        raise ValidationError(
+            f"{owner}: {what} has {float(a[bad]):g} at index {bad}, beyond +-{limit:g}, which "
+            "float32 arithmetic cannot simulate"
+        )
     return np.array(a, dtype=np.float32, order="C")  # a copy: callers may normalize it in place
 
 
@@ -145,17 +154,70 @@ def check_axis_settings(joint):
     for a in Axis:
         motion = joint._motion[a]
         if motion == Motion.LOCKED:
-            given = [what for what, unset in (
-                ("drive", _no_drive(joint._drive[a])),
-                ("limit", joint._limit[a].low == 0.0 and joint._limit[a].high == 0.0),
-                ("drive target", joint._drive_target[a] == 0.0), ("drive velocity", joint._drive_velocity[a] == 0.0),
-                ("joint position", joint._position[a] == 0.0), ("joint velocity", joint._velocity[a] == 0.0))
-                     if not unset]
+            given = [
+                what
+                for what, unset in (
+                    ("drive", _no_drive(joint._drive[a])),
+                    ("limit", joint._limit[a].low == 0.0 and joint._limit[a].high == 0.0),
+                    ("drive target", joint._drive_target[a] == 0.0),
+                    ("drive velocity", joint._drive_velocity[a] == 0.0),
+                    ("joint position", joint._position[a] == 0.0),
+                    ("joint velocity", joint._velocity[a] == 0.0),
+                )
+                if not unset
+            ]
             if given:
-                raise ValidationError(f"{owner}: axis {a.name} is LOCKED but has a {' and a '.join(given)}, which "
-                                      f"would never act; unlock it with set_motion(Axis.{a.name}, ...) or reset "
-                                      "them (artic.Drive(), artic.Limit(), 0 for targets and state)")
+                raise ValidationError(
+                    f"{owner}: axis {a.name} is LOCKED but has a {' and a '.join(given)}, which "
+                    f"would never act; unlock it with set_motion(Axis.{a.name}, ...) or reset "
+                    "them (artic.Drive(), artic.Limit(), 0 for targets and state)"
+                )
         elif motion == Motion.FREE and (joint._limit[a].low != 0.0 or joint._limit[a].high != 0.0):
             lim = joint._limit[a]
-            warnings.warn(f"{owner}: axis {a.name} has a limit [{lim.low}, {lim.high}] but is FREE, so the limit "
-                          f"does not act; set_motion(Axis.{a.name}, Motion.LIMITED) to enforce it", stacklevel=5)
+            warnings.warn(
+                f"{owner}: axis {a.name} has a limit [{lim.low}, {lim.high}] but is FREE, so the limit "
+                f"does not act; set_motion(Axis.{a.name}, Motion.LIMITED) to enforce it",
+                stacklevel=5,
+            )
+
+
+# -- validated properties of description objects (each reports a model change to its articulation) ------------
+
+
+MAX_F32 = float(np.finfo(np.float32).max)
+
+
+def nonneg(owner: str, what: str, value) -> float:
+    """A finite number >= 0 (or float32's largest value, which means "no limit")."""
+    value = finite(owner, what, value) if value != MAX_F32 else value
+    if value < 0.0:
+        raise ValidationError(f"{owner}: {what} must be >= 0, got {value}")
+    return value
+
+
+def nonneg_property(name: str, doc: str):
+    """A property stored in `_<name>` that accepts non-negative finite values and reports a model change."""
+    attr = "_" + name
+
+    def get(self):
+        return getattr(self, attr)
+
+    def set_(self, value):
+        setattr(self, attr, nonneg(self._owner(), name, value))
+        self._changed("model")
+
+    return property(get, set_, doc=doc)
+
+
+def pose_property(name: str, doc: str):
+    """A Transform property stored in `_<name>`, validated (finite, unit quaternion) and copied on the way out."""
+    attr = "_" + name
+
+    def get(self) -> Transform:
+        return getattr(self, attr).copy()
+
+    def set_(self, pose):
+        setattr(self, attr, as_transform(self._owner(), name, pose))
+        self._changed("model")
+
+    return property(get, set_, doc=doc)

@@ -9,19 +9,29 @@ its 6x6 system by Cholesky in the root's generalized coordinates (COM linear, an
 import warp as wp
 
 from ..core.data import Kin, Scratch
+from ..core.model import Tree
+from ..core.parallel import launch_envs
 from ..math.dense import PIVOT_ABS, PIVOT_REL
 from ..math.spatial import cholesky_solve6, com_force_to_o, fcross, inertia_matrix, mcross, root_column, root_motion
-from ..core.model import Tree
 from .rnea import gen_vec3
-from ..core.parallel import launch_envs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
 
 @wp.func
-def aba_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), gen_f: wp.array2d(dtype=float),
-            link_fext: wp.array2d(dtype=wp.spatial_vector), gravity: wp.vec3, use_fext: int,
-            gen_a: wp.array2d(dtype=float), env: int, regularize: int) -> None:
+def aba_env(
+    tree: Tree,
+    kin: Kin,
+    sc: Scratch,
+    gen_v: wp.array2d(dtype=float),
+    gen_f: wp.array2d(dtype=float),
+    link_fext: wp.array2d(dtype=wp.spatial_vector),
+    gravity: wp.vec3,
+    use_fext: int,
+    gen_a: wp.array2d(dtype=float),
+    env: int,
+    regularize: int,
+) -> None:
     """gen_a = ABA(q, gen_v, gen_f); link accelerations are left in sc.link_a. Each tree of a forest is solved on
     its own (its root is a link without parent)."""
     g = wp.spatial_vector(wp.vec3(0.0), gravity)
@@ -144,6 +154,19 @@ def _aba(
 
 def aba(model, data, gravity, use_fext: bool):
     """data.gen_a = ABA(q, data.gen_v, data.gen_f) with `gravity` and, if asked, data.link_fext."""
-    launch_envs(_aba, data.gen_a.shape[0], [model.tree, data.kin, data.scratch, data.gen_v, data.gen_f,
-                                            data.link_fext, wp.vec3(*gravity), int(use_fext), data.gen_a],
-                data.gen_a.device)
+    launch_envs(
+        _aba,
+        data.gen_a.shape[0],
+        [
+            model.tree,
+            data.kin,
+            data.scratch,
+            data.gen_v,
+            data.gen_f,
+            data.link_fext,
+            wp.vec3(*gravity),
+            int(use_fext),
+            data.gen_a,
+        ],
+        data.gen_a.device,
+    )

@@ -69,11 +69,19 @@ def _centroidal_momentum(
 
 def articulation_com(model, state, data, root_frame: bool):
     """Articulation COM into data.com (world, or the root link's actor frame); needs forward_kinematics first."""
-    launch_envs(_articulation_com, data.com.shape[0],
-                [model.tree, data.link_com, data.origin, state.root_pose, int(root_frame), data.com], data.com.device)
+    launch_envs(
+        _articulation_com,
+        data.com.shape[0],
+        [model.tree, data.link_com, data.origin, state.root_pose, int(root_frame), data.com],
+        data.com.device,
+    )
 
 
 def centroidal_momentum(model, data, coriolis, matrix, bias):
     """A_G and its bias from data.mass_matrix and the Coriolis force `coriolis` (E, N) into `matrix`, `bias`."""
-    launch_envs(_centroidal_momentum, matrix.shape[0],
-                [model.tree, data.link_com, data.mass_matrix, coriolis, matrix, bias], matrix.device)
+    launch_envs(
+        _centroidal_momentum,
+        matrix.shape[0],
+        [model.tree, data.link_com, data.mass_matrix, coriolis, matrix, bias],
+        matrix.device,
+    )

@@ -9,9 +9,9 @@ diagonal; artic's M includes it everywhere (PhysX leaves it out of computeMassMa
 import warp as wp
 
 from ..core.data import Kin, Scratch
-from ..math.spatial import inertia_mul, root_column
 from ..core.model import Tree
 from ..core.parallel import launch_envs
+from ..math.spatial import inertia_mul, root_column
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
@@ -79,5 +79,9 @@ def _crba(
 
 def crba(model, data):
     """M(q) into data.mass_matrix; needs forward_kinematics first."""
-    launch_envs(_crba, data.mass_matrix.shape[0], [model.tree, data.kin, data.scratch, data.mass_matrix],
-                data.mass_matrix.device)
+    launch_envs(
+        _crba,
+        data.mass_matrix.shape[0],
+        [model.tree, data.kin, data.scratch, data.mass_matrix],
+        data.mass_matrix.device,
+    )

@@ -39,8 +39,17 @@ def rotational_inertia_times(tree: Tree, link_rot: wp.quat, i: int, w: wp.vec3) 
 
 
 @wp.func
-def applied_link_wrench(tree: Tree, dp: DofParams, i: int, link_rot: wp.quat, com_velocity: wp.spatial_vector,
-                        user_force: wp.vec3, user_torque: wp.vec3, gravity: wp.vec3, dt: float) -> wp.spatial_vector:
+def applied_link_wrench(
+    tree: Tree,
+    dp: DofParams,
+    i: int,
+    link_rot: wp.quat,
+    com_velocity: wp.spatial_vector,
+    user_force: wp.vec3,
+    user_torque: wp.vec3,
+    gravity: wp.vec3,
+    dt: float,
+) -> wp.spatial_vector:
     """(force, torque) at link i's COM this step: gravity and user forces, damping and max-velocity terms."""
     m = tree.link_mass[i]
     v = wp.spatial_top(com_velocity)

@@ -8,8 +8,8 @@ A floating root's COM advances by v_c h and its orientation by exp(w h), world f
 
 import warp as wp
 
-from ..math.spatial import unit
 from ..core.model import JOINT_REVOLUTE, JOINT_SPHERICAL, Tree
+from ..math.spatial import unit
 from .kinematics import joint_rotation_vector, quat_exp
 
 _TWO_PI = wp.constant(6.283185307179586)
@@ -39,8 +39,15 @@ def wrap_revolute(q: float) -> float:
 
 
 @wp.func
-def integrate_positions(tree: Tree, joint_q: wp.array2d(dtype=float), root_pose: wp.array2d(dtype=wp.transform),
-                        gen_v: wp.array2d(dtype=float), dof_dq: wp.array2d(dtype=float), h: float, env: int) -> None:
+def integrate_positions(
+    tree: Tree,
+    joint_q: wp.array2d(dtype=float),
+    root_pose: wp.array2d(dtype=wp.transform),
+    gen_v: wp.array2d(dtype=float),
+    dof_dq: wp.array2d(dtype=float),
+    h: float,
+    env: int,
+) -> None:
     """Advance q and the floating roots (root_pose: (E, T)) by h with the velocities gen_v; accumulate each dof's
     change in dof_dq."""
     for i in range(tree.link_count):
@@ -52,8 +59,9 @@ def integrate_positions(tree: Tree, joint_q: wp.array2d(dtype=float), root_pose:
                 rot = wp.transform_get_rotation(x)
                 com = wp.transform_point(x, tree.link_com_local[i])
                 com += wp.vec3(gen_v[env, rg], gen_v[env, rg + 1], gen_v[env, rg + 2]) * h
-                rot = wp.normalize(quat_exp(wp.vec3(gen_v[env, rg + 3], gen_v[env, rg + 4], gen_v[env, rg + 5]) * h)
-                                   * rot)
+                rot = wp.normalize(
+                    quat_exp(wp.vec3(gen_v[env, rg + 3], gen_v[env, rg + 4], gen_v[env, rg + 5]) * h) * rot
+                )
                 root_pose[env, t] = wp.transform(com - wp.quat_rotate(rot, tree.link_com_local[i]), rot)
             continue
         nd = tree.joint_dof_count[i]

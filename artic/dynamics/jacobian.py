@@ -8,9 +8,9 @@ link COM c_i: (s_lin + s_ang x c_i, s_ang).
 import warp as wp
 
 from ..core.data import Kin
-from ..math.spatial import root_column
 from ..core.model import Tree
 from ..core.parallel import launch_envs
+from ..math.spatial import root_column
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 

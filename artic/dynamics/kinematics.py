@@ -9,15 +9,17 @@ dof (0, u), with u the child joint frame's axis in the world and a its origin (F
 import warp as wp
 
 from ..core.data import Kin
-from ..math.spatial import root_motion, unit
 from ..core.model import JOINT_PRISMATIC, JOINT_SPHERICAL, Tree
 from ..core.parallel import launch_envs
+from ..math.spatial import root_motion, unit
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
 
 @wp.func
-def joint_rotation_vector(q: wp.array2d(dtype=float), env: int, dof0: int, ndof: int, dof_axis: wp.array(dtype=int)) -> wp.vec3:
+def joint_rotation_vector(
+    q: wp.array2d(dtype=float), env: int, dof0: int, ndof: int, dof_axis: wp.array(dtype=int)
+) -> wp.vec3:
     """Sum of q_k e_k over a joint's angular dofs (PhysX's PxExp argument)."""
     rv = wp.vec3(0.0)
     for k in range(ndof):
@@ -34,8 +36,9 @@ def quat_exp(rv: wp.vec3) -> wp.quat:
 
 
 @wp.func
-def joint_transform(jtype: int, q: wp.array2d(dtype=float), env: int, dof0: int, ndof: int,
-                    dof_axis: wp.array(dtype=int)) -> wp.transform:
+def joint_transform(
+    jtype: int, q: wp.array2d(dtype=float), env: int, dof0: int, ndof: int, dof_axis: wp.array(dtype=int)
+) -> wp.transform:
     """J(q): the child joint frame relative to the parent joint frame."""
     if ndof == 0:
         return wp.transform_identity()
@@ -63,14 +66,19 @@ def world_inertia_about_o(q: wp.quat, d: wp.vec3, mass: float, c: wp.vec3) -> wp
     xz = a0 * r[2, 0] + a1 * r[2, 1] + a2 * r[2, 2] - mass * c[0] * c[2]
     yy = b0 * r[1, 0] + b1 * r[1, 1] + b2 * r[1, 2] + mass * (cc - c[1] * c[1])
     yz = b0 * r[2, 0] + b1 * r[2, 1] + b2 * r[2, 2] - mass * c[1] * c[2]
-    zz = (r[2, 0] * d[0] * r[2, 0] + r[2, 1] * d[1] * r[2, 1] + r[2, 2] * d[2] * r[2, 2]
-          + mass * (cc - c[2] * c[2]))
+    zz = r[2, 0] * d[0] * r[2, 0] + r[2, 1] * d[1] * r[2, 1] + r[2, 2] * d[2] * r[2, 2] + mass * (cc - c[2] * c[2])
     return wp.mat33(xx, xy, xz, xy, yy, yz, xz, yz, zz)
 
 
 @wp.func
-def forward_kinematics_env(tree: Tree, joint_q: wp.array2d(dtype=float), root_pose: wp.array2d(dtype=wp.transform),
-                           link_pose: wp.array2d(dtype=wp.transform), kin: Kin, env: int) -> None:
+def forward_kinematics_env(
+    tree: Tree,
+    joint_q: wp.array2d(dtype=float),
+    root_pose: wp.array2d(dtype=wp.transform),
+    link_pose: wp.array2d(dtype=wp.transform),
+    kin: Kin,
+    env: int,
+) -> None:
     """Link poses, O (the first tree's root origin), link COMs and inertias about O, and motion columns of one env.
     root_pose: (E, T), one actor pose per tree."""
     o = wp.transform_get_translation(root_pose[env, 0])
@@ -80,15 +88,17 @@ def forward_kinematics_env(tree: Tree, joint_q: wp.array2d(dtype=float), root_po
         x = root_pose[env, tree.link_tree[i]]
         xj = x  # the child joint frame (unused for a root)
         if p >= 0:
-            jx = joint_transform(tree.joint_type[i], joint_q, env, tree.joint_dof_start[i], tree.joint_dof_count[i],
-                                 tree.dof_axis)
+            jx = joint_transform(
+                tree.joint_type[i], joint_q, env, tree.joint_dof_start[i], tree.joint_dof_count[i], tree.dof_axis
+            )
             xj = link_pose[env, p] * tree.joint_parent_pose[i] * jx
             x = xj * tree.joint_child_pose_inv[i]
         link_pose[env, i] = x
         c = wp.transform_point(x, tree.link_com_local[i]) - o
         kin.link_com[env, i] = c
         kin.link_inertia[env, i] = world_inertia_about_o(
-            wp.transform_get_rotation(x) * tree.link_com_rot[i], tree.link_principal_inertia[i], tree.link_mass[i], c)
+            wp.transform_get_rotation(x) * tree.link_com_rot[i], tree.link_principal_inertia[i], tree.link_mass[i], c
+        )
         if p >= 0:
             a = wp.transform_get_translation(xj) - o
             for k in range(tree.joint_dof_count[i]):
@@ -102,10 +112,17 @@ def forward_kinematics_env(tree: Tree, joint_q: wp.array2d(dtype=float), root_po
 
 
 @wp.func
-def link_velocities_env(tree: Tree, kin: Kin, qd: wp.array2d(dtype=float), generalized: int,
-                        root_lin: wp.array2d(dtype=wp.vec3), root_ang: wp.array2d(dtype=wp.vec3),
-                        link_v: wp.array2d(dtype=wp.spatial_vector),
-                        link_velocity: wp.array2d(dtype=wp.spatial_vector), env: int) -> None:
+def link_velocities_env(
+    tree: Tree,
+    kin: Kin,
+    qd: wp.array2d(dtype=float),
+    generalized: int,
+    root_lin: wp.array2d(dtype=wp.vec3),
+    root_ang: wp.array2d(dtype=wp.vec3),
+    link_v: wp.array2d(dtype=wp.spatial_vector),
+    link_velocity: wp.array2d(dtype=wp.spatial_vector),
+    env: int,
+) -> None:
     """Internal spatial velocities (link_v) and public COM velocities (link_velocity) of one env. With
     `generalized` set, qd is a generalized vector (roots and joints at their generalized indices); otherwise it is
     the joint state and the floating roots' velocities come from root_lin/root_ang (E, T)."""
@@ -164,12 +181,27 @@ def _link_velocities(
 
 def forward_kinematics(model, state, data):
     """Link poses (State) and the shared per-env quantities (Data.kin) from q and the root pose."""
-    launch_envs(_forward_kinematics, state.joint_q.shape[0],
-                [model.tree, state.joint_q, state.root_pose, state.link_pose, data.kin], state.joint_q.device)
+    launch_envs(
+        _forward_kinematics,
+        state.joint_q.shape[0],
+        [model.tree, state.joint_q, state.root_pose, state.link_pose, data.kin],
+        state.joint_q.device,
+    )
 
 
 def link_velocities(model, state, data):
     """Link COM velocities (State) from joint and root velocities; needs forward_kinematics first."""
-    launch_envs(_link_velocities, state.joint_qd.shape[0],
-                [model.tree, data.kin, state.joint_qd, state.root_lin_vel, state.root_ang_vel, data.link_v,
-                 state.link_velocity], state.joint_qd.device)
+    launch_envs(
+        _link_velocities,
+        state.joint_qd.shape[0],
+        [
+            model.tree,
+            data.kin,
+            state.joint_qd,
+            state.root_lin_vel,
+            state.root_ang_vel,
+            data.link_v,
+            state.link_velocity,
+        ],
+        state.joint_qd.device,
+    )

@@ -8,9 +8,9 @@ to the root's spatial acceleration. Root generalized forces are (force, torque a
 import warp as wp
 
 from ..core.data import Kin, Scratch
-from ..math.spatial import com_force_to_o, fcross, inertia_mul, mcross, root_motion
 from ..core.model import Tree
 from ..core.parallel import launch_envs
+from ..math.spatial import com_force_to_o, fcross, inertia_mul, mcross, root_motion
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
@@ -21,9 +21,18 @@ def gen_vec3(gen: wp.array2d(dtype=float), env: int, k: int) -> wp.vec3:
 
 
 @wp.func
-def rnea_env(tree: Tree, kin: Kin, sc: Scratch, gen_v: wp.array2d(dtype=float), gen_a: wp.array2d(dtype=float),
-             link_fext: wp.array2d(dtype=wp.spatial_vector), gravity: wp.vec3, use_fext: int,
-             gen_f: wp.array2d(dtype=float), env: int) -> None:
+def rnea_env(
+    tree: Tree,
+    kin: Kin,
+    sc: Scratch,
+    gen_v: wp.array2d(dtype=float),
+    gen_a: wp.array2d(dtype=float),
+    link_fext: wp.array2d(dtype=wp.spatial_vector),
+    gravity: wp.vec3,
+    use_fext: int,
+    gen_f: wp.array2d(dtype=float),
+    env: int,
+) -> None:
     """gen_f = RNEA(q, gen_v, gen_a); also leaves link velocities, accelerations and the forces transmitted across
     each inbound joint (about O) in sc.link_v, sc.link_a, sc.link_f."""
     for i in range(tree.link_count):
@@ -95,6 +104,19 @@ def _rnea(
 
 def rnea(model, data, gravity, use_fext: bool):
     """data.gen_f = RNEA(q, data.gen_v, data.gen_a) with `gravity` and, if asked, data.link_fext."""
-    launch_envs(_rnea, data.gen_f.shape[0], [model.tree, data.kin, data.scratch, data.gen_v, data.gen_a,
-                                             data.link_fext, wp.vec3(*gravity), int(use_fext), data.gen_f],
-                data.gen_f.device)
+    launch_envs(
+        _rnea,
+        data.gen_f.shape[0],
+        [
+            model.tree,
+            data.kin,
+            data.scratch,
+            data.gen_v,
+            data.gen_a,
+            data.link_fext,
+            wp.vec3(*gravity),
+            int(use_fext),
+            data.gen_f,
+        ],
+        data.gen_f.device,
+    )

@@ -39,14 +39,13 @@ except ImportError:  # an optional extra: say how to get it instead of a bare Mo
     raise ImportError("artic.interop.gym_env needs gymnasium>=1: pip install 'artic[gym]'") from None
 
 from ..assets import load_model, model_path
-from ..enums import CacheFlag
-from ..description.articulation import Articulation, Drive
-from ..enums import DriveType, Motion
+from ..description.articulation import Articulation
+from ..description.articulation_joint import Drive
 from ..description.validate import finite, positive_int
+from ..enums import CacheFlag, DriveType, Motion, SolverType
 from ..errors import TopologyError, ValidationError
 from ..sim.scene import Scene
 from ..sim.status import FINITE_LIMIT
-from ..enums import SolverType
 
 _STATE = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES
 _OWNER = "gym env"
@@ -62,19 +61,39 @@ def _nonneg(what: str, value) -> float:
 class _Batch:
     """The simulation behind both envs: the scene, the action mapping, observations and per-env resets."""
 
-    def __init__(self, model, statics, num_envs, dt, substeps, action_mode, kp, kd, max_force, force_scale,
-                 reset_noise_scale, max_episode_steps, reward_fn, fix_base, solver_type, device):
+    def __init__(
+        self,
+        model,
+        statics,
+        num_envs,
+        dt,
+        substeps,
+        action_mode,
+        kp,
+        kd,
+        max_force,
+        force_scale,
+        reset_noise_scale,
+        max_episode_steps,
+        reward_fn,
+        fix_base,
+        solver_type,
+        device,
+    ):
         if action_mode not in ("position", "force"):
             raise ValidationError(f"{_OWNER}: action_mode must be 'position' or 'force', got {action_mode!r}")
         self.dt = finite(_OWNER, "dt", dt)
         if not np.isfinite(self.dt) or self.dt <= 0.0:
             raise ValidationError(f"{_OWNER}: dt must be a positive time step in seconds, got {dt!r}")
         self.substeps = positive_int(_OWNER, "substeps", substeps)
-        self.max_episode_steps = None if max_episode_steps is None else positive_int(_OWNER, "max_episode_steps",
-                                                                                    max_episode_steps)
+        self.max_episode_steps = (
+            None if max_episode_steps is None else positive_int(_OWNER, "max_episode_steps", max_episode_steps)
+        )
         if reward_fn is not None and not callable(reward_fn):
-            raise ValidationError(f"{_OWNER}: reward_fn must be a callable (obs, actions) -> (num_envs,) rewards, "
-                                  f"got {type(reward_fn).__name__}")
+            raise ValidationError(
+                f"{_OWNER}: reward_fn must be a callable (obs, actions) -> (num_envs,) rewards, "
+                f"got {type(reward_fn).__name__}"
+            )
         self.reward_fn = reward_fn
         self.noise = _nonneg("reset_noise_scale", reset_noise_scale)
         self.action_mode = action_mode
@@ -85,8 +104,10 @@ class _Batch:
             art, loaded, gravity = load_model(model_path(str(model)), fix_base=fix_base)
             statics = list(loaded) + list(statics or [])
         if art._scene is not None:  # checked before its drives are changed
-            raise TopologyError(f"{_OWNER}: articulation '{art.name}' is already in a scene; the env builds its own "
-                                "scene: pass an articulation that is in none (or a model path)")
+            raise TopologyError(
+                f"{_OWNER}: articulation '{art.name}' is already in a scene; the env builds its own "
+                "scene: pass an articulation that is in none (or a model path)"
+            )
         self.art = art
         n = art.dof_count
         if n == 0:
@@ -112,11 +133,18 @@ class _Batch:
         except (TypeError, ValueError):  # strings, objects, ragged sequences
             scale = None
         if scale is None or not np.all(np.isfinite(scale)) or np.any(scale <= 0.0):
-            raise ValidationError(f"{_OWNER}: force_scale must be a positive number or {n} positive numbers (one per "
-                                  f"dof of '{art.name}'), got {force_scale!r}")
+            raise ValidationError(
+                f"{_OWNER}: force_scale must be a positive number or {n} positive numbers (one per "
+                f"dof of '{art.name}'), got {force_scale!r}"
+            )
         self.force_scale = scale.astype(np.float32)
-        self.scene = Scene(num_envs, device=device, solver_type=solver_type, nan_policy="freeze",
-                           **({"gravity": gravity} if gravity else {}))
+        self.scene = Scene(
+            num_envs,
+            device=device,
+            solver_type=solver_type,
+            nan_policy="freeze",
+            **({"gravity": gravity} if gravity else {}),
+        )
         for actor in statics:
             self.scene.add_actor(actor)
         self.scene.add_articulation(art)
@@ -124,11 +152,15 @@ class _Batch:
         self.floating = not art.fix_base
         self.cache = art.create_cache()
         art.copy_internal_state_to_cache(self.cache, _STATE)
-        self.initial = {f: getattr(self.cache, f)[0].copy() for f in ("joint_position", "joint_velocity",
-                                                                      "root_transform")}
+        self.initial = {
+            f: getattr(self.cache, f)[0].copy() for f in ("joint_position", "joint_velocity", "root_transform")
+        }
         k = 13 if self.floating else 0
-        self.slices = ({"root_pose": slice(0, 7), "root_linear_velocity": slice(7, 10),
-                        "root_angular_velocity": slice(10, 13)} if self.floating else {})
+        self.slices = (
+            {"root_pose": slice(0, 7), "root_linear_velocity": slice(7, 10), "root_angular_velocity": slice(10, 13)}
+            if self.floating
+            else {}
+        )
         self.slices.update(joint_position=slice(k, k + n), joint_velocity=slice(k + n, k + 2 * n))
         self.obs_dim = k + 2 * n
         self.elapsed = np.zeros(num_envs, np.int64)
@@ -156,10 +188,17 @@ class _Batch:
         except (TypeError, ValueError):
             a = None
         if a is None or a.shape != (self.num_envs, n) or not np.all(np.isfinite(a)):
-            got = (f"a {type(actions).__name__} that is not numbers" if a is None else
-                   f"shape {a.shape}" if a.shape != (self.num_envs, n) else "non-finite values")
-            raise ValidationError(f"{_OWNER}: actions must be {self.num_envs} x {n} finite numbers (one row per env, "
-                                  f"one column per dof of '{self.art.name}'), got {got}")
+            got = (
+                f"a {type(actions).__name__} that is not numbers"
+                if a is None
+                else f"shape {a.shape}"
+                if a.shape != (self.num_envs, n)
+                else "non-finite values"
+            )
+            raise ValidationError(
+                f"{_OWNER}: actions must be {self.num_envs} x {n} finite numbers (one row per env, "
+                f"one column per dof of '{self.art.name}'), got {got}"
+            )
         a = np.clip(a, -1.0, 1.0)
         self.last_actions = a
         if self.action_mode == "position":
@@ -182,8 +221,9 @@ class _Batch:
         n = self.art.dof_count
         q0 = self.initial["joint_position"]
         # noise stays within the limits; a model that starts outside them (the MuJoCo ant's ankles) keeps its start
-        c.joint_position[envs] = np.clip(q0 + rng.uniform(-k, k, (m, n)), np.minimum(self.low, q0),
-                                         np.maximum(self.high, q0))
+        c.joint_position[envs] = np.clip(
+            q0 + rng.uniform(-k, k, (m, n)), np.minimum(self.low, q0), np.maximum(self.high, q0)
+        )
         c.joint_velocity[envs] = self.initial["joint_velocity"] + rng.uniform(-k, k, (m, n))
         c.root_transform[envs] = self.initial["root_transform"]
         c.root_linear_velocity[envs] = rng.uniform(-k, k, (m, 3)) if self.floating else 0.0
@@ -191,8 +231,11 @@ class _Batch:
         self.art.apply_cache(c, _STATE)  # clears the envs' non-finite status
         view = self.scene.view(self.art)
         # controls written as arrays, not through the cache: another env's planted garbage must not block a reset
-        for arr, rows in ((view.control.joint_force, 0.0), (view.control.joint_target_velocity, 0.0),
-                          (view.control.joint_target_position, c.joint_position[envs])):
+        for arr, rows in (
+            (view.control.joint_force, 0.0),
+            (view.control.joint_target_velocity, 0.0),
+            (view.control.joint_target_position, c.joint_position[envs]),
+        ):
             host = arr.numpy().copy()
             host[envs] = rows
             arr.assign(host)
@@ -205,8 +248,11 @@ class _Batch:
             self.scene.step(self.dt / self.substeps)
         self.elapsed += 1
         lost = self.scene.env_status
-        truncated = (self.elapsed >= self.max_episode_steps if self.max_episode_steps is not None
-                     else np.zeros(self.num_envs, bool)) & ~lost
+        truncated = (
+            self.elapsed >= self.max_episode_steps
+            if self.max_episode_steps is not None
+            else np.zeros(self.num_envs, bool)
+        ) & ~lost
         return lost, truncated
 
     def rewards(self, obs: np.ndarray) -> np.ndarray:
@@ -214,8 +260,10 @@ class _Batch:
             return np.zeros(self.num_envs, np.float64)
         r = np.asarray(self.reward_fn(obs, self.last_actions), dtype=np.float64)
         if r.shape != (self.num_envs,):
-            raise ValidationError(f"{_OWNER}: reward_fn returned shape {r.shape}; it must return one reward per env, "
-                                  f"shape ({self.num_envs},)")
+            raise ValidationError(
+                f"{_OWNER}: reward_fn returned shape {r.shape}; it must return one reward per env, "
+                f"shape ({self.num_envs},)"
+            )
         return r
 
 
@@ -252,13 +300,44 @@ class ArticVectorEnv(_BatchAccess, VectorEnv):
 
     metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
-    def __init__(self, model, num_envs: int = 1, dt: float = 0.01, action_mode: str = "position", *, statics=(),
-                 substeps: int = 1, kp: float = 100.0, kd: float = 10.0, max_force: float = 1e6,
-                 force_scale=1.0, reset_noise_scale: float = 0.01, max_episode_steps: int | None = 1000,
-                 reward_fn: Callable | None = None, fix_base: bool = True, solver_type=SolverType.PGS,
-                 device=None):
-        self._batch = _Batch(model, statics, num_envs, dt, substeps, action_mode, kp, kd, max_force, force_scale,
-                             reset_noise_scale, max_episode_steps, reward_fn, fix_base, solver_type, device)
+    def __init__(
+        self,
+        model,
+        num_envs: int = 1,
+        dt: float = 0.01,
+        action_mode: str = "position",
+        *,
+        statics=(),
+        substeps: int = 1,
+        kp: float = 100.0,
+        kd: float = 10.0,
+        max_force: float = 1e6,
+        force_scale=1.0,
+        reset_noise_scale: float = 0.01,
+        max_episode_steps: int | None = 1000,
+        reward_fn: Callable | None = None,
+        fix_base: bool = True,
+        solver_type=SolverType.PGS,
+        device=None,
+    ):
+        self._batch = _Batch(
+            model,
+            statics,
+            num_envs,
+            dt,
+            substeps,
+            action_mode,
+            kp,
+            kd,
+            max_force,
+            force_scale,
+            reset_noise_scale,
+            max_episode_steps,
+            reward_fn,
+            fix_base,
+            solver_type,
+            device,
+        )
         self.num_envs = self._batch.num_envs
         self.single_observation_space, self.single_action_space = self._batch.spaces()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -275,8 +354,9 @@ class ArticVectorEnv(_BatchAccess, VectorEnv):
         if options and "reset_mask" in options:
             mask = np.asarray(options["reset_mask"])
             if mask.shape != (self.num_envs,) or mask.dtype != bool:
-                raise ValidationError(f"{_OWNER}: options['reset_mask'] must be {self.num_envs} booleans, got "
-                                      f"{options['reset_mask']!r}")
+                raise ValidationError(
+                    f"{_OWNER}: options['reset_mask'] must be {self.num_envs} booleans, got {options['reset_mask']!r}"
+                )
         self._batch.reset(mask, self._np_random)
         self._autoreset[mask] = False
         return self._batch.observe(), {}
@@ -306,18 +386,48 @@ class ArticVectorEnv(_BatchAccess, VectorEnv):
 
 
 class ArticEnv(_BatchAccess, gym.Env):
-    __doc__ = ("A Gymnasium env over a one-env artic scene (no autoreset: call reset after an episode ends)."
-               + _DOC_ARGS)
+    __doc__ = "A Gymnasium env over a one-env artic scene (no autoreset: call reset after an episode ends)." + _DOC_ARGS
 
     metadata: ClassVar[dict] = {"render_modes": []}
 
-    def __init__(self, model, dt: float = 0.01, action_mode: str = "position", *, statics=(), substeps: int = 1,
-                 kp: float = 100.0, kd: float = 10.0, max_force: float = 1e6, force_scale=1.0,
-                 reset_noise_scale: float = 0.01, max_episode_steps: int | None = 1000,
-                 reward_fn: Callable | None = None, fix_base: bool = True, solver_type=SolverType.PGS, device=None):
+    def __init__(
+        self,
+        model,
+        dt: float = 0.01,
+        action_mode: str = "position",
+        *,
+        statics=(),
+        substeps: int = 1,
+        kp: float = 100.0,
+        kd: float = 10.0,
+        max_force: float = 1e6,
+        force_scale=1.0,
+        reset_noise_scale: float = 0.01,
+        max_episode_steps: int | None = 1000,
+        reward_fn: Callable | None = None,
+        fix_base: bool = True,
+        solver_type=SolverType.PGS,
+        device=None,
+    ):
         wrapped = None if reward_fn is None else (lambda obs, actions: np.atleast_1d(reward_fn(obs[0], actions[0])))
-        self._batch = _Batch(model, statics, 1, dt, substeps, action_mode, kp, kd, max_force, force_scale,
-                             reset_noise_scale, max_episode_steps, wrapped, fix_base, solver_type, device)
+        self._batch = _Batch(
+            model,
+            statics,
+            1,
+            dt,
+            substeps,
+            action_mode,
+            kp,
+            kd,
+            max_force,
+            force_scale,
+            reset_noise_scale,
+            max_episode_steps,
+            wrapped,
+            fix_base,
+            solver_type,
+            device,
+        )
         self.observation_space, self.action_space = self._batch.spaces()
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):

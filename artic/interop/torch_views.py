@@ -25,8 +25,9 @@ import numpy as np
 try:
     import torch
 except ImportError:  # an optional extra: say how to get it instead of a bare ModuleNotFoundError
-    raise ImportError("artic.interop.torch_views needs PyTorch: pip install 'artic[torch]' (or a torch build for your "
-                      "device)") from None
+    raise ImportError(
+        "artic.interop.torch_views needs PyTorch: pip install 'artic[torch]' (or a torch build for your device)"
+    ) from None
 import warp as wp
 
 from ..errors import ArticError, ValidationError
@@ -36,8 +37,10 @@ def _tensor(a: wp.array) -> torch.Tensor:
     t = wp.to_torch(a, requires_grad=False)
     # an empty array (no dofs) owns no memory; anything else must alias the scene's memory, or writes would be lost
     if a.size and t.data_ptr() != a.ptr:
-        raise ArticError(f"torch views: wp.to_torch copied a {a.shape} array instead of sharing its memory (Warp "
-                         f"{wp.config.version}); writes through it would not reach the simulation")
+        raise ArticError(
+            f"torch views: wp.to_torch copied a {a.shape} array instead of sharing its memory (Warp "
+            f"{wp.config.version}); writes through it would not reach the simulation"
+        )
     return t
 
 
@@ -56,11 +59,14 @@ def state_views(scene, art) -> dict[str, torch.Tensor]:
     (linear at the COM, angular), derived by each step (read only)."""
     s = _view(scene, art).state
     return {
-        "joint_q": _tensor(s.joint_q), "joint_qd": _tensor(s.joint_qd),
+        "joint_q": _tensor(s.joint_q),
+        "joint_qd": _tensor(s.joint_qd),
         # the per-tree (E, 1, k) root arrays, indexed down to (E, k): still views of the same memory
-        "root_pose": _tensor(s.root_pose)[:, 0], "root_linear_velocity": _tensor(s.root_lin_vel)[:, 0],
+        "root_pose": _tensor(s.root_pose)[:, 0],
+        "root_linear_velocity": _tensor(s.root_lin_vel)[:, 0],
         "root_angular_velocity": _tensor(s.root_ang_vel)[:, 0],
-        "link_pose": _tensor(s.link_pose), "link_velocity": _tensor(s.link_velocity),
+        "link_pose": _tensor(s.link_pose),
+        "link_velocity": _tensor(s.link_velocity),
     }
 
 
@@ -69,17 +75,23 @@ def control_views(scene, art) -> dict[str, torch.Tensor]:
     joint_target_position, joint_target_velocity (E, n), the drives' targets; link_force, link_torque (E, L, 3),
     world, at the link COMs, for the next step only (the step clears them)."""
     c = _view(scene, art).control
-    return {name: _tensor(getattr(c, name)) for name in ("joint_force", "joint_target_position",
-                                                          "joint_target_velocity", "link_force", "link_torque")}
+    return {
+        name: _tensor(getattr(c, name))
+        for name in ("joint_force", "joint_target_position", "joint_target_velocity", "link_force", "link_torque")
+    }
 
 
 def wake(scene, art, envs=None):
     """Wake `art`'s envs (all, or those where the (E,) bool mask `envs` is True), as writing controls through the
     cache would: a sleeping env ignores controls written through the views until it is woken."""
     view = _view(scene, art)
-    mask = np.ones(view.num_envs, bool) if envs is None else np.asarray(
-        envs.cpu().numpy() if isinstance(envs, torch.Tensor) else envs)
+    mask = (
+        np.ones(view.num_envs, bool)
+        if envs is None
+        else np.asarray(envs.cpu().numpy() if isinstance(envs, torch.Tensor) else envs)
+    )
     if mask.shape != (view.num_envs,) or mask.dtype != bool:
-        raise ValidationError(f"torch views: wake takes {view.num_envs} booleans (one per env) or None, got "
-                              f"{envs!r:.60}")
+        raise ValidationError(
+            f"torch views: wake takes {view.num_envs} booleans (one per env) or None, got {envs!r:.60}"
+        )
     view.wake(mask)

@@ -49,8 +49,9 @@ def read_mesh_file(path, owner: str):
     if key not in _MESH_FILES:
         suffix = p.suffix.lower()
         if suffix not in READ_FORMATS:
-            raise UnsupportedMeshFormat(f"{where}: mesh format '{suffix}' is not read (formats read: "
-                                        f"{', '.join(READ_FORMATS)})")
+            raise UnsupportedMeshFormat(
+                f"{where}: mesh format '{suffix}' is not read (formats read: {', '.join(READ_FORMATS)})"
+            )
         try:
             data = p.read_bytes()
         except OSError as e:
@@ -75,8 +76,7 @@ def _validated(verts, tris, where: str):
     if tris.ndim != 2 or tris.shape[1] != 3 or not np.issubdtype(tris.dtype, np.integer):
         raise MeshFileError(f"{where}: faces must be triangles of integer indices, got shape {tris.shape}")
     if tris.min() < 0 or tris.max() >= len(verts):
-        raise MeshFileError(f"{where}: face indices must lie in [0, {len(verts)}), got [{tris.min()}, "
-                            f"{tris.max()}]")
+        raise MeshFileError(f"{where}: face indices must lie in [0, {len(verts)}), got [{tris.min()}, {tris.max()}]")
     finite = np.all(np.isfinite(verts), axis=1)
     if not finite.all():
         bad = int(np.flatnonzero(~finite)[0])
@@ -92,9 +92,8 @@ def _read_trimesh(data: bytes, suffix: str, where: str):
 
         mesh = trimesh.load(io.BytesIO(data), file_type=suffix[1:], force="mesh", process=False)
         verts, tris = np.asarray(mesh.vertices), np.asarray(mesh.faces)
-    except Exception as e:  # noqa: BLE001 -- trimesh and its readers raise anything (ValueError, KeyError, ...)
-        raise MeshFileError(f"{where}: cannot read the mesh ({type(e).__name__}: "
-                            f"{str(e).strip()[:200]})") from None
+    except Exception as e:
+        raise MeshFileError(f"{where}: cannot read the mesh ({type(e).__name__}: {str(e).strip()[:200]})") from None
     if suffix == ".stl" and len(verts) == 3 * len(tris):
         return _weld(verts)  # STL repeats each shared vertex per triangle
     return verts, tris
@@ -137,8 +136,9 @@ def _read_obj(data: bytes, where: str):
             try:
                 xyz = [float(x) for x in f[1:4]]
             except ValueError:
-                raise MeshFileError(f"{where}: line {n}: vertex coordinates are not numbers: {line.strip()!r}") \
-                    from None
+                raise MeshFileError(
+                    f"{where}: line {n}: vertex coordinates are not numbers: {line.strip()!r}"
+                ) from None
             if len(xyz) != 3:
                 raise MeshFileError(f"{where}: line {n}: a vertex needs 3 coordinates, got {len(xyz)}")
             verts.append(xyz)
@@ -151,8 +151,10 @@ def _read_obj(data: bytes, where: str):
             raise MeshFileError(f"{where}: line {n}: a face needs at least 3 vertices, got {len(idx)}")
         for i in idx:  # OBJ counts from 1; negative indices count back from the last vertex read so far
             if i == 0 or i > len(verts) or i < -len(verts):
-                raise MeshFileError(f"{where}: line {n}: face index {i} is out of range (the file has "
-                                    f"{len(verts)} vertices before this line; OBJ indices start at 1)")
+                raise MeshFileError(
+                    f"{where}: line {n}: face index {i} is out of range (the file has "
+                    f"{len(verts)} vertices before this line; OBJ indices start at 1)"
+                )
         idx = [i - 1 if i > 0 else len(verts) + i for i in idx]
         tris.extend([idx[0], idx[k], idx[k + 1]] for k in range(1, len(idx) - 1))
     return np.array(verts, dtype=float).reshape(-1, 3), np.array(tris, dtype=np.int64).reshape(-1, 3)

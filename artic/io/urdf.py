@@ -26,11 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ArticError, UrdfError
-from ..math.np_spatial import Transform, quat_between, quat_from_rpy, quat_to_matrix
-from ..description.articulation import Articulation, Drive, FrictionParams, Limit
+from ..description.articulation import Articulation
+from ..description.articulation_joint import Drive, FrictionParams, Limit
 from ..description.shapes import Box, Capsule, Cylinder, Mesh, Sphere
 from ..enums import ArticulationFlag, Axis, DriveType, JointType, Motion
+from ..errors import ArticError, UrdfError
+from ..math.np_spatial import Transform, quat_between, quat_from_rpy, quat_to_matrix
 from .xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 
 _X_TO_Z = quat_between((1.0, 0.0, 0.0), (0.0, 0.0, 1.0))  # URDF cylinders lie along z, artic's along x
@@ -53,13 +54,16 @@ class _Resolver:
     def __call__(self, uri: str, vals: XmlValues, el) -> str:
         uri = uri.removeprefix("file://")
         if uri.startswith("package://"):
-            pkg, _, rest = uri[len("package://"):].partition("/")
+            pkg, _, rest = uri[len("package://") :].partition("/")
             for root in self.roots:
                 for cand in (root / pkg / rest, root / rest if root.name == pkg else None):
                     if cand is not None and cand.is_file():
                         return str(cand)
-            raise vals.fail(el, f"attribute filename: cannot resolve '{uri}': no folder '{pkg}' holding '{rest}' "
-                                f"next to the URDF or in package_dirs; pass package_dirs=[folder containing '{pkg}']")
+            raise vals.fail(
+                el,
+                f"attribute filename: cannot resolve '{uri}': no folder '{pkg}' holding '{rest}' "
+                f"next to the URDF or in package_dirs; pass package_dirs=[folder containing '{pkg}']",
+            )
         path = Path(uri) if os.path.isabs(uri) else self.base / uri
         if not path.is_file():
             raise vals.fail(el, f"attribute filename: mesh file '{uri}' not found (looked at {path})")
@@ -90,16 +94,23 @@ def _geometry_shape(vals: XmlValues, col, resolve: _Resolver, name: str):
     raise vals.fail(g, f"unsupported geometry <{g.tag}>; use box, sphere, cylinder, capsule or mesh")
 
 
-def load_urdf(path, fix_base: bool = True, package_dirs=(), name: str | None = None,
-              repair_inertia: bool = False, mimic: bool = True, self_collision: bool = False) -> Articulation:
+def load_urdf(
+    path,
+    fix_base: bool = True,
+    package_dirs=(),
+    name: str | None = None,
+    repair_inertia: bool = False,
+    mimic: bool = True,
+    self_collision: bool = False,
+) -> Articulation:
     """Load a URDF file as an articulation. `fix_base=False` gives a floating base (the root link free in space).
 
     An `<inertia>` that is not positive semi-definite is refused unless `repair_inertia=True`, which raises its
     negative principal moments to 1e-3 of the largest one (with a warning): a repair of bad data, not physics.
-    `<mimic joint=ref multiplier=m offset=o>` on joint A (q_A = m q_ref + o) becomes a hard mimic joint with gear
-    ratio -m and offset -o (`mimic=False` leaves the joints independent; `urdf_mimic_tags` lists the tags). `<collision>` geometries become
-    shapes; collisions between links of the robot are off unless `self_collision=True` (the convex hulls of
-    neighbouring meshes of most robot descriptions overlap; Isaac Sim's importer makes the same choice).
+    `<mimic joint=ref multiplier=m offset=o>` on joint A (q_A = m q_ref + o) becomes a hard mimic joint with gear ratio
+    -m and offset -o (`mimic=False` leaves the joints independent; `urdf_mimic_tags` lists the tags). `<collision>`
+    geometries become shapes; collisions between links of the robot are off unless `self_collision=True` (the convex
+    hulls of neighbouring meshes of most robot descriptions overlap; Isaac Sim's importer makes the same choice).
 
     Every error is a `UrdfError` naming the file, the element and the attribute: a missing, empty or non-XML file;
     links that do not form one tree (a cycle, a joint whose parent is its child, a link with two parents, several
@@ -137,8 +148,14 @@ def urdf_mimic_tags(path) -> list[tuple[str, str, float, float]]:
     for el in root_el.findall("joint"):
         mimic = el.find("mimic")
         if mimic is not None and el.get("type") != "fixed":
-            tags.append((el.get("name"), mimic.get("joint"), vals.number(mimic, "multiplier", 1.0),
-                         vals.number(mimic, "offset", 0.0)))
+            tags.append(
+                (
+                    el.get("name"),
+                    mimic.get("joint"),
+                    vals.number(mimic, "multiplier", 1.0),
+                    vals.number(mimic, "offset", 0.0),
+                )
+            )
     return tags
 
 
@@ -171,15 +188,22 @@ def _tree(vals: XmlValues, robot):
                 raise vals.fail(el, f"needs <{end} link=...>")
             ends[end] = end_el.get("link")
             if ends[end] not in links:
-                raise vals.fail(el, f"refers to unknown link '{ends[end]}' in <{end} link=...>; define the link or "
-                                    "fix the name")
+                raise vals.fail(
+                    el, f"refers to unknown link '{ends[end]}' in <{end} link=...>; define the link or fix the name"
+                )
         parent, child = ends["parent"], ends["child"]
         if parent == child:
-            raise vals.fail(el, f"link '{child}' is both the parent and the child of joint '{jname}'; a joint "
-                                "connects two different links")
+            raise vals.fail(
+                el,
+                f"link '{child}' is both the parent and the child of joint '{jname}'; a joint "
+                "connects two different links",
+            )
         if child in child_of:
-            raise vals.fail(el, f"link '{child}' already has parent joint '{child_of[child][0]}' (from link "
-                                f"'{child_of[child][1]}'); a link has one parent: a URDF must be a tree")
+            raise vals.fail(
+                el,
+                f"link '{child}' already has parent joint '{child_of[child][0]}' (from link "
+                f"'{child_of[child][1]}'); a link has one parent: a URDF must be a tree",
+            )
         child_of[child] = (jname, parent, el)
 
     children = {ln: [] for ln in links}
@@ -197,13 +221,17 @@ def _tree(vals: XmlValues, robot):
         while ln not in seen:
             seen.append(ln)
             ln = child_of[ln][1]
-        cycle = seen[seen.index(ln):][::-1]
+        cycle = seen[seen.index(ln) :][::-1]
         desc = ", ".join(f"joint '{child_of[c][0]}' ({child_of[c][1]} -> {c})" for c in cycle)
-        raise UrdfError(f"URDF file '{vals.path}': the joints form a cycle through links {cycle}: {desc}; a URDF "
-                        f"must be a tree (check the <parent>/<child> of these joints)")
+        raise UrdfError(
+            f"URDF file '{vals.path}': the joints form a cycle through links {cycle}: {desc}; a URDF "
+            f"must be a tree (check the <parent>/<child> of these joints)"
+        )
     if len(roots) != 1:
-        raise UrdfError(f"URDF file '{vals.path}': expected one root link, found {len(roots)} ({roots[:5]}); the "
-                        "links must form one tree: join the others to it with joints")
+        raise UrdfError(
+            f"URDF file '{vals.path}': expected one root link, found {len(roots)} ({roots[:5]}); the "
+            "links must form one tree: join the others to it with joints"
+        )
     return links, child_of, children, roots[0]
 
 
@@ -258,8 +286,10 @@ def _create_mimic_joints(vals: XmlValues, robot, art, tags: list):
             matches = [n for n in names if n.endswith(ref) and jname.startswith(n[: len(n) - len(ref)])]
             if len(matches) != 1:
                 raise vals.fail(mel, f"attribute joint='{ref}' refers to unknown joint '{ref}'")
-            warnings.warn(f"{vals.where(mel)}: refers to unknown joint '{ref}'; using '{matches[0]}' (the mimic "
-                          "joint's prefix)", stacklevel=3)
+            warnings.warn(
+                f"{vals.where(mel)}: refers to unknown joint '{ref}'; using '{matches[0]}' (the mimic joint's prefix)",
+                stacklevel=3,
+            )
             ref = matches[0]
         if ref == jname:
             raise vals.fail(mel, f"attribute joint='{ref}': joint '{jname}' cannot mimic itself")
@@ -277,10 +307,16 @@ def _repair(vals: XmlValues, el, tensor: np.ndarray, repair: bool) -> np.ndarray
         return tensor
     floor = 1e-3 * scale
     if not repair:
-        raise vals.fail(el, f"<inertia> is not positive semi-definite (principal moments {moments}); fix the "
-                            "<inertial> or load with repair_inertia=True")
-    warnings.warn(f"{vals.where(el)}: <inertia> is not positive semi-definite (principal moments {moments}); "
-                  f"negative moments raised to {floor:.3g}", stacklevel=5)
+        raise vals.fail(
+            el,
+            f"<inertia> is not positive semi-definite (principal moments {moments}); fix the "
+            "<inertial> or load with repair_inertia=True",
+        )
+    warnings.warn(
+        f"{vals.where(el)}: <inertia> is not positive semi-definite (principal moments {moments}); "
+        f"negative moments raised to {floor:.3g}",
+        stacklevel=5,
+    )
     return axes @ np.diag(np.maximum(moments, floor)) @ axes.T
 
 
@@ -294,9 +330,9 @@ def _fill_link(vals: XmlValues, link, el, resolve, repair_inertia):
         t = np.zeros((3, 3))
         if i_el is not None:
             g = {k: vals.number(i_el, k, 0.0) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
-            t = np.array([[g["ixx"], g["ixy"], g["ixz"]],
-                          [g["ixy"], g["iyy"], g["iyz"]],
-                          [g["ixz"], g["iyz"], g["izz"]]])
+            t = np.array(
+                [[g["ixx"], g["ixy"], g["ixz"]], [g["ixy"], g["iyy"], g["iyz"]], [g["ixz"], g["iyz"], g["izz"]]]
+            )
         r = quat_to_matrix(origin.q)
         with vals.context(inertial):
             link.set_mass_and_inertia_tensor(mass, origin.p, _repair(vals, el, r @ t @ r.T, repair_inertia))
@@ -323,14 +359,19 @@ def _fill_joint(vals: XmlValues, art, joint, jname, el, tags: list):
         joint.parent_pose = origin
         joint.child_pose = Transform()
         if el.find("mimic") is not None:
-            warnings.warn(f"{vals.where(el)}: <mimic> on a fixed joint is ignored (a fixed joint cannot follow "
-                          "another)", stacklevel=4)
+            warnings.warn(
+                f"{vals.where(el)}: <mimic> on a fixed joint is ignored (a fixed joint cannot follow another)",
+                stacklevel=4,
+            )
         return
     if jtype is None:
         raise vals.fail(el, "attribute type is missing; give revolute, continuous, prismatic or fixed")
     if jtype not in ("revolute", "continuous", "prismatic"):
-        raise vals.fail(el, f"joint type '{jtype}' is not supported inside an articulation (supported: revolute, "
-                            "continuous, prismatic, fixed; floating only at the root)")
+        raise vals.fail(
+            el,
+            f"joint type '{jtype}' is not supported inside an articulation (supported: revolute, "
+            "continuous, prismatic, fixed; floating only at the root)",
+        )
     axis_el = el.find("axis")
     axis = np.array([1.0, 0.0, 0.0])
     if axis_el is not None:
@@ -350,12 +391,15 @@ def _fill_joint(vals: XmlValues, art, joint, jname, el, tags: list):
     if limit is not None and jtype != "continuous":
         lower, upper = _limit_bound(vals, limit, "lower"), _limit_bound(vals, limit, "upper")
         if lower is None and upper is None:
-            warnings.warn(f"{vals.where(limit)}: lower and upper beyond 1e15 in magnitude; loaded as an unlimited "
-                          "joint", stacklevel=4)
+            warnings.warn(
+                f"{vals.where(limit)}: lower and upper beyond 1e15 in magnitude; loaded as an unlimited joint",
+                stacklevel=4,
+            )
         else:
             if lower is None or upper is None:
-                warnings.warn(f"{vals.where(limit)}: a bound beyond 1e15 in magnitude is clamped to +-1e15",
-                              stacklevel=4)
+                warnings.warn(
+                    f"{vals.where(limit)}: a bound beyond 1e15 in magnitude is clamped to +-1e15", stacklevel=4
+                )
                 lower = -MAX_MAGNITUDE if lower is None else lower
                 upper = MAX_MAGNITUDE if upper is None else upper
             if lower < upper:
@@ -366,8 +410,9 @@ def _fill_joint(vals: XmlValues, art, joint, jname, el, tags: list):
             elif lower > upper:
                 raise vals.fail(limit, f"lower {lower} > upper {upper}; swap them")
             else:
-                warnings.warn(f"{vals.where(limit)}: lower == upper == {lower}; loaded as an unlimited joint",
-                              stacklevel=4)
+                warnings.warn(
+                    f"{vals.where(limit)}: lower == upper == {lower}; loaded as an unlimited joint", stacklevel=4
+                )
     joint.set_motion(ax, motion)
     if limit is not None:
         effort = vals.number(limit, "effort", 0.0, minimum=0.0)

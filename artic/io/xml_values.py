@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ArticError
 from ..description.validate import MAX_MAGNITUDE
+from ..errors import ArticError
 
 
 def read_xml_root(path, kind: str, tag: str, error):
@@ -114,9 +114,14 @@ class XmlValues:
         if not np.all(np.isfinite(v)):
             raise self._bad(el, attr, text, inherited, "is not finite; give finite numbers")
         if limit is not None and np.any(np.abs(v) > limit):
-            raise self._bad(el, attr, text, inherited,
-                            f"exceeds {limit:.0e} in magnitude, which overflows float32 arithmetic in the solver; "
-                            "give a realistic value (SI units)")
+            raise self._bad(
+                el,
+                attr,
+                text,
+                inherited,
+                f"exceeds {limit:.0e} in magnitude, which overflows float32 arithmetic in the solver; "
+                "give a realistic value (SI units)",
+            )
         return v
 
     def number(self, el, attr: str, default=None, text=None, minimum=None, limit=MAX_MAGNITUDE) -> float:
@@ -148,7 +153,12 @@ class XmlValues:
         m = float(np.max(np.abs(v)))
         if m == 0.0:
             shown = el.get(attr) if text is None else text
-            raise self._bad(el, attr, shown, text is not None and el.get(attr) != text,
-                            "is the zero vector; give a non-zero direction")
+            raise self._bad(
+                el,
+                attr,
+                shown,
+                text is not None and el.get(attr) != text,
+                "is the zero vector; give a non-zero direction",
+            )
         v = v / m
         return v / math.sqrt(float(np.dot(v, v)))

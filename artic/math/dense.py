@@ -79,8 +79,14 @@ def add_row(v: wp.array2d(dtype=float), d: wp.array3d(dtype=float), env: int, ro
 
 
 @wp.func
-def solve_row(minv: wp.array3d(dtype=float), g: wp.array3d(dtype=float), minv_g: wp.array3d(dtype=float), env: int,
-              row: int, n: int) -> float:
+def solve_row(
+    minv: wp.array3d(dtype=float),
+    g: wp.array3d(dtype=float),
+    minv_g: wp.array3d(dtype=float),
+    env: int,
+    row: int,
+    n: int,
+) -> float:
     """minv_g[env, row] = M^-1 g[env, row]; returns the row's response g^T M^-1 g."""
     # column by column, skipping g's zeros: a contact or joint row touches only the dofs between its links and
     # the root (M^-1 is symmetric, so column j is row j)

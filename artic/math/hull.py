@@ -40,8 +40,10 @@ def solid_points(points, owner: str) -> np.ndarray:
         bad = int(np.flatnonzero(~np.all(np.isfinite(pts), axis=1))[0])
         raise ValidationError(f"{owner}: vertex {bad} is not finite ({pts[bad].tolist()})")
     if coincident(pts):
-        raise ValidationError(f"{owner}: all {len(pts)} vertices coincide at {pts[0].tolist()}; a convex hull "
-                              "needs points that span a volume (use a Sphere or Box for a point-like shape)")
+        raise ValidationError(
+            f"{owner}: all {len(pts)} vertices coincide at {pts[0].tolist()}; a convex hull "
+            "needs points that span a volume (use a Sphere or Box for a point-like shape)"
+        )
     centred = pts - pts.mean(axis=0)
     _, axes = np.linalg.eigh(centred.T @ centred)  # principal directions, ascending spread
     proj = centred @ axes
@@ -52,10 +54,14 @@ def solid_points(points, owner: str) -> np.ndarray:
         return pts
     half = 0.5 * DEGENERATE_THICKNESS_RATIO * largest
     kind = "flat (all in one plane)" if len(missing) == 1 else "collinear"
-    warnings.warn(f"{owner}: the {len(pts)} vertices are {kind} and span no volume; the hull is thickened to "
-                  f"{2.0 * half:.3g} m ({DEGENERATE_THICKNESS_RATIO:.0%} of its {largest:.3g} m extent) along the "
-                  "missing direction(s), which also sets its mass properties; give a closed mesh or set the mass "
-                  "explicitly", RuntimeWarning, stacklevel=5)
+    warnings.warn(
+        f"{owner}: the {len(pts)} vertices are {kind} and span no volume; the hull is thickened to "
+        f"{2.0 * half:.3g} m ({DEGENERATE_THICKNESS_RATIO:.0%} of its {largest:.3g} m extent) along the "
+        "missing direction(s), which also sets its mass properties; give a closed mesh or set the mass "
+        "explicitly",
+        RuntimeWarning,
+        stacklevel=5,
+    )
     for k in missing:
         offset = half * axes[:, k]
         pts = np.concatenate([pts + offset, pts - offset])
@@ -78,8 +84,10 @@ def _hull(pts: np.ndarray, owner: str):
     try:
         return ConvexHull(pts, qhull_options="QJ")
     except (QhullError, ValueError) as e:
-        raise ValidationError(f"{owner}: cannot build a convex hull of {len(pts)} points "
-                              f"({str(e).strip().splitlines()[0]}); the points must span a volume") from None
+        raise ValidationError(
+            f"{owner}: cannot build a convex hull of {len(pts)} points "
+            f"({str(e).strip().splitlines()[0]}); the points must span a volume"
+        ) from None
 
 
 def convex_hull(points: np.ndarray, owner: str, max_vertices: int | None = MAX_HULL_VERTICES):

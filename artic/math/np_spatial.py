@@ -165,10 +165,10 @@ class Transform:
         self.p = _vector("position p", self.p, 3)
         self.q = _vector("quaternion q (x, y, z, w)", self.q, 4)
 
-    def __mul__(self, other: "Transform") -> "Transform":
+    def __mul__(self, other: Transform) -> Transform:
         return Transform(self.p + quat_rotate(self.q, other.p), quat_mul(self.q, other.q))
 
-    def inverse(self) -> "Transform":
+    def inverse(self) -> Transform:
         qi = quat_conj(self.q)
         return Transform(-quat_rotate(qi, self.p), qi)
 
@@ -186,11 +186,11 @@ class Transform:
         return bool(np.all(np.isfinite(self.p)) and np.all(np.isfinite(self.q)))
 
     @staticmethod
-    def from_array(a) -> "Transform":
+    def from_array(a) -> Transform:
         a = np.asarray(a, dtype=float)
         return Transform(a[:3], a[3:7])
 
-    def copy(self) -> "Transform":
+    def copy(self) -> Transform:
         return Transform(self.p.copy(), self.q.copy())
 
 

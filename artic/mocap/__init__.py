@@ -9,6 +9,21 @@ from .rig import MarkerRig
 from .segments import Segment, SegmentModel
 from .track import ArticulationEvaluator, TrackResult, relative_rotations, track_markers
 
-__all__ = ["ArticulationEvaluator", "FitResult", "MarkerRig", "MarkerSet", "Segment", "SegmentModel", "TrackResult",
-           "compare_segment_points", "fit_markers", "load_segment_model", "read_c3d", "relative_rotations",
-           "save_segment_model", "segment_points", "track_markers", "write_c3d"]
+__all__ = [
+    "ArticulationEvaluator",
+    "FitResult",
+    "MarkerRig",
+    "MarkerSet",
+    "Segment",
+    "SegmentModel",
+    "TrackResult",
+    "compare_segment_points",
+    "fit_markers",
+    "load_segment_model",
+    "read_c3d",
+    "relative_rotations",
+    "save_segment_model",
+    "segment_points",
+    "track_markers",
+    "write_c3d",
+]

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ValidationError
-from .markers import MarkerSet
 from ..math.np_spatial import quat_from_matrix, quats_conj, quats_rotate
+from .markers import MarkerSet
 from .rig import MarkerRig, marker_world
 from .segments import SegmentModel
 
@@ -111,10 +111,24 @@ def _joint_points(model: SegmentModel, poses: np.ndarray):
     return a, b
 
 
-def fit_markers(model: SegmentModel, markers: MarkerSet, attachments=None, epochs: int = 20, num_envs: int = 8,
-                frames=None, relax_steps: int = 20, dt: float = 0.01, eta_m: float = 1.0, eta_l: float = 1.0,
-                joint_erp_cfm=(0.2, 1e-4), marker_erp_cfm=(0.2, 1e-3), damping: float = 20.0, iterations: int = 16,
-                fit_anchors: bool = True, progress: bool = False) -> FitResult:
+def fit_markers(
+    model: SegmentModel,
+    markers: MarkerSet,
+    attachments=None,
+    epochs: int = 20,
+    num_envs: int = 8,
+    frames=None,
+    relax_steps: int = 20,
+    dt: float = 0.01,
+    eta_m: float = 1.0,
+    eta_l: float = 1.0,
+    joint_erp_cfm=(0.2, 1e-4),
+    marker_erp_cfm=(0.2, 1e-3),
+    damping: float = 20.0,
+    iterations: int = 16,
+    fit_anchors: bool = True,
+    progress: bool = False,
+) -> FitResult:
     """Fit the anchors of `model` and the markers' attachment points to `markers` (section S2). `attachments`
     (n, 3) start at the segments' COMs (zeros) by default; `frames` picks the frames used (default: up to 4 *
     num_envs frames spread over the recording); `num_envs` frames are relaxed at once. Returns a FitResult; the
@@ -135,11 +149,10 @@ def fit_markers(model: SegmentModel, markers: MarkerSet, attachments=None, epoch
     if frames.ndim != 1 or len(frames) == 0 or frames.min() < 0 or frames.max() >= markers.frames:
         raise ValidationError(f"fit_markers: frames must be indices in [0, {markers.frames}), got {frames}")
     segment_of = np.array([model.index(x) for x in markers.segments])
-    rig = MarkerRig(model, markers, s, num_envs, joint_erp_cfm, marker_erp_cfm, iterations=iterations,
-                    damping=damping)
+    rig = MarkerRig(model, markers, s, num_envs, joint_erp_cfm, marker_erp_cfm, iterations=iterations, damping=damping)
     warm = _initial_poses(rig, model, markers, segment_of, s, frames, relax_steps, dt)
     rms, gaps = [], []
-    batches = [frames[i:i + num_envs] for i in range(0, len(frames), num_envs)]
+    batches = [frames[i : i + num_envs] for i in range(0, len(frames), num_envs)]
     for epoch in range(int(epochs)):
         err2 = np.zeros(n)
         seen = np.zeros(n)
@@ -152,12 +165,12 @@ def fit_markers(model: SegmentModel, markers: MarkerSet, attachments=None, epoch
             rig.set_state(warm[np.concatenate([slot, np.repeat(slot[-1:], num_envs - len(batch))])])
             rig.place_markers(p)
             rig.step(dt, relax_steps)
-            poses = rig.poses()[:len(batch)]
+            poses = rig.poses()[: len(batch)]
             warm[slot] = poses
-            p = p[:len(batch)]
+            p = p[: len(batch)]
             present = np.isfinite(p[..., 0])
             resid = np.where(present[..., None], p - marker_world(poses, segment_of, s), 0.0)
-            err2 += (resid ** 2).sum(axis=(0, 2))
+            err2 += (resid**2).sum(axis=(0, 2))
             seen += present.sum(axis=0)
             # 3. re-attach: the attachment that would put each marker exactly where it is now, averaged over frames
             seg = poses[:, segment_of]
@@ -189,8 +202,12 @@ def fit_markers(model: SegmentModel, markers: MarkerSet, attachments=None, epoch
 def _progress(done: int, total: int, rms: float, gap: float):
     width = 30
     bar = "#" * (width * done // total) + "-" * (width - width * done // total)
-    print(f"\rfit [{bar}] epoch {done}/{total}  marker RMS {1e3 * rms:7.2f} mm  joint gap {1e3 * gap:6.2f} mm",
-          end="", file=sys.stderr, flush=True)
+    print(
+        f"\rfit [{bar}] epoch {done}/{total}  marker RMS {1e3 * rms:7.2f} mm  joint gap {1e3 * gap:6.2f} mm",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def segment_points(model: SegmentModel, attachments: np.ndarray, segment_of: np.ndarray) -> list[np.ndarray]:

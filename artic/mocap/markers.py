@@ -32,20 +32,25 @@ class MarkerSet:
             dup = sorted({x for x in self.names if self.names.count(x) > 1})
             raise ValidationError(f"markers: names must be unique, {dup} repeat")
         if len(self.segments) != n:
-            raise ValidationError(f"markers: {n} names but {len(self.segments)} segment assignments; give one segment "
-                                  "per marker")
+            raise ValidationError(
+                f"markers: {n} names but {len(self.segments)} segment assignments; give one segment per marker"
+            )
         p = np.asarray(self.positions)
         if p.dtype.kind not in "biuf" or p.ndim != 3 or p.shape[1:] != (n, 3) or p.shape[0] < 1:
-            raise ValidationError(f"markers: positions must be real values of shape (T, {n}, 3) (frames, markers "
-                                  f"{self.names[:3]}..., xyz), got {p.dtype} of shape {p.shape}")
+            raise ValidationError(
+                f"markers: positions must be real values of shape (T, {n}, 3) (frames, markers "
+                f"{self.names[:3]}..., xyz), got {p.dtype} of shape {p.shape}"
+            )
         p = p.astype(np.float64)
         if np.any(np.isinf(p)):
             raise ValidationError("markers: positions must be finite or NaN (missing), got inf")
         partial = np.isnan(p).any(axis=2) & ~np.isnan(p).all(axis=2)
         if partial.any():
             t, k = np.argwhere(partial)[0]
-            raise ValidationError(f"markers: marker '{self.names[k]}' in frame {t} has some NaN coordinates; a missing "
-                                  "marker has all three NaN")
+            raise ValidationError(
+                f"markers: marker '{self.names[k]}' in frame {t} has some NaN coordinates; a missing "
+                "marker has all three NaN"
+            )
         self.positions = p
         if not np.isfinite(self.rate) or self.rate <= 0:
             raise ValidationError(f"markers: rate must be > 0 frames per second, got {self.rate!r}")
@@ -68,8 +73,9 @@ class MarkerSet:
         known = set(model.names)
         for name, seg in zip(self.names, self.segments):
             if seg not in known:
-                raise ValidationError(f"marker '{name}': segment '{seg}' is not in segment model '{model.name}' "
-                                      f"(segments: {model.names})")
+                raise ValidationError(
+                    f"marker '{name}': segment '{seg}' is not in segment model '{model.name}' (segments: {model.names})"
+                )
         seen = self.present().any(axis=0)
         if not seen.any():
             raise ValidationError("markers: no marker is present in any frame")

@@ -31,12 +31,18 @@ def save_segment_model(path, model: SegmentModel, marker_names=(), marker_segmen
             ET.SubElement(body, "freejoint", name=f"{seg.name}_root")
         else:
             # body frame at the COM, the world's axes: offset from the parent's COM through the anchor
-            body = ET.SubElement(elements[seg.parent], "body", name=seg.name,
-                                 pos=_fmt(seg.anchor_in_parent - seg.anchor_in_child))
+            body = ET.SubElement(
+                elements[seg.parent], "body", name=seg.name, pos=_fmt(seg.anchor_in_parent - seg.anchor_in_child)
+            )
             ET.SubElement(body, "joint", name=seg.name, type="ball", pos=_fmt(seg.anchor_in_child))
         i3 = seg.inertia
-        ET.SubElement(body, "inertial", pos="0 0 0", mass=f"{seg.mass:.9g}",
-                      fullinertia=_fmt([i3[0, 0], i3[1, 1], i3[2, 2], i3[0, 1], i3[0, 2], i3[1, 2]]))
+        ET.SubElement(
+            body,
+            "inertial",
+            pos="0 0 0",
+            mass=f"{seg.mass:.9g}",
+            fullinertia=_fmt([i3[0, 0], i3[1, 1], i3[2, 2], i3[0, 1], i3[0, 2], i3[1, 2]]),
+        )
         elements[seg.name] = body
     for name, seg, s in zip(marker_names, marker_segments, atts):
         ET.SubElement(elements[seg], "site", name=name, pos=_fmt(s), size="0.01")
@@ -58,8 +64,9 @@ def load_segment_model(path) -> tuple[SegmentModel, list[str], list[str], np.nda
     world = tree.getroot().find("worldbody")
     bodies = [] if world is None else world.findall("body")
     if len(bodies) != 1:
-        raise ArticError(f"segment model file '{path}': <worldbody> needs exactly one <body> (the root segment), "
-                         f"found {len(bodies)}")
+        raise ArticError(
+            f"segment model file '{path}': <worldbody> needs exactly one <body> (the root segment), found {len(bodies)}"
+        )
     segs, names, seg_of, atts = [], [], [], []
 
     def vec(el, attr, default, n=3):
@@ -71,8 +78,10 @@ def load_segment_model(path) -> tuple[SegmentModel, list[str], list[str], np.nda
         except ValueError:
             v = np.zeros(0)
         if v.shape != (n,) or not np.all(np.isfinite(v)):
-            raise ArticError(f"segment model file '{path}': <{el.tag} name='{el.get('name')}'> {attr}='{text}' must be "
-                             f"{n} finite numbers")
+            raise ArticError(
+                f"segment model file '{path}': <{el.tag} name='{el.get('name')}'> {attr}='{text}' must be "
+                f"{n} finite numbers"
+            )
         return v
 
     def walk(body, parent):
@@ -80,14 +89,17 @@ def load_segment_model(path) -> tuple[SegmentModel, list[str], list[str], np.nda
         if not name:
             raise ArticError(f"segment model file '{path}': every <body> needs a name")
         if body.get("quat") or body.get("euler") or body.get("axisangle"):
-            raise ArticError(f"segment model file '{path}': body '{name}' is rotated; segment frames have the "
-                             "world's axes")
+            raise ArticError(
+                f"segment model file '{path}': body '{name}' is rotated; segment frames have the world's axes"
+            )
         inertial = body.find("inertial")
         if inertial is None:
             raise ArticError(f"segment model file '{path}': body '{name}' has no <inertial>")
         if np.any(vec(inertial, "pos", np.zeros(3)) != 0):
-            raise ArticError(f"segment model file '{path}': body '{name}': the inertial's pos must be 0 (the body "
-                             "frame is at the COM)")
+            raise ArticError(
+                f"segment model file '{path}': body '{name}': the inertial's pos must be 0 (the body "
+                "frame is at the COM)"
+            )
         try:
             mass = float(inertial.get("mass", "nan"))
         except ValueError:

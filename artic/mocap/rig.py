@@ -16,10 +16,10 @@ import numpy as np
 
 from ..description.actors import RigidDynamic
 from ..description.body_joints import SphericalJoint
+from ..enums import SolverType
 from ..errors import ValidationError
 from ..math.np_spatial import Transform, quats_rotate
 from ..sim.scene import Scene
-from ..enums import SolverType
 from .markers import MarkerSet
 from .segments import SegmentModel
 
@@ -29,16 +29,27 @@ class MarkerRig:
     (one per non-root segment, child = body A, parent = body B); marker joints in marker order (segment = body A,
     marker = body B)."""
 
-    def __init__(self, model: SegmentModel, markers: MarkerSet, attachments: np.ndarray, num_envs: int,
-                 joint_erp_cfm=(0.2, 1e-5), marker_erp_cfm=(0.2, 1e-3), gravity=(0.0, 0.0, 0.0),
-                 iterations: int = 16, solver_type=SolverType.PGS, damping: float = 0.0):
+    def __init__(
+        self,
+        model: SegmentModel,
+        markers: MarkerSet,
+        attachments: np.ndarray,
+        num_envs: int,
+        joint_erp_cfm=(0.2, 1e-5),
+        marker_erp_cfm=(0.2, 1e-3),
+        gravity=(0.0, 0.0, 0.0),
+        iterations: int = 16,
+        solver_type=SolverType.PGS,
+        damping: float = 0.0,
+    ):
         self.model, self.markers = model, markers
         self.num_envs = num_envs
         self.segment_of = np.array([model.index(s) for s in markers.segments])
         s = np.asarray(attachments, float)
         if s.shape != (markers.count, 3) or not np.all(np.isfinite(s)):
-            raise ValidationError(f"marker rig: attachments must be finite, of shape ({markers.count}, 3), got "
-                                  f"{s.shape}")
+            raise ValidationError(
+                f"marker rig: attachments must be finite, of shape ({markers.count}, 3), got {s.shape}"
+            )
         self.scene = scene = Scene(num_envs, gravity=gravity, solver_type=solver_type)
         poses = model.reference_poses()
         self.bodies = []
@@ -51,8 +62,13 @@ class MarkerRig:
         self.joints = []
         for i, p in enumerate(model.parent_index()[1:], start=1):
             seg = model.segments[i]
-            j = SphericalJoint.from_body_frames(self.bodies[i], Transform(tuple(seg.anchor_in_child)),
-                                                self.bodies[p], Transform(tuple(seg.anchor_in_parent)), seg.name)
+            j = SphericalJoint.from_body_frames(
+                self.bodies[i],
+                Transform(tuple(seg.anchor_in_child)),
+                self.bodies[p],
+                Transform(tuple(seg.anchor_in_parent)),
+                seg.name,
+            )
             _soft(j, joint_erp_cfm)
             self.joints.append(scene.add_joint(j))
         self.marker_bodies, self.marker_joints = [], []
@@ -63,8 +79,9 @@ class MarkerRig:
             m.link.mass, m.link.inertia = 1.0, (1e-3, 1e-3, 1e-3)
             _free_body(m, iterations, 0.0)
             scene.add_actor(m)
-            j = SphericalJoint.from_body_frames(self.bodies[self.segment_of[k]], Transform(tuple(s[k])), m,
-                                                Transform(), f"marker:{name}")
+            j = SphericalJoint.from_body_frames(
+                self.bodies[self.segment_of[k]], Transform(tuple(s[k])), m, Transform(), f"marker:{name}"
+            )
             _soft(j, marker_erp_cfm)
             self.marker_bodies.append(m)
             self.marker_joints.append(scene.add_joint(j))

@@ -48,17 +48,28 @@ class Segment:
             raise ValidationError(f"segment {self.name!r}: name must be a non-empty string")
         owner = f"segment '{self.name}'"
         m = self.mass
-        if isinstance(m, bool) or not isinstance(m, (int, float, np.floating, np.integer)) or not np.isfinite(m) \
-                or m <= 0:
+        if (
+            isinstance(m, bool)
+            or not isinstance(m, (int, float, np.floating, np.integer))
+            or not np.isfinite(m)
+            or m <= 0
+        ):
             raise ValidationError(f"{owner}: mass must be a finite number > 0 [kg], got {m!r}")
         self.mass = float(m)
         i = np.asarray(self.inertia)
         if i.shape == (3,) and i.dtype.kind in "biuf":
             i = np.diag(i)
-        if i.shape != (3, 3) or i.dtype.kind not in "biuf" or not np.all(np.isfinite(i)) \
-                or not np.allclose(i, i.T, rtol=1e-9, atol=1e-12) or np.linalg.eigvalsh(i.astype(float))[0] <= 0:
-            raise ValidationError(f"{owner}: inertia must be 3 positive principal moments or a symmetric positive "
-                                  f"definite (3, 3) tensor [kg m^2], got {self.inertia!r}")
+        if (
+            i.shape != (3, 3)
+            or i.dtype.kind not in "biuf"
+            or not np.all(np.isfinite(i))
+            or not np.allclose(i, i.T, rtol=1e-9, atol=1e-12)
+            or np.linalg.eigvalsh(i.astype(float))[0] <= 0
+        ):
+            raise ValidationError(
+                f"{owner}: inertia must be 3 positive principal moments or a symmetric positive "
+                f"definite (3, 3) tensor [kg m^2], got {self.inertia!r}"
+            )
         self.inertia = i.astype(np.float64)
         self.anchor_in_parent = _vec3(owner, "anchor_in_parent", self.anchor_in_parent)
         self.anchor_in_child = _vec3(owner, "anchor_in_child", self.anchor_in_child)
@@ -79,11 +90,14 @@ class SegmentModel:
             if s.name in seen:
                 raise ValidationError(f"segment model '{name}': two segments are named '{s.name}'")
             if (i == 0) != (s.parent is None):
-                raise ValidationError(f"segment model '{name}': the first segment is the root (parent None) and only "
-                                      f"it; segment '{s.name}' has parent {s.parent!r}")
+                raise ValidationError(
+                    f"segment model '{name}': the first segment is the root (parent None) and only "
+                    f"it; segment '{s.name}' has parent {s.parent!r}"
+                )
             if i > 0 and s.parent not in seen:
-                raise ValidationError(f"segment '{s.name}': parent '{s.parent}' is not a segment listed before it "
-                                      f"(known: {list(seen)})")
+                raise ValidationError(
+                    f"segment '{s.name}': parent '{s.parent}' is not a segment listed before it (known: {list(seen)})"
+                )
             seen[s.name] = i
 
     def __repr__(self):
@@ -112,21 +126,29 @@ class SegmentModel:
     def total_mass(self) -> float:
         return float(sum(s.mass for s in self.segments))
 
-    def copy(self) -> "SegmentModel":
-        segs = [Segment(s.name, s.parent, s.mass, s.inertia.copy(), s.anchor_in_parent.copy(),
-                        s.anchor_in_child.copy()) for s in self.segments]
+    def copy(self) -> SegmentModel:
+        segs = [
+            Segment(s.name, s.parent, s.mass, s.inertia.copy(), s.anchor_in_parent.copy(), s.anchor_in_child.copy())
+            for s in self.segments
+        ]
         return SegmentModel(segs, self.root_position.copy(), self.name)
 
     def anchors(self) -> tuple[np.ndarray, np.ndarray]:
         """(J, 3) anchors in the parents (c_jk) and in the children (c_kj), joint order [m]."""
-        return (np.array([s.anchor_in_parent for s in self.segments[1:]]).reshape(-1, 3),
-                np.array([s.anchor_in_child for s in self.segments[1:]]).reshape(-1, 3))
+        return (
+            np.array([s.anchor_in_parent for s in self.segments[1:]]).reshape(-1, 3),
+            np.array([s.anchor_in_child for s in self.segments[1:]]).reshape(-1, 3),
+        )
 
     def set_anchors(self, in_parent, in_child):
         in_parent, in_child = np.asarray(in_parent, float), np.asarray(in_child, float)
         shape = (len(self.segments) - 1, 3)
-        if in_parent.shape != shape or in_child.shape != shape or not np.all(np.isfinite(in_parent)) \
-                or not np.all(np.isfinite(in_child)):
+        if (
+            in_parent.shape != shape
+            or in_child.shape != shape
+            or not np.all(np.isfinite(in_parent))
+            or not np.all(np.isfinite(in_child))
+        ):
             raise ValidationError(f"segment model '{self.name}': anchors must be finite arrays of shape {shape}")
         for s, a, b in zip(self.segments[1:], in_parent, in_child):
             s.anchor_in_parent, s.anchor_in_child = a.copy(), b.copy()
@@ -134,8 +156,11 @@ class SegmentModel:
     def reference_poses(self, rotations=None) -> np.ndarray:
         """(S, 7) segment poses (px, py, pz, qx, qy, qz, qw) with every joint closed: the root's COM at
         root_position and each segment turned by `rotations` (S, 4) quaternions, identity by default."""
-        q = np.tile([0.0, 0.0, 0.0, 1.0], (len(self.segments), 1)) if rotations is None else \
-            np.asarray(rotations, float).reshape(len(self.segments), 4)
+        q = (
+            np.tile([0.0, 0.0, 0.0, 1.0], (len(self.segments), 1))
+            if rotations is None
+            else np.asarray(rotations, float).reshape(len(self.segments), 4)
+        )
         x = np.zeros((len(self.segments), 3))
         x[0] = self.root_position
         for i, p in enumerate(self.parent_index()[1:], start=1):
@@ -178,19 +203,22 @@ class SegmentModel:
         return order, np.array([[3 * (i - 1) + k for k in range(3)] for i in order[1:]]).reshape(-1, 3)
 
     @classmethod
-    def from_articulation(cls, art: Articulation, name: str | None = None) -> "SegmentModel":
+    def from_articulation(cls, art: Articulation, name: str | None = None) -> SegmentModel:
         """A segment model from an articulation (loaded from URDF or MJCF, say): one segment per link with its mass
         and inertia, its frame at the link's COM with the world's axes in the articulation's description
         pose; every joint becomes a ball joint at the joint frame's origin (revolute, prismatic and fixed joints
         included: fitting learns anchors, not joint types). Massless links are refused."""
         from ..description.body_joints import description_pose
+
         links = art.get_links()
         segs = []
         com = {}
         for link in links:
             if link.mass <= 0:
-                raise ValidationError(f"articulation '{art.name}': link '{link.name}' has no mass; a segment model "
-                                      "needs a mass on every link (set link.mass or merge the link)")
+                raise ValidationError(
+                    f"articulation '{art.name}': link '{link.name}' has no mass; a segment model "
+                    "needs a mass on every link (set link.mass or merge the link)"
+                )
             pose = description_pose(link)
             com[id(link)] = pose * link.cmass_local_pose  # the COM frame, principal axes
             r = quat_to_matrix(com[id(link)].q)
@@ -203,7 +231,9 @@ class SegmentModel:
                 continue
             parent = link.parent
             anchor = description_pose(parent) * j.parent_pose
-            out.append(Segment(link.name, parent.name, link.mass, moments,
-                               anchor.p - com[id(parent)].p, anchor.p - com[id(link)].p))
+            out.append(
+                Segment(
+                    link.name, parent.name, link.mass, moments, anchor.p - com[id(parent)].p, anchor.p - com[id(link)].p
+                )
+            )
         return cls(out, com[id(links[0])].p, name or art.name)
-

@@ -9,9 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..enums import CacheFlag
-from ..description.articulation import Drive
-from ..enums import Axis, DriveType
+from ..description.articulation_joint import Drive
+from ..enums import Axis, CacheFlag, DriveType
 from ..sim.scene import Scene
 from .markers import MarkerSet
 from .rig import marker_world
@@ -51,9 +50,11 @@ def humanoid_markers(model: SegmentModel) -> tuple[list[str], list[str], np.ndar
     names, segs, att = [], [], []
     for name, _, _, h, _, _ in _HUMANOID:
         hx, hy, hz = h
-        for tag, s in (("front", (hx, 0.3 * hy, 0.5 * hz)), ("side", (0.2 * hx, hy if "_r" not in name else -hy,
-                                                                        -0.3 * hz)),
-                       ("back", (-hx, -0.4 * hy, 0.1 * hz))):
+        for tag, s in (
+            ("front", (hx, 0.3 * hy, 0.5 * hz)),
+            ("side", (0.2 * hx, hy if "_r" not in name else -hy, -0.3 * hz)),
+            ("back", (-hx, -0.4 * hy, 0.1 * hz)),
+        ):
             names.append(f"{name}_{tag}")
             segs.append(name)
             att.append(s)
@@ -75,8 +76,14 @@ class Motion:
     acceleration: np.ndarray
 
 
-def simulate_motion(model: SegmentModel, seconds: float = 1.0, rate: float = 200.0, amplitude: float = 0.5,
-                    seed: int = 0, gravity=(0.0, 0.0, -9.81)) -> Motion:
+def simulate_motion(
+    model: SegmentModel,
+    seconds: float = 1.0,
+    rate: float = 200.0,
+    amplitude: float = 0.5,
+    seed: int = 0,
+    gravity=(0.0, 0.0, -9.81),
+) -> Motion:
     """Free-floating motion of the model's articulation: every ball-joint axis is driven (implicit PD, stiffness
     400 N m/rad, damping 40 N m s/rad, acceleration type) towards amplitude * sin(w t + phase) with random w in
     [2, 6] rad/s; the root starts at rest in the reference pose and the body falls freely (no ground)."""
@@ -110,12 +117,20 @@ def simulate_motion(model: SegmentModel, seconds: float = 1.0, rate: float = 200
         art.copy_internal_state_to_cache(cache, CacheFlag.ACCELERATION | CacheFlag.ROOT_VELOCITIES)
         v1 = np.concatenate([cache.root_linear_velocity[0], cache.root_angular_velocity[0]])
         out["acc"].append(np.concatenate([(v1 - out["root_v"][-1]) / dt, cache.joint_acceleration[0]]))
-    return Motion(dt, np.array(out["poses"]), np.array(out["root_pose"]), np.array(out["q"]),
-                  np.array(out["root_v"], np.float64), np.array(out["qd"]), np.array(out["acc"], np.float64))
+    return Motion(
+        dt,
+        np.array(out["poses"]),
+        np.array(out["root_pose"]),
+        np.array(out["q"]),
+        np.array(out["root_v"], np.float64),
+        np.array(out["qd"]),
+        np.array(out["acc"], np.float64),
+    )
 
 
-def record_markers(motion: Motion, segment_of, attachments, names, segments, noise: float = 0.0,
-                   wobble: float = 0.0, seed: int = 1) -> MarkerSet:
+def record_markers(
+    motion: Motion, segment_of, attachments, names, segments, noise: float = 0.0, wobble: float = 0.0, seed: int = 1
+) -> MarkerSet:
     """Markers of a known motion: each attachment point's world position per frame, plus white noise of standard
     deviation `noise` [m] and soft-tissue wobble: a smooth displacement per marker (sum of two sines, amplitude
     `wobble` [m] each axis) that moves with the skin, not the bone."""

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..enums import CacheFlag
+from ..enums import CacheFlag, SolverType
 from ..errors import ValidationError
 from ..math.np_spatial import quats_conj, quats_mul, quats_to_rotvec
 from ..sim.scene import Scene
-from ..enums import SolverType
 from .fit import first_guess
 from .markers import MarkerSet
 from .rig import MarkerRig, marker_world
@@ -110,17 +109,25 @@ def _initial_velocity(p0: np.ndarray, p1: np.ndarray, dt: float) -> np.ndarray:
     return np.concatenate([lin, ang], axis=1)
 
 
-def track_markers(model: SegmentModel, markers: MarkerSet, attachments, joint_erp_cfm=(0.2, 1e-5),
-                  marker_erp_cfm=(0.2, 1e-4), gravity=(0.0, 0.0, -9.81), iterations: int = 32,
-                  solver_type=SolverType.PGS) -> TrackResult:
+def track_markers(
+    model: SegmentModel,
+    markers: MarkerSet,
+    attachments,
+    joint_erp_cfm=(0.2, 1e-5),
+    marker_erp_cfm=(0.2, 1e-4),
+    gravity=(0.0, 0.0, -9.81),
+    iterations: int = 32,
+    solver_type=SolverType.PGS,
+) -> TrackResult:
     """Drive the model through the marker trajectories, one step per frame (dt = 1 / markers.rate), and report what
     it took (TrackResult). The model starts at the poses that best fit the first two frames (Kabsch per segment,
     from the attachments), moving at the velocity between them."""
     markers.check_model(model)
     s = np.asarray(attachments, float)
     if s.shape != (markers.count, 3) or not np.all(np.isfinite(s)):
-        raise ValidationError(f"track_markers: attachments must be finite, of shape ({markers.count}, 3), got "
-                              f"{s.shape}")
+        raise ValidationError(
+            f"track_markers: attachments must be finite, of shape ({markers.count}, 3), got {s.shape}"
+        )
     if markers.frames < 2:
         raise ValidationError("track_markers: needs at least 2 frames")
     segment_of = np.array([model.index(x) for x in markers.segments])
@@ -140,7 +147,7 @@ def track_markers(model: SegmentModel, markers: MarkerSet, attachments, joint_er
         poses[t] = rig.poses()[0]
         if t + 1 == t_count:
             break
-        rig.place_markers(p[t + 1:t + 2], move=True)
+        rig.place_markers(p[t + 1 : t + 2], move=True)
         rig.step(dt)
         f, tau = rig.marker_forces()
         mf[t] = f[0]
@@ -152,6 +159,6 @@ def track_markers(model: SegmentModel, markers: MarkerSet, attachments, joint_er
     ev = ArticulationEvaluator(model, t_count)
     ev.set_poses(poses)
     residual, torques = ev.generalized_force(seg_f, seg_t)
-    return TrackResult(dt, poses, relative_rotations(model, poses), jf, mf, torques.reshape(t_count, n_j, 3),
-                       residual, err)
-
+    return TrackResult(
+        dt, poses, relative_rotations(model, poses), jf, mf, torques.reshape(t_count, n_j, 3), residual, err
+    )

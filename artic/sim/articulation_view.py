@@ -120,16 +120,21 @@ class ArticulationView:
 
     # -- cache ----------------------------------------------------------------------------------------------------
     def create_cache(self) -> ArticulationCache:
-        return ArticulationCache(self.art, self.num_envs, self.model.link_count, self.model.dof_count,
-                                 self.model.floating)
+        return ArticulationCache(
+            self.art, self.num_envs, self.model.link_count, self.model.dof_count, self.model.floating
+        )
 
     def _check_cache(self, cache):
         if not isinstance(cache, ArticulationCache) or cache.articulation is not self.art:
-            raise ValidationError(f"articulation '{self.art.name}': the cache was not created by this articulation; "
-                                  "use art.create_cache()")
+            raise ValidationError(
+                f"articulation '{self.art.name}': the cache was not created by this articulation; "
+                "use art.create_cache()"
+            )
         if cache.num_envs != self.num_envs:  # a cache from before the articulation moved to another scene
-            raise ValidationError(f"articulation '{self.art.name}': the cache was created for {cache.num_envs} envs "
-                                  f"but its scene has {self.num_envs}; take a new one with art.create_cache()")
+            raise ValidationError(
+                f"articulation '{self.art.name}': the cache was created for {cache.num_envs} envs "
+                f"but its scene has {self.num_envs}; take a new one with art.create_cache()"
+            )
 
     def copy_internal_state_to_cache(self, cache, flags):
         self._check_cache(cache)
@@ -169,12 +174,17 @@ class ArticulationView:
             cache.checked_output("link_torque")[:] = c.link_torque.numpy()
 
     # cache fields each apply_cache flag reads
-    _APPLIED = ((CacheFlag.POSITION, ("joint_position",)), (CacheFlag.VELOCITY, ("joint_velocity",)),
-                (CacheFlag.ROOT_TRANSFORM, ("root_transform",)),
-                (CacheFlag.ROOT_VELOCITIES, ("root_linear_velocity", "root_angular_velocity")),
-                (CacheFlag.FORCE, ("joint_force",)), (CacheFlag.JOINT_TARGET_POSITIONS, ("joint_target_positions",)),
-                (CacheFlag.JOINT_TARGET_VELOCITIES, ("joint_target_velocities",)),
-                (CacheFlag.LINK_FORCE, ("link_force",)), (CacheFlag.LINK_TORQUE, ("link_torque",)))
+    _APPLIED = (
+        (CacheFlag.POSITION, ("joint_position",)),
+        (CacheFlag.VELOCITY, ("joint_velocity",)),
+        (CacheFlag.ROOT_TRANSFORM, ("root_transform",)),
+        (CacheFlag.ROOT_VELOCITIES, ("root_linear_velocity", "root_angular_velocity")),
+        (CacheFlag.FORCE, ("joint_force",)),
+        (CacheFlag.JOINT_TARGET_POSITIONS, ("joint_target_positions",)),
+        (CacheFlag.JOINT_TARGET_VELOCITIES, ("joint_target_velocities",)),
+        (CacheFlag.LINK_FORCE, ("link_force",)),
+        (CacheFlag.LINK_TORQUE, ("link_torque",)),
+    )
 
     def apply_cache(self, cache, flags):
         self._check_cache(cache)
@@ -186,23 +196,35 @@ class ArticulationView:
         if flags & CacheFlag.POSITION:
             q = v["joint_position"]
             if self._revolute_dofs.size and np.abs(q[:, self._revolute_dofs]).max() > 2 * np.pi + 1e-6:
-                raise ValidationError(f"articulation '{name}': REVOLUTE joint positions must lie in [-2pi, 2pi]; "
-                                      "use REVOLUTE_UNWRAPPED for unbounded angles")
+                raise ValidationError(
+                    f"articulation '{name}': REVOLUTE joint positions must lie in [-2pi, 2pi]; "
+                    "use REVOLUTE_UNWRAPPED for unbounded angles"
+                )
             if self._spherical_dofs.size and np.abs(q[:, self._spherical_dofs]).max() > np.pi + 1e-6:
                 raise ValidationError(f"articulation '{name}': SPHERICAL joint positions must lie in [-pi, pi]")
         if flags & CacheFlag.ROOT_TRANSFORM:
             x = v["root_transform"]
             norms = np.linalg.norm(x[:, 3:], axis=1)
             if np.any(np.abs(norms - 1.0) > 1e-3):
-                raise ValidationError(f"articulation '{name}': cache.root_transform quaternions (x, y, z, w) must "
-                                      f"be unit length; got norms {norms[np.abs(norms - 1) > 1e-3][:3]}")
+                raise ValidationError(
+                    f"articulation '{name}': cache.root_transform quaternions (x, y, z, w) must "
+                    f"be unit length; got norms {norms[np.abs(norms - 1) > 1e-3][:3]}"
+                )
             x[:, 3:] /= norms[:, None]
-        targets = {"joint_position": s.joint_q, "joint_velocity": s.joint_qd, "joint_force": c.joint_force,
-                   "joint_target_positions": c.joint_target_position,
-                   "joint_target_velocities": c.joint_target_velocity, "link_force": c.link_force,
-                   "link_torque": c.link_torque}
-        roots = {"root_transform": s.root_pose, "root_linear_velocity": s.root_lin_vel,
-                 "root_angular_velocity": s.root_ang_vel}  # (E, 1, k) device arrays
+        targets = {
+            "joint_position": s.joint_q,
+            "joint_velocity": s.joint_qd,
+            "joint_force": c.joint_force,
+            "joint_target_positions": c.joint_target_position,
+            "joint_target_velocities": c.joint_target_velocity,
+            "link_force": c.link_force,
+            "link_torque": c.link_torque,
+        }
+        roots = {
+            "root_transform": s.root_pose,
+            "root_linear_velocity": s.root_lin_vel,
+            "root_angular_velocity": s.root_ang_vel,
+        }  # (E, 1, k) device arrays
         for f, a in v.items():
             if f in roots:
                 roots[f].assign(a[:, None])
@@ -294,9 +316,11 @@ class ArticulationView:
         gen = d.gen_a.numpy()
         if not np.all(np.isfinite(gen)):
             envs = np.flatnonzero(~np.all(np.isfinite(gen), axis=1))
-            raise StateError(f"articulation '{self.art.name}': joint accelerations are not finite in env(s) "
-                             f"{envs[:5].tolist()}; the joint-space inertia is singular there (a link with a free "
-                             "dof but no mass or inertia below it?); give such links mass and inertia or armature")
+            raise StateError(
+                f"articulation '{self.art.name}': joint accelerations are not finite in env(s) "
+                f"{envs[:5].tolist()}; the joint-space inertia is singular there (a link with a free "
+                "dof but no mass or inertia below it?); give such links mass and inertia or armature"
+            )
         self._split(gen, cache, "joint_acceleration", None)
         if self.model.floating:
             cache.checked_output("root_linear_acceleration")[:] = gen[:, :3]
@@ -307,8 +331,9 @@ class ArticulationView:
         self.ensure_kinematics()
         d = self.data
         d.gen_v.assign(self._velocities(cache))
-        d.gen_a.assign(self._gen(cache, "joint_acceleration", ["root_linear_acceleration",
-                                                                "root_angular_acceleration"]))
+        d.gen_a.assign(
+            self._gen(cache, "joint_acceleration", ["root_linear_acceleration", "root_angular_acceleration"])
+        )
         rnea(self.model, d, _ZERO_G, use_fext=False)
         self._split(d.gen_f.numpy(), cache, "joint_force", "root_force")
 
@@ -322,13 +347,16 @@ class ArticulationView:
     def compute_centroidal_momentum_matrix(self, cache):
         self._check_cache(cache)
         if not self.model.floating:
-            raise StateError(f"articulation '{self.art.name}': the centroidal momentum matrix is defined for "
-                             "floating-base articulations only (clear FIX_BASE)")
+            raise StateError(
+                f"articulation '{self.art.name}': the centroidal momentum matrix is defined for "
+                "floating-base articulations only (clear FIX_BASE)"
+            )
         self.ensure_kinematics()
         crba(self.model, self.data)
         self._coriolis(cache)
-        centroidal_momentum(self.model, self.data, self.data.gen_f, self.data.centroidal_matrix,
-                            self.data.centroidal_bias)
+        centroidal_momentum(
+            self.model, self.data, self.data.gen_f, self.data.centroidal_matrix, self.data.centroidal_bias
+        )
         cache.checked_output("centroidal_momentum_matrix")[:] = self.data.centroidal_matrix.numpy()
         cache.checked_output("centroidal_momentum_bias")[:] = self.data.centroidal_bias.numpy()
 

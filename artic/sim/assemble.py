@@ -18,8 +18,18 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, joint_coordinates, joint_kinematics, joint_row_direction, slot_wrenches
+from ..constraints.body_joint_rows import (
+    BodyJointArrays,
+    BodyJointTable,
+    joint_coordinates,
+    joint_kinematics,
+    joint_row_direction,
+    slot_wrenches,
+)
 from ..core.data import Kin, Scratch
+from ..core.model import Tree
+from ..core.parallel import launch_envs
+from ..core.state import StateArrays
 from ..description.actors import RigidStatic
 from ..description.articulation import Link
 from ..dynamics.crba import crba_env
@@ -27,9 +37,6 @@ from ..dynamics.integrate import integrate_positions
 from ..dynamics.kinematics import forward_kinematics_env
 from ..errors import StateError
 from .body_joint_view import refresh_body_joint_kinematics
-from ..core.model import Tree
-from ..core.parallel import launch_envs
-from ..core.state import StateArrays
 
 GROUND_WEIGHT = 100.0  # how much heavier a tree attached to ground counts when choosing what moves
 TOLERANCE = 2.0e-7  # [m or rad] residual at which a solve stops, for a model within 1 m of the world origin
@@ -37,16 +44,25 @@ MAX_ITERATIONS = 30
 
 
 @wp.kernel
-def _residual_rows(env_offset: int, tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, st: StateArrays, kin: Kin,
-                   sc: Scratch, mass_matrix: wp.array3d(dtype=float), values: wp.array2d(dtype=float),
-                   g: wp.array3d(dtype=float)):
+def _residual_rows(
+    env_offset: int,
+    tree: Tree,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    st: StateArrays,
+    kin: Kin,
+    sc: Scratch,
+    mass_matrix: wp.array3d(dtype=float),
+    values: wp.array2d(dtype=float),
+    g: wp.array3d(dtype=float),
+):
     """Per env: M, and every joint's six slot values (coordinates unwrapped against ja.coord) and directions."""
     env = env_offset + wp.tid()
     forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
     crba_env(tree, kin, sc, mass_matrix, env)
     o = kin.origin[env]
     for j in range(jt.joint_count):
-        xc, xd, tcd, raw, dirs = joint_kinematics(jt, st.link_pose, env, j)
+        xc, xd, _tcd, raw, dirs = joint_kinematics(jt, st.link_pose, env, j)
         v = joint_coordinates(jt, ja, env, j, raw, 0)
         for s in range(6):
             values[env, 6 * j + s] = v[s]
@@ -55,8 +71,9 @@ def _residual_rows(env_offset: int, tree: Tree, jt: BodyJointTable, ja: BodyJoin
 
 
 @wp.kernel
-def _displace(env_offset: int, tree: Tree, st: StateArrays, dx: wp.array2d(dtype=float),
-              scratch: wp.array2d(dtype=float)):
+def _displace(
+    env_offset: int, tree: Tree, st: StateArrays, dx: wp.array2d(dtype=float), scratch: wp.array2d(dtype=float)
+):
     integrate_positions(tree, st.joint_q, st.root_pose, dx, scratch, 1.0, env_offset + wp.tid())
 
 
@@ -77,7 +94,7 @@ def _metric_scale(block) -> np.ndarray:
                 grounded.add(block.index(mine.articulation))
     for t, art in enumerate(block.arts):
         s, n = host["tree_gen_start"][t], host["tree_gen_count"][t]
-        scale[s:s + n] = 0.0 if art._kinematic else (GROUND_WEIGHT if t in grounded else 1.0)
+        scale[s : s + n] = 0.0 if art._kinematic else (GROUND_WEIGHT if t in grounded else 1.0)
     return scale
 
 
@@ -108,8 +125,22 @@ def assemble(block, targets: dict[tuple[int, int], np.ndarray]):
     st = block.state
 
     def residuals():
-        launch_envs(_residual_rows, e, [block.model.tree, jt, ja, st.arrays, block.data.kin, block.data.scratch,
-                                        block.data.mass_matrix, values, g], block.device)
+        launch_envs(
+            _residual_rows,
+            e,
+            [
+                block.model.tree,
+                jt,
+                ja,
+                st.arrays,
+                block.data.kin,
+                block.data.scratch,
+                block.data.mass_matrix,
+                values,
+                g,
+            ],
+            block.device,
+        )
         v = values.numpy().astype(np.float64)[:, rows]
         for i, target in enumerate(goal):
             if target is not None:
@@ -159,8 +190,10 @@ def assemble(block, targets: dict[tuple[int, int], np.ndarray]):
         for name, arr in saved.items():
             getattr(st, name).assign(arr)
         refresh_body_joint_kinematics(block)
-        raise StateError(f"the joints of {', '.join(repr(a.name) for a in block.arts)} cannot all hold at the "
-                         f"requested coordinates in env(s) {bad[:5].tolist()} (residual {err.max():.3g}); the "
-                         "values may be out of the mechanism's reach, or too far from the current pose for one "
-                         "solve (set them in smaller steps)")
+        raise StateError(
+            f"the joints of {', '.join(repr(a.name) for a in block.arts)} cannot all hold at the "
+            f"requested coordinates in env(s) {bad[:5].tolist()} (residual {err.max():.3g}); the "
+            "values may be out of the mechanism's reach, or too far from the current pose for one "
+            "solve (set them in smaller steps)"
+        )
     refresh_body_joint_kinematics(block)

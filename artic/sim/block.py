@@ -23,14 +23,25 @@ from __future__ import annotations
 import numpy as np
 
 from ..constraints.dof_rows import ROW_FRICTION
+from ..core.control import control_view
+from ..core.state import columns, state_view
 from ..description.actors import RigidStatic
 from ..description.articulation import Articulation, Link
 from ..enums import SolverType
 from ..errors import ArticError, ValidationError
 from . import status
-from .builders.arrays import (build_contact_points, build_contact_rows, build_control, build_data, build_direct,
-                              build_state, build_step_data, contact_bytes_per_env, direct_bytes_per_env,
-                              step_bytes_per_env)
+from .builders.arrays import (
+    build_contact_points,
+    build_contact_rows,
+    build_control,
+    build_data,
+    build_direct,
+    build_state,
+    build_step_data,
+    contact_bytes_per_env,
+    direct_bytes_per_env,
+    step_bytes_per_env,
+)
 from .builders.body_joints import build_body_joint_arrays, build_body_joint_table
 from .builders.geometry import build_geometry
 from .builders.model import build_dof_rows, build_model, forest_links, refresh_model
@@ -38,13 +49,20 @@ from .builders.rows import build_coupling_rows, build_deadzone_table
 from .memory import allocation_errors, check_fits
 from .status import STATUS_CHECK, STATUS_FREEZE, STATUS_OFF
 from .step_kernel import WAKE_COUNTER_RESET, record_step
-from ..core.state import columns, state_view
-from ..core.control import control_view
 
 
 class Block:
-    def __init__(self, arts: list[Articulation], joints: list, num_envs: int, gravity, device, statics: list,
-                 contact_capacity: int, friction_correlation_distance: float):
+    def __init__(
+        self,
+        arts: list[Articulation],
+        joints: list,
+        num_envs: int,
+        gravity,
+        device,
+        statics: list,
+        contact_capacity: int,
+        friction_correlation_distance: float,
+    ):
         self.arts = list(arts)
         self.joints = list(joints)  # the body joints between its bodies (or from them to fixed bodies)
         self.num_envs = num_envs
@@ -65,13 +83,17 @@ class Block:
             self.link_start.append(links)
             self.dof_start.append(dofs)
             links, dofs = links + art.link_count, dofs + art.dof_count
-        self.link_index = {id(link): start + art._topology().link_index[link]
-                           for art, start in zip(self.arts, self.link_start) for link in art.get_links()}
+        self.link_index = {
+            id(link): start + art._topology().link_index[link]
+            for art, start in zip(self.arts, self.link_start)
+            for link in art.get_links()
+        }
         _, self.link_movable, self.link_rank = forest_links(self.arts)
         self.body_joint_table = self._build_body_joint_table()
         t = self.body_joint_table
-        self.body_joint_arrays = build_body_joint_arrays(num_envs, t.joint_count, t.coord_count, t.row_count,
-                                                         self.model.gen_count, device)
+        self.body_joint_arrays = build_body_joint_arrays(
+            num_envs, t.joint_count, t.coord_count, t.row_count, self.model.gen_count, device
+        )
         self.joint_coord_start, self.joint_row_start = [], []
         coords = rows = 0
         for joint in self.joints:
@@ -94,8 +116,9 @@ class Block:
         start, count = tree.tree_gen_start.numpy(), tree.tree_gen_count.numpy()
         link_tree = tree.link_tree.numpy()
         span = np.stack([start[link_tree], count[link_tree]], axis=1) if len(link_tree) else np.zeros((0, 2), int)
-        return build_body_joint_table(self.joints, self.link_index, self.link_rank, self.link_movable, span,
-                                      self.device)
+        return build_body_joint_table(
+            self.joints, self.link_index, self.link_rank, self.link_movable, span, self.device
+        )
 
     def joint_filters(self) -> tuple[set, set]:
         """Body pairs a joint keeps from colliding (unless it has collision_enabled): forest link pairs, and
@@ -131,9 +154,11 @@ class Block:
     def views(self, art: Articulation) -> tuple:
         """The articulation's state and control (views of the block's arrays) and its reported step outputs."""
         dofs, links, t = self.ranges(art)
-        outputs = {"joint_acceleration": columns(self.data.joint_acceleration, *dofs),
-                   "link_acceleration": columns(self.data.link_acceleration, *links),
-                   "link_incoming_joint_force": columns(self.data.link_incoming_joint_force, *links)}
+        outputs = {
+            "joint_acceleration": columns(self.data.joint_acceleration, *dofs),
+            "link_acceleration": columns(self.data.link_acceleration, *links),
+            "link_incoming_joint_force": columns(self.data.link_incoming_joint_force, *links),
+        }
         return state_view(self.state, dofs, links, t), control_view(self.control, dofs, links, t), outputs
 
     def owner(self) -> str:
@@ -197,8 +222,9 @@ class Block:
         """Build the collision tables, then the per-env contact buffers and (with `step_data`) the step's arrays,
         whose sizes only the rows and collision pairs fix: checked against the device's memory first, so that a
         scene too large for its first step gets an ArticError with the figures, not Warp's allocator failure."""
-        geometry, geometry_host, shapes = build_geometry(self.arts, self.statics, self.contact_capacity, self.device,
-                                                         self.joint_filters())
+        geometry, geometry_host, shapes = build_geometry(
+            self.arts, self.statics, self.contact_capacity, self.device, self.joint_filters()
+        )
         m = self.model
         need = contact_bytes_per_env(geometry.capacity, m.gen_count)
         if step_data:
@@ -211,8 +237,11 @@ class Block:
         if need > 0:
             check_fits(self.owner(), self.num_envs, need, self.device, "the step's contact and solver arrays")
         with allocation_errors(self.owner(), self.num_envs):
-            sd = build_step_data(self.data, self.dof_rows.row_count, self.couplings.row_count, m.tree_count) \
-                if step_data else self.step_data
+            sd = (
+                build_step_data(self.data, self.dof_rows.row_count, self.couplings.row_count, m.tree_count)
+                if step_data
+                else self.step_data
+            )
             points = build_contact_points(self.num_envs, geometry.capacity, self.device)
             rows = build_contact_rows(self.num_envs, geometry.capacity, m.gen_count, self.device)
         self.step_data, self.contact_points, self.contact_rows = sd, points, rows
@@ -247,17 +276,27 @@ class Block:
         soft range's two sides) and three per deadzone controller."""
         rows = self.dof_rows
         friction = int((rows.row_kind.numpy() == ROW_FRICTION).sum()) if rows.row_count else 0
-        return (rows.row_count + friction + 2 * self.couplings.row_count + 3 * self.geometry.capacity
-                + 2 * self.body_joint_table.row_count + 3 * self.deadzones.count)
+        return (
+            rows.row_count
+            + friction
+            + 2 * self.couplings.row_count
+            + 3 * self.geometry.capacity
+            + 2 * self.body_joint_table.row_count
+            + 3 * self.deadzones.count
+        )
 
     def _direct_arrays(self) -> tuple:
         if self.direct is None:
             cap = self.direct_capacity()
-            check_fits(self.owner(), self.num_envs, direct_bytes_per_env(cap, self.model.gen_count), self.device,
-                       f"the direct solver's arrays ({cap} rows per env)")
+            check_fits(
+                self.owner(),
+                self.num_envs,
+                direct_bytes_per_env(cap, self.model.gen_count),
+                self.device,
+                f"the direct solver's arrays ({cap} rows per env)",
+            )
             with allocation_errors(self.owner(), self.num_envs):
-                self.direct = build_direct(self.num_envs, cap, self.model.gen_count, self.deadzones.count,
-                                           self.device)
+                self.direct = build_direct(self.num_envs, cap, self.model.gen_count, self.deadzones.count, self.device)
             self._launches = {k: v for k, v in self._launches.items() if k[1] != int(SolverType.DIRECT)}
         return self.direct
 
@@ -269,9 +308,11 @@ class Block:
         key = (dt, int(solver_type), mode, pivot_limit)
         if solver_type != SolverType.DIRECT and self.deadzones.count:
             names = ", ".join(f"'{a.name}'" for a in self.arts) or "a body joint"
-            raise ValidationError(f"scene: articulation(s) {names} or their body joints have deadzone controllers, "
-                                  "which only the direct solver solves; set scene.solver_type = "
-                                  "artic.SolverType.DIRECT (or remove them with set_deadzone(..., None))")
+            raise ValidationError(
+                f"scene: articulation(s) {names} or their body joints have deadzone controllers, "
+                "which only the direct solver solves; set scene.solver_type = "
+                "artic.SolverType.DIRECT (or remove them with set_deadzone(..., None))"
+            )
         direct = self._direct_arrays() if solver_type == SolverType.DIRECT else self._no_direct
         direct[1].pivot_limit = pivot_limit  # captured by value when the launch below is recorded
         cmd = self._launches.get(key)

@@ -21,7 +21,9 @@ _JOINT_ARRAYS = ("tcd", "frame_c", "frame_d", "wrench_a", "wrench_b", "enabled")
 
 
 @wp.kernel
-def _body_joint_kinematics(env_offset: int, tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, st: StateArrays, kin: Kin):
+def _body_joint_kinematics(
+    env_offset: int, tree: Tree, jt: BodyJointTable, ja: BodyJointArrays, st: StateArrays, kin: Kin
+):
     env = env_offset + wp.tid()
     forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
     update_body_joint_coordinates(jt, ja, st.link_pose, env)
@@ -31,12 +33,17 @@ def refresh_body_joint_kinematics(block):
     """Link poses, and every joint's coordinates and frames, from the block's current state."""
     block.sync()  # joint frames moved since the last step (JointBase.set_frames)
     if block.body_joint_table.joint_count:
-        launch_envs(_body_joint_kinematics, block.num_envs, [block.model.tree, block.body_joint_table, block.body_joint_arrays,
-                                                       block.state.arrays, block.data.kin], block.device)
+        launch_envs(
+            _body_joint_kinematics,
+            block.num_envs,
+            [block.model.tree, block.body_joint_table, block.body_joint_arrays, block.state.arrays, block.data.kin],
+            block.device,
+        )
 
 
-def per_env_array(owner: str, what: str, values, shape: tuple, limit: float | None = MAX_MAGNITUDE,
-                  open_sides: bool = False) -> np.ndarray:
+def per_env_array(
+    owner: str, what: str, values, shape: tuple, limit: float | None = MAX_MAGNITUDE, open_sides: bool = False
+) -> np.ndarray:
     """`values` given per env (`shape`, E rows) or once for every env (shape[1:]) as a C-contiguous float32 array of
     `shape`: real numbers (not strings, booleans or complex), finite and of magnitude at most `limit`. With
     `open_sides` (range bounds) -inf and inf are kept, and a bound beyond float32's range becomes one of them."""
@@ -47,8 +54,9 @@ def per_env_array(owner: str, what: str, values, shape: tuple, limit: float | No
     if a.shape == shape[1:]:
         a = np.broadcast_to(a, shape)
     if a.shape != shape:
-        raise ValidationError(f"{owner}: {what} has shape {a.shape}, expected {shape} or {shape[1:]}; it must be "
-                              f"{expect}")
+        raise ValidationError(
+            f"{owner}: {what} has shape {a.shape}, expected {shape} or {shape[1:]}; it must be {expect}"
+        )
     if not open_sides:
         return real_array(owner, what, a, shape, limit)
     if np.any(np.isnan(a)):
@@ -90,17 +98,26 @@ class BodyJointView:
 
     def write_description(self):
         """Ranges, locks (at the current coordinates) and drive targets of the description, in every env."""
-        self.write_ranges(np.broadcast_to(self.joint._range[:, 0], (self.num_envs, self.joint.num_coordinates)),
-                          np.broadcast_to(self.joint._range[:, 1], (self.num_envs, self.joint.num_coordinates)))
+        self.write_ranges(
+            np.broadcast_to(self.joint._range[:, 0], (self.num_envs, self.joint.num_coordinates)),
+            np.broadcast_to(self.joint._range[:, 1], (self.num_envs, self.joint.num_coordinates)),
+        )
         self.write_locks(np.broadcast_to(self.joint._locked, (self.num_envs, self.joint.num_coordinates)))
-        self.write_targets(np.broadcast_to(self.joint._target[:, 0], (self.num_envs, self.joint.num_coordinates)),
-                           np.broadcast_to(self.joint._target[:, 1], (self.num_envs, self.joint.num_coordinates)))
+        self.write_targets(
+            np.broadcast_to(self.joint._target[:, 0], (self.num_envs, self.joint.num_coordinates)),
+            np.broadcast_to(self.joint._target[:, 1], (self.num_envs, self.joint.num_coordinates)),
+        )
 
     # -- per-env inputs ---------------------------------------------------------------------------------------------
     def _shaped(self, values, what: str, open_sides: bool = False) -> np.ndarray:
         shape = (self.num_envs, self.joint.num_coordinates)
-        return per_env_array(self.joint._owner(), f"{what} (coordinates {self.joint.coordinate_names})", values,
-                             shape, open_sides=open_sides)
+        return per_env_array(
+            self.joint._owner(),
+            f"{what} (coordinates {self.joint.coordinate_names})",
+            values,
+            shape,
+            open_sides=open_sides,
+        )
 
     def _mask(self, values, what: str, shape: tuple) -> np.ndarray:
         """`values` (`shape`, or shape[1:] for every env) as booleans. Integers 0/1 and strings are refused: a
@@ -132,8 +149,10 @@ class BodyJointView:
         bad = np.argwhere(lo > hi)
         if len(bad):
             e, k = bad[0]
-            raise ValidationError(f"{self.joint._owner()}: coordinate '{self.joint.coordinate_names[k]}' range low "
-                                  f"{lo[e, k]} > high {hi[e, k]} in env {e}; give low <= high")
+            raise ValidationError(
+                f"{self.joint._owner()}: coordinate '{self.joint.coordinate_names[k]}' range low "
+                f"{lo[e, k]} > high {hi[e, k]} in env {e}; give low <= high"
+            )
         self.arrays["range_low"].assign(lo)
         self.arrays["range_high"].assign(hi)
 

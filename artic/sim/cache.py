@@ -14,11 +14,10 @@ its shape.
 
 from __future__ import annotations
 
-from ..enums import CacheFlag
-
 import numpy as np
 
 from ..description.validate import flag_value, real_array
+from ..enums import CacheFlag
 from ..errors import ValidationError
 
 
@@ -71,8 +70,9 @@ class ArticulationCache:
         try:
             return getattr(self, name)
         except AttributeError:  # deleted by the user
-            raise ValidationError(f"{self._owner()}: cache.{name} was deleted; take a fresh cache with "
-                                  "art.create_cache()") from None
+            raise ValidationError(
+                f"{self._owner()}: cache.{name} was deleted; take a fresh cache with art.create_cache()"
+            ) from None
 
     def checked_output(self, name: str) -> np.ndarray:
         """Field `name`, to be written in place; refused if the user replaced it by anything but a writable float
@@ -81,11 +81,16 @@ class ArticulationCache:
         shape = self._shapes[name]
         if isinstance(a, np.ndarray) and a.shape == shape and a.dtype.kind == "f" and a.flags.writeable:
             return a
-        got = (f"{'a read-only' if not a.flags.writeable else 'an'} array of dtype {a.dtype} and shape {a.shape}"
-               if isinstance(a, np.ndarray) else f"an object of type {type(a).__name__} ({a!r:.40})")
-        raise ValidationError(f"{self._owner()}: cache.{name} was replaced by {got}; it must stay a writable float "
-                              f"array of shape {shape}. Write into it (cache.{name}[:] = ...) instead of assigning "
-                              "the attribute, or take a fresh cache with art.create_cache()")
+        got = (
+            f"{'a read-only' if not a.flags.writeable else 'an'} array of dtype {a.dtype} and shape {a.shape}"
+            if isinstance(a, np.ndarray)
+            else f"an object of type {type(a).__name__} ({a!r:.40})"
+        )
+        raise ValidationError(
+            f"{self._owner()}: cache.{name} was replaced by {got}; it must stay a writable float "
+            f"array of shape {shape}. Write into it (cache.{name}[:] = ...) instead of assigning "
+            "the attribute, or take a fresh cache with art.create_cache()"
+        )
 
     def __repr__(self):
         return f"ArticulationCache('{self.articulation.name}', envs={self.num_envs})"

@@ -9,7 +9,7 @@ joints into their new block; arrays taken from `scene.view(art)` before it are s
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -19,8 +19,9 @@ from .block import Block
 from .status import refresh_status
 
 
-def regroup(articulations: list, joints: list, views: dict, joint_views: dict,
-            new_block: Callable[[list, list], Block]) -> list[Block]:
+def regroup(
+    articulations: list, joints: list, views: dict, joint_views: dict, new_block: Callable[[list, list], Block]
+) -> list[Block]:
     """The blocks of `articulations` and `joints` (views and joint_views: the scene's, by id); a block whose members
     did not change is kept, the others are made with `new_block(arts, joints)` and receive their members' state."""
     groups = collision_groups(articulations, joints)
@@ -102,8 +103,9 @@ def collision_groups(arts: list[Articulation], joints=()) -> list[list[Articulat
 def block_joints(group: list[Articulation], joints) -> list:
     """The body joints of a block: those with a body in one of its articulations, in the scene's order."""
     members = {id(a) for a in group}
-    return [j for j in joints
-            if any(isinstance(b, Link) and id(b.articulation) in members for b in (j.body_a, j.body_b))]
+    return [
+        j for j in joints if any(isinstance(b, Link) and id(b.articulation) in members for b in (j.body_a, j.body_b))
+    ]
 
 
 _STATE = ("joint_q", "joint_qd", "root_pose", "root_lin_vel", "root_ang_vel", "link_pose", "link_velocity")

@@ -42,9 +42,11 @@ def check_fits(owner: str, num_envs: int, per_env: int, device, what: str):
     have, kind = available_bytes(device)
     if need > have:
         fit = max(0, have // max(per_env, 1))
-        raise ValidationError(f"{owner}: {what} in {num_envs} envs needs at least {need / _GIB:.1f} GiB "
-                              f"({per_env} bytes per env) but the device '{wp.get_device(device)}' has "
-                              f"{have / _GIB:.1f} GiB of {kind}; use at most about {fit} envs")
+        raise ValidationError(
+            f"{owner}: {what} in {num_envs} envs needs at least {need / _GIB:.1f} GiB "
+            f"({per_env} bytes per env) but the device '{wp.get_device(device)}' has "
+            f"{have / _GIB:.1f} GiB of {kind}; use at most about {fit} envs"
+        )
 
 
 @contextlib.contextmanager
@@ -56,5 +58,6 @@ def allocation_errors(owner: str, num_envs: int):
         text = str(e)
         if "allocate" not in text and "must not exceed" not in text:
             raise
-        raise ValidationError(f"{owner}: the arrays for {num_envs} envs could not be allocated ({text}); use fewer "
-                              "envs") from None
+        raise ValidationError(
+            f"{owner}: the arrays for {num_envs} envs could not be allocated ({text}); use fewer envs"
+        ) from None

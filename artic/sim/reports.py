@@ -84,10 +84,16 @@ def _contact_arrays(block, art: Articulation) -> dict:
     starts = np.array(block.link_start)
     local_b = np.where(lb_ >= 0, lb_ - starts[np.maximum(other, 0)], -1)
     return {
-        "count": keep.sum(axis=1), "link_a": pick(la_ - l0), "link_b": pick(local_b), "other": pick(other),
-        "shape_index_a": pick(np.where(mine_b, sb, sa)), "shape_index_b": pick(np.where(mine_b, sa, sb)),
-        "point": pick(cp.point.numpy()), "normal": pick(cp.normal.numpy() * sign),
-        "separation": pick(cp.separation.numpy()), "force": pick(rows.force.numpy() * sign),
+        "count": keep.sum(axis=1),
+        "link_a": pick(la_ - l0),
+        "link_b": pick(local_b),
+        "other": pick(other),
+        "shape_index_a": pick(np.where(mine_b, sb, sa)),
+        "shape_index_b": pick(np.where(mine_b, sa, sb)),
+        "point": pick(cp.point.numpy()),
+        "normal": pick(cp.normal.numpy() * sign),
+        "separation": pick(cp.separation.numpy()),
+        "force": pick(rows.force.numpy() * sign),
         "overflow": cp.overflow.numpy().copy(),
     }
 
@@ -165,12 +171,22 @@ def joint_forces(jv, dt: float) -> JointForces:
     drive, limit, bil = row_layout(m, nb)
     force = np.concatenate([lam[:, bil], lam[:, limit]], axis=1)
     bilateral = np.concatenate([np.ones((jv.num_envs, nb), bool), active[:, limit] == int(ROW_LOCKED)], axis=1)
-    engaged = np.concatenate([np.zeros((jv.num_envs, nb), bool),
-                              (active[:, limit] == int(ROW_ON)) & (lam[:, limit] != 0.0)], axis=1)
+    engaged = np.concatenate(
+        [np.zeros((jv.num_envs, nb), bool), (active[:, limit] == int(ROW_ON)) & (lam[:, limit] != 0.0)], axis=1
+    )
     force[~(bilateral | engaged)] = 0.0
     wc = jv.arrays["wrench_c"].numpy()
-    return JointForces(force, bilateral, engaged, lam[:, drive], wc[:, 0], wc[:, 1], wc[:, 2],
-                       jv.arrays["wrench_a"].numpy()[:, 0], jv.arrays["wrench_b"].numpy()[:, 0])
+    return JointForces(
+        force,
+        bilateral,
+        engaged,
+        lam[:, drive],
+        wc[:, 0],
+        wc[:, 1],
+        wc[:, 2],
+        jv.arrays["wrench_a"].numpy()[:, 0],
+        jv.arrays["wrench_b"].numpy()[:, 0],
+    )
 
 
 # -- the direct solver and the step's warnings ---------------------------------------------------------------------
@@ -181,18 +197,25 @@ def solver_report(block) -> dict | None:
     if block.direct is None:
         return None
     da = block.direct[1]
-    return {"pivots": da.pivots.numpy().copy(), "rows": da.rows.numpy().copy(),
-            "complementarity": da.complementarity.numpy().copy(), "friction_settled": da.settled.numpy() != 0,
-            "pivot_budget_hit": da.budget_hit.numpy() != 0,
-            "fell_back": da.fallback.numpy() != 0, "fallback_count": da.fallback_count.numpy().copy(),
-            "deadzone_impulse": da.deadzone_impulse.numpy()[:, :block.deadzones.count].copy()}
+    return {
+        "pivots": da.pivots.numpy().copy(),
+        "rows": da.rows.numpy().copy(),
+        "complementarity": da.complementarity.numpy().copy(),
+        "friction_settled": da.settled.numpy() != 0,
+        "pivot_budget_hit": da.budget_hit.numpy() != 0,
+        "fell_back": da.fallback.numpy() != 0,
+        "fallback_count": da.fallback_count.numpy().copy(),
+        "deadzone_impulse": da.deadzone_impulse.numpy()[:, : block.deadzones.count].copy(),
+    }
 
 
 def require_solver_report(block, art: Articulation) -> dict:
     report = solver_report(block)
     if report is None:
-        raise ValidationError(f"scene: no direct step has run for '{art.name}' yet; set scene.solver_type = "
-                              "artic.SolverType.DIRECT and step first")
+        raise ValidationError(
+            f"scene: no direct step has run for '{art.name}' yet; set scene.solver_type = "
+            "artic.SolverType.DIRECT and step first"
+        )
     return report
 
 
@@ -213,16 +236,23 @@ class StepWarnings:
             if now - self._fallback_warned_at >= FALLBACK_WARN_INTERVAL:
                 self._fallback_warned_at = now
                 envs = np.flatnonzero(report["fell_back"])
-                warnings.warn(f"scene: the direct solver could not solve the step of {block.owner()} in "
-                              f"{len(envs)} env(s) (first: {envs[:8].tolist()}) and used PGS for them; "
-                              "scene.get_solver_report(art) counts these fallbacks", RuntimeWarning, stacklevel=3)
+                warnings.warn(
+                    f"scene: the direct solver could not solve the step of {block.owner()} in "
+                    f"{len(envs)} env(s) (first: {envs[:8].tolist()}) and used PGS for them; "
+                    "scene.get_solver_report(art) counts these fallbacks",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
 
     def check_overflow(self, blocks: list):
         for block in blocks:
             dropped = block.contact_overflow()
             if dropped is not None and dropped.any() and not self.overflow_warned:
                 self.overflow_warned = True
-                warnings.warn(f"scene: {block.owner()} produced more contacts than their "
-                              f"{block.contact_points.link_a.shape[1]} slots in {int((dropped > 0).sum())} env(s); "
-                              "the extra contacts were dropped. Raise Scene(contact_capacity=...)",
-                              RuntimeWarning, stacklevel=3)
+                warnings.warn(
+                    f"scene: {block.owner()} produced more contacts than their "
+                    f"{block.contact_points.link_a.shape[1]} slots in {int((dropped > 0).sum())} env(s); "
+                    "the extra contacts were dropped. Raise Scene(contact_capacity=...)",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )

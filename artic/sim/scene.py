@@ -42,8 +42,16 @@ from .body_joint_view import BodyJointView, per_env_array
 from .builders.arrays import bytes_per_env
 from .grouping import regroup
 from .memory import MAX_ENVS, allocation_errors, check_fits
-from .reports import (ContactReport, JointForces, JointFrames, StepWarnings, contact_report, joint_forces,
-                      joint_frames, require_solver_report)
+from .reports import (
+    ContactReport,
+    JointForces,
+    JointFrames,
+    StepWarnings,
+    contact_report,
+    joint_forces,
+    joint_frames,
+    require_solver_report,
+)
 from .status import StatusMonitor, as_nan_policy
 
 
@@ -55,8 +63,10 @@ def _as_gravity(value) -> tuple:
     if g is None or g.shape != (3,) or not np.all(np.isfinite(g)):
         raise ValidationError(f"scene: gravity must be 3 finite numbers, got {value!r}")
     if np.abs(g).max() > MAX_MAGNITUDE:
-        raise ValidationError(f"scene: gravity {tuple(g)} is beyond +-{MAX_MAGNITUDE:g} m/s^2, which float32 "
-                              "arithmetic cannot simulate; give a physical gravity")
+        raise ValidationError(
+            f"scene: gravity {tuple(g)} is beyond +-{MAX_MAGNITUDE:g} m/s^2, which float32 "
+            "arithmetic cannot simulate; give a physical gravity"
+        )
     return tuple(float(x) for x in g)
 
 
@@ -68,8 +78,10 @@ def _fixed(name: str, why: str) -> property:
         return getattr(self, "_" + name)
 
     def refuse(self, value):
-        raise StateError(f"scene: {name} is fixed at construction ({why}); create a new artic.Scene({name}=...) "
-                         "instead of assigning it")
+        raise StateError(
+            f"scene: {name} is fixed at construction ({why}); create a new artic.Scene({name}=...) "
+            "instead of assigning it"
+        )
 
     return property(get, refuse, doc=f"Fixed at construction: Scene({name}=...).")
 
@@ -99,9 +111,17 @@ class Scene:
     (`art.create_cache`, `apply_cache`, `copy_internal_state_to_cache`) and the per-env setters here;
     `env_status` reports the envs whose state went non-finite."""
 
-    def __init__(self, num_envs: int = 1, gravity=(0.0, 0.0, -9.81), device=None, solver_type=SolverType.PGS,
-                 contact_capacity: int = 512, friction_correlation_distance: float = 0.025, nan_policy="warn",
-                 mass_policy: str = "repair"):
+    def __init__(
+        self,
+        num_envs: int = 1,
+        gravity=(0.0, 0.0, -9.81),
+        device=None,
+        solver_type=SolverType.PGS,
+        contact_capacity: int = 512,
+        friction_correlation_distance: float = 0.025,
+        nan_policy="warn",
+        mass_policy: str = "repair",
+    ):
         num_envs = positive_int("scene", "num_envs", num_envs, MAX_ENVS)
         g = _as_gravity(gravity)
         wp.init()
@@ -114,8 +134,11 @@ class Scene:
         self.solver_type = solver_type  # validated by the setter
         self._warnings = StepWarnings()  # dropped contacts and direct-solver fallbacks (reports.py)
         self._pivot_limit = 0
-        if isinstance(contact_capacity, bool) or not isinstance(contact_capacity, (int, np.integer)) \
-                or contact_capacity < 1:
+        if (
+            isinstance(contact_capacity, bool)
+            or not isinstance(contact_capacity, (int, np.integer))
+            or contact_capacity < 1
+        ):
             raise ValidationError(f"scene: contact_capacity must be a positive integer, got {contact_capacity!r}")
         self._contact_capacity = int(contact_capacity)  # most contact slots per articulation per env
         try:
@@ -123,8 +146,10 @@ class Scene:
         except ValidationError:
             corr = float("nan")
         if not np.isfinite(corr) or corr <= 0.0:
-            raise ValidationError(f"scene: friction_correlation_distance must be a positive length in metres, got "
-                                  f"{friction_correlation_distance!r}")
+            raise ValidationError(
+                f"scene: friction_correlation_distance must be a positive length in metres, got "
+                f"{friction_correlation_distance!r}"
+            )
         # PxSceneDesc::frictionCorrelationDistance: contacts of a patch closer than this share one friction anchor
         self._friction_correlation_distance = corr  # [m]
         self._num_envs = int(num_envs)
@@ -149,8 +174,11 @@ class Scene:
     contact_capacity = _fixed("contact_capacity", "the contact buffers were allocated with it")
     friction_correlation_distance = _fixed("friction_correlation_distance", "the contact setup was built with it")
     nan_policy = _fixed("nan_policy", "the status monitor was set up with it")
-    articulations = _managed("articulations", "the articulations and rigid bodies", "add_articulation, "
-                             "remove_articulation, add_actor(RigidDynamic) and remove_actor")
+    articulations = _managed(
+        "articulations",
+        "the articulations and rigid bodies",
+        "add_articulation, remove_articulation, add_actor(RigidDynamic) and remove_actor",
+    )
     statics = _managed("statics", "the static actors", "add_actor and remove_actor")
     joints = _managed("joints", "the body joints", "add_joint and remove_joint")
 
@@ -195,8 +223,9 @@ class Scene:
         try:
             self._solver_type = SolverType(value if number else None)
         except ValueError:
-            raise ValidationError(f"scene: unknown solver_type {value!r}; use artic.SolverType.PGS, TGS or "
-                                  "DIRECT") from None
+            raise ValidationError(
+                f"scene: unknown solver_type {value!r}; use artic.SolverType.PGS, TGS or DIRECT"
+            ) from None
 
     @property
     def direct_pivot_limit(self) -> int | None:
@@ -213,8 +242,10 @@ class Scene:
         self._pivot_limit = positive_int("scene", "direct_pivot_limit", value, 1_000_000)
 
     def __repr__(self):
-        return (f"Scene(num_envs={self.num_envs}, articulations={len(self.articulations)}, "
-                f"solver={self.solver_type.name}, device='{self.device}')")
+        return (
+            f"Scene(num_envs={self.num_envs}, articulations={len(self.articulations)}, "
+            f"solver={self.solver_type.name}, device='{self.device}')"
+        )
 
     def add_articulation(self, art: Articulation):
         """Validate `art`, freeze its topology and build its arrays for every env."""
@@ -228,8 +259,13 @@ class Scene:
             for shape in link.shapes:
                 shape.check_contact_params()
         # the arrays of the articulations already added are allocated, so available memory already excludes them
-        check_fits("scene", self.num_envs, bytes_per_env(art.link_count, art.dof_count, not art.fix_base),
-                   self.device, f"articulation '{art.name}'")
+        check_fits(
+            "scene",
+            self.num_envs,
+            bytes_per_env(art.link_count, art.dof_count, not art.fix_base),
+            self.device,
+            f"articulation '{art.name}'",
+        )
         with allocation_errors(f"articulation '{art.name}'", self.num_envs):
             view = ArticulationView(art, self._new_block([art], []))
         view.write_description()
@@ -240,8 +276,16 @@ class Scene:
         return art
 
     def _new_block(self, arts, joints) -> Block:
-        return Block(arts, joints, self.num_envs, self.gravity, self.device, self.statics, self.contact_capacity,
-                     self.friction_correlation_distance)
+        return Block(
+            arts,
+            joints,
+            self.num_envs,
+            self.gravity,
+            self.device,
+            self.statics,
+            self.contact_capacity,
+            self.friction_correlation_distance,
+        )
 
     def _regroup(self):
         """Group the articulations into blocks and move the state of regrouped ones (grouping.py)."""
@@ -270,8 +314,10 @@ class Scene:
             raise StateError(f"actor '{getattr(actor, 'name', actor)}' is not in this scene")
         joined = [j.name for j in self.joints if actor is j.body_a or actor is j.body_b]
         if joined:
-            raise StateError(f"static actor '{actor.name}' is joined by body joint(s) {joined}; remove them first "
-                             "(scene.remove_joint)")
+            raise StateError(
+                f"static actor '{actor.name}' is joined by body joint(s) {joined}; remove them first "
+                "(scene.remove_joint)"
+            )
         self.statics.remove(actor)
         actor._scene = None
         self._statics_changed()
@@ -293,9 +339,12 @@ class Scene:
         if not self._articulations:  # static actors alone never move: nothing is simulated, time stands still
             if not self._empty_step_warned:
                 self._empty_step_warned = True
-                warnings.warn("scene: step() on a scene without articulations or rigid bodies simulates nothing and "
-                              "does not advance scene.time; add_articulation or add_actor(RigidDynamic) first",
-                              RuntimeWarning, stacklevel=2)
+                warnings.warn(
+                    "scene: step() on a scene without articulations or rigid bodies simulates nothing and "
+                    "does not advance scene.time; add_articulation or add_actor(RigidDynamic) first",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
             return
         freeze = self._nan_policy == NanPolicy.FREEZE
         for block in self._blocks:
@@ -358,8 +407,9 @@ class Scene:
 
     def set_actor_pose(self, body, poses):
         cache = self._body_cache(body, CacheFlag.ROOT_TRANSFORM)
-        cache.root_transform[:] = per_env_array(f"rigid body '{body.name}'", "poses (px, py, pz, qx, qy, qz, qw)",
-                                                poses, cache.root_transform.shape)
+        cache.root_transform[:] = per_env_array(
+            f"rigid body '{body.name}'", "poses (px, py, pz, qx, qy, qz, qw)", poses, cache.root_transform.shape
+        )
         body.articulation.apply_cache(cache, CacheFlag.ROOT_TRANSFORM)
 
     def get_actor_velocity(self, body) -> np.ndarray:
@@ -369,8 +419,9 @@ class Scene:
 
     def set_actor_velocity(self, body, velocities):
         cache = self._body_cache(body, CacheFlag.ROOT_VELOCITIES)
-        v = per_env_array(f"rigid body '{body.name}'", "velocities (linear, then angular)", velocities,
-                          (self.num_envs, 6))
+        v = per_env_array(
+            f"rigid body '{body.name}'", "velocities (linear, then angular)", velocities, (self.num_envs, 6)
+        )
         cache.root_linear_velocity[:] = v[:, :3]
         cache.root_angular_velocity[:] = v[:, 3:]
         body.articulation.apply_cache(cache, CacheFlag.ROOT_VELOCITIES)
@@ -380,14 +431,17 @@ class Scene:
         step (PxRigidDynamic::setKinematicTarget): it moves at the velocity that reaches them in dt, pushing the
         bodies it meets; without a new target it stops there."""
         if not isinstance(body, RigidDynamic) or not body.kinematic:
-            raise ValidationError(f"scene: set_kinematic_target needs a RigidDynamic with kinematic = True, got "
-                                  f"{body!r}")
-        p = per_env_array(f"rigid body '{body.name}'", "kinematic targets (px, py, pz, qx, qy, qz, qw)", poses,
-                          (self.num_envs, 7))
+            raise ValidationError(
+                f"scene: set_kinematic_target needs a RigidDynamic with kinematic = True, got {body!r}"
+            )
+        p = per_env_array(
+            f"rigid body '{body.name}'", "kinematic targets (px, py, pz, qx, qy, qz, qw)", poses, (self.num_envs, 7)
+        )
         norm = np.linalg.norm(p[:, 3:], axis=1)
         if np.any(norm < 1e-6):
-            raise ValidationError(f"rigid body '{body.name}' kinematic targets: quaternions (qx, qy, qz, qw) must "
-                                  "not be zero")
+            raise ValidationError(
+                f"rigid body '{body.name}' kinematic targets: quaternions (qx, qy, qz, qw) must not be zero"
+            )
         p[:, 3:] /= norm[:, None]
         view = self.view(body.articulation)
         view.control.kinematic_target.assign(p.reshape(self.num_envs, 1, 7))
@@ -407,11 +461,15 @@ class Scene:
             art = art.articulation
         if art._scene is not self:
             raise StateError(f"articulation '{art.name}' is not in this scene")
-        joined = [j.name for j in self.joints
-                  if any(isinstance(b, Link) and b.articulation is art for b in (j.body_a, j.body_b))]
+        joined = [
+            j.name
+            for j in self.joints
+            if any(isinstance(b, Link) and b.articulation is art for b in (j.body_a, j.body_b))
+        ]
         if joined:
-            raise StateError(f"articulation '{art.name}' is joined by body joint(s) {joined}; remove them first "
-                             "(scene.remove_joint)")
+            raise StateError(
+                f"articulation '{art.name}' is joined by body joint(s) {joined}; remove them first (scene.remove_joint)"
+            )
         del self._views[id(art)]
         self.articulations.remove(art)
         art._scene = None
@@ -434,17 +492,22 @@ class Scene:
         world), in every env. The bodies it joins are stepped together from now on, and no longer collide with
         each other unless joint.collision_enabled was set before."""
         if not isinstance(joint, JointBase):
-            raise ValidationError(f"scene: add_joint takes a body joint (artic.HingeJoint, ...), got "
-                                  f"{type(joint).__name__}")
+            raise ValidationError(
+                f"scene: add_joint takes a body joint (artic.HingeJoint, ...), got {type(joint).__name__}"
+            )
         if joint._scene is not None:
             raise TopologyError(f"{joint._owner()} is already in a scene; remove it first")
         for which, body in (("A", joint.body_a), ("B", joint.body_b)):
             if isinstance(body, Link) and body.articulation._scene is not self:
-                raise StateError(f"{joint._owner()}: body {which} '{body.name}' is not in this scene; add its "
-                                 "articulation or rigid body first (scene.add_articulation / add_actor)")
+                raise StateError(
+                    f"{joint._owner()}: body {which} '{body.name}' is not in this scene; add its "
+                    "articulation or rigid body first (scene.add_articulation / add_actor)"
+                )
             if isinstance(body, RigidStatic) and body not in self.statics:
-                raise StateError(f"{joint._owner()}: static body {which} '{body.name}' is not in this scene; add it "
-                                 "first (scene.add_actor)")
+                raise StateError(
+                    f"{joint._owner()}: static body {which} '{body.name}' is not in this scene; add it "
+                    "first (scene.add_actor)"
+                )
         joint._scene = self
         self.joints.append(joint)
         self._joint_views[id(joint)] = BodyJointView(joint, self.num_envs)
@@ -464,8 +527,9 @@ class Scene:
         try:
             return self._joint_views[id(joint)]
         except (KeyError, TypeError):
-            raise StateError(f"{getattr(joint, 'name', joint)!r} is not a joint of this scene; scene.add_joint it "
-                             "first") from None
+            raise StateError(
+                f"{getattr(joint, 'name', joint)!r} is not a joint of this scene; scene.add_joint it first"
+            ) from None
 
     def _on_joint_changed(self, joint, what: str):
         jv = self._joint_view(joint)
@@ -567,4 +631,3 @@ class Scene:
 
     def _inverse_dynamics(self, art):
         return self.view(art)
-

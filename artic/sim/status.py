@@ -23,15 +23,15 @@ from __future__ import annotations
 
 import time
 import warnings
-from ..enums import NanPolicy
 
 import numpy as np
 import warp as wp
 
-from ..errors import ArticError, ValidationError
 from ..core.model import Tree
 from ..core.parallel import launch_envs
 from ..core.state import StateArrays
+from ..enums import NanPolicy
+from ..errors import ArticError, ValidationError
 
 FINITE_LIMIT = 1.0e16  # [m, rad, m/s, rad/s]: state values beyond this are reported as non-finite
 # the check runs in every step; benchmarks/bench_step.py turns it off (before the first step) to measure its cost
@@ -57,8 +57,7 @@ def as_nan_policy(value) -> NanPolicy:
             return NanPolicy(value)
         except ValueError:
             pass
-    raise ValidationError(f"scene: unknown nan_policy {value!r}; use 'warn', 'raise' or 'freeze' "
-                          "(or artic.NanPolicy)")
+    raise ValidationError(f"scene: unknown nan_policy {value!r}; use 'warn', 'raise' or 'freeze' (or artic.NanPolicy)")
 
 
 @wp.func
@@ -151,9 +150,11 @@ class StatusMonitor:
                     new.setdefault(art.name, set()).update(envs.tolist())
         if new:
             if self.policy == NanPolicy.RAISE:
-                raise NonFiniteStateError(f"scene: the step left a non-finite state in {_describe(new)}; check "
-                                          "masses, inertias, gains and time step, or choose "
-                                          "Scene(nan_policy='freeze')")
+                raise NonFiniteStateError(
+                    f"scene: the step left a non-finite state in {_describe(new)}; check "
+                    "masses, inertias, gains and time step, or choose "
+                    "Scene(nan_policy='freeze')"
+                )
             for name, envs in new.items():
                 self._pending.setdefault(name, set()).update(envs)
         if not self._pending:
@@ -162,11 +163,14 @@ class StatusMonitor:
         if now - self._last_warning < WARN_INTERVAL:
             return
         self._last_warning = now
-        what = ("frozen at their last finite state until reset" if self.policy == NanPolicy.FREEZE
-                else "still stepping")
-        warnings.warn(f"scene: non-finite state (NaN, inf or |x| > {FINITE_LIMIT:g}) in {_describe(self._pending)} "
-                      f"({what}); scene.env_status shows every env, a reset through the cache clears it. Check "
-                      "masses, inertias, gains and the time step", RuntimeWarning, stacklevel=3)
+        what = "frozen at their last finite state until reset" if self.policy == NanPolicy.FREEZE else "still stepping"
+        warnings.warn(
+            f"scene: non-finite state (NaN, inf or |x| > {FINITE_LIMIT:g}) in {_describe(self._pending)} "
+            f"({what}); scene.env_status shows every env, a reset through the cache clears it. Check "
+            "masses, inertias, gains and the time step",
+            RuntimeWarning,
+            stacklevel=3,
+        )
         self._pending = {}
 
 

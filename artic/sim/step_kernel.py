@@ -24,8 +24,13 @@ import warp as wp
 from ..collision.contacts import ContactPoints
 from ..collision.geometry import Geometry
 from ..collision.narrow import detect_env
-from ..constraints.body_joint_rows import (BodyJointArrays, BodyJointTable, finish_body_joint_forces,
-                                           setup_body_joints, update_body_joint_coordinates)
+from ..constraints.body_joint_rows import (
+    BodyJointArrays,
+    BodyJointTable,
+    finish_body_joint_forces,
+    setup_body_joints,
+    update_body_joint_coordinates,
+)
 from ..constraints.contact_rows import ContactRows, finish_contacts, setup_contacts
 from ..constraints.coupling_rows import CouplingRows, setup_couplings
 from ..constraints.deadzone_rows import DeadzoneTable
@@ -63,8 +68,9 @@ BOUNCE_THRESHOLD = 2.0  # PxSceneDesc::bounceThresholdVelocity = 0.2 * PxToleran
 
 
 @wp.func
-def _begin_step(tree: Tree, dp: DofParams, st: StateArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, n: int,
-                n_gen: int) -> None:
+def _begin_step(
+    tree: Tree, dp: DofParams, st: StateArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, n: int, n_gen: int
+) -> None:
     """Keep the state the step starts from (a frozen env returns to it), gather the generalized velocity (roots'
     six, then the dofs), apply PhysX's joint-velocity pre-scale, and compute the links' poses and velocities."""
     for d in range(n):
@@ -87,14 +93,34 @@ def _begin_step(tree: Tree, dp: DofParams, st: StateArrays, kin: Kin, sc: Scratc
 
 
 @wp.func
-def _unconstrained_dynamics(tree: Tree, dp: DofParams, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch,
-                            sd: StepData, gravity: wp.vec3, dt: float, env: int, n: int, n_gen: int) -> None:
+def _unconstrained_dynamics(
+    tree: Tree,
+    dp: DofParams,
+    st: StateArrays,
+    ctl: ControlArrays,
+    kin: Kin,
+    sc: Scratch,
+    sd: StepData,
+    gravity: wp.vec3,
+    dt: float,
+    env: int,
+    n: int,
+    n_gen: int,
+) -> None:
     """The applied link wrenches and joint forces, the unconstrained acceleration (ABA), the joint loads of that
     motion that the coefficient friction scales with (RNEA), and v* = v + a dt."""
     for i in range(tree.link_count):
         sd.link_fext[env, i] = applied_link_wrench(
-            tree, dp, i, wp.transform_get_rotation(st.link_pose[env, i]), sd.link_vel0[env, i],
-            ctl.link_force[env, i], ctl.link_torque[env, i], gravity, dt)
+            tree,
+            dp,
+            i,
+            wp.transform_get_rotation(st.link_pose[env, i]),
+            sd.link_vel0[env, i],
+            ctl.link_force[env, i],
+            ctl.link_torque[env, i],
+            gravity,
+            dt,
+        )
     for k in range(n_gen):
         sd.gen_f[env, k] = 0.0
     for d in range(n):
@@ -113,10 +139,29 @@ def _unconstrained_dynamics(tree: Tree, dp: DofParams, st: StateArrays, ctl: Con
 
 
 @wp.func
-def _setup_rows(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows,
-                jt: BodyJointTable, ja: BodyJointArrays, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch,
-                sd: StepData, env: int, n: int, n_gen: int, dt: float, tgs: int, n_pos: int,
-                bounce_threshold: float, friction_correlation: float) -> None:
+def _setup_rows(
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    cr: CouplingRows,
+    cp: ContactPoints,
+    ct: ContactRows,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    st: StateArrays,
+    ctl: ControlArrays,
+    kin: Kin,
+    sc: Scratch,
+    sd: StepData,
+    env: int,
+    n: int,
+    n_gen: int,
+    dt: float,
+    tgs: int,
+    n_pos: int,
+    bounce_threshold: float,
+    friction_correlation: float,
+) -> None:
     """M and M^-1, the kinematic bodies' velocities, then every row's setup at the solver step h (dt, or the TGS
     substep): dof responses, drive coefficients and limit errors, coupling, contact and body-joint rows."""
     crba_env(tree, kin, sc, sd.mass_matrix, env)
@@ -131,23 +176,75 @@ def _setup_rows(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: 
     for k in range(cr.row_count):
         sd.cpl_acc[env, k] = 0.0
         sd.cpl_acc2[env, k] = 0.0
-    setup_contacts(tree, kin, cp, ct, st.link_pose, sc.link_v, sd.minv, sd.gen_v, env, n_gen, dt, bounce_threshold,
-                   friction_correlation)
+    setup_contacts(
+        tree,
+        kin,
+        cp,
+        ct,
+        st.link_pose,
+        sc.link_v,
+        sd.minv,
+        sd.gen_v,
+        env,
+        n_gen,
+        dt,
+        bounce_threshold,
+        friction_correlation,
+    )
     setup_body_joints(tree, jt, ja, kin, st.link_pose, sd.minv, env, n_gen, h, dt, tgs)
 
 
 @wp.func
-def _solve_and_integrate(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints,
-                         ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays, st: StateArrays,
-                         ctl: ControlArrays, kin: Kin, sd: StepData, dz: DeadzoneTable, rf: RowForm,
-                         da: DirectArrays, env: int, n: int, n_gen: int, dt: float, solver: int, n_pos: int,
-                         n_vel: int) -> None:
+def _solve_and_integrate(
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    cr: CouplingRows,
+    cp: ContactPoints,
+    ct: ContactRows,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    st: StateArrays,
+    ctl: ControlArrays,
+    kin: Kin,
+    sd: StepData,
+    dz: DeadzoneTable,
+    rf: RowForm,
+    da: DirectArrays,
+    env: int,
+    n: int,
+    n_gen: int,
+    dt: float,
+    solver: int,
+    n_pos: int,
+    n_vel: int,
+) -> None:
     """Solve every row with the scene's solver, integrate the positions, and write the velocities back."""
     if solver == SOLVER_TGS:
         tgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, st.joint_q, st.root_pose, env, n_gen, dt, n_pos, n_vel)
     elif solver == SOLVER_DIRECT:
-        direct_solve(tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, st.joint_q, ctl.joint_target_velocity,
-                     env, n_gen, dt, n_pos, n_vel)
+        direct_solve(
+            tree,
+            dp,
+            rows,
+            cr,
+            cp,
+            ct,
+            jt,
+            ja,
+            kin,
+            dz,
+            sd,
+            rf,
+            da,
+            st.joint_q,
+            ctl.joint_target_velocity,
+            env,
+            n_gen,
+            dt,
+            n_pos,
+            n_vel,
+        )
         integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
     else:
         pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, st.joint_q, env, n_gen, dt, n_pos, n_vel)
@@ -162,8 +259,9 @@ def _solve_and_integrate(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingR
 
 
 @wp.func
-def _check_status(tree: Tree, st: StateArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, n: int,
-                  status_mode: int) -> int:
+def _check_status(
+    tree: Tree, st: StateArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, n: int, status_mode: int
+) -> int:
     """Mark an env whose state this step left non-finite (status.py); under the freeze policy restore the state it
     started from. Returns 1 when the env is frozen (the rest of the step is skipped)."""
     if status_mode != STATUS_OFF and st.status[env] == 0:
@@ -178,9 +276,22 @@ def _check_status(tree: Tree, st: StateArrays, kin: Kin, sc: Scratch, sd: StepDa
 
 
 @wp.func
-def _report(tree: Tree, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays,
-            st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, n: int, n_gen: int,
-            dt: float) -> None:
+def _report(
+    tree: Tree,
+    cp: ContactPoints,
+    ct: ContactRows,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    st: StateArrays,
+    ctl: ControlArrays,
+    kin: Kin,
+    sc: Scratch,
+    sd: StepData,
+    env: int,
+    n: int,
+    n_gen: int,
+    dt: float,
+) -> None:
     """What a step reports: contact forces, body-joint wrenches (with the start-of-step geometry, as the impulses),
     joint and link accelerations and incoming joint forces; then the end kinematics and body-joint coordinates.
     Link forces and torques act for one step (PhysX without eRETAIN_ACCELERATIONS) and are cleared."""
@@ -194,8 +305,7 @@ def _report(tree: Tree, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, 
     _incoming_joint_forces(tree, kin, sc, st, sd, env)
     forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
     update_body_joint_coordinates(jt, ja, st.link_pose, env)
-    link_velocities_env(tree, kin, st.joint_qd, 0, st.root_lin_vel, st.root_ang_vel, sc.link_v, st.link_velocity,
-                        env)
+    link_velocities_env(tree, kin, st.joint_qd, 0, st.root_lin_vel, st.root_ang_vel, sc.link_v, st.link_velocity, env)
     for i in range(tree.link_count):
         sd.link_acceleration[env, i] = (st.link_velocity[env, i] - sd.link_vel0[env, i]) / dt
         ctl.link_force[env, i] = wp.vec3(0.0)
@@ -203,8 +313,17 @@ def _report(tree: Tree, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, 
 
 
 @wp.func
-def _sleep(tree: Tree, st: StateArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, n: int, dt: float,
-           sleep_threshold: float) -> None:
+def _sleep(
+    tree: Tree,
+    st: StateArrays,
+    kin: Kin,
+    sc: Scratch,
+    sd: StepData,
+    env: int,
+    n: int,
+    dt: float,
+    sleep_threshold: float,
+) -> None:
     """PhysX's sleep check on the velocities the positions were integrated with; an env that falls asleep has its
     velocities and accelerations zeroed."""
     # link_vel0 is free again: it takes the velocities the positions were integrated with, for the sleep test
@@ -265,10 +384,32 @@ def _step(
     _begin_step(tree, dp, st, kin, sc, sd, env, n, n_gen)
     detect_env(geo, cp, st.link_pose, env)
     _unconstrained_dynamics(tree, dp, st, ctl, kin, sc, sd, gravity, dt, env, n, n_gen)
-    _setup_rows(tree, dp, rows, cr, cp, ct, jt, ja, st, ctl, kin, sc, sd, env, n, n_gen, dt, tgs, n_pos,
-                bounce_threshold, friction_correlation)
-    _solve_and_integrate(tree, dp, rows, cr, cp, ct, jt, ja, st, ctl, kin, sd, dz, rf, da, env, n, n_gen, dt, solver,
-                         n_pos, n_vel)
+    _setup_rows(
+        tree,
+        dp,
+        rows,
+        cr,
+        cp,
+        ct,
+        jt,
+        ja,
+        st,
+        ctl,
+        kin,
+        sc,
+        sd,
+        env,
+        n,
+        n_gen,
+        dt,
+        tgs,
+        n_pos,
+        bounce_threshold,
+        friction_correlation,
+    )
+    _solve_and_integrate(
+        tree, dp, rows, cr, cp, ct, jt, ja, st, ctl, kin, sd, dz, rf, da, env, n, n_gen, dt, solver, n_pos, n_vel
+    )
     if _check_status(tree, st, kin, sc, sd, env, n, status_mode) != 0:
         return
     _report(tree, cp, ct, jt, ja, st, ctl, kin, sc, sd, env, n, n_gen, dt)
@@ -281,13 +422,38 @@ def record_step(block, dt: float, solver_type: SolverType, status_mode: int, row
     n_pos, n_vel = block.iteration_counts()
     rf, da = rows_direct
     return RecordedEnvLaunch(
-        _step, block.num_envs,
-        [block.model.tree, block.dof_params, block.dof_rows, block.couplings, block.geometry, block.contact_points,
-         block.contact_rows, block.body_joint_table, block.body_joint_arrays, block.state.arrays,
-         block.control.arrays, block.data.kin, block.data.scratch, block.step_data, block.deadzones, rf, da,
-         wp.vec3(*block.gravity), float(dt), int(solver_type), int(n_pos), int(n_vel), float(block.sleep_threshold()),
-         BOUNCE_THRESHOLD, float(block.friction_correlation_distance), int(status_mode)],
-        block.device)
+        _step,
+        block.num_envs,
+        [
+            block.model.tree,
+            block.dof_params,
+            block.dof_rows,
+            block.couplings,
+            block.geometry,
+            block.contact_points,
+            block.contact_rows,
+            block.body_joint_table,
+            block.body_joint_arrays,
+            block.state.arrays,
+            block.control.arrays,
+            block.data.kin,
+            block.data.scratch,
+            block.step_data,
+            block.deadzones,
+            rf,
+            da,
+            wp.vec3(*block.gravity),
+            float(dt),
+            int(solver_type),
+            int(n_pos),
+            int(n_vel),
+            float(block.sleep_threshold()),
+            BOUNCE_THRESHOLD,
+            float(block.friction_correlation_distance),
+            int(status_mode),
+        ],
+        block.device,
+    )
 
 
 # -- the stages' parts ---------------------------------------------------------------------------------------------
@@ -329,8 +495,19 @@ def _kinematic_roots(tree: Tree, st: StateArrays, ctl: ControlArrays, sd: StepDa
 
 
 @wp.func
-def _setup_dofs(tree: Tree, dp: DofParams, rows: DofRows, st: StateArrays, ctl: ControlArrays, sd: StepData, env: int, n: int,
-                h: float, dt: float, tgs: int) -> None:
+def _setup_dofs(
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    st: StateArrays,
+    ctl: ControlArrays,
+    sd: StepData,
+    env: int,
+    n: int,
+    h: float,
+    dt: float,
+    tgs: int,
+) -> None:
     """Responses, drive coefficients, limit errors; zero accumulators (physx-notes 2.3-2.5, 3.1)."""
     for d in range(n):
         r = sd.minv[env, tree.dof_gen[d], tree.dof_gen[d]]
@@ -356,8 +533,17 @@ def _setup_dofs(tree: Tree, dp: DofParams, rows: DofRows, st: StateArrays, ctl: 
             geom = spherical_drive_error(rel, target)[tree.dof_axis[d]]
         sd.dof_geom_error[env, d] = geom
         sd.dof_drive_coef[env, d] = drive_coefficients(
-            dp.dof_drive[d], dp.dof_stiffness[d], dp.dof_damping[d], ctl.joint_target_velocity[env, d], geom,
-            r, recip, h, dt, tgs)
+            dp.dof_drive[d],
+            dp.dof_stiffness[d],
+            dp.dof_damping[d],
+            ctl.joint_target_velocity[env, d],
+            geom,
+            r,
+            recip,
+            h,
+            dt,
+            tgs,
+        )
     for r in range(rows.row_count):
         sd.row_lambda[env, r] = 0.0
         sd.row_lambda2[env, r] = 0.0
@@ -378,8 +564,7 @@ def _restore_start(tree: Tree, kin: Kin, sc: Scratch, st: StateArrays, sd: StepD
             st.root_lin_vel[env, t] = _gen_to_vec3(sd.gen_v0, env, rg)
             st.root_ang_vel[env, t] = _gen_to_vec3(sd.gen_v0, env, rg + 3)
     forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
-    link_velocities_env(tree, kin, st.joint_qd, 0, st.root_lin_vel, st.root_ang_vel, sc.link_v, st.link_velocity,
-                        env)
+    link_velocities_env(tree, kin, st.joint_qd, 0, st.root_lin_vel, st.root_ang_vel, sc.link_v, st.link_velocity, env)
     for i in range(tree.link_count):
         sd.link_acceleration[env, i] = wp.spatial_vector()
         sd.link_incoming_joint_force[env, i] = wp.spatial_vector()
@@ -398,13 +583,20 @@ def _incoming_joint_forces(tree: Tree, kin: Kin, sc: Scratch, st: StateArrays, s
         force = wp.spatial_bottom(f)
         torque = wp.spatial_top(f) - wp.cross(anchor, force)
         rot = wp.transform_get_rotation(xj)
-        sd.link_incoming_joint_force[env, i] = wp.spatial_vector(wp.quat_rotate_inv(rot, force),
-                                                                 wp.quat_rotate_inv(rot, torque))
+        sd.link_incoming_joint_force[env, i] = wp.spatial_vector(
+            wp.quat_rotate_inv(rot, force), wp.quat_rotate_inv(rot, torque)
+        )
 
 
 @wp.func
-def _sleep_check(tree: Tree, st: StateArrays, link_velocity: wp.array2d(dtype=wp.spatial_vector), env: int,
-                 dt: float, threshold: float) -> bool:
+def _sleep_check(
+    tree: Tree,
+    st: StateArrays,
+    link_velocity: wp.array2d(dtype=wp.spatial_vector),
+    env: int,
+    dt: float,
+    threshold: float,
+) -> bool:
     """PhysX's wake-counter rule with the articulation's threshold; True when the env falls asleep. link_velocity:
     the links' position-iteration velocities, which PhysX's sleep test reads (5.8 FeatherstoneArticulation::
     getMotionVelocity returns getPosIterMotionVelocities()): a dof moving back from beyond its limit keeps it
@@ -417,8 +609,10 @@ def _sleep_check(tree: Tree, st: StateArrays, link_velocity: wp.array2d(dtype=wp
         inv_mass = float(1.0)
         if tree.link_mass[i] > 0.0:
             inv_mass = 1.0 / tree.link_mass[i]
-        e = 0.5 * (wp.dot(wp.cw_mul(wb, wb), tree.link_principal_inertia[i]) * inv_mass
-                   + wp.dot(wp.spatial_top(v), wp.spatial_top(v)))
+        e = 0.5 * (
+            wp.dot(wp.cw_mul(wb, wb), tree.link_principal_inertia[i]) * inv_mass
+            + wp.dot(wp.spatial_top(v), wp.spatial_top(v))
+        )
         energy = wp.max(energy, e)
     wc = st.wake_counter[env]
     if (wc < 0.5 * WAKE_COUNTER_RESET or wc < dt) and energy >= threshold:

@@ -24,12 +24,14 @@ boxes settled, whether a pivot budget was spent, and each deadzone controller's 
 import warp as wp
 
 from ..collision.contacts import ContactPoints
+from ..constraints.body_joint_rows import BODY_ROW_RANGE, ROW_ON, BodyJointArrays, BodyJointTable
 from ..constraints.contact_rows import ContactRows
 from ..constraints.coupling_rows import CouplingRows
 from ..constraints.deadzone_rows import DeadzoneTable, add_deadzone_rows
 from ..constraints.dof_rows import ROW_LIMIT, ROW_VELOCITY_LIMIT, DofRows
-from ..constraints.body_joint_rows import BODY_ROW_RANGE, ROW_ON, BodyJointArrays, BodyJointTable
 from ..constraints.row_form import (
+    SRC_BODY_JOINT,
+    SRC_BODY_JOINT_HIGH,
     SRC_CONTACT,
     SRC_COUPLING,
     SRC_COUPLING_LIMIT,
@@ -37,23 +39,28 @@ from ..constraints.row_form import (
     SRC_DOF,
     SRC_DOF_HIGH,
     SRC_DOF_VISCOUS,
-    SRC_BODY_JOINT,
-    SRC_BODY_JOINT_HIGH,
     SRC_VELOCITY_LIMIT,
     RowForm,
+    add_body_joint_range_row,
+    add_body_joint_rows,
     add_contact_rows,
     add_coupling_rows,
     add_dof_rows,
     add_limit_row,
-    add_body_joint_range_row,
-    add_body_joint_rows,
     add_velocity_limit,
     limit_row,
 )
 from ..core.data import Kin, StepData
 from ..core.model import DofParams, Tree
-from .mlcp import (BUDGET_HIT, FREE, MAX_FRICTION_PASSES, UNSETTLED, complementarity_error, lcp_tolerance,
-                   solve_friction_lcp)
+from .mlcp import (
+    BUDGET_HIT,
+    FREE,
+    MAX_FRICTION_PASSES,
+    UNSETTLED,
+    complementarity_error,
+    lcp_tolerance,
+    solve_friction_lcp,
+)
 from .pgs import PGS_ERP, PGS_JOINT_ERP, pgs_solve
 
 LAZY_ROUNDS = wp.constant(4)
@@ -153,8 +160,19 @@ def _has_row(rf: RowForm, env: int, m: int, kind: int, kind2: int, index: int) -
 
 
 @wp.func
-def _lazy_rows(tree: Tree, dp: DofParams, rows: DofRows, jt: BodyJointTable, ja: BodyJointArrays, sd: StepData, rf: RowForm, env: int,
-               n_gen: int, h: float, position: int) -> int:
+def _lazy_rows(
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    sd: StepData,
+    rf: RowForm,
+    env: int,
+    n_gen: int,
+    h: float,
+    position: int,
+) -> int:
     """Add the joint-limit, velocity-limit and body-joint range rows the solved velocity (in sd.gen_v) calls for;
     returns how many,
     or -1 when the capacity has no room left for one (a friction dof's viscous row took it)."""
@@ -185,16 +203,47 @@ def _lazy_rows(tree: Tree, dp: DofParams, rows: DofRows, jt: BodyJointTable, ja:
                     if rf.count[env] >= full:
                         return -1
                     k = jt.row_coord[r]
-                    added += add_body_joint_range_row(ja, sd, rf, env, n_gen, r, jt.joint_span[j], ja.range_low[env, k],
-                                                ja.range_high[env, k], ja.row_value[env, r], h, PGS_JOINT_ERP,
-                                                position)
+                    added += add_body_joint_range_row(
+                        ja,
+                        sd,
+                        rf,
+                        env,
+                        n_gen,
+                        r,
+                        jt.joint_span[j],
+                        ja.range_low[env, k],
+                        ja.range_high[env, k],
+                        ja.row_value[env, r],
+                        h,
+                        PGS_JOINT_ERP,
+                        position,
+                    )
     return added
 
 
 @wp.func
-def _solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays, kin: Kin,
-           dz: DeadzoneTable, sd: StepData, rf: RowForm, da: DirectArrays, joint_q: wp.array2d(dtype=float),
-           target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, h: float, position: int, warm: int) -> wp.vec4i:
+def _solve(
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    cr: CouplingRows,
+    cp: ContactPoints,
+    ct: ContactRows,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    kin: Kin,
+    dz: DeadzoneTable,
+    sd: StepData,
+    rf: RowForm,
+    da: DirectArrays,
+    joint_q: wp.array2d(dtype=float),
+    target_velocity: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+    h: float,
+    position: int,
+    warm: int,
+) -> wp.vec4i:
     """One solve (position or velocity pass): assemble, solve, add lazy rows and solve again; the velocity ends
     in sd.gen_v. The first `warm` rows start from the previous solve's impulses (the velocity solve builds the same
     rows, in the same order, as the position solve before its lazy rows: its active set is usually the same).
@@ -220,8 +269,26 @@ def _solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: Conta
         built = m
         cap = _regularization_cap(rf, env, m)
         # a few friction passes first: a round that calls for lazy rows is solved again anyway
-        res = solve_friction_lcp(da.a, da.b, da.lo, da.hi, da.x, da.state, da.chol, da.free, da.y, rf.findex,
-                                 rf.fcount, rf.mu_static, rf.mu_dynamic, env, m, cap, da.pivot_limit, QUICK_PASSES)
+        res = solve_friction_lcp(
+            da.a,
+            da.b,
+            da.lo,
+            da.hi,
+            da.x,
+            da.state,
+            da.chol,
+            da.free,
+            da.y,
+            rf.findex,
+            rf.fcount,
+            rf.mu_static,
+            rf.mu_dynamic,
+            env,
+            m,
+            cap,
+            da.pivot_limit,
+            QUICK_PASSES,
+        )
         pivots += res[0]
         if res[1] == 0:
             return wp.vec4i(pivots, 0, res[2], base)
@@ -232,9 +299,26 @@ def _solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: Conta
         flags = res[2]
         if added == 0:
             if (flags & UNSETTLED) != 0:  # the final rows: let the friction boxes settle, warm-started
-                res = solve_friction_lcp(da.a, da.b, da.lo, da.hi, da.x, da.state, da.chol, da.free, da.y,
-                                         rf.findex, rf.fcount, rf.mu_static, rf.mu_dynamic, env, m, cap,
-                                         da.pivot_limit, MAX_FRICTION_PASSES)
+                res = solve_friction_lcp(
+                    da.a,
+                    da.b,
+                    da.lo,
+                    da.hi,
+                    da.x,
+                    da.state,
+                    da.chol,
+                    da.free,
+                    da.y,
+                    rf.findex,
+                    rf.fcount,
+                    rf.mu_static,
+                    rf.mu_dynamic,
+                    env,
+                    m,
+                    cap,
+                    da.pivot_limit,
+                    MAX_FRICTION_PASSES,
+                )
                 pivots += res[0]
                 if res[1] == 0:
                     return wp.vec4i(pivots, 0, res[2], base)
@@ -278,15 +362,34 @@ def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: ContactRows, ja
 
 
 @wp.func
-def direct_solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays,
-                 kin: Kin, dz: DeadzoneTable, sd: StepData, rf: RowForm, da: DirectArrays,
-                 joint_q: wp.array2d(dtype=float),
-                 target_velocity: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, n_pos: int,
-                 n_vel: int) -> None:
+def direct_solve(
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    cr: CouplingRows,
+    cp: ContactPoints,
+    ct: ContactRows,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    kin: Kin,
+    dz: DeadzoneTable,
+    sd: StepData,
+    rf: RowForm,
+    da: DirectArrays,
+    joint_q: wp.array2d(dtype=float),
+    target_velocity: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+    dt: float,
+    n_pos: int,
+    n_vel: int,
+) -> None:
     """Position solve (sd.gen_vpos), then velocity solve (sd.gen_v); PGS for this env if either fails."""
     for k in range(n_gen):
         da.v_star[env, k] = sd.gen_v[env, k]
-    res = _solve(tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1, 0)
+    res = _solve(
+        tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1, 0
+    )
     pivots = res[0]
     flags = res[2]
     ok = res[1]
@@ -302,8 +405,9 @@ def direct_solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp:
     if ok != 0:
         for k in range(n_gen):
             sd.gen_vpos[env, k] = sd.gen_v[env, k]
-        res = _solve(tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 0,
-                     res[3])
+        res = _solve(
+            tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 0, res[3]
+        )
         pivots += res[0]
         ok = res[1]
         flags = flags | res[2]

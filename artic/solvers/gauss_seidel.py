@@ -1,8 +1,8 @@
-"""One projected Gauss-Seidel sweep over a block's rows in PhysX order (physx-notes 4.1-4.2): joints between two
-moving bodies ("link dynamic constraints", constraints/body_joint_rows.py), link-link ("dynamic") contacts, coupling rows
+"""One projected Gauss-Seidel sweep over a block's rows in PhysX order (physx-notes 4.1-4.2): joints between two moving
+bodies ("link dynamic constraints", constraints/body_joint_rows.py), link-link ("dynamic") contacts, coupling rows
 (spatial tendons, fixed tendons, mimic joints; constraints/coupling_rows.py), then the joint rows link by link in
-depth-first order (constraints/dof_rows.py), each link's joints to fixed bodies ("link static constraints") and
-then its static contacts right after its joint rows (the root's before any joint row).
+depth-first order (constraints/dof_rows.py), each link's joints to fixed bodies ("link static constraints") and then its
+static contacts right after its joint rows (the root's before any joint row).
 
 Each row reads its dof's current velocity, computes an impulse delta by its kind's rule, and applies it exactly:
 v += delta * M^-1 e_d, so the next row sees every dof's updated velocity (what PhysX's lazy impulse propagation
@@ -12,20 +12,19 @@ computes, physx-notes 4.2). Accumulators live in row_lambda (row_lambda2 for a l
 import warp as wp
 
 from ..collision.contacts import ContactPoints
-from ..constraints.contact_rows import ContactRows
-from ..constraints.contact_rows import solve_contacts
+from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, solve_body_joint, solve_dynamic_body_joints
+from ..constraints.contact_rows import ContactRows, solve_contacts
 from ..constraints.coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
+from ..constraints.dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, ROW_VELOCITY_LIMIT, DofRows
 from ..constraints.drive import drive_impulse
 from ..constraints.friction import coefficient_friction_impulse, effort_friction_impulse
-from ..constraints.dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, ROW_VELOCITY_LIMIT, DofRows
 from ..constraints.limit import limit_impulse
-from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, solve_dynamic_body_joints, solve_body_joint
 from ..constraints.mimic import mimic_impulse
 from ..constraints.tendon import spatial_limit_error, tendon_impulse
 from ..constraints.velocity_limit import velocity_limit_impulse
 from ..core.data import StepData
-from ..math.dense import add_row, row_dot
 from ..core.model import DofParams, Tree
+from ..math.dense import add_row, row_dot
 
 
 @wp.func
@@ -38,9 +37,25 @@ _NO_RANK = wp.constant(2147483647)
 
 
 @wp.func
-def _solve_statics(jt: BodyJointTable, ja: BodyJointArrays, cp: ContactPoints, ct: ContactRows, sd: StepData, env: int, n_gen: int, c: int, sj: int,
-                   rank_limit: int, h: float, dt: float, joint_erp: float, contact_erp: float, t_elapsed: float,
-                   position_iteration: int, tgs: int) -> tuple[int, int]:
+def _solve_statics(
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    cp: ContactPoints,
+    ct: ContactRows,
+    sd: StepData,
+    env: int,
+    n_gen: int,
+    c: int,
+    sj: int,
+    rank_limit: int,
+    h: float,
+    dt: float,
+    joint_erp: float,
+    contact_erp: float,
+    t_elapsed: float,
+    position_iteration: int,
+    tgs: int,
+) -> tuple[int, int]:
     """The static joints, then the static contacts, of each link visited before depth-first rank `rank_limit`, link
     by link; c and sj: the next contact and the next static joint (in jt.joint_order). Returns the new (c, sj)."""
     n_contacts = cp.count[env]
@@ -55,8 +70,9 @@ def _solve_statics(jt: BodyJointTable, ja: BodyJointArrays, cp: ContactPoints, c
         if rank >= rank_limit:
             break
         while sj < jt.joint_count and jt.joint_rank[jt.joint_order[sj]] == rank:
-            solve_body_joint(jt, ja, sd.gen_v, env, jt.joint_order[sj], n_gen, h, dt, joint_erp, t_elapsed,
-                             position_iteration, tgs)
+            solve_body_joint(
+                jt, ja, sd.gen_v, env, jt.joint_order[sj], n_gen, h, dt, joint_erp, t_elapsed, position_iteration, tgs
+            )
             sj += 1
         e = c
         while e < n_contacts and cp.rank[env, e] == rank:
@@ -68,16 +84,50 @@ def _solve_statics(jt: BodyJointTable, ja: BodyJointArrays, cp: ContactPoints, c
 
 
 @wp.func
-def sweep_dof_rows(tree: Tree, dp: DofParams, rows: DofRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays, sd: StepData,
-                     env: int, n_gen: int, h: float, dt: float, erp: float, joint_erp: float, contact_erp: float,
-                     t_elapsed: float, position_iteration: int, tgs: int) -> None:
+def sweep_dof_rows(
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    cp: ContactPoints,
+    ct: ContactRows,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    sd: StepData,
+    env: int,
+    n_gen: int,
+    h: float,
+    dt: float,
+    erp: float,
+    joint_erp: float,
+    contact_erp: float,
+    t_elapsed: float,
+    position_iteration: int,
+    tgs: int,
+) -> None:
     """One pass over the rows, the static joints and the static contacts. h: solver step (dt or rho); dt: full step
     (force limits, effort friction)."""
     c = cp.dynamic_count[env]
     sj = jt.dynamic_count
     for r in range(rows.row_count):
-        c, sj = _solve_statics(jt, ja, cp, ct, sd, env, n_gen, c, sj, rows.row_rank[r], h, dt, joint_erp, contact_erp,
-                               t_elapsed, position_iteration, tgs)
+        c, sj = _solve_statics(
+            jt,
+            ja,
+            cp,
+            ct,
+            sd,
+            env,
+            n_gen,
+            c,
+            sj,
+            rows.row_rank[r],
+            h,
+            dt,
+            joint_erp,
+            contact_erp,
+            t_elapsed,
+            position_iteration,
+            tgs,
+        )
         kind = rows.row_kind[r]
         d = rows.row_dof[r]
         col = tree.dof_gen[d]
@@ -102,13 +152,29 @@ def sweep_dof_rows(tree: Tree, dp: DofParams, rows: DofRows, cp: ContactPoints, 
                 sd.row_lambda[env, r] = new
         elif kind == ROW_FRICTION:
             acc = sd.row_lambda[env, r]
-            new = effort_friction_impulse(acc, v, recip, dp.dof_static_friction[d] * dt,
-                                          dp.dof_dynamic_friction[d] * dt, dp.dof_viscous_friction[d] * dt)
+            new = effort_friction_impulse(
+                acc,
+                v,
+                recip,
+                dp.dof_static_friction[d] * dt,
+                dp.dof_dynamic_friction[d] * dt,
+                dp.dof_viscous_friction[d] * dt,
+            )
             delta = new - acc
             sd.row_lambda[env, r] = new
         elif kind == ROW_LIMIT:
-            res = limit_impulse(sd.dof_err_low[env, d], sd.dof_err_high[env, d], sd.dof_dq[env, d], v, h, erp, recip,
-                                sd.row_lambda[env, r], sd.row_lambda2[env, r], position_iteration)
+            res = limit_impulse(
+                sd.dof_err_low[env, d],
+                sd.dof_err_high[env, d],
+                sd.dof_dq[env, d],
+                v,
+                h,
+                erp,
+                recip,
+                sd.row_lambda[env, r],
+                sd.row_lambda2[env, r],
+                position_iteration,
+            )
             delta = res[0]
             sd.row_lambda[env, r] = res[1]
             sd.row_lambda2[env, r] = res[2]
@@ -116,14 +182,41 @@ def sweep_dof_rows(tree: Tree, dp: DofParams, rows: DofRows, cp: ContactPoints, 
             delta = velocity_limit_impulse(v, dp.dof_max_velocity[d], recip)
         if delta != 0.0:
             apply_dof_impulse(sd, env, n_gen, col, delta)
-    _solve_statics(jt, ja, cp, ct, sd, env, n_gen, c, sj, _NO_RANK, h, dt, joint_erp, contact_erp, t_elapsed,
-                   position_iteration, tgs)
+    _solve_statics(
+        jt,
+        ja,
+        cp,
+        ct,
+        sd,
+        env,
+        n_gen,
+        c,
+        sj,
+        _NO_RANK,
+        h,
+        dt,
+        joint_erp,
+        contact_erp,
+        t_elapsed,
+        position_iteration,
+        tgs,
+    )
 
 
 @wp.func
-def sweep_coupling_rows(tree: Tree, dp: DofParams, cr: CouplingRows, sd: StepData,
-                        joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, erp: float,
-                        position_iteration: int, tgs: int) -> None:
+def sweep_coupling_rows(
+    tree: Tree,
+    dp: DofParams,
+    cr: CouplingRows,
+    sd: StepData,
+    joint_q: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+    h: float,
+    erp: float,
+    position_iteration: int,
+    tgs: int,
+) -> None:
     """One pass over the coupling dp. joint_q holds the current positions (TGS integrates them per substep);
     rows gives the dofs' max joint velocities, which cap a mimic joint's bias speed (constraints/mimic.py)."""
     tendon = int(-1)
@@ -137,9 +230,20 @@ def sweep_coupling_rows(tree: Tree, dp: DofParams, cr: CouplingRows, sd: StepDat
             t = cr.leaf_tendon[item]
             ls = sd.cpl_len[env, k]
             limit_err = spatial_limit_error(ls, cr.leaf_limit_low[item], cr.leaf_limit_high[item])
-            res = tendon_impulse(cr.leaf_rest_length[item] - ls, limit_err, row_dot(sd.cpl_g, sd.gen_v, env, k, n_gen),
-                                 sd.cpl_acc[env, k], sd.cpl_acc2[env, k], sd.cpl_r[env, k], h, cr.st_stiffness[t],
-                                 cr.st_damping[t], cr.st_limit_stiffness[t], 1.0, tgs)
+            res = tendon_impulse(
+                cr.leaf_rest_length[item] - ls,
+                limit_err,
+                row_dot(sd.cpl_g, sd.gen_v, env, k, n_gen),
+                sd.cpl_acc[env, k],
+                sd.cpl_acc2[env, k],
+                sd.cpl_r[env, k],
+                h,
+                cr.st_stiffness[t],
+                cr.st_damping[t],
+                cr.st_limit_stiffness[t],
+                1.0,
+                tgs,
+            )
             delta = res[0]
             sd.cpl_acc[env, k] = res[1]
             sd.cpl_acc2[env, k] = res[2]
@@ -159,9 +263,20 @@ def sweep_coupling_rows(tree: Tree, dp: DofParams, cr: CouplingRows, sd: StepDat
                 limit_err = (length - cr.ft_limit_low[t]) / float(n)
             elif length > cr.ft_limit_high[t]:
                 limit_err = (length - cr.ft_limit_high[t]) / float(n)
-            res = tendon_impulse((length - cr.ft_rest_length[t]) / float(n), limit_err, speed / float(n),
-                                 sd.cpl_acc[env, k], sd.cpl_acc2[env, k], sd.cpl_r[env, k], h, cr.ft_stiffness[t],
-                                 cr.ft_damping[t], cr.ft_limit_stiffness[t], cr.ftj_recip[item], tgs)
+            res = tendon_impulse(
+                (length - cr.ft_rest_length[t]) / float(n),
+                limit_err,
+                speed / float(n),
+                sd.cpl_acc[env, k],
+                sd.cpl_acc2[env, k],
+                sd.cpl_r[env, k],
+                h,
+                cr.ft_stiffness[t],
+                cr.ft_damping[t],
+                cr.ft_limit_stiffness[t],
+                cr.ftj_recip[item],
+                tgs,
+            )
             delta = res[0]
             sd.cpl_acc[env, k] = res[1]
             sd.cpl_acc2[env, k] = res[2]
@@ -172,25 +287,70 @@ def sweep_coupling_rows(tree: Tree, dp: DofParams, cr: CouplingRows, sd: StepDat
                 term = cr.mimic_term_start[item] + m
                 c += cr.term_coef[term] * joint_q[env, cr.term_dof[term]]
                 max_speed += wp.abs(cr.term_coef[term]) * dp.dof_max_velocity[cr.term_dof[term]]
-            delta = mimic_impulse(c, row_dot(sd.cpl_g, sd.gen_v, env, k, n_gen), sd.cpl_r[env, k], h, erp,
-                                  cr.mimic_natural_frequency[item], cr.mimic_damping_ratio[item], position_iteration,
-                                  max_speed)
+            delta = mimic_impulse(
+                c,
+                row_dot(sd.cpl_g, sd.gen_v, env, k, n_gen),
+                sd.cpl_r[env, k],
+                h,
+                erp,
+                cr.mimic_natural_frequency[item],
+                cr.mimic_damping_ratio[item],
+                position_iteration,
+                max_speed,
+            )
         if delta != 0.0:
             add_row(sd.gen_v, sd.cpl_minv_g, env, k, n_gen, delta)
 
 
 @wp.func
-def sweep(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays,
-          sd: StepData, joint_q: wp.array2d(dtype=float), env: int, n_gen: int, h: float, dt: float, erp: float,
-          joint_erp: float, contact_erp: float, t_elapsed: float, position_iteration: int, tgs: int) -> None:
+def sweep(
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    cr: CouplingRows,
+    cp: ContactPoints,
+    ct: ContactRows,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    sd: StepData,
+    joint_q: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+    h: float,
+    dt: float,
+    erp: float,
+    joint_erp: float,
+    contact_erp: float,
+    t_elapsed: float,
+    position_iteration: int,
+    tgs: int,
+) -> None:
     """One solver iteration: joints between moving bodies, link-link contacts (within an articulation or between
     two), coupling rows, then the per-link joint rows with each link's static joints and contacts (physx-notes
     1.7, 4.1-4.2). erp: the articulation bias; joint_erp: the body joints' (PhysX's PxJoint bias)."""
     solve_dynamic_body_joints(jt, ja, sd.gen_v, env, n_gen, h, dt, joint_erp, t_elapsed, position_iteration, tgs)
     solve_contacts(cp, ct, sd.gen_v, env, 0, cp.dynamic_count[env], n_gen, h, contact_erp, position_iteration)
     sweep_coupling_rows(tree, dp, cr, sd, joint_q, env, n_gen, h, erp, position_iteration, tgs)
-    sweep_dof_rows(tree, dp, rows, cp, ct, jt, ja, sd, env, n_gen, h, dt, erp, joint_erp, contact_erp, t_elapsed,
-                     position_iteration, tgs)
+    sweep_dof_rows(
+        tree,
+        dp,
+        rows,
+        cp,
+        ct,
+        jt,
+        ja,
+        sd,
+        env,
+        n_gen,
+        h,
+        dt,
+        erp,
+        joint_erp,
+        contact_erp,
+        t_elapsed,
+        position_iteration,
+        tgs,
+    )
 
 
 @wp.func

@@ -61,8 +61,7 @@ NOISE_REL = wp.constant(wp.float64(1.0e-9))  # a release must beat this fraction
 
 
 @wp.func
-def _residual(a: Mat64, b: Vec64, x: Vec64, env: int,
-              i: int, m: int) -> wp.float64:
+def _residual(a: Mat64, b: Vec64, x: Vec64, env: int, i: int, m: int) -> wp.float64:
     """w_i = (A x)_i - b_i (without the regularization: the problem as posed)."""
     s = -b[env, i]
     for j in range(m):
@@ -90,9 +89,19 @@ def _clamped_rhs(a: Mat64, b: Vec64, x: Vec64, state: wp.array2d(dtype=int), env
 
 
 @wp.func
-def _solve_free(a: Mat64, b: Vec64, x: Vec64,
-                state: wp.array2d(dtype=int), chol: Mat64, free: wp.array2d(dtype=int),
-                y: Vec64, env: int, m: int, reg_cap: wp.float64, refine: int) -> int:
+def _solve_free(
+    a: Mat64,
+    b: Vec64,
+    x: Vec64,
+    state: wp.array2d(dtype=int),
+    chol: Mat64,
+    free: wp.array2d(dtype=int),
+    y: Vec64,
+    env: int,
+    m: int,
+    reg_cap: wp.float64,
+    refine: int,
+) -> int:
     """y[:nf] = A_FF^-1 (b_F - A_FC x_C) for the free rows listed in free[:nf] (y is (E, 2M): its second half is
     the refinement's workspace); returns nf."""
     nf = int(0)
@@ -145,9 +154,18 @@ def _substitute(chol: Mat64, y: Vec64, env: int, nf: int, offset: int) -> None:
 
 
 @wp.func
-def _refine(a: Mat64, b: Vec64, x: Vec64,
-            state: wp.array2d(dtype=int), chol: Mat64, free: wp.array2d(dtype=int),
-            y: Vec64, env: int, m: int, nf: int) -> None:
+def _refine(
+    a: Mat64,
+    b: Vec64,
+    x: Vec64,
+    state: wp.array2d(dtype=int),
+    chol: Mat64,
+    free: wp.array2d(dtype=int),
+    y: Vec64,
+    env: int,
+    m: int,
+    nf: int,
+) -> None:
     """One pass of iterative refinement against the unregularized A_FF: y += (A_FF + reg)^-1 (b_F - A_FC x_C -
     A_FF y), residual in float64, the correction kept in y's second half. It removes the regularization's error in
     every direction A_FF resolves (the compliance REG_REL A_ii would otherwise give a hard row: a limit holding
@@ -175,8 +193,7 @@ def lcp_tolerance(b: Vec64, env: int, m: int) -> wp.float64:
 
 
 @wp.func
-def start_state(lo: Vec64, hi: Vec64, x: Vec64,
-                state: wp.array2d(dtype=int), env: int, m: int) -> None:
+def start_state(lo: Vec64, hi: Vec64, x: Vec64, state: wp.array2d(dtype=int), env: int, m: int) -> None:
     """A feasible start: x clamped into [lo, hi]; rows at a bound are clamped there, the rest free. A warm start
     passes the previous solution in x."""
     for i in range(m):
@@ -193,10 +210,21 @@ def start_state(lo: Vec64, hi: Vec64, x: Vec64,
 
 
 @wp.func
-def solve_box_lcp(a: Mat64, b: Vec64, lo: Vec64,
-                  hi: Vec64, x: Vec64, state: wp.array2d(dtype=int),
-                  chol: Mat64, free: wp.array2d(dtype=int), y: Vec64, env: int,
-                  m: int, reg_cap: wp.float64, pivot_limit: int) -> wp.vec2i:
+def solve_box_lcp(
+    a: Mat64,
+    b: Vec64,
+    lo: Vec64,
+    hi: Vec64,
+    x: Vec64,
+    state: wp.array2d(dtype=int),
+    chol: Mat64,
+    free: wp.array2d(dtype=int),
+    y: Vec64,
+    env: int,
+    m: int,
+    reg_cap: wp.float64,
+    pivot_limit: int,
+) -> wp.vec2i:
     """Solve the env's m-row problem in place: x holds a feasible start with its state (start_state) and ends with
     the solution. reg_cap: the largest regularization of a row; pivot_limit: the most passes (0: MAX_PIVOTS_PER_ROW
     m + 16). Returns (pivots, status): SOLVED; FAILED (a non-finite value); BUDGET_SPENT (the pivot budget ran
@@ -268,8 +296,7 @@ def solve_box_lcp(a: Mat64, b: Vec64, lo: Vec64,
 
 
 @wp.func
-def complementarity_error(a: Mat64, b: Vec64, lo: Vec64,
-                          hi: Vec64, x: Vec64, env: int, m: int) -> wp.float64:
+def complementarity_error(a: Mat64, b: Vec64, lo: Vec64, hi: Vec64, x: Vec64, env: int, m: int) -> wp.float64:
     """The largest violation of the conditions at x: for each row, the smallest of |w_i| (it could be free), how far
     w_i < 0 at lo or w_i > 0 at hi, and how far x_i lies outside [lo_i, hi_i]. [m/s or rad/s, or impulse units for
     the bounds]"""
@@ -294,10 +321,20 @@ MAX_FRICTION_PASSES = wp.constant(32)
 
 
 @wp.func
-def friction_bounds(x: Vec64, lo: Vec64, hi: Vec64,
-                    state: wp.array2d(dtype=int), findex: wp.array2d(dtype=int), fcount: wp.array2d(dtype=int),
-                    mu_static: wp.array2d(dtype=float), mu_dynamic: wp.array2d(dtype=float), env: int, m: int,
-                    sliding_known: int, write: int) -> wp.float64:
+def friction_bounds(
+    x: Vec64,
+    lo: Vec64,
+    hi: Vec64,
+    state: wp.array2d(dtype=int),
+    findex: wp.array2d(dtype=int),
+    fcount: wp.array2d(dtype=int),
+    mu_static: wp.array2d(dtype=float),
+    mu_dynamic: wp.array2d(dtype=float),
+    env: int,
+    m: int,
+    sliding_known: int,
+    write: int,
+) -> wp.float64:
     """Set each friction row's box from its normal rows' current impulses (ODE's findex, generalized to a patch:
     rows findex .. findex + fcount - 1): +-mu N with mu static while the row sticks and dynamic once a previous
     solve left it at a bound (sliding_known). Returns the largest change of a bound; `write` 0 only measures it."""
@@ -322,12 +359,26 @@ def friction_bounds(x: Vec64, lo: Vec64, hi: Vec64,
 
 
 @wp.func
-def solve_friction_lcp(a: Mat64, b: Vec64, lo: Vec64,
-                       hi: Vec64, x: Vec64, state: wp.array2d(dtype=int),
-                       chol: Mat64, free: wp.array2d(dtype=int), y: Vec64,
-                       findex: wp.array2d(dtype=int), fcount: wp.array2d(dtype=int),
-                       mu_static: wp.array2d(dtype=float), mu_dynamic: wp.array2d(dtype=float), env: int, m: int,
-                       reg_cap: wp.float64, pivot_limit: int, max_passes: int) -> wp.vec3i:
+def solve_friction_lcp(
+    a: Mat64,
+    b: Vec64,
+    lo: Vec64,
+    hi: Vec64,
+    x: Vec64,
+    state: wp.array2d(dtype=int),
+    chol: Mat64,
+    free: wp.array2d(dtype=int),
+    y: Vec64,
+    findex: wp.array2d(dtype=int),
+    fcount: wp.array2d(dtype=int),
+    mu_static: wp.array2d(dtype=float),
+    mu_dynamic: wp.array2d(dtype=float),
+    env: int,
+    m: int,
+    reg_cap: wp.float64,
+    pivot_limit: int,
+    max_passes: int,
+) -> wp.vec3i:
     """The problem with friction rows whose boxes follow their normal impulses: solve with the boxes the current
     normals give, update the boxes from the new normals, and repeat, warm-started, until no bound would move by more
     than 1e-5 of the largest impulse (at most max_passes solves; MAX_FRICTION_PASSES for a step's final rows).

@@ -7,10 +7,10 @@ iterations only change the velocity carried forward."""
 import warp as wp
 
 from ..collision.contacts import ContactPoints
+from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable
 from ..constraints.contact_rows import ContactRows
 from ..constraints.coupling_rows import CouplingRows
 from ..constraints.dof_rows import DofRows
-from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable
 from ..core.data import StepData
 from ..core.model import DofParams, Tree
 from .gauss_seidel import sweep
@@ -20,14 +20,68 @@ PGS_JOINT_ERP = wp.constant(1.0)
 
 
 @wp.func
-def pgs_solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays,
-              sd: StepData, joint_q: wp.array2d(dtype=float), env: int, n_gen: int, dt: float, n_pos: int,
-              n_vel: int) -> None:
+def pgs_solve(
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    cr: CouplingRows,
+    cp: ContactPoints,
+    ct: ContactRows,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    sd: StepData,
+    joint_q: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+    dt: float,
+    n_pos: int,
+    n_vel: int,
+) -> None:
     for _it in range(n_pos):
-        sweep(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, dt, PGS_ERP, PGS_JOINT_ERP, PGS_ERP, 0.0, 1,
-              0)
+        sweep(
+            tree,
+            dp,
+            rows,
+            cr,
+            cp,
+            ct,
+            jt,
+            ja,
+            sd,
+            joint_q,
+            env,
+            n_gen,
+            dt,
+            dt,
+            PGS_ERP,
+            PGS_JOINT_ERP,
+            PGS_ERP,
+            0.0,
+            1,
+            0,
+        )
     for k in range(n_gen):
         sd.gen_vpos[env, k] = sd.gen_v[env, k]
     for _it in range(wp.max(1, n_vel)):
-        sweep(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, dt, PGS_ERP, PGS_JOINT_ERP, PGS_ERP, 0.0, 0,
-              0)
+        sweep(
+            tree,
+            dp,
+            rows,
+            cr,
+            cp,
+            ct,
+            jt,
+            ja,
+            sd,
+            joint_q,
+            env,
+            n_gen,
+            dt,
+            dt,
+            PGS_ERP,
+            PGS_JOINT_ERP,
+            PGS_ERP,
+            0.0,
+            0,
+            0,
+        )

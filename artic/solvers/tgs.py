@@ -9,21 +9,35 @@ velocity under TGS (saveVelocityTGS), which the sleep test reads."""
 import warp as wp
 
 from ..collision.contacts import ContactPoints
-from ..constraints.contact_rows import ContactRows
-from ..constraints.contact_rows import advance_contacts
+from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, advance_body_joints
+from ..constraints.contact_rows import ContactRows, advance_contacts
 from ..constraints.coupling_rows import CouplingRows
 from ..constraints.dof_rows import DofRows
-from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, advance_body_joints
 from ..core.data import StepData
-from ..dynamics.integrate import integrate_positions
 from ..core.model import DofParams, Tree
+from ..dynamics.integrate import integrate_positions
 from .gauss_seidel import advance_spatial_lengths, sweep
 
 
 @wp.func
-def tgs_solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: ContactPoints, ct: ContactRows, jt: BodyJointTable, ja: BodyJointArrays,
-              sd: StepData, joint_q: wp.array2d(dtype=float), root_pose: wp.array2d(dtype=wp.transform), env: int,
-              n_gen: int, dt: float, n_pos: int, n_vel: int) -> None:
+def tgs_solve(
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    cr: CouplingRows,
+    cp: ContactPoints,
+    ct: ContactRows,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    sd: StepData,
+    joint_q: wp.array2d(dtype=float),
+    root_pose: wp.array2d(dtype=wp.transform),
+    env: int,
+    n_gen: int,
+    dt: float,
+    n_pos: int,
+    n_vel: int,
+) -> None:
     rho = dt / float(n_pos)
     erp = wp.min(0.9, 2.0 / wp.sqrt(float(n_pos)))
     joint_erp = 1.0 / wp.sqrt(float(n_pos))
@@ -31,8 +45,28 @@ def tgs_solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: Co
     for k in range(n_gen):
         sd.gen_vpos[env, k] = 0.0
     for a in range(n_pos):
-        sweep(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, rho, dt, erp, joint_erp, contact_erp,
-              float(a) * rho, 1, 1)
+        sweep(
+            tree,
+            dp,
+            rows,
+            cr,
+            cp,
+            ct,
+            jt,
+            ja,
+            sd,
+            joint_q,
+            env,
+            n_gen,
+            rho,
+            dt,
+            erp,
+            joint_erp,
+            contact_erp,
+            float(a) * rho,
+            1,
+            1,
+        )
         for k in range(n_gen):
             sd.gen_vpos[env, k] = sd.gen_vpos[env, k] + sd.gen_v[env, k] / float(n_pos)
         integrate_positions(tree, joint_q, root_pose, sd.gen_v, sd.dof_dq, rho, env)
@@ -40,4 +74,6 @@ def tgs_solve(tree: Tree, dp: DofParams, rows: DofRows, cr: CouplingRows, cp: Co
         advance_contacts(cp, ct, sd.gen_v, env, n_gen, rho)
         advance_body_joints(jt, ja, sd.gen_v, env, rho)
     for _it in range(n_vel):
-        sweep(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, rho, dt, erp, joint_erp, contact_erp, dt, 0, 1)
+        sweep(
+            tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, rho, dt, erp, joint_erp, contact_erp, dt, 0, 1
+        )

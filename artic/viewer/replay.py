@@ -114,9 +114,11 @@ def _as_articulations(source) -> tuple[list[Articulation], list[RigidStatic], li
         elif isinstance(item, JointBase):
             joints.append(item)
         else:
-            raise ValidationError(f"write_replay: the scene description takes a model path, a Scene, or artic "
-                                  "Articulation/RigidDynamic/RigidStatic/body-joint objects, got "
-                                  f"{type(item).__name__}")
+            raise ValidationError(
+                f"write_replay: the scene description takes a model path, a Scene, or artic "
+                "Articulation/RigidDynamic/RigidStatic/body-joint objects, got "
+                f"{type(item).__name__}"
+            )
     if not arts:
         raise ValidationError("write_replay: the description holds no articulation or RigidDynamic to replay")
     return arts, statics, joints, None
@@ -140,21 +142,42 @@ def describe(arts: list[Articulation], statics: list[RigidStatic], joints=(), co
             bodies.append({"name": link.name, "articulation": art.name, "color": color, "shapes": shapes})
             joint = link.inbound_joint
             if joint is not None:
-                frames.append({"body": index[id(link.parent)], "kind": "D", "joint": joint.name,
-                               "pose": _pose(joint.parent_pose)})
-                frames.append({"body": index[id(link)], "kind": "C", "joint": joint.name,
-                               "pose": _pose(joint.child_pose)})
+                frames.append(
+                    {"body": index[id(link.parent)], "kind": "D", "joint": joint.name, "pose": _pose(joint.parent_pose)}
+                )
+                frames.append(
+                    {"body": index[id(link)], "kind": "C", "joint": joint.name, "pose": _pose(joint.child_pose)}
+                )
     if colors:
-        raise ValidationError(f"write_replay colors: no link named {sorted(colors)} (links: "
-                              f"{', '.join(b['name'] for b in bodies)})")
+        raise ValidationError(
+            f"write_replay colors: no link named {sorted(colors)} (links: {', '.join(b['name'] for b in bodies)})"
+        )
     for joint in joints:
-        frames.append({**_attachment(joint.body_a, index, statics, joint), "kind": "C", "joint": joint.name,
-                       "pose": _pose(joint.frame_ca)})
-        frames.append({**_attachment(joint.body_b, index, statics, joint), "kind": "D", "joint": joint.name,
-                       "pose": _pose(joint.frame_db)})
-    static_json = [{"name": s.name, "pose": _pose(s.pose), "color": STATIC_COLOR,
-                    "shapes": [j for j in (_shape_json(sh, f"static actor '{s.name}'") for sh in s.shapes) if j]}
-                   for s in statics]
+        frames.append(
+            {
+                **_attachment(joint.body_a, index, statics, joint),
+                "kind": "C",
+                "joint": joint.name,
+                "pose": _pose(joint.frame_ca),
+            }
+        )
+        frames.append(
+            {
+                **_attachment(joint.body_b, index, statics, joint),
+                "kind": "D",
+                "joint": joint.name,
+                "pose": _pose(joint.frame_db),
+            }
+        )
+    static_json = [
+        {
+            "name": s.name,
+            "pose": _pose(s.pose),
+            "color": STATIC_COLOR,
+            "shapes": [j for j in (_shape_json(sh, f"static actor '{s.name}'") for sh in s.shapes) if j],
+        }
+        for s in statics
+    ]
     return {"bodies": bodies, "statics": static_json, "frames": frames}
 
 
@@ -164,25 +187,35 @@ def _attachment(body, index: dict, statics: list, joint) -> dict:
         return {"world": True}
     if isinstance(body, RigidStatic):
         if body not in statics:
-            raise ValidationError(f"write_replay: body joint '{joint.name}' is attached to static actor "
-                                  f"'{body.name}', which is not in the replay; add it to the description")
+            raise ValidationError(
+                f"write_replay: body joint '{joint.name}' is attached to static actor "
+                f"'{body.name}', which is not in the replay; add it to the description"
+            )
         return {"static": statics.index(body)}
     link = body.link if isinstance(body, RigidDynamic) else body
     if id(link) not in index:
-        raise ValidationError(f"write_replay: body joint '{joint.name}' is attached to '{link.name}', which is not in "
-                              "the replay; add its articulation or body to the description")
+        raise ValidationError(
+            f"write_replay: body joint '{joint.name}' is attached to '{link.name}', which is not in "
+            "the replay; add its articulation or body to the description"
+        )
     return {"body": index[id(link)]}
 
 
 def _poses_array(link_poses, arts: list[Articulation], env: int) -> np.ndarray:
     """(T, B, 7) float32 of all bodies from (T, L, 7) or (T, E, L, 7) per articulation (or one array for one)."""
     # several articulations: one array each; one articulation: its array (or a one-element list of it)
-    one_listed = len(arts) == 1 and isinstance(link_poses, (list, tuple)) and len(link_poses) == 1 \
+    one_listed = (
+        len(arts) == 1
+        and isinstance(link_poses, (list, tuple))
+        and len(link_poses) == 1
         and np.ndim(link_poses[0]) >= 3
+    )
     per_art = link_poses if len(arts) > 1 or one_listed else [link_poses]
     if len(per_art) != len(arts):
-        raise ValidationError(f"write_replay: {len(per_art)} link-pose arrays for {len(arts)} articulations "
-                              f"({', '.join(a.name for a in arts)}); give one per articulation")
+        raise ValidationError(
+            f"write_replay: {len(per_art)} link-pose arrays for {len(arts)} articulations "
+            f"({', '.join(a.name for a in arts)}); give one per articulation"
+        )
     out = []
     for art, poses in zip(arts, per_art, strict=True):
         try:
@@ -191,23 +224,29 @@ def _poses_array(link_poses, arts: list[Articulation], env: int) -> np.ndarray:
             raise ValidationError(f"write_replay: link poses of '{art.name}' must be a numeric array") from None
         if a.ndim == 4:
             if not 0 <= env < a.shape[1]:
-                raise ValidationError(f"write_replay: env {env} is out of range for '{art.name}''s link poses "
-                                      f"with {a.shape[1]} envs")
+                raise ValidationError(
+                    f"write_replay: env {env} is out of range for '{art.name}''s link poses with {a.shape[1]} envs"
+                )
             a = a[:, env]
         if a.ndim != 3 or a.shape[1:] != (art.link_count, 7) or len(a) == 0:
-            raise ValidationError(f"write_replay: link poses of '{art.name}' must be (frames, {art.link_count}, 7) "
-                                  f"or (frames, envs, {art.link_count}, 7) (px, py, pz, qx, qy, qz, qw per link), "
-                                  f"got shape {a.shape}")
+            raise ValidationError(
+                f"write_replay: link poses of '{art.name}' must be (frames, {art.link_count}, 7) "
+                f"or (frames, envs, {art.link_count}, 7) (px, py, pz, qx, qy, qz, qw per link), "
+                f"got shape {a.shape}"
+            )
         out.append(a)
     if len({len(a) for a in out}) != 1:
-        raise ValidationError(f"write_replay: the articulations' link poses have different frame counts "
-                              f"{[len(a) for a in out]}")
+        raise ValidationError(
+            f"write_replay: the articulations' link poses have different frame counts {[len(a) for a in out]}"
+        )
     poses = np.concatenate(out, axis=1)
     bad = ~np.isfinite(poses).all(axis=(1, 2))
     if bad.any():
         first = int(np.argmax(bad))
-        raise ValidationError(f"write_replay: the link poses of frame {first} (and {int(bad.sum()) - 1} more) are "
-                              f"not finite; replay the frames before it (link_poses[:{first}])")
+        raise ValidationError(
+            f"write_replay: the link poses of frame {first} (and {int(bad.sum()) - 1} more) are "
+            f"not finite; replay the frames before it (link_poses[:{first}])"
+        )
     return poses.astype(np.float32)
 
 
@@ -218,8 +257,10 @@ def _arrows_json(entries, frames: int, what: str, keys: tuple) -> dict | None:
         return None
     form = f"({', '.join(k + 's' for k in keys)})"
     if len(entries) != frames:
-        raise ValidationError(f"write_replay: {len(entries)} {what} frames for {frames} pose frames; give one "
-                              f"{form} entry (or None) per frame")
+        raise ValidationError(
+            f"write_replay: {len(entries)} {what} frames for {frames} pose frames; give one "
+            f"{form} entry (or None) per frame"
+        )
     counts, parts = [], {k: [] for k in keys}
     for k, frame in enumerate(entries):
         if frame is None:
@@ -229,25 +270,42 @@ def _arrows_json(entries, frames: int, what: str, keys: tuple) -> dict | None:
             arrays = [np.asarray(x, float).reshape(-1, 3) if np.size(x) else np.zeros((0, 3)) for x in frame]
         except (TypeError, ValueError):
             arrays = []
-        if len(arrays) != len(keys) or len({len(x) for x in arrays}) != 1 or \
-                not all(np.isfinite(x).all() for x in arrays):
-            raise ValidationError(f"write_replay: {what} of frame {k} must be finite {form}, each (N, 3) with the "
-                                  "same N")
+        if (
+            len(arrays) != len(keys)
+            or len({len(x) for x in arrays}) != 1
+            or not all(np.isfinite(x).all() for x in arrays)
+        ):
+            raise ValidationError(
+                f"write_replay: {what} of frame {k} must be finite {form}, each (N, 3) with the same N"
+            )
         counts.append(len(arrays[0]))
         for key, arr in zip(keys, arrays, strict=True):
             parts[key].append(arr)
     cat = {k: (np.concatenate(v) if v else np.zeros((0, 3))) for k, v in parts.items()}
     norms = np.linalg.norm(cat["force"], axis=1)
-    return {"counts": counts, **{k: _b64(v, np.float32) for k, v in cat.items()},
-            "typical_force": float(np.percentile(norms[norms > 0], 90)) if (norms > 0).any() else 0.0}
+    return {
+        "counts": counts,
+        **{k: _b64(v, np.float32) for k, v in cat.items()},
+        "typical_force": float(np.percentile(norms[norms > 0], 90)) if (norms > 0).any() else 0.0,
+    }
 
 
 def _static_text(name: str) -> str:
     return resources.files("artic.viewer").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def write_replay(path, source, link_poses, dt: float, *, contacts=None, joint_forces=None, env: int = 0,
-                 title: str | None = None, colors: dict | None = None) -> Path:
+def write_replay(
+    path,
+    source,
+    link_poses,
+    dt: float,
+    *,
+    contacts=None,
+    joint_forces=None,
+    env: int = 0,
+    title: str | None = None,
+    colors: dict | None = None,
+) -> Path:
     """Write a self-contained HTML replay to `path` and return it.
 
     source: what is drawn: a model path or shipped model name (as `artic sim` takes), a Scene, or an
@@ -268,17 +326,26 @@ def write_replay(path, source, link_poses, dt: float, *, contacts=None, joint_fo
     arts, statics, joints, model_name = _as_articulations(source)
     poses = _poses_array(link_poses, arts, env)
     data = describe(arts, statics, joints, colors)
-    data.update(title=title or model_name or ", ".join(a.name for a in arts), dt=float(dt), frame_count=len(poses),
-                poses=_b64(poses, np.float32),
-                contacts=_arrows_json(contacts, len(poses), "contacts", ("point", "normal", "force")),
-                joint_forces=_arrows_json(joint_forces, len(poses), "joint forces", ("point", "force")))
+    data.update(
+        title=title or model_name or ", ".join(a.name for a in arts),
+        dt=float(dt),
+        frame_count=len(poses),
+        poses=_b64(poses, np.float32),
+        contacts=_arrows_json(contacts, len(poses), "contacts", ("point", "normal", "force")),
+        joint_forces=_arrows_json(joint_forces, len(poses), "joint forces", ("point", "force")),
+    )
     # '</' inside a script element would end it early; JSON allows the escaped form
     blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    parts = {"ARTIC_TITLE": _html_escape(data["title"]), "THREE_JS": _static_text("three-orbit.min.js"),
-             "ARTIC_DATA": blob, "REPLAY_JS": _static_text("replay.js")}
+    parts = {
+        "ARTIC_TITLE": _html_escape(data["title"]),
+        "THREE_JS": _static_text("three-orbit.min.js"),
+        "ARTIC_DATA": blob,
+        "REPLAY_JS": _static_text("replay.js"),
+    }
     # one pass, so that nothing inserted (a link name, the library) is itself taken for a placeholder
-    page = re.sub(r"/\*(ARTIC_TITLE|THREE_JS|ARTIC_DATA|REPLAY_JS)\*/", lambda m: parts[m.group(1)],
-                  _static_text("replay.html"))
+    page = re.sub(
+        r"/\*(ARTIC_TITLE|THREE_JS|ARTIC_DATA|REPLAY_JS)\*/", lambda m: parts[m.group(1)], _static_text("replay.html")
+    )
     try:
         path.write_text(page, encoding="utf-8")
     except OSError as e:
@@ -310,8 +377,10 @@ class Recorder:
 
     def record(self):
         if list(self.scene.articulations) != self.arts or list(self.scene.joints) != self.joints:
-            raise ValidationError("Recorder: articulations or joints were added to or removed from the scene after "
-                                  "the recorder was made; make a new Recorder for the new scene")
+            raise ValidationError(
+                "Recorder: articulations or joints were added to or removed from the scene after "
+                "the recorder was made; make a new Recorder for the new scene"
+            )
         for store, art in zip(self.poses, self.arts, strict=True):
             store.append(self.scene.get_link_poses(art)[self.env])
         if self.with_contacts:
@@ -338,6 +407,13 @@ class Recorder:
         if not self.poses[0]:
             raise ValidationError("Recorder.write: nothing recorded; call record() after each scene.step")
         poses = [np.stack(p) for p in self.poses]
-        return write_replay(path, [*self.arts, *self.scene.statics, *self.scene.joints], poses, dt,
-                            contacts=self.contacts if self.with_contacts else None,
-                            joint_forces=self.joint_forces if self.joints else None, title=title, colors=colors)
+        return write_replay(
+            path,
+            [*self.arts, *self.scene.statics, *self.scene.joints],
+            poses,
+            dt,
+            contacts=self.contacts if self.with_contacts else None,
+            joint_forces=self.joint_forces if self.joints else None,
+            title=title,
+            colors=colors,
+        )

@@ -43,8 +43,9 @@ def test_sim_writes_trajectory_and_plot(tmp_path, capsys):
     import numpy as np
 
     out, plot = tmp_path / "run.npz", tmp_path / "run.png"
-    assert main(["sim", "--seconds", "1.5", "--envs", "2", "--solver", "tgs", "--out", str(out),
-                 "--plot", str(plot)]) == 0
+    assert (
+        main(["sim", "--seconds", "1.5", "--envs", "2", "--solver", "tgs", "--out", str(out), "--plot", str(plot)]) == 0
+    )
     data = np.load(out)
     assert data["q"].shape == (180, 2, 8) and list(data["dof_names"])[:2] == ["shoulder_pan", "shoulder_lift"]
     assert np.abs(data["q"][-1, :, 0] - data["targets"][0]).max() < 1e-2  # the pan joint feels no gravity
@@ -119,7 +120,8 @@ def test_sim_and_info_show_what_the_import_dropped_or_repaired(tmp_path, capsys)
         '<robot name="arm"><link name="base"/><link name="tip"><collision><geometry><sphere radius="0.05"/>'
         '</geometry></collision></link><joint name="wrist" type="revolute"><parent link="base"/>'
         '<child link="tip"/><axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>'
-        '</robot>')
+        "</robot>"
+    )
     assert main(["info", str(urdf)]) == 0
     out = capsys.readouterr().out
     assert "warning:" in out and "'tip'" in out
@@ -141,20 +143,34 @@ def test_sim_refuses_zero_steps_and_unwritable_outputs_before_simulating(tmp_pat
     assert main(["sim", "--seconds", "nan", "--out", "", "--plot", ""]) == 2
 
 
-_TET = b"solid t\n" + b"".join(
-    b"facet normal 0 0 0\nouter loop\n" + b"".join(b"vertex %g %g %g\n" % v for v in tri) + b"endloop\nendfacet\n"
-    for tri in [((0, 0, 0), (0.1, 0, 0), (0, 0.1, 0)), ((0, 0, 0), (0, 0.1, 0), (0, 0, 0.1)),
-                ((0, 0, 0), (0, 0, 0.1), (0.1, 0, 0)), ((0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1))]) + b"endsolid t\n"
+_TET = (
+    b"solid t\n"
+    + b"".join(
+        b"facet normal 0 0 0\nouter loop\n" + b"".join(b"vertex %g %g %g\n" % v for v in tri) + b"endloop\nendfacet\n"
+        for tri in [
+            ((0, 0, 0), (0.1, 0, 0), (0, 0.1, 0)),
+            ((0, 0, 0), (0, 0.1, 0), (0, 0, 0.1)),
+            ((0, 0, 0), (0, 0, 0.1), (0.1, 0, 0)),
+            ((0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1)),
+        ]
+    )
+    + b"endsolid t\n"
+)
 
 
 def _arm_urdf(tmp_path, mesh="", inertia="0.01"):
-    link = (f'<link name="tip"><inertial><mass value="1"/><inertia ixx="{inertia}" iyy="0.01" izz="0.01" ixy="0" '
-            'ixz="0" iyz="0"/></inertial>' + (f'<collision><geometry><mesh filename="{mesh}"/></geometry>'
-                                                '</collision>' if mesh else "") + "</link>")
+    link = (
+        f'<link name="tip"><inertial><mass value="1"/><inertia ixx="{inertia}" iyy="0.01" izz="0.01" ixy="0" '
+        'ixz="0" iyz="0"/></inertial>'
+        + (f'<collision><geometry><mesh filename="{mesh}"/></geometry></collision>' if mesh else "")
+        + "</link>"
+    )
     urdf = tmp_path / "arm.urdf"
-    urdf.write_text('<robot name="arm"><link name="base"/>' + link + '<joint name="wrist" type="revolute">'
-                    '<parent link="base"/><child link="tip"/><axis xyz="0 1 0"/>'
-                    '<limit lower="-1" upper="1" effort="10" velocity="1"/></joint></robot>')
+    urdf.write_text(
+        '<robot name="arm"><link name="base"/>' + link + '<joint name="wrist" type="revolute">'
+        '<parent link="base"/><child link="tip"/><axis xyz="0 1 0"/>'
+        '<limit lower="-1" upper="1" effort="10" velocity="1"/></joint></robot>'
+    )
     return str(urdf)
 
 
@@ -163,8 +179,10 @@ def test_sim_reports_setup_apart_from_the_steady_state_and_saves_root_and_link_p
     CLI used to report compile time as step time); run.npz holds root poses (T, E, 7) and link poses
     (T, E, L, 7) of the floating ant, and the model path, so that a replay can be rebuilt."""
     out = tmp_path / "ant.npz"
-    assert main(["sim", "ant", "--seconds", "0.5", "--envs", "2", "--out", str(out),
-                 "--plot", str(tmp_path / "ant.png")]) == 0
+    assert (
+        main(["sim", "ant", "--seconds", "0.5", "--envs", "2", "--out", str(out), "--plot", str(tmp_path / "ant.png")])
+        == 0
+    )
     text = capsys.readouterr().out
     assert "setup and first step" in text and "steady state" in text and "us per env-step" in text
     data = np.load(out)
@@ -178,8 +196,9 @@ def test_warp_banner_is_silent_unless_verbose():
     """`artic info` prints no Warp banner, module lines or CUDA-driver notice; with --verbose Warp's banner
     shows."""
     quiet = subprocess.run([sys.executable, "-m", "artic", "info"], capture_output=True, text=True, timeout=300)
-    loud = subprocess.run([sys.executable, "-m", "artic", "--verbose", "info"], capture_output=True, text=True,
-                          timeout=300)
+    loud = subprocess.run(
+        [sys.executable, "-m", "artic", "--verbose", "info"], capture_output=True, text=True, timeout=300
+    )
     assert quiet.returncode == 0 and loud.returncode == 0, quiet.stderr + loud.stderr
     assert "Warp" not in quiet.stdout + quiet.stderr and "Module" not in quiet.stdout + quiet.stderr
     assert "initialized" in loud.stdout + loud.stderr
@@ -213,8 +232,10 @@ def test_package_dir_and_repair_inertia_reach_the_loader(tmp_path, capsys):
     assert main(["info", urdf]) == 2
     err = capsys.readouterr().err
     assert "'mypkg'" in err and "{pkg}" not in err
-    assert main(["sim", urdf, "--package-dir", str(tmp_path / "pkgs"), "--seconds", "0.05", "--out", "",
-                 "--plot", ""]) == 0
+    assert (
+        main(["sim", urdf, "--package-dir", str(tmp_path / "pkgs"), "--seconds", "0.05", "--out", "", "--plot", ""])
+        == 0
+    )
     capsys.readouterr()
     bad = _arm_urdf(tmp_path, inertia="-0.5")
     assert main(["sim", bad, "--seconds", "0.05", "--out", "", "--plot", ""]) == 2
@@ -237,7 +258,8 @@ def test_plot_groups_many_dofs_by_limb_with_distinct_colours():
 
 def test_sim_html_writes_a_self_contained_replay_and_view_rebuilds_it(tmp_path, capsys):
     """`artic sim ant --html` writes one HTML replay with three.js inlined (no network), and `artic view` rebuilds
-    one from the saved run; both hold the ant's frames (the browser test of the page itself is tests/viewer/test_viewer.py)."""
+    one from the saved run; both hold the ant's frames (the browser test of the page itself is
+    tests/viewer/test_viewer.py)."""
     html, run = tmp_path / "ant.html", tmp_path / "ant.npz"
     assert main(["sim", "ant", "--seconds", "0.25", "--html", str(html), "--out", str(run), "--plot", ""]) == 0
     assert "replay written" in capsys.readouterr().out

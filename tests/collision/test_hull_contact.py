@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.support.bodies import body
 
 import artic
 from artic import Box, ConvexMesh, Cylinder, SolverType, Transform
 from artic.math.hull import convex_hull
 from artic.math.np_spatial import quat_to_matrix
+from tests.support.bodies import body
 
 
 def _world_verts(points, pose7):
@@ -32,8 +32,9 @@ def _axes(va, vb):
         edges.append(np.array([v[j] - v[i] for i, j in pairs]))
     cross = np.cross(edges[0][:, None, :], edges[1][None, :, :]).reshape(-1, 3)
     length = np.linalg.norm(cross, axis=1)
-    axes = np.concatenate([hulls[0].equations[:, :3], hulls[1].equations[:, :3],
-                           cross[length > 1e-9] / length[length > 1e-9, None]])
+    axes = np.concatenate(
+        [hulls[0].equations[:, :3], hulls[1].equations[:, :3], cross[length > 1e-9] / length[length > 1e-9, None]]
+    )
     return np.concatenate([axes, -axes])
 
 
@@ -42,9 +43,9 @@ def _separation(va, vb, n):
     return (va @ n).min() - (vb @ n).max()
 
 
-def _sat(va, vb, axes, shift=np.zeros(3)):
+def _sat(va, vb, axes, shift=(0.0, 0.0, 0.0)):
     """Largest separation of a translated by `shift` from b over the given axes."""
-    return ((va @ axes.T).min(axis=0) + axes @ shift - (vb @ axes.T).max(axis=0)).max()
+    return ((va @ axes.T).min(axis=0) + axes @ np.asarray(shift) - (vb @ axes.T).max(axis=0)).max()
 
 
 RNG_HULLS = [(0, 10), (1, 14), (2, 24)]
@@ -170,8 +171,9 @@ def test_hull_cube_stack_on_a_hull_platform_stays_up(solver):
     for k in range(3):
         t = 0.3 * k
         b = body(ConvexMesh(cube), name=f"cube{k}")
-        b.set_global_pose(Transform((0.0, 0.0, 0.05 + 0.1 * k + 0.001 * (k + 1)),
-                                    (0.0, 0.0, np.sin(t / 2), np.cos(t / 2))))
+        b.set_global_pose(
+            Transform((0.0, 0.0, 0.05 + 0.1 * k + 0.001 * (k + 1)), (0.0, 0.0, np.sin(t / 2), np.cos(t / 2)))
+        )
         scene.add_actor(b)
         boxes.append(b)
     for b in boxes:
@@ -216,10 +218,13 @@ def test_edge_or_side_across_a_cylinder_meets_its_top(top_kind):
     np.testing.assert_allclose(r.point[0, :n].mean(axis=0), [0.03, 0.0, 0.1 + gap / 2], atol=2e-3)
 
 
-@pytest.mark.parametrize("pose, height", [
-    (Transform((0.0, 0.0, 0.62)), 0.6),  # on its side
-    (Transform((0.0, 0.0, 0.72), (0.0, np.sin(np.pi / 4), 0.0, np.cos(np.pi / 4))), 0.7),  # upright
-])
+@pytest.mark.parametrize(
+    "pose, height",
+    [
+        (Transform((0.0, 0.0, 0.62)), 0.6),  # on its side
+        (Transform((0.0, 0.0, 0.72), (0.0, np.sin(np.pi / 4), 0.0, np.cos(np.pi / 4))), 0.7),  # upright
+    ],
+)
 def test_cylinder_rests_on_a_static_box(pose, height):
     """A cylinder (radius 0.1, half height 0.2) dropped on a static box's top face (z = 0.5) settles at its radius
     (on its side) or half height (upright) above it, within 1.5 mm, and stops."""

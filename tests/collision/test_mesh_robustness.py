@@ -8,13 +8,13 @@ import warnings
 
 import numpy as np
 import pytest
-from tests.support.models import robots_dir
 
 import artic
 from artic import ArticError, Box, Capsule, ConvexMesh, Cylinder, Mesh, Sphere, Transform
-from artic.sim.builders.geometry import geometry_arrays
-from artic.math.hull import DEGENERATE_THICKNESS_RATIO, convex_hull, hull_topology
 from artic.io.mesh_file import MeshFileError
+from artic.math.hull import DEGENERATE_THICKNESS_RATIO, convex_hull, hull_topology
+from artic.sim.builders.geometry import geometry_arrays
+from tests.support.models import robots_dir
 
 TETRA = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
 TETRA_FACES = [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)]
@@ -29,12 +29,15 @@ def _binary_stl(verts, faces) -> bytes:
 
 def _obj(verts, faces) -> str:
     return "".join(f"v {x} {y} {z}\n" for x, y, z in verts) + "".join(
-        "f " + " ".join(str(i + 1) for i in f) + "\n" for f in faces)
+        "f " + " ".join(str(i + 1) for i in f) + "\n" for f in faces
+    )
 
 
 def _urdf_with_mesh(tmp_path, mesh_name: str) -> str:
-    body = (f'<robot name="r"><link name="hand"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1"/>'
-            f'</inertial><collision><geometry><mesh filename="{mesh_name}"/></geometry></collision></link></robot>')
+    body = (
+        f'<robot name="r"><link name="hand"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1"/>'
+        f'</inertial><collision><geometry><mesh filename="{mesh_name}"/></geometry></collision></link></robot>'
+    )
     (tmp_path / "r.urdf").write_text(body)
     return str(tmp_path / "r.urdf")
 
@@ -56,7 +59,7 @@ CORRUPT = {  # file name -> content: each must be refused with an ArticError nam
     "not_xml.dae": b"<COLLADA><unclosed",
     "index_too_big.off": b"OFF\n4 1 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 9\n",
     "no_geometry.dae": b'<?xml version="1.0"?><COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" '
-                       b'version="1.4.1"><asset/></COLLADA>',
+    b'version="1.4.1"><asset/></COLLADA>',
 }
 
 
@@ -96,27 +99,44 @@ def test_static_obj_mesh_with_out_of_range_face_is_refused():
 def test_valid_files_of_every_reader_give_the_same_tetrahedron(tmp_path):
     """Binary STL, ASCII STL, OBJ (with texture/normal indices and a negative index), COLLADA, PLY and OFF all give
     the unit right tetrahedron: volume 1/6, centroid (1/4, 1/4, 1/4)."""
-    ascii_stl = "solid t\n" + "".join("facet normal 0 0 0\nouter loop\n" + "".join(
-        f"vertex {TETRA[i][0]} {TETRA[i][1]} {TETRA[i][2]}\n" for i in f) + "endloop\nendfacet\n"
-        for f in TETRA_FACES) + "endsolid t\n"
+    ascii_stl = (
+        "solid t\n"
+        + "".join(
+            "facet normal 0 0 0\nouter loop\n"
+            + "".join(f"vertex {TETRA[i][0]} {TETRA[i][1]} {TETRA[i][2]}\n" for i in f)
+            + "endloop\nendfacet\n"
+            for f in TETRA_FACES
+        )
+        + "endsolid t\n"
+    )
     obj = _obj(TETRA, []) + "vt 0 0\nvn 0 0 1\nf 1/1/1 3/1/1 2/1/1\nf 1 2 4\nf 1 4 -2\nf 2 3 4\n"
     pos = " ".join(str(x) for x in TETRA.ravel())
     idx = " ".join(str(i) for f in TETRA_FACES for i in f)
-    dae = ('<?xml version="1.0"?><COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">'
-           '<asset><unit meter="1"/><up_axis>Z_UP</up_axis></asset><library_geometries><geometry id="g"><mesh>'
-           f'<source id="p"><float_array id="pa" count="12">{pos}</float_array><technique_common>'
-           '<accessor source="#pa" count="4" stride="3"><param name="X" type="float"/><param name="Y" type="float"/>'
-           '<param name="Z" type="float"/></accessor></technique_common></source><vertices id="v">'
-           '<input semantic="POSITION" source="#p"/></vertices><triangles count="4"><input semantic="VERTEX" '
-           f'source="#v" offset="0"/><p>{idx}</p></triangles></mesh></geometry></library_geometries>'
-           '<library_visual_scenes><visual_scene id="s"><node id="n"><instance_geometry url="#g"/></node>'
-           '</visual_scene></library_visual_scenes><scene><instance_visual_scene url="#s"/></scene></COLLADA>')
+    dae = (
+        '<?xml version="1.0"?><COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">'
+        '<asset><unit meter="1"/><up_axis>Z_UP</up_axis></asset><library_geometries><geometry id="g"><mesh>'
+        f'<source id="p"><float_array id="pa" count="12">{pos}</float_array><technique_common>'
+        '<accessor source="#pa" count="4" stride="3"><param name="X" type="float"/><param name="Y" type="float"/>'
+        '<param name="Z" type="float"/></accessor></technique_common></source><vertices id="v">'
+        '<input semantic="POSITION" source="#p"/></vertices><triangles count="4"><input semantic="VERTEX" '
+        f'source="#v" offset="0"/><p>{idx}</p></triangles></mesh></geometry></library_geometries>'
+        '<library_visual_scenes><visual_scene id="s"><node id="n"><instance_geometry url="#g"/></node>'
+        '</visual_scene></library_visual_scenes><scene><instance_visual_scene url="#s"/></scene></COLLADA>'
+    )
     corners = "".join(f"{x} {y} {z}\n" for x, y, z in TETRA)
     faces = "".join(f"3 {a} {b} {c}\n" for a, b, c in TETRA_FACES)
-    ply = ("ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
-           "element face 4\nproperty list uchar int vertex_indices\nend_header\n" + corners + faces)
-    files = {"b.stl": GOOD_STL, "a.stl": ascii_stl.encode(), "t.obj": obj.encode(), "t.dae": dae.encode(),
-             "t.ply": ply.encode(), "t.off": ("OFF\n4 4 0\n" + corners + faces).encode()}
+    ply = (
+        "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
+        "element face 4\nproperty list uchar int vertex_indices\nend_header\n" + corners + faces
+    )
+    files = {
+        "b.stl": GOOD_STL,
+        "a.stl": ascii_stl.encode(),
+        "t.obj": obj.encode(),
+        "t.dae": dae.encode(),
+        "t.ply": ply.encode(),
+        "t.off": ("OFF\n4 4 0\n" + corners + faces).encode(),
+    }
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
         vol, com, _ = Mesh(str(tmp_path / name)).volume_com_inertia()
@@ -156,12 +176,14 @@ def test_mjcf_mesh_error_names_body_geom_and_file(tmp_path):
     (tmp_path / "bad.obj").write_text("v 0 0 0\nv 1 0 0\nf 1 2 3\n")
     (tmp_path / "m.xml").write_text(
         '<mujoco><asset><mesh name="shell" file="bad.obj"/></asset><worldbody><body name="cup">'
-        '<freejoint/><geom name="cup_geom" type="mesh" mesh="shell" mass="1"/></body></worldbody></mujoco>')
+        '<freejoint/><geom name="cup_geom" type="mesh" mesh="shell" mass="1"/></body></worldbody></mujoco>'
+    )
     with pytest.raises(ArticError, match="geom 'cup_geom' in body 'cup'.*bad.obj.*face index 3 is out of range"):
         artic.load_mjcf(tmp_path / "m.xml")
 
 
 # -- degenerate point sets -------------------------------------------------------------------------------------------
+
 
 def _thickened(points):
     with pytest.warns(RuntimeWarning, match="span no volume.*thickened"):
@@ -178,8 +200,9 @@ def test_flat_point_set_becomes_a_slab_of_documented_thickness():
     assert vol == pytest.approx(2.0 * 1.0 * t, rel=1e-9)
     np.testing.assert_allclose(com, 0.0, atol=1e-12)
     a, b, c = 2.0, 1.0, t  # full edge lengths: I = V (b^2 + c^2) / 12 ...
-    np.testing.assert_allclose(np.diag(inertia), vol / 12.0 * np.array([b * b + c * c, a * a + c * c, a * a + b * b]),
-                               rtol=1e-9)
+    np.testing.assert_allclose(
+        np.diag(inertia), vol / 12.0 * np.array([b * b + c * c, a * a + c * c, a * a + b * b]), rtol=1e-9
+    )
     verts, _ = convex_hull(shape.hull_points, "plate")
     assert np.ptp(verts[:, 2]) == pytest.approx(t)
 
@@ -252,14 +275,25 @@ def test_exactly_flat_grid_gives_a_slab_not_a_qhull_error():
 
 # -- shape validation ------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("make", [
-    lambda p: Box((0.1, 0.1, 0.1), local_pose=p), lambda p: Sphere(0.1, local_pose=p),
-    lambda p: Capsule(0.1, 0.2, local_pose=p), lambda p: ConvexMesh(TETRA, local_pose=p)])
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda p: Box((0.1, 0.1, 0.1), local_pose=p),
+        lambda p: Sphere(0.1, local_pose=p),
+        lambda p: Capsule(0.1, 0.2, local_pose=p),
+        lambda p: ConvexMesh(TETRA, local_pose=p),
+    ],
+)
 def test_non_finite_shape_pose_is_refused(make):
     """A NaN or inf shape pose is refused at construction and on assignment (it made the humanoid fall through the
     floor to -17 m); a zero quaternion too."""
-    for pose in (Transform((np.nan, 0.0, 0.0)), Transform((0.0, 0.0, np.inf)), Transform(q=(np.nan, 0, 0, 1)),
-                 Transform(q=(0.0, 0.0, 0.0, 0.0))):
+    for pose in (
+        Transform((np.nan, 0.0, 0.0)),
+        Transform((0.0, 0.0, np.inf)),
+        Transform(q=(np.nan, 0, 0, 1)),
+        Transform(q=(0.0, 0.0, 0.0, 0.0)),
+    ):
         with pytest.raises(ArticError, match="local_pose"):
             make(pose)
         shape = make(Transform())
@@ -272,9 +306,11 @@ def test_mjcf_geom_with_nan_pos_is_refused_naming_the_geom(tmp_path):
     file and the geom (it used to load and fall through the floor)."""
     (tmp_path / "m.xml").write_text(
         '<mujoco><worldbody><body name="torso" pos="0 0 1"><freejoint/>'
-        '<geom name="torso_geom" type="sphere" size="0.1" pos="nan 0 0"/></body></worldbody></mujoco>')
-    with pytest.raises(ArticError,
-                       match="m.xml.*geom 'torso_geom' in body 'torso': attribute pos='nan 0 0' is not finite"):
+        '<geom name="torso_geom" type="sphere" size="0.1" pos="nan 0 0"/></body></worldbody></mujoco>'
+    )
+    with pytest.raises(
+        ArticError, match="m.xml.*geom 'torso_geom' in body 'torso': attribute pos='nan 0 0' is not finite"
+    ):
         artic.load_mjcf(tmp_path / "m.xml")
 
 
@@ -290,9 +326,16 @@ def test_pose_edited_in_place_is_refused_before_the_step():
         artic.Scene(1).add_articulation(art)
 
 
-@pytest.mark.parametrize("make", [
-    lambda v: Box((0.1, v, 0.1)), lambda v: Sphere(v), lambda v: Capsule(v, 0.1), lambda v: Cylinder(0.1, v),
-    lambda v: ConvexMesh(np.vstack([TETRA, [v, 0.0, 0.0]]))])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: Box((0.1, v, 0.1)),
+        lambda v: Sphere(v),
+        lambda v: Capsule(v, 0.1),
+        lambda v: Cylinder(0.1, v),
+        lambda v: ConvexMesh(np.vstack([TETRA, [v, 0.0, 0.0]])),
+    ],
+)
 def test_nan_shape_size_is_refused(make):
     """NaN or inf in any size of any shape is refused with an ArticError at construction."""
     for v in (np.nan, np.inf):
@@ -312,6 +355,7 @@ def test_shape_errors_name_the_shape():
 
 
 # -- robots ------------------------------------------------------------------------------------------------------------
+
 
 def test_z1_and_b1_z1_step():
     """z1 and b1-z1 (example-robot-data) load and step with finite link poses (a raw QhullError escaped their
@@ -341,11 +385,17 @@ def test_reduced_hull_of_z1_meshes_spans_the_mesh(name):
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("rel", [
-    "panda_description/meshes/collision/link1.stl", "panda_description/meshes/collision/hand.stl",
-    "allegro_hand_description/meshes/link_0.0.STL", "solo_description/meshes/obj/with_foot/solo_foot.obj",
-    "baxter_description/meshes/torso/base_link_collision.DAE",
-    "anymal_b_simple_description/meshes/foot/anymal_foot.dae"])
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "panda_description/meshes/collision/link1.stl",
+        "panda_description/meshes/collision/hand.stl",
+        "allegro_hand_description/meshes/link_0.0.STL",
+        "solo_description/meshes/obj/with_foot/solo_foot.obj",
+        "baxter_description/meshes/torso/base_link_collision.DAE",
+        "anymal_b_simple_description/meshes/foot/anymal_foot.dae",
+    ],
+)
 def test_mesh_hull_mass_properties_match_coal(rel):
     """Volume, COM and inertia of a mesh's convex hull equal those of coal (hpp-fcl), which reads the file with
     assimp and integrates its own hull; DAE units and node transforms included (ANYmal's foot, whose broken texture
@@ -357,5 +407,6 @@ def test_mesh_hull_mass_properties_match_coal(rel):
     ref.buildConvexHull(True, "Qt")
     assert vol == pytest.approx(ref.convex.computeVolume(), rel=1e-5)
     np.testing.assert_allclose(com, ref.convex.computeCOM(), atol=1e-6 * np.cbrt(vol) + 1e-9)
-    np.testing.assert_allclose(inertia, ref.convex.computeMomentofInertiaRelatedToCOM(),
-                               atol=1e-5 * np.abs(inertia).max())
+    np.testing.assert_allclose(
+        inertia, ref.convex.computeMomentofInertiaRelatedToCOM(), atol=1e-5 * np.abs(inertia).max()
+    )

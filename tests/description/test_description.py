@@ -4,8 +4,22 @@ import numpy as np
 import pytest
 
 import artic
-from artic import (ArticError, ArticulationFlag, Axis, Box, Capsule, Cylinder, Drive, DriveType, JointType, Limit,
-                   Mesh, Motion, Sphere, Transform)
+from artic import (
+    ArticError,
+    ArticulationFlag,
+    Axis,
+    Box,
+    Capsule,
+    Cylinder,
+    Drive,
+    DriveType,
+    JointType,
+    Limit,
+    Mesh,
+    Motion,
+    Sphere,
+    Transform,
+)
 
 
 def _chain():
@@ -63,14 +77,20 @@ def test_link_ordering_breadth_first():
     assert a1.inbound_joint_dof == 2
     assert art.dof_count == 6
     assert art.dof_names == ["A", "B", "A1:swing1", "A1:swing2", "A2", "B1"]
-    assert [(j.name, ax) for j, ax in art.dof_list()] == [("A", Axis.TWIST), ("B", Axis.TWIST), ("A1", Axis.SWING1),
-                                                         ("A1", Axis.SWING2), ("A2", Axis.TWIST), ("B1", Axis.TWIST)]
+    assert [(j.name, ax) for j, ax in art.dof_list()] == [
+        ("A", Axis.TWIST),
+        ("B", Axis.TWIST),
+        ("A1", Axis.SWING1),
+        ("A1", Axis.SWING2),
+        ("A2", Axis.TWIST),
+        ("B1", Axis.TWIST),
+    ]
     assert art.joint_names == ["A", "B", "A1", "A2", "B1"]
 
 
 def test_pack_unpack_guide_example():
     """The guide's pack/unpack example: a 1-dof pendulum free on SWING2 maps 0.5 to maximal entry [SWING2]."""
-    art, root, link = _chain()
+    art, _root, link = _chain()
     link.inbound_joint.set_joint_type(JointType.REVOLUTE)
     link.inbound_joint.set_motion(Axis.SWING2, Motion.FREE)
     maximal = art.unpack_joint_data(np.array([0.5]))
@@ -82,7 +102,7 @@ def test_pack_unpack_guide_example():
 
 def test_pack_unpack_round_trip_batched():
     """pack(unpack(x)) = x for a leading env dimension on a tree with a 3-dof spherical and a prismatic joint."""
-    art, root, link = _chain()
+    art, _root, link = _chain()
     j = link.inbound_joint
     j.set_joint_type(JointType.SPHERICAL)
     for ax in (Axis.TWIST, Axis.SWING1, Axis.SWING2):
@@ -105,11 +125,15 @@ def test_pack_unpack_round_trip_batched():
         (lambda lk: setattr(lk, "mass", float("nan")), "mass must be finite"),
         (lambda lk: setattr(lk, "inertia", (1.0, 2.0)), "3 principal moments"),
         (lambda lk: lk.inbound_joint.set_motion(Axis.TWIST, Motion.FREE), "set the joint type before set_motion"),
-        (lambda lk: lk.inbound_joint.set_limit_params(Axis.TWIST, Limit(1.2, 0.3)),
-         r"joint 'l1': twist limit low 1.2 >= high 0.3"),
+        (
+            lambda lk: lk.inbound_joint.set_limit_params(Axis.TWIST, Limit(1.2, 0.3)),
+            r"joint 'l1': twist limit low 1.2 >= high 0.3",
+        ),
         (lambda lk: lk.inbound_joint.set_drive_target(Axis.TWIST, float("nan")), "drive target must be finite"),
-        (lambda lk: lk.inbound_joint.set_drive_params(Axis.X, Drive(-1.0, 0, 0, DriveType.FORCE)),
-         "stiffness must be >= 0"),
+        (
+            lambda lk: lk.inbound_joint.set_drive_params(Axis.X, Drive(-1.0, 0, 0, DriveType.FORCE)),
+            "stiffness must be >= 0",
+        ),
         (lambda lk: setattr(lk.inbound_joint, "parent_pose", Transform((0, 0, 0), (0, 0, 0, 2))), "not unit length"),
         (lambda lk: lk.articulation.create_link(None, None, "r2"), "already has root"),
         (lambda lk: lk.articulation.create_link(lk, None, "l1"), "already exists"),
@@ -166,8 +190,11 @@ def test_scene_input_validation():
     [
         (Box((0.1, 0.2, 0.3)), 1000 * 0.048, 1000 * 0.048 / 3 * np.array([0.13, 0.10, 0.05])),
         (Sphere(0.2), 1000 * 4 / 3 * np.pi * 0.008, 0.4 * 1000 * 4 / 3 * np.pi * 0.008 * 0.04 * np.ones(3)),
-        (Cylinder(0.1, 0.5), 1000 * np.pi * 0.01, 1000 * np.pi * 0.01 * np.array([0.005, (0.03 + 1.0) / 12,
-                                                                                  (0.03 + 1.0) / 12])),
+        (
+            Cylinder(0.1, 0.5),
+            1000 * np.pi * 0.01,
+            1000 * np.pi * 0.01 * np.array([0.005, (0.03 + 1.0) / 12, (0.03 + 1.0) / 12]),
+        ),
     ],
 )
 def test_update_mass_and_inertia_closed_forms(shape, mass, inertia):
@@ -192,8 +219,9 @@ def test_capsule_limits_and_offset_shapes(tmp_path):
     link2.update_mass_and_inertia(1.0)
     ms = 4 / 3 * np.pi * 1e-3
     assert link2.cmass_local_pose.p == pytest.approx(np.zeros(3), abs=1e-12)
-    assert np.sort(link2.inertia) == pytest.approx(np.sort([2 * 0.4 * ms * 0.01, 2 * ms * (0.004 + 1),
-                                                            2 * ms * (0.004 + 1)]))
+    assert np.sort(link2.inertia) == pytest.approx(
+        np.sort([2 * 0.4 * ms * 0.01, 2 * ms * (0.004 + 1), 2 * ms * (0.004 + 1)])
+    )
     odd = tmp_path / "x.3ds"  # mesh files are read when the shape is built: this one exists, in a foreign format
     odd.write_bytes(b"3ds")
     with pytest.warns(RuntimeWarning, match="not read"):

@@ -5,12 +5,12 @@ import warnings
 
 import numpy as np
 import pytest
-from tests.support.models import random_tree, robot_path, step_finite
 
 import artic
 from artic import ArticulationFlag, Axis, CacheFlag, Drive, DriveType, JointType, Motion, Transform
 from artic.assets import model_path
 from artic.description.mass_check import check_mass_properties, find_massless, mass_policy_arg, pivots
+from tests.support.models import random_tree, robot_path, step_finite
 
 URDF_NO_INERTIAL = """<robot name="arm">
   <link name="base"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/>
@@ -26,8 +26,17 @@ URDF_NO_INERTIAL = """<robot name="arm">
 """
 
 
-def _link(art, parent, name, axis=Axis.SWING1, mass=1.0, inertia=(0.01, 0.01, 0.01), com=(0.0, 0.0, 0.0),
-          offset=(0.0, 0.0, 0.3), joint_type=JointType.REVOLUTE):
+def _link(
+    art,
+    parent,
+    name,
+    axis=Axis.SWING1,
+    mass=1.0,
+    inertia=(0.01, 0.01, 0.01),
+    com=(0.0, 0.0, 0.0),
+    offset=(0.0, 0.0, 0.3),
+    joint_type=JointType.REVOLUTE,
+):
     link = art.create_link(parent, None, name)
     j = link.inbound_joint
     j.set_joint_type(joint_type)
@@ -66,7 +75,7 @@ def test_pivot_of_one_hinge_is_the_parallel_axis_inertia():
     art.get_joint("tip").set_armature(Axis.SWING1, 0.25)
     tip = [p for link, kind, p in pivots(art) if link.name == "tip"]
     # the hinge is about y through the joint origin; the COM lies 0.1 along x and 0.2 along z from it
-    assert tip == [pytest.approx(0.05 + 2.0 * (0.1 ** 2 + 0.2 ** 2) + 0.25, rel=1e-12)]
+    assert tip == [pytest.approx(0.05 + 2.0 * (0.1**2 + 0.2**2) + 0.25, rel=1e-12)]
 
 
 def test_pivots_multiply_to_the_determinant_of_the_mass_matrix():
@@ -213,8 +222,15 @@ def test_milligram_links_under_drives_are_repaired_and_step_in_32_envs():
     art.set_articulation_flag(ArticulationFlag.FIX_BASE)
     parent = art.create_link(None, Transform((0, 0, 1)), "base")
     for i in range(3):
-        parent = _link(art, parent, f"l{i}", axis=Axis.SWING1 if i % 2 else Axis.SWING2, mass=1e-6,
-                       inertia=(1e-9, 1e-9, 1e-9), offset=(0.0, 0.0, 0.0))
+        parent = _link(
+            art,
+            parent,
+            f"l{i}",
+            axis=Axis.SWING1 if i % 2 else Axis.SWING2,
+            mass=1e-6,
+            inertia=(1e-9, 1e-9, 1e-9),
+            offset=(0.0, 0.0, 0.0),
+        )
         j = parent.inbound_joint
         j.set_drive_params(j.dof_axes()[0], Drive(100.0, 10.0, 1e3, DriveType.FORCE))
         j.set_drive_target(j.dof_axes()[0], 0.5)
@@ -257,9 +273,16 @@ def _gimbal(middle_limit):
     parent = art.create_link(None, Transform((0, 0, 1)), "base")
     for name, axis in (("yaw", Axis.SWING2), ("pitch", Axis.TWIST), ("body", Axis.SWING1)):
         massless = name != "body"
-        parent = _link(art, parent, name, axis=axis, mass=0.0 if massless else 2.0,
-                       inertia=(0, 0, 0) if massless else (0.02, 0.03, 0.04), com=(0, 0, 0 if massless else -0.2),
-                       offset=(0, 0, 0))
+        parent = _link(
+            art,
+            parent,
+            name,
+            axis=axis,
+            mass=0.0 if massless else 2.0,
+            inertia=(0, 0, 0) if massless else (0.02, 0.03, 0.04),
+            com=(0, 0, 0 if massless else -0.2),
+            offset=(0, 0, 0),
+        )
         if name == "pitch":
             parent.inbound_joint.set_motion(Axis.TWIST, Motion.LIMITED)
             parent.inbound_joint.set_limit_params(Axis.TWIST, artic.Limit(-middle_limit, middle_limit))

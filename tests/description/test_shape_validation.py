@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 import artic
-from artic import (Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Sphere, Transform, TriangleMesh,
-                   ValidationError)
+from artic import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Sphere, Transform, TriangleMesh, ValidationError
 from artic.description.shapes import COARSE_LENGTH, MAX_FRICTION
 from artic.description.validate import MAX_MAGNITUDE
 
@@ -22,10 +21,12 @@ TETRA = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 
 
 def _obj(verts, faces) -> str:
     return "".join(f"v {x} {y} {z}\n" for x, y, z in verts) + "".join(
-        "f " + " ".join(str(i + 1) for i in f) + "\n" for f in faces)
+        "f " + " ".join(str(i + 1) for i in f) + "\n" for f in faces
+    )
 
 
 # -- mesh arrays on assignment ---------------------------------------------------------------------------------------
+
 
 def test_triangle_mesh_indices_are_checked_on_assignment():
     """The reviewer's segfault: triangles assigned after construction with an index past the vertices are refused
@@ -105,9 +106,16 @@ def test_convex_mesh_vertices_are_checked_on_assignment():
 
 # -- magnitudes ------------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("make, field", [
-    (lambda v: Sphere(v, name="s"), "radius"), (lambda v: Box((0.1, v, 0.1), name="s"), "half extent"),
-    (lambda v: Capsule(0.1, v, name="s"), "half_height"), (lambda v: Cylinder(v, 0.1, name="s"), "radius")])
+
+@pytest.mark.parametrize(
+    "make, field",
+    [
+        (lambda v: Sphere(v, name="s"), "radius"),
+        (lambda v: Box((0.1, v, 0.1), name="s"), "half extent"),
+        (lambda v: Capsule(0.1, v, name="s"), "half_height"),
+        (lambda v: Cylinder(v, 0.1, name="s"), "radius"),
+    ],
+)
 def test_absurd_shape_sizes_are_refused(make, field):
     """A size beyond MAX_MAGNITUDE (a static Sphere(1e20) turned every env NaN) is refused naming the shape and
     field; a size of exactly MAX_MAGNITUDE is accepted."""
@@ -128,8 +136,11 @@ def test_lengths_too_large_for_float32_contacts_warn():
     with pytest.warns(RuntimeWarning, match=r"sphere 'g': radius 200000 m .* only to ~0.012 m"):
         s.radius = 2e5
     with pytest.warns(RuntimeWarning, match=r"triangle mesh 'g': coordinate 1e\+06 m of vertex 2 .* ~0.06 m"):
-        TriangleMesh(vertices=FLOOR_V * [1.0, 1.0, 0.0] + [[0, 0, 0], [0, 0, 0], [0, 0, 1e6], [0, 0, 0]],
-                     triangles=FLOOR_T, name="g")
+        TriangleMesh(
+            vertices=FLOOR_V * [1.0, 1.0, 0.0] + [[0, 0, 0], [0, 0, 0], [0, 0, 1e6], [0, 0, 0]],
+            triangles=FLOOR_T,
+            name="g",
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         Box((COARSE_LENGTH, 1.0, 1.0))
@@ -186,9 +197,17 @@ def test_material_coefficients_are_bounded():
 
 # -- malformed values ------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("args, what", [
-    (("a",), "position p"), (((1, 2),), "position p"), (((1j, 0, 0),), "position p"),
-    (((0, 0, 0), "abcd"), "quaternion q"), (((0, 0, 0), (0, 0, 1)), "quaternion q")])
+
+@pytest.mark.parametrize(
+    "args, what",
+    [
+        (("a",), "position p"),
+        (((1, 2),), "position p"),
+        (((1j, 0, 0),), "position p"),
+        (((0, 0, 0), "abcd"), "quaternion q"),
+        (((0, 0, 0), (0, 0, 1)), "quaternion q"),
+    ],
+)
 def test_malformed_transform_raises_validation_error(args, what):
     """Transform of a string, the wrong count or complex numbers raises artic's ValidationError (still a
     ValueError for existing callers) naming the field; it used to raise NumPy's bare ValueError."""

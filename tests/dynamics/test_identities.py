@@ -21,8 +21,9 @@ def _setup(seed, floating, armature=True, kinds=None, n_links=9):
     scene.add_articulation(art)
     cache = art.create_cache()
     random_state(rng, art, cache)
-    art.apply_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM |
-                    CacheFlag.ROOT_VELOCITIES)
+    art.apply_cache(
+        cache, CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES
+    )
     return rng, art, scene, cache
 
 
@@ -119,8 +120,10 @@ def test_kinetic_energy(seed, floating):
     ke_m = 0.5 * np.einsum("ei,eij,ej->e", v, cache.mass_matrix, v)
     masses, _, inertias = _link_world_inertias(art, scene)
     lv = cache.link_velocity.astype(float)
-    ke_links = 0.5 * (np.einsum("l,eli,eli->e", masses, lv[..., :3], lv[..., :3]) +
-                      np.einsum("eli,elij,elj->e", lv[..., 3:], inertias, lv[..., 3:]))
+    ke_links = 0.5 * (
+        np.einsum("l,eli,eli->e", masses, lv[..., :3], lv[..., :3])
+        + np.einsum("eli,elij,elj->e", lv[..., 3:], inertias, lv[..., 3:])
+    )
     assert ke_m == pytest.approx(ke_links, rel=1e-4)
 
 
@@ -132,7 +135,7 @@ def test_jacobian_maps_generalized_to_link_velocities(seed, floating):
     assert (rows, cols) == (6 * (art.link_count - (0 if floating else 1)), art.dof_count + 6 * floating)
     art.copy_internal_state_to_cache(cache, CacheFlag.LINK_VELOCITY)
     jv = np.einsum("erc,ec->er", cache.dense_jacobian, _velocity(cache, floating))
-    lv = cache.link_velocity[:, (0 if floating else 1):].reshape(E, -1)
+    lv = cache.link_velocity[:, (0 if floating else 1) :].reshape(E, -1)
     assert np.abs(jv - lv).max() <= _tol(lv)
 
 
@@ -148,7 +151,8 @@ def test_centroidal_momentum_matrix(seed):
     lv = cache.link_velocity.astype(float)
     p = np.einsum("l,eli->ei", masses, lv[..., :3])
     ang = np.einsum("elij,elj->ei", inertias, lv[..., 3:]) + np.einsum(
-        "l,eli->ei", masses, np.cross(coms - g[:, None], lv[..., :3]))
+        "l,eli->ei", masses, np.cross(coms - g[:, None], lv[..., :3])
+    )
     ref = np.concatenate([p, ang], 1)
     assert np.abs(h - ref).max() <= _tol(ref)
     assert art.compute_articulation_com() == pytest.approx(g, abs=1e-5)
@@ -157,7 +161,7 @@ def test_centroidal_momentum_matrix(seed):
 def test_centroidal_bias_matches_finite_difference():
     """With zero generalized acceleration, d/dt (A_G v) = bias: central differences along the motion (root
     COM moving at constant velocity, root turning at constant angular velocity, joints at constant rates)."""
-    _, art, scene, cache = _setup(7, True, armature=False, kinds=("fix", "prismatic", "revolute"))
+    _, art, _scene, cache = _setup(7, True, armature=False, kinds=("fix", "prismatic", "revolute"))
     art.compute_centroidal_momentum_matrix(cache)
     bias = cache.centroidal_momentum_bias.astype(float).copy()
     v = _velocity(cache, True)

@@ -5,10 +5,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import artic
-from artic import CacheFlag
-from artic.assets import load_model, model_path
-from artic.interop.torch_views import control_views, state_views, wake
+import artic  # noqa: E402  (after the skip: the module needs torch)
+from artic import CacheFlag  # noqa: E402
+from artic.assets import load_model, model_path  # noqa: E402
+from artic.interop.torch_views import control_views, state_views, wake  # noqa: E402
 
 STATE = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES
 
@@ -105,8 +105,9 @@ def test_views_after_regrouping_are_taken_again():
     a2 = load_model(model_path("ant"))[0]
     scene.add_articulation(a2)
     old = control_views(scene, a2)["joint_force"]
-    joint = artic.SphericalJoint.from_body_frames(a1.root, artic.Transform((0, 0, 0.5)), a2.root,
-                                                  artic.Transform((0, 0, -0.5)), name="join")
+    joint = artic.SphericalJoint.from_body_frames(
+        a1.root, artic.Transform((0, 0, 0.5)), a2.root, artic.Transform((0, 0, -0.5)), name="join"
+    )
     scene.add_joint(joint)
     assert scene.view(a1).block is scene.view(a2).block
     new = control_views(scene, a2)["joint_force"]

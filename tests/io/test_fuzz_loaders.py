@@ -4,9 +4,9 @@ raise an ArticError naming the file; never another exception. Bounded: about 1,0
 from __future__ import annotations
 
 import pytest
-from tests.support.fuzz import load_mutants, make_mutants, sources
 
 from artic import ArticError
+from tests.support.fuzz import load_mutants, make_mutants, sources
 
 SEEDS = (0, 1, 2)
 PER_SEED = 300

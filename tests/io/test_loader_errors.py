@@ -9,12 +9,12 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from tests.support.models import robot_path, robots_dir
 
 import artic
 import artic.assets
 from artic import ArticError, Axis, Motion, UrdfError
 from artic.errors import MjcfError
+from tests.support.models import robot_path, robots_dir
 
 INERTIAL = '<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1"/></inertial>'
 
@@ -62,8 +62,15 @@ def test_joint_whose_parent_is_its_child_is_refused(tmp_path):
 def test_cycle_is_refused_naming_its_joints_and_links(tmp_path):
     """Links joined in a loop (each with one parent, so the root check passes) are refused with the cycle's joints
     and links named, instead of being dropped."""
-    body = (_link("root") + _link("a") + _link("b") + _link("c") + _joint("j0", "root", "a")
-            + _joint("jb", "c", "b") + _joint("jc", "b", "c"))
+    body = (
+        _link("root")
+        + _link("a")
+        + _link("b")
+        + _link("c")
+        + _joint("j0", "root", "a")
+        + _joint("jb", "c", "b")
+        + _joint("jc", "b", "c")
+    )
     msg = _raises(UrdfError, _urdf(tmp_path, body), "cycle", "joint 'jb'", "joint 'jc'")
     assert "'b'" in msg and "'c'" in msg
 
@@ -74,8 +81,10 @@ def test_ur5_with_a_self_parented_joint_is_refused(tmp_path):
     src = robot_path("ur5")
     share = robots_dir().parent.parent  # package://example-robot-data/... resolves from here
     assert artic.load_urdf(src).dof_count == 6  # the unmutated file
-    for mutate, name, expected in (("self", "shoulder_pan_joint", "link 'shoulder_link' is both the parent"),
-                                   ("swap", "elbow_joint", "link 'upper_arm_link' already has parent joint")):
+    for mutate, name, expected in (
+        ("self", "shoulder_pan_joint", "link 'shoulder_link' is both the parent"),
+        ("swap", "elbow_joint", "link 'upper_arm_link' already has parent joint"),
+    ):
         tree = ET.parse(src)
         joint = next(j for j in tree.getroot().iter("joint") if j.get("name") == name)
         parent, child = joint.find("parent"), joint.find("child")
@@ -90,21 +99,35 @@ def test_ur5_with_a_self_parented_joint_is_refused(tmp_path):
         assert str(out) in str(info.value)
 
 
-@pytest.mark.parametrize("body, parts", [
-    (_link("a") + _link("b") + _link("c") + _joint("j1", "a", "c") + _joint("j2", "b", "c"),
-     ["joint 'j2'", "link 'c' already has parent joint 'j1'"]),
-    (_link("a") + _joint("j", "nowhere", "a"), ["joint 'j'", "unknown link 'nowhere'", "<parent link=...>"]),
-    (_link("a") + _joint("j", "a", "ghost"), ["joint 'j'", "unknown link 'ghost'", "<child link=...>"]),
-    (_link("a") + _link("a"), ["link 'a' is defined twice"]),
-    (_link("a") + _link("b") + _link("c") + _joint("j", "a", "b") + _joint("j", "a", "c"),
-     ["joint 'j' is defined twice"]),
-    (_link("a") + _link("b") + _link("c") + _joint("j", "a", "b"), ["expected one root link, found 2", "'a'", "'c'"]),
-    (_link("a") + _link("b") + '<joint type="fixed"><parent link="a"/><child link="b"/></joint>',
-     ["<joint>", "attribute name is missing"]),
-    (_link("a") + "<link/>", ["<link #1>", "attribute name is missing"]),
-    (_link("a") + _link("b") + '<joint name="j"><parent link="a"/><child link="b"/></joint>',
-     ["joint 'j'", "attribute type is missing"]),
-])
+@pytest.mark.parametrize(
+    "body, parts",
+    [
+        (
+            _link("a") + _link("b") + _link("c") + _joint("j1", "a", "c") + _joint("j2", "b", "c"),
+            ["joint 'j2'", "link 'c' already has parent joint 'j1'"],
+        ),
+        (_link("a") + _joint("j", "nowhere", "a"), ["joint 'j'", "unknown link 'nowhere'", "<parent link=...>"]),
+        (_link("a") + _joint("j", "a", "ghost"), ["joint 'j'", "unknown link 'ghost'", "<child link=...>"]),
+        (_link("a") + _link("a"), ["link 'a' is defined twice"]),
+        (
+            _link("a") + _link("b") + _link("c") + _joint("j", "a", "b") + _joint("j", "a", "c"),
+            ["joint 'j' is defined twice"],
+        ),
+        (
+            _link("a") + _link("b") + _link("c") + _joint("j", "a", "b"),
+            ["expected one root link, found 2", "'a'", "'c'"],
+        ),
+        (
+            _link("a") + _link("b") + '<joint type="fixed"><parent link="a"/><child link="b"/></joint>',
+            ["<joint>", "attribute name is missing"],
+        ),
+        (_link("a") + "<link/>", ["<link #1>", "attribute name is missing"]),
+        (
+            _link("a") + _link("b") + '<joint name="j"><parent link="a"/><child link="b"/></joint>',
+            ["joint 'j'", "attribute type is missing"],
+        ),
+    ],
+)
 def test_urdf_tree_errors_name_the_element(tmp_path, body, parts):
     """Two parents, unknown parent/child links, duplicate link/joint names, several roots and unnamed elements are
     refused naming the element (by name, or by index when unnamed)."""
@@ -140,22 +163,37 @@ def test_zero_urdf_axis_names_the_joint(tmp_path):
 
 
 # -- URDF numbers -------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("extra, link_extra, parts", [
-    ('<origin xyz="1 x 3"/>', "", ["<origin> in joint 'j'", "xyz='1 x 3'", "expected 3 finite numbers"]),
-    ('<origin rpy="0 0"/>', "", ["<origin> in joint 'j'", "rpy='0 0'", "has 2 number(s), expected 3"]),
-    ('<limit lower="-1" upper="1" effort="" velocity="1"/>', "",
-     ["<limit> in joint 'j'", "effort=''", "expected 1 finite number"]),
-    ('<limit lower="abc" upper="1"/>', "", ["<limit> in joint 'j'", "lower='abc'", "malformed"]),
-    ('<limit lower="-1" upper="1" effort="1e300"/>', "", ["<limit> in joint 'j'", "effort='1e300'", "exceeds 1e+15"]),
-    ('<limit lower="-1" upper="1" effort="-5"/>', "", ["<limit> in joint 'j'", "effort='-5'", "must be >= 0"]),
-    ('<dynamics damping="nan"/>', "", ["<dynamics> in joint 'j'", "damping='nan'", "not finite"]),
-    ("", '<inertial><mass value=""/></inertial>', ["<mass> in <inertial> in link 'b'", "value=''", "expected 1"]),
-    ("", '<inertial><mass value="1e20"/></inertial>', ["<mass> in <inertial> in link 'b'", "exceeds 1e+15"]),
-    ("", '<inertial><mass value="1"/><inertia ixx="inf"/></inertial>', ["<inertia>", "ixx='inf'", "not finite"]),
-    ("", ('<collision><geometry><box size="1 1 1"/></geometry></collision><collision><geometry><sphere radius="-1"/>'
-          "</geometry></collision>"),
-     ["<sphere> in <geometry> in <collision #1> in link 'b'", "sphere 'b_collision1': radius"]),
-])
+@pytest.mark.parametrize(
+    "extra, link_extra, parts",
+    [
+        ('<origin xyz="1 x 3"/>', "", ["<origin> in joint 'j'", "xyz='1 x 3'", "expected 3 finite numbers"]),
+        ('<origin rpy="0 0"/>', "", ["<origin> in joint 'j'", "rpy='0 0'", "has 2 number(s), expected 3"]),
+        (
+            '<limit lower="-1" upper="1" effort="" velocity="1"/>',
+            "",
+            ["<limit> in joint 'j'", "effort=''", "expected 1 finite number"],
+        ),
+        ('<limit lower="abc" upper="1"/>', "", ["<limit> in joint 'j'", "lower='abc'", "malformed"]),
+        (
+            '<limit lower="-1" upper="1" effort="1e300"/>',
+            "",
+            ["<limit> in joint 'j'", "effort='1e300'", "exceeds 1e+15"],
+        ),
+        ('<limit lower="-1" upper="1" effort="-5"/>', "", ["<limit> in joint 'j'", "effort='-5'", "must be >= 0"]),
+        ('<dynamics damping="nan"/>', "", ["<dynamics> in joint 'j'", "damping='nan'", "not finite"]),
+        ("", '<inertial><mass value=""/></inertial>', ["<mass> in <inertial> in link 'b'", "value=''", "expected 1"]),
+        ("", '<inertial><mass value="1e20"/></inertial>', ["<mass> in <inertial> in link 'b'", "exceeds 1e+15"]),
+        ("", '<inertial><mass value="1"/><inertia ixx="inf"/></inertial>', ["<inertia>", "ixx='inf'", "not finite"]),
+        (
+            "",
+            (
+                '<collision><geometry><box size="1 1 1"/></geometry></collision>'
+                '<collision><geometry><sphere radius="-1"/></geometry></collision>'
+            ),
+            ["<sphere> in <geometry> in <collision #1> in link 'b'", "sphere 'b_collision1': radius"],
+        ),
+    ],
+)
 def test_urdf_number_errors_name_element_attribute_and_value(tmp_path, extra, link_extra, parts):
     """Every malformed, non-finite, absurdly large or out-of-range number names the file, the element (inside its
     named link or joint), the attribute, the bad text and the expected count."""
@@ -185,8 +223,12 @@ def test_bad_files_raise_the_loader_error(tmp_path, loader, error):
     empty.write_text("")
     broken = tmp_path / "broken.xml"
     broken.write_text("<robot><link name='a'></robot>")
-    cases = [(tmp_path / "missing.xml", "not found"), (empty, "the file is empty"), (tmp_path, "is a folder"),
-             (broken, "not valid XML")]
+    cases = [
+        (tmp_path / "missing.xml", "not found"),
+        (empty, "the file is empty"),
+        (tmp_path, "is a folder"),
+        (broken, "not valid XML"),
+    ]
     for path, message in cases:
         with pytest.raises(error, match=message) as info:
             loader(path)
@@ -204,29 +246,48 @@ def test_package_dirs_must_be_folders(tmp_path):
 
 
 # -- MJCF free joints, classes, compiler ----------------------------------------------------------------------------
-@pytest.mark.parametrize("body, parts", [
-    ('<body name="top"><freejoint/><geom size="0.1"/><body name="inner"><freejoint/><geom size="0.1"/></body></body>',
-     ["body 'inner'", "not a child of <worldbody>", "inside body 'top'"]),
-    (('<body name="top"><joint type="hinge"/><geom size="0.1"/><body name="inner"><joint type="free"/>'
-      '<geom size="0.1"/></body></body>'), ["body 'inner'", "free joint"]),
-    ('<body name="top"><freejoint/><joint name="h" type="hinge"/><geom size="0.1"/></body>',
-     ["body 'top'", "a free joint and 1 other joint"]),
-])
+@pytest.mark.parametrize(
+    "body, parts",
+    [
+        (
+            '<body name="top"><freejoint/><geom size="0.1"/><body name="inner"><freejoint/><geom size="0.1"/>'
+            "</body></body>",
+            ["body 'inner'", "not a child of <worldbody>", "inside body 'top'"],
+        ),
+        (
+            (
+                '<body name="top"><joint type="hinge"/><geom size="0.1"/><body name="inner"><joint type="free"/>'
+                '<geom size="0.1"/></body></body>'
+            ),
+            ["body 'inner'", "free joint"],
+        ),
+        (
+            '<body name="top"><freejoint/><joint name="h" type="hinge"/><geom size="0.1"/></body>',
+            ["body 'top'", "a free joint and 1 other joint"],
+        ),
+    ],
+)
 def test_misplaced_free_joints_are_refused(tmp_path, body, parts):
     """A free joint on a nested body, or beside a hinge on the same body, is refused naming the body (MuJoCo
     refuses both); they used to be dropped silently."""
     _raises(MjcfError, _mjcf(tmp_path, body), *parts)
 
 
-@pytest.mark.parametrize("head, body, parts", [
-    ("", '<body name="b"><geom name="g" class="nope" size="0.1"/></body>', ["geom 'g'", "class='nope'"]),
-    ("", '<body name="b" childclass="ghost"><geom size="0.1"/></body>', ["body 'b'", "childclass='ghost'"]),
-    ('<default><default class="a"/><default class="a"/></default>', '<body><geom size="1"/></body>',
-     ["default class 'a' is defined twice"]),
-    ('<compiler angle="grad"/>', '<body><geom size="1"/></body>', ["<compiler>", "angle='grad'", "degree, radian"]),
-    ('<compiler eulerseq="xyw"/>', '<body><geom size="1"/></body>', ["<compiler>", "eulerseq='xyw'"]),
-    ('<compiler coordinate="global"/>', '<body><geom size="1"/></body>', ["<compiler>", "coordinate='global'"]),
-])
+@pytest.mark.parametrize(
+    "head, body, parts",
+    [
+        ("", '<body name="b"><geom name="g" class="nope" size="0.1"/></body>', ["geom 'g'", "class='nope'"]),
+        ("", '<body name="b" childclass="ghost"><geom size="0.1"/></body>', ["body 'b'", "childclass='ghost'"]),
+        (
+            '<default><default class="a"/><default class="a"/></default>',
+            '<body><geom size="1"/></body>',
+            ["default class 'a' is defined twice"],
+        ),
+        ('<compiler angle="grad"/>', '<body><geom size="1"/></body>', ["<compiler>", "angle='grad'", "degree, radian"]),
+        ('<compiler eulerseq="xyw"/>', '<body><geom size="1"/></body>', ["<compiler>", "eulerseq='xyw'"]),
+        ('<compiler coordinate="global"/>', '<body><geom size="1"/></body>', ["<compiler>", "coordinate='global'"]),
+    ],
+)
 def test_undefined_classes_and_unknown_compiler_settings_are_refused(tmp_path, head, body, parts):
     """Undefined class/childclass references, duplicate classes and compiler angle/eulerseq/coordinate values artic
     does not implement are refused naming the element and the attribute."""
@@ -237,38 +298,58 @@ def test_eulerseq_matches_mujoco(tmp_path):
     """compiler eulerseq (intrinsic lower case, extrinsic upper case) gives MuJoCo's body orientation."""
     mujoco = pytest.importorskip("mujoco")
     for seq in ("xyz", "zyx", "XYZ", "zYx"):
-        path = _mjcf(tmp_path, '<body name="b" euler="30 -50 70"><joint/><geom size="0.1"/></body>',
-                     f'<compiler eulerseq="{seq}"/>', f"e_{seq}.xml")
+        path = _mjcf(
+            tmp_path,
+            '<body name="b" euler="30 -50 70"><joint/><geom size="0.1"/></body>',
+            f'<compiler eulerseq="{seq}"/>',
+            f"e_{seq}.xml",
+        )
         q = artic.load_mjcf(path).articulations[0].get_link("b").initial_pose.q  # (x, y, z, w)
         w, x, y, z = mujoco.MjModel.from_xml_path(str(path)).body_quat[1]
         assert abs(np.dot(q, [x, y, z, w])) == pytest.approx(1.0, abs=1e-9), seq
 
 
 # -- MJCF numbers -------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("body, parts", [
-    ('<body name="b"><geom name="g" type="capsule" size=""/></body>',
-     ["geom 'g'", "size=''", "a capsule geom needs 2 size value(s)"]),
-    ('<body name="b"><geom name="g" type="capsule" size="0.1"/></body>', ["geom 'g'", "needs 2 size value(s)"]),
-    ('<body name="b"><geom name="g" size="0.1 x"/></body>', ["geom 'g'", "size='0.1 x'", "0 to 3 finite numbers"]),
-    ('<body name="b"><geom type="capsule" fromto="0 0 0 1 0" size="0.1"/></body>',
-     ["<geom> in body 'b'", "fromto='0 0 0 1 0'", "has 5 number(s), expected 6"]),
-    ('<body name="b"><geom type="capsule" fromto="1 1 1 1 1 1" size="0.1"/></body>', ["end points coincide"]),
-    ('<body name="b" pos="0 0 1e20"><geom size="0.1"/></body>', ["body 'b'", "pos='0 0 1e20'", "exceeds 1e+15"]),
-    ('<body name="b"><geom size="0.1"/><geom size="0.2" mass="-1"/></body>',
-     ["<geom #1> in body 'b'", "mass='-1'", "must be >= 0"]),
-    ('<body name="b"><joint name="h" range="1"/><geom size="0.1"/></body>',
-     ["joint 'h'", "range='1'", "malformed", "expected 2 finite numbers"]),
-    ('<body name="b"><joint name="h" range="30 -30"/><geom size="0.1"/></body>', ["joint 'h'", "low must be below"]),
-    ('<body name="b"><joint name="h" limited="true"/><geom size="0.1"/></body>', ["joint 'h'", "without a range"]),
-    ('<body name="b"><joint name="h" damping="-1"/><geom size="0.1"/></body>', ["joint 'h'", "damping='-1'"]),
-    ('<body name="b"><geom size="0.1"/><inertial mass="1"/></body>',
-     ["<inertial> in body 'b'", "exactly one of diaginertia and fullinertia"]),
-    ('<body name="b"><geom size="0.1"/><inertial mass="inf" diaginertia="1 1 1"/></body>', ["mass='inf'"]),
-    ('<body name="b"><geom type="mesh" mesh="ghost"/></body>', ["mesh='ghost'", "names no <mesh>"]),
-    ('<body name="b"><geom size="0.1" contype="1.5"/></body>', ["contype='1.5'", "not an integer"]),
-    ('<body name="b"><geom name="g" size="-1"/></body>', ["geom 'g' in body 'b'", "sphere 'g': radius must be"]),
-    ('<body name="b"><frame><geom size="0.1"/></frame></body>', ["<frame> in body 'b'", "not supported"]),
-])
+@pytest.mark.parametrize(
+    "body, parts",
+    [
+        (
+            '<body name="b"><geom name="g" type="capsule" size=""/></body>',
+            ["geom 'g'", "size=''", "a capsule geom needs 2 size value(s)"],
+        ),
+        ('<body name="b"><geom name="g" type="capsule" size="0.1"/></body>', ["geom 'g'", "needs 2 size value(s)"]),
+        ('<body name="b"><geom name="g" size="0.1 x"/></body>', ["geom 'g'", "size='0.1 x'", "0 to 3 finite numbers"]),
+        (
+            '<body name="b"><geom type="capsule" fromto="0 0 0 1 0" size="0.1"/></body>',
+            ["<geom> in body 'b'", "fromto='0 0 0 1 0'", "has 5 number(s), expected 6"],
+        ),
+        ('<body name="b"><geom type="capsule" fromto="1 1 1 1 1 1" size="0.1"/></body>', ["end points coincide"]),
+        ('<body name="b" pos="0 0 1e20"><geom size="0.1"/></body>', ["body 'b'", "pos='0 0 1e20'", "exceeds 1e+15"]),
+        (
+            '<body name="b"><geom size="0.1"/><geom size="0.2" mass="-1"/></body>',
+            ["<geom #1> in body 'b'", "mass='-1'", "must be >= 0"],
+        ),
+        (
+            '<body name="b"><joint name="h" range="1"/><geom size="0.1"/></body>',
+            ["joint 'h'", "range='1'", "malformed", "expected 2 finite numbers"],
+        ),
+        (
+            '<body name="b"><joint name="h" range="30 -30"/><geom size="0.1"/></body>',
+            ["joint 'h'", "low must be below"],
+        ),
+        ('<body name="b"><joint name="h" limited="true"/><geom size="0.1"/></body>', ["joint 'h'", "without a range"]),
+        ('<body name="b"><joint name="h" damping="-1"/><geom size="0.1"/></body>', ["joint 'h'", "damping='-1'"]),
+        (
+            '<body name="b"><geom size="0.1"/><inertial mass="1"/></body>',
+            ["<inertial> in body 'b'", "exactly one of diaginertia and fullinertia"],
+        ),
+        ('<body name="b"><geom size="0.1"/><inertial mass="inf" diaginertia="1 1 1"/></body>', ["mass='inf'"]),
+        ('<body name="b"><geom type="mesh" mesh="ghost"/></body>', ["mesh='ghost'", "names no <mesh>"]),
+        ('<body name="b"><geom size="0.1" contype="1.5"/></body>', ["contype='1.5'", "not an integer"]),
+        ('<body name="b"><geom name="g" size="-1"/></body>', ["geom 'g' in body 'b'", "sphere 'g': radius must be"]),
+        ('<body name="b"><frame><geom size="0.1"/></frame></body>', ["<frame> in body 'b'", "not supported"]),
+    ],
+)
 def test_mjcf_value_errors_name_element_attribute_and_value(tmp_path, body, parts):
     """Malformed, wrongly counted, non-finite, absurd or inconsistent values name the file, the element (by name,
     or by index in its named body), the attribute, the bad text and what was expected (they used to read
@@ -292,32 +373,50 @@ def test_mjcf_actuator_and_mesh_asset_errors(tmp_path):
 def test_mjcf_derived_magnitudes_are_refused(tmp_path):
     """Values each below 1e15 whose products are absurd are refused too: a geom-derived mass (size 1e14 gives
     ~4e45 kg, inf in float32) and a position gain kp times gear beyond 1e15."""
-    _raises(MjcfError, _mjcf(tmp_path, '<body name="b"><joint/><geom size="1e14"/></body>'),
-            "body 'b'", "its geoms give a mass of", "beyond 1e15")
+    _raises(
+        MjcfError,
+        _mjcf(tmp_path, '<body name="b"><joint/><geom size="1e14"/></body>'),
+        "body 'b'",
+        "its geoms give a mass of",
+        "beyond 1e15",
+    )
     path = tmp_path / "a.xml"
-    path.write_text('<mujoco><worldbody><body name="b"><joint name="h"/><geom size="0.1"/></body></worldbody>'
-                    '<actuator><position name="p" joint="h" kp="1e10" gear="1e10"/></actuator></mujoco>')
+    path.write_text(
+        '<mujoco><worldbody><body name="b"><joint name="h"/><geom size="0.1"/></body></worldbody>'
+        '<actuator><position name="p" joint="h" kp="1e10" gear="1e10"/></actuator></mujoco>'
+    )
     _raises(MjcfError, path, "position 'p'", "gain times gear (1e+20) exceeds 1e+15")
 
 
 def test_mjcf_class_value_errors_say_they_are_inherited(tmp_path):
     """A bad value that comes from a <default> class names the element that uses it and says it is inherited."""
-    path = _mjcf(tmp_path, '<body name="b"><joint name="h" class="c"/><geom size="0.1"/></body>',
-                 '<default><default class="c"><joint armature="x"/></default></default>')
+    path = _mjcf(
+        tmp_path,
+        '<body name="b"><joint name="h" class="c"/><geom size="0.1"/></body>',
+        '<default><default class="c"><joint armature="x"/></default></default>',
+    )
     _raises(MjcfError, path, "joint 'h'", "armature='x' (inherited from its <default> class)")
 
 
 def test_duplicate_mjcf_joint_names_and_dropped_sections(tmp_path):
     """Two joints with one name are refused (actuators would bind the wrong one); an <equality> element artic cannot
     map (a joint equality without joint2) is dropped with a warning naming it."""
-    body = ('<body name="a"><joint name="h"/><geom size="0.1"/><body name="b"><joint name="h"/><geom size="0.1"/>'
-            "</body></body>")
+    body = (
+        '<body name="a"><joint name="h"/><geom size="0.1"/><body name="b"><joint name="h"/><geom size="0.1"/>'
+        "</body></body>"
+    )
     _raises(MjcfError, _mjcf(tmp_path, body), "joint 'h' is defined twice")
     path = tmp_path / "t.xml"
-    path.write_text('<mujoco><worldbody><body name="a"><joint name="h"/><geom size="0.1"/></body></worldbody>'
-                    '<equality><joint joint1="h"/></equality></mujoco>')
-    with pytest.warns(RuntimeWarning, match=re.escape("<joint> in <equality>: only a linear polynomial between two "
-                                                      "joints maps onto a mimic joint; dropped")):
+    path.write_text(
+        '<mujoco><worldbody><body name="a"><joint name="h"/><geom size="0.1"/></body></worldbody>'
+        '<equality><joint joint1="h"/></equality></mujoco>'
+    )
+    with pytest.warns(
+        RuntimeWarning,
+        match=re.escape(
+            "<joint> in <equality>: only a linear polynomial between two joints maps onto a mimic joint; dropped"
+        ),
+    ):
         artic.load_mjcf(path)
 
 
@@ -337,8 +436,9 @@ def test_shipped_models_still_load_without_value_warnings():
         ant = artic.load_mjcf(artic.assets.ASSETS / "mjcf" / "ant.xml")
         humanoid = artic.load_mjcf(artic.assets.ASSETS / "mjcf" / "humanoid.xml")
     assert ant.articulations[0].dof_count == 8 and humanoid.articulations[0].dof_count == 17
-    others = [str(w.message) for w in caught if "tendon" not in str(w.message)
-              and "not used by artic" not in str(w.message)]
+    others = [
+        str(w.message) for w in caught if "tendon" not in str(w.message) and "not used by artic" not in str(w.message)
+    ]
     assert len(others) == 3 and all("<option>" in m for m in others)
     assert sum("integrator='RK4'" in m for m in others) == 2
 
@@ -352,13 +452,16 @@ def test_mjcf_include_is_expanded_nested_and_relative_to_the_including_file(tmp_
     (tmp_path / "parts" / "arm.xml").write_text(
         '<mujoco><body name="upper" pos="0 0 1"><joint name="shoulder" type="hinge" axis="0 1 0"/>'
         '<geom type="capsule" size="0.05" fromto="0 0 0 0 0 -0.4" mass="2"/>'
-        '<include file="hand.xml"/></body></mujoco>')
+        '<include file="hand.xml"/></body></mujoco>'
+    )
     (tmp_path / "parts" / "hand.xml").write_text(
         '<mujoco><body name="hand" pos="0 0 -0.4"><joint name="wrist" type="hinge" axis="1 0 0"/>'
-        '<geom type="sphere" size="0.06" mass="0.5"/></body></mujoco>')
+        '<geom type="sphere" size="0.06" mass="0.5"/></body></mujoco>'
+    )
     (tmp_path / "model.xml").write_text(
         '<mujoco><worldbody><body name="base"><geom type="box" size="0.1 0.1 0.1" mass="5"/>'
-        '<include file="parts/arm.xml"/></body></worldbody></mujoco>')
+        '<include file="parts/arm.xml"/></body></worldbody></mujoco>'
+    )
     model = artic.load_mjcf(tmp_path / "model.xml")
     art = model.articulations[0]
     assert art.dof_names == ["shoulder", "wrist"]
@@ -374,7 +477,7 @@ def test_mjcf_circular_and_repeated_includes_are_refused(tmp_path):
     (tmp_path / "b.xml").write_text('<mujoco><include file="a.xml"/></mujoco>')
     with pytest.raises(artic.ArticError, match="includes itself"):
         artic.load_mjcf(tmp_path / "a.xml")
-    (tmp_path / "c.xml").write_text('<mujoco><worldbody/></mujoco>')
+    (tmp_path / "c.xml").write_text("<mujoco><worldbody/></mujoco>")
     (tmp_path / "d.xml").write_text('<mujoco><include file="c.xml"/><include file="c.xml"/></mujoco>')
     with pytest.raises(artic.ArticError, match="included twice"):
         artic.load_mjcf(tmp_path / "d.xml")

@@ -32,8 +32,13 @@ def test_every_example_robot_data_urdf_loads_or_is_refused_clearly():
         assert name in msg  # the file is named ...
         assert any(w in msg for w in ("link '", "joint '", "no <link>")), msg  # ... and the element
     # the refusals are the broken files: an empty <robot> and non-PSD inertias
-    assert set(refused) <= {"ur3.urdf", "romeo_laas_small.urdf", "tiago.urdf", "tiago_dual.urdf",
-                            "tiago_no_hand.urdf"}, refused
+    assert set(refused) <= {
+        "ur3.urdf",
+        "romeo_laas_small.urdf",
+        "tiago.urdf",
+        "tiago_dual.urdf",
+        "tiago_no_hand.urdf",
+    }, refused
     assert len(loaded) >= 60
 
 
@@ -62,8 +67,12 @@ def test_panda_mapping():
     assert f1.get_joint_type() == JointType.PRISMATIC and f1.get_motion(Axis.X) == Motion.LIMITED
     assert urdf_mimic_tags(robot_path("panda")) == [("panda_finger_joint2", "panda_finger_joint1", 1.0, 0.0)]
     (mimic,) = art.get_mimic_joints()  # q2 = 1 q1 + 0 as q2 - q1 + 0 = 0
-    assert (mimic.joint_a.name, mimic.joint_b.name, mimic.gear_ratio, mimic.offset) == \
-        ("panda_finger_joint2", "panda_finger_joint1", -1.0, 0.0)
+    assert (mimic.joint_a.name, mimic.joint_b.name, mimic.gear_ratio, mimic.offset) == (
+        "panda_finger_joint2",
+        "panda_finger_joint1",
+        -1.0,
+        0.0,
+    )
     link0 = art.get_link("panda_link0")
     assert link0.mass == pytest.approx(0.629769)
     assert link0.shapes and all(s.filename.endswith(".stl") for s in link0.shapes)
@@ -82,10 +91,15 @@ LINK = '<link name="{0}"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz
 def test_axis_sign_and_zero_are_kept(tmp_path):
     """A revolute joint about -y: positive q rotates the child by -q about y, as URDF says, and q = 0 is the
     URDF zero; the child's pose follows origin * Rot(axis, q)."""
-    body = LINK.format("a") + LINK.format("b") + (
-        '<joint name="j" type="revolute"><parent link="a"/><child link="b"/>'
-        '<origin xyz="0 0 1" rpy="0 0 0"/><axis xyz="0 -1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/>'
-        '</joint>')
+    body = (
+        LINK.format("a")
+        + LINK.format("b")
+        + (
+            '<joint name="j" type="revolute"><parent link="a"/><child link="b"/>'
+            '<origin xyz="0 0 1" rpy="0 0 0"/><axis xyz="0 -1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/>'
+            "</joint>"
+        )
+    )
     art = artic.load_urdf(_write(tmp_path, body))
     scene = artic.Scene()
     scene.add_articulation(art)
@@ -105,19 +119,35 @@ def test_axis_sign_and_zero_are_kept(tmp_path):
     [
         ("", "no <link> elements"),
         (LINK.format("a") + LINK.format("b"), "expected one root link"),
-        (LINK.format("a") + LINK.format("b") + '<joint name="j" type="planar"><parent link="a"/><child link="b"/>'
-         "</joint>", "joint 'j': joint type 'planar' is not supported"),
-        (LINK.format("a") + '<joint name="j" type="fixed"><parent link="a"/><child link="zz"/></joint>',
-         "joint 'j': refers to unknown link 'zz'"),
-        (LINK.format("a") + LINK.format("b") + '<joint name="j" type="revolute"><parent link="a"/>'
-         '<child link="b"/><limit lower="1" upper="-1"/></joint>', "lower 1.0 > upper -1.0"),
-        (LINK.format("a") + LINK.format("b") + '<joint name="j" type="revolute"><parent link="a"/>'
-         '<child link="b"/><axis xyz="0 0 0"/></joint>', "<axis xyz> is zero"),
+        (
+            LINK.format("a") + LINK.format("b") + '<joint name="j" type="planar"><parent link="a"/><child link="b"/>'
+            "</joint>",
+            "joint 'j': joint type 'planar' is not supported",
+        ),
+        (
+            LINK.format("a") + '<joint name="j" type="fixed"><parent link="a"/><child link="zz"/></joint>',
+            "joint 'j': refers to unknown link 'zz'",
+        ),
+        (
+            LINK.format("a") + LINK.format("b") + '<joint name="j" type="revolute"><parent link="a"/>'
+            '<child link="b"/><limit lower="1" upper="-1"/></joint>',
+            "lower 1.0 > upper -1.0",
+        ),
+        (
+            LINK.format("a") + LINK.format("b") + '<joint name="j" type="revolute"><parent link="a"/>'
+            '<child link="b"/><axis xyz="0 0 0"/></joint>',
+            "<axis xyz> is zero",
+        ),
         ('<link name="a"><inertial><mass value="-2"/></inertial></link>', "mass must be >= 0"),
-        ('<link name="a"><collision><geometry><mesh filename="package://nowhere/m.stl"/></geometry></collision>'
-         "</link>", "cannot resolve 'package://nowhere/m.stl'"),
-        ('<link name="a"><collision><geometry><box size="1 2"/></geometry></collision></link>',
-         "expected 3 finite numbers"),
+        (
+            '<link name="a"><collision><geometry><mesh filename="package://nowhere/m.stl"/></geometry></collision>'
+            "</link>",
+            "cannot resolve 'package://nowhere/m.stl'",
+        ),
+        (
+            '<link name="a"><collision><geometry><box size="1 2"/></geometry></collision></link>',
+            "expected 3 finite numbers",
+        ),
     ],
 )
 def test_broken_urdfs_raise_urdf_error(tmp_path, body, message):
@@ -134,10 +164,19 @@ def test_not_xml_and_missing_file(tmp_path):
         artic.load_urdf(tmp_path / "missing.urdf")
 
 
-_TETRA_STL = "solid t\n" + "".join(
-    "facet normal 0 0 0\nouter loop\n" + "".join(f"vertex {v}\n" for v in tri) + "endloop\nendfacet\n"
-    for tri in (("0 0 0", "0 1 0", "1 0 0"), ("0 0 0", "1 0 0", "0 0 1"), ("0 0 0", "0 0 1", "0 1 0"),
-                ("1 0 0", "0 1 0", "0 0 1"))) + "endsolid t\n"
+_TETRA_STL = (
+    "solid t\n"
+    + "".join(
+        "facet normal 0 0 0\nouter loop\n" + "".join(f"vertex {v}\n" for v in tri) + "endloop\nendfacet\n"
+        for tri in (
+            ("0 0 0", "0 1 0", "1 0 0"),
+            ("0 0 0", "1 0 0", "0 0 1"),
+            ("0 0 0", "0 0 1", "0 1 0"),
+            ("1 0 0", "0 1 0", "0 0 1"),
+        )
+    )
+    + "endsolid t\n"
+)
 
 
 def test_package_dirs_search_path(tmp_path):
@@ -147,8 +186,10 @@ def test_package_dirs_search_path(tmp_path):
     (pkg / "m.stl").write_text(_TETRA_STL)  # mesh files are read at load, so it must be a valid mesh
     sub = tmp_path / "robot"
     sub.mkdir()
-    body = '<link name="a"><collision><geometry><mesh filename="package://mypkg/meshes/m.stl"/></geometry>' \
-           "</collision></link>"
+    body = (
+        '<link name="a"><collision><geometry><mesh filename="package://mypkg/meshes/m.stl"/></geometry>'
+        "</collision></link>"
+    )
     path = _write(sub, body)
     with pytest.raises(UrdfError):
         artic.load_urdf(path)
@@ -162,7 +203,8 @@ def test_floating_world_joint_and_primitives(tmp_path):
         '<link name="base"><inertial><mass value="2"/><inertia ixx="1" iyy="1" izz="1"/></inertial>'
         '<collision><geometry><cylinder radius="0.1" length="0.4"/></geometry></collision>'
         '<collision><geometry><sphere radius="0.2"/></geometry></collision></link>'
-        '<joint name="free" type="floating"><parent link="world"/><child link="base"/></joint>')
+        '<joint name="free" type="floating"><parent link="world"/><child link="base"/></joint>'
+    )
     art = artic.load_urdf(_write(tmp_path, body))
     assert not art.fix_base and art.link_count == 1
     cyl = art.root.shapes[0]

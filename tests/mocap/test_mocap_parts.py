@@ -8,8 +8,18 @@ import pytest
 
 import artic
 from artic import ArticError, Transform, ValidationError
-from artic.mocap import (MarkerRig, MarkerSet, Segment, SegmentModel, fit_markers, load_segment_model, read_c3d,
-                         save_segment_model, track_markers, write_c3d)
+from artic.mocap import (
+    MarkerRig,
+    MarkerSet,
+    Segment,
+    SegmentModel,
+    fit_markers,
+    load_segment_model,
+    read_c3d,
+    save_segment_model,
+    track_markers,
+    write_c3d,
+)
 from artic.mocap.synthetic import humanoid, humanoid_markers
 
 
@@ -20,8 +30,9 @@ def _pendulum(envs=2):
     b.link.linear_damping = b.link.angular_damping = 0.0
     b.articulation.sleep_threshold = 0.0
     scene.add_actor(b)
-    j = scene.add_joint(artic.SphericalJoint.from_body_frames(b, Transform((0.0, 0.0, 0.5)), None,
-                                                             Transform((0.0, 0.0, 1.0))))
+    j = scene.add_joint(
+        artic.SphericalJoint.from_body_frames(b, Transform((0.0, 0.0, 0.5)), None, Transform((0.0, 0.0, 1.0)))
+    )
     return scene, b, j
 
 
@@ -32,7 +43,7 @@ def test_joint_enabled_per_env():
         scene.step(0.01)
     z = scene.get_actor_pose(b)[:, 2]
     assert abs(z[0] - 0.5) < 1e-3  # held
-    assert z[1] < 0.5 - 0.5 * 9.81 * 0.5 ** 2 * 0.9  # free fall over 0.5 s
+    assert z[1] < 0.5 - 0.5 * 9.81 * 0.5**2 * 0.9  # free fall over 0.5 s
     f = scene.get_joint_forces(j).wrench_a
     assert abs(f[0, 2] - 2.0 * 9.81) < 0.05 and np.all(f[1] == 0.0)
     assert list(scene.get_joint_enabled(j)) == [True, False]
@@ -64,7 +75,7 @@ def test_spherical_joint_at_half_a_revolution_stays_finite():
 
 def test_segment_model_round_trips_and_validates():
     m = humanoid()
-    art, links = m.to_articulation()
+    art, _links = m.to_articulation()
     back = SegmentModel.from_articulation(art)
     for a, b in zip(m.segments, back.segments):
         assert a.name == b.name and a.parent == b.parent and abs(a.mass - b.mass) < 1e-12
@@ -100,8 +111,9 @@ def test_model_file_round_trip_and_mujoco_oracle(tmp_path):
     world = m.reference_poses()[[m.index(s) for s in segs], :3] + att
     assert np.allclose([site[n] for n in names], world, atol=1e-9)
     bad = tmp_path / "bad.xml"
-    bad.write_text("<mujoco><worldbody><body name='a'><inertial mass='1' diaginertia='1 1'/></body></worldbody>"
-                   "</mujoco>")
+    bad.write_text(
+        "<mujoco><worldbody><body name='a'><inertial mass='1' diaginertia='1 1'/></body></worldbody></mujoco>"
+    )
     with pytest.raises(ArticError, match="diaginertia"):
         load_segment_model(bad)
     with pytest.raises(ArticError, match="does not exist"):
@@ -160,31 +172,56 @@ def test_missing_marker_is_switched_off_in_its_env():
 def test_cli_fit_and_track(tmp_path):
     from artic.cli.main import main
     from artic.mocap.synthetic import record_markers, simulate_motion
+
     m = humanoid()
     names, segs, att = humanoid_markers(m)
     motion = simulate_motion(m, seconds=0.2, rate=100.0)
     ms = record_markers(motion, [m.index(s) for s in segs], att, names, segs)
     write_c3d(tmp_path / "m.c3d", ms)
     save_segment_model(tmp_path / "model.xml", m, names, segs, att)
-    assert main(["fit", str(tmp_path / "m.c3d"), "--model", str(tmp_path / "model.xml"), "--out",
-                 str(tmp_path / "fit"), "--epochs", "2", "--relax-steps", "5", "--envs", "4"]) == 0
-    fitted, n2, _, a2 = load_segment_model(tmp_path / "fit" / "fitted.xml")
+    assert (
+        main(
+            [
+                "fit",
+                str(tmp_path / "m.c3d"),
+                "--model",
+                str(tmp_path / "model.xml"),
+                "--out",
+                str(tmp_path / "fit"),
+                "--epochs",
+                "2",
+                "--relax-steps",
+                "5",
+                "--envs",
+                "4",
+            ]
+        )
+        == 0
+    )
+    _fitted, n2, _, a2 = load_segment_model(tmp_path / "fit" / "fitted.xml")
     assert n2 == names and np.all(np.isfinite(a2))
     assert (tmp_path / "fit" / "fit_report.png").is_file()
-    assert main(["track", str(tmp_path / "m.c3d"), "--model", str(tmp_path / "model.xml"), "--out",
-                 str(tmp_path / "track")]) == 0
+    assert (
+        main(
+            ["track", str(tmp_path / "m.c3d"), "--model", str(tmp_path / "model.xml"), "--out", str(tmp_path / "track")]
+        )
+        == 0
+    )
     out = np.load(tmp_path / "track" / "track.npz")
     assert out["joint_torques"].shape == (ms.frames, 12, 3) and np.all(np.isfinite(out["joint_torques"]))
     # a site that is not a marker of the file: a clear error, exit code 2
     save_segment_model(tmp_path / "other.xml", m, ["x" + n for n in names], segs, att)
-    assert main(["track", str(tmp_path / "m.c3d"), "--model", str(tmp_path / "other.xml"), "--out",
-                 str(tmp_path / "t2")]) == 2
+    assert (
+        main(["track", str(tmp_path / "m.c3d"), "--model", str(tmp_path / "other.xml"), "--out", str(tmp_path / "t2")])
+        == 2
+    )
 
 
 def test_batched_quaternion_helpers_match_scipy():
     from scipy.spatial.transform import Rotation
 
     from artic.math.np_spatial import quats_conj, quats_mul, quats_rotate, quats_to_rotvec
+
     rng = np.random.default_rng(1)
     a, b = Rotation.random(50, random_state=2), Rotation.random(50, random_state=3)
     v = rng.normal(size=(50, 3))

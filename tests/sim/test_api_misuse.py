@@ -8,8 +8,21 @@ import pytest
 import warp as wp
 
 import artic
-from artic import (ArticError, ArticulationFlag, Axis, Box, CacheFlag, Drive, DriveType, JointType, Limit, Motion,
-                   Sphere, StateError, Transform)
+from artic import (
+    ArticError,
+    ArticulationFlag,
+    Axis,
+    Box,
+    CacheFlag,
+    Drive,
+    DriveType,
+    JointType,
+    Limit,
+    Motion,
+    Sphere,
+    StateError,
+    Transform,
+)
 from artic.sim.builders.arrays import bytes_per_env
 from artic.sim.memory import allocation_errors, available_bytes
 from tests.support.models import random_tree
@@ -58,13 +71,16 @@ def test_articulation_flag_value_must_be_bool():
         art.set_articulation_flag(ArticulationFlag.DISABLE_SELF_COLLISION, "no")
 
 
-@pytest.mark.parametrize("flags, message", [
-    ("POSITION", r"pass artic\.CacheFlag\.POSITION"),
-    (1 << 20, r"not artic\.CacheFlag flags \(1048576\); the flags are VELOCITY \(1\)"),
-    (CacheFlag.ALL | (1 << 9), r"not artic\.CacheFlag flags \(512\)"),
-    (2.5, "must be an artic.CacheFlag"),
-    (True, "must be an artic.CacheFlag"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        ("POSITION", r"pass artic\.CacheFlag\.POSITION"),
+        (1 << 20, r"not artic\.CacheFlag flags \(1048576\); the flags are VELOCITY \(1\)"),
+        (CacheFlag.ALL | (1 << 9), r"not artic\.CacheFlag flags \(512\)"),
+        (2.5, "must be an artic.CacheFlag"),
+        (True, "must be an artic.CacheFlag"),
+    ],
+)
 def test_bad_cache_flags_are_refused(flags, message):
     """apply_cache and copy_internal_state_to_cache refuse strings, non-integers and unknown bits."""
     _, art, cache = _in_scene()
@@ -76,17 +92,26 @@ def test_bad_cache_flags_are_refused(flags, message):
 # -- 2. cache fields --------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("field, flag", [("joint_position", CacheFlag.POSITION), ("joint_force", CacheFlag.FORCE),
-                                         ("joint_target_positions", CacheFlag.JOINT_TARGET_POSITIONS),
-                                         ("link_force", CacheFlag.LINK_FORCE)])
-@pytest.mark.parametrize("make, message", [
-    (lambda a: a.astype(complex), r"is complex, must be a finite float32 array of shape \(2, \d+(, 3)?\)"),
-    (lambda a: a.astype(str), "is dtype <U32, must be a finite float32 array"),
-    (lambda a: a.astype(object), "is dtype object, must be"),
-    (lambda a: a[:1], r"has shape \(1, \d+(, 3)?\), expected \(2, \d+(, 3)?\)"),
-    (lambda a: a.tolist()[:1], r"has shape \(1,"),
-    (lambda a: np.full_like(a, 3e38), r"has 3e\+38 at index \(0, 0(, 0)?\), beyond \+-1e\+15"),
-])
+@pytest.mark.parametrize(
+    "field, flag",
+    [
+        ("joint_position", CacheFlag.POSITION),
+        ("joint_force", CacheFlag.FORCE),
+        ("joint_target_positions", CacheFlag.JOINT_TARGET_POSITIONS),
+        ("link_force", CacheFlag.LINK_FORCE),
+    ],
+)
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda a: a.astype(complex), r"is complex, must be a finite float32 array of shape \(2, \d+(, 3)?\)"),
+        (lambda a: a.astype(str), "is dtype <U32, must be a finite float32 array"),
+        (lambda a: a.astype(object), "is dtype object, must be"),
+        (lambda a: a[:1], r"has shape \(1, \d+(, 3)?\), expected \(2, \d+(, 3)?\)"),
+        (lambda a: a.tolist()[:1], r"has shape \(1,"),
+        (lambda a: np.full_like(a, 3e38), r"has 3e\+38 at index \(0, 0(, 0)?\), beyond \+-1e\+15"),
+    ],
+)
 def test_bad_cache_input_names_field_shape_and_dtype(field, flag, make, message):
     """Replaced input fields (complex, strings, objects, wrong shape, lists, overflowing values) are refused, naming
     the field and the expected shape and dtype, and the refused call changes no state."""
@@ -113,19 +138,26 @@ def test_a_refused_field_leaves_earlier_fields_unapplied():
     assert np.all(cache.joint_position == 0.0)
 
 
-@pytest.mark.parametrize("field, call", [
-    ("mass_matrix", lambda art, c: art.compute_mass_matrix(c)),
-    ("gravity_compensation_force", lambda art, c: art.compute_gravity_compensation(c)),
-    ("dense_jacobian", lambda art, c: art.compute_dense_jacobian(c)),
-    ("joint_force", lambda art, c: art.compute_joint_force(c)),
-    ("joint_acceleration", lambda art, c: art.compute_joint_acceleration(c)),
-    ("joint_position", lambda art, c: art.copy_internal_state_to_cache(c, CacheFlag.POSITION)),
-    ("link_velocity", lambda art, c: art.copy_internal_state_to_cache(c, CacheFlag.LINK_VELOCITY)),
-])
-@pytest.mark.parametrize("replacement, got", [(3, r"an object of type int \(3\)"),
-                                              (np.zeros((5, 5), np.float32),
-                                               r"an array of dtype float32 and shape \(5, 5\)"),
-                                              (np.zeros(1, np.int64), "an array of dtype int64")])
+@pytest.mark.parametrize(
+    "field, call",
+    [
+        ("mass_matrix", lambda art, c: art.compute_mass_matrix(c)),
+        ("gravity_compensation_force", lambda art, c: art.compute_gravity_compensation(c)),
+        ("dense_jacobian", lambda art, c: art.compute_dense_jacobian(c)),
+        ("joint_force", lambda art, c: art.compute_joint_force(c)),
+        ("joint_acceleration", lambda art, c: art.compute_joint_acceleration(c)),
+        ("joint_position", lambda art, c: art.copy_internal_state_to_cache(c, CacheFlag.POSITION)),
+        ("link_velocity", lambda art, c: art.copy_internal_state_to_cache(c, CacheFlag.LINK_VELOCITY)),
+    ],
+)
+@pytest.mark.parametrize(
+    "replacement, got",
+    [
+        (3, r"an object of type int \(3\)"),
+        (np.zeros((5, 5), np.float32), r"an array of dtype float32 and shape \(5, 5\)"),
+        (np.zeros(1, np.int64), "an array of dtype int64"),
+    ],
+)
 def test_replaced_output_field_is_refused(field, call, replacement, got):
     """An output field the user assigned (a number, an array of another shape or an integer dtype) is refused with
     the fix, instead of a TypeError or a broadcasting ValueError from NumPy."""
@@ -153,13 +185,16 @@ def test_cache_from_another_scene_is_refused():
         art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
 
 
-@pytest.mark.parametrize("action, message", [
-    (lambda lk: setattr(lk, "inertia", (1j, 1.0, 1.0)), "link 'arm': inertia is complex, must be 3 principal"),
-    (lambda lk: setattr(lk, "inertia", "abc"), "link 'arm': inertia is dtype <U3"),
-    (lambda lk: lk.set_mass_and_inertia_tensor(1.0, (0, 0, 0), [[1, 0], [0]]), "inertia tensor must be a finite"),
-    (lambda lk: lk.articulation.pack_joint_data(np.full((1, 6), "x")), "pack_joint_data input is dtype <U1"),
-    (lambda lk: lk.articulation.unpack_joint_data([1j]), "unpack_joint_data input is complex"),
-])
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        (lambda lk: setattr(lk, "inertia", (1j, 1.0, 1.0)), "link 'arm': inertia is complex, must be 3 principal"),
+        (lambda lk: setattr(lk, "inertia", "abc"), "link 'arm': inertia is dtype <U3"),
+        (lambda lk: lk.set_mass_and_inertia_tensor(1.0, (0, 0, 0), [[1, 0], [0]]), "inertia tensor must be a finite"),
+        (lambda lk: lk.articulation.pack_joint_data(np.full((1, 6), "x")), "pack_joint_data input is dtype <U1"),
+        (lambda lk: lk.articulation.unpack_joint_data([1j]), "unpack_joint_data input is complex"),
+    ],
+)
 def test_non_real_description_arrays_are_refused(action, message):
     """Complex, string and ragged arrays given to the link and packing API raise an ArticError, not NumPy's
     TypeError or ValueError."""
@@ -183,11 +218,14 @@ def test_drive_on_a_locked_axis_is_refused_at_add():
     artic.Scene(E).add_articulation(art)
 
 
-@pytest.mark.parametrize("action, what", [
-    (lambda j: j.set_limit_params(Axis.Z, Limit(-1.0, 1.0)), "limit"),
-    (lambda j: j.set_drive_target(Axis.SWING2, 0.3), "drive target"),
-    (lambda j: j.set_joint_position(Axis.X, 0.2), "joint position"),
-])
+@pytest.mark.parametrize(
+    "action, what",
+    [
+        (lambda j: j.set_limit_params(Axis.Z, Limit(-1.0, 1.0)), "limit"),
+        (lambda j: j.set_drive_target(Axis.SWING2, 0.3), "drive target"),
+        (lambda j: j.set_joint_position(Axis.X, 0.2), "joint position"),
+    ],
+)
 def test_limit_target_or_state_on_a_locked_axis_is_refused(action, what):
     """A limit, drive target or joint position on a locked axis is refused at add (out of a scene; resetting it
     makes the articulation acceptable) and at once (in a scene, where motions are frozen)."""
@@ -230,19 +268,22 @@ def test_limit_on_a_free_axis_warns():
         artic.Scene(E).add_articulation(art2)
 
 
-@pytest.mark.parametrize("action, message", [
-    (lambda j: j.set_limit_params(Axis.TWIST, (-1.0, 1.0)), "set_limit_params takes an artic.Limit, got tuple"),
-    (lambda j: j.set_drive_params(Axis.TWIST, {"stiffness": 1.0}), "set_drive_params takes an artic.Drive"),
-    (lambda j: j.set_friction_params(Axis.TWIST, 0.1), "set_friction_params takes an artic.FrictionParams"),
-    (lambda j: j.set_drive_target(Axis.TWIST, 1j), "drive target must be a number"),
-    (lambda j: j.set_drive_target(Axis.TWIST, 3e38), r"drive target 3e\+38 is beyond \+-1e\+15"),
-    (lambda j: j.set_joint_velocity(Axis.TWIST, -1e20), r"joint velocity -1e\+20 is beyond"),
-    (lambda j: setattr(j, "parent_pose", Transform((0.0, 0.0, 1e30))), r"position .* is beyond \+-1e\+15 m"),
-    (lambda j: setattr(j.child_link, "mass", "2"), r"link 'arm': mass must be a number, got '2'"),
-    (lambda j: j.set_drive_target(Axis.TWIST, True), "drive target must be a number, got True"),
-    (lambda j: j.child_link.articulation.set_solver_iteration_counts("4"), r"\[1, 255\]"),
-    (lambda j: j.child_link.articulation.set_solver_iteration_counts(4.7), r"\[1, 255\]"),
-])
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        (lambda j: j.set_limit_params(Axis.TWIST, (-1.0, 1.0)), "set_limit_params takes an artic.Limit, got tuple"),
+        (lambda j: j.set_drive_params(Axis.TWIST, {"stiffness": 1.0}), "set_drive_params takes an artic.Drive"),
+        (lambda j: j.set_friction_params(Axis.TWIST, 0.1), "set_friction_params takes an artic.FrictionParams"),
+        (lambda j: j.set_drive_target(Axis.TWIST, 1j), "drive target must be a number"),
+        (lambda j: j.set_drive_target(Axis.TWIST, 3e38), r"drive target 3e\+38 is beyond \+-1e\+15"),
+        (lambda j: j.set_joint_velocity(Axis.TWIST, -1e20), r"joint velocity -1e\+20 is beyond"),
+        (lambda j: setattr(j, "parent_pose", Transform((0.0, 0.0, 1e30))), r"position .* is beyond \+-1e\+15 m"),
+        (lambda j: setattr(j.child_link, "mass", "2"), r"link 'arm': mass must be a number, got '2'"),
+        (lambda j: j.set_drive_target(Axis.TWIST, True), "drive target must be a number, got True"),
+        (lambda j: j.child_link.articulation.set_solver_iteration_counts("4"), r"\[1, 255\]"),
+        (lambda j: j.child_link.articulation.set_solver_iteration_counts(4.7), r"\[1, 255\]"),
+    ],
+)
 def test_bad_description_values_are_named(action, message):
     """Wrong types and absurd magnitudes given to the joint API raise an ArticError naming the joint, never an
     AttributeError or TypeError and never a value float32 cannot hold."""
@@ -351,8 +392,11 @@ def test_num_envs_must_be_a_positive_int32(n):
 
 def test_too_many_envs_for_even_one_body_are_refused_up_front():
     """10**9 envs need about 2 TB for a single rigid body: Scene() refuses, naming the memory it needs."""
-    with pytest.raises(ArticError, match=r"scene: even a single rigid body in 1000000000 envs needs at least "
-                                         r"[\d.]+ GiB \(\d+ bytes per env\) but the device 'cpu' has"):
+    with pytest.raises(
+        ArticError,
+        match=r"scene: even a single rigid body in 1000000000 envs needs at least "
+        r"[\d.]+ GiB \(\d+ bytes per env\) but the device 'cpu' has",
+    ):
         artic.Scene(10**9, device="cpu")
 
 
@@ -390,28 +434,38 @@ def test_ten_million_envs_of_a_robot_are_refused_before_allocating():
 
 def test_warp_allocation_failure_becomes_artic_error():
     """Warp's own allocation failure (400 GB here) is turned into an ArticError that says to use fewer envs."""
-    with pytest.raises(ArticError, match="could not be allocated .*use fewer envs"), \
-            allocation_errors("articulation 'x'", 10**5):
+    with (
+        pytest.raises(ArticError, match="could not be allocated .*use fewer envs"),
+        allocation_errors("articulation 'x'", 10**5),
+    ):
         wp.zeros((10**5, 10**5, 10), dtype=wp.float32, device="cpu")
 
 
 # -- 8. absurd magnitudes ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("gravity, message", [((0.0, 0.0, -1e38), r"gravity .* is beyond \+-1e\+15 m/s\^2"),
-                                              ((0.0, 0.0, 1j), "gravity must be 3 finite numbers"),
-                                              ("down", "gravity must be 3 finite numbers")])
+@pytest.mark.parametrize(
+    "gravity, message",
+    [
+        ((0.0, 0.0, -1e38), r"gravity .* is beyond \+-1e\+15 m/s\^2"),
+        ((0.0, 0.0, 1j), "gravity must be 3 finite numbers"),
+        ("down", "gravity must be 3 finite numbers"),
+    ],
+)
 def test_absurd_gravity_is_refused(gravity, message):
     with pytest.raises(ArticError, match=message):
         artic.Scene(1, gravity=gravity)
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: artic.create_ground_plane(height=1e30), r"ground plane 'ground': height 1e\+30 is beyond \+-1e\+15"),
-    (lambda: artic.RigidStatic(Transform((0.0, 0.0, 1e30)), "floor"), r"static actor 'floor': pose position"),
-    (lambda: artic.RigidDynamic(Transform((1e16, 0.0, 0.0)), "far"), r"articulation 'far': link pose position"),
-    (lambda: artic.create_ground_plane(normal=(0.0, 0.0, 1j)), "normal must be a non-zero 3-vector"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: artic.create_ground_plane(height=1e30), r"ground plane 'ground': height 1e\+30 is beyond \+-1e\+15"),
+        (lambda: artic.RigidStatic(Transform((0.0, 0.0, 1e30)), "floor"), r"static actor 'floor': pose position"),
+        (lambda: artic.RigidDynamic(Transform((1e16, 0.0, 0.0)), "far"), r"articulation 'far': link pose position"),
+        (lambda: artic.create_ground_plane(normal=(0.0, 0.0, 1j)), "normal must be a non-zero 3-vector"),
+    ],
+)
 def test_absurd_poses_are_refused(make, message):
     with pytest.raises(ArticError, match=message):
         make()
@@ -442,8 +496,11 @@ def _ball_scene(kinematic=False):
 
 
 _BAD_ROWS = [
-    (lambda n: "abc", r"is dtype <U3, must be a finite float32 array of shape \(2, {n}\) \(one row per env\) or "
-                      r"\({n},\)"),
+    (
+        lambda n: "abc",
+        r"is dtype <U3, must be a finite float32 array of shape \(2, {n}\) \(one row per env\) or "
+        r"\({n},\)",
+    ),
     (lambda n: ["1"] * n, "is dtype <U1, must be a finite float32 array"),
     (lambda n: np.ones(n, complex), "is complex, must be a finite float32 array"),
     (lambda n: [[0.0] * n, [0.0, 0.0]], r"must be a finite float32 array .*; it cannot be read as an array"),
@@ -453,11 +510,14 @@ _BAD_ROWS = [
 ]
 
 
-@pytest.mark.parametrize("setter, field, n", [
-    (lambda s, b, v: s.set_actor_pose(b, v), r"poses \(px, py, pz, qx, qy, qz, qw\)", 7),
-    (lambda s, b, v: s.set_actor_velocity(b, v), r"velocities \(linear, then angular\)", 6),
-    (lambda s, b, v: s.set_kinematic_target(b, v), r"kinematic targets \(px, py, pz, qx, qy, qz, qw\)", 7),
-])
+@pytest.mark.parametrize(
+    "setter, field, n",
+    [
+        (lambda s, b, v: s.set_actor_pose(b, v), r"poses \(px, py, pz, qx, qy, qz, qw\)", 7),
+        (lambda s, b, v: s.set_actor_velocity(b, v), r"velocities \(linear, then angular\)", 6),
+        (lambda s, b, v: s.set_kinematic_target(b, v), r"kinematic targets \(px, py, pz, qx, qy, qz, qw\)", 7),
+    ],
+)
 @pytest.mark.parametrize("make, message", _BAD_ROWS)
 def test_bad_rigid_body_rows_name_the_body_field_and_shape(setter, field, n, make, message):
     """Strings, complex numbers, ragged lists, wrong shapes, NaN and magnitudes beyond 1e15 given to the rigid-body
@@ -490,11 +550,14 @@ def _hinge_scene():
     return scene, joint
 
 
-@pytest.mark.parametrize("setter, field", [
-    (lambda s, j, v: s.set_joint_coordinates(j, v), "coordinates"),
-    (lambda s, j, v: s.set_joint_targets(j, positions=v), "drive target positions"),
-    (lambda s, j, v: s.set_joint_targets(j, velocities=v), "drive target velocities"),
-])
+@pytest.mark.parametrize(
+    "setter, field",
+    [
+        (lambda s, j, v: s.set_joint_coordinates(j, v), "coordinates"),
+        (lambda s, j, v: s.set_joint_targets(j, positions=v), "drive target positions"),
+        (lambda s, j, v: s.set_joint_targets(j, velocities=v), "drive target velocities"),
+    ],
+)
 @pytest.mark.parametrize("make, message", _BAD_ROWS)
 def test_bad_joint_rows_name_the_joint_field_and_shape(setter, field, make, message):
     """The body-joint setters refuse what the rigid-body setters refuse, naming the joint, the field and its
@@ -507,11 +570,14 @@ def test_bad_joint_rows_name_the_joint_field_and_shape(setter, field, make, mess
     assert all(np.array_equal(a, b) for a, b in zip(scene.get_joint_targets(joint), before[1]))
 
 
-@pytest.mark.parametrize("low, message", [
-    ("abc", r"range low \(coordinates \[.*\]\) is dtype <U3"),
-    ([np.nan], r"range low \(coordinates \[.*\]\) must not be NaN; use -inf or inf for an open side"),
-    (np.zeros((3, 1)), r"range low \(coordinates \[.*\]\) has shape \(3, 1\), expected \(2, 1\) or \(1,\)"),
-])
+@pytest.mark.parametrize(
+    "low, message",
+    [
+        ("abc", r"range low \(coordinates \[.*\]\) is dtype <U3"),
+        ([np.nan], r"range low \(coordinates \[.*\]\) must not be NaN; use -inf or inf for an open side"),
+        (np.zeros((3, 1)), r"range low \(coordinates \[.*\]\) has shape \(3, 1\), expected \(2, 1\) or \(1,\)"),
+    ],
+)
 def test_bad_joint_ranges_are_refused(low, message):
     scene, joint = _hinge_scene()
     with pytest.raises(ArticError, match="hinge joint 'pin': " + message):
@@ -529,13 +595,22 @@ def test_range_bounds_beyond_float32_mean_an_open_side():
     assert np.all(low == -np.inf) and np.all(high == np.float32(1e16))
 
 
-@pytest.mark.parametrize("setter", [lambda s, j, v: s.set_joint_locked(j, v),
-                                    lambda s, j, v: s.set_joint_enabled(j, v)], ids=["locked", "enabled"])
-@pytest.mark.parametrize("value, message", [
-    ([1, 0], "got dtype int64"), ([[1.0], [0.0]], "got dtype float64"), ("yes", "got dtype <U3"),
-    ([[True], [True, False]], "cannot be read as an array"),
-    (np.ones((3, 1), bool), r"has shape \(3, 1\)"), (np.ones((E, 2), bool), r"has shape \(2, 2\)"),
-])
+@pytest.mark.parametrize(
+    "setter",
+    [lambda s, j, v: s.set_joint_locked(j, v), lambda s, j, v: s.set_joint_enabled(j, v)],
+    ids=["locked", "enabled"],
+)
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ([1, 0], "got dtype int64"),
+        ([[1.0], [0.0]], "got dtype float64"),
+        ("yes", "got dtype <U3"),
+        ([[True], [True, False]], "cannot be read as an array"),
+        (np.ones((3, 1), bool), r"has shape \(3, 1\)"),
+        (np.ones((E, 2), bool), r"has shape \(2, 2\)"),
+    ],
+)
 def test_locks_and_enabled_must_be_booleans_of_the_right_shape(setter, value, message):
     """Locks and enabled flags take booleans only (0/1 integers, floats and strings are refused, and a ragged list
     raises an ArticError rather than NumPy's ValueError) in the documented shapes; the refused call changes
@@ -561,7 +636,7 @@ def test_locks_and_enabled_accept_their_documented_shapes():
 def test_description_drive_target_beyond_float32_range_is_refused():
     """A body joint's drive target of 1e20 is refused when it is set (before, it was stored and only the scene's
     per-env check would have caught it, after the description had changed)."""
-    scene, joint = _hinge_scene()
+    _scene, joint = _hinge_scene()
     with pytest.raises(ArticError, match=r"hinge joint 'pin': drive target 1e\+20 is beyond \+-1e\+15"):
         joint.set_drive_target(0, 1e20)
     assert joint.get_drive_target(0) == 0.0
@@ -612,9 +687,14 @@ def test_assigning_gravity_wakes_a_sleeping_body():
     assert np.all(_falling_ball_z(scene, body) < -0.004)
 
 
-@pytest.mark.parametrize("gravity, message", [((0.0, 0.0, -1e38), r"gravity .* is beyond \+-1e\+15 m/s\^2"),
-                                              ("down", "gravity must be 3 finite numbers"),
-                                              ((0.0, -9.81), "gravity must be 3 finite numbers")])
+@pytest.mark.parametrize(
+    "gravity, message",
+    [
+        ((0.0, 0.0, -1e38), r"gravity .* is beyond \+-1e\+15 m/s\^2"),
+        ("down", "gravity must be 3 finite numbers"),
+        ((0.0, -9.81), "gravity must be 3 finite numbers"),
+    ],
+)
 def test_assigning_bad_gravity_is_refused_and_keeps_the_old(gravity, message):
     scene, _ = _ball_scene()
     with pytest.raises(ArticError, match=message):
@@ -622,8 +702,16 @@ def test_assigning_bad_gravity_is_refused_and_keeps_the_old(gravity, message):
     assert scene.gravity == (0.0, 0.0, -9.81)
 
 
-@pytest.mark.parametrize("name, value", [("num_envs", 4), ("device", "cpu"), ("contact_capacity", 8),
-                                         ("friction_correlation_distance", 0.1), ("nan_policy", "raise")])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("num_envs", 4),
+        ("device", "cpu"),
+        ("contact_capacity", 8),
+        ("friction_correlation_distance", 0.1),
+        ("nan_policy", "raise"),
+    ],
+)
 def test_settings_fixed_at_construction_refuse_assignment(name, value):
     """Settings the scene's arrays were built with cannot change afterwards: assigning one raises an ArticError
     saying so (before, it was stored and ignored, or left the scene inconsistent), and the setting is unchanged."""
@@ -634,8 +722,9 @@ def test_settings_fixed_at_construction_refuse_assignment(name, value):
     assert getattr(scene, name) == before
 
 
-@pytest.mark.parametrize("name, how", [("articulations", "add_articulation"), ("statics", "add_actor"),
-                                       ("joints", "add_joint")])
+@pytest.mark.parametrize(
+    "name, how", [("articulations", "add_articulation"), ("statics", "add_actor"), ("joints", "add_joint")]
+)
 def test_the_scene_lists_cannot_be_assigned(name, how):
     """Replacing scene.articulations (or statics, joints) would leave the blocks simulating the old ones: it raises
     and names the methods to use."""
@@ -665,12 +754,15 @@ def test_first_step_that_does_not_fit_is_refused_with_the_memory_it_needs(monkey
     device cannot hold them the step raises an ArticError naming the articulation and the memory, before Warp
     allocates anything; with the memory back the scene steps. The available memory is patched to 1 kB, far below
     the 2 envs x 512 contact slots x 3 rows x (2 N + 14) floats the ball's buffers need."""
-    scene, body = _ball_scene()
+    scene, _body = _ball_scene()
     scene.add_actor(artic.create_ground_plane())
     monkeypatch.setattr("artic.sim.memory.available_bytes", lambda device: (1024, "available memory"))
-    with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the step's contact and solver arrays in 2 envs "
-                                         r"needs at least [\d.]+ GiB \(\d+ bytes per env\) but the device 'cpu' has "
-                                         r"0.0 GiB of available memory"):
+    with pytest.raises(
+        ArticError,
+        match=r"articulation\(s\) 'ball': the step's contact and solver arrays in 2 envs "
+        r"needs at least [\d.]+ GiB \(\d+ bytes per env\) but the device 'cpu' has "
+        r"0.0 GiB of available memory",
+    ):
         scene.step(0.01)
     assert scene.time == 0.0
     monkeypatch.undo()
@@ -682,6 +774,7 @@ def test_step_memory_estimate_matches_the_arrays():
     """The estimate check_fits is given is the size of the arrays the step then allocates (contact buffer and the
     step's own arrays), measured from the Warp arrays themselves."""
     from artic.sim.builders.arrays import contact_bytes_per_env, step_bytes_per_env
+
     art = random_tree(np.random.default_rng(3), n_links=5, floating=True)
     scene = artic.Scene(3)
     scene.add_articulation(art)
@@ -692,12 +785,21 @@ def test_step_memory_estimate_matches_the_arrays():
     def nbytes(obj, skip=()):
         return sum(v.capacity for k, v in vars(obj).items() if isinstance(v, wp.array) and k not in skip)
 
-    shared = ("gen_v", "gen_a", "gen_f", "link_fext", "mass_matrix", "joint_acceleration", "link_acceleration",
-              "link_incoming_joint_force")
+    shared = (
+        "gen_v",
+        "gen_a",
+        "gen_f",
+        "link_fext",
+        "mass_matrix",
+        "joint_acceleration",
+        "link_acceleration",
+        "link_incoming_joint_force",
+    )
     contacts = nbytes(block.contact_points) + nbytes(block.contact_rows)
     assert contacts == 3 * contact_bytes_per_env(block.geometry.capacity, block.model.gen_count)
-    assert nbytes(block.step_data, shared) == 3 * step_bytes_per_env(block.model, block.dof_rows.row_count,
-                                                                     block.couplings.row_count)
+    assert nbytes(block.step_data, shared) == 3 * step_bytes_per_env(
+        block.model, block.dof_rows.row_count, block.couplings.row_count
+    )
 
 
 def test_warp_failure_in_the_first_step_becomes_artic_error(monkeypatch):
@@ -709,8 +811,11 @@ def test_warp_failure_in_the_first_step_becomes_artic_error(monkeypatch):
         raise RuntimeError("Failed to allocate 1234 bytes on device 'cpu'")
 
     monkeypatch.setattr("artic.sim.block.build_contact_points", fail)
-    with pytest.raises(ArticError, match=r"articulation\(s\) 'ball': the arrays for 2 envs could not be allocated "
-                                         r".*use fewer envs"):
+    with pytest.raises(
+        ArticError,
+        match=r"articulation\(s\) 'ball': the arrays for 2 envs could not be allocated "
+        r".*use fewer envs",
+    ):
         scene.step(0.01)
 
 

@@ -22,13 +22,30 @@ def _scene(seed=0, floating=True):
 
 def test_flag_values_are_physx_bits():
     """Bit values of physx-notes 6.1; ALL excludes FORCE, incoming joint force, targets and link force/torque."""
-    expected = {"VELOCITY": 1, "ACCELERATION": 2, "POSITION": 4, "FORCE": 8, "LINK_VELOCITY": 16,
-                "LINK_ACCELERATION": 32, "ROOT_TRANSFORM": 64, "ROOT_VELOCITIES": 128,
-                "LINK_INCOMING_JOINT_FORCE": 1024, "JOINT_TARGET_POSITIONS": 2048, "JOINT_TARGET_VELOCITIES": 4096,
-                "LINK_FORCE": 8192, "LINK_TORQUE": 16384}
+    expected = {
+        "VELOCITY": 1,
+        "ACCELERATION": 2,
+        "POSITION": 4,
+        "FORCE": 8,
+        "LINK_VELOCITY": 16,
+        "LINK_ACCELERATION": 32,
+        "ROOT_TRANSFORM": 64,
+        "ROOT_VELOCITIES": 128,
+        "LINK_INCOMING_JOINT_FORCE": 1024,
+        "JOINT_TARGET_POSITIONS": 2048,
+        "JOINT_TARGET_VELOCITIES": 4096,
+        "LINK_FORCE": 8192,
+        "LINK_TORQUE": 16384,
+    }
     assert {k: int(CacheFlag[k]) for k in expected} == expected
-    excluded = (CacheFlag.FORCE | CacheFlag.LINK_INCOMING_JOINT_FORCE | CacheFlag.JOINT_TARGET_POSITIONS |
-                CacheFlag.JOINT_TARGET_VELOCITIES | CacheFlag.LINK_FORCE | CacheFlag.LINK_TORQUE)
+    excluded = (
+        CacheFlag.FORCE
+        | CacheFlag.LINK_INCOMING_JOINT_FORCE
+        | CacheFlag.JOINT_TARGET_POSITIONS
+        | CacheFlag.JOINT_TARGET_VELOCITIES
+        | CacheFlag.LINK_FORCE
+        | CacheFlag.LINK_TORQUE
+    )
     assert int(CacheFlag.ALL) == 1 | 2 | 4 | 16 | 32 | 64 | 128 and not CacheFlag.ALL & excluded
 
 
@@ -41,11 +58,27 @@ def test_apply_then_copy_round_trip():
     cache.joint_target_velocities[:] = rng.normal(size=cache.joint_force.shape)
     cache.link_force[:] = rng.normal(size=cache.link_force.shape)
     cache.link_torque[:] = rng.normal(size=cache.link_torque.shape)
-    flags = (CacheFlag.ALL | CacheFlag.FORCE | CacheFlag.JOINT_TARGET_POSITIONS | CacheFlag.JOINT_TARGET_VELOCITIES
-             | CacheFlag.LINK_FORCE | CacheFlag.LINK_TORQUE)
+    flags = (
+        CacheFlag.ALL
+        | CacheFlag.FORCE
+        | CacheFlag.JOINT_TARGET_POSITIONS
+        | CacheFlag.JOINT_TARGET_VELOCITIES
+        | CacheFlag.LINK_FORCE
+        | CacheFlag.LINK_TORQUE
+    )
     art.apply_cache(cache, flags)
-    fields = ["joint_position", "joint_velocity", "joint_force", "joint_target_positions", "joint_target_velocities",
-              "root_transform", "root_linear_velocity", "root_angular_velocity", "link_force", "link_torque"]
+    fields = [
+        "joint_position",
+        "joint_velocity",
+        "joint_force",
+        "joint_target_positions",
+        "joint_target_velocities",
+        "root_transform",
+        "root_linear_velocity",
+        "root_angular_velocity",
+        "link_force",
+        "link_torque",
+    ]
     before = {f: getattr(cache, f).copy() for f in fields}
     out = art.create_cache()
     art.copy_internal_state_to_cache(out, flags)
@@ -91,7 +124,7 @@ def test_apply_position_updates_link_poses():
 
 def test_apply_velocity_updates_link_velocities_and_envs_are_independent():
     """Link velocities follow applied joint/root velocities; each env's result equals a one-env scene's."""
-    rng, art, scene, cache = _scene(5)
+    rng, art, _, cache = _scene(5)
     random_state(rng, art, cache)
     art.apply_cache(cache, CacheFlag.ALL)
     art.copy_internal_state_to_cache(cache, CacheFlag.LINK_VELOCITY)
@@ -101,8 +134,13 @@ def test_apply_velocity_updates_link_velocities_and_envs_are_independent():
     artic.Scene(1).add_articulation(single)
     c1 = single.create_cache()
     for e in range(E):
-        for f in ("joint_position", "joint_velocity", "root_transform", "root_linear_velocity",
-                  "root_angular_velocity"):
+        for f in (
+            "joint_position",
+            "joint_velocity",
+            "root_transform",
+            "root_linear_velocity",
+            "root_angular_velocity",
+        ):
             getattr(c1, f)[0] = getattr(cache, f)[e]
         single.apply_cache(c1, CacheFlag.ALL)
         single.copy_internal_state_to_cache(c1, CacheFlag.LINK_VELOCITY)
@@ -138,7 +176,7 @@ def test_revolute_positions_must_lie_in_range_and_caches_are_not_shared():
     cache.joint_position[:] = 7.0
     with pytest.raises(ArticError, match=r"REVOLUTE joint positions must lie in \[-2pi, 2pi\]"):
         art.apply_cache(cache, CacheFlag.POSITION)
-    _, other, _, other_cache = _scene()
+    _, _other, _, other_cache = _scene()
     with pytest.raises(ArticError, match="not created by this articulation"):
         art.compute_mass_matrix(other_cache)
 
@@ -212,8 +250,14 @@ def test_env_chunking_on_cpu_threads_changes_nothing():
             for _ in range(3):
                 scene.step(1.0 / 60.0)
             art.copy_internal_state_to_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
-            results.append([cache.mass_matrix.copy(), cache.joint_acceleration.copy(), cache.joint_position.copy(),
-                            cache.joint_velocity.copy()])
+            results.append(
+                [
+                    cache.mass_matrix.copy(),
+                    cache.joint_acceleration.copy(),
+                    cache.joint_position.copy(),
+                    cache.joint_velocity.copy(),
+                ]
+            )
     finally:
         set_cpu_threads(previous)
     for a, b in zip(*results, strict=True):

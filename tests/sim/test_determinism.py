@@ -43,8 +43,9 @@ def _run(tmp_path, threads: int, tag: str) -> dict:
     script = tmp_path / "run.py"
     script.write_text(_SCRIPT)
     out = tmp_path / f"{tag}.npz"
-    r = subprocess.run([sys.executable, str(script), str(threads), str(out)], capture_output=True, text=True,
-                       timeout=600)
+    r = subprocess.run(
+        [sys.executable, str(script), str(threads), str(out)], capture_output=True, text=True, timeout=600
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     with np.load(out) as f:
         return {k: f[k] for k in f.files}

@@ -8,9 +8,16 @@ from artic import Axis, CacheFlag, Drive, DriveType, Limit, Motion, SolverType
 from tests.support.scenes import prismatic_drive, run
 
 
-@pytest.mark.parametrize("kp, kd, dt, mass", [(100.0, 10.0, 1 / 60, 2.0), (1e4, 50.0, 1 / 60, 0.1),
-                                              (1e7, 1e3, 1 / 30, 0.01), (5.0, 0.0, 1 / 240, 3.0),
-                                              (0.0, 20.0, 1 / 60, 1.0)])
+@pytest.mark.parametrize(
+    "kp, kd, dt, mass",
+    [
+        (100.0, 10.0, 1 / 60, 2.0),
+        (1e4, 50.0, 1 / 60, 0.1),
+        (1e7, 1e3, 1 / 30, 0.01),
+        (5.0, 0.0, 1 / 240, 3.0),
+        (0.0, 20.0, 1 / 60, 1.0),
+    ],
+)
 def test_pgs_step_is_implicit_euler(kp, kd, dt, mass):
     """One PGS step from (x0, v0) equals v1 = (v0 + dt r (kp (xT - x0) + kd vT)) / (1 + r dt (dt kp + kd)),
     x1 = x0 + dt v1 (spec eqs. 9-12) for any gains, including kp dt^2 / m >> 1."""
@@ -32,8 +39,9 @@ def test_tgs_step_is_n_implicit_substeps(n_pos):
     """TGS with n position iterations equals n implicit-Euler substeps of rho = dt/n, the target moving
     as x_T - (dt - (i+1) rho) v_T within the step (spec eq. 41)."""
     dt, kp, kd, mass, xt, vt = 1 / 60, 400.0, 20.0, 0.5, 1.0, 0.7
-    art, scene = prismatic_drive(SolverType.TGS, (n_pos, 1), stiffness=kp, damping=kd, mass=mass, target=xt,
-                                 target_velocity=vt)
+    art, scene = prismatic_drive(
+        SolverType.TGS, (n_pos, 1), stiffness=kp, damping=kd, mass=mass, target=xt, target_velocity=vt
+    )
     q, qd = run(art, scene, 3, dt)
     x, v, rho, r = 0.0, 0.0, dt / n_pos, 1.0 / mass
     for step in range(3):
@@ -56,7 +64,7 @@ def test_stiff_drive_is_stable_where_explicit_pd_explodes():
     """kp = 1e7, kd = 10 on a 0.05 kg slider at dt = 1/60: the implicit drive stays bounded and settles on the
     target over 10 s; an explicit PD with the same gains (symplectic Euler) diverges within a few steps."""
     kp, kd, mass, dt = 1e7, 10.0, 0.05, 1 / 60
-    q, qd = run(*prismatic_drive(stiffness=kp, damping=kd, mass=mass, target=1.0), 600, dt)
+    q, _qd = run(*prismatic_drive(stiffness=kp, damping=kd, mass=mass, target=1.0), 600, dt)
     assert np.all(np.isfinite(q)) and np.abs(q).max() < 1.5
     assert q[-1, 0, 0] == pytest.approx(1.0, abs=1e-4)
     x, v = 0.0, 0.0
@@ -77,7 +85,7 @@ def test_limit_holds_against_a_drive(solver):
     j.set_limit_params(Axis.X, Limit(-0.3, 0.3))
     art.get_link("slider").cfm_scale = 0.025
     scene.add_articulation(art)
-    q, qd = run(art, scene, 300)
+    q, _qd = run(art, scene, 300)
     assert q.max() < 0.3 + 1e-3
     assert q[-60:, 0, 0] == pytest.approx(0.3, abs=1e-3)
 
@@ -87,7 +95,7 @@ def test_velocity_limit_holds_against_a_drive(solver):
     """A strong drive to a far target under max joint velocity 0.5: |qd| never exceeds 0.5."""
     art, scene = prismatic_drive(solver, stiffness=1e4, damping=100.0, mass=1.0, target=5.0)
     art.get_joint("slider").set_max_joint_velocity(Axis.X, 0.5)
-    q, qd = run(art, scene, 120)
+    _q, qd = run(art, scene, 120)
     assert np.abs(qd).max() <= 0.5 + 1e-6
     assert qd[-1, 0, 0] == pytest.approx(0.5, rel=1e-6)
 

@@ -8,10 +8,10 @@ import warnings
 
 import numpy as np
 import pytest
-from tests.support.fuzz import load_mutants
 
 import artic
 from artic import ArticError, CacheFlag
+from tests.support.fuzz import load_mutants
 
 SEEDS = (0, 1, 2)
 PER_SEED = 300  # mutants made per seed (as the loader fuzz test); those that load are stepped
@@ -24,8 +24,7 @@ def _finite_envs(art) -> np.ndarray:
     cache = art.create_cache()
     art.copy_internal_state_to_cache(cache, _STATE)
     ok = np.ones(ENVS, bool)
-    for name in ("joint_position", "joint_velocity", "root_transform", "root_linear_velocity",
-                 "root_angular_velocity"):
+    for name in ("joint_position", "joint_velocity", "root_transform", "root_linear_velocity", "root_angular_velocity"):
         a = getattr(cache, name, None)
         if a is not None and a.size:
             ok &= np.all(np.abs(a.reshape(ENVS, -1)) <= artic.sim.status.FINITE_LIMIT, axis=1)

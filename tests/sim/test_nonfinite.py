@@ -13,7 +13,6 @@ import artic
 from artic import CacheFlag, NanPolicy, NonFiniteStateError
 from artic.math.dense import PIVOT_REL, spd_inverse
 from artic.sim.status import FINITE_LIMIT
-
 from tests.support.scenes import prismatic_drive
 
 DT = 1.0 / 60.0

@@ -16,30 +16,48 @@ import warnings
 
 import numpy as np
 import pytest
-from tests.support.models import robot_path
 
 import artic
 from artic import CacheFlag, SolverType
+from tests.support.models import robot_path
 
 DT = 1.0 / 120.0
 
-_JOINT = ('<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
-          '<origin xyz="{xyz}"/><axis xyz="{axis}"/>'
-          '<limit lower="{low}" upper="{high}" effort="100" velocity="{vel}"/>{extra}</joint>')
-_LINK = ('<link name="{name}"><inertial><origin xyz="{com}"/><mass value="{mass}"/>'
-         '<inertia ixx="0.01" iyy="0.02" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial></link>')
+_JOINT = (
+    '<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+    '<origin xyz="{xyz}"/><axis xyz="{axis}"/>'
+    '<limit lower="{low}" upper="{high}" effort="100" velocity="{vel}"/>{extra}</joint>'
+)
+_LINK = (
+    '<link name="{name}"><inertial><origin xyz="{com}"/><mass value="{mass}"/>'
+    '<inertia ixx="0.01" iyy="0.02" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+)
 
 
 def _write_urdf(links, joints) -> str:
     with tempfile.NamedTemporaryFile("w", suffix=".urdf", delete=False) as f:
-        f.write('<robot name="r">' + "".join(_LINK.format(**k) for k in links)
-                + "".join(_JOINT.format(**j) for j in joints) + "</robot>")
+        f.write(
+            '<robot name="r">'
+            + "".join(_LINK.format(**k) for k in links)
+            + "".join(_JOINT.format(**j) for j in joints)
+            + "</robot>"
+        )
     return f.name
 
 
 def _joint(name, kind, parent, child, xyz, axis, low, high, vel, extra=""):
-    return {"name": name, "kind": kind, "parent": parent, "child": child, "xyz": xyz, "axis": axis, "low": low,
-            "high": high, "vel": vel, "extra": extra}
+    return {
+        "name": name,
+        "kind": kind,
+        "parent": parent,
+        "child": child,
+        "xyz": xyz,
+        "axis": axis,
+        "low": low,
+        "high": high,
+        "vel": vel,
+        "extra": extra,
+    }
 
 
 def _single_dof_urdf(kind, axis, low, high, vel) -> str:
@@ -197,13 +215,27 @@ def test_revolute_first_step_out_of_limit_matches_physx():
 def _gripper_urdf(finger_vel) -> str:
     """Fixed base, an arm link on a revolute joint about z ([-0.5, 0.5] rad, 2 rad/s), and two prismatic fingers on
     it ([0, 0.04] m, opposite axes) coupled by a URDF mimic (finger2 = finger1), like the panda's gripper."""
-    links = [{"name": "base", "com": "0 0 0", "mass": 1.0}, {"name": "arm", "com": "0.3 0 0", "mass": 1.0},
-             {"name": "f1", "com": "0 0 0", "mass": 0.05}, {"name": "f2", "com": "0 0 0", "mass": 0.05}]
+    links = [
+        {"name": "base", "com": "0 0 0", "mass": 1.0},
+        {"name": "arm", "com": "0.3 0 0", "mass": 1.0},
+        {"name": "f1", "com": "0 0 0", "mass": 0.05},
+        {"name": "f2", "com": "0 0 0", "mass": 0.05},
+    ]
     joints = [
         _joint("arm_j", "revolute", "base", "arm", "0 0 0", "0 0 1", -0.5, 0.5, 2.0),
         _joint("f1_j", "prismatic", "arm", "f1", "0.6 0.2 0", "0 1 0", 0.0, 0.04, finger_vel),
-        _joint("f2_j", "prismatic", "arm", "f2", "0.6 -0.2 0", "0 -1 0", 0.0, 0.04, finger_vel,
-               '<mimic joint="f1_j" multiplier="1" offset="0"/>'),
+        _joint(
+            "f2_j",
+            "prismatic",
+            "arm",
+            "f2",
+            "0.6 -0.2 0",
+            "0 -1 0",
+            0.0,
+            0.04,
+            finger_vel,
+            '<mimic joint="f1_j" multiplier="1" offset="0"/>',
+        ),
     ]
     return _write_urdf(links, joints)
 
@@ -226,7 +258,7 @@ def test_mimic_pair_far_from_its_constraint_converges(solver, finger_vel):
     gap = np.abs(q[:, 2] - q[:, 1])
     closing = np.flatnonzero(np.concatenate([[2.0], gap[:-1]]) > 0.01)
     assert (np.diff(np.concatenate([[2.0], gap]))[closing] < 1e-4).all()
-    assert gap[np.argmax(gap < 5e-3):].max() < 5e-3 and gap[-1] < 1e-3
+    assert gap[np.argmax(gap < 5e-3) :].max() < 5e-3 and gap[-1] < 1e-3
     if finger_vel < 1.0:
         wide = np.flatnonzero(gap > 0.1)
         assert (2.0 - gap[wide] >= 0.4 * DT * (wide + 1) - 1e-4).all()

@@ -18,8 +18,12 @@ pytestmark = pytest.mark.oracle
 
 CASES = {
     "ur5": (np.array([0.0, -1.0, 1.0, -1.2, -1.6, 0.0]), 2000.0, 200.0, np.full(6, 0.3)),
-    "panda": (np.array([0.0, -0.5, 0.0, -2.0, 0.0, 1.6, 0.8, 0.02, 0.02]), 1000.0, 100.0,
-              np.array([0.3] * 7 + [0.0, 0.0])),
+    "panda": (
+        np.array([0.0, -0.5, 0.0, -2.0, 0.0, 1.6, 0.8, 0.02, 0.02]),
+        1000.0,
+        100.0,
+        np.array([0.3] * 7 + [0.0, 0.0]),
+    ),
 }
 
 
@@ -27,7 +31,8 @@ CASES = {
 @pytest.mark.parametrize("robot", sorted(CASES))
 def test_joint_trajectories_match_physx(robot, solver):
     q0, kp, kd, amp = CASES[robot]
-    a, p = trajectories(robot_path(robot), q0, lambda t: q0 + amp * np.sin(np.pi * t), kp, kd, solver,
-                        steps=240, dt=1.0 / 120.0)
+    a, p = trajectories(
+        robot_path(robot), q0, lambda t: q0 + amp * np.sin(np.pi * t), kp, kd, solver, steps=240, dt=1.0 / 120.0
+    )
     assert np.ptp(p[:, :7], axis=0).min() > 0.5  # the arm really moved
     assert np.abs(a - p).max() < 1e-3

@@ -8,7 +8,7 @@ from artic import DriveType, SolverType
 from tests.support.scenes import prismatic_drive, rod_pendulum, run
 
 DT = 1.0 / 60.0
-F32 = dict(rel=2e-6, abs=2e-6)
+F32 = {"rel": 2e-6, "abs": 2e-6}
 
 
 @pytest.mark.parametrize("iters", [(4, 1), (1, 0)])

@@ -11,8 +11,16 @@ from tests.support.scenes import clean, run
 G = 9.81
 
 
-def chain(n_links=1, gravity=(0.0, -G, 0.0), solver=SolverType.PGS, com=(1.0, 0.0, 0.0), length=1.0,
-          make_clean=True, envs=1, fixed=True):
+def chain(
+    n_links=1,
+    gravity=(0.0, -G, 0.0),
+    solver=SolverType.PGS,
+    com=(1.0, 0.0, 0.0),
+    length=1.0,
+    make_clean=True,
+    envs=1,
+    fixed=True,
+):
     """Revolute-about-z links, each COM at `com` from its joint, the next joint `length` along x."""
     art = artic.Articulation("chain")
     if fixed:
@@ -106,7 +114,7 @@ def test_reported_accelerations_velocities_and_incoming_joint_force():
     assert cache.link_incoming_joint_force[0, 0] == pytest.approx(np.zeros(6))
     art2, scene2 = chain(2)
     c2 = art2.create_cache()
-    q, qd = run(art2, scene2, 3)
+    _q, qd = run(art2, scene2, 3)
     art2.copy_internal_state_to_cache(c2, CacheFlag.ACCELERATION | CacheFlag.LINK_VELOCITY)
     assert c2.joint_acceleration[0] == pytest.approx((qd[2, 0] - qd[1, 0]) * 60.0, rel=1e-4, abs=1e-4)
     art2.compute_dense_jacobian(c2)
@@ -159,8 +167,7 @@ def test_floating_base_falls_and_conserves_momentum():
     t = 30 / 60.0
     art.copy_internal_state_to_cache(cache, CacheFlag.ROOT_VELOCITIES)
     assert cache.root_linear_velocity[0] == pytest.approx([0.0, 0.0, -G * t], rel=1e-4, abs=1e-5)
-    assert art.compute_articulation_com()[0][2] == pytest.approx(com0[2] - 0.5 * G * t * t - 0.5 * G * t / 60,
-                                                                  rel=1e-3)
+    assert art.compute_articulation_com()[0][2] == pytest.approx(com0[2] - 0.5 * G * t * t - 0.5 * G * t / 60, rel=1e-3)
     art2, scene2 = chain(1, gravity=(0.0, 0.0, 0.0), fixed=False)
     c2 = art2.create_cache()
     c2.root_linear_velocity[0] = [0.3, -0.1, 0.2]
@@ -207,7 +214,7 @@ def test_sleeping(solver):
 
 
 def test_step_input_errors():
-    art, scene = chain()
+    _art, scene = chain()
     for bad in (0.0, -1.0, float("nan"), "x"):
         with pytest.raises(ArticError, match="dt must be"):
             scene.step(bad)

@@ -71,7 +71,8 @@ class _CoordinateRig:
     def step(self):
         self.scene.step(DT)
         return float(self.scene.get_joint_coordinates(self.joint)[0, 0]), float(
-            self.scene.get_actor_velocity(self.body)[0, 2])
+            self.scene.get_actor_velocity(self.body)[0, 2]
+        )
 
 
 def _reference(dz, q, v, force, steps):
@@ -128,7 +129,7 @@ def test_zero_force_inside_the_band_and_the_implicit_spring_beyond(rig):
     r = rig(dz, v0=1.0)
     ref = _reference(dz, 0.0, 1.0, 0.0, 60)
     got = []
-    for k in range(60):
+    for _ in range(60):
         q, v = r.step()
         impulse = r.scene.get_solver_report(r.art if rig is _AxisRig else r.body)["deadzone_impulse"][0, 0]
         got.append((q, v, impulse))
@@ -149,8 +150,16 @@ def test_secondary_target_is_pursued_only_inside_the_band(rig):
     follows the closed form to the secondary target (1e-5 m over 200 steps) and rests there. Under a constant
     100 N push along the coordinate the 20 N secondary spring cannot hold it: it leaves the band, the secondary row
     switches off, and the edge spring alone holds it at high + 100 N / k (closed form, 1e-4 m)."""
-    dz = artic.Deadzone(-0.5, 0.5, 2000.0, 40.0, secondary_target=0.2, secondary_stiffness=50.0,
-                        secondary_damping=20.0, secondary_max_force=20.0)
+    dz = artic.Deadzone(
+        -0.5,
+        0.5,
+        2000.0,
+        40.0,
+        secondary_target=0.2,
+        secondary_stiffness=50.0,
+        secondary_damping=20.0,
+        secondary_max_force=20.0,
+    )
     r = rig(dz)
     got = np.array([r.step() for _ in range(200)])
     ref = _reference(dz, 0.0, 0.0, 0.0, 200)
@@ -175,13 +184,17 @@ def test_iterative_solvers_refuse_deadzones_and_bad_deadzones_are_refused():
     r.joint.set_deadzone(Axis.X, None)
     r.scene.step(DT)  # without it PGS steps
     j = r.joint
-    bad = [(artic.Deadzone(0.2, 0.1, 10.0), "low 0.2 > high 0.1"),
-           (artic.Deadzone(-0.1, 0.1, -1.0), "stiffness must be finite and >= 0"),
-           (artic.Deadzone(-0.1, 0.1, float("nan")), "stiffness must be a number"),
-           (artic.Deadzone(-0.1, 0.1, 0.0, 0.0), "needs stiffness or damping"),
-           (artic.Deadzone(-0.1, 0.1, 1.0, secondary_target=0.5, secondary_stiffness=1.0, secondary_max_force=1.0),
-            "secondary_target 0.5 lies outside"),
-           ((-0.1, 0.1), "takes an artic.Deadzone")]
+    bad = [
+        (artic.Deadzone(0.2, 0.1, 10.0), "low 0.2 > high 0.1"),
+        (artic.Deadzone(-0.1, 0.1, -1.0), "stiffness must be finite and >= 0"),
+        (artic.Deadzone(-0.1, 0.1, float("nan")), "stiffness must be a number"),
+        (artic.Deadzone(-0.1, 0.1, 0.0, 0.0), "needs stiffness or damping"),
+        (
+            artic.Deadzone(-0.1, 0.1, 1.0, secondary_target=0.5, secondary_stiffness=1.0, secondary_max_force=1.0),
+            "secondary_target 0.5 lies outside",
+        ),
+        ((-0.1, 0.1), "takes an artic.Deadzone"),
+    ]
     for value, message in bad:
         with pytest.raises(artic.ValidationError, match=f"joint '{j.name}'.*{message}"):
             j.set_deadzone(Axis.X, value)

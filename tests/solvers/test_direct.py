@@ -15,13 +15,12 @@ import numpy as np
 import pytest
 
 import artic
-from tests.support.bodies import G, body, finger, scene_with_ground
-from tests.support.models import robot_path
-from tests.support.scenes import rod_pendulum, run
-from tests.support.direct_scenes import CONVERGED, ball_chain, biped, chain, panda, slider_with_soft_range
-
 from artic import Axis, Box, CacheFlag, SolverType
 from artic.math.np_spatial import quat_rotate
+from tests.support.bodies import G, body, finger, scene_with_ground
+from tests.support.direct_scenes import CONVERGED, ball_chain, biped, chain, panda, slider_with_soft_range
+from tests.support.models import robot_path
+from tests.support.scenes import rod_pendulum, run
 
 DIRECT = SolverType.DIRECT
 PGS = SolverType.PGS
@@ -41,6 +40,7 @@ def _joint_history(art, scene, steps, dt=DT):
 
 
 # --- agreement with PGS run to convergence ---------------------------------------------------------------------
+
 
 def test_chain_with_drives_and_limits_agrees_with_converged_pgs():
     """A three-link chain with a force drive, an acceleration drive and two joint limits that engage and hold
@@ -96,7 +96,7 @@ def test_rod_with_coulomb_and_viscous_joint_friction_agrees_with_converged_pgs(l
     """A rod pendulum whose joint has static, dynamic and viscous friction (0.5 N m, 0.3 N m, 0.2 N m s/rad), with
     and without a limit it falls onto: DIRECT's viscous row (the implicit damper, beside the Coulomb box) gives
     PGS's converged answer (sliding bound (dynamic + c |v|) h) to 1e-4 over 1 s."""
-    kw = dict(friction=(0.5, 0.3, 0.2), limit=limit)
+    kw = {"friction": (0.5, 0.3, 0.2), "limit": limit}
     art, scene = rod_pendulum(DIRECT, (4, 1), **kw)
     q_d, qd_d = _joint_history(art, scene, 60)
     _no_fallback(scene, art)
@@ -126,6 +126,7 @@ def test_return_from_beyond_a_limit_keeps_the_velocity_limit():
 
 # --- what Gauss-Seidel cannot do ---------------------------------------------------------------------------------
 
+
 def _distal(art, scene, steps, dt=DT):
     cache = art.create_cache()
     q = []
@@ -153,11 +154,11 @@ def test_stiff_finger_keeps_its_distal_limit():
 
 
 def test_stiffest_finger_keeps_its_distal_limit():
-    """The guide's finger with the drive of tests/constraints/contacts/test_finger_and_filtering.py (kp 1e8, kd 1e5, reaching
-    its target within one step): the distal limit holds to 1e-4 rad over 1 s with the tip on the box, and no step
-    falls back. The drive, the limit and the contact are five rows on two dofs: only the drive's compliance
-    (3.6e-5) decides the answer, so the solve's regularization stays below it (direct.REG_CFM_FRACTION) and the
-    impulses of ~1e6 N m s are summed in float64."""
+    """The guide's finger with the drive of tests/constraints/contacts/test_finger_and_filtering.py (kp 1e8, kd 1e5,
+    reaching its target within one step): the distal limit holds to 1e-4 rad over 1 s with the tip on the box, and no
+    step falls back. The drive, the limit and the contact are five rows on two dofs: only the drive's compliance
+    (3.6e-5) decides the answer, so the solve's regularization stays below it (direct.REG_CFM_FRACTION) and the impulses
+    of ~1e6 N m s are summed in float64."""
     art, scene = finger(1e8, 1e5, DIRECT)
     q = _distal(art, scene, 60)
     assert q[:, 1].min() > -1e-4

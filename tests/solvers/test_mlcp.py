@@ -7,25 +7,59 @@ import pytest
 import warp as wp
 from scipy.optimize import lsq_linear
 
-from artic.solvers.mlcp import (MAX_FRICTION_PASSES, complementarity_error, solve_box_lcp, solve_friction_lcp,
-                                start_state)
+from artic.solvers.mlcp import (
+    MAX_FRICTION_PASSES,
+    complementarity_error,
+    solve_box_lcp,
+    solve_friction_lcp,
+    start_state,
+)
 
 M = 14
 
 
 @wp.kernel
-def _solve_kernel(a: wp.array3d(dtype=wp.float64), b: wp.array2d(dtype=wp.float64), lo: wp.array2d(dtype=wp.float64),
-                  hi: wp.array2d(dtype=wp.float64), x: wp.array2d(dtype=wp.float64), state: wp.array2d(dtype=int),
-                  chol: wp.array3d(dtype=wp.float64), free: wp.array2d(dtype=int), y: wp.array2d(dtype=wp.float64),
-                  findex: wp.array2d(dtype=int), fcount: wp.array2d(dtype=int), mu_s: wp.array2d(dtype=float),
-                  mu_d: wp.array2d(dtype=float), sizes: wp.array(dtype=int), friction: int,
-                  out: wp.array2d(dtype=wp.float64)):
+def _solve_kernel(
+    a: wp.array3d(dtype=wp.float64),
+    b: wp.array2d(dtype=wp.float64),
+    lo: wp.array2d(dtype=wp.float64),
+    hi: wp.array2d(dtype=wp.float64),
+    x: wp.array2d(dtype=wp.float64),
+    state: wp.array2d(dtype=int),
+    chol: wp.array3d(dtype=wp.float64),
+    free: wp.array2d(dtype=int),
+    y: wp.array2d(dtype=wp.float64),
+    findex: wp.array2d(dtype=int),
+    fcount: wp.array2d(dtype=int),
+    mu_s: wp.array2d(dtype=float),
+    mu_d: wp.array2d(dtype=float),
+    sizes: wp.array(dtype=int),
+    friction: int,
+    out: wp.array2d(dtype=wp.float64),
+):
     env = wp.tid()
     m = sizes[env]
     if friction != 0:
-        res = solve_friction_lcp(a, b, lo, hi, x, state, chol, free, y, findex, fcount, mu_s, mu_d, env, m,
-                                 wp.float64(1.0e30), 0,
-                                 MAX_FRICTION_PASSES)
+        res = solve_friction_lcp(
+            a,
+            b,
+            lo,
+            hi,
+            x,
+            state,
+            chol,
+            free,
+            y,
+            findex,
+            fcount,
+            mu_s,
+            mu_d,
+            env,
+            m,
+            wp.float64(1.0e30),
+            0,
+            MAX_FRICTION_PASSES,
+        )
         out[env, 0] = wp.float64(res[0])
         out[env, 1] = wp.float64(res[1])
         out[env, 3] = wp.float64(res[2])
@@ -61,11 +95,26 @@ def _run(problems, friction=False):
     arrays = [wp.array(v, dtype=wp.float64) for v in (a, b, lo, hi)]
     x = wp.zeros((e, M), dtype=wp.float64)
     out = wp.zeros((e, 4), dtype=wp.float64)
-    wp.launch(_solve_kernel, e, [*arrays, x, wp.zeros((e, M), dtype=int), wp.zeros((e, M, M), dtype=wp.float64),
-                                 wp.zeros((e, M), dtype=int), wp.zeros((e, 2 * M), dtype=wp.float64),
-                                 wp.array(findex, dtype=int), wp.array(fcount, dtype=int), wp.array(mu, dtype=float),
-                                 wp.array(mu, dtype=float), wp.array(sizes, dtype=int), int(friction), out],
-              device="cpu")
+    wp.launch(
+        _solve_kernel,
+        e,
+        [
+            *arrays,
+            x,
+            wp.zeros((e, M), dtype=int),
+            wp.zeros((e, M, M), dtype=wp.float64),
+            wp.zeros((e, M), dtype=int),
+            wp.zeros((e, 2 * M), dtype=wp.float64),
+            wp.array(findex, dtype=int),
+            wp.array(fcount, dtype=int),
+            wp.array(mu, dtype=float),
+            wp.array(mu, dtype=float),
+            wp.array(sizes, dtype=int),
+            int(friction),
+            out,
+        ],
+        device="cpu",
+    )
     return x.numpy(), out.numpy(), arrays[2].numpy(), arrays[3].numpy()
 
 
@@ -105,8 +154,9 @@ def test_random_problems_meet_the_conditions_and_equal_a_float64_solution():
         scale = max(1.0, np.abs(p["b"]).max())
         _check_conditions(p["A"], p["b"], p["lo"], p["hi"], xk, 1e-4 * scale)
         chol = np.linalg.cholesky(p["A"])
-        ref = lsq_linear(chol.T, np.linalg.solve(chol, p["b"]), bounds=(p["lo"], p["hi"]), tol=1e-14,
-                         lsmr_tol="auto", max_iter=2000).x
+        ref = lsq_linear(
+            chol.T, np.linalg.solve(chol, p["b"]), bounds=(p["lo"], p["hi"]), tol=1e-14, lsmr_tol="auto", max_iter=2000
+        ).x
         assert np.abs(xk - ref).max() <= 1e-3 * max(1.0, np.abs(ref).max()), (k, xk, ref)
     assert out[:, 2].max() <= 1e-4 * max(1.0, max(np.abs(p["b"]).max() for p in problems))
 
@@ -139,9 +189,9 @@ def _friction_problem(rng, contacts):
     findex = -np.ones(m, np.int32)
     mu = np.zeros(m)
     for c in range(contacts):
-        findex[3 * c + 1: 3 * c + 3] = 3 * c
-        mu[3 * c + 1: 3 * c + 3] = rng.uniform(0.1, 1.0)
-        lo[3 * c + 1: 3 * c + 3] = -np.inf  # replaced by the solver's boxes
+        findex[3 * c + 1 : 3 * c + 3] = 3 * c
+        mu[3 * c + 1 : 3 * c + 3] = rng.uniform(0.1, 1.0)
+        lo[3 * c + 1 : 3 * c + 3] = -np.inf  # replaced by the solver's boxes
     b = rng.normal(size=m)
     b[0::3] = np.abs(b[0::3])  # pressing contacts
     return {"A": a, "b": b, "lo": lo, "hi": hi, "findex": findex, "mu": mu}
@@ -154,7 +204,7 @@ def test_friction_boxes_follow_the_normal_impulses():
     tolerance) and the conditions hold for those boxes."""
     rng = np.random.default_rng(3)
     problems = [_friction_problem(rng, int(rng.integers(1, M // 3 + 1))) for _ in range(150)]
-    x, out, lo, hi = _run(problems, friction=True)
+    x, out, _lo, _hi = _run(problems, friction=True)
     assert np.all(out[:, 1] == 1)  # no solve failed
     assert np.all(out[:, 3] != 2) and np.all(out[:, 3] != 3)  # nor spent its pivot budget
     settled = out[:, 3] == 0
@@ -169,8 +219,15 @@ def test_friction_boxes_follow_the_normal_impulses():
         assert np.all(np.abs(xk[fr]) <= bound[fr] + 2e-5 * np.abs(xk).max() + 1e-7)
         lo_k = np.where(fr, -bound, p["lo"])
         hi_k = np.where(fr, bound, p["hi"])
-        _check_conditions(p["A"], p["b"], lo_k, hi_k, xk, 1e-4 * max(1.0, np.abs(p["b"]).max()),
-                          bound_tol=2e-5 * np.abs(xk).max() + 1e-7)
+        _check_conditions(
+            p["A"],
+            p["b"],
+            lo_k,
+            hi_k,
+            xk,
+            1e-4 * max(1.0, np.abs(p["b"]).max()),
+            bound_tol=2e-5 * np.abs(xk).max() + 1e-7,
+        )
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -184,10 +241,16 @@ def test_a_single_soft_row_is_the_implicit_spring(seed):
         mass, k, d, h = rng.uniform(0.1, 10), rng.uniform(1, 1e4), rng.uniform(0, 100), rng.uniform(1e-3, 2e-2)
         xx, v = rng.normal(), rng.normal()
         cfm = 1.0 / (h * (h * k + d))
-        problems.append({"A": np.array([[1.0 / mass + cfm]]), "b": np.array([-v - xx * k / (h * k + d)]),
-                         "lo": np.array([-np.inf]), "hi": np.array([np.inf])})
+        problems.append(
+            {
+                "A": np.array([[1.0 / mass + cfm]]),
+                "b": np.array([-v - xx * k / (h * k + d)]),
+                "lo": np.array([-np.inf]),
+                "hi": np.array([np.inf]),
+            }
+        )
         expect.append(h * -(d * v + k * xx + h * k * v) / (1 + h * d / mass + h * h * k / mass))
-    x, out, _, _ = _run(problems)
+    x, _out, _, _ = _run(problems)
     np.testing.assert_allclose(x[:, 0], expect, rtol=1e-5)
 
 
@@ -196,7 +259,7 @@ def test_the_solver_compiles_for_cuda(tmp_path):
     CUDA PTX for sm_90 through NVRTC, without a GPU: GPU-only compile errors show up on the CPU-only CI."""
     try:
         wp.compile_aot_module(__name__, device=None, arch=90, module_dir=str(tmp_path), use_ptx=True)
-    except Exception as e:  # noqa: BLE001 - report what NVRTC said
+    except Exception as e:
         if "nvrtc" in str(e).lower() and "not" in str(e).lower() and "available" in str(e).lower():
             pytest.skip(f"NVRTC is not available here: {e}")
         raise

@@ -83,8 +83,9 @@ def ball_chain(solver, iterations, masses, spacing=0.5):
         scene.add_actor(b)
         bodies.append(b)
     for i, b in enumerate(bodies):
-        joint = artic.SphericalJoint(b, bodies[i - 1] if i else None, Transform((0.0, 0.0, -spacing * i)),
-                                     name=f"ball{i}")
+        joint = artic.SphericalJoint(
+            b, bodies[i - 1] if i else None, Transform((0.0, 0.0, -spacing * i)), name=f"ball{i}"
+        )
         scene.add_joint(joint)
         joints.append(joint)
     return scene, bodies, joints

@@ -25,9 +25,38 @@ import artic
 from artic import ArticError
 
 ASSETS = Path(artic.__file__).parent / "assets"
-GARBAGE = ["", " ", "abc", "nan", "inf", "-inf", "NaN 0 0", "1e300", "-1e300", "1e200", "0 0 1e200", "1e16",
-           "0", "-1", "-0", "1e-300", "0 0 0", "0 0 0 0", "1 2", "1 2 3 4 5 6 7", "1,2,3", "0x10", "1e", "--1",
-           "1e39", "3.4e38 0 0", "1 nan 0", "true", "-1e15", "0.5 0.5"]
+GARBAGE = [
+    "",
+    " ",
+    "abc",
+    "nan",
+    "inf",
+    "-inf",
+    "NaN 0 0",
+    "1e300",
+    "-1e300",
+    "1e200",
+    "0 0 1e200",
+    "1e16",
+    "0",
+    "-1",
+    "-0",
+    "1e-300",
+    "0 0 0",
+    "0 0 0 0",
+    "1 2",
+    "1 2 3 4 5 6 7",
+    "1,2,3",
+    "0x10",
+    "1e",
+    "--1",
+    "1e39",
+    "3.4e38 0 0",
+    "1 nan 0",
+    "true",
+    "-1e15",
+    "0.5 0.5",
+]
 
 
 # broken mesh files written next to the mutants (meshes are read by the geometry code, not by the loaders)
@@ -55,9 +84,11 @@ class Mutant:
 
 def sources() -> list:
     """(name, path, kind, package_dirs) of the files to mutate; example-robot-data's when it is installed."""
-    found = [("arm6", ASSETS / "arm6.urdf", "urdf", ()),
-             ("ant", ASSETS / "mjcf" / "ant.xml", "mjcf", ()),
-             ("humanoid", ASSETS / "mjcf" / "humanoid.xml", "mjcf", ())]
+    found = [
+        ("arm6", ASSETS / "arm6.urdf", "urdf", ()),
+        ("ant", ASSETS / "mjcf" / "ant.xml", "mjcf", ()),
+        ("humanoid", ASSETS / "mjcf" / "humanoid.xml", "mjcf", ()),
+    ]
     try:
         from tests.support.models import robot_path, robots_dir
 
@@ -139,9 +170,18 @@ def _mutate(rng, root, kind: str) -> str:
                 ET.SubElement(body, "geom", {"type": "mesh", "mesh": "fuzz_mesh"})
                 return f"body '{body.get('name')}' gets mesh '{target}'"
     if op == 7 and kind == "urdf":  # cycles: swap a joint's ends, or make a link its own parent
-        joint = _pick(rng, [e for e in elements if e.tag == "joint" and e.find("parent") is not None
-                            and e.find("child") is not None and e.find("parent").get("link")
-                            and e.find("child").get("link")])
+        joint = _pick(
+            rng,
+            [
+                e
+                for e in elements
+                if e.tag == "joint"
+                and e.find("parent") is not None
+                and e.find("child") is not None
+                and e.find("parent").get("link")
+                and e.find("child").get("link")
+            ],
+        )
         if joint is not None:
             p, c = joint.find("parent"), joint.find("child")
             if rng.random() < 0.5:
@@ -160,8 +200,13 @@ def _mutate(rng, root, kind: str) -> str:
         bodies = [e for e in elements if e.tag == "body"]
         body = _pick(rng, bodies)
         if body is not None:
-            body.insert(0, ET.Element(_pick(rng, ["freejoint", "joint"]),
-                                      {"type": _pick(rng, ["free", "hinge", "ball", "slide", "weird"])}))
+            body.insert(
+                0,
+                ET.Element(
+                    _pick(rng, ["freejoint", "joint"]),
+                    {"type": _pick(rng, ["free", "hinge", "ball", "slide", "weird"])},
+                ),
+            )
             return f"joint added to body '{body.get('name')}'"
     if op == 8 and kind == "urdf":
         joint = _pick(rng, [e for e in elements if e.tag == "joint"])
@@ -212,7 +257,7 @@ def make_mutants(seed: int, count: int, folder=None) -> list:
             warnings.simplefilter("ignore")
             try:
                 mutant.loaded = _load(path, kind, package_dirs)
-            except Exception as e:  # noqa: BLE001 - judged by the caller: ArticError or a mesh-reader failure
+            except Exception as e:
                 mutant.error = e
         mutants.append(mutant)
     return mutants

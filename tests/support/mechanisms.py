@@ -17,9 +17,9 @@ RY = quat_from_axis_angle((0.0, 1.0, 0.0), 0.5 * np.pi)  # slider z along the wo
 CRANK, ROD = 0.1, 0.3  # [m] crank radius r and connecting-rod length l
 
 
-def _ghost_box(half_extents, local=Transform()):
+def _ghost_box(half_extents, local=None):
     """A box that collides with nothing (the mechanisms' parts overlap at their pins)."""
-    return artic.Box(tuple(half_extents), local_pose=local, collision_group=0, collision_mask=0)
+    return artic.Box(tuple(half_extents), local_pose=local or Transform(), collision_group=0, collision_mask=0)
 
 
 def _dyn(name, x, half_extents, iterations):
@@ -46,9 +46,12 @@ def slider_crank_bodies(omega: float, envs: int = 1, iterations=(16, 1), solver=
     drive = artic.HingeJoint(crank, None, Transform((0.0, 0.0, 0.0), RX), name="crank")
     drive.set_drive_params("theta", Drive(0.0, 50.0, MAX_F32, DriveType.FORCE))
     drive.set_drive_velocity("theta", omega)
-    joints = [drive, artic.HingeJoint(rod, crank, Transform((CRANK, 0.0, 0.0), RX), name="crank_pin"),
-              artic.HingeJoint(slider, rod, Transform((CRANK + ROD, 0.0, 0.0), RX), name="wrist_pin"),
-              artic.SliderJoint(slider, None, Transform((CRANK + ROD, 0.0, 0.0), RY), name="slide")]
+    joints = [
+        drive,
+        artic.HingeJoint(rod, crank, Transform((CRANK, 0.0, 0.0), RX), name="crank_pin"),
+        artic.HingeJoint(slider, rod, Transform((CRANK + ROD, 0.0, 0.0), RX), name="wrist_pin"),
+        artic.SliderJoint(slider, None, Transform((CRANK + ROD, 0.0, 0.0), RY), name="slide"),
+    ]
     for j in joints:
         scene.add_joint(j)
     return scene, crank, slider, joints
@@ -66,9 +69,10 @@ def slider_crank_articulation(omega: float, envs: int = 1, iterations=(16, 1), s
     root.mass, root.inertia = 1.0, (0.01, 0.01, 0.01)
     links = {}
     for name, parent, kind, at, shape in (
-            ("crank", root, JointType.REVOLUTE, Transform((0.0, 0.0, 0.0), RZ), (0.5 * CRANK, 0.01, 0.01)),
-            ("slider", root, JointType.PRISMATIC, Transform((CRANK + ROD, 0.0, 0.0)), (0.03, 0.02, 0.02)),
-            ("rod", "slider", JointType.REVOLUTE, Transform((0.0, 0.0, 0.0), RZ), (0.5 * ROD, 0.01, 0.01))):
+        ("crank", root, JointType.REVOLUTE, Transform((0.0, 0.0, 0.0), RZ), (0.5 * CRANK, 0.01, 0.01)),
+        ("slider", root, JointType.PRISMATIC, Transform((CRANK + ROD, 0.0, 0.0)), (0.03, 0.02, 0.02)),
+        ("rod", "slider", JointType.REVOLUTE, Transform((0.0, 0.0, 0.0), RZ), (0.5 * ROD, 0.01, 0.01)),
+    ):
         link = art.create_link(links.get(parent, root), None, name)
         j = link.inbound_joint
         j.set_joint_type(kind)
@@ -86,8 +90,9 @@ def slider_crank_articulation(omega: float, envs: int = 1, iterations=(16, 1), s
     crank.set_drive_velocity(Axis.TWIST, omega)
     scene = artic.Scene(envs, solver_type=solver)
     scene.add_articulation(art)
-    loop = artic.HingeJoint.from_body_frames(links["rod"], Transform((-ROD, 0.0, 0.0), RX), links["crank"],
-                                             Transform((CRANK, 0.0, 0.0), RX), name="loop")
+    loop = artic.HingeJoint.from_body_frames(
+        links["rod"], Transform((-ROD, 0.0, 0.0), RX), links["crank"], Transform((CRANK, 0.0, 0.0), RX), name="loop"
+    )
     scene.add_joint(loop)
     return scene, art, loop
 
@@ -170,7 +175,8 @@ def ragdoll_bodies(scene, links, iterations=(32, 1)):
             if kind == "ball":
                 joint = artic.SphericalJoint.from_body_frames(b, j.child_pose, bodies[parent], j.parent_pose, name)
             else:
-                joint = artic.HingeJoint.from_body_frames(b, j.child_pose * _TURN, bodies[parent],
-                                                          j.parent_pose * _TURN, name)
+                joint = artic.HingeJoint.from_body_frames(
+                    b, j.child_pose * _TURN, bodies[parent], j.parent_pose * _TURN, name
+                )
             joints.append(scene.add_joint(joint))
     return bodies, joints

@@ -44,8 +44,9 @@ def random_pose(rng, scale=0.5) -> Transform:
     return Transform(rng.uniform(-scale, scale, 3), random_rotation(rng))
 
 
-def random_tree(rng, n_links=8, floating=False, armature=True,
-                kinds=("fix", "prismatic", "revolute", "unwrapped", "spherical")) -> artic.Articulation:
+def random_tree(
+    rng, n_links=8, floating=False, armature=True, kinds=("fix", "prismatic", "revolute", "unwrapped", "spherical")
+) -> artic.Articulation:
     """A random articulation whose joints cycle through every type: FIX, PRISMATIC on X/Y/Z, REVOLUTE and
     REVOLUTE_UNWRAPPED about any axis, SPHERICAL with 1, 2 or 3 free axes; random frames, masses, COMs, inertias."""
     art = artic.Articulation("random")
@@ -115,8 +116,11 @@ def step_finite(art, seconds: float, dt: float = 1.0 / 120.0, scene=None) -> boo
         scene.step(dt)
         for a, cache in zip(arts, caches):
             a.copy_internal_state_to_cache(cache, flags)
-            if not (np.isfinite(cache.joint_position).all() and np.isfinite(cache.joint_velocity).all()
-                    and np.isfinite(cache.root_transform).all()):
+            if not (
+                np.isfinite(cache.joint_position).all()
+                and np.isfinite(cache.joint_velocity).all()
+                and np.isfinite(cache.root_transform).all()
+            ):
                 return False
     return True
 

@@ -16,12 +16,12 @@ from artic import CacheFlag, Drive, DriveType, FrictionParams, SolverType
 
 def _strip_urdf(path) -> str:
     """SAPIEN's loader builds render meshes and collision shapes: keep only links, joints and inertials."""
-    txt = open(path).read()
+    with open(path) as f:
+        txt = f.read()
     txt = re.sub(r"<visual>.*?</visual>", "", txt, flags=re.S)
     txt = re.sub(r"<collision>.*?</collision>", "", txt, flags=re.S)
-    f = tempfile.NamedTemporaryFile("w", suffix=".urdf", delete=False)
-    f.write(txt)
-    f.close()
+    with tempfile.NamedTemporaryFile("w", suffix=".urdf", delete=False) as f:
+        f.write(txt)
     return f.name
 
 
@@ -46,8 +46,21 @@ def physx_robot(urdf_path: str, solver: SolverType, dt: float, gravity, iters=(4
     return scene, robot
 
 
-def trajectories(path, q0, target_fn, kp, kd, solver: SolverType, steps: int, dt: float, iters=(4, 1),
-                 friction=0.05, damping=0.05, max_lin=100.0, max_ang=50.0):
+def trajectories(
+    path,
+    q0,
+    target_fn,
+    kp,
+    kd,
+    solver: SolverType,
+    steps: int,
+    dt: float,
+    iters=(4, 1),
+    friction=0.05,
+    damping=0.05,
+    max_lin=100.0,
+    max_ang=50.0,
+):
     """(artic q, PhysX q), each (steps, dofs), in artic's dof order. target_fn(t) -> targets (dofs,)."""
     scene, robot = physx_robot(_strip_urdf(path), solver, dt, (0.0, 0.0, -9.81), iters)
     art = artic.load_urdf(path)

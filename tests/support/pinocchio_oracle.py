@@ -73,4 +73,4 @@ class PinMap:
         return out
 
 
-__all__ = ["pinocchio_model", "PinMap", "quat_rotate"]
+__all__ = ["PinMap", "pinocchio_model", "quat_rotate"]

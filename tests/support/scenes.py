@@ -18,9 +18,20 @@ def clean(link, joint=None):
         joint.friction_coefficient = 0.0
 
 
-def prismatic_drive(solver=SolverType.PGS, iters=(4, 1), mass=2.0, stiffness=100.0, damping=10.0, target=1.0,
-                    target_velocity=0.0, drive_type=DriveType.FORCE, max_force=MAX_F32, forces=False, armature=0.0,
-                    envs=1):
+def prismatic_drive(
+    solver=SolverType.PGS,
+    iters=(4, 1),
+    mass=2.0,
+    stiffness=100.0,
+    damping=10.0,
+    target=1.0,
+    target_velocity=0.0,
+    drive_type=DriveType.FORCE,
+    max_force=MAX_F32,
+    forces=False,
+    armature=0.0,
+    envs=1,
+):
     """Notes 8.1: a prismatic X joint, child mass 2, drive (100, 10) to x_T = 1, no gravity."""
     art = artic.Articulation("prismatic")
     art.set_articulation_flag(ArticulationFlag.FIX_BASE)
@@ -44,8 +55,7 @@ def prismatic_drive(solver=SolverType.PGS, iters=(4, 1), mass=2.0, stiffness=100
     return art, scene
 
 
-def rod_pendulum(solver=SolverType.PGS, iters=(4, 1), limit=None, friction=None, damping=0.0, coefficient=0.0,
-                 envs=1):
+def rod_pendulum(solver=SolverType.PGS, iters=(4, 1), limit=None, friction=None, damping=0.0, coefficient=0.0, envs=1):
     """Notes 8.2: a rod (box 0.5 x 0.05 x 0.05 half extents, mass 1) on a revolute SWING2 (z) joint at its end,
     starting horizontal at rest, gravity -9.81 along y."""
     art = artic.Articulation("rod")
@@ -54,7 +64,7 @@ def rod_pendulum(solver=SolverType.PGS, iters=(4, 1), limit=None, friction=None,
     root = art.create_link(None, Transform(), "root")
     link = art.create_link(root, None, "rod")
     link.mass = 1.0
-    izz = 1.0 / 12.0 * (1.0 ** 2 + 0.1 ** 2)
+    izz = 1.0 / 12.0 * (1.0**2 + 0.1**2)
     link.inertia = (1.0 / 12.0 * 0.02, izz, izz)
     clean(root)
     clean(link, link.inbound_joint)

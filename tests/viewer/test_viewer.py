@@ -8,11 +8,11 @@ import shutil
 import numpy as np
 import pytest
 
-from tests.support import EXAMPLES
 from artic import Scene
 from artic.assets import load_model, model_path
 from artic.errors import ValidationError
 from artic.viewer import Recorder, write_replay
+from tests.support import EXAMPLES
 
 DT = 1.0 / 60.0
 FRAMES = 60  # one second: the ant drops onto its floor and settles
@@ -45,16 +45,22 @@ def browser():
         from playwright.sync_api import sync_playwright
     except ImportError:
         sync_playwright = None
-    missing = "Debian's chromium (apt-get install chromium)" if exe is None else \
-        "the playwright Python package (pip install playwright)" if sync_playwright is None else None
+    missing = (
+        "Debian's chromium (apt-get install chromium)"
+        if exe is None
+        else "the playwright Python package (pip install playwright)"
+        if sync_playwright is None
+        else None
+    )
     if missing:
         if os.environ.get("CI"):  # .ci/run installs both: a missing one there is a broken CI, not a skip
             pytest.fail(f"the browser test needs {missing}, which .ci/run should have installed")
         pytest.skip(f"the browser test needs {missing}")
     with sync_playwright() as p:
         # SwiftShader gives WebGL without a GPU; --no-sandbox because CI runs as root
-        b = p.chromium.launch(executable_path=exe, args=["--no-sandbox", "--use-angle=swiftshader",
-                                                         "--enable-unsafe-swiftshader"])
+        b = p.chromium.launch(
+            executable_path=exe, args=["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
+        )
         yield b
         b.close()
 
@@ -84,8 +90,10 @@ def test_ant_replay_runs_in_chromium(ant_replay, browser, tmp_path):
     pixels (the ant has dropped onto the floor) and the time shown."""
     path, art, statics, _ = ant_replay
     page, log = _open(browser, path)
-    info = page.evaluate("({bodies: articReplay.bodyCount, statics: articReplay.staticCount, "
-                         "frames: articReplay.frameCount, contacts: articReplay.maxContacts})")
+    info = page.evaluate(
+        "({bodies: articReplay.bodyCount, statics: articReplay.staticCount, "
+        "frames: articReplay.frameCount, contacts: articReplay.maxContacts})"
+    )
     assert info["bodies"] == art.link_count == 13
     assert info["statics"] == len(statics) >= 1
     assert info["frames"] == FRAMES
@@ -150,14 +158,17 @@ def test_write_replay_from_model_path(tmp_path, ant_replay):
     assert "<title>ant - artic replay</title>" in out.read_text()
 
 
-@pytest.mark.parametrize("case, message", [
-    ("shape", "must be (frames, 13, 7)"),
-    ("nan", "frame 3"),
-    ("dt", "dt must be a positive"),
-    ("contacts", "2 contacts frames for 5 pose frames"),
-    ("color", "no link named ['nose']"),
-    ("folder", "does not exist"),
-])
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("shape", "must be (frames, 13, 7)"),
+        ("nan", "frame 3"),
+        ("dt", "dt must be a positive"),
+        ("contacts", "2 contacts frames for 5 pose frames"),
+        ("color", "no link named ['nose']"),
+        ("folder", "does not exist"),
+    ],
+)
 def test_write_replay_refuses_bad_input(tmp_path, case, message):
     """Wrong pose shapes, non-finite poses, a bad dt, a contact list of the wrong length, an unknown link colour
     and a missing folder each give a ValidationError that says what is wrong."""
@@ -207,11 +218,14 @@ def test_artic_view_rebuilds_replay_from_run_file(tmp_path, ant_replay, capsys):
     assert str(tmp_path / "run.html") in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("content, message", [
-    (None, "no run file"),
-    ({"q": np.zeros((3, 1, 8))}, "has no link_poses, model, dt"),
-    ({"link_poses": np.zeros((3, 13, 7)), "model": "ant", "dt": DT}, "must be (frames, envs, links, 7)"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "no run file"),
+        ({"q": np.zeros((3, 1, 8))}, "has no link_poses, model, dt"),
+        ({"link_poses": np.zeros((3, 13, 7)), "model": "ant", "dt": DT}, "must be (frames, envs, links, 7)"),
+    ],
+)
 def test_artic_view_refuses_bad_run_files(tmp_path, content, message):
     """A missing run file, one without link poses (an older artic sim) and one with poses of the wrong rank are
     refused with a ValidationError that names the file and the fix."""
@@ -228,8 +242,7 @@ def test_replay_ant_example(tmp_path):
     relative to the torso (the gait is in the poses, not only the fall)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(
-        "replay_ant", EXAMPLES / "replay_ant.py")
+    spec = importlib.util.spec_from_file_location("replay_ant", EXAMPLES / "replay_ant.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     path, rec = module.main(["--seconds", "1", "--html", str(tmp_path / "ant.html")])
@@ -237,14 +250,14 @@ def test_replay_ant_example(tmp_path):
     poses = np.stack(rec.poses[0])
     assert len(poses) == FRAMES
     relative = poses[:, 1:, :3] - poses[:, :1, :3]  # link positions relative to the torso
-    assert np.ptp(relative[FRAMES // 2:], axis=0).max() > 0.05
+    assert np.ptp(relative[FRAMES // 2 :], axis=0).max() > 0.05
 
 
 def _page_data(html: str) -> dict:
     import json
 
     start = html.index("window.ARTIC_DATA = ") + len("window.ARTIC_DATA = ")
-    return json.loads(html[start:html.index(";</script>", start)])
+    return json.loads(html[start : html.index(";</script>", start)])
 
 
 def test_loop_joint_frames_of_four_bar(tmp_path, browser):
@@ -253,8 +266,7 @@ def test_loop_joint_frames_of_four_bar(tmp_path, browser):
     (joint0's C on the static bar), and each hinge's force on body A at C, without console errors."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(
-        "four_bar", EXAMPLES / "four_bar.py")
+    spec = importlib.util.spec_from_file_location("four_bar", EXAMPLES / "four_bar.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     scene, bars, _ = module.build_four_bar()
@@ -277,8 +289,9 @@ def test_loop_joint_frames_of_four_bar(tmp_path, browser):
     assert np.isfinite(forces).all()
     assert np.linalg.norm(forces, axis=2).max() > max(b.link.mass for b in bars[1:]) * 9.81
     page, log = _open(browser, path)
-    assert page.evaluate("[articReplay.bodyCount, articReplay.staticCount, articReplay.jointFrameCount, "
-                         "articReplay.maxJointForces]") == [3, 1, 8, 4]
+    assert page.evaluate(
+        "[articReplay.bodyCount, articReplay.staticCount, articReplay.jointFrameCount, articReplay.maxJointForces]"
+    ) == [3, 1, 8, 4]
     page.check("#artic-joint-frames")
     page.screenshot(path=tmp_path / "four_bar.png")
     assert log["errors"] == [], log["errors"]

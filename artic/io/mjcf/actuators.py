@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...description.articulation import Drive
+from ...description.articulation_joint import Drive
 from ...enums import ArticulationFlag, DriveType
 from ..xml_values import MAX_MAGNITUDE
 
@@ -117,7 +117,7 @@ def _gains(v, act, a):
     if bt == "affine":
         b = np.zeros(3)
         prm = v.numbers(act, "biasprm", (1, 10), (0.0,), a.get("biasprm"))[:3]
-        b[:len(prm)] = prm
+        b[: len(prm)] = prm
         bias = tuple(float(x) for x in b)
     return float(gainprm[0]), bias
 
@@ -144,8 +144,15 @@ def read_actuators(loader, el):
         jname = a.get("joint", a.get("jointinparent"))
         tname = a.get("tendon") if jname is None else None
         gear = float(v.numbers(act, "gear", (1, 6), (1.0,), a.get("gear"))[0])
-        rec = Actuator(name if "name" in a else (jname or tname or name), act.tag, jname, gear,
-                       _limited(v, act, a, "ctrl"), _limited(v, act, a, "force"), tendon=tname)
+        rec = Actuator(
+            name if "name" in a else (jname or tname or name),
+            act.tag,
+            jname,
+            gear,
+            _limited(v, act, a, "ctrl"),
+            _limited(v, act, a, "force"),
+            tendon=tname,
+        )
         loader.model.actuators.append(rec)
         other = [t for t in _OTHER_TRANSMISSIONS if t in a]
         reason = None
@@ -153,11 +160,17 @@ def read_actuators(loader, el):
             if tname not in tendons:
                 reason = f"tendon '{tname}' is not a fixed tendon that artic built (only those can be driven)"
             else:
-                rec.terms = tuple((n.link.inbound_joint.name, float(n.coefficient))
-                                  for n in tendons[tname].tendon_joints[1:] if n.coefficient != 0.0)
+                rec.terms = tuple(
+                    (n.link.inbound_joint.name, float(n.coefficient))
+                    for n in tendons[tname].tendon_joints[1:]
+                    if n.coefficient != 0.0
+                )
         elif jname is None:
-            reason = (f"its {other[0]} transmission is not supported (only hinge and slide joints and fixed "
-                      "tendons)" if other else "it names no joint or tendon")
+            reason = (
+                f"its {other[0]} transmission is not supported (only hinge and slide joints and fixed tendons)"
+                if other
+                else "it names no joint or tendon"
+            )
         elif jname not in loader.joint_names:
             raise v.fail(act, f"attribute joint='{jname}' names no joint of the model")
         elif len(loader.joint_names[jname][1].dof_axes()) != 1:
@@ -187,19 +200,26 @@ def read_actuators(loader, el):
             acts.append((rec, act))
     _set_drives(loader, acts)
     if filtered:
-        warnings.warn(f"{v.where(el)}: the activation filter (dyntype filter, time constant) of actuator(s) "
-                      f"{', '.join(filtered)} is not followed: their force follows ctrl at once, MuJoCo's lags by "
-                      "the time constant (the same while ctrl stays at its initial value)", RuntimeWarning,
-                      stacklevel=4)
+        warnings.warn(
+            f"{v.where(el)}: the activation filter (dyntype filter, time constant) of actuator(s) "
+            f"{', '.join(filtered)} is not followed: their force follows ctrl at once, MuJoCo's lags by "
+            "the time constant (the same while ctrl stays at its initial value)",
+            RuntimeWarning,
+            stacklevel=4,
+        )
     if dropped:
-        warnings.warn(f"{v.where(el)}: actuator(s) not supported and inert (their ctrl is ignored): "
-                      + "; ".join(f"{n}: {r}" for n, r in dropped), RuntimeWarning, stacklevel=4)
+        warnings.warn(
+            f"{v.where(el)}: actuator(s) not supported and inert (their ctrl is ignored): "
+            + "; ".join(f"{n}: {r}" for n, r in dropped),
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
 
 def _tendon_spring(loader, tendon, rec, act):
     """A fixed-tendon actuator's bias b1, b2 into the artic tendon's stiffness and damping (its own spring's rest
     length kept: k0 rest0 / (k0 + K)); the ctrl term is MjcfControl's (module docstring)."""
-    k_add, d_add = -rec.bias[1] * rec.gear ** 2, -rec.bias[2] * rec.gear ** 2
+    k_add, d_add = -rec.bias[1] * rec.gear**2, -rec.bias[2] * rec.gear**2
     if k_add == 0.0 and d_add == 0.0:
         return
     k0 = tendon.stiffness
@@ -208,9 +228,12 @@ def _tendon_spring(loader, tendon, rec, act):
         tendon.stiffness = k0 + k_add
         tendon.damping = tendon.damping + d_add
     if rec.forcerange is not None:
-        warnings.warn(f"{loader.v.where(act)}: forcerange bounds only the ctrl term gear (gain ctrl + b0) of this "
-                      "tendon actuator; its stiffness and damping act through the tendon's spring, unbounded",
-                      RuntimeWarning, stacklevel=5)
+        warnings.warn(
+            f"{loader.v.where(act)}: forcerange bounds only the ctrl term gear (gain ctrl + b0) of this "
+            "tendon actuator; its stiffness and damping act through the tendon's spring, unbounded",
+            RuntimeWarning,
+            stacklevel=5,
+        )
 
 
 def _set_drives(loader, acts):
@@ -226,9 +249,9 @@ def _set_drives(loader, acts):
         ax = joint.dof_axes()[0]
         passive = joint.get_drive_params(ax)
         k, d = passive.stiffness, passive.damping
-        stiffness = k + sum(-r.bias[1] * r.gear ** 2 for r, _ in group)
-        damping = d + sum(-r.bias[2] * r.gear ** 2 for r, _ in group)
-        x0 = (k * joint.get_drive_target(ax) + sum(r.gear * r.bias[0] for r, _ in group if r.bias[1] != 0.0))
+        stiffness = k + sum(-r.bias[1] * r.gear**2 for r, _ in group)
+        damping = d + sum(-r.bias[2] * r.gear**2 for r, _ in group)
+        x0 = k * joint.get_drive_target(ax) + sum(r.gear * r.bias[0] for r, _ in group if r.bias[1] != 0.0)
         v0 = sum(r.gear * r.bias[0] for r, _ in group if r.bias[1] == 0.0)
         max_force = 1e30
         limited = [(r, act) for r, act in group if r.forcerange is not None]
@@ -239,12 +262,17 @@ def _set_drives(loader, acts):
             if lo != -hi:
                 why.append(f"the range is not symmetric; the drive clamps to +-{max(abs(lo), abs(hi)):g}")
             if len(group) > 1 or k > 0.0 or d > 0.0:
-                why.append(f"joint '{jname}''s drive also carries "
-                           + ("other actuators" if len(group) > 1 else "the joint's spring or damper")
-                           + ", which the clamp limits too")
+                why.append(
+                    f"joint '{jname}''s drive also carries "
+                    + ("other actuators" if len(group) > 1 else "the joint's spring or damper")
+                    + ", which the clamp limits too"
+                )
             if why:
-                warnings.warn(f"{v.where(act)}: forcerange is applied only approximately: {'; '.join(why)}",
-                              RuntimeWarning, stacklevel=5)
+                warnings.warn(
+                    f"{v.where(act)}: forcerange is applied only approximately: {'; '.join(why)}",
+                    RuntimeWarning,
+                    stacklevel=5,
+                )
         with v.context(group[0][1]):
             joint.set_drive_params(ax, Drive(stiffness, damping, max_force, DriveType.FORCE))
             joint.set_drive_target(ax, x0 / stiffness if stiffness > 0.0 else 0.0)

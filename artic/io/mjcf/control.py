@@ -44,8 +44,10 @@ class MjcfControl:
         self._bindings = []
         for art in model.articulations:
             if art._scene is not None and art._scene is not scene:
-                raise ValidationError(f"MJCF model '{model.name}': articulation '{art.name}' is in another scene; "
-                                      "bind the control to the scene the model was added to")
+                raise ValidationError(
+                    f"MJCF model '{model.name}': articulation '{art.name}' is in another scene; "
+                    "bind the control to the scene the model was added to"
+                )
             b = _Binding(art, self.actuators)
             if b.flags:
                 self._bindings.append(b)
@@ -65,10 +67,17 @@ class MjcfControl:
         except (TypeError, ValueError):
             c = None
         if c is None or c.shape != (e, nu) or not np.all(np.isfinite(c)):
-            got = (f"a {type(ctrl).__name__} that is not numbers" if c is None else
-                   f"shape {c.shape}" if c.shape != (e, nu) else "non-finite values")
-            raise ValidationError(f"MJCF model '{self.model.name}': ctrl must be {e} x {nu} finite numbers (one row "
-                                  f"per env, one column per actuator: {', '.join(self.names) or 'none'}), got {got}")
+            got = (
+                f"a {type(ctrl).__name__} that is not numbers"
+                if c is None
+                else f"shape {c.shape}"
+                if c.shape != (e, nu)
+                else "non-finite values"
+            )
+            raise ValidationError(
+                f"MJCF model '{self.model.name}': ctrl must be {e} x {nu} finite numbers (one row "
+                f"per env, one column per actuator: {', '.join(self.names) or 'none'}), got {got}"
+            )
         c = np.clip(c, self.low, self.high)
         if np.abs(c).max(initial=0.0) > MAX_MAGNITUDE:
             raise ValidationError(f"MJCF model '{self.model.name}': ctrl values must be at most 1e+15 in magnitude")
@@ -107,9 +116,11 @@ class _Binding:
         self.force_b0 = np.array([r.bias[0] for r in actuators])
         self.force_lo = np.array([r.forcerange[0] if r.forcerange else -np.inf for r in actuators])
         self.force_hi = np.array([r.forcerange[1] if r.forcerange else np.inf for r in actuators])
-        self.flags = ((CacheFlag.JOINT_TARGET_POSITIONS if len(self.pos[0]) else 0)
-                      | (CacheFlag.JOINT_TARGET_VELOCITIES if len(self.vel[0]) else 0)
-                      | (CacheFlag.FORCE if len(self.force_dofs) else 0))
+        self.flags = (
+            (CacheFlag.JOINT_TARGET_POSITIONS if len(self.pos[0]) else 0)
+            | (CacheFlag.JOINT_TARGET_VELOCITIES if len(self.vel[0]) else 0)
+            | (CacheFlag.FORCE if len(self.force_dofs) else 0)
+        )
 
     @staticmethod
     def _affine(groups, dofs, joints, actuators, nu, term):

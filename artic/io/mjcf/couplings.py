@@ -30,9 +30,9 @@ import warnings
 
 import numpy as np
 
-from ...math.np_spatial import Transform
 from ...description.body_joints import DistanceJoint, FixedJoint, SphericalJoint
 from ...enums import ArticulationFlag, Axis, JointType
+from ...math.np_spatial import Transform
 
 __all__ = ["read_couplings"]
 
@@ -109,12 +109,16 @@ class _Couplings:
             self._warn(el, "a fixed tendon without joints; dropped")
             return
         if el.get("name") is not None:  # for <equality><tendon>: its terms and its length at qpos0
-            self.tendons[el.get("name")] = ([(art, joint, _dof_axis(joint), c) for art, joint, _, c in terms],
-                                            sum(c * joint.get_joint_position(_dof_axis(joint))
-                                                for _, joint, _, c in terms))
+            self.tendons[el.get("name")] = (
+                [(art, joint, _dof_axis(joint), c) for art, joint, _, c in terms],
+                sum(c * joint.get_joint_position(_dof_axis(joint)) for _, joint, _, c in terms),
+            )
         if len({id(t[0]) for t in terms}) != 1:
-            self._warn(el, "its joints are in different articulations (artic's fixed tendons follow one kinematic "
-                           "tree); the tendon was dropped")
+            self._warn(
+                el,
+                "its joints are in different articulations (artic's fixed tendons follow one kinematic "
+                "tree); the tendon was dropped",
+            )
             return
         art = terms[0][0]
         root, nodes = _subtree([t[2] for t in terms])
@@ -175,9 +179,12 @@ class _Couplings:
             exact = False
         acts = any(self._num(el, a, k, "0") != 0.0 for k in ("stiffness", "damping"))
         if not exact and acts:
-            self._warn(el, "its joints' axes differ (not parallel or perpendicular, or unlike the root's first "
-                           "child's under a moving root): artic's (PhysX's) tendon forces match MuJoCo's c_i F only "
-                           "approximately")
+            self._warn(
+                el,
+                "its joints' axes differ (not parallel or perpendicular, or unlike the root's first "
+                "child's under a moving root): artic's (PhysX's) tendon forces match MuJoCo's c_i F only "
+                "approximately",
+            )
         return n * np.linalg.solve(g, cs)
 
     def _tendon_range(self, el, a):
@@ -195,8 +202,11 @@ class _Couplings:
         lo, hi = v.numbers(el, "range", 2, text=a["range"])
         if not lo < hi:
             raise v.fail(el, f"attribute range='{a['range']}': low must be below high")
-        self._warn(el, f"range='{a['range']}' dropped: artic's fixed-tendon limit is a spring that cannot hold "
-                       "MuJoCo's tendon limit constraint stably")
+        self._warn(
+            el,
+            f"range='{a['range']}' dropped: artic's fixed-tendon limit is a spring that cannot hold "
+            "MuJoCo's tendon limit constraint stably",
+        )
 
     def _spatial(self, el):
         """A rope: two sites, a range, no spring or damper, becomes a DistanceJoint between the sites' links (it may
@@ -207,8 +217,11 @@ class _Couplings:
         ranged = "range" in a and (limited == "true" or (limited == "auto" and self.loader.autolimits))
         springy = any(self._num(el, a, k, "0") != 0.0 for k in ("stiffness", "damping"))
         if len(sites) != 2 or len(el) != 2 or not ranged or springy:
-            self._warn(el, "a spatial tendon other than a rope (two sites, a range, no stiffness or damping): site "
-                           "paths, wrapping geoms, pulleys and tendon springs are not supported; dropped")
+            self._warn(
+                el,
+                "a spatial tendon other than a rope (two sites, a range, no stiffness or damping): site "
+                "paths, wrapping geoms, pulleys and tendon springs are not supported; dropped",
+            )
             return
         ends = []
         for s in sites:
@@ -243,8 +256,10 @@ class _Couplings:
                         continue
                     if name not in self.loader.bodies:
                         raise self.v.fail(s, "a tendon uses a site on an unnamed body; name the body")
-                    self._sites[s.get("name")] = (self.loader.bodies[name][1],
-                                                  self.v.numbers(s, "pos", 3, text=s.get("pos", "0 0 0")))
+                    self._sites[s.get("name")] = (
+                        self.loader.bodies[name][1],
+                        self.v.numbers(s, "pos", 3, text=s.get("pos", "0 0 0")),
+                    )
         return self._sites
 
     # -- equalities -----------------------------------------------------------------------------------------------
@@ -303,8 +318,9 @@ class _Couplings:
         (link_a, pa), (link_b, pb) = ends if ends[0][0] is not None else ends[::-1]  # body A must move
         if link_a is None:
             raise self.v.fail(el, "joins the world to itself; name a site on a body")
-        self.joints.append(SphericalJoint.from_body_frames(link_a, Transform(pa), link_b, Transform(pb),
-                                                           name=el.get("name")))
+        self.joints.append(
+            SphericalJoint.from_body_frames(link_a, Transform(pa), link_b, Transform(pb), name=el.get("name"))
+        )
 
     def _weld(self, el, a, link_a, link_b):
         v = self.v
@@ -349,8 +365,9 @@ class _Couplings:
                 where[key] = (art, joint, axis)
         keys = [k for k in coef if coef[k] != 0.0]
         if not keys or len({id(where[k][0]) for k in keys}) != 1:
-            self._warn(el, "<equality><tendon> over joints of different articulations (or none) is not supported; "
-                           "dropped")
+            self._warn(
+                el, "<equality><tendon> over joints of different articulations (or none) is not supported; dropped"
+            )
             return
         art, lead, lead_axis = where[keys[0]]
         head = coef[keys[0]]
@@ -373,8 +390,11 @@ class _Couplings:
             return
         (art1, j1), (art2, j2) = ld.joint_names[names[0]], ld.joint_names[names[1]]
         if art1 is not art2:
-            self._warn(el, "its joints are in different articulations; artic's mimic joints couple dofs of one "
-                           "articulation; dropped")
+            self._warn(
+                el,
+                "its joints are in different articulations; artic's mimic joints couple dofs of one "
+                "articulation; dropped",
+            )
             return
         axes = []
         for j in (j1, j2):
@@ -401,6 +421,7 @@ def _depth(link):
 def _subtree(links):
     """(root, nodes): the tendon root, the deepest link that is a strict ancestor of every listed link, and the
     links on the paths from it down to the listed ones, parents first."""
+
     def ancestors(link):
         out = []
         while link is not None:
@@ -432,5 +453,5 @@ def _dof_axis(joint):
 def _padded(poly):
     """polycoef with the omitted trailing coefficients zero (MuJoCo keeps their defaults: 0 beyond the second)."""
     out = np.array([0.0, 1.0, 0.0, 0.0, 0.0])
-    out[:len(poly)] = poly
+    out[: len(poly)] = poly
     return out

@@ -28,8 +28,11 @@ def read_hfield(v, h) -> tuple:
     if not name:
         raise v.fail(h, "needs a name (geoms refer to a height field by name)")
     if "file" in h.attrib:
-        raise v.fail(h, f"attribute file='{h.get('file')}': height fields from files are not supported; give the "
-                        "elevations as attribute elevation (nrow x ncol numbers, row by row from the +y edge)")
+        raise v.fail(
+            h,
+            f"attribute file='{h.get('file')}': height fields from files are not supported; give the "
+            "elevations as attribute elevation (nrow x ncol numbers, row by row from the +y edge)",
+        )
     size = v.numbers(h, "size", 4, text=h.get("size"))
     if np.any(size <= 0.0):
         raise v.fail(h, f"attribute size='{h.get('size')}': rx, ry, ztop and zbase must all be > 0")

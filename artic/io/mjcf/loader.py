@@ -53,20 +53,22 @@ from pathlib import Path
 
 import numpy as np
 
+from ...description.actors import RigidStatic
+from ...description.articulation import Articulation
+from ...description.articulation_joint import Drive, FrictionParams, Limit
+from ...enums import ArticulationFlag, Axis, DriveType, JointType, Motion
 from ...errors import ArticError, MjcfError
 from ...math.np_spatial import Transform, quat_between, quat_from_axis_angle, quat_from_matrix, quat_mul
-from ...description.actors import RigidStatic
-from ...description.articulation import Articulation, Drive, FrictionParams, Limit
+from ..xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 from .actuators import Actuator, read_actuators
 from .couplings import read_couplings
-from .hfield import hfield_mesh, read_hfield
+from .geoms import ELLIPSOID_DIRECTIONS, geom_shape, report_frictionless
+from .hfield import read_hfield
 from .mass import MESH_INERTIA, MassRules
 from .options import Options, apply_mujoco_defaults, disable_contacts, read_options
-from .pairs import BUILTIN as PAIR_BUILTIN, read_pairs
+from .pairs import BUILTIN as PAIR_BUILTIN
+from .pairs import read_pairs
 from .report import report_unused
-from ...description.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Sphere, TriangleMesh
-from ...enums import ArticulationFlag, Axis, DriveType, JointType, Motion
-from ..xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 
 __all__ = ["Actuator", "MjcfError", "MjcfModel", "load_mjcf"]
 
@@ -89,9 +91,12 @@ class MjcfModel:
         """Add the static actors and articulations to `scene`; a scene gravity other than the file's (its <option
         gravity>, zero with <flag gravity='disable'>) is reported, since the scene's is the one that acts."""
         if not np.allclose(scene.gravity, self.gravity):
-            warnings.warn(f"MJCF model '{self.name}': the scene's gravity {tuple(scene.gravity)} is not the file's "
-                          f"{self.gravity}; create the scene with gravity=model.gravity to simulate the file's",
-                          RuntimeWarning, stacklevel=2)
+            warnings.warn(
+                f"MJCF model '{self.name}': the scene's gravity {tuple(scene.gravity)} is not the file's "
+                f"{self.gravity}; create the scene with gravity=model.gravity to simulate the file's",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         for s in self.statics:
             scene.add_actor(s)
         for a in self.articulations:
@@ -102,39 +107,32 @@ class MjcfModel:
 
 
 _BUILTIN = {
-    "joint": {"type": "hinge", "axis": "0 0 1", "pos": "0 0 0", "damping": "0", "armature": "0",
-              "frictionloss": "0", "stiffness": "0", "springref": "0", "ref": "0"},
-    "geom": {"type": "sphere", "contype": "1", "conaffinity": "1", "friction": "1 0.005 0.0001", "margin": "0",
-             "density": "1000", "pos": "0 0 0"},
+    "joint": {
+        "type": "hinge",
+        "axis": "0 0 1",
+        "pos": "0 0 0",
+        "damping": "0",
+        "armature": "0",
+        "frictionloss": "0",
+        "stiffness": "0",
+        "springref": "0",
+        "ref": "0",
+    },
+    "geom": {
+        "type": "sphere",
+        "contype": "1",
+        "conaffinity": "1",
+        "friction": "1 0.005 0.0001",
+        "margin": "0",
+        "density": "1000",
+        "pos": "0 0 0",
+    },
     "pair": PAIR_BUILTIN,
 }
-# (number of size values, what they are) each geom type needs; with fromto, capsule/cylinder/box/ellipsoid need one
-_SIZES = {"sphere": (1, "radius"), "capsule": (2, "radius, half-length"), "cylinder": (2, "radius, half-length"),
-          "box": (3, "three half-sizes"), "ellipsoid": (3, "three radii"), "plane": (0, ""), "mesh": (0, ""),
-          "hfield": (0, "")}
 # elements whose content artic would drop: refused rather than ignored
 _UNSUPPORTED = ("frame", "replicate", "attach", "composite", "flexcomp")
-DETECTION_OFFSET = 0.02  # [m] the contact offset of every MJCF geom: PhysX's default (see `_shape`)
 _WORLD = -1  # the weld group of the world body and of the bodies welded to it
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
-
-
-def _ellipsoid_directions() -> np.ndarray:
-    """54 unit vectors: the six axis directions, 10 more on the equator (every 30 degrees), rings of 12 at +-30
-    degrees latitude (offset by 15 degrees) and of 8 at +-60 degrees. Their convex hull, scaled by an ellipsoid's
-    radii, is inscribed in the ellipsoid, touches it at the ends of its three axes (where it rests on a face) and
-    falls short of its support by at most 5.3 % of the radius in any direction (the narrow phase takes hulls of up
-    to 64 vertices, math/hull.py)."""
-    rows = [(0.0, 0.0, 1.0), (0.0, 0.0, -1.0)]
-    for lat, count, offset in ((0.0, 12, 0.0), (30.0, 12, 0.5), (-30.0, 12, 0.5), (60.0, 8, 0.0), (-60.0, 8, 0.0)):
-        for k in range(count):
-            lon = 2.0 * math.pi * (k + offset) / count
-            rows.append((math.cos(math.radians(lat)) * math.cos(lon), math.cos(math.radians(lat)) * math.sin(lon),
-                         math.sin(math.radians(lat))))
-    return np.array(rows)
-
-
-ELLIPSOID_DIRECTIONS = _ellipsoid_directions()
 
 
 def load_mjcf(path) -> MjcfModel:
@@ -175,11 +173,15 @@ def _expand_includes(root, path: Path, chain: list, seen: set | None = None):
                 raise MjcfError(f"MJCF file '{path}': <include> needs a file attribute naming the MJCF file")
             target = (path.parent / name).resolve()
             if target in chain:
-                raise MjcfError(f"MJCF file '{path}': <include file='{name}'> includes itself (through "
-                                f"{' -> '.join(p.name for p in chain)})")
+                raise MjcfError(
+                    f"MJCF file '{path}': <include file='{name}'> includes itself (through "
+                    f"{' -> '.join(p.name for p in chain)})"
+                )
             if target in seen:
-                raise MjcfError(f"MJCF file '{path}': <include file='{name}'>: '{target.name}' is included twice; "
-                                "MuJoCo refuses repeated includes")
+                raise MjcfError(
+                    f"MJCF file '{path}': <include file='{name}'>: '{target.name}' is included twice; "
+                    "MuJoCo refuses repeated includes"
+                )
             seen.add(target)
             _, inc = read_xml_root(target, f"MJCF (included by '{path}')", "mujoco", MjcfError)
             _expand_includes(inc, target, chain + [target], seen)
@@ -195,8 +197,11 @@ class _Loader:
         self.v = v = XmlValues(root, path, "MJCF", MjcfError)
         for el in root.iter():
             if el.tag in _UNSUPPORTED:
-                raise v.fail(el, f"<{el.tag}> is not supported (its content would be dropped); expand it first, "
-                                 "e.g. by loading the file in MuJoCo and saving it with mj_saveLastXML")
+                raise v.fail(
+                    el,
+                    f"<{el.tag}> is not supported (its content would be dropped); expand it first, "
+                    "e.g. by loading the file in MuJoCo and saving it with mj_saveLastXML",
+                )
         self._compiler(root.find("compiler"))
         self.defaults = {}
         self._read_defaults(root.find("default"), "main", {})
@@ -214,8 +219,9 @@ class _Loader:
                 self.hfields[name] = field_
         self.opts = opts = read_options(v, root)
         comp = root.find("compiler")  # MuJoCo 3: a range without `limited` makes the joint limited
-        self.autolimits = comp is None or v.choice(comp, "autolimits", comp.get("autolimits", "true"),
-                                                   ("true", "false")) == "true"
+        self.autolimits = (
+            comp is None or v.choice(comp, "autolimits", comp.get("autolimits", "true"), ("true", "false")) == "true"
+        )
         model = MjcfModel(root.get("model", path.stem), timestep=opts.timestep, gravity=opts.gravity, options=opts)
         self.model = model
         world = root.find("worldbody")
@@ -246,16 +252,23 @@ class _Loader:
         read_pairs(self, [p for section in root.findall("contact") for p in section.findall("pair")])
         model.joints = read_couplings(self, root)
         read_actuators(self, root.find("actuator"))  # actuators.py; after the tendons, which they may drive
-        self._report_frictionless()
+        report_frictionless(self)
         if self.margin_dropped:
-            warnings.warn(f"MJCF '{path.name}': the margin of {len(self.margin_dropped)} mesh geom(s) (first "
-                          f"'{self.margin_dropped[0]}') is dropped: they touch where MuJoCo keeps them the margin "
-                          "apart", RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"MJCF '{path.name}': the margin of {len(self.margin_dropped)} mesh geom(s) (first "
+                f"'{self.margin_dropped[0]}') is dropped: they touch where MuJoCo keeps them the margin "
+                "apart",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         if self.ellipsoids:
-            warnings.warn(f"MJCF '{path.name}': {len(self.ellipsoids)} ellipsoid geom(s) (first "
-                          f"'{self.ellipsoids[0]}') collide as the {len(ELLIPSOID_DIRECTIONS)}-vertex convex polytope "
-                          "inscribed in each (within 5.3 % of its radii); their mass properties are the ellipsoid's",
-                          RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"MJCF '{path.name}': {len(self.ellipsoids)} ellipsoid geom(s) (first "
+                f"'{self.ellipsoids[0]}') collide as the {len(ELLIPSOID_DIRECTIONS)}-vertex convex polytope "
+                "inscribed in each (within 5.3 % of its radii); their mass properties are the ellipsoid's",
+                RuntimeWarning,
+                stacklevel=3,
+            )
 
     def _compiler(self, comp):
         v = self.v
@@ -266,12 +279,16 @@ class _Loader:
         self.degrees = v.choice(comp, "angle", comp.get("angle", "degree"), ("degree", "radian")) == "degree"
         seq = comp.get("eulerseq", "xyz")
         if len(seq) != 3 or any(c not in "xyzXYZ" for c in seq):
-            raise v.fail(comp, f"attribute eulerseq='{seq}' must be three of x, y, z (lower case: rotating axes, "
-                               "upper case: fixed axes)")
+            raise v.fail(
+                comp,
+                f"attribute eulerseq='{seq}' must be three of x, y, z (lower case: rotating axes, "
+                "upper case: fixed axes)",
+            )
         self.eulerseq = seq
         v.choice(comp, "coordinate", comp.get("coordinate", "local"), ("local",))
-        self.inertia_from_geom = v.choice(comp, "inertiafromgeom", comp.get("inertiafromgeom", "auto"),
-                                          ("true", "false", "auto"))
+        self.inertia_from_geom = v.choice(
+            comp, "inertiafromgeom", comp.get("inertiafromgeom", "auto"), ("true", "false", "auto")
+        )
         # MuJoCo: meshdir, else assetdir, relative to the model file
         self.meshdir = self.path.parent / comp.get("meshdir", comp.get("assetdir", ""))
 
@@ -289,9 +306,12 @@ class _Loader:
         self.meshes[name] = (file, v.numbers(m, "scale", 3, (1.0, 1.0, 1.0), a.get("scale")))
         self.mesh_inertia[name] = v.choice(m, "inertia", a.get("inertia", "legacy"), MESH_INERTIA)
         if self.mesh_inertia[name] == "convex" and a.get("maxhullvert", "-1") != "-1":
-            warnings.warn(f"{v.where(m)}: maxhullvert is not followed for inertia='convex': the mass properties are "
-                          "those of the full convex hull, MuJoCo's of a hull reduced to that many vertices",
-                          RuntimeWarning, stacklevel=4)
+            warnings.warn(
+                f"{v.where(m)}: maxhullvert is not followed for inertia='convex': the mass properties are "
+                "those of the full convex hull, MuJoCo's of a hull reduced to that many vertices",
+                RuntimeWarning,
+                stacklevel=4,
+            )
 
     # -- defaults ---------------------------------------------------------------------------------------------------
     def _read_defaults(self, el, name, inherited):
@@ -367,133 +387,9 @@ class _Loader:
     def _frame(self, el, a):
         return Transform(self.v.numbers(el, "pos", 3, (0.0, 0.0, 0.0), a.get("pos")), self._quat(el, a))
 
-    # -- geoms --------------------------------------------------------------------------------------------------------
+    # -- geoms (geoms.py) -------------------------------------------------------------------------------------------
     def _shape(self, g, cls, owner, static=False):
-        """The artic shape of a <geom> (its mass: mass.py); `static` for a <worldbody> geom."""
-        v = self.v
-        a = self._attrs(g, cls)
-        kind = a.get("type", "sphere")
-        name = a.get("name", owner)
-        if kind not in _SIZES:
-            raise v.fail(g, f"geom '{name}' has unsupported type '{kind}'; use one of {', '.join(_SIZES)}")
-        if "mesh" in a and kind != "mesh":
-            raise v.fail(g, f"geom '{name}' of type '{kind}' names mesh '{a['mesh']}': MuJoCo fits the {kind} to the "
-                            "mesh, which artic does not; give the geom its size instead of the mesh")
-        fromto = kind in ("capsule", "cylinder", "box", "ellipsoid") and "fromto" in a
-        size = v.numbers(g, "size", (0, 3), (), a.get("size"))
-        need, what = _SIZES[kind]
-        if fromto:  # the segment gives the half-length; size[0] is the radius (box: both radial half sizes)
-            need, what = 1, "radius"
-        if len(size) < need:
-            raise v.fail(g, f"attribute size='{a.get('size', '')}': a {kind} geom needs {need} size value(s) "
-                            f"({what}), got {len(size)}")
-        pose = self._frame(g, a)
-        along_z = Transform(q=quat_between(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])))
-        if fromto:
-            ft = v.numbers(g, "fromto", 6, text=a["fromto"])
-            axis = ft[3:] - ft[:3]
-            half = 0.5 * float(np.linalg.norm(axis))
-            if half == 0.0:
-                raise v.fail(g, f"attribute fromto='{a['fromto']}': the two end points coincide")
-            pose = Transform(0.5 * (ft[:3] + ft[3:]), quat_between(np.array([1.0, 0.0, 0.0]), axis / (2 * half)))
-            if kind == "box":
-                shape = Box((half, size[0], size[0]), name=name)
-            elif kind == "ellipsoid":
-                shape = self._ellipsoid(name, (half, size[0], size[0]))  # the shape's x is the segment
-            else:
-                shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), half, name=name)
-        elif kind == "sphere":
-            shape = Sphere(float(size[0]), name=name)
-        elif kind in ("capsule", "cylinder"):
-            shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), float(size[1]), name=name)
-            pose = pose * along_z
-        elif kind == "box":
-            shape = Box(tuple(size[:3]), name=name)
-        elif kind == "plane":
-            shape = Plane(name=name)
-            pose = pose * Transform(q=quat_between(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])))
-        elif kind == "hfield":
-            if not static:
-                raise v.fail(g, f"geom '{name}' of type 'hfield' is on a moving body; height fields are static "
-                                "terrain: put the geom in <worldbody>")
-            if a.get("hfield") not in self.hfields:
-                raise v.fail(g, f"attribute hfield='{a.get('hfield', '')}' names no <hfield> in <asset>")
-            shape = hfield_mesh(*self.hfields[a["hfield"]], name=name)
-        elif kind == "mesh":
-            mesh = a.get("mesh")
-            if mesh not in self.meshes:
-                raise v.fail(g, f"attribute mesh='{mesh}' names no <mesh> in <asset>" if mesh else
-                             "a mesh geom needs a mesh attribute naming an <asset> <mesh>")
-            file, scale = self.meshes[mesh]
-            shape = Mesh(str(file), tuple(scale), name=name)
-        else:
-            shape = self._ellipsoid(name, size[:3])
-        margin, dropped = v.number(g, "margin", text=a["margin"], minimum=0.0), len(self.margin_dropped)
-        shape.local_pose = self._grow(shape, pose, margin)
-        if "name" in g.attrib:
-            if g.get("name") in self.geoms:
-                self.geom_repeated.add(g.get("name"))
-            self.geoms[g.get("name")] = (shape, margin if len(self.margin_dropped) == dropped else 0.0)
-        mu = float(v.numbers(g, "friction", (1, 3), text=a["friction"])[0])
-        # MuJoCo gives a pair of equal priority the larger condim and the larger friction of the two: PhysX's
-        # combine mode max; condim 1 (frictionless) is friction 0, exact against condim-1 geoms and against geoms
-        # of at least this friction (else MuJoCo takes this one's; reported in __init__)
-        condim = a.get("condim", "3").strip()
-        self.frictions.append((name, condim, mu))
-        shape.material = Material(0.0 if condim == "1" else mu, 0.0 if condim == "1" else mu, 0.0,
-                                  friction_combine="max")
-        # artic's contacts act at touch and are speculative (kept from closing) within the contact offset, which is
-        # a detection distance: at 0 a resting contact is found only in the steps where it penetrates, and its
-        # friction comes and goes (dm walker kneeling)
-        shape.contact_offset = DETECTION_OFFSET
-        shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
-        shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
-        return shape
-
-    def _report_frictionless(self):
-        """condim-1 geoms are frictionless (friction 0 under the max combine, `_shape`); against a geom with friction
-        of lower coefficient MuJoCo would use theirs: one warning names the first such geom."""
-        others = [mu for _, condim, mu in self.frictions if condim != "1"]
-        above = [(n, mu) for n, condim, mu in self.frictions if condim == "1" and others and mu > min(others)]
-        if above:
-            warnings.warn(f"MJCF '{self.path.name}': {len(above)} condim='1' geom(s) (first '{above[0][0]}', "
-                          f"friction {above[0][1]:g}) are frictionless in artic; MuJoCo gives their contacts with "
-                          f"geoms of lower friction (down to {min(others):g}) and condim > 1 their friction",
-                          RuntimeWarning, stacklevel=4)
-
-    def _grow(self, shape, pose, margin) -> Transform:
-        """MuJoCo's contact acts once two geoms are closer than the sum of their margins, and they rest about that
-        far apart; artic's act at touch. So each shape grows by its margin (its pose returned): spheres, capsules
-        and ellipsoids (their radii) exactly, planes and height fields moved out along their normal, boxes and
-        cylinders by their half sizes (exact on their faces; their edges and corners reach up to (sqrt(3) - 1)
-        margin farther than MuJoCo's rounded ones). A mesh cannot grow: listed in `self.margin_dropped`."""
-        if margin == 0.0:
-            return pose
-        if isinstance(shape, (Sphere, Capsule)):
-            shape.radius = shape.radius + margin
-        elif isinstance(shape, Cylinder):
-            shape.radius, shape.half_height = shape.radius + margin, shape.half_height + margin
-        elif isinstance(shape, Box):
-            shape.half_extents = tuple(np.asarray(shape.half_extents) + margin)
-        elif isinstance(shape, ConvexMesh):  # an ellipsoid: vertices ELLIPSOID_DIRECTIONS * radii
-            radii = np.abs(shape.vertices).max(axis=0)
-            shape.vertices = ELLIPSOID_DIRECTIONS * (radii + margin)
-        elif isinstance(shape, Plane):  # the plane's normal is its x axis
-            return pose * Transform(np.array([margin, 0.0, 0.0]))
-        elif isinstance(shape, TriangleMesh):  # a height field, facing its +z
-            return pose * Transform(np.array([0.0, 0.0, margin]))
-        else:
-            self.margin_dropped.append(shape.name)
-        return pose
-
-    def _ellipsoid(self, name, radii):
-        """An ellipsoid of three equal radii is a sphere; any other collides as the convex polytope inscribed in it
-        through ELLIPSOID_DIRECTIONS (its mass properties stay the ellipsoid's, mass.py)."""
-        radii = np.asarray(radii, dtype=float)
-        if np.all(radii == radii[0]):
-            return Sphere(float(radii[0]), name=name)
-        self.ellipsoids.append(name)
-        return ConvexMesh(vertices=ELLIPSOID_DIRECTIONS * radii, name=name)
+        return geom_shape(self, g, cls, owner, static)
 
     # -- bodies -------------------------------------------------------------------------------------------------------
     def _joints(self, body, cls):
@@ -501,8 +397,11 @@ class _Loader:
         found = [(j, self._attrs(j, cls)) for j in body if j.tag in ("joint", "freejoint")]
         free = [j for j, a in found if j.tag == "freejoint" or a.get("type") == "free"]
         if free and len(found) > 1:
-            raise self.v.fail(body, f"has a free joint and {len(found) - 1} other joint(s); a free joint already "
-                                    "gives all six dofs, remove the others (MuJoCo refuses this too)")
+            raise self.v.fail(
+                body,
+                f"has a free joint and {len(found) - 1} other joint(s); a free joint already "
+                "gives all six dofs, remove the others (MuJoCo refuses this too)",
+            )
         return found, bool(free)
 
     def _tree(self, body) -> Articulation:
@@ -535,8 +434,9 @@ class _Loader:
         name = body.get("name")
         if name is not None:
             if name in self.bodies:  # <exclude> would name either; MuJoCo refuses repeated names too
-                raise self.v.fail(body, f"body '{name}' is defined twice (or is named like the world body); body "
-                                        "names must be unique")
+                raise self.v.fail(
+                    body, f"body '{name}' is defined twice (or is named like the world body); body names must be unique"
+                )
             self.bodies[name] = (art, link, weld)
 
     @staticmethod
@@ -554,7 +454,7 @@ class _Loader:
 
         for weld, links in members.items():
             for i, a in enumerate(links):
-                for b in links[i + 1:]:
+                for b in links[i + 1 :]:
                     exclude(a, b)
             parent = parent_of[weld]
             if weld != _WORLD and parent != _WORLD:
@@ -572,8 +472,11 @@ class _Loader:
         joints, free = self._joints(body, cls)
         if free:
             outer = f" (inside body '{parent_link.name}')" if parent_weld is not None else ""
-            raise v.fail(body, f"has a free joint but is not a child of <worldbody>{outer}; a free joint is only "
-                               "allowed on a top-level body (MuJoCo refuses it too)")
+            raise v.fail(
+                body,
+                f"has a free joint but is not a child of <worldbody>{outer}; a free joint is only "
+                "allowed on a top-level body (MuJoCo refuses it too)",
+            )
         world_pose = parent_link.initial_pose * frame
         link = parent_link
         with v.context(body):
@@ -609,13 +512,15 @@ class _Loader:
                 raise v.fail(j, "attribute limited='true' without a range; give range='low high'")
             return None
         if limited == "auto" and not self.autolimits:
-            raise v.fail(j, "has a range but no `limited` while <compiler autolimits='false'> (MuJoCo refuses this "
-                            "too); give limited='true' or 'false', or set autolimits='true'")
+            raise v.fail(
+                j,
+                "has a range but no `limited` while <compiler autolimits='false'> (MuJoCo refuses this "
+                "too); give limited='true' or 'false', or set autolimits='true'",
+            )
         rng = v.numbers(j, "range", 2, text=a["range"], limit=None)
         huge = np.abs(rng) > MAX_MAGNITUDE
         if huge.all():
-            warnings.warn(f"{v.where(j)}: range beyond 1e15 in magnitude; loaded as an unlimited joint",
-                          stacklevel=5)
+            warnings.warn(f"{v.where(j)}: range beyond 1e15 in magnitude; loaded as an unlimited joint", stacklevel=5)
             return None
         if huge.any():
             warnings.warn(f"{v.where(j)}: a range bound beyond 1e15 in magnitude is clamped to +-1e15", stacklevel=5)
@@ -716,11 +621,17 @@ class _Loader:
                 continue
             if art_a is None or art_a is not art_b:
                 where = "the world" if art_a is None or art_b is None else "two different trees"
-                dropped.append(f"<exclude body1='{el.get('body1')}' body2='{el.get('body2')}'> (bodies of {where}; "
-                               "artic filters pairs only within one articulation)")
+                dropped.append(
+                    f"<exclude body1='{el.get('body1')}' body2='{el.get('body2')}'> (bodies of {where}; "
+                    "artic filters pairs only within one articulation)"
+                )
                 continue
             if link_a.parent is not link_b and link_b.parent is not link_a:  # parent and child never collide
                 art_a.disable_collision(link_a, link_b)
         if dropped:
-            warnings.warn(f"{v.where(section)}: {', '.join(dropped)} not supported and dropped; these geoms may "
-                          "collide where MuJoCo would not", RuntimeWarning, stacklevel=4)
+            warnings.warn(
+                f"{v.where(section)}: {', '.join(dropped)} not supported and dropped; these geoms may "
+                "collide where MuJoCo would not",
+                RuntimeWarning,
+                stacklevel=4,
+            )

@@ -41,8 +41,8 @@ import warnings
 
 import numpy as np
 
-from ...math.np_spatial import Transform, quat_between, quat_to_matrix
 from ...description.shapes import Mesh
+from ...math.np_spatial import Transform, quat_between, quat_to_matrix
 from ..xml_values import MAX_MAGNITUDE
 
 _EPS = 1e-14  # MuJoCo's mjEPS: a geom lighter than this, or of smaller volume, adds nothing
@@ -68,8 +68,7 @@ class MassRules:
             self.bound_inertia = v.number(comp, "boundinertia", self.bound_inertia, minimum=0.0)
             self.total_mass = v.number(comp, "settotalmass", self.total_mass)
             if "balanceinertia" in comp.attrib:
-                self.balance = v.choice(comp, "balanceinertia", comp.get("balanceinertia"),
-                                        ("true", "false")) == "true"
+                self.balance = v.choice(comp, "balanceinertia", comp.get("balanceinertia"), ("true", "false")) == "true"
         self.bodies = []  # (link, mass, com, tensor) per body, in load order
 
     def fill(self, link, body, cls, shapes):
@@ -89,8 +88,11 @@ class MassRules:
         tol = 1e-12 * c  # eigh's round-off must not break a flat body's exact A + B = C (eigh sorts: c largest)
         if a + b < c - tol:
             if not self.balance:
-                raise v.fail(body, f"its principal inertias {bounded.tolist()} break A + B >= C (MuJoCo refuses "
-                                   "this too); fix the <inertial> or set <compiler balanceinertia='true'>")
+                raise v.fail(
+                    body,
+                    f"its principal inertias {bounded.tolist()} break A + B >= C (MuJoCo refuses "
+                    "this too); fix the <inertial> or set <compiler balanceinertia='true'>",
+                )
             bounded[:] = bounded.mean()
         tensor = axes @ np.diag(bounded) @ axes.T
         mass = max(mass, self.bound_mass)
@@ -99,9 +101,12 @@ class MassRules:
 
     def _check_magnitude(self, body, mass, tensor):
         if not mass <= MAX_MAGNITUDE or not np.abs(tensor).max() <= MAX_MAGNITUDE:  # also catches inf and nan
-            raise self.ld.v.fail(body, f"its geoms give a mass of {mass:.3g} kg and inertia up to "
-                                       f"{np.abs(tensor).max():.3g} kg m^2, beyond 1e15 (float32 overflows in the "
-                                       "solver); check the geom sizes, densities and masses")
+            raise self.ld.v.fail(
+                body,
+                f"its geoms give a mass of {mass:.3g} kg and inertia up to "
+                f"{np.abs(tensor).max():.3g} kg m^2, beyond 1e15 (float32 overflows in the "
+                "solver); check the geom sizes, densities and masses",
+            )
 
     def finish(self):
         """`compiler settotalmass`: scale every body's mass and inertia so that they add up to it."""
@@ -132,8 +137,11 @@ class MassRules:
         if "fullinertia" in a:
             given = [k for k in ("quat", "axisangle", "euler", "xyaxes", "zaxis") if k in a]
             if given:
-                raise v.fail(el, f"gives fullinertia and an orientation ({given[0]}); fullinertia is in the body "
-                                 "frame, remove the orientation (MuJoCo refuses both too)")
+                raise v.fail(
+                    el,
+                    f"gives fullinertia and an orientation ({given[0]}); fullinertia is in the body "
+                    "frame, remove the orientation (MuJoCo refuses both too)",
+                )
             xx, yy, zz, xy, xz, yz = v.numbers(el, "fullinertia", 6)
             tensor = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
             if np.linalg.eigvalsh(tensor).min() < -1e-12 * max(1e-300, np.abs(tensor).max()):
@@ -173,8 +181,11 @@ class MassRules:
         kind = a.get("type", "sphere")
         shell = v.choice(g, "shellinertia", a.get("shellinertia", "false"), ("true", "false")) == "true"
         if kind == "mesh" and shell:
-            raise v.fail(g, "shellinertia='true' on a mesh geom; give the <mesh> asset inertia='shell' instead "
-                            "(MuJoCo refuses this too)")
+            raise v.fail(
+                g,
+                "shellinertia='true' on a mesh geom; give the <mesh> asset inertia='shell' instead "
+                "(MuJoCo refuses this too)",
+            )
         if kind not in _PRIMITIVES and kind != "mesh":
             return None  # planes have no volume; other types are refused when the shape is made
         given = v.number(g, "mass", text=a["mass"], minimum=0.0) if "mass" in a else None
@@ -203,7 +214,7 @@ class MassRules:
         v = self.ld.v
         size = np.zeros(3)
         given = v.numbers(g, "size", (0, 3), (), a.get("size"))
-        size[:len(given)] = given
+        size[: len(given)] = given
         if "fromto" in a and kind != "sphere":
             ft = v.numbers(g, "fromto", 6, text=a["fromto"])
             axis = ft[3:] - ft[:3]
@@ -221,8 +232,12 @@ class MassRules:
         """(volume or area, COM, unit-density inertia tensor about the COM) of a mesh geom, in the body frame."""
         v = self.ld.v
         if not isinstance(shape, Mesh) or shape.vertices is None:
-            warnings.warn(f"{v.where(g)}: the mesh's file format is not read, so this geom adds no mass (MuJoCo "
-                          "would give it the mesh's volume times its density)", RuntimeWarning, stacklevel=6)
+            warnings.warn(
+                f"{v.where(g)}: the mesh's file format is not read, so this geom adds no mass (MuJoCo "
+                "would give it the mesh's volume times its density)",
+                RuntimeWarning,
+                stacklevel=6,
+            )
             return 0.0, np.zeros(3), np.zeros((3, 3))
         kind = self.ld.mesh_inertia.get(a.get("mesh"), "legacy")
         try:
@@ -332,15 +347,22 @@ def mesh_mass(verts, tris, kind: str = "legacy"):
     w = weights(apex)
     total = w.sum()
     if total < 1e-30:
-        raise ValueError("the mesh volume is negative (triangles wound inwards)" if total < 0 else
-                         "the mesh volume is too small; give the <mesh> inertia='shell'")
+        raise ValueError(
+            "the mesh volume is negative (triangles wound inwards)"
+            if total < 0
+            else "the mesh volume is too small; give the <mesh> inertia='shell'"
+        )
     com = (w[:, None] * (0.75 * centre + 0.25 * apex)).sum(axis=0) / total
     d, e, f, centre = d - com, e - com, f - com, centre - com
     w = weights(np.zeros(3))
     c = 12.0 if kind == "shell" else 20.0
     s = d + e + f
-    second = np.einsum("i,ij,ik->jk", w / c, d, d) + np.einsum("i,ij,ik->jk", w / c, e, e) \
-        + np.einsum("i,ij,ik->jk", w / c, f, f) + np.einsum("i,ij,ik->jk", w / c, s, s)
+    second = (
+        np.einsum("i,ij,ik->jk", w / c, d, d)
+        + np.einsum("i,ij,ik->jk", w / c, e, e)
+        + np.einsum("i,ij,ik->jk", w / c, f, f)
+        + np.einsum("i,ij,ik->jk", w / c, s, s)
+    )
     inertia = np.trace(second) * np.eye(3) - second
     return float(w.sum()), com, inertia
 

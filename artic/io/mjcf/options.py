@@ -32,12 +32,44 @@ from dataclasses import dataclass
 import numpy as np
 
 # <flag> switches whose default is "enable" (MuJoCo's disable flags); the rest default to "disable"
-_DISABLE_FLAGS = ("constraint", "equality", "frictionloss", "limit", "contact", "spring", "damper", "gravity",
-                  "clampctrl", "warmstart", "filterparent", "actuation", "refsafe", "sensor", "midphase",
-                  "eulerdamp", "autoreset", "nativeccd", "island", "passive")
+_DISABLE_FLAGS = (
+    "constraint",
+    "equality",
+    "frictionloss",
+    "limit",
+    "contact",
+    "spring",
+    "damper",
+    "gravity",
+    "clampctrl",
+    "warmstart",
+    "filterparent",
+    "actuation",
+    "refsafe",
+    "sensor",
+    "midphase",
+    "eulerdamp",
+    "autoreset",
+    "nativeccd",
+    "island",
+    "passive",
+)
 # flags that change nothing artic simulates (diagnostics, collision-detection internals, sensors)
-_HARMLESS_FLAGS = ("energy", "sensor", "midphase", "nativeccd", "multiccd", "island", "warmstart", "fwdinv",
-                   "invdiscrete", "autoreset", "refsafe", "clampctrl", "filterparent")
+_HARMLESS_FLAGS = (
+    "energy",
+    "sensor",
+    "midphase",
+    "nativeccd",
+    "multiccd",
+    "island",
+    "warmstart",
+    "fwdinv",
+    "invdiscrete",
+    "autoreset",
+    "refsafe",
+    "clampctrl",
+    "filterparent",
+)
 # <option> attributes read here; the others change MuJoCo's solver, integrator or medium and are reported
 _READ_OPTIONS = ("timestep", "gravity", "integrator", "iterations")
 MAX_ITERATIONS = 255  # PhysX's bound on an articulation's position iterations
@@ -80,10 +112,16 @@ def read_options(v, root) -> Options:
         if "iterations" in opt.attrib:
             opts.iterations = v.integer(opt, "iterations", opt.get("iterations"), 0, 2**31 - 1)
             if opts.iterations > MAX_ITERATIONS:
-                dropped.append((opt, f"attribute iterations='{opts.iterations}' is capped at {MAX_ITERATIONS} "
-                                     "position iterations (PhysX's bound)"))
-        integrator = v.choice(opt, "integrator", opt.get("integrator", "Euler"),
-                              ("Euler", "RK4", "implicit", "implicitfast"))
+                dropped.append(
+                    (
+                        opt,
+                        f"attribute iterations='{opts.iterations}' is capped at {MAX_ITERATIONS} "
+                        "position iterations (PhysX's bound)",
+                    )
+                )
+        integrator = v.choice(
+            opt, "integrator", opt.get("integrator", "Euler"), ("Euler", "RK4", "implicit", "implicitfast")
+        )
         if integrator != "Euler":
             dropped.append((opt, f"attribute integrator='{integrator}' (artic integrates with semi-implicit Euler)"))
         for name, text in opt.attrib.items():
@@ -91,8 +129,11 @@ def read_options(v, root) -> Options:
                 continue
             if name in _MEDIUM and not np.any(v.numbers(opt, name, 3 if name == "wind" else 1)):
                 continue
-            what = ("artic simulates no fluid forces" if name in _MEDIUM
-                    else "a MuJoCo solver setting; artic's solver has its own")
+            what = (
+                "artic simulates no fluid forces"
+                if name in _MEDIUM
+                else "a MuJoCo solver setting; artic's solver has its own"
+            )
             dropped.append((opt, f"attribute {name}='{text}' ({what})"))
         for flag in opt.findall("flag"):
             for name, value in flag.attrib.items():

@@ -21,12 +21,14 @@ from ...description.shapes import Material
 
 BUILTIN = {"condim": "3", "friction": "1 1 0.005 0.0001 0.0001", "margin": "0", "gap": "0"}  # MuJoCo's
 _READ = {"name", "class", "geom1", "geom2", "condim", "friction", "margin", "gap"}
-_REASON = {"solref": "MuJoCo's soft contact has no PhysX counterpart",
-           "solimp": "MuJoCo's soft contact has no PhysX counterpart",
-           "solreffriction": "MuJoCo's soft contact has no PhysX counterpart",
-           "gap": "contacts act from the margin on",
-           "condim": "contacts have Coulomb friction (condim 3) or none (condim 1), no torsional or rolling friction",
-           "friction": "the first (sliding) friction acts in both tangent directions"}
+_REASON = {
+    "solref": "MuJoCo's soft contact has no PhysX counterpart",
+    "solimp": "MuJoCo's soft contact has no PhysX counterpart",
+    "solreffriction": "MuJoCo's soft contact has no PhysX counterpart",
+    "gap": "contacts act from the margin on",
+    "condim": "contacts have Coulomb friction (condim 3) or none (condim 1), no torsional or rolling friction",
+    "friction": "the first (sliding) friction acts in both tangent directions",
+}
 
 
 def read_pairs(mj, elements):
@@ -52,8 +54,11 @@ def read_pairs(mj, elements):
                 raise v.fail(el, f"attribute {attr}='{name}' names no geom of the model; name a <geom name=...>")
             ends.append(mj.geoms[name])
         if el.get("geom1") == el.get("geom2"):
-            raise v.fail(el, f"attributes geom1 and geom2 both name geom '{el.get('geom1')}': a geom cannot collide "
-                             "with itself; name two different geoms")
+            raise v.fail(
+                el,
+                f"attributes geom1 and geom2 both name geom '{el.get('geom1')}': a geom cannot collide "
+                "with itself; name two different geoms",
+            )
         condim = v.choice(el, "condim", a["condim"].strip(), ("1", "3", "4", "6"))
         friction = v.numbers(el, "friction", (1, 5), text=a["friction"])
         if friction.min() < 0.0:
@@ -72,13 +77,18 @@ def read_pairs(mj, elements):
         (shape1, grown1), (shape2, grown2) = ends
         if id(shape1) not in owners:
             (shape1, grown1), (shape2, grown2) = (shape2, grown2), (shape1, grown1)
-        if id(shape1) not in owners or id(shape2) in owners and owners[id(shape2)][1] is owners[id(shape1)][1]:
+        if id(shape1) not in owners or (id(shape2) in owners and owners[id(shape2)][1] is owners[id(shape1)][1]):
             continue  # two world geoms or two geoms of one link: the contact would act on nothing
         mu = 0.0 if condim == "1" else float(friction[0])
         with v.context(el):
-            owners[id(shape1)][0].add_contact_pair(shape1, shape2, Material(mu, mu, 0.0, friction_combine="max"),
-                                                   margin - grown1 - grown2)
+            owners[id(shape1)][0].add_contact_pair(
+                shape1, shape2, Material(mu, mu, 0.0, friction_combine="max"), margin - grown1 - grown2
+            )
     for attr, (count, el) in dropped.items():
         why = f" ({_REASON[attr]})" if attr in _REASON else ""
-        warnings.warn(f"{v.where(el)}: <pair> attribute {attr} is not followed by artic{why}; {count} occurrence(s) "
-                      "in the model, this is the first", RuntimeWarning, stacklevel=4)
+        warnings.warn(
+            f"{v.where(el)}: <pair> attribute {attr} is not followed by artic{why}; {count} occurrence(s) "
+            "in the model, this is the first",
+            RuntimeWarning,
+            stacklevel=4,
+        )

@@ -22,8 +22,20 @@ _ORIENT = {"quat", "axisangle", "euler", "xyaxes", "zaxis"}
 # per element: the attributes artic reads (loader.py, mass.py); "class" selects defaults and "name" identifies
 USED = {
     "mujoco": {"model"},
-    "compiler": {"angle", "eulerseq", "meshdir", "assetdir", "inertiafromgeom", "autolimits", "coordinate",
-                 "inertiagrouprange", "boundmass", "boundinertia", "settotalmass", "balanceinertia"},
+    "compiler": {
+        "angle",
+        "eulerseq",
+        "meshdir",
+        "assetdir",
+        "inertiafromgeom",
+        "autolimits",
+        "coordinate",
+        "inertiagrouprange",
+        "boundmass",
+        "boundinertia",
+        "settotalmass",
+        "balanceinertia",
+    },
     "default": {"class"},
     "asset": set(),
     "mesh": {"name", "class", "file", "scale", "inertia", "maxhullvert"},
@@ -31,24 +43,97 @@ USED = {
     "worldbody": set(),
     "body": {"name", "childclass", "pos"} | _ORIENT,
     "inertial": {"pos", "mass", "diaginertia", "fullinertia"} | _ORIENT,
-    "joint": {"name", "class", "type", "pos", "axis", "range", "limited", "ref", "damping", "armature",
-              "frictionloss", "stiffness", "springref"},
+    "joint": {
+        "name",
+        "class",
+        "type",
+        "pos",
+        "axis",
+        "range",
+        "limited",
+        "ref",
+        "damping",
+        "armature",
+        "frictionloss",
+        "stiffness",
+        "springref",
+    },
     "freejoint": {"name"},
-    "geom": {"name", "class", "type", "size", "fromto", "pos", "mesh", "friction", "margin", "contype",
-             "conaffinity", "mass", "density", "shellinertia", "group", "hfield"} | _ORIENT,
+    "geom": {
+        "name",
+        "class",
+        "type",
+        "size",
+        "fromto",
+        "pos",
+        "mesh",
+        "friction",
+        "margin",
+        "contype",
+        "conaffinity",
+        "mass",
+        "density",
+        "shellinertia",
+        "group",
+        "hfield",
+    }
+    | _ORIENT,
 }
 # sections, and the <default> children of their elements, read and reported elsewhere
-OWNED = {"option", "contact", "tendon", "equality", "actuator", "pair", "motor", "position", "velocity", "general",
-         "intvelocity", "damper", "cylinder", "muscle", "adhesion"}
+OWNED = {
+    "option",
+    "contact",
+    "tendon",
+    "equality",
+    "actuator",
+    "pair",
+    "motor",
+    "position",
+    "velocity",
+    "general",
+    "intvelocity",
+    "damper",
+    "cylinder",
+    "muscle",
+    "adhesion",
+}
 # content without effect on the simulated dynamics: whole elements (by tag) and attributes ("tag attr")
-NO_DYNAMICS = {"visual", "statistic", "size", "sensor", "keyframe", "custom", "site", "camera", "light",
-               "texture", "material", "skin", "geom rgba", "geom material", "geom user", "body user",
-               "joint user", "joint group", "freejoint group", "compiler texturedir", "compiler usethread",
-               "compiler discardvisual", "mesh smoothnormal"}
+NO_DYNAMICS = {
+    "visual",
+    "statistic",
+    "size",
+    "sensor",
+    "keyframe",
+    "custom",
+    "site",
+    "camera",
+    "light",
+    "texture",
+    "material",
+    "skin",
+    "geom rgba",
+    "geom material",
+    "geom user",
+    "body user",
+    "joint user",
+    "joint group",
+    "freejoint group",
+    "compiler texturedir",
+    "compiler usethread",
+    "compiler discardvisual",
+    "mesh smoothnormal",
+}
 # attributes whose value here asks for what artic does anyway (MuJoCo's defaults that change nothing artic lacks:
 # condim 3 is sliding friction only, as artic's contacts, condim 1 none, mapped as friction 0): not reported there
-MATCHING = {"geom condim": ("1", "3"), "geom priority": ("0",), "geom gap": ("0",), "geom solmix": ("1",),
-            "body gravcomp": ("0",), "body mocap": ("false",), "joint margin": ("0",)}
+MATCHING = {
+    "geom condim": ("1", "3"),
+    "geom priority": ("0",),
+    "geom gap": ("0",),
+    "geom solmix": ("1",),
+    "body gravcomp": ("0",),
+    "body mocap": ("false",),
+    "joint margin": ("0",),
+}
 # why some physics kinds are not used: said in their warning
 REASON = {
     "geom solref": "MuJoCo's soft contact has no PhysX counterpart",
@@ -57,7 +142,8 @@ REASON = {
     "geom condim": "contacts have Coulomb friction (condim 3) or none (condim 1), no torsional or rolling friction",
     "geom priority": "contact parameters are combined the PhysX way",
     "geom gap": "contacts act from the margin on",
-    "joint solreflimit": "limits are PhysX's hard limits", "joint solimplimit": "limits are PhysX's hard limits",
+    "joint solreflimit": "limits are PhysX's hard limits",
+    "joint solimplimit": "limits are PhysX's hard limits",
     "joint margin": "limits act at the range itself",
     "body gravcomp": "gravity acts on the whole body",
     "body mocap": "the body is loaded as an ordinary body",
@@ -97,8 +183,16 @@ def report_unused(root, v):
             quiet.append(f"{what} ({count})")
             continue
         why = f" ({REASON[kind]})" if kind in REASON else ""
-        warnings.warn(f"{v.where(el)}: {what} is not used by artic and is ignored{why}; {count} occurrence(s) in "
-                      "the model, this is the first", RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"{v.where(el)}: {what} is not used by artic and is ignored{why}; {count} occurrence(s) in "
+            "the model, this is the first",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     if quiet:
-        warnings.warn(f"MJCF file '{v.path}': not used by artic, without effect on the simulated dynamics (visual, "
-                      f"sensing, keyframes, markers): {', '.join(quiet)}", RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"MJCF file '{v.path}': not used by artic, without effect on the simulated dynamics (visual, "
+            f"sensing, keyframes, markers): {', '.join(quiet)}",
+            RuntimeWarning,
+            stacklevel=3,
+        )

@@ -116,17 +116,33 @@ def build_data(m: ArticulationModel, num_envs: int, device, inverse_dynamics: bo
         return wp.zeros(shape, dtype=dtype, device=device)
 
     d = ArticulationData(
-        origin=z(e, wp.vec3), link_com=z((e, n_l), wp.vec3), link_inertia=z((e, n_l), wp.mat33),
-        comp_mass=z((e, n_l), wp.float32), comp_h=z((e, n_l), wp.vec3), comp_j=z((e, n_l), wp.mat33),
-        dof_motion=z((e, n_d), wp.spatial_vector), link_v=z((e, n_l), wp.spatial_vector),
-        link_a=z((e, n_l), wp.spatial_vector), link_f=z((e, n_l), wp.spatial_vector),
-        link_c=z((e, n_l), wp.spatial_vector), link_ia=z((e, n_l), wp.spatial_matrix),
-        link_dinv=z((e, n_l), wp.mat33), link_u=z((e, n_l), wp.vec3), dof_u=z((e, n_d), wp.spatial_vector),
-        gen_v=z((e, n_g), wp.float32), gen_a=z((e, n_g), wp.float32), gen_f=z((e, n_g), wp.float32),
-        link_fext=z((e, n_l), wp.spatial_vector), mass_matrix=z((e, n_g, n_g), wp.float32),
-        jacobian=z((e, rows, n_c), wp.float32), com=z(e, wp.vec3), centroidal_matrix=z((e, 6, n_c), wp.float32),
-        centroidal_bias=z((e, 6), wp.float32), joint_acceleration=z((e, n_d), wp.float32),
-        link_acceleration=z((e, n_l), wp.spatial_vector), link_incoming_joint_force=z((e, n_l), wp.spatial_vector),
+        origin=z(e, wp.vec3),
+        link_com=z((e, n_l), wp.vec3),
+        link_inertia=z((e, n_l), wp.mat33),
+        comp_mass=z((e, n_l), wp.float32),
+        comp_h=z((e, n_l), wp.vec3),
+        comp_j=z((e, n_l), wp.mat33),
+        dof_motion=z((e, n_d), wp.spatial_vector),
+        link_v=z((e, n_l), wp.spatial_vector),
+        link_a=z((e, n_l), wp.spatial_vector),
+        link_f=z((e, n_l), wp.spatial_vector),
+        link_c=z((e, n_l), wp.spatial_vector),
+        link_ia=z((e, n_l), wp.spatial_matrix),
+        link_dinv=z((e, n_l), wp.mat33),
+        link_u=z((e, n_l), wp.vec3),
+        dof_u=z((e, n_d), wp.spatial_vector),
+        gen_v=z((e, n_g), wp.float32),
+        gen_a=z((e, n_g), wp.float32),
+        gen_f=z((e, n_g), wp.float32),
+        link_fext=z((e, n_l), wp.spatial_vector),
+        mass_matrix=z((e, n_g, n_g), wp.float32),
+        jacobian=z((e, rows, n_c), wp.float32),
+        com=z(e, wp.vec3),
+        centroidal_matrix=z((e, 6, n_c), wp.float32),
+        centroidal_bias=z((e, 6), wp.float32),
+        joint_acceleration=z((e, n_d), wp.float32),
+        link_acceleration=z((e, n_l), wp.spatial_vector),
+        link_incoming_joint_force=z((e, n_l), wp.spatial_vector),
     )
     d.bundle()
     return d
@@ -138,8 +154,16 @@ def build_step_data(data: ArticulationData, row_count: int, coupling_count: int,
     n_g = data.gen_v.shape[1]
     device = data.gen_v.device
     sd = StepData()
-    for name in ("gen_v", "gen_a", "gen_f", "link_fext", "mass_matrix", "joint_acceleration", "link_acceleration",
-                 "link_incoming_joint_force"):
+    for name in (
+        "gen_v",
+        "gen_a",
+        "gen_f",
+        "link_fext",
+        "mass_matrix",
+        "joint_acceleration",
+        "link_acceleration",
+        "link_incoming_joint_force",
+    ):
         setattr(sd, name, getattr(data, name))
     sd.gen_v0 = wp.zeros((e, n_g), dtype=wp.float32, device=device)
     sd.gen_vpos = wp.zeros((e, n_g), dtype=wp.float32, device=device)
@@ -147,8 +171,7 @@ def build_step_data(data: ArticulationData, row_count: int, coupling_count: int,
     sd.root_pose0 = wp.zeros((e, tree_count), dtype=wp.transform, device=device)
     sd.link_vel0 = wp.zeros_like(data.link_v)
     sd.minv = wp.zeros_like(data.mass_matrix)
-    for name in ("dof_r", "dof_recip", "dof_geom_error", "dof_err_low", "dof_err_high", "dof_dq",
-                 "dof_friction_force"):
+    for name in ("dof_r", "dof_recip", "dof_geom_error", "dof_err_low", "dof_err_high", "dof_dq", "dof_friction_force"):
         setattr(sd, name, wp.zeros((e, n), dtype=wp.float32, device=device))
     sd.dof_drive_coef = wp.zeros((e, n), dtype=wp.types.vector(length=5, dtype=float), device=device)
     sd.cpl_g = wp.zeros((e, coupling_count, n_g), dtype=wp.float32, device=device)
@@ -248,8 +271,17 @@ def step_bytes_per_env(model, row_count: int, coupling_count: int) -> int:
     """Bytes one env of the step's own arrays takes (build_step_data; those it shares with the inverse-dynamics
     API are counted by bytes_per_env): float32 or int32 values."""
     n, g, nl = model.dof_count, model.gen_count, model.link_count
-    values = (2 * g + n + 7 * model.tree_count + 6 * nl + g * g + 12 * n  # velocities, q0, root poses, M^-1, dofs
-              + 2 * coupling_count * g + 4 * coupling_count + 2 * row_count)  # coupling and joint rows
+    values = (
+        2 * g
+        + n
+        + 7 * model.tree_count
+        + 6 * nl
+        + g * g
+        + 12 * n  # velocities, q0, root poses, M^-1, dofs
+        + 2 * coupling_count * g
+        + 4 * coupling_count
+        + 2 * row_count
+    )  # coupling and joint rows
     return 4 * values
 
 

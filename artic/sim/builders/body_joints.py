@@ -7,8 +7,13 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from ...constraints.body_joint_rows import (BODY_ROW_BILATERAL, BODY_ROW_DRIVE, BODY_ROW_RANGE, BodyJointArrays,
-                                            BodyJointTable)
+from ...constraints.body_joint_rows import (
+    BODY_ROW_BILATERAL,
+    BODY_ROW_DRIVE,
+    BODY_ROW_RANGE,
+    BodyJointArrays,
+    BodyJointTable,
+)
 from ...constraints.drive import vec5
 from ...core.model import DRIVE_ACCELERATION, DRIVE_FORCE, DRIVE_NONE
 from ...core.structs import upload
@@ -32,8 +37,9 @@ def _drive_code(drive) -> int:
     return int(DRIVE_ACCELERATION if drive.drive_type == DriveType.ACCELERATION else DRIVE_FORCE)
 
 
-def body_joint_table_arrays(joints: list, link_index: dict, rank: np.ndarray, movable: np.ndarray,
-                      link_span: np.ndarray) -> dict:
+def body_joint_table_arrays(
+    joints: list, link_index: dict, rank: np.ndarray, movable: np.ndarray, link_span: np.ndarray
+) -> dict:
     """Host arrays of a block's BodyJointTable. link_index: id(Link) -> forest link; rank and movable per forest link;
     link_span: (L, 2) first generalized index and count of each forest link's tree."""
     h = {k: [] for k in BodyJointTable.vars if k not in ("joint_count", "dynamic_count", "coord_count", "row_count")}
@@ -111,8 +117,9 @@ def build_body_joint_table(joints, link_index, rank, movable, link_span, device)
     return upload(BodyJointTable, h, device)
 
 
-def build_body_joint_arrays(num_envs: int, joint_count: int, coord_count: int, row_count: int, n_gen: int,
-                      device) -> BodyJointArrays:
+def build_body_joint_arrays(
+    num_envs: int, joint_count: int, coord_count: int, row_count: int, n_gen: int, device
+) -> BodyJointArrays:
     e = num_envs
     a = BodyJointArrays()
 

@@ -10,13 +10,21 @@ import numpy as np
 from ...collision.geometry import MANIFOLD_POINTS, Geometry, cylinder_prism
 from ...core.structs import upload
 from ...description.articulation import Articulation
-from ...description.shapes import (FRICTION_COMBINE_MODES, Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere,
-                                   TriangleMesh)
+from ...description.shapes import (
+    FRICTION_COMBINE_MODES,
+    Box,
+    Capsule,
+    ConvexMesh,
+    Cylinder,
+    Mesh,
+    Plane,
+    Sphere,
+    TriangleMesh,
+)
 from ...enums import ArticulationFlag
 from ...errors import ValidationError
 from ...math.hull import convex_hull, hull_topology
 from .model import forest_links
-
 
 _TYPE_OF = {Plane: 0, Sphere: 1, Capsule: 2, Box: 3, Cylinder: 4, ConvexMesh: 5, TriangleMesh: 6}
 
@@ -24,7 +32,7 @@ _TYPE_OF = {Plane: 0, Sphere: 1, Capsule: 2, Box: 3, Cylinder: 4, ConvexMesh: 5,
 def _max_points(ta: int, tb: int) -> int:
     """Largest manifold a pair can produce (a: link shape, b: any)."""
     round_ = (1, 2)
-    if ta == 1 and tb in round_ or tb == 1 and ta in round_:
+    if (ta == 1 and tb in round_) or (tb == 1 and ta in round_):
         return 1
     if ta in round_ and tb in round_:
         return 2
@@ -35,10 +43,25 @@ def _max_points(ta: int, tb: int) -> int:
 
 class _Tables:
     def __init__(self):
-        self.rows = {k: [] for k in ("geom_link", "geom_type", "geom_pose", "geom_size", "geom_material",
-                                     "geom_combine", "geom_offset", "geom_radius", "geom_vstart", "geom_vcount",
-                                     "geom_fstart",
-                                     "geom_fcount", "geom_estart", "geom_ecount")}
+        self.rows = {
+            k: []
+            for k in (
+                "geom_link",
+                "geom_type",
+                "geom_pose",
+                "geom_size",
+                "geom_material",
+                "geom_combine",
+                "geom_offset",
+                "geom_radius",
+                "geom_vstart",
+                "geom_vcount",
+                "geom_fstart",
+                "geom_fcount",
+                "geom_estart",
+                "geom_ecount",
+            )
+        }
         self.verts, self.planes, self.tris = [], [], []
         self.face_vstart, self.face_vcount, self.face_verts, self.edges, self.edge_faces = [], [], [], [], []
         self.shapes = []  # (shape, owner name) per geometry, for reports
@@ -97,8 +120,7 @@ class _Tables:
             size[0] = radius = shape.radius
         elif shape_kind in (2, 4):
             size[:2] = shape.radius, shape.half_height
-            radius = shape.half_height + shape.radius if shape_kind == 2 else np.hypot(shape.half_height,
-                                                                                      shape.radius)
+            radius = shape.half_height + shape.radius if shape_kind == 2 else np.hypot(shape.half_height, shape.radius)
         elif shape_kind == 3:
             size[:] = shape.half_extents
             radius = float(np.linalg.norm(size))
@@ -136,8 +158,9 @@ class _Tables:
         return bool((ga & mb) or (gb & ma))
 
 
-def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int,
-                    filters: tuple[set, set] = (frozenset(), frozenset())) -> tuple[dict, list]:
+def geometry_arrays(
+    arts: list[Articulation], statics: list, capacity_cap: int, filters: tuple[set, set] = (frozenset(), frozenset())
+) -> tuple[dict, list]:
     """Host arrays of a block's Geometry (the forest of `arts` and the scene's statics), and the (shape, owner)
     list indexed like its shapes. filters: pairs that never collide (bodies joined by a body joint), as a set of
     frozensets of two forest links and a set of (forest link, id of a RigidStatic)."""
@@ -183,7 +206,7 @@ def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int,
         capacity += _max_points(t.rows["geom_type"][a], t.rows["geom_type"][b])
 
     for x, a in enumerate(link_geoms):  # "dynamic" pairs: links of one tree, or of two trees
-        for b in link_geoms[x + 1:]:
+        for b in link_geoms[x + 1 :]:
             la, lb = link_of[a], link_of[b]
             if not (movable[la] or movable[lb]) or la == lb:
                 continue
@@ -192,9 +215,12 @@ def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int,
                 continue
             art = arts[tree_of[la]]
             if pair is None and tree_of[la] == tree_of[lb]:
-                if (parents[la] == lb or parents[lb] == la
-                        or art.get_articulation_flags() & ArticulationFlag.DISABLE_SELF_COLLISION
-                        or frozenset((link_obj[la], link_obj[lb])) in art.collision_filters):
+                if (
+                    parents[la] == lb
+                    or parents[lb] == la
+                    or art.get_articulation_flags() & ArticulationFlag.DISABLE_SELF_COLLISION
+                    or frozenset((link_obj[la], link_obj[lb])) in art.collision_filters
+                ):
                     continue
             add_pair(a, b, pair)
     dynamic_count = len(pairs_a)
@@ -203,7 +229,7 @@ def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int,
             continue
         for b in static_geoms:
             pair = explicit.get(frozenset((a, b)))
-            if pair is not None or t.collide(a, b) and (link_of[a], static_actor[b]) not in static_filters:
+            if pair is not None or (t.collide(a, b) and (link_of[a], static_actor[b]) not in static_filters):
                 add_pair(a, b, pair)
     h = {k: np.array(v) for k, v in t.rows.items()}
     h["geom_pose"] = np.array(t.rows["geom_pose"], np.float32).reshape(-1, 7)
@@ -229,8 +255,13 @@ def geometry_arrays(arts: list[Articulation], statics: list, capacity_cap: int,
     return h, t.shapes
 
 
-def build_geometry(arts: list[Articulation], statics: list, capacity_cap: int, device,
-                   filters: tuple[set, set] = (frozenset(), frozenset())) -> tuple[Geometry, dict, list]:
+def build_geometry(
+    arts: list[Articulation],
+    statics: list,
+    capacity_cap: int,
+    device,
+    filters: tuple[set, set] = (frozenset(), frozenset()),
+) -> tuple[Geometry, dict, list]:
     """The block's Geometry on the device, its host arrays, and the (shape, owner) list indexed like its shapes."""
     arts = list(arts)
     h, shapes = geometry_arrays(arts, statics, capacity_cap, filters)

@@ -71,8 +71,8 @@ def model_arrays(arts: list[Articulation]) -> dict:
     for t, p in enumerate(parts):
         nl, nd = len(p["link_parent"]), len(p["dof_axis"])
         floating = p["joint_type"][0] == JOINT_FREE_ROOT
-        h["link_parent"][links:links + nl] += np.where(p["link_parent"] >= 0, links, 0)
-        h["joint_dof_start"][links:links + nl] += dofs
+        h["link_parent"][links : links + nl] += np.where(p["link_parent"] >= 0, links, 0)
+        h["joint_dof_start"][links : links + nl] += dofs
         link_tree += [t] * nl
         root_gen += [gen if floating else -1] * nl
         dof_gen += range(gen + 6 * floating, gen + 6 * floating + nd)
@@ -81,21 +81,40 @@ def model_arrays(arts: list[Articulation]) -> dict:
         gen_count.append(nd + 6 * floating)
         links, dofs, gen = links + nl, dofs + nd, gen + nd + 6 * floating
     kinematic = [int(a._kinematic) for a in arts]
-    for name, v in (("link_tree", link_tree), ("link_root_gen", root_gen), ("dof_gen", dof_gen),
-                    ("tree_root", roots), ("tree_gen_start", gen_start), ("tree_gen_count", gen_count),
-                    ("tree_kinematic", kinematic)):
+    for name, v in (
+        ("link_tree", link_tree),
+        ("link_root_gen", root_gen),
+        ("dof_gen", dof_gen),
+        ("tree_root", roots),
+        ("tree_gen_start", gen_start),
+        ("tree_gen_count", gen_count),
+        ("tree_kinematic", kinematic),
+    ):
         h[name] = np.array(v, np.int32)
     return h
 
 
 _DTYPES = {
-    "link_parent": wp.int32, "joint_type": wp.int32, "joint_parent_pose": wp.transform,
+    "link_parent": wp.int32,
+    "joint_type": wp.int32,
+    "joint_parent_pose": wp.transform,
     "joint_child_pose": wp.transform,
     "joint_child_pose_inv": wp.transform,
-    "joint_dof_start": wp.int32, "joint_dof_count": wp.int32, "link_mass": wp.float32, "link_com": wp.vec3,
-    "link_principal_inertia": wp.vec3, "link_com_rot": wp.quat, "dof_axis": wp.int32, "dof_armature": wp.float32,
-    "link_tree": wp.int32, "link_root_gen": wp.int32, "dof_gen": wp.int32, "tree_root": wp.int32,
-    "tree_gen_start": wp.int32, "tree_gen_count": wp.int32, "tree_kinematic": wp.int32,
+    "joint_dof_start": wp.int32,
+    "joint_dof_count": wp.int32,
+    "link_mass": wp.float32,
+    "link_com": wp.vec3,
+    "link_principal_inertia": wp.vec3,
+    "link_com_rot": wp.quat,
+    "dof_axis": wp.int32,
+    "dof_armature": wp.float32,
+    "link_tree": wp.int32,
+    "link_root_gen": wp.int32,
+    "dof_gen": wp.int32,
+    "tree_root": wp.int32,
+    "tree_gen_start": wp.int32,
+    "tree_gen_count": wp.int32,
+    "tree_kinematic": wp.int32,
 }
 
 
@@ -103,9 +122,15 @@ def build_model(arts, device) -> ArticulationModel:
     """The model of one articulation, or of the forest of a list of them."""
     arts = [arts] if isinstance(arts, Articulation) else list(arts)
     h = model_arrays(arts)
-    m = ArticulationModel(len(h["link_parent"]), len(h["dof_axis"]), bool(h["joint_type"][0] == JOINT_FREE_ROOT),
-                          tree_count=len(arts), gen_count=int(h["tree_gen_count"].sum()),
-                          flags=int(arts[0].get_articulation_flags()), host=h)
+    m = ArticulationModel(
+        len(h["link_parent"]),
+        len(h["dof_axis"]),
+        bool(h["joint_type"][0] == JOINT_FREE_ROOT),
+        tree_count=len(arts),
+        gen_count=int(h["tree_gen_count"].sum()),
+        flags=int(arts[0].get_articulation_flags()),
+        host=h,
+    )
     for name, dtype in _DTYPES.items():
         setattr(m, name, wp.array(h[name], dtype=dtype, device=device))
     m.bundle()
@@ -127,12 +152,34 @@ def _tree_dof_arrays(art: Articulation) -> dict:
     topo = art._topology()
     n, nl = art.dof_count, art.link_count
     f = np.float32
-    h = {k: np.zeros(n, f) for k in ("dof_stiffness", "dof_damping", "dof_max_force", "dof_limit_low",
-                                     "dof_limit_high", "dof_max_velocity", "dof_friction_coef", "dof_static_friction",
-                                     "dof_dynamic_friction", "dof_viscous_friction", "dof_cfm")}
+    h = {
+        k: np.zeros(n, f)
+        for k in (
+            "dof_stiffness",
+            "dof_damping",
+            "dof_max_force",
+            "dof_limit_low",
+            "dof_limit_high",
+            "dof_max_velocity",
+            "dof_friction_coef",
+            "dof_static_friction",
+            "dof_dynamic_friction",
+            "dof_viscous_friction",
+            "dof_cfm",
+        )
+    }
     h.update({k: np.zeros(n, np.int32) for k in ("dof_drive", "dof_quat_drive", "dof_link")})
-    h.update({k: np.zeros(nl, f) for k in ("link_linear_damping", "link_angular_damping",
-                                           "link_max_linear_velocity", "link_max_angular_velocity")})
+    h.update(
+        {
+            k: np.zeros(nl, f)
+            for k in (
+                "link_linear_damping",
+                "link_angular_damping",
+                "link_max_linear_velocity",
+                "link_max_angular_velocity",
+            )
+        }
+    )
     link_cfm = [lk.cfm_scale for lk in topo.links]
     if art.fix_base:
         link_cfm[0] = 0.0  # PhysX CPU: a fixed root has no cfm (physx-notes 2.3)
@@ -171,8 +218,9 @@ def _tree_dof_arrays(art: Articulation) -> dict:
             else:  # linear: it needs a force limit and a gain
                 has_drive = drive.max_force > 0.0 and (drive.stiffness > 0.0 or drive.damping > 0.0)
             if has_drive:
-                h["dof_drive"][d] = int(DRIVE_ACCELERATION if drive.drive_type == DriveType.ACCELERATION
-                                        else DRIVE_FORCE)
+                h["dof_drive"][d] = int(
+                    DRIVE_ACCELERATION if drive.drive_type == DriveType.ACCELERATION else DRIVE_FORCE
+                )
             if j.friction_coefficient > 0.0 and not new_friction:
                 kinds.append(int(ROW_FRICTION_COEF))
                 dofs.append(d)
@@ -204,9 +252,9 @@ def dof_row_arrays(arts: list[Articulation]) -> dict:
     links = dofs = rows = 0
     for art, p in zip(arts, parts):
         nr = len(p["row_kind"])
-        h["row_dof"][rows:rows + nr] += dofs
-        h["row_rank"][rows:rows + nr] += links
-        h["dof_link"][dofs:dofs + art.dof_count] += links
+        h["row_dof"][rows : rows + nr] += dofs
+        h["row_rank"][rows : rows + nr] += links
+        h["dof_link"][dofs : dofs + art.dof_count] += links
         links, dofs, rows = links + art.link_count, dofs + art.dof_count, rows + nr
     h["row_count"] = rows
     return h

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...constraints.coupling_rows import COUPLING_FIXED, COUPLING_MIMIC, COUPLING_SPATIAL, CouplingRows
 from ...constraints.body_joint_rows import row_layout
+from ...constraints.coupling_rows import COUPLING_FIXED, COUPLING_MIMIC, COUPLING_SPATIAL, CouplingRows
 from ...constraints.deadzone_rows import DeadzoneTable
 from ...core.structs import upload
 from ...description.articulation import Articulation
@@ -86,10 +86,21 @@ def _tree_coupling_arrays(art: Articulation) -> dict:
 
 # index fields of the tables and the count each one indexes into ("link", "dof", or the table they point at)
 _SHIFTS = {
-    "mimic_term_start": "term_dof", "term_dof": "dof", "ft_joint_start": "ftj_dof", "ft_root_link": "link",
-    "ft_root_dof": "dof", "ft_root_dof_link": "link", "ftj_tendon": "ft_stiffness", "ftj_dof": "dof",
-    "ftj_link": "link", "att_link": "link", "att_parent": "att_link", "leaf_att": "att_link",
-    "leaf_tendon": "st_stiffness", "leaf_root_att": "att_link", "leaf_root_child_att": "att_link",
+    "mimic_term_start": "term_dof",
+    "term_dof": "dof",
+    "ft_joint_start": "ftj_dof",
+    "ft_root_link": "link",
+    "ft_root_dof": "dof",
+    "ft_root_dof_link": "link",
+    "ftj_tendon": "ft_stiffness",
+    "ftj_dof": "dof",
+    "ftj_link": "link",
+    "att_link": "link",
+    "att_parent": "att_link",
+    "leaf_att": "att_link",
+    "leaf_tendon": "st_stiffness",
+    "leaf_root_att": "att_link",
+    "leaf_root_child_att": "att_link",
 }
 
 
@@ -138,8 +149,10 @@ def deadzone_arrays(arts, joints, joint_row_start) -> dict:
             axes = list(topo.dof_axes[i])
             for ax, dz in sorted(j._deadzone.items()):
                 if ax not in axes:
-                    raise ValidationError(f"joint '{j.name}': a deadzone on axis {AXIS_NAMES[ax]}, which is locked; "
-                                          "free or limit that axis, or remove the deadzone (set_deadzone(axis, None))")
+                    raise ValidationError(
+                        f"joint '{j.name}': a deadzone on axis {AXIS_NAMES[ax]}, which is locked; "
+                        "free or limit that axis, or remove the deadzone (set_deadzone(axis, None))"
+                    )
                 kind.append(0)
                 dof.append(offset + topo.dof_start[i] + axes.index(ax))
                 joint.append(-1)
@@ -163,8 +176,17 @@ def deadzone_arrays(arts, joints, joint_row_start) -> dict:
 
 
 def _params(dz) -> list:
-    return [dz.low, dz.high, dz.stiffness, dz.damping, min(dz.max_force, 3.0e38), dz.secondary_target,
-            dz.secondary_stiffness, dz.secondary_damping, dz.secondary_max_force]
+    return [
+        dz.low,
+        dz.high,
+        dz.stiffness,
+        dz.damping,
+        min(dz.max_force, 3.0e38),
+        dz.secondary_target,
+        dz.secondary_stiffness,
+        dz.secondary_damping,
+        dz.secondary_max_force,
+    ]
 
 
 def build_deadzone_table(arts, joints, joint_row_start, device) -> DeadzoneTable:

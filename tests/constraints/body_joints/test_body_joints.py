@@ -76,7 +76,7 @@ def test_ranges_stop_coordinates_at_their_bounds_per_env(solver):
     impact on, while env 1 swings on as before. (32 position iterations: Gauss-Seidel between the range and the
     pin's rows converges by a factor of about 0.8 per iteration here; with 4 the pendulum passes a bound by
     0.023 rad, with 16 by 1.2e-3.)"""
-    scene, b, joint = _pendulum(envs=2, solver=solver, iterations=(32, 1))
+    scene, _b, joint = _pendulum(envs=2, solver=solver, iterations=(32, 1))
     scene.set_joint_coordinates(joint, [1.0])
     scene.set_joint_ranges(joint, [[-0.4], [-0.2]], [[2.0], [2.0]])
     theta, engaged = [], []
@@ -92,7 +92,7 @@ def test_ranges_stop_coordinates_at_their_bounds_per_env(solver):
     assert engaged[:, 0].any() and engaged[:, 1].any()
     assert theta.max(axis=0).max() < 1.0 + 1e-3  # hard limits do not add energy
     scene.set_joint_ranges(joint, [[-0.1], [-0.2]], [[0.1], [2.0]])
-    low, high = scene.get_joint_ranges(joint)
+    low, _high = scene.get_joint_ranges(joint)
     np.testing.assert_array_equal(low[:, 0], np.float32([-0.1, -0.2]))
     late = []
     for _ in range(150):
@@ -120,8 +120,9 @@ def test_locking_holds_a_coordinate_per_env_and_releases(solver):
     assert z[0] == pytest.approx(0.0, abs=1e-6)
     assert z[1] == pytest.approx(-G * dt * dt * n * (n + 1) / 2, rel=1e-4)
     f = scene.get_joint_forces(joint)
-    assert f.constraint_force[0, 5] == pytest.approx(-b.link.mass * G, rel=1e-4) or \
-        f.constraint_force[0, 5] == pytest.approx(b.link.mass * G, rel=1e-4)
+    assert f.constraint_force[0, 5] == pytest.approx(-b.link.mass * G, rel=1e-4) or f.constraint_force[
+        0, 5
+    ] == pytest.approx(b.link.mass * G, rel=1e-4)
     assert f.bilateral_count.tolist() == [6, 5]
     scene.set_joint_locked(joint, [[False], [True]])
     np.testing.assert_array_equal(scene.get_joint_locked(joint)[:, 0], [False, True])
@@ -166,7 +167,7 @@ def test_distance_joint_hard_and_spring(solver):
     it settles at 0.5 + m g / k."""
     results = []
     for spring in (False, True):
-        b = body(artic.Sphere(0.05), pose=(0.0, 0.0, 0.7), density=1.0 / (4.0 / 3.0 * np.pi * 0.05 ** 3))
+        b = body(artic.Sphere(0.05), pose=(0.0, 0.0, 0.7), density=1.0 / (4.0 / 3.0 * np.pi * 0.05**3))
         scene = artic.Scene(1, solver_type=solver)
         scene.add_actor(b)
         joint = artic.DistanceJoint.from_body_frames(b, Transform(), None, Transform((0.0, 0.0, 1.0)))
@@ -190,6 +191,7 @@ def test_distance_joint_hard_and_spring(solver):
 def test_jointed_bodies_that_cannot_touch_are_stepped_together():
     """Bodies whose shapes collide with nothing are each stepped alone, until a joint joins two of them: then they
     share a block (and the joint holds), while a third stays alone."""
+
     def ghost(name, x):
         return body(artic.Box((0.1, 0.1, 0.1), collision_group=0, collision_mask=0), pose=(x, 0.0, 1.0), name=name)
 

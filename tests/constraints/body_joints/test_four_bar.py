@@ -6,14 +6,15 @@ constraint)."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from tests.support import EXAMPLES
 import artic
 from artic.math.np_spatial import quat_from_axis_angle, quat_to_matrix
+from tests.support import EXAMPLES
 
 _spec = importlib.util.spec_from_file_location("four_bar", EXAMPLES / "four_bar.py")
 four_bar = importlib.util.module_from_spec(_spec)
@@ -31,14 +32,21 @@ def _closed_form(bars):
     m = [lk.mass for lk in links]
 
     def i_pin(lk, deg):
-        r = quat_to_matrix(quat_from_axis_angle((0.0, 1.0, 0.0), np.radians(deg))) @ \
-            quat_to_matrix(lk.cmass_local_pose.q)
+        r = quat_to_matrix(quat_from_axis_angle((0.0, 1.0, 0.0), np.radians(deg))) @ quat_to_matrix(
+            lk.cmass_local_pose.q
+        )
         return (r @ np.diag(lk.inertia) @ r.T)[1, 1] + lk.mass * 0.25
 
     inertia = i_pin(links[0], 90) + i_pin(links[2], 270) + m[1]
     moment = G * (0.5 * m[0] + m[1] + 0.5 * m[2])
-    sol = solve_ivp(lambda t, y: [y[1], -moment * np.cos(y[0]) / inertia], (0.0, SECONDS), [0.0, 0.0],
-                    rtol=1e-11, atol=1e-12, dense_output=True)
+    sol = solve_ivp(
+        lambda t, y: [y[1], -moment * np.cos(y[0]) / inertia],
+        (0.0, SECONDS),
+        [0.0, 0.0],
+        rtol=1e-11,
+        atol=1e-12,
+        dense_output=True,
+    )
     return sol.sol(np.arange(STEPS + 1) * DT)[0]
 
 
@@ -52,15 +60,19 @@ def _mujoco(bars):
         rel = poses[i] if i == 1 else poses[i - 1].inverse() * poses[i]
         lk = bars[i].link
         c, q, d = lk.cmass_local_pose.p, lk.cmass_local_pose.q, lk.inertia
-        return (f'<body name="link{i}" pos="{rel.p[0]} {rel.p[1]} {rel.p[2]}" '
-                f'quat="{rel.q[3]} {rel.q[0]} {rel.q[1]} {rel.q[2]}">'
-                f'<joint type="hinge" axis="0 1 0" pos="0 0 -0.5"/>'
-                f'<inertial pos="{c[0]} {c[1]} {c[2]}" quat="{q[3]} {q[0]} {q[1]} {q[2]}" mass="{lk.mass}" '
-                f'diaginertia="{d[0]} {d[1]} {d[2]}"/>{inner}</body>')
+        return (
+            f'<body name="link{i}" pos="{rel.p[0]} {rel.p[1]} {rel.p[2]}" '
+            f'quat="{rel.q[3]} {rel.q[0]} {rel.q[1]} {rel.q[2]}">'
+            f'<joint type="hinge" axis="0 1 0" pos="0 0 -0.5"/>'
+            f'<inertial pos="{c[0]} {c[1]} {c[2]}" quat="{q[3]} {q[0]} {q[1]} {q[2]}" mass="{lk.mass}" '
+            f'diaginertia="{d[0]} {d[1]} {d[2]}"/>{inner}</body>'
+        )
 
-    xml = (f'<mujoco><option timestep="{DT}" gravity="0 0 -{G}" integrator="RK4"/><worldbody>'
-           f'{body(1, body(2, body(3, "")))}</worldbody><equality><connect body1="link3" body2="world" '
-           f'anchor="0 0 0.5" solref="0.002 1"/></equality></mujoco>')
+    xml = (
+        f'<mujoco><option timestep="{DT}" gravity="0 0 -{G}" integrator="RK4"/><worldbody>'
+        f'{body(1, body(2, body(3, "")))}</worldbody><equality><connect body1="link3" body2="world" '
+        f'anchor="0 0 0.5" solref="0.002 1"/></equality></mujoco>'
+    )
     model = mujoco.MjModel.from_xml_string(xml)
     data = mujoco.MjData(model)
     angle = []
@@ -82,12 +94,17 @@ def _run(compliance, damping, solver=artic.SolverType.PGS, every=10):
         angle.append(four_bar.crank_angle(scene, bars)[0])
         if k % every == 0:
             frames = [scene.get_joint_frames(j) for j in joints]
-            samples.append({"pose": [scene.get_actor_pose(b)[0] for b in bars[1:]],
-                            "vel": [scene.get_actor_velocity(b)[0] for b in bars[1:]],
-                            "rot": [scene.get_actor_pose(b)[0, 3:] for b in bars[1:]],
-                            "tcd": [f.tcd[0] for f in frames], "c": [f.c_world[0] for f in frames],
-                            "d": [f.d_world[0] for f in frames],
-                            "force": [scene.get_joint_forces(j).constraint_force[0, :5] for j in joints]})
+            samples.append(
+                {
+                    "pose": [scene.get_actor_pose(b)[0] for b in bars[1:]],
+                    "vel": [scene.get_actor_velocity(b)[0] for b in bars[1:]],
+                    "rot": [scene.get_actor_pose(b)[0, 3:] for b in bars[1:]],
+                    "tcd": [f.tcd[0] for f in frames],
+                    "c": [f.c_world[0] for f in frames],
+                    "d": [f.d_world[0] for f in frames],
+                    "force": [scene.get_joint_forces(j).constraint_force[0, :5] for j in joints],
+                }
+            )
     return bars, np.unwrap(angle), samples
 
 
@@ -141,7 +158,7 @@ def test_compliant_four_bar_of_the_manual():
         return vel[:3] + np.cross(vel[3:], p - com)
 
     worst_error, worst_force, residual = 0.0, 0.0, 0.0
-    for prev, s in zip(samples[:-1], samples[1:]):
+    for prev, s in itertools.pairwise(samples):
         for i in range(4):
             # the hinge's translational row rates: C's origin on bar i relative to bar i+1's point there, in D's
             # axes, with the start-of-step geometry and the end-of-step velocities (what the step solved with)

@@ -9,13 +9,22 @@ import warp as wp
 
 import artic
 from artic import Axis, Limit, Motion, Transform
-from artic.sim.assemble import _displace, _residual_rows
-from artic.math.np_spatial import quat_exp, quat_from_axis_angle, quat_to_matrix
 from artic.core.parallel import launch_envs
+from artic.math.np_spatial import quat_exp, quat_from_axis_angle, quat_to_matrix
+from artic.sim.assemble import _displace, _residual_rows
 from tests.support.bodies import body
 
-TYPES = [artic.FixedJoint, artic.HingeJoint, artic.SliderJoint, artic.CylindricalJoint, artic.SphericalJoint,
-         artic.UniversalJoint, artic.GimbalJoint, artic.PlanarJoint, artic.DistanceJoint]
+TYPES = [
+    artic.FixedJoint,
+    artic.HingeJoint,
+    artic.SliderJoint,
+    artic.CylindricalJoint,
+    artic.SphericalJoint,
+    artic.UniversalJoint,
+    artic.GimbalJoint,
+    artic.PlanarJoint,
+    artic.DistanceJoint,
+]
 
 
 def _two_bodies(rng, envs=1):
@@ -34,16 +43,33 @@ def _slots(block):
     e, n = block.num_envs, block.model.gen_count
     values = wp.zeros((e, 6 * block.body_joint_table.joint_count), dtype=float)
     g = wp.zeros((e, 6 * block.body_joint_table.joint_count, n), dtype=float)
-    launch_envs(_residual_rows, e, [block.model.tree, block.body_joint_table, block.body_joint_arrays, block.state.arrays,
-                                    block.data.kin, block.data.scratch, block.data.mass_matrix, values, g],
-                block.device)
+    launch_envs(
+        _residual_rows,
+        e,
+        [
+            block.model.tree,
+            block.body_joint_table,
+            block.body_joint_arrays,
+            block.state.arrays,
+            block.data.kin,
+            block.data.scratch,
+            block.data.mass_matrix,
+            values,
+            g,
+        ],
+        block.device,
+    )
     return values.numpy().astype(np.float64), g.numpy().astype(np.float64)
 
 
 def _move(block, dx):
     scratch = wp.zeros((block.num_envs, max(block.model.dof_count, 1)), dtype=float)
-    launch_envs(_displace, block.num_envs, [block.model.tree, block.state.arrays,
-                                            wp.array(dx.astype(np.float32), dtype=float), scratch], block.device)
+    launch_envs(
+        _displace,
+        block.num_envs,
+        [block.model.tree, block.state.arrays, wp.array(dx.astype(np.float32), dtype=float), scratch],
+        block.device,
+    )
 
 
 @pytest.mark.parametrize("cls", TYPES, ids=lambda c: c.__name__)
@@ -53,8 +79,12 @@ def test_row_directions_are_the_rates_of_the_slot_values(cls):
     the Jacobian of the joint's constraints and coordinates."""
     rng = np.random.default_rng(7)
     scene, (a, b) = _two_bodies(rng)
-    joint = cls.from_body_frames(a, Transform(rng.normal(size=3) * 0.3, quat_exp(rng.normal(size=3))), b,
-                                 Transform(rng.normal(size=3) * 0.3, quat_exp(rng.normal(size=3))))
+    joint = cls.from_body_frames(
+        a,
+        Transform(rng.normal(size=3) * 0.3, quat_exp(rng.normal(size=3))),
+        b,
+        Transform(rng.normal(size=3) * 0.3, quat_exp(rng.normal(size=3))),
+    )
     scene.add_joint(joint)
     block = scene._joint_view(joint).block
     v = rng.normal(size=(1, block.model.gen_count))
@@ -70,8 +100,9 @@ def test_row_directions_are_the_rates_of_the_slot_values(cls):
     np.testing.assert_allclose(analytic[0, used], rate[0, used], atol=2e-3 * (1 + np.abs(rate).max()))
 
 
-@pytest.mark.parametrize("cls", [c for c in TYPES if c not in (artic.FixedJoint, artic.DistanceJoint)],
-                         ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls", [c for c in TYPES if c not in (artic.FixedJoint, artic.DistanceJoint)], ids=lambda c: c.__name__
+)
 def test_set_coordinates_give_coordinates_to_tcd(cls):
     """Closed form: after scene.set_joint_coordinates(c), the joint holds to 1e-6, reads back c, and its T_CD
     equals coordinates_to_tcd(c) (ArtiSynth's coordinatesToTCD), per env with different values."""

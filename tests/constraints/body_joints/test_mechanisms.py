@@ -9,8 +9,15 @@ import pytest
 import artic
 from artic import CacheFlag, Transform
 from artic.math.np_spatial import quat_rotate
-from tests.support.mechanisms import CRANK, ROD, ragdoll_articulation, ragdoll_bodies, slider_crank_articulation, \
-    slider_crank_bodies, slider_position
+from tests.support.mechanisms import (
+    CRANK,
+    ROD,
+    ragdoll_articulation,
+    ragdoll_bodies,
+    slider_crank_articulation,
+    slider_crank_bodies,
+    slider_position,
+)
 
 SOLVERS = pytest.mark.parametrize("solver", [artic.SolverType.PGS, artic.SolverType.TGS], ids=["pgs", "tgs"])
 
@@ -37,7 +44,8 @@ def test_slider_crank_of_free_bodies_follows_its_closed_form(solver):
     assert t == pytest.approx(3.0 * 700 * dt, rel=0.02)  # 10.5 rad: the velocity drive holds 3 rad/s
     # the slider joint's coordinate is the slider's travel along x from where it was created (r + l)
     assert scene.get_joint_coordinates(joints[3])[0, 0] == pytest.approx(
-        scene.get_actor_pose(slider)[0, 0] - (CRANK + ROD), abs=1e-5)
+        scene.get_actor_pose(slider)[0, 0] - (CRANK + ROD), abs=1e-5
+    )
 
 
 @SOLVERS

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.support.bodies import G, body, scene_with_ground
 
 import artic
 from artic import ArticulationFlag, Axis, JointType, Material, Motion, SolverType, Transform
+from tests.support.bodies import G, body, scene_with_ground
 
 BOX = 0.1  # half extent [m]
 MASS = 1000.0 * (2 * BOX) ** 3  # 8 kg at the default density
@@ -35,6 +35,7 @@ def _pendulum(name: str, x: float) -> artic.Articulation:
 def test_articulations_in_one_block_step_as_they_do_alone(solver):
     """Identity: a pendulum and a falling box that can collide but never meet share one block (one forest), and
     their trajectories equal those each has alone in its own scene."""
+
     def alone(make):
         scene = artic.Scene(1, solver_type=solver)
         obj = make()
@@ -112,16 +113,18 @@ def test_box_on_box_forces_balance(solver):
     ru, rl = scene.get_contacts(upper), scene.get_contacts(lower)
     assert ru.total_force()[0] == pytest.approx([0.0, 0.0, MASS * G], rel=0.02, abs=0.05)
     lower_index = scene.articulations.index(lower.articulation)
-    assert np.all(ru.articulation_b[0, :ru.count[0]] == lower_index)
-    assert np.all(ru.normal[0, :ru.count[0], 2] > 0.99)  # pointing from the lower box up into the upper one
-    shared = rl.articulation_b[0, :rl.count[0]] == scene.articulations.index(upper.articulation)
-    ground = rl.articulation_b[0, :rl.count[0]] == -1
-    np.testing.assert_allclose(rl.force[0, :rl.count[0]][shared].sum(axis=0), -ru.total_force()[0], atol=1e-3)
-    assert rl.force[0, :rl.count[0]][ground].sum(axis=0)[2] == pytest.approx(2 * MASS * G, rel=0.02)
+    assert np.all(ru.articulation_b[0, : ru.count[0]] == lower_index)
+    assert np.all(ru.normal[0, : ru.count[0], 2] > 0.99)  # pointing from the lower box up into the upper one
+    shared = rl.articulation_b[0, : rl.count[0]] == scene.articulations.index(upper.articulation)
+    ground = rl.articulation_b[0, : rl.count[0]] == -1
+    np.testing.assert_allclose(rl.force[0, : rl.count[0]][shared].sum(axis=0), -ru.total_force()[0], atol=1e-3)
+    assert rl.force[0, : rl.count[0]][ground].sum(axis=0)[2] == pytest.approx(2 * MASS * G, rel=0.02)
 
 
-@pytest.mark.parametrize("solver, iterations, sink", [
-    (SolverType.PGS, 4, 1e-2), (SolverType.TGS, 4, 3e-3), (SolverType.TGS, 16, 2e-3), (SolverType.PGS, 32, 2e-3)])
+@pytest.mark.parametrize(
+    "solver, iterations, sink",
+    [(SolverType.PGS, 4, 1e-2), (SolverType.TGS, 4, 3e-3), (SolverType.TGS, 16, 2e-3), (SolverType.PGS, 32, 2e-3)],
+)
 def test_stack_of_five_boxes_stays_up(solver, iterations, sink):
     """Five 0.2 m boxes stacked on the ground stand for 10 s at dt = 1/60, with PhysX's default 4 position
     iterations too: every box within 0.1 mm of the column (patch friction keeps its anchors, so nothing walks),
@@ -152,8 +155,7 @@ def test_head_on_collision_follows_newtons_restitution_law(e, m2):
     scene = artic.Scene(1, gravity=(0.0, 0.0, 0.0))
     mat = Material(0.0, 0.0, e)
     s1 = body(artic.Sphere(0.1), pose=(-0.3, 0.0, 0.0), name="s1", material=mat)
-    s2 = body(artic.Sphere(0.1), pose=(0.3, 0.0, 0.0), name="s2", material=Material(0.0, 0.0, e),
-              density=1000.0 * m2)
+    s2 = body(artic.Sphere(0.1), pose=(0.3, 0.0, 0.0), name="s2", material=Material(0.0, 0.0, e), density=1000.0 * m2)
     for b in (s1, s2):
         scene.add_actor(b)
     scene.set_actor_velocity(s1, [3.0, 0, 0, 0, 0, 0])

@@ -7,11 +7,22 @@ import warnings
 
 import numpy as np
 import pytest
-from tests.support.bodies import body, finger, run, scene_with_ground
 
 import artic
-from artic import (ArticError, ArticulationFlag, Axis, Box, CacheFlag, JointType, Material, Motion, SolverType,
-                   Sphere, Transform)
+from artic import (
+    ArticError,
+    ArticulationFlag,
+    Axis,
+    Box,
+    CacheFlag,
+    JointType,
+    Material,
+    Motion,
+    SolverType,
+    Sphere,
+    Transform,
+)
+from tests.support.bodies import body, finger, run, scene_with_ground
 
 
 def _distal_history(art, scene, dt, seconds):
@@ -58,7 +69,7 @@ def test_static_contact_is_solved_after_its_link_joint_rows():
     assert q0[-1, 1] < -0.05  # the limit, solved before the contact, lost
 
 
-def _two_link_arm(flags=ArticulationFlag(0), group=1, mask=1):
+def _two_link_arm(flags=None, group=1, mask=1):
     """A fixed base, a free revolute link with a sphere that swings down onto a sphere on the base."""
     art = artic.Articulation("arm")
     art.set_articulation_flag(ArticulationFlag.FIX_BASE)
@@ -95,10 +106,13 @@ def test_self_collision_stops_a_link_on_another_link():
     assert report.count[0] == 1 and report.link_b[0, 0] == 0  # against the base link
 
 
-@pytest.mark.parametrize("flags, group, mask", [
-    (ArticulationFlag.DISABLE_SELF_COLLISION, 1, 1),  # PhysX's flag
-    (ArticulationFlag(0), 2, 2),  # groups that do not match: (1 & 2) | (2 & 1) == 0
-])
+@pytest.mark.parametrize(
+    "flags, group, mask",
+    [
+        (ArticulationFlag.DISABLE_SELF_COLLISION, 1, 1),  # PhysX's flag
+        (ArticulationFlag(0), 2, 2),  # groups that do not match: (1 & 2) | (2 & 1) == 0
+    ],
+)
 def test_filtered_links_pass_through_each_other(flags, group, mask):
     art, scene = _two_link_arm(flags, group, mask)
     q = _distal_history(art, scene, 1.0 / 120.0, 1.0)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.support.models import robot_path
 
 import artic
 from artic import ArticulationFlag, Axis, CacheFlag, Drive, DriveType, Material, SolverType, Transform
 from artic.math.np_spatial import quat_rotate
+from tests.support.models import robot_path
 
 G = 9.81
 DT = 1.0 / 120.0
@@ -84,8 +84,10 @@ def test_panda_gripper_lifts_a_box_and_holds_it(solver):
     assert np.all(report.articulation_b[0, :n][touching] == panda)  # only the fingers touch it
     np.testing.assert_allclose(report.total_force()[0], [0.0, 0.0, BOX_MASS * G], atol=0.02 * BOX_MASS * G)
     names = [lk.name for lk in art.get_links()]
-    squeeze = [report.force[0, :n][report.link_b[0, :n] == names.index(f)].sum(axis=0)[1]
-               for f in ("panda_leftfinger", "panda_rightfinger")]
+    squeeze = [
+        report.force[0, :n][report.link_b[0, :n] == names.index(f)].sum(axis=0)[1]
+        for f in ("panda_leftfinger", "panda_rightfinger")
+    ]
     assert squeeze[0] > 0.5 and squeeze[1] < -0.5  # each pad presses the box towards the other
     art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
     q1, q2 = cache.joint_position[0, 7:]

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.support.bodies import body, run, scene_with_ground
 
 import artic
 from artic import ArticError, Box, Material, SolverType, Transform
 from artic.math.np_spatial import quat_exp
+from tests.support.bodies import body, run, scene_with_ground
 
 SOLVERS = [SolverType.PGS, SolverType.TGS]
 DT = 1.0 / 60.0

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.support.bodies import G, body, run, scene_with_ground
 
 import artic
 from artic import Box, Capsule, ConvexMesh, Cylinder, Material, SolverType, Sphere, Transform
 from artic.math.np_spatial import quat_from_matrix
+from tests.support.bodies import G, body, run, scene_with_ground
 
 SOLVERS = [SolverType.PGS, SolverType.TGS]
 
@@ -55,9 +55,16 @@ def test_box_slides_and_decelerates_at_mu_g(solver, mu):
     assert abs(vels[-1, 0, 0]) < 1e-2  # it stops, and static friction holds it
 
 
-@pytest.mark.parametrize("ground_mode, box_mode, mu", [("average", "average", 0.4), ("min", "average", 0.2),
-                                                       ("multiply", "min", 0.12), ("average", "max", 0.6),
-                                                       ("max", "multiply", 0.6)])
+@pytest.mark.parametrize(
+    "ground_mode, box_mode, mu",
+    [
+        ("average", "average", 0.4),
+        ("min", "average", 0.2),
+        ("multiply", "min", 0.12),
+        ("average", "max", 0.6),
+        ("max", "multiply", 0.6),
+    ],
+)
 def test_friction_combine_mode_of_higher_priority_decides(ground_mode, box_mode, mu):
     """PxCombineMode: a box (mu 0.6) sliding on a ground (mu 0.2) decelerates at mu g with mu the two coefficients
     combined by the mode of higher priority (average < min < multiply < max): 0.4, 0.2, 0.12 or 0.6."""
@@ -177,13 +184,16 @@ def test_below_bounce_threshold_there_is_no_bounce():
     assert poses[20:, 0, 2].max() < 0.1 + 1e-3
 
 
-@pytest.mark.parametrize("shape, height", [
-    (Sphere(0.1), 0.1),
-    (Capsule(0.1, 0.2), 0.1),  # lying along x
-    (Cylinder(0.1, 0.2, local_pose=Transform(q=(0.0, np.sin(np.pi / 4), 0.0, np.cos(np.pi / 4)))), 0.2),  # upright
-    (Cylinder(0.1, 0.2), 0.1),  # on its side
-    (ConvexMesh(np.array([[x, y, z] for x in (-0.1, 0.1) for y in (-0.2, 0.2) for z in (-0.05, 0.05)])), 0.05),
-])
+@pytest.mark.parametrize(
+    "shape, height",
+    [
+        (Sphere(0.1), 0.1),
+        (Capsule(0.1, 0.2), 0.1),  # lying along x
+        (Cylinder(0.1, 0.2, local_pose=Transform(q=(0.0, np.sin(np.pi / 4), 0.0, np.cos(np.pi / 4)))), 0.2),  # upright
+        (Cylinder(0.1, 0.2), 0.1),  # on its side
+        (ConvexMesh(np.array([[x, y, z] for x in (-0.1, 0.1) for y in (-0.2, 0.2) for z in (-0.05, 0.05)])), 0.05),
+    ],
+)
 def test_every_shape_rests_on_the_plane_at_its_extent(shape, height):
     scene = scene_with_ground()
     b = body(shape, pose=(0.0, 0.0, height + 0.02))
@@ -194,8 +204,15 @@ def test_every_shape_rests_on_the_plane_at_its_extent(shape, height):
     np.testing.assert_allclose(scene.get_contacts(b).total_force()[0, 2], b.mass * G, rtol=0.03)
 
 
-@pytest.mark.parametrize("top", [Box((0.1, 0.1, 0.1)), Sphere(0.1), Capsule(0.1, 0.1), ConvexMesh(
-    np.array([[x, y, z] for x in (-0.1, 0.1) for y in (-0.1, 0.1) for z in (-0.1, 0.1)]))])
+@pytest.mark.parametrize(
+    "top",
+    [
+        Box((0.1, 0.1, 0.1)),
+        Sphere(0.1),
+        Capsule(0.1, 0.1),
+        ConvexMesh(np.array([[x, y, z] for x in (-0.1, 0.1) for y in (-0.1, 0.1) for z in (-0.1, 0.1)])),
+    ],
+)
 def test_bodies_rest_on_a_static_box(top):
     """Box-box, sphere-box, capsule-box, hull-box: the body settles on the static box's top face."""
     scene = artic.Scene(1)

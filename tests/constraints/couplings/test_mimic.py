@@ -2,20 +2,38 @@
 coupling under a driven trajectory, Baumgarte convergence, SnippetMimicJoint, N-dof differentials, validation and
 URDF <mimic> on real robots."""
 
+import itertools
+
 import numpy as np
 import pytest
 
 import artic
-from artic import ArticError, ArticulationFlag, Axis, CacheFlag, Drive, DriveType, JointType, Motion, SolverType
-from artic import Transform
+from artic import (
+    ArticError,
+    ArticulationFlag,
+    Axis,
+    CacheFlag,
+    Drive,
+    DriveType,
+    JointType,
+    Motion,
+    SolverType,
+    Transform,
+)
 from tests.support.models import random_state, random_tree, robot_path, robots_dir
 from tests.support.scenes import clean
 
 DT = 1.0 / 60.0
 
 
-def sliders(masses=(1.0, 2.0), solver=SolverType.PGS, n_pos=4, mimic=(-1.0, 0.0, 10.0, 1.0), q0=(0.1, 0.0),
-            gravity=(0.0, 0.0, 0.0)):
+def sliders(
+    masses=(1.0, 2.0),
+    solver=SolverType.PGS,
+    n_pos=4,
+    mimic=(-1.0, 0.0, 10.0, 1.0),
+    q0=(0.1, 0.0),
+    gravity=(0.0, 0.0, 0.0),
+):
     """Notes 8.4 clean compliant test: two prismatic X dofs on a fixed root, mA = 1, mB = 2, no gravity."""
     art = artic.Articulation("sliders")
     art.set_articulation_flag(ArticulationFlag.FIX_BASE)
@@ -51,10 +69,17 @@ def _run_c(art, scene, cache, steps, gear=-1.0):
     return out
 
 
-@pytest.mark.parametrize("solver, n_pos, c1, c30", [
-    (SolverType.PGS, 1, 0.0979592, 0.0538710), (SolverType.PGS, 4, 0.0945489, 0.0186078),
-    (SolverType.PGS, 32, 0.0923081, 0.0090614), (SolverType.TGS, 1, 0.0979592, 0.0538710),
-    (SolverType.TGS, 4, 0.0985242, 0.0640159), (SolverType.TGS, 32, 0.0987258, 0.0680643)])
+@pytest.mark.parametrize(
+    "solver, n_pos, c1, c30",
+    [
+        (SolverType.PGS, 1, 0.0979592, 0.0538710),
+        (SolverType.PGS, 4, 0.0945489, 0.0186078),
+        (SolverType.PGS, 32, 0.0923081, 0.0090614),
+        (SolverType.TGS, 1, 0.0979592, 0.0538710),
+        (SolverType.TGS, 4, 0.0985242, 0.0640159),
+        (SolverType.TGS, 32, 0.0987258, 0.0680643),
+    ],
+)
 def test_compliant_mimic_reproduces_physx_table(solver, n_pos, c1, c30):
     """Notes 8.4: C after steps 1 and 30 for PGS/TGS with 1, 4, 32 position iterations; velocities exactly 0."""
     out = _run_c(*sliders(solver=solver, n_pos=n_pos)[:3], 30)
@@ -77,7 +102,7 @@ def test_one_iteration_equals_the_implicit_spring():
 def test_more_position_iterations_stiffen_a_compliant_mimic():
     """The documented PhysX behaviour: the impulse is not accumulated, so PGS iterations make it stiffer."""
     finals = [_run_c(*sliders(n_pos=n)[:3], 10)[-1][0] for n in (1, 2, 8, 64)]
-    assert all(a > b for a, b in zip(finals, finals[1:], strict=False))
+    assert all(a > b for a, b in itertools.pairwise(finals))
 
 
 @pytest.mark.parametrize("random_seed", [0, 1])
@@ -226,8 +251,9 @@ def test_n_dof_differential():
     for j, t in ((joints[1], 0.6), (joints[2], -0.9)):
         j.set_drive_params(Axis.TWIST, Drive(200.0, 20.0, 1e6, DriveType.FORCE))
         j.set_drive_target(Axis.TWIST, t)
-    m = art.create_multi_dof_mimic_joint(joints[0], Axis.TWIST, [(joints[1], Axis.TWIST, -0.5),
-                                                                 (joints[2], Axis.TWIST, -0.5)], 0.1)
+    m = art.create_multi_dof_mimic_joint(
+        joints[0], Axis.TWIST, [(joints[1], Axis.TWIST, -0.5), (joints[2], Axis.TWIST, -0.5)], 0.1
+    )
     assert [g for _, _, g in m.terms] == [1.0, -0.5, -0.5]
     scene = artic.Scene(1, gravity=(0.0, 0.0, 0.0))
     scene.add_articulation(art)
@@ -304,12 +330,14 @@ def test_every_example_robot_data_urdf_with_mimic_tags_loads_with_mimic_joints()
     """Each URDF with <mimic> tags on moving joints loads with one mimic joint per such tag (tags on fixed joints are
     ignored with a warning), and takes a step without non-finite values."""
     import warnings
-
     import xml.etree.ElementTree as ET
 
     def moving_mimics(p):
-        return [j for j in ET.parse(p).getroot().findall("joint") if j.find("mimic") is not None
-                and j.get("type") != "fixed"]
+        return [
+            j
+            for j in ET.parse(p).getroot().findall("joint")
+            if j.find("mimic") is not None and j.get("type") != "fixed"
+        ]
 
     files = [p for p in sorted(robots_dir().rglob("*.urdf")) if moving_mimics(p)]
     # the files whose tags sit on moving joints: panda (2), talos_full_v2 (2), alex, romeo, baxter, pr2, tiago_pro
@@ -367,7 +395,7 @@ def test_guide_three_link_chain(solver):
     (its change reverses >= 10 times in 2 s); a compliant mimic (mu 20, zeta 1.5) decays smoothly (<= 3 reversals)
     to below 2e-3."""
     worst = [_guide_chain(n, solver).max() for n in (1, 4, 16, 64)]
-    assert all(a > b for a, b in zip(worst, worst[1:], strict=False))
+    assert all(a > b for a, b in itertools.pairwise(worst))
 
     def reversals(c):
         return int(np.sum(np.diff(np.sign(np.diff(c))) != 0))

@@ -5,8 +5,18 @@ import numpy as np
 import pytest
 
 import artic
-from artic import ArticError, ArticulationFlag, Axis, CacheFlag, Drive, DriveType, JointType, Motion, SolverType
-from artic import Transform
+from artic import (
+    ArticError,
+    ArticulationFlag,
+    Axis,
+    CacheFlag,
+    Drive,
+    DriveType,
+    JointType,
+    Motion,
+    SolverType,
+    Transform,
+)
 from tests.support.scenes import clean
 
 DT = 1.0 / 60.0
@@ -44,9 +54,10 @@ def _finish(art, solver, gravity, q0):
     return scene, cache
 
 
-@pytest.mark.parametrize("coefs, expected", [((1.0, 1.0), (-0.0165688, -0.0082834)),
-                                             ((1.0, -1.0), (0.0000001, 0.0081301)),
-                                             ((1.0, 0.0), (-0.0083136, 0.0))])
+@pytest.mark.parametrize(
+    "coefs, expected",
+    [((1.0, 1.0), (-0.0165688, -0.0082834)), ((1.0, -1.0), (0.0000001, 0.0081301)), ((1.0, 0.0), (-0.0083136, 0.0))],
+)
 def test_fixed_tendon_generalized_impulse(coefs, expected):
     """Notes 8.5: stiffness 10, rest 0, q0 = (0.1, 0), PGS (1, 0): M qdot after one step equals PhysX's numbers:
     the tendon force of joint i is a couple between its link and the tendon root, so Q1 = dF1 + dF2, Q2 = dF2."""
@@ -194,8 +205,9 @@ def test_fixed_tendon_matches_physx(tmp_path, solver):
     from tests.support.physx_oracle import physx_robot
 
     path = tmp_path / "chain.urdf"
-    path.write_text(_CHAIN_URDF.format(links="\n  ".join(
-        _LINK.format(i=i, p=i - 1, x=0.0 if i == 1 else 0.5) for i in (1, 2, 3))))
+    path.write_text(
+        _CHAIN_URDF.format(links="\n  ".join(_LINK.format(i=i, p=i - 1, x=0.0 if i == 1 else 0.5) for i in (1, 2, 3)))
+    )
     coefs, q0, dt = [1.0, 0.5, -1.0], np.array([0.4, -0.3, 0.5]), 1.0 / 120.0
     art = artic.load_urdf(path)
     art.set_solver_iteration_counts(4, 1)

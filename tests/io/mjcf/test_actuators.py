@@ -49,8 +49,7 @@ CHAIN = """<mujoco model="chain">
 MOTOR = '<motor name="m" joint="j1" gear="2" ctrlrange="-1 1" MOTOR_EXTRA/>'
 POSITION = '<position name="p" joint="j2" kp="5" kv="0.5" gear="1.5" POSITION_EXTRA/>'
 VELOCITY = '<velocity name="v" joint="j3" kv="1" gear="0.8"/>'
-GENERAL = ('<general name="p" joint="j2" gear="1.5" gainprm="5" biastype="affine" biasprm="0 -5 -0.5" '
-           'POSITION_EXTRA/>')
+GENERAL = '<general name="p" joint="j2" gear="1.5" gainprm="5" biastype="affine" biasprm="0 -5 -0.5" POSITION_EXTRA/>'
 
 
 def _chain(tmp_path, motor_extra="", position_extra="", position=POSITION, extra=""):
@@ -126,8 +125,9 @@ def test_constant_controls_match_mujoco(tmp_path):
 def test_varying_controls_match_mujoco(tmp_path):
     """Controls that change every step (sines of different frequencies) give MuJoCo's trajectory to 1e-3 over
     1 s."""
-    ours, theirs, _ = _trajectories(_chain(tmp_path), lambda t: [0.8 * np.sin(3 * t), np.sin(5 * t),
-                                                                 2 * np.cos(4 * t)], 1.0)
+    ours, theirs, _ = _trajectories(
+        _chain(tmp_path), lambda t: [0.8 * np.sin(3 * t), np.sin(5 * t), 2 * np.cos(4 * t)], 1.0
+    )
     _check_match(ours, theirs)
 
 
@@ -138,8 +138,9 @@ def test_ctrlrange_clamps_as_in_mujoco(tmp_path):
     ours, theirs, control = _trajectories(_chain(tmp_path), lambda t: [5.0, 0.0, 0.0], 1.0)
     _check_match(ours, theirs)
     assert control.ctrl[0, 0] == 1.0
-    ours, theirs, control = _trajectories(_chain(tmp_path, motor_extra='ctrllimited="false"'),
-                                          lambda t: [5.0, 0.0, 0.0], 0.3)
+    ours, theirs, control = _trajectories(
+        _chain(tmp_path, motor_extra='ctrllimited="false"'), lambda t: [5.0, 0.0, 0.0], 0.3
+    )
     assert control.ctrl[0, 0] == 5.0
     _check_match(ours, theirs)
 
@@ -161,7 +162,10 @@ def test_forcerange_clamps_as_in_mujoco(tmp_path):
 def test_general_actuator_equals_position(tmp_path):
     """A <general> actuator with gainprm kp and affine biasprm (0, -kp, -kv) moves the chain exactly as the
     <position kp kv> it spells out, and as MuJoCo does."""
-    ctrl = lambda t: [0.5 * np.sin(2 * t), np.cos(3 * t), 0.5]
+
+    def ctrl(t):
+        return [0.5 * np.sin(2 * t), np.cos(3 * t), 0.5]
+
     general, theirs, _ = _trajectories(_chain(tmp_path, position=GENERAL), ctrl, 1.0)
     position, _, _ = _trajectories(_chain(tmp_path), ctrl, 1.0)
     np.testing.assert_array_equal(general, position)
@@ -172,8 +176,7 @@ def test_actuators_on_one_joint_add_up(tmp_path):
     """A second position actuator and a motor on joint j2 (beside the first position actuator) combine into the
     dof's one drive and joint force, matching MuJoCo's sum of actuator forces."""
     extra = '<position name="p2" joint="j2" kp="3" kv="0.2"/>\n    <motor name="m2" joint="j2" gear="0.5"/>'
-    ours, theirs, _ = _trajectories(_chain(tmp_path, extra=extra),
-                                    lambda t: [0.2, np.sin(4 * t), -0.5, 1.0, 0.4], 1.0)
+    ours, theirs, _ = _trajectories(_chain(tmp_path, extra=extra), lambda t: [0.2, np.sin(4 * t), -0.5, 1.0, 0.4], 1.0)
     _check_match(ours, theirs)
 
 
@@ -181,9 +184,12 @@ def test_joint_spring_and_position_actuator_combine(tmp_path):
     """A joint spring (stiffness 2, springref 0.4) and damper under a position actuator share the dof's drive
     (stiffness and damping added, target weighted) and follow MuJoCo's trajectory to 1e-3 over 1 s."""
     path = _chain(tmp_path)
-    path.write_text(path.read_text().replace('<joint name="j2" axis="0 1 0"/>',
-                                             '<joint name="j2" axis="0 1 0" stiffness="2" springref="0.4" '
-                                             'damping="0.2"/>'))
+    path.write_text(
+        path.read_text().replace(
+            '<joint name="j2" axis="0 1 0"/>',
+            '<joint name="j2" axis="0 1 0" stiffness="2" springref="0.4" damping="0.2"/>',
+        )
+    )
     ours, theirs, _ = _trajectories(path, lambda t: [0.2, np.sin(3 * t), 0.3], 1.0)
     _check_match(ours, theirs)
 
@@ -191,8 +197,10 @@ def test_joint_spring_and_position_actuator_combine(tmp_path):
 def test_unsupported_actuators_warn_and_stay_inert(tmp_path):
     """Actuators artic does not map are named in one warning with the reason, keep their ctrl column, and have no
     effect: integrator dynamics, an integrated velocity, and a site transmission."""
-    extra = ('<general name="integ" joint="j1" dyntype="integrator"/>\n    <intvelocity name="iv" joint="j2" kp="1"/>'
-             '\n    <motor name="sm" site="s1"/>')
+    extra = (
+        '<general name="integ" joint="j1" dyntype="integrator"/>\n    <intvelocity name="iv" joint="j2" kp="1"/>'
+        '\n    <motor name="sm" site="s1"/>'
+    )
     path = _chain(tmp_path, extra=extra)
     with pytest.warns(RuntimeWarning, match=r"'integ': dyntype='integrator'.*'iv': this actuator.*'sm': its site"):
         model = artic.load_mjcf(path)
@@ -221,9 +229,11 @@ def test_tendon_actuators_follow_mujoco(tmp_path):
     """Position, velocity and motor actuators on fixed tendons (beside the joint actuators): the tendons' springs
     take their stiffness and damping, MjcfControl applies their ctrl terms as joint forces gear c_i f, and the
     chain follows MuJoCo's trajectory to 1e-3 over 1 s under varying controls, a force range exceeded."""
-    extra = ('<position name="tp" tendon="t" kp="4" kv="0.3" gear="1.2"/>\n'
-             '    <motor name="tm" tendon="t2" gear="0.7" forcerange="-0.4 0.4"/>\n'
-             '    <velocity name="tv" tendon="t2" kv="0.5"/>')
+    extra = (
+        '<position name="tp" tendon="t" kp="4" kv="0.3" gear="1.2"/>\n'
+        '    <motor name="tm" tendon="t2" gear="0.7" forcerange="-0.4 0.4"/>\n'
+        '    <velocity name="tv" tendon="t2" kv="0.5"/>'
+    )
     path = _chain(tmp_path, extra=extra)
     path.write_text(path.read_text().replace("<actuator>", TENDONS))
     ours, theirs, _ = _trajectories(path, lambda t: [0.3, 0.2, -0.4, np.sin(5 * t), 1.0, -0.6], 1.0)
@@ -233,8 +243,10 @@ def test_tendon_actuators_follow_mujoco(tmp_path):
 def test_filtered_actuator_is_mapped_without_its_lag(tmp_path):
     """A position servo with dyntype='filter' is driven (one warning says its lag is not followed) and, with ctrl
     held at 0 (MuJoCo's activation stays 0), pulls a displaced chain back exactly as MuJoCo's does over 1 s."""
-    position = ('<general name="p" joint="j2" gear="1.5" gainprm="5" biastype="affine" biasprm="0 -5 -0.5" '
-                'dyntype="filter" dynprm="0.1"/>')
+    position = (
+        '<general name="p" joint="j2" gear="1.5" gainprm="5" biastype="affine" biasprm="0 -5 -0.5" '
+        'dyntype="filter" dynprm="0.1"/>'
+    )
     path = _chain(tmp_path, position=position)
     with pytest.warns(RuntimeWarning, match=r"activation filter .* 'p' \(0.1 s\) is not followed"):
         model = artic.load_mjcf(path)
@@ -244,10 +256,15 @@ def test_filtered_actuator_is_mapped_without_its_lag(tmp_path):
     _check_match(ours, theirs)
 
 
-@pytest.mark.parametrize("ctrl, match", [(np.zeros((1, 2)), "shape \\(1, 2\\)"),
-                                         (np.zeros(3), "shape \\(3,\\)"),
-                                         ([[0.0, np.nan, 0.0]], "non-finite"),
-                                         ([["a", "b", "c"]], "not numbers")])
+@pytest.mark.parametrize(
+    "ctrl, match",
+    [
+        (np.zeros((1, 2)), "shape \\(1, 2\\)"),
+        (np.zeros(3), "shape \\(3,\\)"),
+        ([[0.0, np.nan, 0.0]], "non-finite"),
+        ([["a", "b", "c"]], "not numbers"),
+    ],
+)
 def test_bad_ctrl_is_refused(tmp_path, ctrl, match):
     """A ctrl of the wrong shape, with NaN, or not numeric is refused with a ValidationError naming the model and
     the expected shape and actuators; the previous controls stay."""
@@ -294,8 +311,11 @@ def test_forcerange_on_a_shared_drive_is_reported(tmp_path):
     """A position actuator's forcerange on a joint that also has a damper, or with an asymmetric range, clamps the
     whole drive: the warning names the actuator and why the clamp is approximate."""
     path = _chain(tmp_path, position='<position name="p1" joint="j1" kp="2" forcerange="-1 2"/>')
-    with pytest.warns(RuntimeWarning, match=r"'p1'.*forcerange is applied only approximately: the range is not "
-                                            r"symmetric.*joint 'j1''s drive also carries the joint's spring or damper"):
+    with pytest.warns(
+        RuntimeWarning,
+        match=r"'p1'.*forcerange is applied only approximately: the range is not "
+        r"symmetric.*joint 'j1''s drive also carries the joint's spring or damper",
+    ):
         artic.load_mjcf(path)
 
 
@@ -323,8 +343,10 @@ def test_ant_motors_match_mujoco(tmp_path):
     hinge angles and torso position follow MuJoCo's to 1e-3 (1.7e-7 measured). The controls keep the joints
     inside their limits, where MuJoCo's soft limits and artic's hard ones would part (at +-1.5 they do, by 4e-2)."""
     text = (ASSETS / "ant.xml").read_text()
-    text = text.replace('<option integrator="RK4" timestep="0.01"/>',
-                        '<option integrator="Euler" timestep="0.01"><flag contact="disable"/></option>')
+    text = text.replace(
+        '<option integrator="RK4" timestep="0.01"/>',
+        '<option integrator="Euler" timestep="0.01"><flag contact="disable"/></option>',
+    )
     path = tmp_path / "ant.xml"
     path.write_text(text)
     rng = np.random.default_rng(3)

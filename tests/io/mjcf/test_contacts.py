@@ -59,8 +59,10 @@ def _mujoco_filtered(mujoco, m) -> set:
 def _mujoco_contacts(mujoco, m) -> set:
     d = mujoco.MjData(m)
     mujoco.mj_forward(m, d)
-    bodies = [frozenset((m.body(m.geom_bodyid[c.geom1]).name, m.body(m.geom_bodyid[c.geom2]).name))
-              for c in d.contact[:d.ncon]]
+    bodies = [
+        frozenset((m.body(m.geom_bodyid[c.geom1]).name, m.body(m.geom_bodyid[c.geom2]).name))
+        for c in d.contact[: d.ncon]
+    ]
     return {b for b in bodies if len(b) == 2}
 
 
@@ -100,33 +102,36 @@ def test_exclude_keeps_two_bodies_of_one_tree_apart(tmp_path):
     """<exclude body1 body2> removes exactly that body pair's contacts, as in MuJoCo (here shin and root, and
     finger and thigh, which collide otherwise)."""
     mujoco = pytest.importorskip("mujoco")
-    path = _write(tmp_path, '<contact><exclude body1="shin" body2="root"/><exclude body1="thigh" body2="finger"/>'
-                            "</contact>")
+    path = _write(
+        tmp_path, '<contact><exclude body1="shin" body2="root"/><exclude body1="thigh" body2="finger"/></contact>'
+    )
     m = mujoco.MjModel.from_xml_path(str(path))
     expected = _mujoco_contacts(mujoco, m)
     assert frozenset(("shin", "root")) not in expected and frozenset(("thigh", "finger")) not in expected
     got = _artic_self_contacts(path)
     assert got == expected
-    assert got | {frozenset(("shin", "root")), frozenset(("thigh", "finger"))} == _artic_self_contacts(_write(
-        tmp_path))
+    assert got | {frozenset(("shin", "root")), frozenset(("thigh", "finger"))} == _artic_self_contacts(_write(tmp_path))
 
 
 def test_unsupported_contact_content_is_dropped_with_a_warning(tmp_path):
     """An <exclude> with the world or between two trees is dropped with one warning naming each element; an
     <exclude> naming no body is an MjcfError naming the attribute."""
     other = '<body name="other" pos="1 0 0"><freejoint/><geom size="0.1"/></body>'
-    contact = ('<contact><exclude body1="world" body2="shin"/>'
-               '<exclude body1="other" body2="root"/></contact>')
+    contact = '<contact><exclude body1="world" body2="shin"/><exclude body1="other" body2="root"/></contact>'
     path = tmp_path / "m.xml"
     path.write_text(f"<mujoco><worldbody>{_BODIES}{other}</worldbody>{contact}</mujoco>")
     with pytest.warns(RuntimeWarning) as caught:
         artic.load_mjcf(path)
     text = " ".join(str(w.message) for w in caught)
-    for part in ("<exclude body1='world' body2='shin'> (bodies of the world",
-                 "<exclude body1='other' body2='root'> (bodies of two different trees", "dropped"):
+    for part in (
+        "<exclude body1='world' body2='shin'> (bodies of the world",
+        "<exclude body1='other' body2='root'> (bodies of two different trees",
+        "dropped",
+    ):
         assert part in text
-    path.write_text(f'<mujoco><worldbody>{_BODIES}</worldbody><contact><exclude body1="shin" body2="knee"/>'
-                    "</contact></mujoco>")
+    path.write_text(
+        f'<mujoco><worldbody>{_BODIES}</worldbody><contact><exclude body1="shin" body2="knee"/></contact></mujoco>'
+    )
     with pytest.raises(MjcfError, match=re.escape("attribute body2='knee' names no body of the model")):
         artic.load_mjcf(path)
 
@@ -165,7 +170,9 @@ def test_repeated_body_names_are_refused(tmp_path, second):
     """Two bodies with one name, or a body named like the world body, are an MjcfError naming the body (an <exclude>
     could not tell them apart; MuJoCo refuses both)."""
     path = tmp_path / "m.xml"
-    path.write_text(f'<mujoco><worldbody><body name="a"><freejoint/><geom size="0.1"/></body><body name="{second}">'
-                    '<freejoint/><geom size="0.1"/></body></worldbody></mujoco>')
+    path.write_text(
+        f'<mujoco><worldbody><body name="a"><freejoint/><geom size="0.1"/></body><body name="{second}">'
+        '<freejoint/><geom size="0.1"/></body></worldbody></mujoco>'
+    )
     with pytest.raises(MjcfError, match=re.escape(f"body '{second}' is defined twice")):
         artic.load_mjcf(path)

@@ -189,7 +189,7 @@ def _implicit(mm, md):
         c[mm.jnt_dofadr[mm.wrap_objid[w]]] = mm.wrap_prm[w]
     minv_c = np.zeros((1, mm.nv))
     mujoco.mj_solveM(mm, md, minv_c, c.reshape(1, -1))  # M and its factor are the step's start (q0)
-    return md.qvel / (1.0 + mm.opt.timestep ** 2 * mm.tendon_stiffness[0] * c @ minv_c[0])
+    return md.qvel / (1.0 + mm.opt.timestep**2 * mm.tendon_stiffness[0] * c @ minv_c[0])
 
 
 def test_fixed_tendon_trajectory_near_mujoco(tmp_path):
@@ -295,13 +295,19 @@ def test_ball_in_cup_ball_hangs_on_its_string():
 def test_connect_between_sites_closes_the_four_bar(tmp_path):
     """<connect site1 site2> (MuJoCo 3's form) holds the two sites together: the four-bar closed through sites on
     the coupler's and the rocker's ends swings as MuJoCo's (crank within 0.02 rad over 0.5 s)."""
-    xml = FOUR_BAR.replace('<geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.02"/>',
-                           '<geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.02"/><site name="c" pos="0.4 0 0"/>')
-    xml = xml.replace('<geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.02"/>\n    </body>\n  </worldbody>',
-                      '<geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.02"/><site name="r" pos="0 0 -0.3"/>'
-                      '\n    </body>\n  </worldbody>')
-    xml = xml.replace('<connect name="loop" body1="coupler" body2="rocker" anchor="0.4 0 0"/>',
-                      '<connect name="loop" site1="c" site2="r"/>')
+    xml = FOUR_BAR.replace(
+        '<geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.02"/>',
+        '<geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.02"/><site name="c" pos="0.4 0 0"/>',
+    )
+    xml = xml.replace(
+        '<geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.02"/>\n    </body>\n  </worldbody>',
+        '<geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.02"/><site name="r" pos="0 0 -0.3"/>'
+        "\n    </body>\n  </worldbody>",
+    )
+    xml = xml.replace(
+        '<connect name="loop" body1="coupler" body2="rocker" anchor="0.4 0 0"/>',
+        '<connect name="loop" site1="c" site2="r"/>',
+    )
     assert 'site name="r"' in xml
     path = _write(tmp_path, xml)
     mm, md, model, scene, states = _setup(path, np.zeros(3))
@@ -319,9 +325,10 @@ def test_connect_between_sites_closes_the_four_bar(tmp_path):
 def test_weld_and_joint_equalities_map(tmp_path):
     """<weld> becomes a FixedJoint between the two links, <joint polycoef='c0 c1'> a mimic joint
     q1 - c1 q2 - c0 = 0 (gear ratio -c1, offset -c0 at ref 0)."""
-    xml = FOUR_BAR.replace('<connect name="loop" body1="coupler" body2="rocker" anchor="0.4 0 0"/>',
-                           '<weld body1="coupler" body2="rocker"/>'
-                           '<joint joint1="coupler" joint2="crank" polycoef="0.1 -1 0 0 0"/>')
+    xml = FOUR_BAR.replace(
+        '<connect name="loop" body1="coupler" body2="rocker" anchor="0.4 0 0"/>',
+        '<weld body1="coupler" body2="rocker"/><joint joint1="coupler" joint2="crank" polycoef="0.1 -1 0 0 0"/>',
+    )
     model = _load(_write(tmp_path, xml))
     assert [type(j) for j in model.joints] == [artic.FixedJoint]
     mimic = [c for a in model.articulations for c in a._couplings if isinstance(c, MimicJoint)]
@@ -332,8 +339,10 @@ def test_weld_and_joint_equalities_map(tmp_path):
 def test_weld_locks_the_four_bar(tmp_path):
     """Welding the coupler to the rocker makes the four-bar rigid: under the tilted gravity that swings it by more
     than 0.2 rad when only connected, its crank stays within 2e-3 rad of its start over 0.5 s, in artic and MuJoCo."""
-    xml = FOUR_BAR.replace('<connect name="loop" body1="coupler" body2="rocker" anchor="0.4 0 0"/>',
-                           '<weld body1="coupler" body2="rocker"/>')
+    xml = FOUR_BAR.replace(
+        '<connect name="loop" body1="coupler" body2="rocker" anchor="0.4 0 0"/>',
+        '<weld body1="coupler" body2="rocker"/>',
+    )
     mm, md, _, scene, states = _setup(_write(tmp_path, xml), np.zeros(3))
     worst = worst_mj = 0.0
     for _ in range(500):
@@ -344,17 +353,22 @@ def test_weld_locks_the_four_bar(tmp_path):
     assert worst < 2e-3 and worst_mj < 2e-3
 
 
-@pytest.mark.parametrize("element, words", [
-    ('<equality><joint joint1="coupler" joint2="crank" polycoef="0 1 0.5 0 0"/></equality>', "<joint"),
-    ('<equality><tendon tendon1="t"/></equality>', "<tendon"),
-    ('<equality><connect body1="coupler" body2="rocker" anchor="0.4 0 0" solref="0.05 1"/></equality>', "solref"),
-    ('<tendon><fixed name="f" range="-0.1 0.1"><joint joint="crank" coef="1"/></fixed></tendon>', "range="),
-    ('<tendon><spatial name="s" stiffness="3"><site site="x"/><site site="y"/></spatial></tendon>',
-     "spatial tendon"),
-])
+@pytest.mark.parametrize(
+    "element, words",
+    [
+        ('<equality><joint joint1="coupler" joint2="crank" polycoef="0 1 0.5 0 0"/></equality>', "<joint"),
+        ('<equality><tendon tendon1="t"/></equality>', "<tendon"),
+        ('<equality><connect body1="coupler" body2="rocker" anchor="0.4 0 0" solref="0.05 1"/></equality>', "solref"),
+        ('<tendon><fixed name="f" range="-0.1 0.1"><joint joint="crank" coef="1"/></fixed></tendon>', "range="),
+        (
+            '<tendon><spatial name="s" stiffness="3"><site site="x"/><site site="y"/></spatial></tendon>',
+            "spatial tendon",
+        ),
+    ],
+)
 def test_unsupported_elements_warn_once(element, words, tmp_path):
     """Each unsupported coupling element or attribute gives exactly one warning, naming it."""
-    xml = FOUR_BAR.replace(FOUR_BAR[FOUR_BAR.index("  <equality>"):FOUR_BAR.index("</mujoco>")], element + "\n")
+    xml = FOUR_BAR.replace(FOUR_BAR[FOUR_BAR.index("  <equality>") : FOUR_BAR.index("</mujoco>")], element + "\n")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         artic.load_mjcf(_write(tmp_path, xml))

@@ -22,11 +22,11 @@ import warnings
 
 import numpy as np
 import pytest
-from tests.support.models import suite_mjcf_files
 
 import artic
 from artic import CacheFlag
 from artic.math.np_spatial import quat_from_axis_angle, quat_mul
+from tests.support.models import suite_mjcf_files
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -38,11 +38,17 @@ PERTURBATIONS = (1e-3, -1e-3, 1e-2, -1e-2)  # rad
 
 # model: the first well-conditioned tilt of TILTS (see the module docstring)
 CASES = {
-    "gymnasium/hopper.xml": 0.15, "dm_control/hopper.xml": 0.15,
-    "gymnasium/walker2d.xml": 0.15, "dm_control/walker.xml": 0.1,
-    "gymnasium/half_cheetah.xml": 0.1, "dm_control/cheetah.xml": 0.1,
-    "gymnasium/humanoid.xml": 0.15, "dm_control/humanoid.xml": 0.3,
-    "gymnasium/ant.xml": 0.1, "dm_control/quadruped.xml": 0.1, "dm_control/dog.xml": 0.1,
+    "gymnasium/hopper.xml": 0.15,
+    "dm_control/hopper.xml": 0.15,
+    "gymnasium/walker2d.xml": 0.15,
+    "dm_control/walker.xml": 0.1,
+    "gymnasium/half_cheetah.xml": 0.1,
+    "dm_control/cheetah.xml": 0.1,
+    "gymnasium/humanoid.xml": 0.15,
+    "dm_control/humanoid.xml": 0.3,
+    "gymnasium/ant.xml": 0.1,
+    "dm_control/quadruped.xml": 0.1,
+    "dm_control/dog.xml": 0.1,
 }
 XFAIL: dict[str, str] = {}  # none left; a model that stops matching goes here, with its figures and cause
 
@@ -84,7 +90,7 @@ def _mujoco_height(path, tilt: float) -> float:
     return float(d.xpos[1][2])
 
 
-@pytest.mark.parametrize("key", [p for p in CASES], ids=list(CASES))
+@pytest.mark.parametrize("key", list(CASES), ids=list(CASES))
 def test_tilt_is_mujocos_first_well_conditioned_one(key):
     """The tilt of each model is the first of TILTS at which MuJoCo's final root height moves by less than SPREAD
     under the PERTURBATIONS of the tilt (MuJoCo alone: the rule of the module docstring)."""
@@ -98,7 +104,7 @@ def test_tilt_is_mujocos_first_well_conditioned_one(key):
 
     chosen = CASES[key]
     assert spread(chosen) < SPREAD
-    for tilt in TILTS[:TILTS.index(chosen)]:
+    for tilt in TILTS[: TILTS.index(chosen)]:
         assert spread(tilt) >= SPREAD, f"{key}: tilt {tilt} is already well conditioned"
 
 

@@ -20,7 +20,6 @@ from artic.io.mjcf.loader import MjcfError
 from tests.support.models import REFUSED_MJCF, suite_mjcf_files
 
 
-
 def _mjcfs() -> list:
     return [pytest.param(key, p, id=key) for key, p in suite_mjcf_files()]
 
@@ -51,8 +50,11 @@ def _body_links(mj, model):
             if not free:
                 assert cursor[0].name.endswith("_world")
                 cursor.pop(0)
-        n = 1 if mj.body_jntnum[b] == 0 else (1 if mj.jnt_type[mj.body_jntadr[b]] == mujoco.mjtJoint.mjJNT_FREE
-                                             else mj.body_jntnum[b])
+        n = (
+            1
+            if mj.body_jntnum[b] == 0
+            else (1 if mj.jnt_type[mj.body_jntadr[b]] == mujoco.mjtJoint.mjJNT_FREE else mj.body_jntnum[b])
+        )
         assert len(cursor) >= n, f"artic has fewer links than MuJoCo's bodies need at body {b}"
         mine, cursor[:] = cursor[:n], cursor[n:]
         name = mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_BODY, b)
@@ -81,8 +83,13 @@ def _compare(path, mj):
         ref = _rot(mj.body_iquat[b]) @ np.diag(mj.body_inertia[b]) @ _rot(mj.body_iquat[b]).T
         scale = np.abs(ref).max()
         np.testing.assert_allclose(_link_tensor(link), ref, rtol=0, atol=1e-6 * scale + 1e-15, err_msg=where)
-        np.testing.assert_allclose(link.cmass_local_pose.p, mj.body_ipos[b], rtol=0,
-                                   atol=1e-6 * max(1e-3, np.abs(mj.body_ipos[b]).max()), err_msg=where)
+        np.testing.assert_allclose(
+            link.cmass_local_pose.p,
+            mj.body_ipos[b],
+            rtol=0,
+            atol=1e-6 * max(1e-3, np.abs(mj.body_ipos[b]).max()),
+            err_msg=where,
+        )
     assert total == pytest.approx(mj.body_mass[1:].sum(), rel=1e-6)
     dofs = sum(a.dof_count + (6 if a.mjcf_root_free else 0) for a in model.articulations)
     assert dofs == mj.nv
@@ -108,71 +115,119 @@ def test_mass_properties_match_mujoco(key, path):
 def _star_obj(path):
     """A closed, outward-wound, non-convex mesh: a bipyramid over an 8-pointed star, its top apex far off the axis
     (so that the centroid of its faces sees some faces from behind: legacy and exact inertia differ)."""
-    ring = [(r * np.cos(a), r * np.sin(a), 0.0)
-            for a, r in zip(np.linspace(0, 2 * np.pi, 16, endpoint=False), [1.0, 0.35] * 8)]
+    ring = [
+        (r * np.cos(a), r * np.sin(a), 0.0)
+        for a, r in zip(np.linspace(0, 2 * np.pi, 16, endpoint=False), [1.0, 0.35] * 8)
+    ]
     verts = ring + [(2.0, 0.1, 0.3), (-0.2, 0.3, -0.5)]
     faces = [(i, (i + 1) % 16, 16) for i in range(16)] + [((i + 1) % 16, i, 17) for i in range(16)]
     lines = [f"v {x:.9f} {y:.9f} {z:.9f}" for x, y, z in verts] + [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in faces]
     path.write_text("\n".join(lines) + "\n")
 
 
-_MESH_BODY = ('<body name="m{k}" pos="{k} 0 1"><joint type="slide"/>'
-              '<geom type="mesh" mesh="star_{kind}" pos="0.1 0 0" euler="10 20 30" density="700"/></body>')
-_MESH_ASSETS = ("".join(f'<mesh name="star_{k}" file="star.obj" scale="0.1 0.2 -0.15" inertia="{k}"/>'
-                        for k in ("exact", "convex", "shell"))
-                + '<mesh name="star_legacy" file="star.obj" scale="0.1 0.2 -0.15"/>')
+_MESH_BODY = (
+    '<body name="m{k}" pos="{k} 0 1"><joint type="slide"/>'
+    '<geom type="mesh" mesh="star_{kind}" pos="0.1 0 0" euler="10 20 30" density="700"/></body>'
+)
+_MESH_ASSETS = (
+    "".join(
+        f'<mesh name="star_{k}" file="star.obj" scale="0.1 0.2 -0.15" inertia="{k}"/>'
+        for k in ("exact", "convex", "shell")
+    )
+    + '<mesh name="star_legacy" file="star.obj" scale="0.1 0.2 -0.15"/>'
+)
 
 CASES = {
     "solid primitives, several per body": (
-        "", ('<body name="a"><joint/><geom type="sphere" size="0.1" pos="0.1 0 0"/>'
-        '<geom type="capsule" size="0.05 0.2" euler="0 90 0"/><geom type="cylinder" size="0.07 0.1" pos="0 0.2 0"'
-        ' quat="0.9 0.1 0.3 0"/><geom type="ellipsoid" size="0.1 0.2 0.05" pos="0 0 0.3" euler="30 0 10"/>'
-        '<geom type="box" size="0.1 0.2 0.3" pos="0.2 0.1 0" axisangle="1 1 0 40"/></body>')),
+        "",
+        (
+            '<body name="a"><joint/><geom type="sphere" size="0.1" pos="0.1 0 0"/>'
+            '<geom type="capsule" size="0.05 0.2" euler="0 90 0"/><geom type="cylinder" size="0.07 0.1" pos="0 0.2 0"'
+            ' quat="0.9 0.1 0.3 0"/><geom type="ellipsoid" size="0.1 0.2 0.05" pos="0 0 0.3" euler="30 0 10"/>'
+            '<geom type="box" size="0.1 0.2 0.3" pos="0.2 0.1 0" axisangle="1 1 0 40"/></body>'
+        ),
+    ),
     "shellinertia on every primitive": (
         '<default><geom shellinertia="true"/></default>',
-        "".join(f'<body name="{t}" pos="{k} 0 0"><joint/><geom type="{t}" size="{s}" euler="10 20 30"/></body>'
-                for k, (t, s) in enumerate([("sphere", "0.1"), ("capsule", "0.05 0.2"), ("cylinder", "0.07 0.1"),
-                                            ("ellipsoid", "0.1 0.2 0.05"), ("box", "0.1 0.2 0.3")]))),
+        "".join(
+            f'<body name="{t}" pos="{k} 0 0"><joint/><geom type="{t}" size="{s}" euler="10 20 30"/></body>'
+            for k, (t, s) in enumerate(
+                [
+                    ("sphere", "0.1"),
+                    ("capsule", "0.05 0.2"),
+                    ("cylinder", "0.07 0.1"),
+                    ("ellipsoid", "0.1 0.2 0.05"),
+                    ("box", "0.1 0.2 0.3"),
+                ]
+            )
+        ),
+    ),
     "fromto forms": (
-        "", ('<body name="f"><joint/><geom type="capsule" size="0.05" fromto="0 0 0 0.3 0.1 0.2"/>'
-        '<geom type="cylinder" size="0.04" fromto="0.1 0 0 0.1 0.3 0"/>'
-        '<geom type="box" size="0.03" fromto="0 0 0.1 0.2 0.2 0.3"/>'
-        '<geom type="ellipsoid" size="0.06" fromto="0 0.1 0 0 -0.2 0.1"/></body>')),
+        "",
+        (
+            '<body name="f"><joint/><geom type="capsule" size="0.05" fromto="0 0 0 0.3 0.1 0.2"/>'
+            '<geom type="cylinder" size="0.04" fromto="0.1 0 0 0.1 0.3 0"/>'
+            '<geom type="box" size="0.03" fromto="0 0 0.1 0.2 0.2 0.3"/>'
+            '<geom type="ellipsoid" size="0.06" fromto="0 0.1 0 0 -0.2 0.1"/></body>'
+        ),
+    ),
     "geom mass, density, massless geoms": (
-        "", ('<body name="d"><joint/><geom size="0.1" mass="3"/><geom type="box" size="0.1 0.1 0.1" density="250"'
-        ' pos="0.3 0 0"/><geom size="0.2" density="0" pos="0 1 0"/><geom size="0.2" mass="0" pos="0 -1 0"/></body>')),
+        "",
+        (
+            '<body name="d"><joint/><geom size="0.1" mass="3"/><geom type="box" size="0.1 0.1 0.1" density="250"'
+            ' pos="0.3 0 0"/><geom size="0.2" density="0" pos="0 1 0"/><geom size="0.2" mass="0" pos="0 -1 0"/></body>'
+        ),
+    ),
     "inertiagrouprange leaves out other groups": (
         '<compiler inertiagrouprange="0 2"/>',
-        '<body name="g"><joint/><geom size="0.1"/><geom size="0.3" pos="0.5 0 0" group="3"/></body>'),
+        '<body name="g"><joint/><geom size="0.1"/><geom size="0.3" pos="0.5 0 0" group="3"/></body>',
+    ),
     "inertiafromgeom true overrides <inertial>": (
         '<compiler inertiafromgeom="true"/>',
-        ('<body name="t"><joint/><inertial pos="0 0 0" mass="5" diaginertia="1 1 1"/>'
-        '<geom type="box" size="0.1 0.2 0.3"/></body>'
-        '<body name="u" pos="0 0 1"><joint/><inertial pos="0 0 0.1" mass="2" diaginertia="1 2 2"/>'
-        '<geom size="0.1" mass="0"/></body>')),
+        (
+            '<body name="t"><joint/><inertial pos="0 0 0" mass="5" diaginertia="1 1 1"/>'
+            '<geom type="box" size="0.1 0.2 0.3"/></body>'
+            '<body name="u" pos="0 0 1"><joint/><inertial pos="0 0 0.1" mass="2" diaginertia="1 2 2"/>'
+            '<geom size="0.1" mass="0"/></body>'
+        ),
+    ),
     "inertiafromgeom false ignores geoms": (
         '<compiler inertiafromgeom="false"/>',
-        ('<body name="t"><joint/><inertial pos="0.1 0 0" mass="5" diaginertia="1 2 2.5" euler="0 30 0"/>'
-        '<geom type="box" size="0.1 0.2 0.3"/><body name="w" pos="0 0 1"><geom size="0.1"/></body></body>')),
+        (
+            '<body name="t"><joint/><inertial pos="0.1 0 0" mass="5" diaginertia="1 2 2.5" euler="0 30 0"/>'
+            '<geom type="box" size="0.1 0.2 0.3"/><body name="w" pos="0 0 1"><geom size="0.1"/></body></body>'
+        ),
+    ),
     "boundmass and boundinertia": (
         '<compiler boundmass="0.5" boundinertia="0.01"/>',
-        ('<body name="b"><joint/><geom size="0.01"/><body name="c" pos="0 0 1"><joint/>'
-        '<geom type="capsule" size="0.2 0.5"/></body></body>')),
+        (
+            '<body name="b"><joint/><geom size="0.01"/><body name="c" pos="0 0 1"><joint/>'
+            '<geom type="capsule" size="0.2 0.5"/></body></body>'
+        ),
+    ),
     "balanceinertia evens out moments that break A + B >= C": (
         '<compiler balanceinertia="true"/>',
-        '<body name="b"><joint/><inertial pos="0 0 0.1" mass="2" diaginertia="1 1 3"/></body>'),
+        '<body name="b"><joint/><inertial pos="0 0 0.1" mass="2" diaginertia="1 1 3"/></body>',
+    ),
     "fullinertia": (
-        "", '<body name="b"><joint/><inertial pos="0 0.1 0" mass="2" fullinertia="2 3 4 0.1 -0.2 0.3"/></body>'),
+        "",
+        '<body name="b"><joint/><inertial pos="0 0.1 0" mass="2" fullinertia="2 3 4 0.1 -0.2 0.3"/></body>',
+    ),
     "settotalmass scales every body": (
         '<compiler settotalmass="7.5"/>',
-        ('<body name="a"><joint/><geom size="0.1"/><body name="b" pos="0 0 1"><joint axis="1 0 0"/>'
-        '<geom type="box" size="0.1 0.2 0.3"/></body></body>')),
+        (
+            '<body name="a"><joint/><geom size="0.1"/><body name="b" pos="0 0 1"><joint axis="1 0 0"/>'
+            '<geom type="box" size="0.1 0.2 0.3"/></body></body>'
+        ),
+    ),
     "mesh inertia legacy, exact, convex and shell, mirrored by a negative scale": (
         f"<asset>{_MESH_ASSETS}</asset>",
-        "".join(_MESH_BODY.format(k=k, kind=kind) for k, kind in enumerate(("legacy", "exact", "convex", "shell")))),
+        "".join(_MESH_BODY.format(k=k, kind=kind) for k, kind in enumerate(("legacy", "exact", "convex", "shell"))),
+    ),
     "mesh inertia and scale from <default> classes": (
         '<default><mesh inertia="convex" scale="0.5 1 2"/></default><asset><mesh name="s" file="star.obj"/></asset>',
-        '<body name="m"><joint/><geom type="mesh" mesh="s"/></body>'),
+        '<body name="m"><joint/><geom type="mesh" mesh="s"/></body>',
+    ),
 }
 
 
@@ -201,8 +256,10 @@ def test_unbalanced_inertia_is_refused(tmp_path):
     """Principal inertias breaking A + B >= C without balanceinertia are refused (as MuJoCo refuses them), naming
     the body and the fix."""
     path = tmp_path / "m.xml"
-    path.write_text('<mujoco><worldbody><body name="b"><joint/><inertial pos="0 0 0" mass="2" diaginertia="1 1 3"/>'
-                    "</body></worldbody></mujoco>")
+    path.write_text(
+        '<mujoco><worldbody><body name="b"><joint/><inertial pos="0 0 0" mass="2" diaginertia="1 1 3"/>'
+        "</body></worldbody></mujoco>"
+    )
     with pytest.raises(ValueError):
         mujoco.MjModel.from_xml_path(str(path))
     with pytest.raises(MjcfError, match="body 'b'.*balanceinertia"):
@@ -214,8 +271,10 @@ def test_primitive_fitted_to_a_mesh_is_refused(tmp_path):
     the mesh and the fix, rather than loaded at a size and mass MuJoCo would not give it."""
     _star_obj(tmp_path / "star.obj")
     path = tmp_path / "m.xml"
-    path.write_text('<mujoco><asset><mesh name="s" file="star.obj"/></asset><worldbody><body name="b"><joint/>'
-                    '<geom name="g" type="box" mesh="s"/></body></worldbody></mujoco>')
+    path.write_text(
+        '<mujoco><asset><mesh name="s" file="star.obj"/></asset><worldbody><body name="b"><joint/>'
+        '<geom name="g" type="box" mesh="s"/></body></worldbody></mujoco>'
+    )
     mujoco.MjModel.from_xml_path(str(path))  # MuJoCo loads it
     with pytest.raises(MjcfError, match="geom 'g' of type 'box' names mesh 's'.*give the geom its size"):
         artic.load_mjcf(path)
@@ -226,7 +285,9 @@ def test_convex_inertia_with_maxhullvert_warns(tmp_path):
     does not build) loads with a warning naming the mesh and maxhullvert."""
     _star_obj(tmp_path / "star.obj")
     path = tmp_path / "m.xml"
-    path.write_text('<mujoco><asset><mesh name="s" file="star.obj" inertia="convex" maxhullvert="6"/></asset>'
-                    '<worldbody><body name="b"><joint/><geom type="mesh" mesh="s"/></body></worldbody></mujoco>')
+    path.write_text(
+        '<mujoco><asset><mesh name="s" file="star.obj" inertia="convex" maxhullvert="6"/></asset>'
+        '<worldbody><body name="b"><joint/><geom type="mesh" mesh="s"/></body></worldbody></mujoco>'
+    )
     with pytest.warns(RuntimeWarning, match="mesh 's': maxhullvert is not followed for inertia='convex'"):
         artic.load_mjcf(path)

@@ -52,8 +52,10 @@ def _mujoco_poses(mm, qpos):
     md = mujoco.MjData(mm)
     md.qpos[:] = qpos
     mujoco.mj_kinematics(mm, md)
-    return {mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_BODY, b): (md.xpos[b].copy(), md.xquat[b].copy())
-            for b in range(1, mm.nbody)}
+    return {
+        mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_BODY, b): (md.xpos[b].copy(), md.xquat[b].copy())
+        for b in range(1, mm.nbody)
+    }
 
 
 def _same_rotation(q_xyzw, q_wxyz):
@@ -135,19 +137,22 @@ def test_contact_and_frictionloss_flags(tmp_path):
     assert wrist.get_friction_params(wrist.dof_axes()[0]).static_friction_effort == 0.3
     assert all(s.collision_group == 1 for lk in on.articulations[0].get_links() for s in lk.shapes)
     for flag in ("contact", "constraint"):
-        off = _load(_write(tmp_path, text=text.format(option="", flags=f'<flag {flag}="disable"/>', k=0, d=0,
-                                                      loss=0.3)))
+        off = _load(
+            _write(tmp_path, text=text.format(option="", flags=f'<flag {flag}="disable"/>', k=0, d=0, loss=0.3))
+        )
         shapes = [s for lk in off.articulations[0].get_links() for s in lk.shapes] + off.statics[0].shapes
         assert len(shapes) == 4 and all(s.collision_group == 0 and s.collision_mask == 0 for s in shapes)
     for flag in ("frictionloss", "constraint"):
-        off = _load(_write(tmp_path, text=text.format(option="", flags=f'<flag {flag}="disable"/>', k=0, d=0,
-                                                      loss=0.3)))
+        off = _load(
+            _write(tmp_path, text=text.format(option="", flags=f'<flag {flag}="disable"/>', k=0, d=0, loss=0.3))
+        )
         wrist = off.articulations[0].get_joint("wrist")
         assert wrist.get_friction_params(wrist.dof_axes()[0]).static_friction_effort == 0.0, flag
 
 
 def test_spring_and_damper_flags(tmp_path):
     """flag spring / damper 'disable' drop the joints' stiffness / damping (MuJoCo's passive forces)."""
+
     def drive(flags):
         art = _load(_write(tmp_path, flags=flags, k=2.0, d=0.05)).articulations[0]
         j = art.get_joint("shoulder")
@@ -170,24 +175,28 @@ def test_add_to_reports_a_scene_gravity_other_than_the_files(tmp_path):
         model.add_to(artic.Scene(1, gravity=model.gravity))
 
 
-@pytest.mark.parametrize("option, flags, named", [
-    ('integrator="implicitfast"', "", "integrator='implicitfast'"),
-    ('integrator="RK4"', "", "integrator='RK4'"),
-    ('solver="CG"', "", "solver='CG'"),
-    ('iterations="1000"', "", "iterations='1000' is capped at 255"),
-    ('viscosity="0.1"', "", "viscosity='0.1'"),
-    ("", '<flag eulerdamp="disable"/>', "eulerdamp='disable'"),
-    ("", '<flag actuation="disable"/>', "actuation='disable'"),
-    ("", '<flag override="enable"/>', "override='enable'"),
-])
+@pytest.mark.parametrize(
+    "option, flags, named",
+    [
+        ('integrator="implicitfast"', "", "integrator='implicitfast'"),
+        ('integrator="RK4"', "", "integrator='RK4'"),
+        ('solver="CG"', "", "solver='CG'"),
+        ('iterations="1000"', "", "iterations='1000' is capped at 255"),
+        ('viscosity="0.1"', "", "viscosity='0.1'"),
+        ("", '<flag eulerdamp="disable"/>', "eulerdamp='disable'"),
+        ("", '<flag actuation="disable"/>', "actuation='disable'"),
+        ("", '<flag override="enable"/>', "override='enable'"),
+    ],
+)
 def test_settings_artic_does_not_follow_are_named(tmp_path, option, flags, named):
     """Each integrator, solver, fluid or flag setting that artic does not follow gives a warning naming it."""
     with pytest.warns(RuntimeWarning, match=named):
         artic.load_mjcf(_write(tmp_path, option=option, flags=flags))
 
 
-@pytest.mark.parametrize("option, counts", [("", (100, 1)), ('iterations="20"', (20, 1)),
-                                           ('iterations="1000"', (255, 1))])
+@pytest.mark.parametrize(
+    "option, counts", [("", (100, 1)), ('iterations="20"', (20, 1)), ('iterations="1000"', (255, 1))]
+)
 def test_mujocos_iterations_are_the_position_iterations(tmp_path, option, counts):
     """MuJoCo solves to convergence within `iterations` (default 100): an MJCF import's articulations get that many
     position iterations (PhysX's bound 255), not PhysX's default 4."""
@@ -199,8 +208,11 @@ def test_mujocos_iterations_are_the_position_iterations(tmp_path, option, counts
 
 def test_followed_settings_are_silent(tmp_path):
     """MuJoCo's defaults spelled out, the followed flags and harmless ones (energy) give no warning."""
-    path = _write(tmp_path, option='integrator="Euler" density="0" viscosity="0" iterations="50"',
-                  flags='<flag gravity="enable" contact="disable" energy="enable" warmstart="enable"/>')
+    path = _write(
+        tmp_path,
+        option='integrator="Euler" density="0" viscosity="0" iterations="50"',
+        flags='<flag gravity="enable" contact="disable" energy="enable" warmstart="enable"/>',
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         artic.load_mjcf(path)
@@ -224,8 +236,12 @@ def test_mjcf_gets_mujocos_defaults_and_urdf_keeps_physx(tmp_path):
     u = artic.load_urdf(urdf)
     assert u.sleep_threshold == pytest.approx(5e-3)
     b = u.get_link("b")
-    assert (b.linear_damping, b.angular_damping, b.max_linear_velocity, b.max_angular_velocity) == (0.05, 0.05,
-                                                                                                    100.0, 50.0)
+    assert (b.linear_damping, b.angular_damping, b.max_linear_velocity, b.max_angular_velocity) == (
+        0.05,
+        0.05,
+        100.0,
+        50.0,
+    )
     assert b.inbound_joint.get_max_joint_velocity(b.inbound_joint.dof_axes()[0]) == 100.0
 
 
@@ -234,8 +250,8 @@ def test_actuator_drive_keeps_the_joint_damping(tmp_path):
     <position> actuator on a joint with a spring adds its kp to the spring's stiffness (mjcf_actuators.py), without
     a warning."""
     text = ARM.format(option="", flags="", k=2.0, d=0.05, loss=0).replace(
-        "</mujoco>", '<actuator><velocity joint="slide" kv="3"/><position joint="shoulder" kp="4"/></actuator>'
-                     "</mujoco>")
+        "</mujoco>", '<actuator><velocity joint="slide" kv="3"/><position joint="shoulder" kp="4"/></actuator></mujoco>'
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         art = artic.load_mjcf(_write(tmp_path, text=text)).articulations[0]

@@ -12,8 +12,8 @@ import pytest
 
 import artic
 from artic import CacheFlag
-from artic.sim.builders.geometry import geometry_arrays
 from artic.io.mjcf.loader import MjcfError
+from artic.sim.builders.geometry import geometry_arrays
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -53,8 +53,9 @@ def _mujoco_root(xml, seconds):
 def test_pair_makes_filtered_geoms_collide_as_in_mujoco(tmp_path, pair_margin, geom_margin):
     """A ball and a floor that contype/conaffinity 0 keep apart rest on each other through a <pair>, at MuJoCo's
     height after 1 s (1e-3 m): the pair's margin, not the geoms', is the resting distance."""
-    xml = _BALL.format(geom_margin=geom_margin,
-                       contact=f'<contact><pair geom1="ball" geom2="floor" margin="{pair_margin}"/></contact>')
+    xml = _BALL.format(
+        geom_margin=geom_margin, contact=f'<contact><pair geom1="ball" geom2="floor" margin="{pair_margin}"/></contact>'
+    )
     _, model = _load(tmp_path, xml)
     z = _artic_root(model, 1.0)[1]
     assert z == pytest.approx(_mujoco_root(xml, 1.0)[1], abs=1e-3)
@@ -105,9 +106,14 @@ def _slope(geom_mu, pair, default=""):
     return _SLOPE.format(gx=-0.5 * g, gz=-g, geom_mu=geom_mu, pair=pair, default=default)
 
 
-@pytest.mark.parametrize("geom_mu, pair", [(1.0, 'geom1="box" geom2="floor" friction="0.2 0.2"'),
-                                           (0.2, 'geom1="floor" geom2="box" friction="0.8 0.8"'),
-                                           (1.0, 'geom1="box" geom2="floor" condim="1"')])
+@pytest.mark.parametrize(
+    "geom_mu, pair",
+    [
+        (1.0, 'geom1="box" geom2="floor" friction="0.2 0.2"'),
+        (0.2, 'geom1="floor" geom2="box" friction="0.8 0.8"'),
+        (1.0, 'geom1="box" geom2="floor" condim="1"'),
+    ],
+)
 def test_pair_friction_overrides_the_geoms(tmp_path, geom_mu, pair):
     """On a slope of gradient 0.5 the box slides or sticks by the pair's friction, not the geoms' (the geoms'
     would do the opposite), as in MuJoCo; a condim-1 pair is frictionless: the box slides as far as MuJoCo's
@@ -124,8 +130,10 @@ def test_pair_friction_overrides_the_geoms(tmp_path, geom_mu, pair):
 def test_pair_attributes_come_from_its_default_class(tmp_path):
     """<default><pair> and a <pair class> set the pair's friction and margin (the geoms' are not used), as in
     MuJoCo's compiled pair; the box on the slope slides by the class's friction, as MuJoCo's does."""
-    default = ('<default><pair friction="0.9 0.9" margin="0.002"/>'
-               '<default class="slick"><pair friction="0.2 0.2"/></default></default>')
+    default = (
+        '<default><pair friction="0.9 0.9" margin="0.002"/>'
+        '<default class="slick"><pair friction="0.2 0.2"/></default></default>'
+    )
     xml = _slope(1.0, 'class="slick" geom1="box" geom2="floor"', default)
     _, model = _load(tmp_path, xml)
     m = mujoco.MjModel.from_xml_string(xml)
@@ -154,12 +162,15 @@ def test_pair_replaces_the_dynamic_contact_and_passes_the_body_filter(tmp_path):
     assert h["pair_own_material"][names.index(frozenset(("floor", "ga")))] == 0  # a dynamic pair, combined
 
 
-@pytest.mark.parametrize("pair, message", [
-    ('geom1="ball" geom2="rock"', "attribute geom2='rock' names no geom of the model"),
-    ('geom1="ball" geom2="ball"', "attributes geom1 and geom2 both name geom 'ball'"),
-    ('geom1="ball"', "needs attribute geom2 naming a geom"),
-    ('geom1="ball" geom2="floor" condim="2"', "condim"),
-])
+@pytest.mark.parametrize(
+    "pair, message",
+    [
+        ('geom1="ball" geom2="rock"', "attribute geom2='rock' names no geom of the model"),
+        ('geom1="ball" geom2="ball"', "attributes geom1 and geom2 both name geom 'ball'"),
+        ('geom1="ball"', "needs attribute geom2 naming a geom"),
+        ('geom1="ball" geom2="floor" condim="2"', "condim"),
+    ],
+)
 def test_bad_pairs_are_refused_naming_file_element_and_attribute(tmp_path, pair, message):
     """A pair naming an unknown geom, pairing a geom with itself, missing a geom or with a condim MuJoCo does not
     have is an MjcfError (an ArticError) naming the file, the <pair> element and the attribute."""
@@ -174,17 +185,25 @@ def test_bad_pairs_are_refused_naming_file_element_and_attribute(tmp_path, pair,
 def test_unsupported_pair_attributes_are_reported(tmp_path):
     """solref, solimp, solreffriction, a gap, condim 4/6 and anisotropic sliding friction are not followed: one
     warning per kind, naming the attribute and the first <pair> that has it."""
-    contact = ('<contact><pair geom1="ball" geom2="floor" solref="0.01 1" solimp="0.9 0.95 0.001" gap="0.01"/>'
-               '<pair name="p2" geom1="floor" geom2="ball" condim="4" friction="1 0.5" solreffriction="0.02 1"/>'
-               '</contact>')
+    contact = (
+        '<contact><pair geom1="ball" geom2="floor" solref="0.01 1" solimp="0.9 0.95 0.001" gap="0.01"/>'
+        '<pair name="p2" geom1="floor" geom2="ball" condim="4" friction="1 0.5" solreffriction="0.02 1"/>'
+        "</contact>"
+    )
     path = tmp_path / "m.xml"
     path.write_text(_BALL.format(geom_margin=0.0, contact=contact))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         artic.load_mjcf(path)
     text = [str(w.message) for w in caught]
-    for attr, where in [("solref", "<pair #0>"), ("solimp", "<pair #0>"), ("gap", "<pair #0>"),
-                        ("condim", "pair 'p2'"), ("friction", "pair 'p2'"), ("solreffriction", "pair 'p2'")]:
+    for attr, where in [
+        ("solref", "<pair #0>"),
+        ("solimp", "<pair #0>"),
+        ("gap", "<pair #0>"),
+        ("condim", "pair 'p2'"),
+        ("friction", "pair 'p2'"),
+        ("solreffriction", "pair 'p2'"),
+    ]:
         hits = [t for t in text if f"<pair> attribute {attr} is not followed" in t]
         assert len(hits) == 1 and where in hits[0], (attr, text)
 

@@ -33,15 +33,18 @@ def _load(tmp_path, **parts):
     return path, [str(w.message) for w in caught]
 
 
-@pytest.mark.parametrize("element, attr, value, where", [
-    ("geom", "solref", "0.02 1", "geom 'g1' in body 'b'"),
-    ("geom", "solimp", "0.9 0.95 0.001", "geom 'g1' in body 'b'"),
-    ("geom", "condim", "6", "geom 'g1' in body 'b'"),
-    ("geom", "priority", "1", "geom 'g1' in body 'b'"),
-    ("joint", "solreflimit", "0.02 1", "joint 'j' in body 'b'"),
-    ("joint", "margin", "0.01", "joint 'j' in body 'b'"),
-    ("body", "gravcomp", "1", "body 'b'"),
-])
+@pytest.mark.parametrize(
+    "element, attr, value, where",
+    [
+        ("geom", "solref", "0.02 1", "geom 'g1' in body 'b'"),
+        ("geom", "solimp", "0.9 0.95 0.001", "geom 'g1' in body 'b'"),
+        ("geom", "condim", "6", "geom 'g1' in body 'b'"),
+        ("geom", "priority", "1", "geom 'g1' in body 'b'"),
+        ("joint", "solreflimit", "0.02 1", "joint 'j' in body 'b'"),
+        ("joint", "margin", "0.01", "joint 'j' in body 'b'"),
+        ("body", "gravcomp", "1", "body 'b'"),
+    ],
+)
 def test_each_ignored_physics_attribute_gives_one_warning(tmp_path, element, attr, value, where):
     """An attribute artic ignores gives exactly one warning, naming the file, the element kind, the attribute, its
     first element and how many times it occurs (twice for the two geoms, once for the joint and the body)."""
@@ -56,8 +59,12 @@ def test_supported_attributes_give_no_report(tmp_path):
     """Attributes artic reads (joint damping/range/armature, geom friction/margin/density, body orientation), and
     ignored ones at a value that asks for what artic does anyway (condim 3: sliding friction only, condim 1: none;
     gravcomp 0), are not reported: no warning at all for this model."""
-    _, msgs = _load(tmp_path, body='euler="0 0 10" gravcomp="0"', joint='damping="0.1" range="-1 1" armature="0.01"',
-                    geom='friction="0.8" margin="0.001" density="500" contype="1" condim="3"')
+    _, msgs = _load(
+        tmp_path,
+        body='euler="0 0 10" gravcomp="0"',
+        joint='damping="0.1" range="-1 1" armature="0.01"',
+        geom='friction="0.8" margin="0.001" density="500" contype="1" condim="3"',
+    )
     assert msgs == []
 
 
@@ -65,9 +72,11 @@ def test_default_class_attributes_are_counted_and_visual_ones_summarised(tmp_pat
     """A <default> geom's solref is reported at the <default>; rgba (visual) and a <sensor> go into one summary
     warning with their counts, not one warning each."""
     path = tmp_path / "m.xml"
-    path.write_text('<mujoco><default><geom solref="0.02 1"/></default><worldbody><body name="b">'
-                    '<joint/><geom size="0.1" rgba="1 0 0 1"/><geom size="0.2" rgba="0 1 0 1"/><site name="s"/>'
-                    '</body></worldbody><sensor><jointpos joint="x"/></sensor></mujoco>')
+    path.write_text(
+        '<mujoco><default><geom solref="0.02 1"/></default><worldbody><body name="b">'
+        '<joint/><geom size="0.1" rgba="1 0 0 1"/><geom size="0.2" rgba="0 1 0 1"/><site name="s"/>'
+        '</body></worldbody><sensor><jointpos joint="x"/></sensor></mujoco>'
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         artic.load_mjcf(path)
@@ -83,8 +92,10 @@ def test_unknown_element_is_reported_once_with_its_subtree(tmp_path):
     """An element artic does not know (here a made-up <widget> with children) is one warning naming it, and its
     children and attributes are not reported on their own."""
     path = tmp_path / "m.xml"
-    path.write_text('<mujoco><worldbody><body name="b"><joint/><geom size="0.1"/></body></worldbody>'
-                    '<widget a="1"><part b="2"/></widget><widget/></mujoco>')
+    path.write_text(
+        '<mujoco><worldbody><body name="b"><joint/><geom size="0.1"/></body></worldbody>'
+        '<widget a="1"><part b="2"/></widget><widget/></mujoco>'
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         artic.load_mjcf(path)
@@ -100,8 +111,11 @@ def test_suite_models_give_at_most_one_report_per_kind(key, path):
         warnings.simplefilter("always")
         artic.load_mjcf(path)
     msgs = [str(w.message) for w in caught]
-    kinds = collections.Counter(re.search(r": (<[a-z_]+>(?: attribute \w+)?) is not used by artic", m).group(1)
-                                for m in msgs if "is not used by artic" in m)
+    kinds = collections.Counter(
+        re.search(r": (<[a-z_]+>(?: attribute \w+)?) is not used by artic", m).group(1)
+        for m in msgs
+        if "is not used by artic" in m
+    )
     assert all(n == 1 for n in kinds.values()), kinds
     assert sum("without effect on the simulated dynamics" in m for m in msgs) <= 1
 

@@ -16,7 +16,7 @@ from artic.io.mjcf.loader import MjcfError
 
 def _load(tmp_path, body="", world="", asset=""):
     path = tmp_path / "m.xml"
-    path.write_text(f'<mujoco><asset>{asset}</asset><worldbody>{world}{body}</worldbody></mujoco>')
+    path.write_text(f"<mujoco><asset>{asset}</asset><worldbody>{world}{body}</worldbody></mujoco>")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return artic.load_mjcf(path), path
@@ -37,9 +37,11 @@ def _rest_height(model, seconds=1.0, dt=0.002):
 def test_ellipsoid_rests_on_the_radius_that_points_down(tmp_path, euler, vertical):
     """An ellipsoid of radii 0.3, 0.2, 0.1 dropped on the floor with each of its axes vertical comes to rest with its
     centre at that axis' radius (to 2 mm), as a real ellipsoid does (it used to collide as a 0.3 m sphere)."""
-    model, _ = _load(tmp_path, world='<geom type="plane" size="5 5 0.1"/>',
-                     body=f'<body pos="0 0 0.35" euler="{euler}"><freejoint/>'
-                          '<geom type="ellipsoid" size="0.3 0.2 0.1"/></body>')
+    model, _ = _load(
+        tmp_path,
+        world='<geom type="plane" size="5 5 0.1"/>',
+        body=f'<body pos="0 0 0.35" euler="{euler}"><freejoint/><geom type="ellipsoid" size="0.3 0.2 0.1"/></body>',
+    )
     assert _rest_height(model) == pytest.approx(vertical, abs=2e-3)
 
 
@@ -48,9 +50,11 @@ def test_ellipsoid_polytope_is_inscribed_and_close(tmp_path):
     has its vertices on the ellipsoid and reaches within 5.3 % of its support in every direction; equal radii give
     an exact sphere. One warning names the ellipsoids."""
     path = tmp_path / "e.xml"
-    path.write_text('<mujoco><worldbody><body><freejoint/><geom name="e" type="ellipsoid" size="0.3 0.2 0.1"/>'
-                    '<geom name="f" type="ellipsoid" size="0.05" fromto="0 0 0 0 0 0.4"/>'
-                    '<geom name="s" type="ellipsoid" size="0.1 0.1 0.1"/></body></worldbody></mujoco>')
+    path.write_text(
+        '<mujoco><worldbody><body><freejoint/><geom name="e" type="ellipsoid" size="0.3 0.2 0.1"/>'
+        '<geom name="f" type="ellipsoid" size="0.05" fromto="0 0 0 0 0 0.4"/>'
+        '<geom name="s" type="ellipsoid" size="0.1 0.1 0.1"/></body></worldbody></mujoco>'
+    )
     with pytest.warns(RuntimeWarning, match=r"2 ellipsoid geom\(s\) \(first 'e'\)"):
         model = artic.load_mjcf(path)
     e, f, s = model.articulations[0].get_links()[0].shapes
@@ -95,8 +99,18 @@ def test_hfield_surface_is_mujocos(tmp_path):
     data = mujoco.MjData(mj)
     mujoco.mj_forward(mj, data)
     geom = np.zeros(1, np.int32)
-    for x, y in [(-1, -2), (0, -2), (1, -2), (-1, 2), (1, 2), (-0.5, -1.0), (-0.8, 1.5), (0.7, 0.3), (0.2, -0.9),
-                 (0.5, -1.5)]:
+    for x, y in [
+        (-1, -2),
+        (0, -2),
+        (1, -2),
+        (-1, 2),
+        (1, 2),
+        (-0.5, -1.0),
+        (-0.8, 1.5),
+        (0.7, 0.3),
+        (0.2, -0.9),
+        (0.5, -1.5),
+    ]:
         x, y = x + 0.1, y + 0.2
         down = mujoco.mj_ray(mj, data, np.array([x, y, 10.0]), np.array([0.0, 0.0, -1.0]), None, 1, -1, geom)
         assert _mesh_height(mesh, mesh.local_pose, x, y) == pytest.approx(10.0 - down, abs=1e-6)
@@ -105,45 +119,65 @@ def test_hfield_surface_is_mujocos(tmp_path):
 def test_hfield_without_data_is_a_flat_patch_at_the_geom(tmp_path):
     """dm_control's quadruped terrain: a height field without elevation data is MuJoCo's zeros, a flat rectangle of
     the field's size at the geom's height (two triangles); a ball dropped on it rests on it."""
-    model, _ = _load(tmp_path, asset='<hfield name="h" nrow="201" ncol="201" size="3 2 5 0.1"/>',
-                     world='<geom type="hfield" hfield="h" pos="0 0 -0.2"/>',
-                     body='<body pos="0.5 -0.4 0.3"><freejoint/><geom size="0.1"/></body>')
+    model, _ = _load(
+        tmp_path,
+        asset='<hfield name="h" nrow="201" ncol="201" size="3 2 5 0.1"/>',
+        world='<geom type="hfield" hfield="h" pos="0 0 -0.2"/>',
+        body='<body pos="0.5 -0.4 0.3"><freejoint/><geom size="0.1"/></body>',
+    )
     (mesh,) = model.statics[0].shapes
     assert len(mesh.triangles) == 2
     assert np.allclose(np.abs(mesh.vertices[:, :2]).max(axis=0), [3, 2]) and np.allclose(mesh.vertices[:, 2], 0)
     assert _rest_height(model) == pytest.approx(-0.2 + 0.1, abs=2e-3)
 
 
-@pytest.mark.parametrize("asset, where, message", [
-    ('<hfield name="h" file="terrain.png" size="1 1 1 0.1"/>', "world", "height fields from files are not supported"),
-    (_FIELD, "body", "height fields are static terrain"),
-    (_FIELD.replace('name="h"', 'name="g"'), "world", "attribute hfield='h' names no <hfield>"),
-    ('<hfield name="h" nrow="1" ncol="3" size="1 1 1 0.1"/>', "world", "at least 2 rows and 2 columns"),
-    ('<hfield name="h" nrow="2" ncol="2" size="1 1 0 0.1"/>', "world", "must all be > 0"),
-    ('<hfield name="h" nrow="2" ncol="2" size="1 1 1 0.1" elevation="1 2 3"/>', "world", "expected 4 finite"),
-])
+@pytest.mark.parametrize(
+    "asset, where, message",
+    [
+        (
+            '<hfield name="h" file="terrain.png" size="1 1 1 0.1"/>',
+            "world",
+            "height fields from files are not supported",
+        ),
+        (_FIELD, "body", "height fields are static terrain"),
+        (_FIELD.replace('name="h"', 'name="g"'), "world", "attribute hfield='h' names no <hfield>"),
+        ('<hfield name="h" nrow="1" ncol="3" size="1 1 1 0.1"/>', "world", "at least 2 rows and 2 columns"),
+        ('<hfield name="h" nrow="2" ncol="2" size="1 1 0 0.1"/>', "world", "must all be > 0"),
+        ('<hfield name="h" nrow="2" ncol="2" size="1 1 1 0.1" elevation="1 2 3"/>', "world", "expected 4 finite"),
+    ],
+)
 def test_bad_hfields_are_refused(tmp_path, asset, where, message):
     """A height field artic cannot build as MuJoCo does is an MjcfError naming the file, the element and the fix."""
     geom = '<geom type="hfield" hfield="h"/>'
-    body = f'<body><freejoint/>{geom}</body>' if where == "body" else ""
+    body = f"<body><freejoint/>{geom}</body>" if where == "body" else ""
     path = tmp_path / "bad.xml"
-    path.write_text(f'<mujoco><asset>{asset}</asset><worldbody>{geom if where == "world" else ""}{body}'
-                    '</worldbody></mujoco>')
+    path.write_text(
+        f"<mujoco><asset>{asset}</asset><worldbody>{geom if where == 'world' else ''}{body}</worldbody></mujoco>"
+    )
     with pytest.raises(MjcfError, match=message) as e:
         artic.load_mjcf(path)
     assert "bad.xml" in str(e.value)
 
 
-@pytest.mark.parametrize("geom", ['type="sphere" size="0.1"', 'type="capsule" size="0.1 0.2" zaxis="1 0 0"',
-                                  'type="box" size="0.1 0.2 0.1"', 'type="cylinder" size="0.1 0.2"',
-                                  'type="ellipsoid" size="0.3 0.2 0.1"'])
+@pytest.mark.parametrize(
+    "geom",
+    [
+        'type="sphere" size="0.1"',
+        'type="capsule" size="0.1 0.2" zaxis="1 0 0"',
+        'type="box" size="0.1 0.2 0.1"',
+        'type="cylinder" size="0.1 0.2"',
+        'type="ellipsoid" size="0.3 0.2 0.1"',
+    ],
+)
 def test_margins_keep_bodies_apart_as_in_mujoco(tmp_path, geom):
     """MuJoCo's geoms rest the sum of their margins apart (0.05 + 0.03 here, against 0 without): a body with a
     margin dropped on a floor with one rests at MuJoCo's height to 1.5 mm, and every geom's contact offset is the
     0.02 m detection distance."""
     path = tmp_path / "m.xml"
-    path.write_text(f'<mujoco><worldbody><geom type="plane" size="5 5 0.1" margin="0.03"/><body pos="0 0 0.4">'
-                    f'<freejoint/><geom {geom} margin="0.05"/></body></worldbody></mujoco>')
+    path.write_text(
+        f'<mujoco><worldbody><geom type="plane" size="5 5 0.1" margin="0.03"/><body pos="0 0 0.4">'
+        f'<freejoint/><geom {geom} margin="0.05"/></body></worldbody></mujoco>'
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = artic.load_mjcf(path)
@@ -160,8 +194,10 @@ def test_mesh_margin_is_reported(tmp_path):
     """A mesh geom cannot grow by its margin: one warning names it."""
     (tmp_path / "cube.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
     path = tmp_path / "m.xml"
-    path.write_text('<mujoco><asset><mesh name="c" file="cube.obj" scale="0.1 0.1 0.1"/></asset><worldbody><body>'
-                    '<freejoint/><geom name="tet" type="mesh" mesh="c" margin="0.01"/></body></worldbody></mujoco>')
+    path.write_text(
+        '<mujoco><asset><mesh name="c" file="cube.obj" scale="0.1 0.1 0.1"/></asset><worldbody><body>'
+        '<freejoint/><geom name="tet" type="mesh" mesh="c" margin="0.01"/></body></worldbody></mujoco>'
+    )
     with pytest.warns(RuntimeWarning, match=r"the margin of 1 mesh geom\(s\) \(first 'tet'\) is dropped"):
         artic.load_mjcf(path)
 
@@ -169,9 +205,11 @@ def test_mesh_margin_is_reported(tmp_path):
 def test_resting_capsule_keeps_its_contacts(tmp_path):
     """A capsule lying on the floor (MuJoCo's default margin 0) is in contact at every step of 0.5 s and stays at
     its radius: with a zero contact offset its contacts were seen only in the steps where it sank in."""
-    model, _ = _load(tmp_path, world='<geom type="plane" size="5 5 0.1"/>',
-                     body='<body pos="0 0 0.05"><freejoint/><geom type="capsule" size="0.05 0.2" zaxis="1 0 0"/>'
-                          '</body>')
+    model, _ = _load(
+        tmp_path,
+        world='<geom type="plane" size="5 5 0.1"/>',
+        body='<body pos="0 0 0.05"><freejoint/><geom type="capsule" size="0.05 0.2" zaxis="1 0 0"/></body>',
+    )
     scene = artic.Scene(1, gravity=model.gravity)
     model.add_to(scene)
     (art,) = model.articulations
@@ -188,13 +226,18 @@ def test_friction_combines_by_maximum_and_condim_1_is_frictionless(tmp_path):
     frictionless (friction 0, so that two such geoms slide freely); a condim-1 geom with more friction than some
     condim-3 geom is reported, since MuJoCo would give their contact its friction."""
     path = tmp_path / "m.xml"
-    path.write_text('<mujoco><worldbody><geom name="floor" type="plane" size="5 5 .1" friction="0.5"/><body>'
-                    '<freejoint/><geom name="slick" size="0.1" condim="1" friction="0.9"/><geom name="rough" '
-                    'size="0.1" pos="0 0 0.3" friction="0.7"/></body></worldbody></mujoco>')
+    path.write_text(
+        '<mujoco><worldbody><geom name="floor" type="plane" size="5 5 .1" friction="0.5"/><body>'
+        '<freejoint/><geom name="slick" size="0.1" condim="1" friction="0.9"/><geom name="rough" '
+        'size="0.1" pos="0 0 0.3" friction="0.7"/></body></worldbody></mujoco>'
+    )
     with pytest.warns(RuntimeWarning, match=r"1 condim='1' geom\(s\) \(first 'slick', friction 0.9\)"):
         model = artic.load_mjcf(path)
     floor = model.statics[0].shapes[0]
     slick, rough = model.articulations[0].get_links()[0].shapes
     assert [(s.material.static_friction, s.material.dynamic_friction) for s in (floor, slick, rough)] == [
-        (0.5, 0.5), (0.0, 0.0), (0.7, 0.7)]
+        (0.5, 0.5),
+        (0.0, 0.0),
+        (0.7, 0.7),
+    ]
     assert {s.material.friction_combine for s in (floor, slick, rough)} == {"max"}

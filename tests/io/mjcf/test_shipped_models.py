@@ -30,8 +30,9 @@ def test_masses_and_inertias_match_mujoco(name):
         assert link.mass == pytest.approx(mm.body_mass[b], rel=1e-9)
         np.testing.assert_allclose(np.sort(link.inertia), np.sort(mm.body_inertia[b]), rtol=1e-6)
     joint = mujoco.mjtObj.mjOBJ_JOINT
-    assert [a.joint for a in model.actuators] == [mujoco.mj_id2name(mm, joint, mm.actuator_trnid[k, 0])
-                                                   for k in range(mm.nu)]
+    assert [a.joint for a in model.actuators] == [
+        mujoco.mj_id2name(mm, joint, mm.actuator_trnid[k, 0]) for k in range(mm.nu)
+    ]
 
 
 def _artic_ant(solver, dt, seconds):
@@ -66,7 +67,7 @@ def test_ant_comes_to_rest_at_mujocos_height(solver):
     md.qpos[:] = ANT_INIT
     for _ in range(200):
         mujoco.mj_step(mm, md)
-    heights, cache, scene, art = _artic_ant(solver, 0.01, 2.0)
+    heights, _cache, scene, art = _artic_ant(solver, 0.01, 2.0)
     assert heights[-1] == pytest.approx(md.qpos[2], rel=0.10)
     assert np.abs(np.diff(heights[-20:])).max() / 0.01 < 0.01  # at rest: the torso moves < 1 cm/s
     report = scene.get_contacts(art)
@@ -92,7 +93,7 @@ def test_humanoid_falls_and_lies_on_the_ground():
     assert np.all(np.isfinite(cache.joint_position))
     assert 0.05 < cache.root_transform[0, 2] < 1.0
     report = scene.get_contacts(art)
-    assert report.count[0] >= 3 and report.separation[0, :report.count[0]].min() > -0.02
+    assert report.count[0] >= 3 and report.separation[0, : report.count[0]].min() > -0.02
 
 
 def test_bad_mjcf_is_refused_clearly(tmp_path):
@@ -103,8 +104,9 @@ def test_bad_mjcf_is_refused_clearly(tmp_path):
     bad.write_text("<mujoco><worldbody><body><geom type='sdf' size='1'/></body></worldbody></mujoco>")
     with pytest.raises(ArticError, match="unsupported type 'sdf'"):
         artic.load_mjcf(bad)
-    bad.write_text("<mujoco><worldbody><body><joint type='hinge' range='1'/><geom size='1'/></body></worldbody>"
-                   "</mujoco>")
+    bad.write_text(
+        "<mujoco><worldbody><body><joint type='hinge' range='1'/><geom size='1'/></body></worldbody></mujoco>"
+    )
     with pytest.raises(ArticError, match="malformed"):
         artic.load_mjcf(bad)
     with pytest.raises(ArticError, match="not found"):

@@ -37,8 +37,10 @@ def _suite_file(name, tmp_path):
     """The suite's XML file; the swimmer is generated (6 links) with its included files beside it."""
     if name != "swimmer":
         import dm_control.suite
+
         return os.path.join(os.path.dirname(dm_control.suite.__file__), f"{name}.xml")
     from dm_control.suite import swimmer
+
     xml, assets = swimmer.get_model_and_assets(6)
     for file, text in assets.items():
         (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)

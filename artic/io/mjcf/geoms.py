@@ -1,0 +1,210 @@
+"""MJCF `<geom>`s as artic shapes: primitives, meshes, height fields and ellipsoids (as the convex polytope
+inscribed through ELLIPSOID_DIRECTIONS), grown by their margins (MuJoCo's contacts act that far apart, artic's at
+touch), with MuJoCo's max friction rule and contact filters (contype, conaffinity); the loader (loader.py) calls
+`geom_shape` for each geom of a body or of the world."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ...description.shapes import (
+    Box,
+    Capsule,
+    ConvexMesh,
+    Cylinder,
+    Material,
+    Mesh,
+    Plane,
+    Shape,
+    Sphere,
+    TriangleMesh,
+)
+from ...math.np_spatial import Transform, quat_between
+from .hfield import hfield_mesh
+
+# (number of size values, what they are) each geom type needs; with fromto, capsule/cylinder/box/ellipsoid need one
+_SIZES = {
+    "sphere": (1, "radius"),
+    "capsule": (2, "radius, half-length"),
+    "cylinder": (2, "radius, half-length"),
+    "box": (3, "three half-sizes"),
+    "ellipsoid": (3, "three radii"),
+    "plane": (0, ""),
+    "mesh": (0, ""),
+    "hfield": (0, ""),
+}
+
+
+DETECTION_OFFSET = 0.02  # [m] the contact offset of every MJCF geom: PhysX's default (see `_shape`)
+
+
+def _ellipsoid_directions() -> np.ndarray:
+    """54 unit vectors: the six axis directions, 10 more on the equator (every 30 degrees), rings of 12 at +-30
+    degrees latitude (offset by 15 degrees) and of 8 at +-60 degrees. Their convex hull, scaled by an ellipsoid's
+    radii, is inscribed in the ellipsoid, touches it at the ends of its three axes (where it rests on a face) and
+    falls short of its support by at most 5.3 % of the radius in any direction (the narrow phase takes hulls of up
+    to 64 vertices, math/hull.py)."""
+    rows = [(0.0, 0.0, 1.0), (0.0, 0.0, -1.0)]
+    for lat, count, offset in ((0.0, 12, 0.0), (30.0, 12, 0.5), (-30.0, 12, 0.5), (60.0, 8, 0.0), (-60.0, 8, 0.0)):
+        for k in range(count):
+            lon = 2.0 * math.pi * (k + offset) / count
+            rows.append(
+                (
+                    math.cos(math.radians(lat)) * math.cos(lon),
+                    math.cos(math.radians(lat)) * math.sin(lon),
+                    math.sin(math.radians(lat)),
+                )
+            )
+    return np.array(rows)
+
+
+ELLIPSOID_DIRECTIONS = _ellipsoid_directions()
+
+
+def geom_shape(loader, g, cls, owner: str, static: bool = False) -> Shape:
+    """The artic shape of a <geom> (its mass: mass.py); `static` for a <worldbody> geom. loader: the MJCF
+    loader (loader.py), whose defaults, assets and per-file lists the geom reads and fills."""
+    v = loader.v
+    a = loader._attrs(g, cls)
+    kind = a.get("type", "sphere")
+    name = a.get("name", owner)
+    if kind not in _SIZES:
+        raise v.fail(g, f"geom '{name}' has unsupported type '{kind}'; use one of {', '.join(_SIZES)}")
+    if "mesh" in a and kind != "mesh":
+        raise v.fail(
+            g,
+            f"geom '{name}' of type '{kind}' names mesh '{a['mesh']}': MuJoCo fits the {kind} to the "
+            "mesh, which artic does not; give the geom its size instead of the mesh",
+        )
+    fromto = kind in ("capsule", "cylinder", "box", "ellipsoid") and "fromto" in a
+    size = v.numbers(g, "size", (0, 3), (), a.get("size"))
+    need, what = _SIZES[kind]
+    if fromto:  # the segment gives the half-length; size[0] is the radius (box: both radial half sizes)
+        need, what = 1, "radius"
+    if len(size) < need:
+        raise v.fail(
+            g,
+            f"attribute size='{a.get('size', '')}': a {kind} geom needs {need} size value(s) ({what}), got {len(size)}",
+        )
+    pose = loader._frame(g, a)
+    along_z = Transform(q=quat_between(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])))
+    if fromto:
+        ft = v.numbers(g, "fromto", 6, text=a["fromto"])
+        axis = ft[3:] - ft[:3]
+        half = 0.5 * float(np.linalg.norm(axis))
+        if half == 0.0:
+            raise v.fail(g, f"attribute fromto='{a['fromto']}': the two end points coincide")
+        pose = Transform(0.5 * (ft[:3] + ft[3:]), quat_between(np.array([1.0, 0.0, 0.0]), axis / (2 * half)))
+        if kind == "box":
+            shape = Box((half, size[0], size[0]), name=name)
+        elif kind == "ellipsoid":
+            shape = _ellipsoid(loader, name, (half, size[0], size[0]))  # the shape's x is the segment
+        else:
+            shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), half, name=name)
+    elif kind == "sphere":
+        shape = Sphere(float(size[0]), name=name)
+    elif kind in ("capsule", "cylinder"):
+        shape = (Capsule if kind == "capsule" else Cylinder)(float(size[0]), float(size[1]), name=name)
+        pose = pose * along_z
+    elif kind == "box":
+        shape = Box(tuple(size[:3]), name=name)
+    elif kind == "plane":
+        shape = Plane(name=name)
+        pose = pose * Transform(q=quat_between(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])))
+    elif kind == "hfield":
+        if not static:
+            raise v.fail(
+                g,
+                f"geom '{name}' of type 'hfield' is on a moving body; height fields are static "
+                "terrain: put the geom in <worldbody>",
+            )
+        if a.get("hfield") not in loader.hfields:
+            raise v.fail(g, f"attribute hfield='{a.get('hfield', '')}' names no <hfield> in <asset>")
+        shape = hfield_mesh(*loader.hfields[a["hfield"]], name=name)
+    elif kind == "mesh":
+        mesh = a.get("mesh")
+        if mesh not in loader.meshes:
+            raise v.fail(
+                g,
+                f"attribute mesh='{mesh}' names no <mesh> in <asset>"
+                if mesh
+                else "a mesh geom needs a mesh attribute naming an <asset> <mesh>",
+            )
+        file, scale = loader.meshes[mesh]
+        shape = Mesh(str(file), tuple(scale), name=name)
+    else:
+        shape = _ellipsoid(loader, name, size[:3])
+    margin, dropped = v.number(g, "margin", text=a["margin"], minimum=0.0), len(loader.margin_dropped)
+    shape.local_pose = _grow(loader, shape, pose, margin)
+    if "name" in g.attrib:
+        if g.get("name") in loader.geoms:
+            loader.geom_repeated.add(g.get("name"))
+        loader.geoms[g.get("name")] = (shape, margin if len(loader.margin_dropped) == dropped else 0.0)
+    mu = float(v.numbers(g, "friction", (1, 3), text=a["friction"])[0])
+    # MuJoCo gives a pair of equal priority the larger condim and the larger friction of the two: PhysX's
+    # combine mode max; condim 1 (frictionless) is friction 0, exact against condim-1 geoms and against geoms
+    # of at least this friction (else MuJoCo takes this one's; reported in __init__)
+    condim = a.get("condim", "3").strip()
+    loader.frictions.append((name, condim, mu))
+    shape.material = Material(0.0 if condim == "1" else mu, 0.0 if condim == "1" else mu, 0.0, friction_combine="max")
+    # artic's contacts act at touch and are speculative (kept from closing) within the contact offset, which is
+    # a detection distance: at 0 a resting contact is found only in the steps where it penetrates, and its
+    # friction comes and goes (dm walker kneeling)
+    shape.contact_offset = DETECTION_OFFSET
+    shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
+    shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
+    return shape
+
+
+def report_frictionless(loader) -> None:
+    """condim-1 geoms are frictionless (friction 0 under the max combine, `_shape`); against a geom with friction
+    of lower coefficient MuJoCo would use theirs: one warning names the first such geom."""
+    others = [mu for _, condim, mu in loader.frictions if condim != "1"]
+    above = [(n, mu) for n, condim, mu in loader.frictions if condim == "1" and others and mu > min(others)]
+    if above:
+        warnings.warn(
+            f"MJCF '{loader.path.name}': {len(above)} condim='1' geom(s) (first '{above[0][0]}', "
+            f"friction {above[0][1]:g}) are frictionless in artic; MuJoCo gives their contacts with "
+            f"geoms of lower friction (down to {min(others):g}) and condim > 1 their friction",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+
+
+def _grow(loader, shape: Shape, pose: Transform, margin: float) -> Transform:
+    """MuJoCo's contact acts once two geoms are closer than the sum of their margins, and they rest about that
+    far apart; artic's act at touch. So each shape grows by its margin (its pose returned): spheres, capsules
+    and ellipsoids (their radii) exactly, planes and height fields moved out along their normal, boxes and
+    cylinders by their half sizes (exact on their faces; their edges and corners reach up to (sqrt(3) - 1)
+    margin farther than MuJoCo's rounded ones). A mesh cannot grow: listed in `loader.margin_dropped`."""
+    if margin == 0.0:
+        return pose
+    if isinstance(shape, (Sphere, Capsule)):
+        shape.radius = shape.radius + margin
+    elif isinstance(shape, Cylinder):
+        shape.radius, shape.half_height = shape.radius + margin, shape.half_height + margin
+    elif isinstance(shape, Box):
+        shape.half_extents = tuple(np.asarray(shape.half_extents) + margin)
+    elif isinstance(shape, ConvexMesh):  # an ellipsoid: vertices ELLIPSOID_DIRECTIONS * radii
+        radii = np.abs(shape.vertices).max(axis=0)
+        shape.vertices = ELLIPSOID_DIRECTIONS * (radii + margin)
+    elif isinstance(shape, Plane):  # the plane's normal is its x axis
+        return pose * Transform(np.array([margin, 0.0, 0.0]))
+    elif isinstance(shape, TriangleMesh):  # a height field, facing its +z
+        return pose * Transform(np.array([0.0, 0.0, margin]))
+    else:
+        loader.margin_dropped.append(shape.name)
+    return pose
+
+
+def _ellipsoid(loader, name: str, radii) -> Shape:
+    """An ellipsoid of three equal radii is a sphere; any other collides as the convex polytope inscribed in it
+    through ELLIPSOID_DIRECTIONS (its mass properties stay the ellipsoid's, mass.py)."""
+    radii = np.asarray(radii, dtype=float)
+    if np.all(radii == radii[0]):
+        return Sphere(float(radii[0]), name=name)
+    loader.ellipsoids.append(name)
+    return ConvexMesh(vertices=ELLIPSOID_DIRECTIONS * radii, name=name)
