@@ -215,3 +215,42 @@ def test_public_names_and_documented_paths_still_work():
 
     with pytest.raises(AttributeError):
         artic.not_a_module  # noqa: B018
+
+
+def _untyped(tree: ast.Module) -> list[str]:
+    """Public functions and methods (not starting with an underscore, in public classes, __init__ included) with a
+    parameter or return value without a type hint (self and cls, __init__'s return and property setters aside)."""
+    found = []
+
+    def check(node: ast.FunctionDef, owner: str, method: bool):
+        args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+        if method and not static and args and args[0].arg in ("self", "cls"):
+            args = args[1:]
+        missing = [a.arg for a in args if a.annotation is None]
+        missing += [f"*{a.arg}" for a in (node.args.vararg, node.args.kwarg) if a is not None and a.annotation is None]
+        setter = any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter") for d in node.decorator_list)
+        if node.returns is None and node.name != "__init__" and not setter:
+            missing.append("return")
+        if missing:
+            found.append(f"{owner}{node.name}: {', '.join(missing)}")
+
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
+            check(node, "", False)
+        elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            for sub in node.body:
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                    not sub.name.startswith("_") or sub.name == "__init__"
+                ):
+                    check(sub, f"{node.name}.", True)
+    return found
+
+
+def test_public_functions_have_type_hints():
+    """Every public function and method of artic has a type hint on each parameter and on its return value; the
+    check itself flags an untyped function."""
+    assert _untyped(ast.parse("def f(x, y: int):\n    pass\n")) == ["f: x, return"]
+    assert _untyped(ast.parse("class A:\n    def __init__(self, x: int):\n        pass\n")) == []
+    missing = [f"{m}: {u}" for m, p in MODULES.items() for u in _untyped(ast.parse(p.read_text()))]
+    assert not missing, "public functions without type hints:\n" + "\n".join(missing)

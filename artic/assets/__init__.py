@@ -1,9 +1,18 @@
 """Models shipped with artic. `model_path(name)` finds one by name (e.g. 'arm6', 'ant'); `load_model` reads a
 URDF or MJCF file as (articulation, static actors, gravity)."""
 
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ValidationError
+
+if TYPE_CHECKING:
+    from ..description.actors import RigidStatic
+    from ..description.articulation import Articulation
 
 ASSETS = Path(__file__).parent
 
@@ -26,7 +35,12 @@ def model_path(name_or_path: str) -> Path:
     )
 
 
-def load_model(path: Path, fix_base: bool = True, package_dirs=(), repair_inertia: bool = False):
+def load_model(
+    path: Path,
+    fix_base: bool = True,
+    package_dirs: os.PathLike | str | Iterable[os.PathLike | str] = (),
+    repair_inertia: bool = False,
+) -> tuple[Articulation, list[RigidStatic], tuple[float, float, float] | None]:
     """(articulation, static actors, gravity or None) of a URDF (fix_base, package_dirs and repair_inertia apply)
     or an MJCF file (its first body tree; the file decides whether the base floats)."""
     if path.suffix.lower() == ".xml":

@@ -1,1 +1,3 @@
 """The `artic` command line."""
+
+from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -54,7 +55,7 @@ def _dof_lines(art):
     return rows
 
 
-def cmd_info(args) -> int:
+def cmd_info(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         art = load_model(model_path(args.model), fix_base=not args.floating)[0]
@@ -114,7 +115,7 @@ def _init_warp(verbose: bool):
         os.close(saved)
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="artic", description="Articulated rigid bodies the PhysX way, on Warp.")
     parser.add_argument("--verbose", action="store_true", help="show Warp's start-up banner and kernel loading")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -7,6 +7,7 @@ segment it is attached to. Markers of MARKERS without a site are reported and le
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import numpy as np
@@ -63,7 +64,7 @@ def _out_dir(p: str) -> Path:
     return out
 
 
-def cmd_fit(args) -> int:
+def cmd_fit(args: argparse.Namespace) -> int:
     from ..mocap import fit_markers, save_segment_model
 
     out = _out_dir(args.out)
@@ -94,7 +95,7 @@ def cmd_fit(args) -> int:
     return 0
 
 
-def cmd_track(args) -> int:
+def cmd_track(args: argparse.Namespace) -> int:
     from ..mocap import track_markers
 
     out = _out_dir(args.out)
@@ -165,7 +166,7 @@ def _plot_track(path, res, joint_names):
     plt.close(fig)
 
 
-def add_parsers(sub):
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     d = "(default: %(default)s)"
     f = sub.add_parser("fit", help="fit a segment model's joint anchors and marker attachments to marker data")
     f.add_argument("markers", help="marker file: .c3d, or .npz with names, positions (T, n, 3) [m], rate [Hz]")

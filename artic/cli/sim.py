@@ -192,7 +192,7 @@ def _summary(args, art, scene, q, t, targets, lost_at) -> np.ndarray:
     return bad
 
 
-def cmd_sim(args) -> int:
+def cmd_sim(args: argparse.Namespace) -> int:
     art, statics, path, targets, scene, solver, setup_start = _scene(args)
     cache = art.create_cache()
     cache.joint_target_positions[:] = targets
@@ -278,7 +278,7 @@ def cmd_sim(args) -> int:
     return 1 if bad.any() else 0
 
 
-def add_parser(sub, shipped):
+def add_parser(sub: argparse._SubParsersAction, shipped: str) -> None:
     p = sub.add_parser(
         "sim",
         help="simulate a model with PD-driven joints; write a trajectory and a plot",

@@ -4,6 +4,7 @@ shipped model's name) and the time step `dt`; the model is read again for its sh
 
 from __future__ import annotations
 
+import argparse
 import zipfile
 from pathlib import Path
 
@@ -42,7 +43,7 @@ def _model(run: dict, run_path: Path) -> Path:
         raise
 
 
-def cmd_view(args) -> int:
+def cmd_view(args: argparse.Namespace) -> int:
     from ..viewer import write_replay
 
     run_path = Path(args.run)
@@ -59,7 +60,7 @@ def cmd_view(args) -> int:
     return 0
 
 
-def add_parser(sub):
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "view", help="write the 3D replay (one HTML file, no network needed) of a run saved by artic sim"
     )

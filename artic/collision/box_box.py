@@ -13,6 +13,8 @@ Unlike testing corners against a distance function, this finds the face contact 
 stack), whose corners lie exactly on each other's edges, and edge-edge contacts.
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 from .contacts import ContactPoints

@@ -1,5 +1,7 @@
 """Closest points between points, segments and triangles (Ericson, Real-Time Collision Detection, ch. 5)."""
 
+from __future__ import annotations
+
 import warp as wp
 
 wp.set_module_options({"enable_backward": False})

@@ -19,6 +19,8 @@ Face axes are tested in the face owner's frame, edge pairs in b's. The tables (f
 from outside, edges with their two faces) are built on the host by hull.hull_topology; boxes carry them too.
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 from .contacts import ContactPoints

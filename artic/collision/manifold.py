@@ -1,6 +1,8 @@
 """Contact manifolds: `emit` adds a candidate point to a shape pair's contacts, keeping at most MANIFOLD_POINTS (4):
 the deepest, and among points of about the same depth those that spread the manifold most."""
 
+from __future__ import annotations
+
 import warp as wp
 
 from .contacts import ContactPoints

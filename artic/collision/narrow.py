@@ -14,6 +14,8 @@ Candidates go through `emit` (manifold.py), which keeps at most four points per 
 deepest, and among points of about the same depth those that spread the manifold most.
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 from .box_box import box_box

@@ -15,6 +15,8 @@ vector u with rate = u . (v_A(p_C) - v_B(p_C)). A distance joint's slot 3 is |p_
 vector from D's origin to C's, B's point being p_D.
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 from ..description import body_joints as bj

@@ -120,7 +120,7 @@ class BodyJointArrays:
 # -- host tables (built by sim/builders/body_joints.py) ------------------------------------------------------------
 
 
-def row_layout(coordinate_count: int, bilateral_count: int):
+def row_layout(coordinate_count: int, bilateral_count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row offsets within one joint: each coordinate's drive row and range row (interleaved), then the bilateral
     rows, in solve order."""
     m = coordinate_count

@@ -26,6 +26,8 @@ TGS tracks each contact's separation (`gap`, from the detected one) and each anc
 (s += v_n rho).
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 from ..collision.contacts import ContactPoints

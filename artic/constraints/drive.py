@@ -9,6 +9,8 @@ multiplier 1 - x and no target-position bias, TGS sums substep increments (multi
 by t_elapsed * v_T. A force drive uses the response r, an acceleration drive the cfm-softened 1 / (r + cfm).
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 from ..core.model import DRIVE_ACCELERATION

@@ -7,6 +7,8 @@ Effort model: J' = J_acc - v R; it sticks while |J'| <= static * dt, else slides
 * |v|). The accumulator persists over all iterations of the step.
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 

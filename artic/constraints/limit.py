@@ -26,6 +26,8 @@ A dof that starts beyond its limit (PhysX 5.8's rule, kept exactly):
   step of a revolute joint (tests/sim/test_out_of_limits.py).
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 

@@ -15,6 +15,8 @@ velocity limits. The cap never binds while erp |C| / h stays below that speed (a
 |C| ~ 1e-6), so the PhysX reference results are unchanged.
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 

@@ -27,6 +27,8 @@ them exactly; as a true CFM it would let a limit carrying a large impulse yield 
 0.025 * 4e3 N m s = 100 rad/s).
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 from ..collision.contacts import ContactPoints

@@ -6,6 +6,8 @@ limit stiffness, the same damping and r, and has no velocity term. Impulses accu
 velocity iterations are not frozen.
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 

@@ -1,5 +1,7 @@
 """Joint velocity limit (physx-notes 3.2): a hard clamp of |v| to max_velocity in every iteration, no accumulator."""
 
+from __future__ import annotations
+
 import warp as wp
 
 

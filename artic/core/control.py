@@ -35,7 +35,7 @@ class ArticulationControl:
     kinematic_pending: wp.array  # (E, T) int32: 1 while a target waits for the next step (the step clears it)
     arrays: ControlArrays = None  # the arrays above bundled for kernels
 
-    def bundle(self):
+    def bundle(self) -> None:
         self.arrays = bundle(ControlArrays, self)
 
 

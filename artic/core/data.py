@@ -110,6 +110,6 @@ class ArticulationData:
     scratch: Scratch = None  # the scratch arrays bundled for kernels
     step: StepData = None  # the step's intermediates (shares gen_*, link_fext, mass_matrix and reported arrays)
 
-    def bundle(self):
+    def bundle(self) -> None:
         self.kin = bundle(Kin, self)
         self.scratch = bundle(Scratch, self)

@@ -89,7 +89,7 @@ class ArticulationModel:
     host: dict = field(default_factory=dict)  # the same arrays as NumPy, for host-side bookkeeping
     tree: Tree = None  # the arrays above bundled for kernels
 
-    def bundle(self):
+    def bundle(self) -> None:
         self.tree = bundle(Tree, self, link_com_local="link_com")
 
     @property

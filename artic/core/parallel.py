@@ -22,7 +22,7 @@ _threads = max(1, os.cpu_count() or 1)
 _pool: ThreadPoolExecutor | None = None
 
 
-def set_cpu_threads(n: int):
+def set_cpu_threads(n: int) -> None:
     """Threads used for CPU launches (default: the machine's core count; 1 disables threading)."""
     global _threads, _pool
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_THREADS:
@@ -58,7 +58,7 @@ def _run(tasks):
         f.result()
 
 
-def launch_envs(kernel, num_envs: int, inputs: list, device):
+def launch_envs(kernel: wp.Kernel, num_envs: int, inputs: list, device: wp.Device | str | None) -> None:
     """Launch kernel(env_offset, *inputs) over every env."""
     _run(
         [
@@ -71,11 +71,11 @@ def launch_envs(kernel, num_envs: int, inputs: list, device):
 class RecordedEnvLaunch:
     """A per-env launch recorded once (one command per chunk) and replayed on every call."""
 
-    def __init__(self, kernel, num_envs: int, inputs: list, device):
+    def __init__(self, kernel: wp.Kernel, num_envs: int, inputs: list, device: wp.Device | str | None):
         self._cmds = [
             wp.launch(kernel, dim=n, inputs=[off, *inputs], device=device, record_cmd=True)
             for off, n in _chunks(num_envs, device)
         ]
 
-    def launch(self):
+    def launch(self) -> None:
         _run([cmd.launch for cmd in self._cmds])

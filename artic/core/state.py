@@ -47,7 +47,7 @@ class ArticulationState:
     status_flag: wp.array  # (1,) int32: set to 1 by a step in which some env's status changed (read by the host)
     arrays: StateArrays = None  # the arrays above bundled for kernels
 
-    def bundle(self):
+    def bundle(self) -> None:
         self.arrays = bundle(StateArrays, self)
 
 

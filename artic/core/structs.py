@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import warp as wp
 
+if TYPE_CHECKING:
+    from warp._src.codegen import Struct, StructInstance  # what @wp.struct makes, and its instances
 
-def bundle(struct_type, source, **renamed):
+
+def bundle(struct_type: Struct, source: object, **renamed: str) -> StructInstance:
     """A `struct_type` whose fields are `source`'s attributes of the same names (or of renamed[field])."""
     s = struct_type()
     for name in struct_type.vars:
@@ -14,7 +19,7 @@ def bundle(struct_type, source, **renamed):
     return s
 
 
-def upload(struct_type, host: dict, device):
+def upload(struct_type: Struct, host: dict, device: wp.Device | str | None) -> StructInstance:
     """A `struct_type` from host values: array fields become device arrays of the field's dtype, scalars stay."""
     s = struct_type()
     for name, var in struct_type.vars.items():

@@ -10,6 +10,7 @@ PhysX only integrates for rigid bodies with eENABLE_GYROSCOPIC_FORCES.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import StateError, ValidationError
 from ..math.np_spatial import Transform, quat_from_matrix
@@ -22,7 +23,7 @@ from .validate import bounded
 class RigidStatic:
     """Immovable collision geometry, the same in every env: `attach_shape`, then `scene.add_actor`."""
 
-    def __init__(self, pose=None, name: str = "static"):
+    def __init__(self, pose: Transform | tuple[ArrayLike, ArrayLike] | None = None, name: str = "static"):
         self.name = name
         self.pose = _as_transform(f"static actor '{name}'", "pose", pose)
         self.shapes: list[Shape] = []
@@ -50,7 +51,7 @@ class RigidDynamic:
     """A free rigid body. Mass properties come from `update_mass_and_inertia(density)` or the `link` setters;
     per-env pose and velocities are read and written with `scene.get_actor_pose/set_actor_pose/...`."""
 
-    def __init__(self, pose=None, name: str = "body"):
+    def __init__(self, pose: Transform | tuple[ArrayLike, ArrayLike] | None = None, name: str = "body"):
         self.name = name
         self.articulation = Articulation(name)
         self.link = self.articulation.create_link(None, pose, name)
@@ -86,7 +87,7 @@ class RigidDynamic:
             raise ValidationError(f"rigid body '{self.name}': kinematic must be True or False, got {value!r}")
         self.articulation._kinematic = bool(value)
 
-    def update_mass_and_inertia(self, density: float):
+    def update_mass_and_inertia(self, density: float) -> None:
         self.link.update_mass_and_inertia(density)
 
     @property
@@ -97,20 +98,23 @@ class RigidDynamic:
     def shapes(self) -> list[Shape]:
         return self.link.shapes
 
-    def set_solver_iteration_counts(self, min_position_iters: int, min_velocity_iters: int = 1):
+    def set_solver_iteration_counts(self, min_position_iters: int, min_velocity_iters: int = 1) -> None:
         self.articulation.set_solver_iteration_counts(min_position_iters, min_velocity_iters)
 
     @property
     def global_pose(self) -> Transform:
         return self.articulation.root_global_pose
 
-    def set_global_pose(self, pose):
+    def set_global_pose(self, pose: Transform | tuple[ArrayLike, ArrayLike]) -> None:
         """The pose in every env (per env: scene.set_actor_pose)."""
         self.articulation.set_root_global_pose(pose)
 
 
 def create_ground_plane(
-    height: float = 0.0, material: Material | None = None, normal=(0.0, 0.0, 1.0), name: str = "ground"
+    height: float = 0.0,
+    material: Material | None = None,
+    normal: ArrayLike = (0.0, 0.0, 1.0),
+    name: str = "ground",
 ) -> RigidStatic:
     """A static plane {x : normal . x = height} whose solid side is below (PxCreatePlane)."""
     try:

@@ -9,20 +9,26 @@ turns descriptions into Model/State arrays, and an articulation in a scene forwa
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..enums import AXIS_NAMES, ArticulationFlag, Axis
+from ..enums import AXIS_NAMES, ArticulationFlag, Axis, CacheFlag
 from ..errors import StateError, TopologyError, ValidationError
 from ..math.np_spatial import Transform, quat_from_matrix
 from .articulation_joint import Joint
 from .contact_pairs import contact_pair
 from .couplings import FixedTendon, MimicJoint, SpatialTendon, validate_couplings
-from .shapes import Shape, mass_properties
+from .shapes import Material, Shape, mass_properties
 from .validate import as_real as _as_real
 from .validate import as_transform as _as_transform
 from .validate import flag_value, nonneg, nonneg_property, pose_property
+
+if TYPE_CHECKING:
+    from ..sim.cache import ArticulationCache
 
 
 class Link:
@@ -61,7 +67,7 @@ class Link:
         return self._mass
 
     @mass.setter
-    def mass(self, value):
+    def mass(self, value: float):
         self._mass = nonneg(self._owner(), "mass", value)
         self._changed()
 
@@ -71,7 +77,7 @@ class Link:
         return self._inertia.copy()
 
     @inertia.setter
-    def inertia(self, value):
+    def inertia(self, value: ArrayLike):
         v = _as_real(self._owner(), "inertia", value, "3 principal moments")
         if v.shape != (3,):
             raise ValidationError(f"{self._owner()}: inertia must be 3 principal moments, got shape {v.shape}")
@@ -84,7 +90,7 @@ class Link:
         "cmass_local_pose", "COM position and principal-axes orientation in the link's actor frame."
     )
 
-    def set_mass_and_inertia_tensor(self, mass: float, com, inertia_tensor):
+    def set_mass_and_inertia_tensor(self, mass: float, com: ArrayLike, inertia_tensor: ArrayLike) -> None:
         """Set mass, COM (actor frame) and a full 3x3 inertia tensor about the COM (actor axes); the tensor is
         diagonalized into principal moments and the orientation of `cmass_local_pose`."""
         owner = self._owner()
@@ -122,7 +128,7 @@ class Link:
         self.shapes.append(shape)
         return shape
 
-    def update_mass_and_inertia(self, density: float):
+    def update_mass_and_inertia(self, density: float) -> None:
         """`PxRigidBodyExt::updateMassAndInertia`: mass, COM and inertia from the attached shapes at `density`."""
         mass, com, tensor = mass_properties(self.shapes, density, self._owner())
         self.set_mass_and_inertia_tensor(mass, com, tensor)
@@ -134,7 +140,7 @@ class Link:
     max_angular_velocity = nonneg_property("max_angular_velocity", "Max angular speed [rad/s] (default 50).")
     cfm_scale = nonneg_property("cfm_scale", "Per-link constraint softening of limits and friction (default 0.025).")
 
-    def set_cfm_scale(self, cfm_scale: float):
+    def set_cfm_scale(self, cfm_scale: float) -> None:
         """PhysX's `setCfmScale`: the same as assigning `cfm_scale`."""
         self.cfm_scale = cfm_scale
 
@@ -220,7 +226,12 @@ class Articulation:
         return self._scene
 
     # -- building -------------------------------------------------------------------------------------------------
-    def create_link(self, parent: Link | None, pose=None, name: str | None = None) -> Link:
+    def create_link(
+        self,
+        parent: Link | None,
+        pose: Transform | tuple[ArrayLike, ArrayLike] | None = None,
+        name: str | None = None,
+    ) -> Link:
         """Add a link; `parent=None` creates the root (once). Each non-root link gets an inbound joint named like it."""
         self._check_topology_change(self._owner(), "create_link")
         pose = _as_transform(self._owner(), "link pose", pose)
@@ -265,15 +276,15 @@ class Articulation:
     # -- mimic joints and tendons -------------------------------------------------------------------------------
     def create_mimic_joint(
         self,
-        joint_a,
-        axis_a,
-        joint_b,
-        axis_b,
+        joint_a: Joint,
+        axis_a: Axis,
+        joint_b: Joint,
+        axis_b: Axis,
         gear_ratio: float,
         offset: float = 0.0,
         natural_frequency: float = 0.0,
         damping_ratio: float = 0.0,
-    ):
+    ) -> MimicJoint:
         """Couple two dofs: q_A + gear_ratio * q_B + offset = 0 (the mimic-joint note). Hard unless
         natural_frequency > 0 and damping_ratio > 0. Only while the articulation is out of a scene."""
         return self.create_multi_dof_mimic_joint(
@@ -281,8 +292,14 @@ class Articulation:
         )
 
     def create_multi_dof_mimic_joint(
-        self, joint_a, axis_a, others, offset: float = 0.0, natural_frequency: float = 0.0, damping_ratio: float = 0.0
-    ):
+        self,
+        joint_a: Joint,
+        axis_a: Axis,
+        others: Iterable[tuple[Joint, Axis, float]],
+        offset: float = 0.0,
+        natural_frequency: float = 0.0,
+        damping_ratio: float = 0.0,
+    ) -> MimicJoint:
         """The N-dof extension: q_A + sum G_i q_i + offset = 0, `others` = [(joint, axis, G_i), ...]
         (differentials)."""
         self._check_topology_change(self._owner(), "create_mimic_joint")
@@ -291,19 +308,19 @@ class Articulation:
         self._changed("topology")
         return m
 
-    def create_fixed_tendon(self):
+    def create_fixed_tendon(self) -> FixedTendon:
         self._check_topology_change(self._owner(), "create_fixed_tendon")
         t = FixedTendon(self)
         self._couplings.append(t)
         return t
 
-    def create_spatial_tendon(self):
+    def create_spatial_tendon(self) -> SpatialTendon:
         self._check_topology_change(self._owner(), "create_spatial_tendon")
         t = SpatialTendon(self)
         self._couplings.append(t)
         return t
 
-    def disable_collision(self, link_a: Link, link_b: Link):
+    def disable_collision(self, link_a: Link, link_b: Link) -> None:
         """Never make contacts between these two links (parent and child links never collide anyway)."""
         for lk in (link_a, link_b):
             if not isinstance(lk, Link) or lk.articulation is not self:
@@ -311,7 +328,9 @@ class Articulation:
         self.collision_filters.add(frozenset((link_a, link_b)))
         self._changed("model")
 
-    def add_contact_pair(self, shape_a: Shape, shape_b: Shape, material=None, rest_offset: float = 0.0):
+    def add_contact_pair(
+        self, shape_a: Shape, shape_b: Shape, material: Material | None = None, rest_offset: float = 0.0
+    ) -> None:
         """shape_a (this articulation's) and shape_b (any body's) collide whatever their filters (contact_pairs.py)."""
         if self._scene is not None:
             raise StateError(f"{self._owner()}: add_contact_pair while in a scene; add pairs before adding it")
@@ -327,7 +346,7 @@ class Articulation:
         return [c for c in self._couplings if isinstance(c, SpatialTendon)]
 
     # -- flags and solver settings --------------------------------------------------------------------------------
-    def set_articulation_flag(self, flag: ArticulationFlag, value: bool = True):
+    def set_articulation_flag(self, flag: ArticulationFlag, value: bool = True) -> None:
         flag = flag_value(self._owner(), "articulation flag", flag, ArticulationFlag)
         if not isinstance(value, (bool, np.bool_)):
             raise ValidationError(f"{self._owner()}: set_articulation_flag value must be True or False, got {value!r}")
@@ -343,7 +362,7 @@ class Articulation:
     def fix_base(self) -> bool:
         return bool(self._flags & ArticulationFlag.FIX_BASE)
 
-    def set_solver_iteration_counts(self, min_position_iters: int, min_velocity_iters: int = 1):
+    def set_solver_iteration_counts(self, min_position_iters: int, min_velocity_iters: int = 1) -> None:
         """Position iterations in [1, 255], velocity iterations in [0, 255] (PhysX defaults 4 / 1)."""
         p, v = min_position_iters, min_velocity_iters
         if any(isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) for x in (p, v)) or not (
@@ -367,7 +386,7 @@ class Articulation:
         """Pose of the root link's actor frame in the world (the pose given to create_link for the root)."""
         return self.root.initial_pose.copy()
 
-    def set_root_global_pose(self, pose):
+    def set_root_global_pose(self, pose: Transform | tuple[ArrayLike, ArrayLike]) -> None:
         self.root.initial_pose = _as_transform(self._owner(), "root pose", pose)
         self._changed("state")
 
@@ -423,7 +442,7 @@ class Articulation:
         topo = self._topology()
         return [(link.inbound_joint, a) for link, axes in zip(topo.links, topo.dof_axes, strict=True) for a in axes]
 
-    def validate(self):
+    def validate(self) -> None:
         """Whole-articulation checks, run when it enters a scene."""
         if not self._links:
             raise TopologyError(f"{self._owner()} has no links; call create_link(None, pose) first")
@@ -437,16 +456,16 @@ class Articulation:
         validate_couplings(self)
 
     # -- cache and inverse dynamics (forwarded to the scene, which owns the device data) --------------------------
-    def create_cache(self):
+    def create_cache(self) -> ArticulationCache:
         return self._require_scene()._create_cache(self)
 
-    def copy_internal_state_to_cache(self, cache, flags):
+    def copy_internal_state_to_cache(self, cache: ArticulationCache, flags: CacheFlag) -> None:
         self._require_scene()._copy_internal_state_to_cache(self, cache, flags)
 
-    def apply_cache(self, cache, flags):
+    def apply_cache(self, cache: ArticulationCache, flags: CacheFlag) -> None:
         self._require_scene()._apply_cache(self, cache, flags)
 
-    def pack_joint_data(self, maximum, reduced=None):
+    def pack_joint_data(self, maximum: ArrayLike, reduced: np.ndarray | None = None) -> np.ndarray:
         """Maximal (..., link_count-1, 6) per-axis data -> reduced (..., dof_count) in cache order."""
         topo = self._topology()
         maximum = _as_real(self._owner(), "pack_joint_data input", maximum)
@@ -460,7 +479,7 @@ class Articulation:
                 out[..., topo.dof_start[i] + k] = maximum[..., i - 1, int(a)]
         return out
 
-    def unpack_joint_data(self, reduced, maximum=None):
+    def unpack_joint_data(self, reduced: ArrayLike, maximum: np.ndarray | None = None) -> np.ndarray:
         """Reduced (..., dof_count) in cache order -> maximal (..., link_count-1, 6), zeros on locked axes."""
         topo = self._topology()
         reduced = _as_real(self._owner(), "unpack_joint_data input", reduced)
@@ -474,31 +493,31 @@ class Articulation:
                 out[..., i - 1, int(a)] = reduced[..., topo.dof_start[i] + k]
         return out
 
-    def common_init(self):
+    def common_init(self) -> None:
         self._require_scene()._common_init(self)
 
-    def compute_mass_matrix(self, cache):
+    def compute_mass_matrix(self, cache: ArticulationCache) -> None:
         self._require_scene()._inverse_dynamics(self).compute_mass_matrix(cache)
 
-    def compute_gravity_compensation(self, cache):
+    def compute_gravity_compensation(self, cache: ArticulationCache) -> None:
         self._require_scene()._inverse_dynamics(self).compute_gravity_compensation(cache)
 
-    def compute_coriolis_compensation(self, cache):
+    def compute_coriolis_compensation(self, cache: ArticulationCache) -> None:
         self._require_scene()._inverse_dynamics(self).compute_coriolis_compensation(cache)
 
-    def compute_generalized_external_force(self, cache):
+    def compute_generalized_external_force(self, cache: ArticulationCache) -> None:
         self._require_scene()._inverse_dynamics(self).compute_generalized_external_force(cache)
 
-    def compute_joint_acceleration(self, cache):
+    def compute_joint_acceleration(self, cache: ArticulationCache) -> None:
         self._require_scene()._inverse_dynamics(self).compute_joint_acceleration(cache)
 
-    def compute_joint_force(self, cache):
+    def compute_joint_force(self, cache: ArticulationCache) -> None:
         self._require_scene()._inverse_dynamics(self).compute_joint_force(cache)
 
-    def compute_dense_jacobian(self, cache) -> tuple[int, int]:
+    def compute_dense_jacobian(self, cache: ArticulationCache) -> tuple[int, int]:
         return self._require_scene()._inverse_dynamics(self).compute_dense_jacobian(cache)
 
-    def compute_centroidal_momentum_matrix(self, cache):
+    def compute_centroidal_momentum_matrix(self, cache: ArticulationCache) -> None:
         self._require_scene()._inverse_dynamics(self).compute_centroidal_momentum_matrix(cache)
 
     def compute_articulation_com(self, root_frame: bool = False) -> np.ndarray:

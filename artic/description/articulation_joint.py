@@ -13,7 +13,7 @@ import numpy as np
 from ..enums import AXIS_NAMES, LINEAR_AXES, Axis, DriveType, JointType, Motion
 from ..errors import ValidationError
 from ..math.np_spatial import Transform
-from .deadzone import checked_deadzone
+from .deadzone import Deadzone, checked_deadzone
 from .validate import axis as _axis
 from .validate import bounded as _bounded
 from .validate import check_axis_settings, nonneg, pose_property
@@ -91,7 +91,7 @@ class Joint:
     parent_pose = pose_property("parent_pose", "Joint frame in the parent link's actor frame.")
     child_pose = pose_property("child_pose", "Joint frame in the child link's actor frame.")
 
-    def set_joint_type(self, joint_type: JointType):
+    def set_joint_type(self, joint_type: JointType) -> None:
         self.articulation._check_topology_change(self._owner(), "set_joint_type")
         try:
             self._type = JointType(joint_type)
@@ -102,7 +102,7 @@ class Joint:
     def get_joint_type(self) -> JointType:
         return self._type
 
-    def set_motion(self, axis: Axis, motion: Motion):
+    def set_motion(self, axis: Axis, motion: Motion) -> None:
         """Lock, limit or free one axis. The joint type must be set first, and the axis must suit it (PhysX's
         `isValidMotion`): prismatic takes one of X/Y/Z, revolute one of TWIST/SWING1/SWING2, spherical angular
         axes only, FIX none."""
@@ -149,7 +149,7 @@ class Joint:
                 "set it on an unlocked axis"
             )
 
-    def set_limit_params(self, axis: Axis, limit: Limit):
+    def set_limit_params(self, axis: Axis, limit: Limit) -> None:
         """The range of a LIMITED axis, low < high; Limit() (the default) clears the limit of another axis."""
         owner = self._owner()
         axis = _axis(owner, axis)
@@ -170,7 +170,7 @@ class Joint:
         lim = self._limit[_axis(self._owner(), axis)]
         return Limit(lim.low, lim.high)
 
-    def set_drive_params(self, axis: Axis, drive: Drive):
+    def set_drive_params(self, axis: Axis, drive: Drive) -> None:
         owner = self._owner()
         axis = _axis(owner, axis)
         name = AXIS_NAMES[axis]
@@ -194,7 +194,7 @@ class Joint:
         d = self._drive[_axis(self._owner(), axis)]
         return Drive(d.stiffness, d.damping, d.max_force, d.drive_type)
 
-    def set_friction_params(self, axis: Axis, params: FrictionParams):
+    def set_friction_params(self, axis: Axis, params: FrictionParams) -> None:
         owner, axis = self._owner(), _axis(self._owner(), axis)
         name = AXIS_NAMES[axis]
         if not isinstance(params, FrictionParams):
@@ -222,23 +222,23 @@ class Joint:
         store[axis] = value
         self._changed(kind)
 
-    def set_drive_target(self, axis: Axis, target: float):
+    def set_drive_target(self, axis: Axis, target: float) -> None:
         self._set_axis_value(self._drive_target, axis, target, "drive target", kind="control")
 
     def get_drive_target(self, axis: Axis) -> float:
         return float(self._drive_target[_axis(self._owner(), axis)])
 
-    def set_drive_velocity(self, axis: Axis, velocity: float):
+    def set_drive_velocity(self, axis: Axis, velocity: float) -> None:
         self._set_axis_value(self._drive_velocity, axis, velocity, "drive velocity", kind="control")
 
     def get_drive_velocity(self, axis: Axis) -> float:
         return float(self._drive_velocity[_axis(self._owner(), axis)])
 
-    def set_armature(self, axis: Axis, armature: float):
+    def set_armature(self, axis: Axis, armature: float) -> None:
         """Reflected rotor inertia added to the dof's diagonal of the mass matrix [kg m^2 or kg]."""
         self._set_axis_value(self._armature, axis, armature, "armature", non_negative=True)
 
-    def set_deadzone(self, axis: Axis, deadzone):
+    def set_deadzone(self, axis: Axis, deadzone: Deadzone | None) -> None:
         """A deadzone controller on a free or limited axis (artic.Deadzone; None removes it); direct solver only."""
         axis = _axis(self._owner(), axis)
         self._deadzone.pop(axis, None)
@@ -246,26 +246,26 @@ class Joint:
             self._deadzone[axis] = checked_deadzone(f"{self._owner()} {AXIS_NAMES[axis]}", deadzone)
         self._changed()
 
-    def get_deadzone(self, axis: Axis):
+    def get_deadzone(self, axis: Axis) -> Deadzone | None:
         return self._deadzone.get(_axis(self._owner(), axis))
 
     def get_armature(self, axis: Axis) -> float:
         return float(self._armature[_axis(self._owner(), axis)])
 
-    def set_max_joint_velocity(self, axis: Axis, max_velocity: float):
+    def set_max_joint_velocity(self, axis: Axis, max_velocity: float) -> None:
         self._set_axis_value(self._max_joint_velocity, axis, max_velocity, "max joint velocity", non_negative=True)
 
     def get_max_joint_velocity(self, axis: Axis) -> float:
         return float(self._max_joint_velocity[_axis(self._owner(), axis)])
 
-    def set_joint_position(self, axis: Axis, position: float):
+    def set_joint_position(self, axis: Axis, position: float) -> None:
         """Set the position of one axis; in a scene this writes every env's state."""
         self._set_axis_value(self._position, axis, position, "joint position", kind="state")
 
     def get_joint_position(self, axis: Axis) -> float:
         return float(self._position[_axis(self._owner(), axis)])
 
-    def set_joint_velocity(self, axis: Axis, velocity: float):
+    def set_joint_velocity(self, axis: Axis, velocity: float) -> None:
         self._set_axis_value(self._velocity, axis, velocity, "joint velocity", kind="state")
 
     def get_joint_velocity(self, axis: Axis) -> float:
@@ -277,11 +277,11 @@ class Joint:
         return self._friction_coefficient
 
     @friction_coefficient.setter
-    def friction_coefficient(self, value):
+    def friction_coefficient(self, value: float):
         self._friction_coefficient = nonneg(self._owner(), "friction coefficient", value)
         self._changed()
 
-    def validate(self):
+    def validate(self) -> None:
         """Checks that need the whole joint (run when the articulation enters a scene)."""
         owner = self._owner()
         free = self.dof_axes()

@@ -25,7 +25,10 @@ hinge and slider, whose axis is z as in ArtiSynth (PhysX's revolute and prismati
 
 from __future__ import annotations
 
+from typing import Self
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..enums import Axis, ConstraintFlag, DriveType, JointType, Motion
 from ..errors import StateError, TopologyError, ValidationError
@@ -33,7 +36,7 @@ from ..math.np_spatial import Transform, quat_exp, quat_from_axis_angle, quat_mu
 from .actors import RigidDynamic, RigidStatic
 from .articulation import Link
 from .articulation_joint import Drive, Limit
-from .deadzone import checked_deadzone
+from .deadzone import Deadzone, checked_deadzone
 from .validate import as_real, bounded
 from .validate import as_transform as _as_transform
 from .validate import axis as _axis
@@ -46,7 +49,7 @@ _LINEAR_SLOTS = (3, 4, 5)
 _ANGULAR_SLOTS = (0, 1, 2)
 
 
-def erp_cfm_from_spring(stiffness, damping, dt):
+def erp_cfm_from_spring(stiffness: float, damping: float, dt: float) -> tuple[float, float]:
     """ODE's (ERP, CFM) of an implicit spring-damper at time step dt (the ODE paper,
     eq. 13): ERP = dt k / (dt k + d), CFM = 1 / (dt k + d). CFM is in ODE's force units, so the impulse-level
     softness is CFM / dt. k = inf (compliance 0) gives (1, 0)."""
@@ -57,7 +60,7 @@ def erp_cfm_from_spring(stiffness, damping, dt):
     return h * k / s, 1.0 / s
 
 
-def spring_from_erp_cfm(erp, cfm, dt):
+def spring_from_erp_cfm(erp: float, cfm: float, dt: float) -> tuple[float, float]:
     """The inverse of erp_cfm_from_spring: (stiffness, damping) = (ERP / (dt CFM), (1 - ERP) / CFM)."""
     erp, cfm, h = float(erp), float(cfm), float(dt)
     if cfm == 0.0:
@@ -69,7 +72,7 @@ def _rot(axis: int, angle: float) -> np.ndarray:
     return quat_from_axis_angle(np.eye(3)[axis], angle)
 
 
-def coordinates_to_tcd_mode(mode: int, slots: list[int], values) -> Transform:
+def coordinates_to_tcd_mode(mode: int, slots: list[int], values: ArrayLike) -> Transform:
     """T_CD of the given coordinate values (slots: the slot of each coordinate; the other slots are zero)."""
     full = np.zeros(6)
     full[list(slots)] = values
@@ -96,7 +99,7 @@ def _joint_transform(jtype: JointType, axes, q) -> Transform:
     return Transform(np.zeros(3), _rot(int(axes[0]), q[0]))
 
 
-def description_pose(body) -> Transform:
+def description_pose(body: Link | RigidStatic | None) -> Transform:
     """A body's world pose from its description (a link's by forward kinematics of its articulation's root pose
     and joint positions), in float64."""
     if body is None:
@@ -164,7 +167,14 @@ class JointBase:
     _coordinates: tuple = ()  # (name, slot) of each coordinate, in coordinate order
     _count = 0
 
-    def __init__(self, body_a, body_b, frame_dw, name: str | None = None, coordinates=None):
+    def __init__(
+        self,
+        body_a: Link | RigidDynamic | RigidStatic,
+        body_b: Link | RigidDynamic | RigidStatic | None,
+        frame_dw: Transform | tuple[ArrayLike, ArrayLike],
+        name: str | None = None,
+        coordinates: ArrayLike | None = None,
+    ):
         self._begin(name)
         owner = self._owner()
         a, b = _body(owner, "A", body_a, False), _body(owner, "B", body_b, True)
@@ -173,7 +183,14 @@ class JointBase:
         self._attach(a, description_pose(a).inverse() * (t_dw * tcd), b, description_pose(b).inverse() * t_dw)
 
     @classmethod
-    def from_body_frames(cls, body_a, frame_ca, body_b, frame_db, name: str | None = None):
+    def from_body_frames(
+        cls,
+        body_a: Link | RigidDynamic | RigidStatic,
+        frame_ca: Transform | tuple[ArrayLike, ArrayLike],
+        body_b: Link | RigidDynamic | RigidStatic | None,
+        frame_db: Transform | tuple[ArrayLike, ArrayLike],
+        name: str | None = None,
+    ) -> Self:
         """ArtiSynth's Joint(bodyA, TCA, bodyB, TDB) constructors: frames given on the bodies (T_DB is in the world
         for the world body B, in the actor frame for a static one)."""
         joint = cls.__new__(cls)
@@ -184,7 +201,14 @@ class JointBase:
         return joint
 
     @classmethod
-    def from_world_frames(cls, body_a, body_b, frame_cw, frame_dw, name: str | None = None):
+    def from_world_frames(
+        cls,
+        body_a: Link | RigidDynamic | RigidStatic,
+        body_b: Link | RigidDynamic | RigidStatic | None,
+        frame_cw: Transform | tuple[ArrayLike, ArrayLike],
+        frame_dw: Transform | tuple[ArrayLike, ArrayLike],
+        name: str | None = None,
+    ) -> Self:
         """ArtiSynth's Joint(bodyA, bodyB, TCW, TDW) constructors: both frames in the world; T_CD = T_DW^-1 T_CW may
         differ from the identity."""
         joint = cls.__new__(cls)
@@ -251,7 +275,11 @@ class JointBase:
         """T_DB: frame D in body B's actor frame (in the world when B is the world)."""
         return self._frame_db.copy()
 
-    def set_frames(self, frame_ca=None, frame_db=None):
+    def set_frames(
+        self,
+        frame_ca: Transform | tuple[ArrayLike, ArrayLike] | None = None,
+        frame_db: Transform | tuple[ArrayLike, ArrayLike] | None = None,
+    ) -> None:
         """Move frame C on body A (T_CA) and/or frame D on body B (T_DB; in the world for the world body B), in a
         scene too: from the next step and read, in every env. Marker fitting moves joint anchors this way."""
         owner = self._owner()
@@ -291,10 +319,10 @@ class JointBase:
             )
         return int(idx)
 
-    def coordinate_is_angular(self, idx) -> bool:
+    def coordinate_is_angular(self, idx: int | str) -> bool:
         return self._coordinates[self._coord(idx)][1] < 3
 
-    def coordinates_to_tcd(self, values) -> Transform:
+    def coordinates_to_tcd(self, values: ArrayLike) -> Transform:
         """T_CD for the given coordinate values (ArtiSynth's coordinatesToTCD)."""
         v = np.asarray(values, dtype=float).reshape(-1)
         if v.shape != (self.num_coordinates,) or not np.all(np.isfinite(v)):
@@ -308,7 +336,7 @@ class JointBase:
         """(E, m) coordinate values in every env of the scene (rad or m)."""
         return self._require_scene().get_joint_coordinates(self)
 
-    def set_coordinates(self, values):
+    def set_coordinates(self, values: ArrayLike) -> None:
         """Set the coordinates in every env ((m,) or (E, m)): the scene moves the freest bodies so that every joint
         holds (scene.set_joint_coordinates)."""
         self._require_scene().set_joint_coordinates(self, values)
@@ -319,7 +347,7 @@ class JointBase:
         return self._scene
 
     # -- ranges and locking (section 3.3.5) -----------------------------------------------------------------------
-    def set_coordinate_range(self, idx, low: float | None, high: float | None):
+    def set_coordinate_range(self, idx: int | str, low: float | None, high: float | None) -> None:
         """Range [low, high] of a coordinate (rad or m; angles may pass +-pi); None or +-inf leaves a side open.
         In a scene it applies to every env at once (per env: scene.set_joint_ranges)."""
         k = self._coord(idx)
@@ -336,11 +364,11 @@ class JointBase:
         self._range[k] = (lo, hi)
         self._changed("range")
 
-    def get_coordinate_range(self, idx) -> tuple[float, float]:
+    def get_coordinate_range(self, idx: int | str) -> tuple[float, float]:
         lo, hi = self._range[self._coord(idx)]
         return float(lo), float(hi)
 
-    def set_locked(self, idx, locked: bool = True):
+    def set_locked(self, idx: int | str, locked: bool = True) -> None:
         """Lock a coordinate at its current value (a bilateral constraint), or release it. In a scene every env
         locks at its own current value."""
         k = self._coord(idx)
@@ -349,7 +377,7 @@ class JointBase:
         self._locked[k] = bool(locked)
         self._changed("lock")
 
-    def is_locked(self, idx) -> bool:
+    def is_locked(self, idx: int | str) -> bool:
         return bool(self._locked[self._coord(idx)])
 
     # -- constraints, compliance and damping (section 3.3.8) ------------------------------------------------------
@@ -386,7 +414,7 @@ class JointBase:
             raise ValidationError(f"{self._owner()}: {what} must be >= 0, got {v}")
         return v
 
-    def set_compliance(self, values):
+    def set_compliance(self, values: ArrayLike) -> None:
         """Compliance of the first len(values) constraints [m/N or rad/(N m)]; 0 is hard. Clears any ERP/CFM."""
         v = self._values("compliance", values)
         self._compliance[: len(v)] = v
@@ -396,7 +424,7 @@ class JointBase:
     def get_compliance(self) -> np.ndarray:
         return self._compliance.copy()
 
-    def set_damping(self, values):
+    def set_damping(self, values: ArrayLike) -> None:
         """Damping of the first len(values) constraints [N s/m or N m s/rad]; it acts only where the compliance
         is non-zero."""
         v = self._values("damping", values)
@@ -429,7 +457,7 @@ class JointBase:
         d = 2.0 * np.sqrt(self.attached_mass() / c) if c > 0 else 0.0
         return float(c) if np.allclose(self._damping[idx], d) else -1.0
 
-    def set_linear_compliance(self, compliance: float):
+    def set_linear_compliance(self, compliance: float) -> None:
         """Uniform compliance of the linear bilateral constraints, with critical damping 2 sqrt(M / C) (eq. 3.24,
         M the attached mass)."""
         self._set_uniform(ConstraintFlag.LINEAR, compliance)
@@ -438,14 +466,14 @@ class JointBase:
         """The uniform linear compliance with its critical damping, or -1 if there is none."""
         return self._get_uniform(ConstraintFlag.LINEAR)
 
-    def set_rotary_compliance(self, compliance: float):
+    def set_rotary_compliance(self, compliance: float) -> None:
         """Uniform compliance of the rotary bilateral constraints, with critical damping 2 sqrt(M / C)."""
         self._set_uniform(ConstraintFlag.ROTARY, compliance)
 
     def get_rotary_compliance(self) -> float:
         return self._get_uniform(ConstraintFlag.ROTARY)
 
-    def set_erp_cfm(self, erp, cfm):
+    def set_erp_cfm(self, erp: ArrayLike, cfm: ArrayLike) -> None:
         """ODE's parameterization of the first len(erp) constraints: ERP in [0, 1] and CFM >= 0 (force units, as
         ODE). They describe the spring erp_cfm_from_spring inverts at each step's dt; CFM = 0 with ERP = e is a
         hard constraint that corrects the fraction e of its error per step."""
@@ -467,7 +495,7 @@ class JointBase:
         return erp, cfm
 
     # -- drives on coordinates ------------------------------------------------------------------------------------
-    def set_drive_params(self, idx, drive: Drive):
+    def set_drive_params(self, idx: int | str, drive: Drive) -> None:
         """Implicit PD drive of a coordinate (the articulation drives' model, the implicit-drive note):
         stiffness [N/m or N m/rad], damping, max_force [N or N m] and type (NONE switches it off)."""
         k = self._coord(idx)
@@ -485,22 +513,22 @@ class JointBase:
         self._drive[k] = Drive(float(drive.stiffness), float(drive.damping), float(drive.max_force), kind)
         self._changed()
 
-    def get_drive_params(self, idx) -> Drive:
+    def get_drive_params(self, idx: int | str) -> Drive:
         d = self._drive[self._coord(idx)]
         return Drive(d.stiffness, d.damping, d.max_force, d.drive_type)
 
-    def set_drive_target(self, idx, position: float):
+    def set_drive_target(self, idx: int | str, position: float) -> None:
         """Drive target of a coordinate in every env (per env: scene.set_joint_targets)."""
         k = self._coord(idx)
         self._target[k, 0] = bounded(self._owner(), "drive target", position)  # the scene refuses beyond 1e15
         self._changed("target")
 
-    def set_drive_velocity(self, idx, velocity: float):
+    def set_drive_velocity(self, idx: int | str, velocity: float) -> None:
         k = self._coord(idx)
         self._target[k, 1] = bounded(self._owner(), "drive target velocity", velocity)
         self._changed("target")
 
-    def set_deadzone(self, idx, deadzone):
+    def set_deadzone(self, idx: int | str, deadzone: Deadzone | None) -> None:
         """A deadzone controller on a coordinate (artic.Deadzone; None removes it); direct solver only."""
         k = self._coord(idx)
         self._deadzone[k] = (
@@ -510,13 +538,13 @@ class JointBase:
         )
         self._changed()
 
-    def get_deadzone(self, idx):
+    def get_deadzone(self, idx: int | str) -> Deadzone | None:
         return self._deadzone[self._coord(idx)]
 
-    def get_drive_target(self, idx) -> float:
+    def get_drive_target(self, idx: int | str) -> float:
         return float(self._target[self._coord(idx), 0])
 
-    def get_drive_velocity(self, idx) -> float:
+    def get_drive_velocity(self, idx: int | str) -> float:
         return float(self._target[self._coord(idx), 1])
 
 
@@ -598,7 +626,7 @@ class D6Joint(JointBase):
         self._coordinates = ()
         self._mode = MODE_ROTVEC
 
-    def set_motion(self, axis, motion: Motion):
+    def set_motion(self, axis: Axis, motion: Motion) -> None:
         owner = self._owner()
         self._check_not_in_scene("set_motion")
         axis = _axis(owner, axis)
@@ -616,10 +644,10 @@ class D6Joint(JointBase):
         if motion == Motion.FREE:
             self._range[self._coord(_D6_NAMES[axis])] = (-np.inf, np.inf)
 
-    def get_motion(self, axis) -> Motion:
+    def get_motion(self, axis: Axis) -> Motion:
         return self._motion[_axis(self._owner(), axis)]
 
-    def set_limit_params(self, axis, limit: Limit):
+    def set_limit_params(self, axis: Axis, limit: Limit) -> None:
         """Range [low, high] of a LIMITED axis [rad or m]."""
         axis = _axis(self._owner(), axis)
         if self._motion[axis] != Motion.LIMITED:
@@ -629,7 +657,7 @@ class D6Joint(JointBase):
             )
         self.set_coordinate_range(_D6_NAMES[axis], limit.low, limit.high)
 
-    def get_limit_params(self, axis) -> Limit:
+    def get_limit_params(self, axis: Axis) -> Limit:
         axis = _axis(self._owner(), axis)
         if self._motion[axis] == Motion.LOCKED:
             raise ValidationError(f"{self._owner()}: axis {axis.name} is LOCKED and has no range")
@@ -670,13 +698,13 @@ class DistanceJoint(JointBase):
     _mode = MODE_DISTANCE
     _coordinates = (("distance", 3),)
 
-    def set_distance_range(self, min_distance: float = 0.0, max_distance: float = np.inf):
+    def set_distance_range(self, min_distance: float = 0.0, max_distance: float = np.inf) -> None:
         lo = _finite(self._owner(), "min_distance", min_distance)
         if lo < 0:
             raise ValidationError(f"{self._owner()}: min_distance must be >= 0, got {lo}")
         self.set_coordinate_range(0, lo, max_distance)
 
-    def set_spring(self, stiffness: float, damping: float = 0.0):
+    def set_spring(self, stiffness: float, damping: float = 0.0) -> None:
         """Soft bounds: a spring of this stiffness [N/m] and damping [N s/m] acts beyond them (0 stiffness: hard)."""
         k = _finite(self._owner(), "spring stiffness", stiffness)
         d = _finite(self._owner(), "spring damping", damping)
@@ -713,7 +741,14 @@ _PHYSX_KINDS = {
 }
 
 
-def create_physx_joint(kind: str, actor0, local_frame0, actor1, local_frame1, name: str | None = None):
+def create_physx_joint(
+    kind: str,
+    actor0: Link | RigidDynamic | RigidStatic | None,
+    local_frame0: Transform | tuple[ArrayLike, ArrayLike],
+    actor1: Link | RigidDynamic | RigidStatic,
+    local_frame1: Transform | tuple[ArrayLike, ArrayLike],
+    name: str | None = None,
+) -> JointBase:
     """A joint created the PhysX way (PxRevoluteJointCreate(physics, actor0, localFrame0, actor1, localFrame1) and
     its siblings): actor0 is body B with T_DB = localFrame0, actor1 is body A with T_CA = localFrame1 (None for
     actor0 is the world, as PhysX's NULL). For "revolute" and "prismatic" both frames are turned by +90 degrees

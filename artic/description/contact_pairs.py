@@ -6,10 +6,14 @@ the two shapes would make anyway (MuJoCo's explicit pair replaces the dynamic on
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import ValidationError
 from .shapes import Material, Shape
 from .validate import MAX_MAGNITUDE, finite
+
+if TYPE_CHECKING:
+    from .articulation import Articulation
 
 
 @dataclass(frozen=True, eq=False)
@@ -20,7 +24,9 @@ class ContactPair:
     rest_offset: float  # [m] the contact acts with the surfaces this far apart (negative: this deep), not at touch
 
 
-def contact_pair(art, shape_a, shape_b, material, rest_offset) -> ContactPair:
+def contact_pair(
+    art: Articulation, shape_a: Shape, shape_b: Shape, material: Material | None, rest_offset: float
+) -> ContactPair:
     """A checked `ContactPair` for articulation `art` (see `Articulation.add_contact_pair`)."""
     owner = art._owner()
     link_a = next((lk for lk in art.get_links() if any(s is shape_a for s in lk.shapes)), None)

@@ -12,11 +12,19 @@ parameters may change between steps.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..enums import AXIS_NAMES, Axis, JointType, Motion
 from ..errors import TopologyError, ValidationError
 from ..math.np_spatial import Transform
+
+if TYPE_CHECKING:
+    from .articulation import Articulation, Link
+    from .articulation_joint import Joint
 
 _MAX_F32 = float(np.finfo(np.float32).max)
 
@@ -87,7 +95,14 @@ class MimicJoint(_Coupling):
 
     kind = "mimic joint"
 
-    def __init__(self, articulation, terms, offset, natural_frequency, damping_ratio):
+    def __init__(
+        self,
+        articulation: Articulation,
+        terms: Iterable[tuple[Joint, Axis, float]],
+        offset: float,
+        natural_frequency: float,
+        damping_ratio: float,
+    ):
         super().__init__(articulation)
         owner = self._owner()
         checked = []
@@ -109,7 +124,7 @@ class MimicJoint(_Coupling):
         self._damping_ratio = _number(owner, "damping_ratio", damping_ratio)
 
     @property
-    def joint_a(self):
+    def joint_a(self) -> Joint:
         return self.terms[0][0]
 
     @property
@@ -117,7 +132,7 @@ class MimicJoint(_Coupling):
         return self.terms[0][1]
 
     @property
-    def joint_b(self):
+    def joint_b(self) -> Joint:
         return self.terms[1][0]
 
     @property
@@ -130,7 +145,7 @@ class MimicJoint(_Coupling):
         return self.terms[1][2]
 
     @gear_ratio.setter
-    def gear_ratio(self, value):
+    def gear_ratio(self, value: float):
         g = _number(self._owner(), "gear_ratio", value)
         if g == 0.0:
             raise ValidationError(f"{self._owner()}: gear_ratio must be non-zero")
@@ -142,16 +157,16 @@ class MimicJoint(_Coupling):
     natural_frequency = _param("natural_frequency", "Compliance natural frequency mu [1/s]; <= 0: hard.")
     damping_ratio = _param("damping_ratio", "Compliance damping ratio zeta; <= 0: hard (>= 1 recommended).")
 
-    def set_gear_ratio(self, g):
+    def set_gear_ratio(self, g: float) -> None:
         self.gear_ratio = g
 
-    def set_offset(self, offset):
+    def set_offset(self, offset: float) -> None:
         self.offset = offset
 
-    def set_natural_frequency(self, mu):
+    def set_natural_frequency(self, mu: float) -> None:
         self.natural_frequency = mu
 
-    def set_damping_ratio(self, zeta):
+    def set_damping_ratio(self, zeta: float) -> None:
         self.damping_ratio = zeta
 
 
@@ -169,7 +184,15 @@ class _Tendon(_Coupling):
 class TendonJoint:
     """One node of a fixed tendon: an axis of `link`'s inbound joint with coefficient c and recip coefficient."""
 
-    def __init__(self, tendon, parent, axis, coefficient, recip_coefficient, link):
+    def __init__(
+        self,
+        tendon: FixedTendon,
+        parent: TendonJoint | None,
+        axis: Axis,
+        coefficient: float,
+        recip_coefficient: float,
+        link: Link,
+    ):
         self.tendon, self.parent, self.link = tendon, parent, link
         self.axis, self.coefficient, self.recip_coefficient = axis, coefficient, recip_coefficient
         self.children: list[TendonJoint] = []
@@ -181,7 +204,7 @@ class FixedTendon(_Tendon):
 
     kind = "fixed tendon"
 
-    def __init__(self, articulation):
+    def __init__(self, articulation: Articulation):
         super().__init__(articulation)
         self.tendon_joints: list[TendonJoint] = []
         self._rest_length = 0.0
@@ -189,7 +212,7 @@ class FixedTendon(_Tendon):
 
     rest_length = _param("rest_length", "Length the spring pulls L = offset + sum c_i q_i to.")
 
-    def set_limit_parameters(self, low: float, high: float):
+    def set_limit_parameters(self, low: float, high: float) -> None:
         owner = self._owner()
         low, high = _number(owner, "limit low", low), _number(owner, "limit high", high)
         if low > high:
@@ -201,7 +224,7 @@ class FixedTendon(_Tendon):
         return self._limit_low, self._limit_high
 
     def create_tendon_joint(
-        self, parent: TendonJoint | None, axis, coefficient: float, recip_coefficient: float, link
+        self, parent: TendonJoint | None, axis: Axis, coefficient: float, recip_coefficient: float, link: Link
     ) -> TendonJoint:
         owner = self._owner()
         self.articulation._check_topology_change(owner, "create_tendon_joint")
@@ -238,7 +261,14 @@ class FixedTendon(_Tendon):
 class Attachment:
     """One point of a spatial tendon: `relative_offset` in the link's COM frame (PhysX stores it so)."""
 
-    def __init__(self, tendon, parent, coefficient, relative_offset_com, link):
+    def __init__(
+        self,
+        tendon: SpatialTendon,
+        parent: Attachment | None,
+        coefficient: float,
+        relative_offset_com: ArrayLike,
+        link: Link,
+    ):
         self.tendon, self.parent, self.link, self.coefficient = tendon, parent, link, coefficient
         self.relative_offset = np.asarray(relative_offset_com, dtype=float)
         self.children: list[Attachment] = []
@@ -249,14 +279,14 @@ class Attachment:
     def is_leaf(self) -> bool:
         return not self.children
 
-    def set_rest_length(self, length: float):
+    def set_rest_length(self, length: float) -> None:
         self._rest_length = _number(self.tendon._owner(), "rest length", length)
         self.tendon.articulation._changed("model")
 
     def get_rest_length(self) -> float:
         return self._rest_length
 
-    def set_limit_parameters(self, low: float, high: float):
+    def set_limit_parameters(self, low: float, high: float) -> None:
         owner = self.tendon._owner()
         low, high = _number(owner, "limit low", low), _number(owner, "limit high", high)
         if low > high:
@@ -267,7 +297,7 @@ class Attachment:
     def get_limit_parameters(self) -> tuple[float, float]:
         return self._limit_low, self._limit_high
 
-    def set_relative_offset(self, offset_com):
+    def set_relative_offset(self, offset_com: ArrayLike) -> None:
         """The point in the link's COM frame (PhysX's setRelativeOffset stores it unconverted)."""
         off = np.asarray(offset_com, dtype=float)
         if off.shape != (3,) or not np.all(np.isfinite(off)):
@@ -282,11 +312,13 @@ class SpatialTendon(_Tendon):
 
     kind = "spatial tendon"
 
-    def __init__(self, articulation):
+    def __init__(self, articulation: Articulation):
         super().__init__(articulation)
         self.attachments: list[Attachment] = []
 
-    def create_attachment(self, parent: Attachment | None, coefficient: float, relative_offset, link) -> Attachment:
+    def create_attachment(
+        self, parent: Attachment | None, coefficient: float, relative_offset: ArrayLike, link: Link
+    ) -> Attachment:
         """`relative_offset` is given in the link's actor frame and stored in its COM frame, as PhysX does."""
         owner = self._owner()
         self.articulation._check_topology_change(owner, "create_attachment")
@@ -310,7 +342,7 @@ class SpatialTendon(_Tendon):
         return node
 
 
-def validate_couplings(articulation):
+def validate_couplings(articulation: Articulation) -> None:
     """Checks that need the final dof layout (run when the articulation enters a scene)."""
     for c in articulation._couplings:
         owner = c._owner()

@@ -38,7 +38,7 @@ class Deadzone:
     secondary_max_force: float = 0.0
 
 
-def checked_deadzone(owner: str, value) -> Deadzone:
+def checked_deadzone(owner: str, value: Deadzone) -> Deadzone:
     """A validated copy of `value` (an artic.Deadzone), or an ArticError naming `owner` and the field."""
     if not isinstance(value, Deadzone):
         raise ValidationError(f"{owner}: set_deadzone takes an artic.Deadzone, got {type(value).__name__}")

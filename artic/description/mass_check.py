@@ -60,12 +60,16 @@ while the pivot test above measures what the step divides by.
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..enums import Axis, JointType, Motion
 from ..errors import ValidationError
 from ..math.np_spatial import Transform, quat_from_axis_angle, quat_to_matrix, skew, spatial_inertia
+
+if TYPE_CHECKING:
+    from .articulation import Articulation, Link
 
 MASS_FLOOR = 1e-5  # [kg]: least pivot of a translational dof, mass given to a repaired link
 INERTIA_FLOOR = 1e-8  # [kg m^2]: least pivot of a rotational dof, principal inertias given to a repaired link
@@ -76,7 +80,7 @@ _UNIT = np.eye(3)
 _EPS32 = float(np.finfo(np.float32).eps)  # 1.19e-7: a pivot below this share of the largest is zero to float32
 
 
-def mass_policy_arg(policy) -> str:
+def mass_policy_arg(policy: str) -> str:
     """Validate a mass policy ('repair' or 'raise'), for `Scene(mass_policy=...)`."""
     if not isinstance(policy, str) or policy not in POLICIES:
         raise ValidationError(f"scene: mass_policy must be 'repair' or 'raise', got {policy!r}")
@@ -180,7 +184,7 @@ def _turned(art, ref, link, angle: float) -> list:
     return out
 
 
-def pivots(art, turned=None, angle: float = 0.0) -> list:
+def pivots(art: Articulation, turned: Link | None = None, angle: float = 0.0) -> list:
     """(link, kind, pivot) per link whose inbound joint has dofs, children first, at the reference configuration:
     kind is 'rotation' (pivot in kg m^2, the least eigenvalue of D for a spherical joint) or 'translation' (kg). A
     floating root adds (root, 'root mass', kg) and (root, 'root rotation', kg m^2): the least eigenvalues of its
@@ -217,7 +221,7 @@ def _lock_samples(art, small: float) -> list:
     return out
 
 
-def find_massless(art) -> list:
+def find_massless(art: Articulation) -> list:
     """(link, what) for every link whose inbound dof (or, for a floating root, the root) has a pivot below its
     floor: `MASS_FLOOR` or `INERTIA_FLOOR`, or float32's epsilon times the largest pivot of the same kind (in kg or
     kg m^2) at the reference configuration. The reference configuration is checked, then the configurations of
@@ -248,7 +252,7 @@ def find_massless(art) -> list:
     return list(found.items())
 
 
-def repair_values(art) -> tuple[float, float]:
+def repair_values(art: Articulation) -> tuple[float, float]:
     """(mass [kg], principal inertia [kg m^2]) that a repaired link of `art` is raised to: the floors, or
     `REPAIR_RATIO` of the articulation's total mass and of its largest rotational pivot if those are larger."""
     total = sum(link.mass for link in art.get_links())
@@ -256,7 +260,7 @@ def repair_values(art) -> tuple[float, float]:
     return max(MASS_FLOOR, REPAIR_RATIO * total), max(INERTIA_FLOOR, REPAIR_RATIO * rot)
 
 
-def check_mass_properties(art, policy: str = "repair") -> list:
+def check_mass_properties(art: Articulation, policy: str = "repair") -> list:
     """Find the dofs of `art` that cannot be stepped (module docstring) and repair them or refuse the articulation.
     Returns the names of the repaired links (empty when the articulation is healthy)."""
     policy = mass_policy_arg(policy)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -195,13 +196,13 @@ class Shape:
     def _check_collision_mask(self, value):
         return self._check_mask("collision_mask", value)
 
-    def check_contact_params(self):
+    def check_contact_params(self) -> None:
         """Check what can change without an assignment: run by attach_shape, scene add and the collision build,
         because a pose's arrays may have been edited in place since it was set (every other field is checked on
         assignment, and mesh arrays are read-only)."""
         self._check_local_pose(self.local_pose)
 
-    def volume_com_inertia(self):
+    def volume_com_inertia(self) -> tuple[float, np.ndarray, np.ndarray]:
         """(volume, COM in shape frame, unit-density inertia about the COM in shape frame)."""
         raise TypeError(f"{self.label()} has no volume; set the link's mass explicitly")
 
@@ -221,7 +222,7 @@ class Box(Shape):
             raise ValidationError(f"{self.label()}: half_extents must be 3 numbers, got {value!r}")
         return tuple(_length(self.label(), "half extent", h) for h in items)
 
-    def volume_com_inertia(self):
+    def volume_com_inertia(self) -> tuple[float, np.ndarray, np.ndarray]:
         a, b, c = self.half_extents
         v = 8.0 * a * b * c
         return v, np.zeros(3), v / 3.0 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
@@ -236,7 +237,7 @@ class Sphere(Shape):
     def _check_radius(self, value):
         return _length(self.label(), "radius", value)
 
-    def volume_com_inertia(self):
+    def volume_com_inertia(self) -> tuple[float, np.ndarray, np.ndarray]:
         r = self.radius
         v = 4.0 / 3.0 * np.pi * r**3
         return v, np.zeros(3), np.eye(3) * 0.4 * v * r * r
@@ -255,7 +256,7 @@ class Capsule(Shape):
     def _check_half_height(self, value):
         return _length(self.label(), "half_height", value)
 
-    def volume_com_inertia(self):
+    def volume_com_inertia(self) -> tuple[float, np.ndarray, np.ndarray]:
         r, h = self.radius, self.half_height
         vc = np.pi * r * r * 2.0 * h
         vs = 4.0 / 3.0 * np.pi * r**3
@@ -277,7 +278,7 @@ class Cylinder(Shape):
     def _check_half_height(self, value):
         return _length(self.label(), "half_height", value)
 
-    def volume_com_inertia(self):
+    def volume_com_inertia(self) -> tuple[float, np.ndarray, np.ndarray]:
         r, h = self.radius, self.half_height
         v = np.pi * r * r * 2.0 * h
         iyy = v * (3.0 * r * r + 4.0 * h * h) / 12.0
@@ -361,17 +362,17 @@ class Mesh(Shape):
         self.__dict__.update(_vertices=_readonly(verts), _triangles=_readonly(np.ascontiguousarray(tris)), _points=None)
 
     @property
-    def vertices(self):
+    def vertices(self) -> np.ndarray | None:
         """(V, 3) scaled vertices in the shape frame [m], or None for a format artic does not read."""
         return self._vertices
 
     @property
-    def triangles(self):
+    def triangles(self) -> np.ndarray | None:
         """(T, 3) vertex indices, or None for a format artic does not read."""
         return self._triangles
 
     @property
-    def hull_points(self):
+    def hull_points(self) -> np.ndarray | None:
         """The points whose convex hull this mesh is on a link: the vertices, thickened (with a warning) if they
         span no volume; None for a format artic does not read."""
         if self._points is None and self._vertices is not None:
@@ -379,12 +380,12 @@ class Mesh(Shape):
             self.__dict__["_points"] = _readonly(np.array(points))
         return self._points
 
-    def check_contact_params(self):
+    def check_contact_params(self) -> None:
         super().check_contact_params()
         if self._vertices is not None:
             _indices_in_range(f"{self.label()} (file '{self.filename}')", self._triangles, len(self._vertices))
 
-    def volume_com_inertia(self):
+    def volume_com_inertia(self) -> tuple[float, np.ndarray, np.ndarray]:
         if self.hull_points is None:
             return super().volume_com_inertia()
         return hull_mass_properties(self.hull_points, f"{self.label()} (file '{self.filename}')")
@@ -403,11 +404,11 @@ class ConvexMesh(Shape):
         return _readonly(verts)
 
     @property
-    def hull_points(self):
+    def hull_points(self) -> np.ndarray:
         """The points whose convex hull this shape is: the vertices, thickened if they span no volume."""
         return self._points
 
-    def volume_com_inertia(self):
+    def volume_com_inertia(self) -> tuple[float, np.ndarray, np.ndarray]:
         return hull_mass_properties(self._points, self.label())
 
 
@@ -438,7 +439,7 @@ class TriangleMesh(Shape):
         _indices_in_range(self.label(), tris, len(self.vertices))
         return _readonly(tris.astype(np.int32))
 
-    def check_contact_params(self):
+    def check_contact_params(self) -> None:
         super().check_contact_params()
         _indices_in_range(self.label(), self.triangles, len(self.vertices))
 
@@ -483,7 +484,7 @@ class Plane(Shape):
     """The half-space x <= 0 of the shape frame, as PhysX's plane."""
 
 
-def mass_properties(shapes, density: float, owner: str):
+def mass_properties(shapes: Iterable[Shape], density: float, owner: str) -> tuple[float, np.ndarray, np.ndarray]:
     """(mass, COM, inertia tensor about the COM) of solid shapes of uniform density, in the link frame."""
     density = _positive(owner, "density", density, "kg/m^3")
     parts = []

@@ -10,17 +10,25 @@ rather than allowed to turn into inf or NaN inside the step.
 from __future__ import annotations
 
 import warnings
+from enum import IntFlag
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..enums import Axis, DriveType, Motion
 from ..errors import ValidationError
 from ..math.np_spatial import Transform
 
+if TYPE_CHECKING:
+    from .articulation_joint import Joint
+
+_Flag = TypeVar("_Flag", bound=IntFlag)  # flag_value returns a member of the IntFlag class it is given
+
 MAX_MAGNITUDE = 1e15  # largest |value| accepted for positions [m], velocities, forces, targets and gravity
 
 
-def finite(owner: str, what: str, value) -> float:
+def finite(owner: str, what: str, value: float) -> float:
     # float() would also read strings ("2") and booleans: refuse them instead of converting them silently
     if isinstance(value, (str, bytes, bool, np.bool_)):
         raise ValidationError(f"{owner}: {what} must be a number, got {value!r}")
@@ -33,7 +41,7 @@ def finite(owner: str, what: str, value) -> float:
     return value
 
 
-def bounded(owner: str, what: str, value) -> float:
+def bounded(owner: str, what: str, value: float) -> float:
     """A finite number of magnitude at most MAX_MAGNITUDE (a state-like quantity)."""
     value = finite(owner, what, value)
     if abs(value) > MAX_MAGNITUDE:
@@ -44,7 +52,7 @@ def bounded(owner: str, what: str, value) -> float:
     return value
 
 
-def as_transform(owner: str, what: str, pose) -> Transform:
+def as_transform(owner: str, what: str, pose: Transform | tuple[ArrayLike, ArrayLike] | None) -> Transform:
     """A finite pose with a unit quaternion (normalized) and a position within MAX_MAGNITUDE metres."""
     if pose is None:
         return Transform()
@@ -67,7 +75,7 @@ def as_transform(owner: str, what: str, pose) -> Transform:
     return Transform(pose.p, pose.q / n)
 
 
-def axis(owner: str, value) -> Axis:
+def axis(owner: str, value: Axis | int) -> Axis:
     if isinstance(value, (bool, np.bool_)):
         raise ValidationError(f"{owner}: unknown axis {value!r}; use artic.Axis (TWIST..Z)")
     try:
@@ -76,7 +84,7 @@ def axis(owner: str, value) -> Axis:
         raise ValidationError(f"{owner}: unknown axis {value!r}; use artic.Axis (TWIST..Z)") from None
 
 
-def flag_value(owner: str, what: str, value, cls):
+def flag_value(owner: str, what: str, value: int, cls: type[_Flag]) -> _Flag:
     """An IntFlag value of `cls` (an instance or a plain int) with no bits outside its members; IntFlag itself keeps
     unknown bits silently, and a string such as "POSITION" is a common slip for the member."""
     name = cls.__name__
@@ -101,7 +109,7 @@ def flag_value(owner: str, what: str, value, cls):
     return cls(v)
 
 
-def positive_int(owner: str, what: str, value, maximum: int | None = None) -> int:
+def positive_int(owner: str, what: str, value: int, maximum: int | None = None) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValidationError(f"{owner}: {what} must be a positive integer, got {value!r}")
     if maximum is not None and value > maximum:
@@ -109,7 +117,7 @@ def positive_int(owner: str, what: str, value, maximum: int | None = None) -> in
     return int(value)
 
 
-def as_real(owner: str, what: str, value, expect: str = "real numbers") -> np.ndarray:
+def as_real(owner: str, what: str, value: ArrayLike, expect: str = "real numbers") -> np.ndarray:
     """`value` as a float64 array of any shape, refusing complex numbers, strings, objects, booleans and ragged
     sequences (NumPy would raise a TypeError or ValueError, or drop an imaginary part with a warning)."""
     try:
@@ -122,7 +130,9 @@ def as_real(owner: str, what: str, value, expect: str = "real numbers") -> np.nd
     return a.astype(np.float64)
 
 
-def real_array(owner: str, what: str, value, shape: tuple, limit: float | None = MAX_MAGNITUDE) -> np.ndarray:
+def real_array(
+    owner: str, what: str, value: ArrayLike, shape: tuple, limit: float | None = MAX_MAGNITUDE
+) -> np.ndarray:
     """`value` as a C-contiguous float32 array of exactly `shape`: real numbers (not complex, strings, objects or
     booleans), finite, and (with `limit`) of magnitude at most `limit`."""
     expect = f"a finite float32 array of shape {shape}"
@@ -146,7 +156,7 @@ def _no_drive(d) -> bool:
     return d.stiffness == 0.0 and d.damping == 0.0 and d.max_force == 0.0 and d.drive_type == DriveType.NONE
 
 
-def check_axis_settings(joint):
+def check_axis_settings(joint: Joint) -> None:
     """Settings that cannot act on the axis they were given (PhysX accepts them and ignores them, which hides a
     mistake): a drive, limit, drive target or joint state on a LOCKED axis is refused; a limit on a FREE axis only
     acts once the axis is LIMITED, so it is kept and warned about."""
@@ -187,7 +197,7 @@ def check_axis_settings(joint):
 MAX_F32 = float(np.finfo(np.float32).max)
 
 
-def nonneg(owner: str, what: str, value) -> float:
+def nonneg(owner: str, what: str, value: float) -> float:
     """A finite number >= 0 (or float32's largest value, which means "no limit")."""
     value = finite(owner, what, value) if value != MAX_F32 else value
     if value < 0.0:
@@ -195,7 +205,7 @@ def nonneg(owner: str, what: str, value) -> float:
     return value
 
 
-def nonneg_property(name: str, doc: str):
+def nonneg_property(name: str, doc: str) -> property:
     """A property stored in `_<name>` that accepts non-negative finite values and reports a model change."""
     attr = "_" + name
 
@@ -209,7 +219,7 @@ def nonneg_property(name: str, doc: str):
     return property(get, set_, doc=doc)
 
 
-def pose_property(name: str, doc: str):
+def pose_property(name: str, doc: str) -> property:
     """A Transform property stored in `_<name>`, validated (finite, unit quaternion) and copied on the way out."""
     attr = "_" + name
 

@@ -6,10 +6,12 @@ external force -I (0, g) on every link so that the floating root needs no specia
 its 6x6 system by Cholesky in the root's generalized coordinates (COM linear, angular).
 """
 
+from __future__ import annotations
+
 import warp as wp
 
-from ..core.data import Kin, Scratch
-from ..core.model import Tree
+from ..core.data import ArticulationData, Kin, Scratch
+from ..core.model import ArticulationModel, Tree
 from ..core.parallel import launch_envs
 from ..math.dense import PIVOT_ABS, PIVOT_REL
 from ..math.spatial import cholesky_solve6, com_force_to_o, fcross, inertia_matrix, mcross, root_column, root_motion
@@ -152,7 +154,7 @@ def _aba(
     aba_env(tree, kin, sc, gen_v, gen_f, link_fext, gravity, use_fext, gen_a, env_offset + wp.tid(), 0)
 
 
-def aba(model, data, gravity, use_fext: bool):
+def aba(model: ArticulationModel, data: ArticulationData, gravity: tuple[float, float, float], use_fext: bool) -> None:
     """data.gen_a = ABA(q, data.gen_v, data.gen_f) with `gravity` and, if asked, data.link_fext."""
     launch_envs(
         _aba,

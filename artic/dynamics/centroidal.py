@@ -7,10 +7,14 @@ rate of that momentum when q-double-dot = 0. Moving the angular part to the arti
 then angular, as PhysX.
 """
 
+from __future__ import annotations
+
 import warp as wp
 
-from ..core.model import Tree
+from ..core.data import ArticulationData
+from ..core.model import ArticulationModel, Tree
 from ..core.parallel import launch_envs
+from ..core.state import ArticulationState
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 
@@ -67,7 +71,9 @@ def _centroidal_momentum(
         bias[env, 3 + k] = ang[k]
 
 
-def articulation_com(model, state, data, root_frame: bool):
+def articulation_com(
+    model: ArticulationModel, state: ArticulationState, data: ArticulationData, root_frame: bool
+) -> None:
     """Articulation COM into data.com (world, or the root link's actor frame); needs forward_kinematics first."""
     launch_envs(
         _articulation_com,
@@ -77,7 +83,9 @@ def articulation_com(model, state, data, root_frame: bool):
     )
 
 
-def centroidal_momentum(model, data, coriolis, matrix, bias):
+def centroidal_momentum(
+    model: ArticulationModel, data: ArticulationData, coriolis: wp.array, matrix: wp.array, bias: wp.array
+) -> None:
     """A_G and its bias from data.mass_matrix and the Coriolis force `coriolis` (E, N) into `matrix`, `bias`."""
     launch_envs(
         _centroidal_momentum,

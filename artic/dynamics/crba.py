@@ -6,10 +6,12 @@ columns (COM linear, angular; physx-notes 6.2) take part like an ancestor joint.
 diagonal; artic's M includes it everywhere (PhysX leaves it out of computeMassMatrix only: docs/conventions.md).
 """
 
+from __future__ import annotations
+
 import warp as wp
 
-from ..core.data import Kin, Scratch
-from ..core.model import Tree
+from ..core.data import ArticulationData, Kin, Scratch
+from ..core.model import ArticulationModel, Tree
 from ..core.parallel import launch_envs
 from ..math.spatial import inertia_mul, root_column
 
@@ -77,7 +79,7 @@ def _crba(
     crba_env(tree, kin, sc, mass_matrix, env_offset + wp.tid())
 
 
-def crba(model, data):
+def crba(model: ArticulationModel, data: ArticulationData) -> None:
     """M(q) into data.mass_matrix; needs forward_kinematics first."""
     launch_envs(
         _crba,

@@ -8,6 +8,8 @@
   removed in one step.
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 from ..core.model import DofParams, Tree

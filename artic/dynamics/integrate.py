@@ -6,6 +6,8 @@ child joint frame's axes) and its positions are recomputed as the rotation-vecto
 A floating root's COM advances by v_c h and its orientation by exp(w h), world frame.
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 from ..core.model import JOINT_REVOLUTE, JOINT_SPHERICAL, Tree

@@ -5,10 +5,12 @@ dofs (physx-notes 6.2). Column d of link i's block is the motion column S_d of a
 link COM c_i: (s_lin + s_ang x c_i, s_ang).
 """
 
+from __future__ import annotations
+
 import warp as wp
 
-from ..core.data import Kin
-from ..core.model import Tree
+from ..core.data import ArticulationData, Kin
+from ..core.model import ArticulationModel, Tree
 from ..core.parallel import launch_envs
 from ..math.spatial import root_column
 
@@ -53,6 +55,6 @@ def _dense_jacobian(
                 _put(jac, env, row, rg + k, root_column(kin.link_com[env, j], k), ci)
 
 
-def dense_jacobian(model, data):
+def dense_jacobian(model: ArticulationModel, data: ArticulationData) -> None:
     """J(q) into data.jacobian; needs forward_kinematics first."""
     launch_envs(_dense_jacobian, data.jacobian.shape[0], [model.tree, data.kin, data.jacobian], data.jacobian.device)

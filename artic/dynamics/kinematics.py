@@ -6,11 +6,14 @@ physx-notes 7.1 ("Gp Lp J = Gc Lc"). The motion subspace column of an angular do
 dof (0, u), with u the child joint frame's axis in the world and a its origin (Featherstone, ch. 4).
 """
 
+from __future__ import annotations
+
 import warp as wp
 
-from ..core.data import Kin
-from ..core.model import JOINT_PRISMATIC, JOINT_SPHERICAL, Tree
+from ..core.data import ArticulationData, Kin
+from ..core.model import JOINT_PRISMATIC, JOINT_SPHERICAL, ArticulationModel, Tree
 from ..core.parallel import launch_envs
+from ..core.state import ArticulationState
 from ..math.spatial import root_motion, unit
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
@@ -179,7 +182,7 @@ def _link_velocities(
     link_velocities_env(tree, kin, joint_qd, 0, root_lin_vel, root_ang_vel, link_v, link_velocity, env)
 
 
-def forward_kinematics(model, state, data):
+def forward_kinematics(model: ArticulationModel, state: ArticulationState, data: ArticulationData) -> None:
     """Link poses (State) and the shared per-env quantities (Data.kin) from q and the root pose."""
     launch_envs(
         _forward_kinematics,
@@ -189,7 +192,7 @@ def forward_kinematics(model, state, data):
     )
 
 
-def link_velocities(model, state, data):
+def link_velocities(model: ArticulationModel, state: ArticulationState, data: ArticulationData) -> None:
     """Link COM velocities (State) from joint and root velocities; needs forward_kinematics first."""
     launch_envs(
         _link_velocities,

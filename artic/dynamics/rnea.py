@@ -5,10 +5,12 @@ angular); its spatial velocity about O is (w, v_c + c x w), and the time derivat
 to the root's spatial acceleration. Root generalized forces are (force, torque about the root COM).
 """
 
+from __future__ import annotations
+
 import warp as wp
 
-from ..core.data import Kin, Scratch
-from ..core.model import Tree
+from ..core.data import ArticulationData, Kin, Scratch
+from ..core.model import ArticulationModel, Tree
 from ..core.parallel import launch_envs
 from ..math.spatial import com_force_to_o, fcross, inertia_mul, mcross, root_motion
 
@@ -102,7 +104,7 @@ def _rnea(
     rnea_env(tree, kin, sc, gen_v, gen_a, link_fext, gravity, use_fext, gen_f, env_offset + wp.tid())
 
 
-def rnea(model, data, gravity, use_fext: bool):
+def rnea(model: ArticulationModel, data: ArticulationData, gravity: tuple[float, float, float], use_fext: bool) -> None:
     """data.gen_f = RNEA(q, data.gen_v, data.gen_a) with `gravity` and, if asked, data.link_fext."""
     launch_envs(
         _rnea,

@@ -25,10 +25,12 @@ ignores their actions and returns their first observation with reward 0.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import ClassVar
+import os
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 try:
     import gymnasium as gym
@@ -46,6 +48,11 @@ from ..enums import CacheFlag, DriveType, Motion, SolverType
 from ..errors import TopologyError, ValidationError
 from ..sim.scene import Scene
 from ..sim.status import FINITE_LIMIT
+
+if TYPE_CHECKING:
+    import warp as wp
+
+    from ..description.actors import RigidDynamic, RigidStatic
 
 _STATE = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES
 _OWNER = "gym env"
@@ -302,23 +309,23 @@ class ArticVectorEnv(_BatchAccess, VectorEnv):
 
     def __init__(
         self,
-        model,
+        model: Articulation | os.PathLike | str,
         num_envs: int = 1,
         dt: float = 0.01,
         action_mode: str = "position",
         *,
-        statics=(),
+        statics: Iterable[RigidStatic | RigidDynamic] | None = (),
         substeps: int = 1,
         kp: float = 100.0,
         kd: float = 10.0,
         max_force: float = 1e6,
-        force_scale=1.0,
+        force_scale: ArrayLike = 1.0,
         reset_noise_scale: float = 0.01,
         max_episode_steps: int | None = 1000,
         reward_fn: Callable | None = None,
         fix_base: bool = True,
-        solver_type=SolverType.PGS,
-        device=None,
+        solver_type: SolverType | int = SolverType.PGS,
+        device: str | wp.Device | None = None,
     ):
         self._batch = _Batch(
             model,
@@ -345,7 +352,9 @@ class ArticVectorEnv(_BatchAccess, VectorEnv):
         self._autoreset = np.zeros(self.num_envs, bool)
         self._np_random = None
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Reset every env (or, with options={'reset_mask': (E,) bools}, those envs)."""
         super().reset(seed=seed)
         if self._np_random is None:
@@ -361,7 +370,7 @@ class ArticVectorEnv(_BatchAccess, VectorEnv):
         self._autoreset[mask] = False
         return self._batch.observe(), {}
 
-    def step(self, actions):
+    def step(self, actions: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         b = self._batch
         if self._np_random is None:
             raise ValidationError(f"{_OWNER}: call reset() before step()")
@@ -381,7 +390,7 @@ class ArticVectorEnv(_BatchAccess, VectorEnv):
         info = {"non_finite": terminated.copy(), "_non_finite": np.ones(self.num_envs, bool)}
         return obs, rewards, terminated, truncated, info
 
-    def close_extras(self, **kwargs):
+    def close_extras(self, **kwargs: Any) -> None:
         pass
 
 
@@ -392,22 +401,22 @@ class ArticEnv(_BatchAccess, gym.Env):
 
     def __init__(
         self,
-        model,
+        model: Articulation | os.PathLike | str,
         dt: float = 0.01,
         action_mode: str = "position",
         *,
-        statics=(),
+        statics: Iterable[RigidStatic | RigidDynamic] | None = (),
         substeps: int = 1,
         kp: float = 100.0,
         kd: float = 10.0,
         max_force: float = 1e6,
-        force_scale=1.0,
+        force_scale: ArrayLike = 1.0,
         reset_noise_scale: float = 0.01,
         max_episode_steps: int | None = 1000,
         reward_fn: Callable | None = None,
         fix_base: bool = True,
-        solver_type=SolverType.PGS,
-        device=None,
+        solver_type: SolverType | int = SolverType.PGS,
+        device: str | wp.Device | None = None,
     ):
         wrapped = None if reward_fn is None else (lambda obs, actions: np.atleast_1d(reward_fn(obs[0], actions[0])))
         self._batch = _Batch(
@@ -430,12 +439,12 @@ class ArticEnv(_BatchAccess, gym.Env):
         )
         self.observation_space, self.action_space = self._batch.spaces()
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, bool]]:
         super().reset(seed=seed)
         self._batch.reset(np.ones(1, bool), self.np_random)
         return self._batch.observe()[0], {}
 
-    def step(self, action):
+    def step(self, action: ArrayLike) -> tuple[np.ndarray, float, bool, bool, dict[str, bool]]:
         b = self._batch
         n = b.art.dof_count
         b.act(np.reshape(action, (1, n)) if np.shape(action) == (n,) else action, np.ones(1, bool))

@@ -20,7 +20,10 @@ Caveats (what the cache path does and these views do not):
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 try:
     import torch
@@ -31,6 +34,11 @@ except ImportError:  # an optional extra: say how to get it instead of a bare Mo
 import warp as wp
 
 from ..errors import ArticError, ValidationError
+
+if TYPE_CHECKING:
+    from ..description.actors import RigidDynamic
+    from ..description.articulation import Articulation
+    from ..sim.scene import Scene
 
 
 def _tensor(a: wp.array) -> torch.Tensor:
@@ -52,7 +60,7 @@ def _view(scene, art):
     return scene.view(art)  # refuses what is not an articulation or rigid body of this scene
 
 
-def state_views(scene, art) -> dict[str, torch.Tensor]:
+def state_views(scene: Scene, art: Articulation | RigidDynamic) -> dict[str, torch.Tensor]:
     """Tensors of `art`'s state (an Articulation or RigidDynamic of `scene`), sharing the scene's memory:
     joint_q, joint_qd (E, n); root_pose (E, 7) (px, py, pz, qx, qy, qz, qw); root_linear_velocity,
     root_angular_velocity (E, 3), world, the first at the root COM; link_pose (E, L, 7) and link_velocity (E, L, 6)
@@ -70,7 +78,7 @@ def state_views(scene, art) -> dict[str, torch.Tensor]:
     }
 
 
-def control_views(scene, art) -> dict[str, torch.Tensor]:
+def control_views(scene: Scene, art: Articulation | RigidDynamic) -> dict[str, torch.Tensor]:
     """Tensors of `art`'s controls, sharing the scene's memory: joint_force (E, n) [N or Nm], persistent;
     joint_target_position, joint_target_velocity (E, n), the drives' targets; link_force, link_torque (E, L, 3),
     world, at the link COMs, for the next step only (the step clears them)."""
@@ -81,7 +89,7 @@ def control_views(scene, art) -> dict[str, torch.Tensor]:
     }
 
 
-def wake(scene, art, envs=None):
+def wake(scene: Scene, art: Articulation | RigidDynamic, envs: torch.Tensor | ArrayLike | None = None) -> None:
     """Wake `art`'s envs (all, or those where the (E,) bool mask `envs` is True), as writing controls through the
     cache would: a sleeping env ignores controls written through the views until it is woken."""
     view = _view(scene, art)

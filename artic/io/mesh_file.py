@@ -13,6 +13,7 @@ by path, modification time and size: robots share mesh files across links and re
 from __future__ import annotations
 
 import io
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -35,7 +36,7 @@ class UnsupportedMeshFormat(MeshFileError):
 _MESH_FILES = {}  # (path, mtime_ns, size) -> (vertices (V, 3) float, triangles (T, 3) int32)
 
 
-def read_mesh_file(path, owner: str):
+def read_mesh_file(path: os.PathLike | str, owner: str) -> tuple[np.ndarray, np.ndarray]:
     """(vertices (V, 3), triangles (T, 3)) of a mesh file, validated; `owner` names the shape in errors."""
     p = Path(path)
     where = f"{owner} (file '{p}')"

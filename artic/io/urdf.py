@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -95,9 +96,9 @@ def _geometry_shape(vals: XmlValues, col, resolve: _Resolver, name: str):
 
 
 def load_urdf(
-    path,
+    path: os.PathLike | str,
     fix_base: bool = True,
-    package_dirs=(),
+    package_dirs: os.PathLike | str | Iterable[os.PathLike | str] = (),
     name: str | None = None,
     repair_inertia: bool = False,
     mimic: bool = True,
@@ -138,7 +139,7 @@ def load_urdf(
         raise UrdfError(f"URDF file '{path}': {e}") from None
 
 
-def urdf_mimic_tags(path) -> list[tuple[str, str, float, float]]:
+def urdf_mimic_tags(path: os.PathLike | str) -> list[tuple[str, str, float, float]]:
     """The `<mimic>` tags of a URDF file as (joint, reference joint, multiplier, offset), in file order: what
     `load_urdf` turns into mimic joints (q_joint = multiplier q_reference + offset). Numbers are checked as
     `load_urdf` checks them (UrdfError)."""

@@ -14,16 +14,18 @@ from __future__ import annotations
 import math
 import os
 import xml.etree.ElementTree as ET
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..description.validate import MAX_MAGNITUDE
 from ..errors import ArticError
 
 
-def read_xml_root(path, kind: str, tag: str, error):
+def read_xml_root(path: os.PathLike | str, kind: str, tag: str, error: type[ArticError]) -> tuple[Path, ET.Element]:
     """(Path, root element) of an XML robot file, or `error` naming the file: not a path, missing, a folder,
     unreadable, empty, not XML, or with a top element other than `<tag>`."""
     if not isinstance(path, (str, os.PathLike)):
@@ -48,12 +50,12 @@ def read_xml_root(path, kind: str, tag: str, error):
 class XmlValues:
     """Numbers, choices and names read from the elements of one parsed file, with errors that locate them."""
 
-    def __init__(self, root, path: Path, kind: str, error):
+    def __init__(self, root: ET.Element, path: Path, kind: str, error: type[ArticError]):
         self.path, self.kind, self.error = path, kind, error
         self._parent = {child: parent for parent in root.iter() for child in parent}
 
     # -- locating -----------------------------------------------------------------------------------------------
-    def describe(self, el) -> str:
+    def describe(self, el: ET.Element) -> str:
         """`geom 'foot' in body 'leg'` for a named element (with its parent when that is named); `<origin> in joint
         'j'` or `<collision #1> in link 'a'` (index among the parent's children of that tag, when there are several)
         for an unnamed one, up to its nearest named ancestor."""
@@ -70,15 +72,15 @@ class XmlValues:
             label += f" in {self.describe(parent)}"
         return label
 
-    def where(self, el) -> str:
+    def where(self, el: ET.Element) -> str:
         return f"{self.kind} file '{self.path}': {self.describe(el)}"
 
-    def fail(self, el, message: str):
+    def fail(self, el: ET.Element, message: str) -> ArticError:
         """The file's error class, naming the file and the element; `message` names the attribute and the fix."""
         return self.error(f"{self.where(el)}: {message}")
 
     @contextmanager
-    def context(self, el):
+    def context(self, el: ET.Element) -> Iterator[None]:
         """Re-raise an ArticError from the description API (a shape's radius, a link's mass) as the file's error,
         prefixed with the element it came from."""
         try:
@@ -93,7 +95,15 @@ class XmlValues:
         return self.fail(el, f"attribute {attr}='{text}'{src} {problem}")
 
     # -- values -------------------------------------------------------------------------------------------------
-    def numbers(self, el, attr: str, count, default=None, text=None, limit=MAX_MAGNITUDE) -> np.ndarray:
+    def numbers(
+        self,
+        el: ET.Element,
+        attr: str,
+        count: int | tuple[int, int],
+        default: ArrayLike | None = None,
+        text: str | None = None,
+        limit: float | None = MAX_MAGNITUDE,
+    ) -> np.ndarray:
         """The attribute's whitespace-separated numbers: `count` of them (an int, or (min, max)); finite and at most
         `limit` in magnitude. `text` overrides the element's own attribute (MJCF class defaults); a missing
         attribute gives `default`, or an error when `default` is None."""
@@ -124,7 +134,15 @@ class XmlValues:
             )
         return v
 
-    def number(self, el, attr: str, default=None, text=None, minimum=None, limit=MAX_MAGNITUDE) -> float:
+    def number(
+        self,
+        el: ET.Element,
+        attr: str,
+        default: float | None = None,
+        text: str | None = None,
+        minimum: float | None = None,
+        limit: float | None = MAX_MAGNITUDE,
+    ) -> float:
         """One number (see `numbers`), at least `minimum` when given."""
         v = float(self.numbers(el, attr, 1, None if default is None else (default,), text, limit)[0])
         if minimum is not None and v < minimum:
@@ -132,7 +150,7 @@ class XmlValues:
             raise self._bad(el, attr, shown, text is not None and el.get(attr) != text, f"must be >= {minimum}")
         return v
 
-    def integer(self, el, attr: str, text: str, lo: int, hi: int) -> int:
+    def integer(self, el: ET.Element, attr: str, text: str, lo: int, hi: int) -> int:
         """An integer in [lo, hi] (MJCF contype/conaffinity bit masks)."""
         inherited = el.get(attr) != text
         try:
@@ -143,12 +161,12 @@ class XmlValues:
             raise self._bad(el, attr, text, inherited, f"is outside [{lo}, {hi}]")
         return v
 
-    def choice(self, el, attr: str, text: str, options) -> str:
+    def choice(self, el: ET.Element, attr: str, text: str, options: Collection[str]) -> str:
         if text not in options:
             raise self._bad(el, attr, text, el.get(attr) != text, f"is not one of {', '.join(options)}")
         return text
 
-    def unit(self, el, attr: str, v: np.ndarray, text=None) -> np.ndarray:
+    def unit(self, el: ET.Element, attr: str, v: np.ndarray, text: str | None = None) -> np.ndarray:
         """`v` normalised without overflow (scaled by its largest component first); zero is refused."""
         m = float(np.max(np.abs(v)))
         if m == 0.0:

@@ -16,6 +16,8 @@ massless movable subtrees are repaired or refused when they are added (descripti
 only catches what rounding makes singular.
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 PIVOT_REL = wp.constant(1.0e-6)  # smallest Cholesky pivot relative to its diagonal entry of M

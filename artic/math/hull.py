@@ -16,6 +16,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ValidationError
 
@@ -26,7 +27,7 @@ DEGENERATE_THICKNESS_RATIO = 0.01  # thickness given to flat or collinear point 
 FLAT_TOLERANCE = 1e-6
 
 
-def solid_points(points, owner: str) -> np.ndarray:
+def solid_points(points: ArrayLike, owner: str) -> np.ndarray:
     """The points, or, if they span no volume, the points extruded along their missing principal directions to a
     total thickness of DEGENERATE_THICKNESS_RATIO times their largest extent (with a warning naming `owner`).
     Raises ValidationError if the points are not a finite (N, 3) array or all coincide."""
@@ -90,7 +91,9 @@ def _hull(pts: np.ndarray, owner: str):
         ) from None
 
 
-def convex_hull(points: np.ndarray, owner: str, max_vertices: int | None = MAX_HULL_VERTICES):
+def convex_hull(
+    points: np.ndarray, owner: str, max_vertices: int | None = MAX_HULL_VERTICES
+) -> tuple[np.ndarray, np.ndarray]:
     """(vertices (V, 3), planes (F, 4) with unit outward normal n and offset d: n . x + d <= 0 inside), with at
     most max_vertices vertices (None: all of the hull's)."""
     pts = solid_points(points, owner)
@@ -120,7 +123,7 @@ def _fibonacci_directions(n: int) -> np.ndarray:
     return np.stack([np.cos(theta) * np.sin(phi), np.sin(theta) * np.sin(phi), np.cos(phi)], axis=1)
 
 
-def hull_mass_properties(points: np.ndarray, owner: str):
+def hull_mass_properties(points: np.ndarray, owner: str) -> tuple[float, np.ndarray, np.ndarray]:
     """(volume, COM, unit-density inertia about the COM) of the solid convex hull of all the points (tetrahedra
     from the centroid; not of the reduced hull collision uses)."""
     verts, _ = convex_hull(points, owner, max_vertices=None)
@@ -143,7 +146,7 @@ def hull_mass_properties(points: np.ndarray, owner: str):
     return vol, ref + com_rel, inertia
 
 
-def hull_topology(verts: np.ndarray, owner: str):
+def hull_topology(verts: np.ndarray, owner: str) -> tuple[np.ndarray, list[list[int]], np.ndarray, np.ndarray]:
     """Planes, faces and edges of the convex polytope with vertices `verts` (from convex_hull), for the
     separating-axis test (hull_hull.py). Qhull's triangles are grouped into faces by their rounded plane (as
     convex_hull does); a face's loop is the chain of its triangles' edges that no other triangle of the face shares,

@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ValidationError
 
 
-def quat_mul(a, b):
+def quat_mul(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Hamilton product a*b of (x, y, z, w) quaternions."""
     ax, ay, az, aw = a
     bx, by, bz, bw = b
@@ -27,11 +28,11 @@ def quat_mul(a, b):
     )
 
 
-def quat_conj(q):
+def quat_conj(q: ArrayLike) -> np.ndarray:
     return np.array([-q[0], -q[1], -q[2], q[3]])
 
 
-def quat_rotate(q, v):
+def quat_rotate(q: ArrayLike, v: ArrayLike) -> np.ndarray:
     """Rotate vector v by unit quaternion q."""
     u = np.asarray(q[:3], dtype=float)
     w = q[3]
@@ -39,7 +40,7 @@ def quat_rotate(q, v):
     return v + 2.0 * np.cross(u, np.cross(u, v) + w * v)
 
 
-def quat_to_matrix(q):
+def quat_to_matrix(q: ArrayLike) -> np.ndarray:
     x, y, z, w = q
     return np.array(
         [
@@ -50,7 +51,7 @@ def quat_to_matrix(q):
     )
 
 
-def quat_from_matrix(m):
+def quat_from_matrix(m: ArrayLike) -> np.ndarray:
     """Unit quaternion of a proper rotation matrix (Shepperd's method, stable for every angle)."""
     m = np.asarray(m, dtype=float)
     tr = np.trace(m)
@@ -70,14 +71,14 @@ def quat_from_matrix(m):
     return q / np.linalg.norm(q)
 
 
-def quat_from_axis_angle(axis, angle):
+def quat_from_axis_angle(axis: ArrayLike, angle: float) -> np.ndarray:
     axis = np.asarray(axis, dtype=float)
     axis = axis / np.linalg.norm(axis)
     s = np.sin(0.5 * angle)
     return np.array([axis[0] * s, axis[1] * s, axis[2] * s, np.cos(0.5 * angle)])
 
 
-def quat_exp(rotvec):
+def quat_exp(rotvec: ArrayLike) -> np.ndarray:
     """Quaternion of a rotation vector (PhysX `PxExp`)."""
     rotvec = np.asarray(rotvec, dtype=float)
     angle = np.linalg.norm(rotvec)
@@ -86,7 +87,7 @@ def quat_exp(rotvec):
     return quat_from_axis_angle(rotvec / angle, angle)
 
 
-def quat_from_rpy(roll, pitch, yaw):
+def quat_from_rpy(roll: float, pitch: float, yaw: float) -> np.ndarray:
     """URDF's fixed-axis roll-pitch-yaw: R = Rz(yaw) Ry(pitch) Rx(roll)."""
     qx = quat_from_axis_angle((1, 0, 0), roll)
     qy = quat_from_axis_angle((0, 1, 0), pitch)
@@ -94,7 +95,7 @@ def quat_from_rpy(roll, pitch, yaw):
     return quat_mul(qz, quat_mul(qy, qx))
 
 
-def quat_between(a, b):
+def quat_between(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """The shortest rotation taking unit vector a onto unit vector b."""
     a = np.asarray(a, dtype=float) / np.linalg.norm(a)
     b = np.asarray(b, dtype=float) / np.linalg.norm(b)
@@ -136,7 +137,7 @@ def quats_to_rotvec(q: np.ndarray) -> np.ndarray:
     return q[..., :3] * np.where(s > 1e-12, angle / np.maximum(s, 1e-300), 2.0)
 
 
-def skew(v):
+def skew(v: ArrayLike) -> np.ndarray:
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
@@ -172,10 +173,10 @@ class Transform:
         qi = quat_conj(self.q)
         return Transform(-quat_rotate(qi, self.p), qi)
 
-    def transform_point(self, v) -> np.ndarray:
+    def transform_point(self, v: ArrayLike) -> np.ndarray:
         return self.p + quat_rotate(self.q, v)
 
-    def rotate(self, v) -> np.ndarray:
+    def rotate(self, v: ArrayLike) -> np.ndarray:
         return quat_rotate(self.q, v)
 
     def as_array(self) -> np.ndarray:
@@ -186,7 +187,7 @@ class Transform:
         return bool(np.all(np.isfinite(self.p)) and np.all(np.isfinite(self.q)))
 
     @staticmethod
-    def from_array(a) -> Transform:
+    def from_array(a: ArrayLike) -> Transform:
         a = np.asarray(a, dtype=float)
         return Transform(a[:3], a[3:7])
 
@@ -194,7 +195,7 @@ class Transform:
         return Transform(self.p.copy(), self.q.copy())
 
 
-def spatial_inertia(mass, com, inertia_com):
+def spatial_inertia(mass: float, com: ArrayLike, inertia_com: ArrayLike) -> np.ndarray:
     """6x6 spatial inertia about the origin, in (angular, linear) order, of a body with COM `com` and rotational
     inertia `inertia_com` about the COM (all in the same frame). Featherstone (2008), eq. 2.63."""
     c = skew(com)

@@ -5,6 +5,8 @@ artic's internal spatial vectors use world axes about a per-env reference point 
 one frame, the tree algorithms need no coordinate transforms between links.
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 

@@ -2,6 +2,8 @@
 maximal coordinates, markers as soft constraints, fitting anchors and attachments, tracking with torques. See
 docs/marker_fitting.md."""
 
+from __future__ import annotations
+
 from .fit import FitResult, compare_segment_points, fit_markers, segment_points
 from .markers import MarkerSet, read_c3d, write_c3d
 from .model_file import load_segment_model, save_segment_model

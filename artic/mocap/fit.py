@@ -24,6 +24,7 @@ import sys
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ValidationError
 from ..math.np_spatial import quat_from_matrix, quats_conj, quats_rotate
@@ -52,7 +53,9 @@ def _check_rate(name: str, value: float):
         raise ValidationError(f"fit_markers: {name} must be a learning rate in [0, 1], got {value!r}")
 
 
-def first_guess(model: SegmentModel, segment_of: np.ndarray, attachments: np.ndarray, positions: np.ndarray):
+def first_guess(
+    model: SegmentModel, segment_of: np.ndarray, attachments: np.ndarray, positions: np.ndarray
+) -> np.ndarray:
     """(E, S, 7) segment poses for marker frames (E, n, 3): each segment turned by the best rotation of its
     attachments onto its markers (Kabsch) where 3 or more are present and spread out, else left unturned, and
     placed at mean(p - R s); a segment without markers keeps its reference offset from its parent."""
@@ -114,16 +117,16 @@ def _joint_points(model: SegmentModel, poses: np.ndarray):
 def fit_markers(
     model: SegmentModel,
     markers: MarkerSet,
-    attachments=None,
+    attachments: ArrayLike | None = None,
     epochs: int = 20,
     num_envs: int = 8,
-    frames=None,
+    frames: ArrayLike | None = None,
     relax_steps: int = 20,
     dt: float = 0.01,
     eta_m: float = 1.0,
     eta_l: float = 1.0,
-    joint_erp_cfm=(0.2, 1e-4),
-    marker_erp_cfm=(0.2, 1e-3),
+    joint_erp_cfm: tuple[float, float] = (0.2, 1e-4),
+    marker_erp_cfm: tuple[float, float] = (0.2, 1e-3),
     damping: float = 20.0,
     iterations: int = 16,
     fit_anchors: bool = True,

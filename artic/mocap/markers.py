@@ -3,6 +3,7 @@ marker was not seen. C3D files (the motion-capture standard) are read and writte
 
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,7 +69,7 @@ class MarkerSet:
         """(T, n) bool."""
         return np.isfinite(self.positions[..., 0])
 
-    def check_model(self, model: SegmentModel):
+    def check_model(self, model: SegmentModel) -> None:
         """Every marker's segment exists in the model, and every segment has a marker or a joint to move it."""
         known = set(model.names)
         for name, seg in zip(self.names, self.segments):
@@ -81,7 +82,7 @@ class MarkerSet:
             raise ValidationError("markers: no marker is present in any frame")
 
 
-def write_c3d(path, markers: MarkerSet):
+def write_c3d(path: os.PathLike | str, markers: MarkerSet) -> None:
     """Write marker positions to a C3D file (millimetres, float format); missing markers are written as
     invalid points (residual -1)."""
     c3d = _c3d()
@@ -100,7 +101,7 @@ def write_c3d(path, markers: MarkerSet):
         w.write(f)
 
 
-def read_c3d(path) -> tuple[list[str], np.ndarray, float]:
+def read_c3d(path: os.PathLike | str) -> tuple[list[str], np.ndarray, float]:
     """(names, positions (T, n, 3) [m] with NaN for invalid points, rate [Hz]) from a C3D file; units from the
     file's POINT:UNITS (mm or m)."""
     c3d = _c3d()

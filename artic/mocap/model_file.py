@@ -5,10 +5,13 @@ shape: nested bodies, a free root, ball joints, inertials with diaginertia or fu
 
 from __future__ import annotations
 
+import os
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import ArticError
 from .segments import Segment, SegmentModel
@@ -18,7 +21,13 @@ def _fmt(v) -> str:
     return " ".join(f"{float(x):.9g}" for x in np.ravel(v))
 
 
-def save_segment_model(path, model: SegmentModel, marker_names=(), marker_segments=(), attachments=None):
+def save_segment_model(
+    path: os.PathLike | str,
+    model: SegmentModel,
+    marker_names: Iterable[str] = (),
+    marker_segments: Iterable[str] = (),
+    attachments: ArrayLike | None = None,
+) -> None:
     """Write `model` (reference pose) and its markers' attachment points to an MJCF file."""
     root = ET.Element("mujoco", model=model.name)
     ET.SubElement(root, "compiler", angle="radian")
@@ -50,7 +59,7 @@ def save_segment_model(path, model: SegmentModel, marker_names=(), marker_segmen
     Path(path).write_text(ET.tostring(root, encoding="unicode") + "\n")
 
 
-def load_segment_model(path) -> tuple[SegmentModel, list[str], list[str], np.ndarray]:
+def load_segment_model(path: os.PathLike | str) -> tuple[SegmentModel, list[str], list[str], np.ndarray]:
     """(model, marker names, marker segments, attachments (n, 3)) from an MJCF segment model: every body a segment
     (its frame at its COM: an inertial's pos must be 0 and the body unrotated), every non-root body hanging from a
     ball joint whose pos is the anchor; sites are markers."""

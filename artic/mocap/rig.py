@@ -13,6 +13,7 @@ env's frame (NaN) has its joint switched off in that env (`Scene.set_joint_enabl
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..description.actors import RigidDynamic
 from ..description.body_joints import SphericalJoint
@@ -35,11 +36,11 @@ class MarkerRig:
         markers: MarkerSet,
         attachments: np.ndarray,
         num_envs: int,
-        joint_erp_cfm=(0.2, 1e-5),
-        marker_erp_cfm=(0.2, 1e-3),
-        gravity=(0.0, 0.0, 0.0),
+        joint_erp_cfm: tuple[float, float] = (0.2, 1e-5),
+        marker_erp_cfm: tuple[float, float] = (0.2, 1e-3),
+        gravity: ArrayLike = (0.0, 0.0, 0.0),
         iterations: int = 16,
-        solver_type=SolverType.PGS,
+        solver_type: SolverType | int = SolverType.PGS,
         damping: float = 0.0,
     ):
         self.model, self.markers = model, markers
@@ -91,7 +92,7 @@ class MarkerRig:
         self._last = np.broadcast_to(marker_world(poses[None], self.segment_of, s), (num_envs, markers.count, 3)).copy()
 
     # -- parameters ---------------------------------------------------------------------------------------------------
-    def set_parameters(self, model: SegmentModel, attachments: np.ndarray):
+    def set_parameters(self, model: SegmentModel, attachments: np.ndarray) -> None:
         """Move the joint anchors and marker attachments (every env) to a model's and `attachments`."""
         for j, seg in zip(self.joints, model.segments[1:]):
             j.set_frames(Transform(tuple(seg.anchor_in_child)), Transform(tuple(seg.anchor_in_parent)))
@@ -103,13 +104,13 @@ class MarkerRig:
         """(E, S, 7) segment poses (px, py, pz, qx, qy, qz, qw)."""
         return np.stack([self.scene.get_actor_pose(b) for b in self.bodies], axis=1).astype(np.float64)
 
-    def set_state(self, poses: np.ndarray, velocities: np.ndarray | None = None):
+    def set_state(self, poses: np.ndarray, velocities: np.ndarray | None = None) -> None:
         """Segment poses (E, S, 7) and velocities (E, S, 6) (zero when None)."""
         for i, b in enumerate(self.bodies):
             self.scene.set_actor_pose(b, poses[:, i])
             self.scene.set_actor_velocity(b, np.zeros((self.num_envs, 6)) if velocities is None else velocities[:, i])
 
-    def place_markers(self, positions: np.ndarray, move: bool = False):
+    def place_markers(self, positions: np.ndarray, move: bool = False) -> None:
         """Put the markers at `positions` (E, n, 3) [m]; NaN rows switch that marker off in that env. move=False
         teleports them (fitting); move=True sets kinematic targets, reached over the next step at the velocity
         that gets there (tracking)."""
@@ -131,7 +132,7 @@ class MarkerRig:
         self._present = present
         self._last = np.where(present[..., None], p, self._last)
 
-    def step(self, dt: float, count: int = 1):
+    def step(self, dt: float, count: int = 1) -> None:
         for _ in range(count):
             self.scene.step(dt)
 

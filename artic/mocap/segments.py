@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..description.articulation import Articulation, Link
 from ..enums import Axis, JointType, Motion
@@ -79,7 +80,7 @@ class SegmentModel:
     """Segments in parent-before-child order, the first one the root; `root_position` places the root's COM in the
     reference pose [m]."""
 
-    def __init__(self, segments: list[Segment], root_position=(0.0, 0.0, 1.0), name: str = "segments"):
+    def __init__(self, segments: list[Segment], root_position: ArrayLike = (0.0, 0.0, 1.0), name: str = "segments"):
         if not segments:
             raise ValidationError(f"segment model '{name}': needs at least one segment")
         self.name = name
@@ -140,7 +141,7 @@ class SegmentModel:
             np.array([s.anchor_in_child for s in self.segments[1:]]).reshape(-1, 3),
         )
 
-    def set_anchors(self, in_parent, in_child):
+    def set_anchors(self, in_parent: ArrayLike, in_child: ArrayLike) -> None:
         in_parent, in_child = np.asarray(in_parent, float), np.asarray(in_child, float)
         shape = (len(self.segments) - 1, 3)
         if (
@@ -153,7 +154,7 @@ class SegmentModel:
         for s, a, b in zip(self.segments[1:], in_parent, in_child):
             s.anchor_in_parent, s.anchor_in_child = a.copy(), b.copy()
 
-    def reference_poses(self, rotations=None) -> np.ndarray:
+    def reference_poses(self, rotations: ArrayLike | None = None) -> np.ndarray:
         """(S, 7) segment poses (px, py, pz, qx, qy, qz, qw) with every joint closed: the root's COM at
         root_position and each segment turned by `rotations` (S, 4) quaternions, identity by default."""
         q = (

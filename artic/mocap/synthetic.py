@@ -5,9 +5,11 @@ tests, where the truth must be known."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..description.articulation_joint import Drive
 from ..enums import Axis, CacheFlag, DriveType
@@ -34,7 +36,7 @@ _HUMANOID = [
 ]
 
 
-def humanoid(root_position=(0.0, 0.0, 1.0)) -> SegmentModel:
+def humanoid(root_position: ArrayLike = (0.0, 0.0, 1.0)) -> SegmentModel:
     """The 13-segment humanoid (67 kg; 12 ball joints) in its reference pose: standing, facing +x, z up."""
     segs = []
     for name, parent, mass, h, a_parent, a_child in _HUMANOID:
@@ -82,7 +84,7 @@ def simulate_motion(
     rate: float = 200.0,
     amplitude: float = 0.5,
     seed: int = 0,
-    gravity=(0.0, 0.0, -9.81),
+    gravity: ArrayLike = (0.0, 0.0, -9.81),
 ) -> Motion:
     """Free-floating motion of the model's articulation: every ball-joint axis is driven (implicit PD, stiffness
     400 N m/rad, damping 40 N m s/rad, acceleration type) towards amplitude * sin(w t + phase) with random w in
@@ -129,7 +131,14 @@ def simulate_motion(
 
 
 def record_markers(
-    motion: Motion, segment_of, attachments, names, segments, noise: float = 0.0, wobble: float = 0.0, seed: int = 1
+    motion: Motion,
+    segment_of: ArrayLike,
+    attachments: ArrayLike,
+    names: Iterable[str],
+    segments: Iterable[str],
+    noise: float = 0.0,
+    wobble: float = 0.0,
+    seed: int = 1,
 ) -> MarkerSet:
     """Markers of a known motion: each attachment point's world position per frame, plus white noise of standard
     deviation `noise` [m] and soft-tissue wobble: a smooth displacement per marker (sum of two sines, amplitude

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..enums import CacheFlag, SolverType
 from ..errors import ValidationError
@@ -65,7 +66,7 @@ class ArticulationEvaluator:
         self.scene.add_articulation(self.art)
         self.cache = self.art.create_cache()
 
-    def set_poses(self, poses: np.ndarray):
+    def set_poses(self, poses: np.ndarray) -> None:
         c = self.cache
         c.root_transform[:] = poses[:, 0]
         q = relative_rotations(self.model, poses)
@@ -84,7 +85,9 @@ class ArticulationEvaluator:
         self.art.compute_generalized_external_force(c)  # -J^T F: the force that counteracts them
         return -c.root_force.astype(np.float64), -c.joint_force[:, self.dofs].astype(np.float64)
 
-    def inverse_dynamics(self, root_velocity, joint_velocity, acceleration) -> tuple[np.ndarray, np.ndarray]:
+    def inverse_dynamics(
+        self, root_velocity: np.ndarray, joint_velocity: np.ndarray, acceleration: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(root (T, 6), joints (T, J, 3)): M a + C(q, v) v + g, the generalized force that produces accelerations
         `acceleration` (T, 6 + n: root linear, angular, then the dofs in cache order) at velocities (root (T, 6),
         joints (T, n)), gravity included, at the poses set last."""
@@ -112,12 +115,12 @@ def _initial_velocity(p0: np.ndarray, p1: np.ndarray, dt: float) -> np.ndarray:
 def track_markers(
     model: SegmentModel,
     markers: MarkerSet,
-    attachments,
-    joint_erp_cfm=(0.2, 1e-5),
-    marker_erp_cfm=(0.2, 1e-4),
-    gravity=(0.0, 0.0, -9.81),
+    attachments: ArrayLike,
+    joint_erp_cfm: tuple[float, float] = (0.2, 1e-5),
+    marker_erp_cfm: tuple[float, float] = (0.2, 1e-4),
+    gravity: ArrayLike = (0.0, 0.0, -9.81),
     iterations: int = 32,
-    solver_type=SolverType.PGS,
+    solver_type: SolverType | int = SolverType.PGS,
 ) -> TrackResult:
     """Drive the model through the marker trajectories, one step per frame (dt = 1 / markers.rate), and report what
     it took (TrackResult). The model starts at the poses that best fit the first two frames (Kabsch per segment,

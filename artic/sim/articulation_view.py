@@ -7,6 +7,8 @@ the PhysX guide prescribes ("Inverse Dynamics"). Each function is a fixed sequen
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..description.articulation import Articulation
@@ -24,12 +26,15 @@ from .cache import ArticulationCache, cache_flags
 from .memory import allocation_errors
 from .status import refresh_status
 
+if TYPE_CHECKING:
+    from .block import Block
+
 _ZERO_G = (0.0, 0.0, 0.0)
 _STATE_FLAGS = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES
 
 
 class ArticulationView:
-    def __init__(self, art: Articulation, block):
+    def __init__(self, art: Articulation, block: Block):
         self.art = art
         self.num_envs = block.num_envs
         self.gravity = block.gravity
@@ -41,7 +46,7 @@ class ArticulationView:
         self._model_dirty = False  # description parameters changed since the model was uploaded
         self.bind(block)
 
-    def bind(self, block):
+    def bind(self, block: Block) -> None:
         """Read and write this articulation's columns of `block` (on adding, and when the scene regroups)."""
         self.block = block
         self.state, self.control, outputs = block.views(self.art)
@@ -50,7 +55,7 @@ class ArticulationView:
         self._positions_valid = False  # link poses and Data's shared per-env quantities follow the state
         self._velocities_valid = False  # link velocities follow the state
 
-    def write_description(self):
+    def write_description(self) -> None:
         """Start from the description: its joint state, root pose, drive targets and wake counter, in every env."""
         write_description_state(self.state, self.art)
         write_description_targets(self.control, self.art)
@@ -71,7 +76,7 @@ class ArticulationView:
         return np.array(rev, int), np.array(sph, int)
 
     # -- description changes --------------------------------------------------------------------------------------
-    def on_description_changed(self, what: str):
+    def on_description_changed(self, what: str) -> None:
         if what == "model":
             self._model_dirty = True  # re-uploaded once, before the next computation
             self.block.mark_dirty()
@@ -89,29 +94,29 @@ class ArticulationView:
             refresh_model(self.model, self.art)
             self._model_dirty = False
 
-    def update_kinematics(self):
+    def update_kinematics(self) -> None:
         self._sync_model()
         forward_kinematics(self.model, self.state, self.data)
         self._positions_valid = True
         self._velocities_valid = False
 
-    def ensure_kinematics(self):
+    def ensure_kinematics(self) -> None:
         if not self._positions_valid:
             self.update_kinematics()
 
-    def ensure_velocities(self):
+    def ensure_velocities(self) -> None:
         self.ensure_kinematics()
         if not self._velocities_valid:
             link_velocities(self.model, self.state, self.data)
             self._velocities_valid = True
 
     # -- simulation -----------------------------------------------------------------------------------------------
-    def after_step(self):
+    def after_step(self) -> None:
         # the step wrote link poses and velocities into the state, but this view's own Data (O, inertias, motion
         # columns for inverse dynamics) is recomputed when next asked for
         self._positions_valid = self._velocities_valid = False
 
-    def wake(self, envs: np.ndarray):
+    def wake(self, envs: np.ndarray) -> None:
         """Wake the envs where `envs` is True (PhysX: on non-zero velocities or forces, or targets set)."""
         self.block.wake(envs)
 
@@ -136,7 +141,7 @@ class ArticulationView:
                 f"but its scene has {self.num_envs}; take a new one with art.create_cache()"
             )
 
-    def copy_internal_state_to_cache(self, cache, flags):
+    def copy_internal_state_to_cache(self, cache: ArticulationCache, flags: CacheFlag | int) -> None:
         self._check_cache(cache)
         flags = cache_flags(f"articulation '{self.art.name}'", flags)
         s, c, d = self.state, self.control, self.data
@@ -186,7 +191,7 @@ class ArticulationView:
         (CacheFlag.LINK_TORQUE, ("link_torque",)),
     )
 
-    def apply_cache(self, cache, flags):
+    def apply_cache(self, cache: ArticulationCache, flags: CacheFlag | int) -> None:
         self._check_cache(cache)
         name = self.art.name
         flags = cache_flags(f"articulation '{name}'", flags)
@@ -267,16 +272,16 @@ class ArticulationView:
         if off and root_out is not None:
             cache.checked_output(root_out)[:] = gen[:, :off]
 
-    def common_init(self):
+    def common_init(self) -> None:
         self.update_kinematics()
 
-    def compute_mass_matrix(self, cache):
+    def compute_mass_matrix(self, cache: ArticulationCache) -> None:
         self._check_cache(cache)
         self.ensure_kinematics()
         crba(self.model, self.data)
         cache.checked_output("mass_matrix")[:] = self.data.mass_matrix.numpy()
 
-    def compute_gravity_compensation(self, cache):
+    def compute_gravity_compensation(self, cache: ArticulationCache) -> None:
         self._check_cache(cache)
         self.ensure_kinematics()
         self.data.gen_v.zero_()
@@ -289,13 +294,13 @@ class ArticulationView:
         self.data.gen_a.zero_()
         rnea(self.model, self.data, _ZERO_G, use_fext=False)
 
-    def compute_coriolis_compensation(self, cache):
+    def compute_coriolis_compensation(self, cache: ArticulationCache) -> None:
         self._check_cache(cache)
         self.ensure_kinematics()
         self._coriolis(cache)
         cache.checked_output("coriolis_force")[:] = self.data.gen_f.numpy()
 
-    def compute_generalized_external_force(self, cache):
+    def compute_generalized_external_force(self, cache: ArticulationCache) -> None:
         self._check_cache(cache)
         self.ensure_kinematics()
         d = self.data
@@ -305,7 +310,7 @@ class ArticulationView:
         rnea(self.model, d, _ZERO_G, use_fext=True)
         self._split(d.gen_f.numpy(), cache, "joint_force", "root_force")
 
-    def compute_joint_acceleration(self, cache):
+    def compute_joint_acceleration(self, cache: ArticulationCache) -> None:
         self._check_cache(cache)
         self.ensure_kinematics()
         d = self.data
@@ -326,7 +331,7 @@ class ArticulationView:
             cache.checked_output("root_linear_acceleration")[:] = gen[:, :3]
             cache.checked_output("root_angular_acceleration")[:] = gen[:, 3:6]
 
-    def compute_joint_force(self, cache):
+    def compute_joint_force(self, cache: ArticulationCache) -> None:
         self._check_cache(cache)
         self.ensure_kinematics()
         d = self.data
@@ -337,14 +342,14 @@ class ArticulationView:
         rnea(self.model, d, _ZERO_G, use_fext=False)
         self._split(d.gen_f.numpy(), cache, "joint_force", "root_force")
 
-    def compute_dense_jacobian(self, cache) -> tuple[int, int]:
+    def compute_dense_jacobian(self, cache: ArticulationCache) -> tuple[int, int]:
         self._check_cache(cache)
         self.ensure_kinematics()
         dense_jacobian(self.model, self.data)
         cache.checked_output("dense_jacobian")[:] = self.data.jacobian.numpy()
         return cache.dense_jacobian.shape[1], cache.dense_jacobian.shape[2]
 
-    def compute_centroidal_momentum_matrix(self, cache):
+    def compute_centroidal_momentum_matrix(self, cache: ArticulationCache) -> None:
         self._check_cache(cache)
         if not self.model.floating:
             raise StateError(

@@ -15,6 +15,8 @@ about 1e-7 of the model's size.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import warp as wp
 
@@ -37,6 +39,9 @@ from ..dynamics.integrate import integrate_positions
 from ..dynamics.kinematics import forward_kinematics_env
 from ..errors import StateError
 from .body_joint_view import refresh_body_joint_kinematics
+
+if TYPE_CHECKING:
+    from .block import Block
 
 GROUND_WEIGHT = 100.0  # how much heavier a tree attached to ground counts when choosing what moves
 TOLERANCE = 2.0e-7  # [m or rad] residual at which a solve stops, for a model within 1 m of the world origin
@@ -98,7 +103,7 @@ def _metric_scale(block) -> np.ndarray:
     return scale
 
 
-def assemble(block, targets: dict[tuple[int, int], np.ndarray]):
+def assemble(block: Block, targets: dict[tuple[int, int], np.ndarray]) -> None:
     """Move the block's bodies so that every joint holds and each (joint index in block, coordinate) of `targets`
     takes its (E,) values. Raises StateError when some env does not converge."""
     e, n_gen = block.num_envs, block.model.gen_count

@@ -21,12 +21,14 @@ may; a block does the same (its sleep threshold is the smallest of its articulat
 from __future__ import annotations
 
 import numpy as np
+import warp as wp
 
 from ..constraints.dof_rows import ROW_FRICTION
 from ..core.control import control_view
 from ..core.state import columns, state_view
 from ..description.actors import RigidStatic
 from ..description.articulation import Articulation, Link
+from ..description.body_joints import JointBase
 from ..enums import SolverType
 from ..errors import ArticError, ValidationError
 from . import status
@@ -55,11 +57,11 @@ class Block:
     def __init__(
         self,
         arts: list[Articulation],
-        joints: list,
+        joints: list[JointBase],
         num_envs: int,
-        gravity,
-        device,
-        statics: list,
+        gravity: tuple[float, float, float],
+        device: wp.Device,
+        statics: list[RigidStatic],
         contact_capacity: int,
         friction_correlation_distance: float,
     ):
@@ -136,7 +138,7 @@ class Block:
                 statics.add((b, id(a)))
         return links, statics
 
-    def joint_ranges(self, joint) -> tuple[int, tuple[int, int], tuple[int, int]]:
+    def joint_ranges(self, joint: JointBase) -> tuple[int, tuple[int, int], tuple[int, int]]:
         """(joint index, coordinate range, row range) of a body joint in this block."""
         j = next(i for i, x in enumerate(self.joints) if x is joint)
         k, r = self.joint_coord_start[j], self.joint_row_start[j]
@@ -173,7 +175,7 @@ class Block:
     def sleep_threshold(self) -> float:
         return min(a.sleep_threshold for a in self.arts)
 
-    def wake(self, envs: np.ndarray):
+    def wake(self, envs: np.ndarray) -> None:
         """Wake the envs where `envs` is True (the whole block wakes, as a PhysX island)."""
         if not np.any(envs):
             return
@@ -184,14 +186,14 @@ class Block:
         self.state.wake_counter.assign(wc)
         self.state.sleeping.assign(sleeping)
 
-    def set_gravity(self, gravity: tuple):
+    def set_gravity(self, gravity: tuple) -> None:
         self.gravity = gravity
         self._launches.clear()  # the recorded launches hold the old gravity: record them again
 
-    def mark_dirty(self):
+    def mark_dirty(self) -> None:
         self._dirty = True
 
-    def sync(self):
+    def sync(self) -> None:
         """Re-upload parameters changed through the descriptions (once, before the next step)."""
         if self._dirty:
             refresh_model(self.model, self.arts)
@@ -200,12 +202,12 @@ class Block:
                 self._rebuild_tables()
             self._dirty = False
 
-    def on_statics_changed(self):
+    def on_statics_changed(self) -> None:
         if self.step_data is not None:
             self._rebuild_tables()
 
     # -- the step's arrays ----------------------------------------------------------------------------------------
-    def ensure_step_arrays(self):
+    def ensure_step_arrays(self) -> None:
         """Build the row tables, collision tables, contact buffers and the step's arrays (once)."""
         self.sync()
         if self.step_data is None:
@@ -301,7 +303,7 @@ class Block:
         return self.direct
 
     # -- stepping ---------------------------------------------------------------------------------------------------
-    def step(self, dt: float, solver_type: SolverType, freeze: bool = False, pivot_limit: int = 0):
+    def step(self, dt: float, solver_type: SolverType, freeze: bool = False, pivot_limit: int = 0) -> None:
         """One step of every env: the recorded launch of step_kernel.py for this dt and solver."""
         self.ensure_step_arrays()
         mode = (STATUS_FREEZE if freeze else STATUS_CHECK) if status.CHECK_STATE else STATUS_OFF

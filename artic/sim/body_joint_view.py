@@ -4,17 +4,24 @@ enabling per env. Its forces and frames are read by reports.py."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import warp as wp
+from numpy.typing import ArrayLike
 
 from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, update_body_joint_coordinates
 from ..core.data import Kin
 from ..core.model import Tree
 from ..core.parallel import launch_envs
 from ..core.state import StateArrays, columns
+from ..description.body_joints import JointBase
 from ..description.validate import MAX_MAGNITUDE, as_real, real_array
 from ..dynamics.kinematics import forward_kinematics_env
 from ..errors import ValidationError
+
+if TYPE_CHECKING:
+    from .block import Block
 
 _COORD_ARRAYS = ("coord", "target_position", "target_velocity", "range_low", "range_high", "locked", "lock_value")
 _JOINT_ARRAYS = ("tcd", "frame_c", "frame_d", "wrench_a", "wrench_b", "enabled")
@@ -29,7 +36,7 @@ def _body_joint_kinematics(
     update_body_joint_coordinates(jt, ja, st.link_pose, env)
 
 
-def refresh_body_joint_kinematics(block):
+def refresh_body_joint_kinematics(block: Block) -> None:
     """Link poses, and every joint's coordinates and frames, from the block's current state."""
     block.sync()  # joint frames moved since the last step (JointBase.set_frames)
     if block.body_joint_table.joint_count:
@@ -42,7 +49,12 @@ def refresh_body_joint_kinematics(block):
 
 
 def per_env_array(
-    owner: str, what: str, values, shape: tuple, limit: float | None = MAX_MAGNITUDE, open_sides: bool = False
+    owner: str,
+    what: str,
+    values: ArrayLike,
+    shape: tuple,
+    limit: float | None = MAX_MAGNITUDE,
+    open_sides: bool = False,
 ) -> np.ndarray:
     """`values` given per env (`shape`, E rows) or once for every env (shape[1:]) as a C-contiguous float32 array of
     `shape`: real numbers (not strings, booleans or complex), finite and of magnitude at most `limit`. With
@@ -67,12 +79,12 @@ def per_env_array(
 
 
 class BodyJointView:
-    def __init__(self, joint, num_envs: int):
+    def __init__(self, joint: JointBase, num_envs: int):
         self.joint = joint
         self.num_envs = num_envs
         self.block = None
 
-    def bind(self, block):
+    def bind(self, block: Block) -> None:
         self.block = block
         self.index, (k0, k1), (r0, r1) = block.joint_ranges(self.joint)
         a = block.body_joint_arrays
@@ -85,18 +97,18 @@ class BodyJointView:
         """Host copies of the joint's per-env state and controls (kept across a regrouping)."""
         return {name: self.arrays[name].numpy() for name in _COORD_ARRAYS + ("tcd", "frame_c", "frame_d", "enabled")}
 
-    def restore(self, saved: dict):
+    def restore(self, saved: dict) -> None:
         for name, values in saved.items():
             if values.size:
                 self.arrays[name].assign(values)
 
-    def start(self):
+    def start(self) -> None:
         """A joint new to its block: the description's ranges, locks and targets, coordinates read at the next
         kinematics refresh (from zero, the unwrapping reference)."""
         self.restore({"coord": np.zeros((self.num_envs, self.joint.num_coordinates), np.float32)})
         self.write_description()
 
-    def write_description(self):
+    def write_description(self) -> None:
         """Ranges, locks (at the current coordinates) and drive targets of the description, in every env."""
         self.write_ranges(
             np.broadcast_to(self.joint._range[:, 0], (self.num_envs, self.joint.num_coordinates)),
@@ -136,13 +148,13 @@ class BodyJointView:
             raise ValidationError(f"{owner}: {what} has shape {a.shape}, expected {expect}")
         return a
 
-    def write_targets(self, positions=None, velocities=None):
+    def write_targets(self, positions: ArrayLike | None = None, velocities: ArrayLike | None = None) -> None:
         if positions is not None:
             self.arrays["target_position"].assign(self._shaped(positions, "drive target positions"))
         if velocities is not None:
             self.arrays["target_velocity"].assign(self._shaped(velocities, "drive target velocities"))
 
-    def write_ranges(self, low, high):
+    def write_ranges(self, low: ArrayLike, high: ArrayLike) -> None:
         """Ranges per env; -inf/inf (or a bound beyond float32's range, which means the same) leaves a side open."""
         lo = self._shaped(low, "range low", open_sides=True)
         hi = self._shaped(high, "range high", open_sides=True)
@@ -156,7 +168,7 @@ class BodyJointView:
         self.arrays["range_low"].assign(lo)
         self.arrays["range_high"].assign(hi)
 
-    def write_locks(self, locked):
+    def write_locks(self, locked: ArrayLike) -> None:
         """Lock (True) or release each coordinate per env; a newly locked one holds its current value."""
         mask = self._mask(locked, "locks", (self.num_envs, self.joint.num_coordinates))
         refresh_body_joint_kinematics(self.block)
@@ -168,7 +180,7 @@ class BodyJointView:
         self.arrays["lock_value"].assign(value)
         self.arrays["locked"].assign(np.ascontiguousarray(mask, dtype=np.int32))
 
-    def write_enabled(self, enabled):
+    def write_enabled(self, enabled: ArrayLike) -> None:
         """Switch the joint on (True) or off per env ((E,) booleans or one bool)."""
         mask = self._mask(enabled, "enabled", (self.num_envs,))
         self.arrays["enabled"].assign(np.ascontiguousarray(mask, dtype=np.int32).reshape(-1, 1))

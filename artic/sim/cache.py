@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..description.articulation import Articulation
 from ..description.validate import flag_value, real_array
 from ..enums import CacheFlag
 from ..errors import ValidationError
@@ -24,7 +25,7 @@ from ..errors import ValidationError
 class ArticulationCache:
     """Host-side snapshot of one articulation over all envs (create it with `Articulation.create_cache`)."""
 
-    def __init__(self, articulation, num_envs: int, link_count: int, dof_count: int, floating: bool):
+    def __init__(self, articulation: Articulation, num_envs: int, link_count: int, dof_count: int, floating: bool):
         e, n, nl = num_envs, dof_count, link_count
         ng = n + (6 if floating else 0)
         rows = 6 * (nl if floating else nl - 1)
@@ -96,6 +97,6 @@ class ArticulationCache:
         return f"ArticulationCache('{self.articulation.name}', envs={self.num_envs})"
 
 
-def cache_flags(owner: str, flags) -> CacheFlag:
+def cache_flags(owner: str, flags: CacheFlag | int) -> CacheFlag:
     """`flags` as a CacheFlag, refusing strings, non-integers and bits that are not PhysX cache flags."""
     return flag_value(owner, "cache flags", flags, CacheFlag)

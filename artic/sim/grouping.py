@@ -9,14 +9,19 @@ joints into their new block; arrays taken from `scene.view(art)` before it are s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core.control import ControlArrays
 from ..description.articulation import Articulation, Link
+from ..description.body_joints import JointBase
 from .block import Block
 from .status import refresh_status
+
+if TYPE_CHECKING:
+    from .articulation_view import ArticulationView
 
 
 def regroup(
@@ -64,7 +69,7 @@ def _filters(art: Articulation) -> set:
     return {(int(s.collision_group), int(s.collision_mask)) for link in art.get_links() for s in link.shapes}
 
 
-def collision_groups(arts: list[Articulation], joints=()) -> list[list[Articulation]]:
+def collision_groups(arts: list[Articulation], joints: Iterable[JointBase] = ()) -> list[list[Articulation]]:
     """Partition articulations into blocks: two share a block when a shape of one can collide with a shape of the
     other (collision groups and masks, as the pair filter tests them) and one of them can move, or when a body
     joint or an explicit contact pair (Articulation.add_contact_pair) connects them. Blocks and their members keep
@@ -100,7 +105,7 @@ def collision_groups(arts: list[Articulation], joints=()) -> list[list[Articulat
     return list(groups.values())
 
 
-def block_joints(group: list[Articulation], joints) -> list:
+def block_joints(group: list[Articulation], joints: Iterable[JointBase]) -> list[JointBase]:
     """The body joints of a block: those with a body in one of its articulations, in the scene's order."""
     members = {id(a) for a in group}
     return [
@@ -113,7 +118,7 @@ _CONTROL = tuple(ControlArrays.vars)  # every control array, pending kinematic t
 _OUTPUTS = ("joint_acceleration", "link_acceleration", "link_incoming_joint_force")
 
 
-def view_arrays(view) -> dict:
+def view_arrays(view: ArticulationView) -> dict[tuple[str, str], np.ndarray]:
     """Host copies of everything an articulation's view holds per env (before it moves to another block)."""
     out = {("state", k): getattr(view.state, k).numpy() for k in _STATE + ("wake_counter", "sleeping")}
     out.update({("control", k): getattr(view.control, k).numpy() for k in _CONTROL})
@@ -121,13 +126,13 @@ def view_arrays(view) -> dict:
     return out
 
 
-def restore_view_arrays(view, arrays: dict):
+def restore_view_arrays(view: ArticulationView, arrays: dict) -> None:
     for (part, name), a in arrays.items():
         if name not in ("wake_counter", "sleeping") and a.size:
             getattr(getattr(view, part), name).assign(a)
 
 
-def merge_wake_state(block: Block, saved: list[dict]):
+def merge_wake_state(block: Block, saved: list[dict]) -> None:
     """A merged block is awake if any member was, with the longest wake counter."""
     block.state.wake_counter.assign(np.max([s[("state", "wake_counter")] for s in saved], axis=0))
     block.state.sleeping.assign(np.min([s[("state", "sleeping")] for s in saved], axis=0))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 
 import warp as wp
 
@@ -20,7 +21,7 @@ _GIB = float(1 << 30)
 MAX_ENVS = (1 << 31) - 1  # Warp array dimensions are signed 32-bit
 
 
-def available_bytes(device) -> tuple[int, str]:
+def available_bytes(device: wp.Device | str | None) -> tuple[int, str]:
     """(bytes the device can still give, how that was measured)."""
     device = wp.get_device(device)
     if device.is_cuda:
@@ -36,7 +37,7 @@ def available_bytes(device) -> tuple[int, str]:
     return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "physical memory"
 
 
-def check_fits(owner: str, num_envs: int, per_env: int, device, what: str):
+def check_fits(owner: str, num_envs: int, per_env: int, device: wp.Device | str | None, what: str) -> None:
     """Refuse (ValidationError) when num_envs * per_env bytes exceed what the device has."""
     need = num_envs * per_env
     have, kind = available_bytes(device)
@@ -50,7 +51,7 @@ def check_fits(owner: str, num_envs: int, per_env: int, device, what: str):
 
 
 @contextlib.contextmanager
-def allocation_errors(owner: str, num_envs: int):
+def allocation_errors(owner: str, num_envs: int) -> Iterator[None]:
     """Turn Warp's allocation failures (out of memory, dimensions past 32 bits) into a ValidationError."""
     try:
         yield

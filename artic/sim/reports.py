@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,7 +17,10 @@ from ..description.articulation import Articulation
 from ..description.body_joints import coordinates_to_tcd_mode
 from ..errors import ValidationError
 from ..math.np_spatial import Transform
-from .body_joint_view import refresh_body_joint_kinematics
+from .body_joint_view import BodyJointView, refresh_body_joint_kinematics
+
+if TYPE_CHECKING:
+    from .block import Block
 
 FALLBACK_WARN_INTERVAL = 10.0  # [s] of wall time between two warnings about direct-solver fallbacks
 
@@ -48,7 +52,7 @@ class ContactReport:
         return (self.force * mask[..., None]).sum(axis=1)
 
 
-def contact_report(block, art: Articulation, articulations: list) -> ContactReport:
+def contact_report(block: Block, art: Articulation, articulations: list[Articulation]) -> ContactReport:
     """The contacts of `art` (in `block`); `articulations`: the scene's, which articulation_b indexes."""
     c = _contact_arrays(block, art)
     scene_index = {id(a): k for k, a in enumerate(articulations)}
@@ -142,7 +146,7 @@ class JointForces:
         return self.engaged.sum(axis=1)
 
 
-def joint_frames(jv) -> JointFrames:
+def joint_frames(jv: BodyJointView) -> JointFrames:
     """Frames C, D, G and T_err of a body joint (its view, body_joint_view.py) in every env, at the current poses."""
     refresh_body_joint_kinematics(jv.block)
     joint = jv.joint
@@ -160,7 +164,7 @@ def joint_frames(jv) -> JointFrames:
     return JointFrames(c_w, d_w, g_w, tcd, tgd, terr)
 
 
-def joint_forces(jv, dt: float) -> JointForces:
+def joint_forces(jv: BodyJointView, dt: float) -> JointForces:
     """A body joint's constraint forces over the last step of length dt [s]."""
     joint = jv.joint
     r0, r1 = jv.rows
@@ -192,7 +196,7 @@ def joint_forces(jv, dt: float) -> JointForces:
 # -- the direct solver and the step's warnings ---------------------------------------------------------------------
 
 
-def solver_report(block) -> dict | None:
+def solver_report(block: Block) -> dict[str, np.ndarray] | None:
     """The direct solver's per-env report of the last direct step of `block` (NumPy copies), None before one."""
     if block.direct is None:
         return None
@@ -209,7 +213,7 @@ def solver_report(block) -> dict | None:
     }
 
 
-def require_solver_report(block, art: Articulation) -> dict:
+def require_solver_report(block: Block, art: Articulation) -> dict[str, np.ndarray]:
     report = solver_report(block)
     if report is None:
         raise ValidationError(
@@ -227,7 +231,7 @@ class StepWarnings:
         self.overflow_warned = False
         self._fallback_warned_at = -1.0e9
 
-    def check_fallbacks(self, blocks: list):
+    def check_fallbacks(self, blocks: list[Block]) -> None:
         for block in blocks:
             report = solver_report(block)
             if report is None or not report["fell_back"].any():
@@ -244,7 +248,7 @@ class StepWarnings:
                     stacklevel=3,
                 )
 
-    def check_overflow(self, blocks: list):
+    def check_overflow(self, blocks: list[Block]) -> None:
         for block in blocks:
             dropped = block.contact_overflow()
             if dropped is not None and dropped.any() and not self.overflow_warned:

@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 import warp as wp
+from numpy.typing import ArrayLike
 
 from ..description.actors import RigidDynamic, RigidStatic
 from ..description.articulation import Articulation, Link
@@ -114,12 +115,12 @@ class Scene:
     def __init__(
         self,
         num_envs: int = 1,
-        gravity=(0.0, 0.0, -9.81),
-        device=None,
-        solver_type=SolverType.PGS,
+        gravity: ArrayLike = (0.0, 0.0, -9.81),
+        device: wp.Device | str | None = None,
+        solver_type: SolverType | int = SolverType.PGS,
         contact_capacity: int = 512,
         friction_correlation_distance: float = 0.025,
-        nan_policy="warn",
+        nan_policy: NanPolicy | str | int = "warn",
         mass_policy: str = "repair",
     ):
         num_envs = positive_int("scene", "num_envs", num_envs, MAX_ENVS)
@@ -188,7 +189,7 @@ class Scene:
         return self._gravity
 
     @gravity.setter
-    def gravity(self, value):
+    def gravity(self, value: ArrayLike):
         """New gravity for every articulation and body, from the next step (and for inverse dynamics at once). Every
         env is woken: PxScene::setGravity leaves sleeping actors asleep, so a body at rest would ignore the change
         until something touched it, which reads as a gravity that was not applied."""
@@ -208,7 +209,7 @@ class Scene:
         return self._mass_policy
 
     @mass_policy.setter
-    def mass_policy(self, value):
+    def mass_policy(self, value: str):
         self._mass_policy = mass_policy_arg(value)
 
     @property
@@ -216,7 +217,7 @@ class Scene:
         return self._solver_type
 
     @solver_type.setter
-    def solver_type(self, value):
+    def solver_type(self, value: SolverType | int):
         """PGS, TGS or DIRECT, from the next step (each step passes it to the kernel)."""
         # SolverType("TGS") or SolverType(1.0) would raise or convert: only the members (or their int values) pass
         number = not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
@@ -235,7 +236,7 @@ class Scene:
         return self._pivot_limit or None
 
     @direct_pivot_limit.setter
-    def direct_pivot_limit(self, value):
+    def direct_pivot_limit(self, value: int | None):
         if value is None:
             self._pivot_limit = 0
             return
@@ -247,7 +248,7 @@ class Scene:
             f"solver={self.solver_type.name}, device='{self.device}')"
         )
 
-    def add_articulation(self, art: Articulation):
+    def add_articulation(self, art: Articulation) -> Articulation:
         """Validate `art`, freeze its topology and build its arrays for every env."""
         if not isinstance(art, Articulation):
             raise ValidationError(f"scene: add_articulation takes an artic.Articulation, got {type(art).__name__}")
@@ -291,7 +292,7 @@ class Scene:
         """Group the articulations into blocks and move the state of regrouped ones (grouping.py)."""
         self._blocks = regroup(self.articulations, self.joints, self._views, self._joint_views, self._new_block)
 
-    def add_actor(self, actor):
+    def add_actor(self, actor: RigidStatic | RigidDynamic) -> RigidStatic | RigidDynamic:
         """Add a RigidStatic (its shapes collide with every articulation and body, in every env) or a RigidDynamic
         (simulated as a one-link floating articulation, see description/actors.py)."""
         if isinstance(actor, RigidDynamic):
@@ -306,7 +307,7 @@ class Scene:
         self._statics_changed()
         return actor
 
-    def remove_actor(self, actor):
+    def remove_actor(self, actor: RigidStatic | RigidDynamic) -> None:
         if isinstance(actor, RigidDynamic):
             self.remove_articulation(actor.articulation)
             return
@@ -328,7 +329,7 @@ class Scene:
         for view in self._views.values():
             view.wake(np.ones(self.num_envs, bool))
 
-    def step(self, dt: float):
+    def step(self, dt: float) -> None:
         """Advance every articulation of every env by dt seconds (one fused kernel launch per block). A scene
         without articulations or rigid bodies has nothing to simulate: the step warns once and leaves `time`."""
         if isinstance(dt, (bool, np.bool_)) or not isinstance(dt, (int, float, np.integer, np.floating)):
@@ -370,14 +371,14 @@ class Scene:
             lost |= block.state.status.numpy() != 0
         return lost
 
-    def get_env_status(self, obj) -> np.ndarray:
+    def get_env_status(self, obj: Articulation | RigidDynamic) -> np.ndarray:
         """(E,) bool: True for the envs whose state went non-finite in `obj`'s articulation or body (a
         RigidDynamic or Articulation)."""
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
         view = self.view(art)
         return np.abs(view.block.state.status.numpy()) == view.block.index(art) + 1
 
-    def get_solver_report(self, obj) -> dict:
+    def get_solver_report(self, obj: Articulation | RigidDynamic) -> dict[str, np.ndarray]:
         """The direct solver's report for the envs of `obj`'s block (an Articulation or RigidDynamic) after the last
         direct step: (E,) arrays 'pivots', 'rows', 'complementarity' (the largest violation of the LCP conditions
         in the velocity solve [m/s or rad/s]), 'friction_settled', 'fell_back' (this step was solved by PGS
@@ -385,7 +386,7 @@ class Scene:
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
         return require_solver_report(self.view(art).block, art)
 
-    def get_contacts(self, obj) -> ContactReport:
+    def get_contacts(self, obj: Articulation | RigidDynamic) -> ContactReport:
         """The contacts of an articulation or RigidDynamic after the last step."""
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
         report = contact_report(self.view(art).block, art, self.articulations)
@@ -401,23 +402,23 @@ class Scene:
         body.articulation.copy_internal_state_to_cache(cache, flags)
         return cache
 
-    def get_actor_pose(self, body) -> np.ndarray:
+    def get_actor_pose(self, body: RigidDynamic) -> np.ndarray:
         """(E, 7) actor poses (px, py, pz, qx, qy, qz, qw) of a RigidDynamic."""
         return self._body_cache(body, CacheFlag.ROOT_TRANSFORM).root_transform.copy()
 
-    def set_actor_pose(self, body, poses):
+    def set_actor_pose(self, body: RigidDynamic, poses: ArrayLike) -> None:
         cache = self._body_cache(body, CacheFlag.ROOT_TRANSFORM)
         cache.root_transform[:] = per_env_array(
             f"rigid body '{body.name}'", "poses (px, py, pz, qx, qy, qz, qw)", poses, cache.root_transform.shape
         )
         body.articulation.apply_cache(cache, CacheFlag.ROOT_TRANSFORM)
 
-    def get_actor_velocity(self, body) -> np.ndarray:
+    def get_actor_velocity(self, body: RigidDynamic) -> np.ndarray:
         """(E, 6) COM linear [m/s] then angular [rad/s] velocities, world."""
         c = self._body_cache(body, CacheFlag.ROOT_VELOCITIES)
         return np.concatenate([c.root_linear_velocity, c.root_angular_velocity], axis=1)
 
-    def set_actor_velocity(self, body, velocities):
+    def set_actor_velocity(self, body: RigidDynamic, velocities: ArrayLike) -> None:
         cache = self._body_cache(body, CacheFlag.ROOT_VELOCITIES)
         v = per_env_array(
             f"rigid body '{body.name}'", "velocities (linear, then angular)", velocities, (self.num_envs, 6)
@@ -426,7 +427,7 @@ class Scene:
         cache.root_angular_velocity[:] = v[:, 3:]
         body.articulation.apply_cache(cache, CacheFlag.ROOT_VELOCITIES)
 
-    def set_kinematic_target(self, body, poses):
+    def set_kinematic_target(self, body: RigidDynamic, poses: ArrayLike) -> None:
         """Move a kinematic RigidDynamic to `poses` ((E, 7) or (7,): px, py, pz, qx, qy, qz, qw) over the next
         step (PxRigidDynamic::setKinematicTarget): it moves at the velocity that reaches them in dt, pushing the
         bodies it meets; without a new target it stops there."""
@@ -448,7 +449,7 @@ class Scene:
         view.control.kinematic_pending.fill_(1)
         view.wake(np.ones(self.num_envs, bool))
 
-    def get_link_poses(self, obj) -> np.ndarray:
+    def get_link_poses(self, obj: Articulation | RigidDynamic) -> np.ndarray:
         """(E, L, 7) world poses (px, py, pz, qx, qy, qz, qw) of an articulation's links, in link order
         (PxArticulationLink::getGlobalPose for every link and env)."""
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
@@ -456,7 +457,7 @@ class Scene:
         view.ensure_kinematics()
         return view.state.link_pose.numpy().copy()
 
-    def remove_articulation(self, art: Articulation):
+    def remove_articulation(self, art: Articulation | RigidDynamic) -> None:
         if isinstance(art, RigidDynamic):
             art = art.articulation
         if art._scene is not self:
@@ -475,7 +476,7 @@ class Scene:
         art._scene = None
         self._regroup()
 
-    def view(self, art: Articulation) -> ArticulationView:
+    def view(self, art: Articulation | RigidDynamic) -> ArticulationView:
         """The device blocks (model, state, control, data) of an articulation (or RigidDynamic) in this scene."""
         if isinstance(art, RigidDynamic):
             art = art.articulation
@@ -515,7 +516,7 @@ class Scene:
         self._joint_view(joint).block.wake(np.ones(self.num_envs, bool))
         return joint
 
-    def remove_joint(self, joint: JointBase):
+    def remove_joint(self, joint: JointBase) -> None:
         if getattr(joint, "_scene", None) is not self:
             raise StateError(f"{getattr(joint, 'name', joint)!r} is not a joint of this scene")
         self.joints.remove(joint)
@@ -545,11 +546,11 @@ class Scene:
             jv.block.mark_dirty()  # re-uploaded once, at the next step or read
         jv.block.wake(np.ones(self.num_envs, bool))
 
-    def get_joint_coordinates(self, joint) -> np.ndarray:
+    def get_joint_coordinates(self, joint: JointBase) -> np.ndarray:
         """(E, m) coordinates of a body joint in every env [rad or m]; angles keep counting past +-pi."""
         return self._joint_view(joint).coordinates()
 
-    def set_joint_coordinates(self, joint, values):
+    def set_joint_coordinates(self, joint: JointBase, values: ArrayLike) -> None:
         """Pose every env so that the joint's coordinates take `values` ((E, m) or (m,)) and every joint of its
         block holds, moving the freest bodies (assemble.py); velocities are left as they are. Meant for setting up,
         before or between steps, not for driving a simulation (use drives)."""
@@ -561,37 +562,39 @@ class Scene:
                 view.after_step()  # poses changed under the articulation views
         jv.block.wake(np.ones(self.num_envs, bool))
 
-    def set_joint_targets(self, joint, positions=None, velocities=None):
+    def set_joint_targets(
+        self, joint: JointBase, positions: ArrayLike | None = None, velocities: ArrayLike | None = None
+    ) -> None:
         """Drive targets of a joint's coordinates per env ((E, m) or (m,)) [rad or m, rad/s or m/s]."""
         jv = self._joint_view(joint)
         jv.write_targets(positions, velocities)
         jv.block.wake(np.ones(self.num_envs, bool))
 
-    def get_joint_targets(self, joint) -> tuple[np.ndarray, np.ndarray]:
+    def get_joint_targets(self, joint: JointBase) -> tuple[np.ndarray, np.ndarray]:
         jv = self._joint_view(joint)
         return jv.arrays["target_position"].numpy().copy(), jv.arrays["target_velocity"].numpy().copy()
 
-    def set_joint_ranges(self, joint, low, high):
+    def set_joint_ranges(self, joint: JointBase, low: ArrayLike, high: ArrayLike) -> None:
         """Coordinate ranges per env ((E, m) or (m,), -inf/inf for an open side); they act from the next step."""
         jv = self._joint_view(joint)
         jv.write_ranges(low, high)
         jv.block.wake(np.ones(self.num_envs, bool))
 
-    def get_joint_ranges(self, joint) -> tuple[np.ndarray, np.ndarray]:
+    def get_joint_ranges(self, joint: JointBase) -> tuple[np.ndarray, np.ndarray]:
         jv = self._joint_view(joint)
         return jv.arrays["range_low"].numpy().copy(), jv.arrays["range_high"].numpy().copy()
 
-    def set_joint_locked(self, joint, locked):
+    def set_joint_locked(self, joint: JointBase, locked: ArrayLike) -> None:
         """Lock (True) or release coordinates per env ((E, m) or (m,) booleans); a coordinate locks at the value it
         has when locked."""
         jv = self._joint_view(joint)
         jv.write_locks(locked)
         jv.block.wake(np.ones(self.num_envs, bool))
 
-    def get_joint_locked(self, joint) -> np.ndarray:
+    def get_joint_locked(self, joint: JointBase) -> np.ndarray:
         return self._joint_view(joint).arrays["locked"].numpy().astype(bool)
 
-    def set_joint_enabled(self, joint, enabled):
+    def set_joint_enabled(self, joint: JointBase, enabled: ArrayLike) -> None:
         """Switch a joint on (True) or off (False) per env ((E,) booleans or one bool), from the next step: a
         disabled joint applies nothing and reports zero forces (ODE's dJointEnable/dJointDisable, PhysX's
         PxConstraintFlag::eDISABLE_CONSTRAINT, here per env). Its bodies stay in one block."""
@@ -599,15 +602,15 @@ class Scene:
         jv.write_enabled(enabled)
         jv.block.wake(np.ones(self.num_envs, bool))
 
-    def get_joint_enabled(self, joint) -> np.ndarray:
+    def get_joint_enabled(self, joint: JointBase) -> np.ndarray:
         """(E,) bool."""
         return self._joint_view(joint).arrays["enabled"].numpy()[:, 0].astype(bool)
 
-    def get_joint_forces(self, joint) -> JointForces:
+    def get_joint_forces(self, joint: JointBase) -> JointForces:
         """The joint's constraint multipliers and wrenches over the last step (zero before any step)."""
         return joint_forces(self._joint_view(joint), self._last_dt or 1.0)
 
-    def get_joint_frames(self, joint) -> JointFrames:
+    def get_joint_frames(self, joint: JointBase) -> JointFrames:
         """Frames C, D, G and the error T_err of the joint in every env, at the current poses."""
         return joint_frames(self._joint_view(joint))
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 import warp as wp
@@ -32,6 +33,9 @@ from ..core.parallel import launch_envs
 from ..core.state import StateArrays
 from ..enums import NanPolicy
 from ..errors import ArticError, ValidationError
+
+if TYPE_CHECKING:
+    from .block import Block
 
 FINITE_LIMIT = 1.0e16  # [m, rad, m/s, rad/s]: state values beyond this are reported as non-finite
 # the check runs in every step; benchmarks/bench_step.py turns it off (before the first step) to measure its cost
@@ -46,7 +50,7 @@ class NonFiniteStateError(ArticError, FloatingPointError):
     """A step left the state of some envs non-finite (raised by Scene.step under NanPolicy.RAISE)."""
 
 
-def as_nan_policy(value) -> NanPolicy:
+def as_nan_policy(value: NanPolicy | str | int) -> NanPolicy:
     if isinstance(value, str):
         try:
             return NanPolicy[value.upper()]
@@ -101,7 +105,7 @@ def _refresh_status(env_offset: int, tree: Tree, st: StateArrays, recheck: int):
         st.status[env] = code
 
 
-def refresh_status(block, recheck: bool = False):
+def refresh_status(block: Block, recheck: bool = False) -> None:
     """Clear the status of the block's envs whose state is finite again (after a reset through the cache); with
     `recheck`, set every env's status from its state (a new block after regrouping: frozen envs whose state is
     finite are released)."""
@@ -131,7 +135,7 @@ class StatusMonitor:
         wp.copy(host, flag)
         return seen
 
-    def after_step(self, blocks):
+    def after_step(self, blocks: list[Block]) -> None:
         new = None
         for block in blocks:
             if not self._flag(block):

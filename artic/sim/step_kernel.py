@@ -19,6 +19,8 @@ Pipeline (physx-notes 0 and 9.1; the PhysX guide, "Constraint Sequence"), one `w
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import warp as wp
 
 from ..collision.contacts import ContactPoints
@@ -55,6 +57,9 @@ from ..solvers.direct import DirectArrays, direct_solve
 from ..solvers.pgs import pgs_solve
 from ..solvers.tgs import tgs_solve
 from .status import STATUS_FREEZE, STATUS_OFF, state_status
+
+if TYPE_CHECKING:
+    from .block import Block
 
 wp.set_module_options({"enable_backward": False})
 
@@ -416,7 +421,9 @@ def _step(
     _sleep(tree, st, kin, sc, sd, env, n, dt, sleep_threshold)
 
 
-def record_step(block, dt: float, solver_type: SolverType, status_mode: int, rows_direct: tuple) -> RecordedEnvLaunch:
+def record_step(
+    block: Block, dt: float, solver_type: SolverType, status_mode: int, rows_direct: tuple[RowForm, DirectArrays]
+) -> RecordedEnvLaunch:
     """The step of every env of `block` (sim/block.py) as one recorded launch; rows_direct: the (RowForm,
     DirectArrays) the direct solver uses (a one-row placeholder for PGS and TGS)."""
     n_pos, n_vel = block.iteration_counts()

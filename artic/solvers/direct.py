@@ -21,6 +21,8 @@ silent). The per-env report: pivots, rows, complementarity error (also of a reje
 boxes settled, whether a pivot budget was spent, and each deadzone controller's impulse.
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 from ..collision.contacts import ContactPoints

@@ -9,6 +9,8 @@ v += delta * M^-1 e_d, so the next row sees every dof's updated velocity (what P
 computes, physx-notes 4.2). Accumulators live in row_lambda (row_lambda2 for a limit's high side).
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 from ..collision.contacts import ContactPoints

@@ -35,6 +35,8 @@ judges the first by its complementarity error and falls back to projected Gauss-
 (solvers/direct.py).
 """
 
+from __future__ import annotations
+
 import warp as wp
 
 from ..constraints.row_form import FRICTION_CONSTANT

@@ -4,6 +4,8 @@ full step, then max(1, n_vel) velocity iterations without position bias.
 The velocity at the end of the position iterations is the one positions are integrated with; the velocity
 iterations only change the velocity carried forward."""
 
+from __future__ import annotations
+
 import warp as wp
 
 from ..collision.contacts import ContactPoints

@@ -6,6 +6,8 @@ their separations advance with each substep; joints between bodies use PhysX's P
 rows' values advance with each substep too. gen_vpos gets the mean substep velocity, PhysX's position-iteration
 velocity under TGS (saveVelocityTGS), which the sleep test reads."""
 
+from __future__ import annotations
+
 import warp as wp
 
 from ..collision.contacts import ContactPoints

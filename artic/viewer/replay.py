@@ -9,17 +9,24 @@ from __future__ import annotations
 import base64
 import colorsys
 import json
+import os
 import re
+from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..description.actors import RigidDynamic, RigidStatic
 from ..description.articulation import Articulation
 from ..description.body_joints import JointBase
 from ..description.shapes import Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere, TriangleMesh
 from ..errors import ValidationError
+
+if TYPE_CHECKING:
+    from ..sim.scene import Scene
 
 STATIC_COLOR = "#9aa3ad"
 
@@ -124,7 +131,9 @@ def _as_articulations(source) -> tuple[list[Articulation], list[RigidStatic], li
     return arts, statics, joints, None
 
 
-def describe(arts: list[Articulation], statics: list[RigidStatic], joints=(), colors: dict | None = None) -> dict:
+def describe(
+    arts: list[Articulation], statics: list[RigidStatic], joints: Iterable[JointBase] = (), colors: dict | None = None
+) -> dict:
     """The page's description of the bodies: one entry per link (in scene.get_link_poses order, articulation after
     articulation), statics with their fixed poses, and joint frames: D on the parent link and C on the child for
     the articulations' joints, C on body A and D on body B (a link, a static actor or the world) for body joints
@@ -295,13 +304,21 @@ def _static_text(name: str) -> str:
 
 
 def write_replay(
-    path,
-    source,
-    link_poses,
+    path: os.PathLike | str,
+    source: str
+    | Path
+    | Scene
+    | Articulation
+    | RigidDynamic
+    | RigidStatic
+    | JointBase
+    | list[Articulation | RigidDynamic | RigidStatic | JointBase]
+    | tuple[Articulation | RigidDynamic | RigidStatic | JointBase, ...],
+    link_poses: ArrayLike | Sequence[ArrayLike],
     dt: float,
     *,
-    contacts=None,
-    joint_forces=None,
+    contacts: Sequence[tuple[ArrayLike, ArrayLike, ArrayLike] | None] | None = None,
+    joint_forces: Sequence[tuple[ArrayLike, ArrayLike] | None] | None = None,
     env: int = 0,
     title: str | None = None,
     colors: dict | None = None,
@@ -363,7 +380,7 @@ class Recorder:
     (points, normals and the forces on the body) unless contacts=False, and each body joint's force on its body A
     (everything the joint applied over the step: constraints and drive) at its frame C."""
 
-    def __init__(self, scene, env: int = 0, contacts: bool = True):
+    def __init__(self, scene: Scene, env: int = 0, contacts: bool = True):
         if not 0 <= env < scene.num_envs:
             raise ValidationError(f"Recorder: env {env} is out of range for a scene of {scene.num_envs} envs")
         if not scene.articulations:
@@ -375,7 +392,7 @@ class Recorder:
         self.contacts: list = []
         self.joint_forces: list = []
 
-    def record(self):
+    def record(self) -> None:
         if list(self.scene.articulations) != self.arts or list(self.scene.joints) != self.joints:
             raise ValidationError(
                 "Recorder: articulations or joints were added to or removed from the scene after "
@@ -403,7 +420,7 @@ class Recorder:
             frc.append(rep.force[e, :n][keep])
         return np.concatenate(pts), np.concatenate(nrm), np.concatenate(frc)
 
-    def write(self, path, dt: float, title: str | None = None, colors: dict | None = None) -> Path:
+    def write(self, path: os.PathLike | str, dt: float, title: str | None = None, colors: dict | None = None) -> Path:
         if not self.poses[0]:
             raise ValidationError("Recorder.write: nothing recorded; call record() after each scene.step")
         poses = [np.stack(p) for p in self.poses]

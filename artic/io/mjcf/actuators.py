@@ -42,13 +42,18 @@ The control input that drives them, `MjcfControl`, is in control.py.
 from __future__ import annotations
 
 import warnings
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...description.articulation_joint import Drive
 from ...enums import ArticulationFlag, DriveType
 from ..xml_values import MAX_MAGNITUDE
+
+if TYPE_CHECKING:
+    from .loader import _Loader
 
 __all__ = ["Actuator", "read_actuators"]
 
@@ -122,7 +127,7 @@ def _gains(v, act, a):
     return float(gainprm[0]), bias
 
 
-def read_actuators(loader, el):
+def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
     """Read the <actuator> section `el` into loader.model.actuators and set the joints' drives and the tendons'
     springs (see the module docstring). `loader` is loader.py's _Loader: its XmlValues `v`, `_attrs` (class defaults)
     and `joint_names`; its articulations' fixed tendons are built already (couplings.py)."""

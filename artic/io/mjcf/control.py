@@ -19,18 +19,25 @@ for a general actuator with a constant bias b0 and no stiffness or damping, whos
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ...enums import CacheFlag
 from ...errors import ValidationError
 from ..xml_values import MAX_MAGNITUDE
+
+if TYPE_CHECKING:
+    from ...sim.scene import Scene
+    from .loader import MjcfModel
 
 
 class MjcfControl:
     """The batched control input of an MJCF model's actuators in a scene (see the module docstring): `set(ctrl)`
     with ctrl of shape (num_envs, len(model.actuators)), columns in the file's actuator order."""
 
-    def __init__(self, model, scene):
+    def __init__(self, model: MjcfModel, scene: Scene):
         self.model = model
         self.actuators = list(model.actuators)
         self.num_envs = scene.num_envs
@@ -59,7 +66,7 @@ class MjcfControl:
         """The actuators' names, one per ctrl column."""
         return [r.name for r in self.actuators]
 
-    def set(self, ctrl):
+    def set(self, ctrl: ArrayLike) -> None:
         """Clamp `ctrl` (num_envs x n_actuators) to the control ranges and apply it to every env."""
         e, nu = self.num_envs, len(self.actuators)
         try:

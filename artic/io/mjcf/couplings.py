@@ -26,7 +26,11 @@ Mapping:
   anything else in the two sections.
 """
 
+from __future__ import annotations
+
 import warnings
+import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,13 +38,17 @@ from ...description.body_joints import DistanceJoint, FixedJoint, SphericalJoint
 from ...enums import ArticulationFlag, Axis, JointType
 from ...math.np_spatial import Transform
 
+if TYPE_CHECKING:
+    from ...description.body_joints import JointBase
+    from .loader import _Loader
+
 __all__ = ["read_couplings"]
 
 # MuJoCo's default relpose "0 1 0 0 0 0 0": its zero quaternion means "use the qpos0 relative pose"
 _SOFT = ("solref", "solimp", "solreflimit", "solimplimit")
 
 
-def read_couplings(loader, root) -> list:
+def read_couplings(loader: _Loader, root: ET.Element) -> list[JointBase]:
     """Tendons become couplings of the articulations; equalities become body joints (returned, for
     `MjcfModel.joints`) or mimic joints. `loader` is loader.py's _Loader after its bodies are built."""
     reader = _Couplings(loader, root)

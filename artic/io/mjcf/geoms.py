@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 import warnings
+import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +26,9 @@ from ...description.shapes import (
 )
 from ...math.np_spatial import Transform, quat_between
 from .hfield import hfield_mesh
+
+if TYPE_CHECKING:
+    from .loader import _Loader
 
 # (number of size values, what they are) each geom type needs; with fromto, capsule/cylinder/box/ellipsoid need one
 _SIZES = {
@@ -64,7 +69,7 @@ def _ellipsoid_directions() -> np.ndarray:
 ELLIPSOID_DIRECTIONS = _ellipsoid_directions()
 
 
-def geom_shape(loader, g, cls, owner: str, static: bool = False) -> Shape:
+def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: bool = False) -> Shape:
     """The artic shape of a <geom> (its mass: mass.py); `static` for a <worldbody> geom. loader: the MJCF
     loader (loader.py), whose defaults, assets and per-file lists the geom reads and fills."""
     v = loader.v
@@ -159,7 +164,7 @@ def geom_shape(loader, g, cls, owner: str, static: bool = False) -> Shape:
     return shape
 
 
-def report_frictionless(loader) -> None:
+def report_frictionless(loader: _Loader) -> None:
     """condim-1 geoms are frictionless (friction 0 under the max combine, `_shape`); against a geom with friction
     of lower coefficient MuJoCo would use theirs: one warning names the first such geom."""
     others = [mu for _, condim, mu in loader.frictions if condim != "1"]

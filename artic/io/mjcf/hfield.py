@@ -17,12 +17,19 @@ or MuJoCo's binary format) are refused: give them as `elevation`.
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ...description.shapes import TriangleMesh
 
+if TYPE_CHECKING:
+    from ..xml_values import XmlValues
 
-def read_hfield(v, h) -> tuple:
+
+def read_hfield(v: XmlValues, h: ET.Element) -> tuple[str, tuple[np.ndarray, np.ndarray]]:
     """(name, (size (4,), heights (nrow, ncol) in data-row order, normalised to [0, 1])) of an <hfield> asset."""
     name = h.get("name") or h.get("file")
     if not name:
@@ -49,7 +56,7 @@ def read_hfield(v, h) -> tuple:
     return name, (size, heights)
 
 
-def hfield_mesh(size, heights, name: str) -> TriangleMesh:
+def hfield_mesh(size: ArrayLike, heights: np.ndarray, name: str) -> TriangleMesh:
     """The top surface of a height field (see the module docstring) as a TriangleMesh in the geom's frame."""
     rx, ry, ztop = float(size[0]), float(size[1]), float(size[2])
     if np.all(heights == heights.flat[0]):  # flat: one rectangle, exactly the same surface

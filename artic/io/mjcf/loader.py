@@ -47,9 +47,11 @@ How MJCF maps onto PhysX-style articulations:
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -70,6 +72,9 @@ from .pairs import BUILTIN as PAIR_BUILTIN
 from .pairs import read_pairs
 from .report import report_unused
 
+if TYPE_CHECKING:
+    from ...sim.scene import Scene
+
 __all__ = ["Actuator", "MjcfError", "MjcfModel", "load_mjcf"]
 
 
@@ -87,7 +92,7 @@ class MjcfModel:
     options: Options = field(default_factory=Options)  # what <option> says (options.py)
     joints: list = field(default_factory=list)  # body joints from <equality> (couplings.py)
 
-    def add_to(self, scene):
+    def add_to(self, scene: Scene) -> Scene:
         """Add the static actors and articulations to `scene`; a scene gravity other than the file's (its <option
         gravity>, zero with <flag gravity='disable'>) is reported, since the scene's is the one that acts."""
         if not np.allclose(scene.gravity, self.gravity):
@@ -135,7 +140,7 @@ _WORLD = -1  # the weld group of the world body and of the bodies welded to it
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 
 
-def load_mjcf(path) -> MjcfModel:
+def load_mjcf(path: os.PathLike | str) -> MjcfModel:
     """Load an MJCF file (see the module docstring for the mapping).
 
     Every error is an `MjcfError` naming the file, the element (its name, or its index inside its nearest named

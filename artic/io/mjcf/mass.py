@@ -38,12 +38,20 @@ from __future__ import annotations
 
 import math
 import warnings
+import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ...description.shapes import Mesh
 from ...math.np_spatial import Transform, quat_between, quat_to_matrix
 from ..xml_values import MAX_MAGNITUDE
+
+if TYPE_CHECKING:
+    from ...description.articulation import Link
+    from ...description.shapes import Shape
+    from .loader import _Loader
 
 _EPS = 1e-14  # MuJoCo's mjEPS: a geom lighter than this, or of smaller volume, adds nothing
 MESH_INERTIA = ("legacy", "exact", "convex", "shell")
@@ -54,7 +62,7 @@ class MassRules:
     """Per model: the compiler's mass settings, each body's mass properties as they are computed (kept so that
     `finish` can apply settotalmass across the model)."""
 
-    def __init__(self, loader, root):
+    def __init__(self, loader: _Loader, root: ET.Element):
         self.ld = loader
         v = loader.v
         self.group_range = (0, 5)
@@ -71,7 +79,7 @@ class MassRules:
                 self.balance = v.choice(comp, "balanceinertia", comp.get("balanceinertia"), ("true", "false")) == "true"
         self.bodies = []  # (link, mass, com, tensor) per body, in load order
 
-    def fill(self, link, body, cls, shapes):
+    def fill(self, link: Link, body: ET.Element, cls: str, shapes: list[Shape]) -> None:
         """Give `link` the mass properties of MJCF `body` (its geoms' artic shapes in `shapes`, in order)."""
         ld, v = self.ld, self.ld.v
         mode = ld.inertia_from_geom
@@ -108,7 +116,7 @@ class MassRules:
                 "solver); check the geom sizes, densities and masses",
             )
 
-    def finish(self):
+    def finish(self) -> None:
         """`compiler settotalmass`: scale every body's mass and inertia so that they add up to it."""
         if self.total_mass <= 0.0:
             return
@@ -321,7 +329,7 @@ def _moments(kind, s, m, shell):
     return np.array([radial, radial, mc * r * r + sph])
 
 
-def mesh_mass(verts, tris, kind: str = "legacy"):
+def mesh_mass(verts: ArrayLike, tris: ArrayLike, kind: str = "legacy") -> tuple[float, np.ndarray, np.ndarray]:
     """(volume, or area for "shell"; COM; inertia tensor about the COM at unit density) of a triangle mesh by
     MuJoCo's rules for a <mesh inertia=kind> (see the module docstring). ValueError when the volume (area) is
     below 1e-30 or negative, as MuJoCo refuses such meshes."""

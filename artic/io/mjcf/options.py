@@ -27,9 +27,16 @@ more than MuJoCo's results.
 from __future__ import annotations
 
 import warnings
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ...description.actors import RigidStatic
+    from ...description.articulation import Articulation, Link
+    from ..xml_values import XmlValues
 
 # <flag> switches whose default is "enable" (MuJoCo's disable flags); the rest default to "disable"
 _DISABLE_FLAGS = (
@@ -96,7 +103,7 @@ class Options:
     iterations: int = 100  # MuJoCo's solver iterations: the articulations' position iterations (capped at 255)
 
 
-def read_options(v, root) -> Options:
+def read_options(v: XmlValues, root: ET.Element) -> Options:
     """The `<option>` element(s) of `root` (later ones override, as MuJoCo merges them), with one warning per
     attribute or flag that artic does not follow."""
     opts = Options()
@@ -161,7 +168,7 @@ def read_options(v, root) -> Options:
     return opts
 
 
-def apply_mujoco_defaults(art, opts: Options):
+def apply_mujoco_defaults(art: Articulation, opts: Options) -> None:
     """MuJoCo's behaviour by default on an imported articulation: no link damping, no sleeping, no velocity caps
     (see the module docstring); with contacts disabled, its shapes collide with nothing."""
     art.sleep_threshold = 0.0
@@ -178,7 +185,7 @@ def apply_mujoco_defaults(art, opts: Options):
             disable_contacts(link)
 
 
-def disable_contacts(actor):
+def disable_contacts(actor: RigidStatic | Link) -> None:
     """MuJoCo's `flag contact='disable'`: the actor's shapes collide with nothing (group and mask 0)."""
     for shape in actor.shapes:
         shape.collision_group = 0

@@ -16,8 +16,14 @@ A pair of two geoms of one body (one link) or of two <worldbody> geoms acts on n
 from __future__ import annotations
 
 import warnings
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ...description.shapes import Material
+
+if TYPE_CHECKING:
+    from .loader import _Loader
 
 BUILTIN = {"condim": "3", "friction": "1 1 0.005 0.0001 0.0001", "margin": "0", "gap": "0"}  # MuJoCo's
 _READ = {"name", "class", "geom1", "geom2", "condim", "friction", "margin", "gap"}
@@ -31,7 +37,7 @@ _REASON = {
 }
 
 
-def read_pairs(mj, elements):
+def read_pairs(mj: _Loader, elements: Iterable[ET.Element]) -> None:
     """Add the explicit pairs `elements` (<pair> elements of <contact>) of importer `mj` (loader.py's, after its
     bodies) to the articulations; bad names raise the file's error, unused attributes warn once per kind."""
     v = mj.v

@@ -17,6 +17,11 @@ Subtrees read and reported by their own code are skipped (`OWNED`): <option> (op
 from __future__ import annotations
 
 import warnings
+import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..xml_values import XmlValues
 
 _ORIENT = {"quat", "axisangle", "euler", "xyaxes", "zaxis"}
 # per element: the attributes artic reads (loader.py, mass.py); "class" selects defaults and "name" identifies
@@ -150,7 +155,7 @@ REASON = {
 }
 
 
-def report_unused(root, v):
+def report_unused(root: ET.Element, v: XmlValues) -> None:
     """Warn about every element and attribute of `root` (an include-expanded <mujoco>) that `USED` does not list;
     `v` (an `XmlValues` of the file) names the first occurrence of each kind."""
     found = {}  # kind: [count, first element]

@@ -43,7 +43,7 @@ def description_state(art: Articulation) -> dict:
     return {"joint_q": q, "joint_qd": qd, "root_pose": art.root_global_pose.as_array().astype(np.float32)}
 
 
-def build_state(model, num_envs: int, device) -> ArticulationState:
+def build_state(model: ArticulationModel, num_envs: int, device: wp.Device | str | None) -> ArticulationState:
     """Zeroed state arrays for a model (one articulation or a forest)."""
     e, n, nl, nt = num_envs, model.dof_count, model.link_count, model.tree_count
     s = ArticulationState(
@@ -63,7 +63,7 @@ def build_state(model, num_envs: int, device) -> ArticulationState:
     return s
 
 
-def write_description_state(s: ArticulationState, art: Articulation):
+def write_description_state(s: ArticulationState, art: Articulation) -> None:
     """Copy the description's state into every env (used on add and when a joint setter changes it)."""
     d = description_state(art)
     e = s.joint_q.shape[0]
@@ -72,7 +72,7 @@ def write_description_state(s: ArticulationState, art: Articulation):
     s.root_pose.assign(np.tile(d["root_pose"], (e, 1)).reshape(e, 1, 7))
 
 
-def description_targets(art: Articulation):
+def description_targets(art: Articulation) -> tuple[np.ndarray, np.ndarray]:
     topo = art._topology()
     pos = np.zeros(art.dof_count, np.float32)
     vel = np.zeros(art.dof_count, np.float32)
@@ -83,7 +83,7 @@ def description_targets(art: Articulation):
     return pos, vel
 
 
-def build_control(model, num_envs: int, device) -> ArticulationControl:
+def build_control(model: ArticulationModel, num_envs: int, device: wp.Device | str | None) -> ArticulationControl:
     """Zeroed control arrays for a model (one articulation or a forest)."""
     e, n, nl = num_envs, model.dof_count, model.link_count
     c = ArticulationControl(
@@ -99,14 +99,16 @@ def build_control(model, num_envs: int, device) -> ArticulationControl:
     return c
 
 
-def write_description_targets(c: ArticulationControl, art: Articulation):
+def write_description_targets(c: ArticulationControl, art: Articulation) -> None:
     pos, vel = description_targets(art)
     e = c.joint_force.shape[0]
     c.joint_target_position.assign(np.tile(pos, (e, 1)))
     c.joint_target_velocity.assign(np.tile(vel, (e, 1)))
 
 
-def build_data(m: ArticulationModel, num_envs: int, device, inverse_dynamics: bool = True) -> ArticulationData:
+def build_data(
+    m: ArticulationModel, num_envs: int, device: wp.Device | str | None, inverse_dynamics: bool = True
+) -> ArticulationData:
     """Data arrays for a model; a block's (inverse_dynamics False) leaves out the Jacobian and centroidal ones."""
     e, n_l, n_d, n_g = num_envs, m.link_count, m.dof_count, m.gen_count
     rows = 6 * (n_l if m.floating else n_l - 1) if inverse_dynamics else 0
@@ -186,7 +188,7 @@ def build_step_data(data: ArticulationData, row_count: int, coupling_count: int,
 # -- contacts and the direct solver -----------------------------------------------------------------------------
 
 
-def build_contact_points(num_envs: int, capacity: int, device) -> ContactPoints:
+def build_contact_points(num_envs: int, capacity: int, device: wp.Device | str | None) -> ContactPoints:
     """Zeroed contact points for `num_envs` envs of `capacity` slots (at least one, as Warp has no empty arrays)."""
     e, c = num_envs, max(capacity, 1)
     cp = ContactPoints()
@@ -199,7 +201,7 @@ def build_contact_points(num_envs: int, capacity: int, device) -> ContactPoints:
     return cp
 
 
-def build_contact_rows(num_envs: int, capacity: int, n_gen: int, device) -> ContactRows:
+def build_contact_rows(num_envs: int, capacity: int, n_gen: int, device: wp.Device | str | None) -> ContactRows:
     """Zeroed contact rows (three per slot over N generalized dofs) and friction anchors."""
     e, c = num_envs, max(capacity, 1)
     ct = ContactRows()
@@ -216,7 +218,9 @@ def build_contact_rows(num_envs: int, capacity: int, n_gen: int, device) -> Cont
     return ct
 
 
-def build_direct(num_envs: int, capacity: int, n_gen: int, deadzones: int, device):
+def build_direct(
+    num_envs: int, capacity: int, n_gen: int, deadzones: int, device: wp.Device | str | None
+) -> tuple[RowForm, DirectArrays]:
     """(RowForm, DirectArrays) for `num_envs` envs of `capacity` rows each."""
     e, m, n = num_envs, max(capacity, 1), max(n_gen, 1)
 
@@ -267,7 +271,7 @@ def bytes_per_env(link_count: int, dof_count: int, floating: bool) -> int:
     return _FLOAT * (2 * data + inverse_dynamics + state + control + step)
 
 
-def step_bytes_per_env(model, row_count: int, coupling_count: int) -> int:
+def step_bytes_per_env(model: ArticulationModel, row_count: int, coupling_count: int) -> int:
     """Bytes one env of the step's own arrays takes (build_step_data; those it shares with the inverse-dynamics
     API are counted by bytes_per_env): float32 or int32 values."""
     n, g, nl = model.dof_count, model.gen_count, model.link_count

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import warp as wp
+from numpy.typing import ArrayLike
 
 from ...constraints.body_joint_rows import (
     BODY_ROW_BILATERAL,
@@ -110,7 +111,14 @@ def body_joint_table_arrays(
     return h
 
 
-def build_body_joint_table(joints, link_index, rank, movable, link_span, device) -> BodyJointTable:
+def build_body_joint_table(
+    joints: list[jm.JointBase],
+    link_index: dict[int, int],
+    rank: np.ndarray,
+    movable: ArrayLike,
+    link_span: np.ndarray,
+    device: wp.Device | str | None,
+) -> BodyJointTable:
     h = body_joint_table_arrays(joints, link_index, rank, movable, link_span)
     for k in ("joint_frame_a", "joint_frame_b"):
         h[k] = np.array(h[k], np.float32).reshape(-1, 7)
@@ -118,7 +126,7 @@ def build_body_joint_table(joints, link_index, rank, movable, link_span, device)
 
 
 def build_body_joint_arrays(
-    num_envs: int, joint_count: int, coord_count: int, row_count: int, n_gen: int, device
+    num_envs: int, joint_count: int, coord_count: int, row_count: int, n_gen: int, device: wp.Device | str | None
 ) -> BodyJointArrays:
     e = num_envs
     a = BodyJointArrays()

@@ -6,6 +6,7 @@ collision/geometry.py's module docstring)."""
 from __future__ import annotations
 
 import numpy as np
+import warp as wp
 
 from ...collision.geometry import MANIFOLD_POINTS, Geometry, cylinder_prism
 from ...core.structs import upload
@@ -259,7 +260,7 @@ def build_geometry(
     arts: list[Articulation],
     statics: list,
     capacity_cap: int,
-    device,
+    device: wp.Device | str | None,
     filters: tuple[set, set] = (frozenset(), frozenset()),
 ) -> tuple[Geometry, dict, list]:
     """The block's Geometry on the device, its host arrays, and the (shape, owner) list indexed like its shapes."""

@@ -9,6 +9,8 @@ is smaller than its child's; dofs are in cache order. Generalized coordinates ar
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import warp as wp
 
@@ -118,7 +120,7 @@ _DTYPES = {
 }
 
 
-def build_model(arts, device) -> ArticulationModel:
+def build_model(arts: Articulation | Iterable[Articulation], device: wp.Device | str | None) -> ArticulationModel:
     """The model of one articulation, or of the forest of a list of them."""
     arts = [arts] if isinstance(arts, Articulation) else list(arts)
     h = model_arrays(arts)
@@ -137,7 +139,7 @@ def build_model(arts, device) -> ArticulationModel:
     return m
 
 
-def refresh_model(m: ArticulationModel, arts):
+def refresh_model(m: ArticulationModel, arts: Articulation | Iterable[Articulation]) -> None:
     """Re-upload the parameters of articulations whose topology did not change (masses, frames, armature)."""
     arts = [arts] if isinstance(arts, Articulation) else list(arts)
     h = model_arrays(arts)
@@ -260,7 +262,7 @@ def dof_row_arrays(arts: list[Articulation]) -> dict:
     return h
 
 
-def build_dof_rows(arts: list[Articulation], device) -> tuple[DofParams, DofRows]:
+def build_dof_rows(arts: list[Articulation], device: wp.Device | str | None) -> tuple[DofParams, DofRows]:
     """The dof and link parameters of a forest and its dof rows (both from one pass over its joints)."""
     h = dof_row_arrays(list(arts))
     return upload(DofParams, h, device), upload(DofRows, h, device)
@@ -269,7 +271,7 @@ def build_dof_rows(arts: list[Articulation], device) -> tuple[DofParams, DofRows
 # -- forest topology (the block's link order, and which links contacts and joints can move) -------------------
 
 
-def tree_links(art: Articulation, link_offset: int):
+def tree_links(art: Articulation, link_offset: int) -> tuple[list[int], list[bool], list[int]]:
     """Per link of one articulation: forest parent, movability (some dof between it and the world), and the
     links in depth-first order, all in forest indices."""
     topo = art._topology()
@@ -280,7 +282,7 @@ def tree_links(art: Articulation, link_offset: int):
     return parents, movable, [i + link_offset for i in topo.depth_first()]
 
 
-def forest_links(arts: list[Articulation]):
+def forest_links(arts: list[Articulation]) -> tuple[list[int], list[bool], np.ndarray]:
     """(parents, movable, depth-first rank) of every link of a forest, in forest indices."""
     parents, movable, order = [], [], []
     for art in arts:

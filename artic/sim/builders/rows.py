@@ -5,12 +5,14 @@ joints and spatial-tendon leaves, constraints/coupling_rows.py) and deadzone con
 from __future__ import annotations
 
 import numpy as np
+import warp as wp
 
 from ...constraints.body_joint_rows import row_layout
 from ...constraints.coupling_rows import COUPLING_FIXED, COUPLING_MIMIC, COUPLING_SPATIAL, CouplingRows
 from ...constraints.deadzone_rows import DeadzoneTable
 from ...core.structs import upload
 from ...description.articulation import Articulation
+from ...description.body_joints import JointBase
 from ...enums import AXIS_NAMES
 from ...errors import ValidationError
 
@@ -128,7 +130,7 @@ def coupling_arrays(arts: list[Articulation]) -> dict:
     return h
 
 
-def build_coupling_rows(arts: list[Articulation], device) -> CouplingRows:
+def build_coupling_rows(arts: list[Articulation], device: wp.Device | str | None) -> CouplingRows:
     arts = list(arts)
     return upload(CouplingRows, coupling_arrays(arts), device)
 
@@ -136,7 +138,7 @@ def build_coupling_rows(arts: list[Articulation], device) -> CouplingRows:
 # -- deadzone controllers ---------------------------------------------------------------------------------------
 
 
-def deadzone_arrays(arts, joints, joint_row_start) -> dict:
+def deadzone_arrays(arts: list[Articulation], joints: list[JointBase], joint_row_start: list[int]) -> dict:
     """Host arrays of the controllers of a block's articulations (in block dof order) and body joints."""
     kind, dof, joint, row, params = [], [], [], [], []
     offset = 0
@@ -189,5 +191,7 @@ def _params(dz) -> list:
     ]
 
 
-def build_deadzone_table(arts, joints, joint_row_start, device) -> DeadzoneTable:
+def build_deadzone_table(
+    arts: list[Articulation], joints: list[JointBase], joint_row_start: list[int], device: wp.Device | str | None
+) -> DeadzoneTable:
     return upload(DeadzoneTable, deadzone_arrays(arts, joints, joint_row_start), device)
