@@ -27,8 +27,11 @@ def _load(markers_path: str, model_path: str):
             raise ArticError(f"marker file '{path}' does not exist")
         try:
             data = np.load(path, allow_pickle=False)
-            names, positions, rate = [str(x) for x in data["names"]], data["positions"], float(data["rate"])
-        except (KeyError, ValueError, OSError) as e:
+            names, positions, rate = [str(x) for x in data["names"]], data["positions"], data["rate"]
+            if rate.ndim != 0:
+                raise ValueError(f"rate must be one number, got an array of shape {rate.shape}")
+            rate = float(rate)
+        except (KeyError, ValueError, TypeError, OSError) as e:
             raise ArticError(
                 f"marker file '{path}': needs arrays names (n,), positions (T, n, 3) [m] and rate [Hz] ({e})"
             ) from None

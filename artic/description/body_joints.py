@@ -357,6 +357,11 @@ class JointBase:
         hi = _range_bound(owner, f"{name} high", high, np.inf)
         if np.isnan(lo) or np.isnan(hi):
             raise ValidationError(f"{owner}: coordinate '{self.coordinate_names[k]}' range bounds must not be NaN")
+        if lo == np.inf or hi == -np.inf:  # [inf, inf] or [-inf, -inf]: no value satisfies it
+            raise ValidationError(
+                f"{owner}: coordinate '{self.coordinate_names[k]}' range [{lo}, {hi}] admits no value; an open "
+                "side is low = -inf (or None) or high = inf (or None)"
+            )
         if lo > hi:
             raise ValidationError(
                 f"{owner}: coordinate '{self.coordinate_names[k]}' range low {lo} > high {hi}; give low <= high"
@@ -404,8 +409,9 @@ class JointBase:
         return flags
 
     def _values(self, what: str, values, nonneg=True) -> np.ndarray:
-        v = np.atleast_1d(np.asarray(values, dtype=float))
         n = self.constraint_count
+        # as_real refuses what np.asarray(dtype=float) would read silently ("1e-6") or fail on with a raw ValueError
+        v = np.atleast_1d(as_real(self._owner(), what, values, f"at most {n} real numbers (one per constraint)"))
         if v.ndim != 1 or len(v) > n or not np.all(np.isfinite(v)):
             raise ValidationError(
                 f"{self._owner()}: {what} must be at most {n} finite values (one per constraint), got {values!r}"

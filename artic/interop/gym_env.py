@@ -289,17 +289,37 @@ class _BatchAccess:
 
     @property
     def scene(self) -> Scene:
-        return self._batch.scene
+        return self._open_batch("scene").scene
 
     @property
     def articulation(self) -> Articulation:
-        return self._batch.art
+        return self._open_batch("articulation").art
 
     @property
     def observation_slices(self) -> dict:
         """Name -> slice of an observation row (root_pose, root_linear_velocity, root_angular_velocity for a
         floating base; joint_position, joint_velocity)."""
-        return dict(self._batch.slices)
+        return dict(self._open_batch("observation_slices").slices)
+
+    def _open_batch(self, action: str) -> _Batch:
+        """The batch, or a ValidationError once the env is closed (its scene is released)."""
+        if getattr(self, "_closed", False):
+            raise ValidationError(f"{_OWNER}: {action} after close(); create a new env")
+        return self._batch
+
+    def _release(self) -> None:
+        self._closed = True
+        self._batch = None
+
+
+def _seed(seed: int | None) -> int | None:
+    """`seed` as Gymnasium takes it (None or a non-negative Python int): NumPy integers are accepted, anything else
+    is refused here rather than by Gymnasium's own error."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValidationError(f"{_OWNER}: seed must be None or a non-negative integer, got {seed!r}")
+    return int(seed)
 
 
 class ArticVectorEnv(_BatchAccess, VectorEnv):
@@ -356,7 +376,8 @@ class ArticVectorEnv(_BatchAccess, VectorEnv):
         self, *, seed: int | None = None, options: dict | None = None
     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Reset every env (or, with options={'reset_mask': (E,) bools}, those envs)."""
-        super().reset(seed=seed)
+        batch = self._open_batch("reset()")
+        super().reset(seed=_seed(seed))
         if self._np_random is None:
             self._np_random, _ = gym.utils.seeding.np_random(None)
         mask = np.ones(self.num_envs, bool)
@@ -366,12 +387,12 @@ class ArticVectorEnv(_BatchAccess, VectorEnv):
                 raise ValidationError(
                     f"{_OWNER}: options['reset_mask'] must be {self.num_envs} booleans, got {options['reset_mask']!r}"
                 )
-        self._batch.reset(mask, self._np_random)
+        batch.reset(mask, self._np_random)
         self._autoreset[mask] = False
-        return self._batch.observe(), {}
+        return batch.observe(), {}
 
     def step(self, actions: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-        b = self._batch
+        b = self._open_batch("step()")
         if self._np_random is None:
             raise ValidationError(f"{_OWNER}: call reset() before step()")
         # next-step autoreset: the envs that ended in the last step ignore their actions and are reset after this
@@ -391,7 +412,7 @@ class ArticVectorEnv(_BatchAccess, VectorEnv):
         return obs, rewards, terminated, truncated, info
 
     def close_extras(self, **kwargs: Any) -> None:
-        pass
+        self._release()
 
 
 class ArticEnv(_BatchAccess, gym.Env):
@@ -440,15 +461,20 @@ class ArticEnv(_BatchAccess, gym.Env):
         self.observation_space, self.action_space = self._batch.spaces()
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, bool]]:
-        super().reset(seed=seed)
-        self._batch.reset(np.ones(1, bool), self.np_random)
-        return self._batch.observe()[0], {}
+        batch = self._open_batch("reset()")
+        super().reset(seed=_seed(seed))
+        batch.reset(np.ones(1, bool), self.np_random)
+        return batch.observe()[0], {}
 
     def step(self, action: ArrayLike) -> tuple[np.ndarray, float, bool, bool, dict[str, bool]]:
-        b = self._batch
+        b = self._open_batch("step()")
         n = b.art.dof_count
         b.act(np.reshape(action, (1, n)) if np.shape(action) == (n,) else action, np.ones(1, bool))
         terminated, truncated = b.step()
         obs = b.observe()
         reward = float(b.rewards(obs)[0])
         return obs[0], reward, bool(terminated[0]), bool(truncated[0]), {"non_finite": bool(terminated[0])}
+
+    def close(self) -> None:
+        """Release the scene; step and reset refuse afterwards."""
+        self._release()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..description.validate import finite
 from ..errors import ArticError, ValidationError
 from .segments import SegmentModel
 
@@ -53,9 +54,13 @@ class MarkerSet:
                 "marker has all three NaN"
             )
         self.positions = p
-        if not np.isfinite(self.rate) or self.rate <= 0:
-            raise ValidationError(f"markers: rate must be > 0 frames per second, got {self.rate!r}")
-        self.rate = float(self.rate)
+        rate = self.rate
+        if np.ndim(rate) != 0 or isinstance(rate, (str, bytes, bool, np.bool_)):
+            raise ValidationError(f"markers: rate must be one number of frames per second, got {rate!r}")
+        rate = finite("markers", "rate", rate)
+        if rate <= 0:
+            raise ValidationError(f"markers: rate must be > 0 frames per second, got {rate!r}")
+        self.rate = rate
 
     @property
     def count(self) -> int:
@@ -126,12 +131,20 @@ def read_c3d(path: os.PathLike | str) -> tuple[list[str], np.ndarray, float]:
                 p[points[:, 3] < 0] = np.nan
                 frames.append(p)
             rate = float(r.point_rate)
+            declared = int(getattr(r, "frame_count", 0) or 0)
     except ArticError:
         raise
     except Exception as e:  # the c3d package raises assorted errors on a corrupt file
         raise ArticError(f"C3D file '{path}' could not be read: {type(e).__name__}: {e}") from None
     if not frames:
         raise ArticError(f"C3D file '{path}' has no frames")
+    if len(frames) < declared:  # a file cut short reads as a shorter recording: say so
+        warnings.warn(
+            f"C3D file '{path}': its header declares {declared} frames but only {len(frames)} could be read (the "
+            "file is cut short); the recording ends there",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     return names, np.stack(frames), rate
 
 

@@ -158,6 +158,13 @@ class BodyJointView:
         """Ranges per env; -inf/inf (or a bound beyond float32's range, which means the same) leaves a side open."""
         lo = self._shaped(low, "range low", open_sides=True)
         hi = self._shaped(high, "range high", open_sides=True)
+        bad = np.argwhere((lo == np.inf) | (hi == -np.inf))
+        if len(bad):  # [inf, inf] or [-inf, -inf]: no value satisfies it (PGS and TGS would divide by the infinity)
+            e, k = bad[0]
+            raise ValidationError(
+                f"{self.joint._owner()}: coordinate '{self.joint.coordinate_names[k]}' range [{lo[e, k]}, "
+                f"{hi[e, k]}] in env {e} admits no value; an open side is low = -inf or high = inf"
+            )
         bad = np.argwhere(lo > hi)
         if len(bad):
             e, k = bad[0]

@@ -1,8 +1,10 @@
 """Per-env status: a step that leaves an env's state non-finite is detected in the step kernel and reported.
 
 The step kernel (step_kernel.py) checks, at the end of each env's step, every joint position and velocity and every
-root pose and velocity. A value that is NaN, infinite or beyond FINITE_LIMIT in magnitude (float32 squares it to
-infinity past ~1.8e19, so a state that large is already lost) marks the env: `StateArrays.status[env]` becomes
+root pose and velocity. A value that is NaN, infinite or beyond FINITE_LIMIT in magnitude marks the env: at 1e10
+float32 resolves a value only to about 1e3 (a kilometre, or a kilometre per second), so such a state no longer
+describes a simulation; inputs up to description.validate.MAX_MAGNITUDE (1e15) are accepted, and a state that runs
+away towards them is reported, not carried on silently. The mark: `StateArrays.status[env]` becomes
 1 + the first tree (articulation of the block) found bad, and the block's `status_flag` is raised so that the host
 learns of it without scanning every env; the code is stored negated until the host has reported it (so an env
 is reported once per loss). The check reads what the step already holds in registers or cache, n + 13 T floats
@@ -37,7 +39,7 @@ from ..errors import ArticError, ValidationError
 if TYPE_CHECKING:
     from .block import Block
 
-FINITE_LIMIT = 1.0e16  # [m, rad, m/s, rad/s]: state values beyond this are reported as non-finite
+FINITE_LIMIT = 1.0e10  # [m, rad, m/s, rad/s]: state values beyond this are reported as lost (non-finite)
 # the check runs in every step; benchmarks/bench_step.py turns it off (before the first step) to measure its cost
 CHECK_STATE = True
 STATUS_OFF = wp.constant(0)  # the step kernel's status_mode: no check (benchmark only)

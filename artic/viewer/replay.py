@@ -23,6 +23,7 @@ from ..description.actors import RigidDynamic, RigidStatic
 from ..description.articulation import Articulation
 from ..description.body_joints import JointBase
 from ..description.shapes import Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere, TriangleMesh
+from ..description.validate import MAX_MAGNITUDE
 from ..errors import ValidationError
 
 if TYPE_CHECKING:
@@ -256,6 +257,21 @@ def _poses_array(link_poses, arts: list[Articulation], env: int) -> np.ndarray:
             f"write_replay: the link poses of frame {first} (and {int(bad.sum()) - 1} more) are "
             f"not finite; replay the frames before it (link_poses[:{first}])"
         )
+    far = np.abs(poses[..., :3]).max(axis=(1, 2)) > MAX_MAGNITUDE  # float32 cannot place such a body
+    if far.any():
+        first = int(np.argmax(far))
+        raise ValidationError(
+            f"write_replay: the link positions of frame {first} reach {np.abs(poses[first, :, :3]).max():g} m, "
+            f"beyond +-{MAX_MAGNITUDE:g} m; replay the frames before it (link_poses[:{first}])"
+        )
+    norm = np.linalg.norm(poses[..., 3:], axis=2)
+    bad_q = np.abs(norm - 1.0) > 1e-3  # scene.get_link_poses gives unit quaternions; others are a slip
+    if bad_q.any():
+        f, b = (int(i) for i in np.argwhere(bad_q)[0])
+        raise ValidationError(
+            f"write_replay: the quaternion of body {b} in frame {f} has norm {norm[f, b]:.6g}, not 1; give poses "
+            "as (px, py, pz, qx, qy, qz, qw) with unit quaternions (as scene.get_link_poses gives them)"
+        )
     return poses.astype(np.float32)
 
 
@@ -337,6 +353,8 @@ def write_replay(
     colors: optional {link name: '#rrggbb' or (r, g, b) in [0, 1]}; other links get distinct colours."""
     if not (isinstance(dt, (int, float)) and np.isfinite(dt) and dt > 0):
         raise ValidationError(f"write_replay: dt must be a positive number of seconds, got {dt!r}")
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValidationError(f"write_replay: path must be a file path (str or os.PathLike), got {path!r}")
     path = Path(path)
     if not path.resolve().parent.is_dir():
         raise ValidationError(f"write_replay: the folder of {path} does not exist")

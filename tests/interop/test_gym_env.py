@@ -219,3 +219,22 @@ def test_fixed_base_articulation_given_as_object():
     obs, reward, terminated, truncated, info = env.step(np.zeros(n, np.float32))
     assert obs.shape == (2 * n,) and reward == 3 * n and not terminated and not truncated
     assert info == {"non_finite": False}
+
+
+def test_closed_envs_and_bad_seeds_are_refused():
+    """Issue 27: an env stepped after close() went on stepping, and a bad seed surfaced as Gymnasium's own error.
+    Both envs now refuse step and reset after close (twice closing is fine) and take None, a Python or a NumPy
+    integer >= 0 as seed, refusing anything else with a ValidationError."""
+    for env in (ArticVectorEnv("ant", num_envs=2, dt=0.02), ArticEnv("ant", dt=0.02)):
+        for seed in (-1, "7", 1.5, True):
+            with pytest.raises(ValidationError, match="seed must be None or a non-negative integer"):
+                env.reset(seed=seed)
+        env.reset(seed=np.int64(7))
+        env.step(env.action_space.sample())
+        env.close()
+        env.close()
+        for call in (lambda e=env: e.step(e.action_space.sample()), lambda e=env: e.reset()):
+            with pytest.raises(ValidationError, match=r"after close\(\); create a new env"):
+                call()
+        with pytest.raises(ValidationError, match="after close"):
+            _ = env.scene

@@ -231,3 +231,27 @@ def test_batched_quaternion_helpers_match_scipy():
     assert np.allclose(Rotation.from_quat(quats_mul(qa, qb)).as_matrix(), (a * b).as_matrix())
     assert np.allclose(quats_to_rotvec(qa), a.as_rotvec())
     assert np.allclose(quats_to_rotvec(-qa), a.as_rotvec())  # either sign of a quaternion
+
+
+def test_cut_files_and_array_rates_are_said(tmp_path, capsys):
+    """Issue 27: a C3D file cut in half read as a shorter recording without a word, and an .npz marker file whose
+    rate is an array stopped the CLI with a raw TypeError. Now the first warns with the frame counts and the
+    second is a clear error (exit code 2); a rate that is not one positive number is refused by MarkerSet too."""
+    from artic.cli.main import main
+
+    p = np.random.default_rng(1).uniform(-1, 1, (200, 3, 3))
+    write_c3d(tmp_path / "full.c3d", MarkerSet(["a", "b", "c"], ["s"] * 3, p, 100.0))
+    data = (tmp_path / "full.c3d").read_bytes()
+    (tmp_path / "cut.c3d").write_bytes(data[: len(data) // 2])
+    with pytest.warns(RuntimeWarning, match=r"declares 200 frames but only \d+ could be read"):
+        _, cut, _ = read_c3d(tmp_path / "cut.c3d")
+    assert 0 < len(cut) < 200 and np.allclose(cut, p[: len(cut)], atol=1e-6)
+    m = humanoid()
+    names, segs, att = humanoid_markers(m)
+    save_segment_model(tmp_path / "model.xml", m, names, segs, att)
+    np.savez(tmp_path / "m.npz", names=np.array(names), positions=np.zeros((3, len(names), 3)), rate=np.ones(2))
+    assert main(["track", str(tmp_path / "m.npz"), "--model", str(tmp_path / "model.xml")]) == 2
+    assert "rate must be one number" in capsys.readouterr().err
+    for rate in (np.array([100.0, 50.0]), "100", -1.0, np.nan):
+        with pytest.raises(ValidationError, match="markers: rate"):
+            MarkerSet(["a"], ["s"], np.zeros((2, 1, 3)), rate)

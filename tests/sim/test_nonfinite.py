@@ -215,3 +215,24 @@ def test_a_hinge_without_inertia_about_its_axis_steps_finitely_through_the_pivot
     assert abs(cache.joint_position[0, 0]) > 0.1  # the arm did swing under gravity
     with pytest.raises(artic.ArticError, match="singular"):
         art.compute_joint_acceleration(cache)
+
+
+def test_runaway_state_is_reported_before_float32_gives_out():
+    """A slider joint's drive with a target velocity of 1e14 m/s (an accepted input, below the 1e15 input bound)
+    runs a free body away in one env; the step reports that env once its state passes FINITE_LIMIT (1e10), long
+    before anything is NaN (the limit used to be 1e16, and such a state stepped on unreported). The other env is
+    untouched."""
+    body = artic.RigidDynamic(artic.Transform(), "slider body")
+    body.attach_shape(artic.Box((0.1, 0.1, 0.1), collision_group=0, collision_mask=0))
+    body.update_mass_and_inertia(1000.0)
+    scene = artic.Scene(2, gravity=(0.0, 0.0, 0.0))
+    scene.add_actor(body)
+    joint = artic.SliderJoint(body, None, artic.Transform())
+    joint.set_drive_params(0, artic.Drive(0.0, 100.0, 3.4e38, artic.DriveType.FORCE))
+    scene.add_joint(joint)
+    scene.set_joint_targets(joint, velocities=np.array([[0.0], [1e14]]))
+    messages = _steps(scene, 20)
+    assert scene.env_status.tolist() == [False, True]
+    v = scene.get_actor_velocity(body)
+    assert np.all(np.isfinite(v)) and np.abs(v[1]).max() > FINITE_LIMIT and np.abs(v[0]).max() == 0.0
+    assert any("non-finite state" in m and "env(s) 1" in m and "1e+10" in m for m in messages)

@@ -167,11 +167,16 @@ def test_write_replay_from_model_path(tmp_path, ant_replay):
         ("contacts", "2 contacts frames for 5 pose frames"),
         ("color", "no link named ['nose']"),
         ("folder", "does not exist"),
+        ("zero quaternion", "body 4 in frame 2 has norm 0"),
+        ("long quaternion", "body 4 in frame 2 has norm 2"),
+        ("far", "frame 1 reach 1e+30 m"),
+        ("no path", "path must be a file path"),
     ],
 )
 def test_write_replay_refuses_bad_input(tmp_path, case, message):
-    """Wrong pose shapes, non-finite poses, a bad dt, a contact list of the wrong length, an unknown link colour
-    and a missing folder each give a ValidationError that says what is wrong."""
+    """Wrong pose shapes, non-finite poses, a bad dt, a contact list of the wrong length, an unknown link colour,
+    a missing folder, zero or non-unit quaternions, positions at 1e30 m and no path at all (issue 27: the last
+    three were accepted, or a raw TypeError) each give a ValidationError that says what is wrong."""
     poses = np.zeros((5, 13, 7))
     poses[..., 6] = 1.0
     kwargs = {"link_poses": poses, "dt": DT}
@@ -188,10 +193,18 @@ def test_write_replay_refuses_bad_input(tmp_path, case, message):
         kwargs["colors"] = {"nose": "#ff0000"}
     elif case == "folder":
         path = tmp_path / "missing" / "r.html"
+    elif case == "zero quaternion":
+        poses[2, 4, 3:] = 0.0
+    elif case == "long quaternion":
+        poses[2, 4, 6] = 2.0
+    elif case == "far":
+        poses[1, 0, 0] = 1e30
+    elif case == "no path":
+        path = None
     with pytest.raises(ValidationError) as err:
         write_replay(path, "ant", **kwargs)
     assert message in str(err.value)
-    assert not path.exists()
+    assert path is None or not path.exists()
 
 
 def _view(argv):

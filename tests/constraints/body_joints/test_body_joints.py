@@ -310,3 +310,26 @@ def test_bad_input_is_an_artic_error():
         scene.set_joint_targets(pin, [np.nan])
     with pytest.raises(artic.ArticError, match="remove"):
         scene.remove_actor(a)  # joints still hold it
+
+
+def test_numbers_given_as_text_and_empty_ranges_are_refused():
+    """Issue 27: set_compliance("1e-6") was read as a number by NumPy and set_damping(["x"]) raised a raw
+    ValueError; a range [inf, inf] (or [-inf, -inf]) admits no value and was accepted, after which PGS and TGS went
+    NaN. Each is now an ArticError naming the joint, in the description and per env."""
+    a = body(artic.Box((0.1, 0.1, 0.1)), name="a")
+    joint = artic.HingeJoint(a, None, Transform(), name="h")
+    with pytest.raises(artic.ArticError, match="'h'.*compliance.*real numbers"):
+        joint.set_compliance("1e-6")
+    with pytest.raises(artic.ArticError, match="'h'.*damping.*real numbers"):
+        joint.set_damping(["x"])
+    for low, high in ((np.inf, np.inf), (-np.inf, -np.inf), (np.inf, None), (None, -np.inf)):
+        with pytest.raises(artic.ArticError, match="'h'.*admits no value"):
+            joint.set_coordinate_range("theta", low, high)
+    assert joint.get_coordinate_range("theta") == (-np.inf, np.inf)  # the refused calls changed nothing
+    scene = artic.Scene(2)
+    scene.add_actor(a)
+    scene.add_joint(joint)
+    with pytest.raises(artic.ArticError, match="'h'.*env 1 admits no value"):
+        scene.set_joint_ranges(joint, [[-1.0], [np.inf]], [[1.0], [np.inf]])
+    low, high = scene.get_joint_ranges(joint)
+    assert np.all(low == -np.inf) and np.all(high == np.inf)
