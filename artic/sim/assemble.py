@@ -34,6 +34,7 @@ from ..core.parallel import launch_envs
 from ..core.state import StateArrays
 from ..description.actors import RigidStatic
 from ..description.articulation import Link
+from ..description.body_joints import JointBase
 from ..dynamics.crba import crba_env
 from ..dynamics.integrate import integrate_positions
 from ..dynamics.kinematics import forward_kinematics_env
@@ -103,23 +104,64 @@ def _metric_scale(block) -> np.ndarray:
     return scale
 
 
+def _hard_coordinates(joint: JointBase) -> np.ndarray:
+    """(m,) bool: the coordinates whose range and lock are hard constraints (a compliant or ERP/CFM-softened range
+    is a spring, which a pose may stretch)."""
+    c = joint.bilateral_count + np.arange(joint.num_coordinates)
+    soft = (joint._compliance[c] > 0.0) | ((joint._erp[c] >= 0.0) & (joint._cfm[c] > 0.0))
+    return ~soft
+
+
+def check_targets(block: Block, j: int, values: np.ndarray) -> None:
+    """Refuse (StateError) coordinate values (E, m) of block joint j that its own per-env hard ranges or locks
+    forbid: the next step would snap them back (at ~50 rad/s for a locked hinge set 1 rad away)."""
+    joint = block.joints[j]
+    ja = block.body_joint_arrays
+    k0 = block.joint_coord_start[j]
+    k1 = k0 + joint.num_coordinates
+    low, high = ja.range_low.numpy()[:, k0:k1], ja.range_high.numpy()[:, k0:k1]
+    locked, lock_value = ja.locked.numpy()[:, k0:k1] != 0, ja.lock_value.numpy()[:, k0:k1]
+    tol = 1e-6 * np.maximum(1.0, np.abs(values))
+    hard = _hard_coordinates(joint)[None, :]
+    outside = hard & ((values < low - tol) | (values > high + tol))
+    moved = hard & locked & (np.abs(values - lock_value) > tol)
+    for bad, why in ((outside, "outside its range"), (moved, "locked")):
+        if bad.any():
+            env, k = (int(i) for i in np.argwhere(bad)[0])
+            name = joint.coordinate_names[k]
+            what = f"[{low[env, k]:g}, {high[env, k]:g}]" if why != "locked" else f"at {lock_value[env, k]:g}"
+            raise StateError(
+                f"{joint._owner()}: coordinate '{name}' = {values[env, k]:g} in env {env} ({int(bad.sum())} "
+                f"value(s) in all) is {why} {what}; give values the joint allows, or change its range or "
+                "unlock it first"
+            )
+
+
 def assemble(block: Block, targets: dict[tuple[int, int], np.ndarray]) -> None:
     """Move the block's bodies so that every joint holds and each (joint index in block, coordinate) of `targets`
-    takes its (E,) values. Raises StateError when some env does not converge."""
+    takes its (E,) values; the other joints' locked coordinates stay at their lock values, and none of their
+    coordinates may end outside its range. Raises StateError (and leaves the state as it was) when some env does
+    not converge or would leave a range."""
     e, n_gen = block.num_envs, block.model.gen_count
     jt, ja = block.body_joint_table, block.body_joint_arrays
     nj = jt.joint_count
-    coord = ja.coord.numpy()
+    coord = ja.coord.numpy().copy()
+    coord_before = coord.copy()  # the unwrapping reference, put back if the request is refused
+    locked, lock_value = ja.locked.numpy() != 0, ja.lock_value.numpy().astype(np.float64)
     rows, goal = [], []  # residual rows (slot indices) and, for coordinates, their target columns
     for j, joint in enumerate(block.joints):
         for s in joint._constrained_slots():
             rows.append(6 * j + s)
             goal.append(None)
         for k, (_, s) in enumerate(joint._coordinates):
+            c = block.joint_coord_start[j] + k
             if (j, k) in targets:
                 rows.append(6 * j + s)
                 goal.append(np.asarray(targets[(j, k)], np.float64))
-                coord[:, block.joint_coord_start[j] + k] = targets[(j, k)]  # unwrap angles near their targets
+                coord[:, c] = targets[(j, k)]  # unwrap angles near their targets
+            elif locked[:, c].any() and _hard_coordinates(joint)[k]:  # held where locked, free elsewhere
+                rows.append(6 * j + s)
+                goal.append(np.where(locked[:, c], lock_value[:, c], np.nan))
     ja.coord.assign(coord)
     values = wp.zeros((e, 6 * nj), dtype=float, device=block.device)
     g = wp.zeros((e, 6 * nj, n_gen), dtype=float, device=block.device)
@@ -128,6 +170,12 @@ def assemble(block: Block, targets: dict[tuple[int, int], np.ndarray]) -> None:
     scale = _metric_scale(block)
     movable = scale > 0
     st = block.state
+
+    active = (
+        np.stack([np.ones(e, bool) if t is None else ~np.isnan(t) for t in goal], axis=1)
+        if goal
+        else np.ones((e, 0), bool)
+    )
 
     def residuals():
         launch_envs(
@@ -148,11 +196,12 @@ def assemble(block: Block, targets: dict[tuple[int, int], np.ndarray]) -> None:
         )
         v = values.numpy().astype(np.float64)[:, rows]
         for i, target in enumerate(goal):
-            if target is not None:
-                v[:, i] -= target
+            if target is not None:  # NaN: no goal in that env (a coordinate locked in other envs only)
+                v[:, i] = np.where(np.isnan(target), 0.0, v[:, i] - np.nan_to_num(target))
         return v
 
-    saved = {name: getattr(st, name).numpy() for name in ("joint_q", "root_pose")}
+    # copies: on the CPU .numpy() is a view of the device memory, which the solve then moves
+    saved = {name: getattr(st, name).numpy().copy() for name in ("joint_q", "root_pose")}
     # float32 positions carry ~1e-7 of their magnitude: the floor the residuals can reach
     size = max(1.0, float(np.abs(st.link_pose.numpy()[..., :3]).max()) if st.link_pose.shape[1] else 1.0)
     tol = TOLERANCE * size
@@ -162,7 +211,8 @@ def assemble(block: Block, targets: dict[tuple[int, int], np.ndarray]) -> None:
     for _ in range(MAX_ITERATIONS):
         if err.max() <= tol:
             break
-        gm = g.numpy().astype(np.float64)[:, rows][:, :, movable]
+        # a row with no goal in an env (a coordinate locked elsewhere only) is left out there: rows and residuals 0
+        gm = g.numpy().astype(np.float64)[:, rows][:, :, movable] * active[:, :, None]
         m = block.data.mass_matrix.numpy().astype(np.float64)[:, movable][:, :, movable]
         m *= np.sqrt(np.outer(scale[movable], scale[movable]))[None]
         floor = 1e-9 * np.trace(m, axis1=1, axis2=2) / max(m.shape[1], 1) + 1e-12  # massless links stay solvable
@@ -174,7 +224,7 @@ def assemble(block: Block, targets: dict[tuple[int, int], np.ndarray]) -> None:
         d[:, movable] = -np.einsum("eij,ej->ei", w_inv_gt, lam)
         d *= step[:, None]
         d[err <= tol] = 0.0
-        before = {name: getattr(st, name).numpy() for name in saved}
+        before = {name: getattr(st, name).numpy().copy() for name in saved}
         dx.assign(d.astype(np.float32))
         launch_envs(_displace, e, [block.model.tree, st.arrays, dx, scratch], block.device)
         r_new = residuals()
@@ -192,9 +242,7 @@ def assemble(block: Block, targets: dict[tuple[int, int], np.ndarray]) -> None:
         r, err = r_new, err_new
     if err.max() > 10 * tol:
         bad = np.flatnonzero(err > 10 * tol)
-        for name, arr in saved.items():
-            getattr(st, name).assign(arr)
-        refresh_body_joint_kinematics(block)
+        _restore(block, saved, coord_before)
         raise StateError(
             f"the joints of {', '.join(repr(a.name) for a in block.arts)} cannot all hold at the "
             f"requested coordinates in env(s) {bad[:5].tolist()} (residual {err.max():.3g}); the "
@@ -202,3 +250,37 @@ def assemble(block: Block, targets: dict[tuple[int, int], np.ndarray]) -> None:
             "solve (set them in smaller steps)"
         )
     refresh_body_joint_kinematics(block)
+    _check_ranges(block, targets, saved, coord_before)
+
+
+def _restore(block: Block, saved: dict, coord: np.ndarray) -> None:
+    """Put back the poses and the coordinates' unwrapping reference of before a refused request."""
+    for name, arr in saved.items():
+        getattr(block.state, name).assign(arr)
+    block.body_joint_arrays.coord.assign(coord)
+    refresh_body_joint_kinematics(block)
+
+
+def _check_ranges(block: Block, targets: dict[tuple[int, int], np.ndarray], saved: dict, coord0: np.ndarray) -> None:
+    """After an assembly: a coordinate of another joint that ended outside its range refuses the whole request
+    (the state goes back to `saved`)."""
+    ja = block.body_joint_arrays
+    coord = ja.coord.numpy().astype(np.float64)
+    low, high = ja.range_low.numpy(), ja.range_high.numpy()
+    for j, joint in enumerate(block.joints):
+        hard = _hard_coordinates(joint)
+        for k, name in enumerate(joint.coordinate_names):
+            if (j, k) in targets or not hard[k]:
+                continue
+            c = block.joint_coord_start[j] + k
+            tol = 1e-5 * max(1.0, float(np.abs(coord[:, c]).max(initial=0.0)))
+            bad = (coord[:, c] < low[:, c] - tol) | (coord[:, c] > high[:, c] + tol)
+            if bad.any():
+                env = int(np.flatnonzero(bad)[0])
+                _restore(block, saved, coord0)
+                raise StateError(
+                    f"{joint._owner()}: holding the other joints at the requested coordinates moves its coordinate "
+                    f"'{name}' to {coord[env, c]:g} in env {env}, outside its range [{low[env, c]:g}, "
+                    f"{high[env, c]:g}]; the state is left as it was. Request coordinates the mechanism reaches "
+                    "within its ranges"
+                )

@@ -37,7 +37,7 @@ from ..enums import CacheFlag, NanPolicy, SolverType
 from ..errors import StateError, TopologyError, ValidationError
 from . import status
 from .articulation_view import ArticulationView
-from .assemble import assemble
+from .assemble import assemble, check_targets
 from .block import Block
 from .body_joint_view import BodyJointView, per_env_array
 from .builders.arrays import bytes_per_env
@@ -552,10 +552,13 @@ class Scene:
 
     def set_joint_coordinates(self, joint: JointBase, values: ArrayLike) -> None:
         """Pose every env so that the joint's coordinates take `values` ((E, m) or (m,)) and every joint of its
-        block holds, moving the freest bodies (assemble.py); velocities are left as they are. Meant for setting up,
-        before or between steps, not for driving a simulation (use drives)."""
+        block holds, moving the freest bodies (assemble.py); velocities are left as they are. Values outside the
+        joint's ranges or away from a locked coordinate's value are refused (StateError), and so is a pose that
+        would move another joint of the block out of its range; other joints' locked coordinates are held. Meant
+        for setting up, before or between steps, not for driving a simulation (use drives)."""
         jv = self._joint_view(joint)
         v = jv._shaped(values, "coordinates").astype(np.float64)
+        check_targets(jv.block, jv.index, v)  # the joint's own ranges and locks
         assemble(jv.block, {(jv.index, k): v[:, k] for k in range(joint.num_coordinates)})
         for view in self._views.values():
             if view.block is jv.block:

@@ -192,3 +192,42 @@ def test_four_bar_posed_by_its_crank_angle():
     np.testing.assert_allclose(coords[:, 2], theta[:, 0], atol=1e-6)  # opposite corners of a parallelogram
     np.testing.assert_allclose(coords[:, 1], np.pi - theta[:, 0], atol=1e-6)
     np.testing.assert_allclose(four_bar.crank_angle(scene, bars), np.pi / 2 - theta[:, 0], atol=1e-6)
+
+
+def test_posing_honours_ranges_and_locks():
+    """Issue 27: set_joint_coordinates ignored the joint's own lock or range, and the next step snapped the
+    coordinate back at ~50 rad/s. Now values outside the joint's range (per env) or away from a locked value are
+    refused with a StateError naming the joint, the coordinate and the env, leaving the state as it was; another
+    joint's locked coordinate is held (a four-bar with one hinge locked cannot move, so any other crank angle is
+    refused), and a pose that would take another joint out of its range is refused too."""
+    scene, bars, joints = four_bar.build_four_bar(2, 0.0, 0.0)
+    scene.set_joint_coordinates(joints[0], np.radians([[80.0], [100.0]]))
+    before = np.concatenate([scene.get_joint_coordinates(j) for j in joints], axis=1)
+
+    def unchanged():
+        now = np.concatenate([scene.get_joint_coordinates(j) for j in joints], axis=1)
+        np.testing.assert_allclose(now, before, atol=1e-6)
+
+    scene.set_joint_ranges(joints[0], [[-1.0], [-1.0]], [[1.8], [1.8]])
+    with pytest.raises(artic.StateError, match=r"'joint0': coordinate 'theta' = 1.9 in env 1 .*outside its range"):
+        scene.set_joint_coordinates(joints[0], [[1.5], [1.9]])
+    unchanged()
+    scene.set_joint_locked(joints[0], [[True], [False]])
+    with pytest.raises(artic.StateError, match=r"'joint0'.* in env 0 .*locked at 1.39626"):
+        scene.set_joint_coordinates(joints[0], [[1.2], [1.2]])
+    unchanged()
+    scene.set_joint_coordinates(joints[0], before[:, :1])  # the locked value itself is fine
+    scene.set_joint_locked(joints[0], [[False], [False]])
+    scene.set_joint_locked(joints[1], [[True], [True]])  # the linkage is now rigid
+    with pytest.raises(artic.StateError, match="cannot all hold"):
+        scene.set_joint_coordinates(joints[0], [[1.0], [1.0]])
+    unchanged()
+    scene.set_joint_locked(joints[1], [[False], [False]])
+    scene.set_joint_ranges(joints[1], [[1.5], [1.5]], [[2.0], [2.0]])  # joint1 reads pi - theta0
+    with pytest.raises(artic.StateError, match=r"'joint1'.*moves its coordinate 'theta' to 2.14.* in env 0"):
+        scene.set_joint_coordinates(joints[0], [[1.0], [1.4]])
+    unchanged()
+    scene.set_joint_coordinates(joints[0], [[1.3], [1.4]])  # within every range
+    for _ in range(5):
+        scene.step(1e-3)
+    assert np.abs(scene.get_actor_velocity(bars[1])).max() < 0.5  # posed where it may stay: no snap back
