@@ -21,6 +21,7 @@ fit is compared that way (`compare_segment_points`).
 from __future__ import annotations
 
 import sys
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,6 +29,7 @@ from numpy.typing import ArrayLike
 
 from ..errors import ValidationError
 from ..math.np_spatial import quat_from_matrix, quats_conj, quats_rotate
+from ..sim import memory
 from .markers import MarkerSet
 from .rig import MarkerRig, marker_world
 from .segments import SegmentModel
@@ -114,6 +116,39 @@ def _joint_points(model: SegmentModel, poses: np.ndarray):
     return a, b
 
 
+FIT_MEMORY_SHARE = 0.5  # of the device's available memory a fit's batch may take (contacts, solver, the rest)
+
+
+def _envs_that_fit(
+    model: SegmentModel,
+    markers: MarkerSet,
+    attachments: np.ndarray,
+    num_envs: int,
+    joint_erp_cfm: tuple[float, float],
+    marker_erp_cfm: tuple[float, float],
+    iterations: int,
+    damping: float,
+) -> int:
+    """`num_envs`, or as many envs as FIT_MEMORY_SHARE of the device's available memory holds, with a warning: the
+    rig's bodies and markers step as one block, whose arrays grow with the square of their dofs, so a large batch
+    of a large model can exceed memory (100000 envs of the 13-segment example need ~60 GiB)."""
+    probe = MarkerRig(
+        model, markers, attachments, 1, joint_erp_cfm, marker_erp_cfm, iterations=iterations, damping=damping
+    )
+    per_env = probe.scene.bytes_per_env()
+    have, kind = memory.available_bytes(probe.scene.device)
+    fit = max(1, int(FIT_MEMORY_SHARE * have // max(per_env, 1)))
+    if num_envs <= fit:
+        return num_envs
+    warnings.warn(
+        f"fit_markers: {num_envs} envs of this model need at least {num_envs * per_env / 2**30:.1f} GiB ({per_env} "
+        f"bytes per env) and the device has {have / 2**30:.1f} GiB of {kind}; relaxing {fit} frames at a time",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    return fit
+
+
 def fit_markers(
     model: SegmentModel,
     markers: MarkerSet,
@@ -146,6 +181,7 @@ def fit_markers(
         _check_rate(name, v)
     if int(epochs) < 1 or int(relax_steps) < 1 or int(num_envs) < 1:
         raise ValidationError("fit_markers: epochs, relax_steps and num_envs must be >= 1")
+    num_envs = _envs_that_fit(model, markers, s, int(num_envs), joint_erp_cfm, marker_erp_cfm, iterations, damping)
     if frames is None:
         frames = np.unique(np.linspace(0, markers.frames - 1, min(markers.frames, 4 * num_envs)).round().astype(int))
     frames = np.asarray(frames, int)

@@ -37,8 +37,11 @@ def available_bytes(device: wp.Device | str | None) -> tuple[int, str]:
     return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "physical memory"
 
 
-def check_fits(owner: str, num_envs: int, per_env: int, device: wp.Device | str | None, what: str) -> None:
-    """Refuse (ValidationError) when num_envs * per_env bytes exceed what the device has."""
+def check_fits(
+    owner: str, num_envs: int, per_env: int, device: wp.Device | str | None, what: str, other_fix: str = ""
+) -> None:
+    """Refuse (ValidationError) when num_envs * per_env bytes exceed what the device has; `other_fix` names a way out
+    besides fewer envs."""
     need = num_envs * per_env
     have, kind = available_bytes(device)
     if need > have:
@@ -47,6 +50,7 @@ def check_fits(owner: str, num_envs: int, per_env: int, device: wp.Device | str 
             f"{owner}: {what} in {num_envs} envs needs at least {need / _GIB:.1f} GiB "
             f"({per_env} bytes per env) but the device '{wp.get_device(device)}' has "
             f"{have / _GIB:.1f} GiB of {kind}; use at most about {fit} envs"
+            + (f", or {other_fix}" if other_fix else "")
         )
 
 

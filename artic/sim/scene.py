@@ -40,7 +40,7 @@ from .articulation_view import ArticulationView
 from .assemble import assemble, check_targets
 from .block import Block
 from .body_joint_view import BodyJointView, per_env_array
-from .builders.arrays import bytes_per_env
+from .builders.arrays import block_bytes_per_env, bytes_per_env
 from .grouping import regroup
 from .memory import MAX_ENVS, allocation_errors, check_fits
 from .reports import (
@@ -276,17 +276,36 @@ class Scene:
         self._regroup()
         return art
 
-    def _new_block(self, arts, joints) -> Block:
-        return Block(
-            arts,
-            joints,
-            self.num_envs,
-            self.gravity,
-            self.device,
-            self.statics,
-            self.contact_capacity,
-            self.friction_correlation_distance,
-        )
+    def _new_block(self, arts: list[Articulation], joints: list[JointBase]) -> Block:
+        """A block of `arts` and `joints`, once its arrays are known to fit: its dense arrays grow with the square
+        of its generalized dofs, which no single body's check sees."""
+        owner = "articulation(s) " + ", ".join(f"'{a.name}'" for a in arts[:8]) + (" ..." if len(arts) > 8 else "")
+        if len(arts) > 1 or joints:
+            n_gen = sum(a.dof_count + (0 if a.fix_base else 6) for a in arts)
+            rows = sum(2 * j.num_coordinates + j.bilateral_count for j in joints)
+            what = (
+                f"the arrays of {len(arts)} bodies stepped together (they can touch or are joined: {n_gen} "
+                f"generalized dofs, {rows} body-joint rows)"
+            )
+            fix = "let fewer bodies touch or join (collision groups, fewer joints) so that they step in smaller blocks"
+            check_fits(owner, self.num_envs, block_bytes_per_env(arts, joints), self.device, what, fix)
+        with allocation_errors(owner, self.num_envs):
+            return Block(
+                arts,
+                joints,
+                self.num_envs,
+                self.gravity,
+                self.device,
+                self.statics,
+                self.contact_capacity,
+                self.friction_correlation_distance,
+            )
+
+    def bytes_per_env(self) -> int:
+        """A lower bound of the bytes one env of this scene takes (every block, as the memory checks count them;
+        contact slots and the direct solver's workspace come on top): `artic.sim.memory.available_bytes(device)`
+        divided by it bounds the number of envs that can fit."""
+        return sum(block_bytes_per_env(b.arts, b.joints) for b in self._blocks)
 
     def _regroup(self):
         """Group the articulations into blocks and move the state of regrouped ones (grouping.py)."""

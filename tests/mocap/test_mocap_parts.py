@@ -255,3 +255,26 @@ def test_cut_files_and_array_rates_are_said(tmp_path, capsys):
     for rate in (np.array([100.0, 50.0]), "100", -1.0, np.nan):
         with pytest.raises(ValidationError, match="markers: rate"):
             MarkerSet(["a"], ["s"], np.zeros((2, 1, 3)), rate)
+
+
+def test_fit_sizes_its_batch_to_the_memory_and_the_scene_refuses_a_block_too_large(monkeypatch):
+    """Issue 27: `artic fit ... --envs 100000` ran until the OOM killer stopped it, because the memory check counted
+    each body alone while the rig's 52 bodies step as one block whose arrays grow with the square of their 312
+    generalized dofs (2 MB per env). Now the scene checks each block before building it (an ArticError with the
+    block's size and the fixes), and fit_markers relaxes as many frames at once as half the available memory
+    holds, with a warning. The available memory is patched to 200 MB here."""
+    m = humanoid()
+    names, segs, att = humanoid_markers(m)
+    p = np.zeros((12, len(names), 3)) + np.array([0.0, 0.0, 1.0])
+    markers = MarkerSet(names, segs, p, 100.0)
+    probe = MarkerRig(m, markers, att, 1)
+    per_env = probe.scene.bytes_per_env()
+    assert 1.5e6 < per_env < 3e6  # the 52-body block: M, M^-1 and 459 joint rows over 312 generalized dofs
+    monkeypatch.setattr("artic.sim.memory.available_bytes", lambda device: (200 * 2**20, "available memory"))
+    with pytest.raises(
+        ArticError, match=r"bodies stepped together .*generalized dofs.*use at most about \d+ envs, or let"
+    ):
+        MarkerRig(m, markers, att, 1000)
+    with pytest.warns(RuntimeWarning, match=r"fit_markers: 1000 envs .* relaxing (\d+) frames at a time"):
+        res = fit_markers(m, markers, att, epochs=1, num_envs=1000, relax_steps=2)
+    assert np.all(np.isfinite(res.attachments))

@@ -271,6 +271,26 @@ def bytes_per_env(link_count: int, dof_count: int, floating: bool) -> int:
     return _FLOAT * (2 * data + inverse_dynamics + state + control + step)
 
 
+def block_bytes_per_env(arts: list[Articulation], joints: list) -> int:
+    """Lower bound of the bytes one env of a block (the articulations and bodies stepped together, sim/block.py)
+    takes by its first step: the forest's Data, state and controls, the step's own arrays and the body joints'
+    arrays. Two terms grow faster than the bodies: M and M^-1 with the square of the block's generalized dofs N,
+    and each body-joint row's direction and M^-1 g with N (a block of 50 free bodies joined to each other: N = 300,
+    ~0.7 MB per env). Contact slots and the direct solver's workspace are checked when they are allocated."""
+    nl = sum(a.link_count for a in arts)
+    n = sum(a.dof_count for a in arts)
+    nt = len(arts)
+    ng = n + 6 * sum(1 for a in arts if not a.fix_base)
+    coords = sum(j.num_coordinates for j in joints)
+    rows = sum(2 * j.num_coordinates + j.bilateral_count for j in joints)
+    data = 115 * nl + 13 * n + 3 * ng + ng * ng + 12  # build_data without the inverse-dynamics arrays
+    state = 13 * nl + 2 * n + 13 * nt + 4
+    control = 3 * n + 6 * nl + 8 * nt
+    step = ng * ng + 2 * ng + 6 * nl + 12 * n + 7 * nt  # M^-1 and the per-dof arrays of build_step_data
+    body_joints = 7 * coords + 52 * len(joints) + rows * (2 * ng + 23)  # build_body_joint_arrays
+    return _FLOAT * (data + state + control + step + body_joints)
+
+
 def step_bytes_per_env(model: ArticulationModel, row_count: int, coupling_count: int) -> int:
     """Bytes one env of the step's own arrays takes (build_step_data; those it shares with the inverse-dynamics
     API are counted by bytes_per_env): float32 or int32 values."""
