@@ -46,9 +46,9 @@ from .io.mjcf.loader import MjcfModel, load_mjcf
 from .io.urdf import load_urdf
 from .math.np_spatial import Transform
 from .sim.cache import ArticulationCache
-from .sim.reports import ContactReport, JointForces, JointFrames
+from .sim.reports import ContactReport, JointForces, JointFrames, JointStatus
 from .sim.scene import Scene
-from .sim.status import NonFiniteStateError
+from .sim.status import ConstraintViolationError, NonFiniteStateError
 
 __version__ = "0.1.0"
 
@@ -94,6 +94,7 @@ __all__ = [
     "CacheFlag",
     "Capsule",
     "ConstraintFlag",
+    "ConstraintViolationError",
     "ContactReport",
     "ConvexMesh",
     "Cylinder",
@@ -111,6 +112,7 @@ __all__ = [
     "JointBase",
     "JointForces",
     "JointFrames",
+    "JointStatus",
     "JointType",
     "Limit",
     "Link",

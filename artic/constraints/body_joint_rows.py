@@ -8,14 +8,16 @@ constrained slot, the coordinate of a coordinate row), compliance (or ERP/CFM) a
 contact rows: an impulse dl changes the generalized velocity by dl M^-1 g. A joint's rows, in its solve order: per
 coordinate a drive row (implicit PD, constraints/drive.py) and a range row (speculative limits as the articulation
 limits, constraints/limit.py, or a lock), then one bilateral row per constrained slot, so that the joint's structure
-is solved last and wins (as PhysX's D6 joint, whose locked axes come after its drives and limits).
+is solved last and wins (as PhysX's D6 joint, whose locked axes come after its drives and limits). The Gauss-Seidel
+solvers solve a joint's hard rows (constrained slots and hard locks) as one block and orthogonalize its drive and
+range rows against it (docs/joints.md, "How they are solved").
 
 A compliant row (compliance C > 0 and damping D, or ERP/CFM) is the implicit spring of ODE's eq. 13 with k = 1/C,
 d = D: dl = (-beta phi - v - gamma l) / (r + gamma), beta = k / (h k + d), gamma = 1 / (h (h k + d)), which is the
 implicit drive update with target 0 (PGS: recomputed in velocity iterations; TGS: one fresh impulse per substep
 with the error tracked over the substeps, frozen in velocity iterations). A hard row corrects the fraction `erp`
 of its error in position iterations (PhysX's PxJoint bias: 1 under PGS, 1/sqrt(n_pos) under TGS, or the row's own
-ERP) and holds the velocity in velocity iterations.
+ERP), at MAX_CORRECTION_* at most, and holds the velocity in velocity iterations.
 
 Joints whose two bodies both move are PhysX's "link dynamic constraints", solved at the start of every iteration;
 a joint to the world, a static or kinematic body is a "link static constraint", solved right after the joint rows
@@ -45,6 +47,15 @@ _MIN_RESPONSE = wp.constant(1.0e-12)  # rows nothing can move along (both bodies
 # is one the bodies' dofs cannot violate: a planar mechanism's out-of-plane rows in reduced coordinates. Left on,
 # its noise-sized response turns any residual into an enormous impulse.
 _MIN_DIRECTION = wp.constant(1.0e-9)
+# A hard row's correction speed is capped (the idea of PhysX's max depenetration velocity, which PhysX applies to
+# contacts only): a joint created or pushed far from its constraint comes back at these speeds at most instead of
+# erp * error / h, which for a 0.2 m error at a 1/240 s substep is 48 m/s and flings the bodies it joins.
+MAX_CORRECTION_LINEAR = wp.constant(10.0)  # [m/s]
+MAX_CORRECTION_ANGULAR = wp.constant(10.0)  # [rad/s]
+# A block pivot below this fraction of its row's response marks a row that depends on the rows before it (a
+# redundant constraint, as a fixed joint on a body with one dof): it takes no impulse of its own.
+_BLOCK_PIVOT = wp.constant(1.0e-5)
+vec6i = wp.types.vector(length=6, dtype=int)
 
 
 @wp.struct
@@ -104,6 +115,12 @@ class BodyJointArrays:
     wrench_a: wp.array2d(dtype=wp.spatial_vector)  # (E, J) (force, torque about A's COM) on A, world [N, N m]
     wrench_b: wp.array2d(dtype=wp.spatial_vector)  # (E, J) on B, about B's COM (the world origin for a fixed B)
     wrench_c: wp.array2d(dtype=wp.spatial_vector)  # (E, 3J) bilateral, unilateral, drive (force, torque) in C
+    block_factor: wp.array2d(dtype=wp.spatial_matrix)  # (E, J) Cholesky factor of the hard rows' G M^-1 G^T
+    row_ortho: wp.array2d(dtype=vec6)  # (E, R) a coordinate row's part along its joint's block rows (PGS, TGS)
+    error: wp.array2d(dtype=wp.vec2)  # (E, J) [m, rad] its hard constraints' errors at the current poses
+    error_steps: wp.array2d(dtype=int)  # (E, J) steps in a row beyond tolerance without halving
+    error_start: wp.array2d(dtype=float)  # (E, J) the error, in tolerances, when that count began
+    violated: wp.array2d(dtype=int)  # (E, J) 0; -1 just reported by the step (the host not told yet); 1 told
     row_g: wp.array3d(dtype=float)  # (E, R, N) generalized direction
     row_minv_g: wp.array3d(dtype=float)  # (E, R, N) M^-1 g
     row_r: wp.array2d(dtype=float)  # (E, R) response g^T M^-1 g
@@ -273,6 +290,165 @@ def _span_add(
 
 
 @wp.func
+def _span_dot_rows(
+    g: wp.array3d(dtype=float), d: wp.array3d(dtype=float), env: int, r1: int, r2: int, span: wp.vec4i
+) -> float:
+    """g[env, r1] . d[env, r2] over the joint's two trees."""
+    s = float(0.0)
+    for i in range(span[0], span[0] + span[1]):
+        s += g[env, r1, i] * d[env, r2, i]
+    for i in range(span[2], span[2] + span[3]):
+        s += g[env, r1, i] * d[env, r2, i]
+    return s
+
+
+@wp.func
+def hard_row_target(coef: vec5, slot: int, phi: float, erp: float, h: float) -> float:
+    """The velocity a hard row holding error phi aims at in a position iteration: -bias phi / h (bias: the row's
+    own ERP, else the solver's erp), capped at MAX_CORRECTION_* (angular slots 0-2, linear 3-5)."""
+    bias = erp
+    if coef[2] >= 0.0:
+        bias = coef[2]
+    cap = MAX_CORRECTION_LINEAR
+    if slot < 3:
+        cap = MAX_CORRECTION_ANGULAR
+    return wp.clamp(-bias * phi / h, -cap, cap)
+
+
+@wp.func
+def _is_block_row(kind: int, active: int, coef: vec5) -> int:
+    """1 for a hard row that holds the joint's structure: a constrained slot or a locked coordinate."""
+    if active == ROW_OFF or kind == BODY_ROW_DRIVE or coef[1] >= 0.0:
+        return 0
+    if kind == BODY_ROW_BILATERAL or active == ROW_LOCKED:
+        return 1
+    return 0
+
+
+@wp.func
+def block_rows(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int) -> tuple[vec6i, int]:
+    """The rows of joint j's block, in solve order, and their count (at most 6: one per slot)."""
+    idx = vec6i()
+    k = int(0)
+    for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
+        if k < 6 and _is_block_row(jt.row_kind[r], ja.row_active[env, r], ja.row_coef[env, r]) != 0:
+            idx[k] = r
+            k += 1
+    return idx, k
+
+
+@wp.func
+def factor_joint_block(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int) -> None:
+    """Cholesky factor L of joint j's block A = G M^-1 G^T (its hard rows), a row that depends on earlier ones
+    left out (zero pivot and column)."""
+    idx, k = block_rows(jt, ja, env, j)
+    span = jt.joint_span[j]
+    lf = wp.spatial_matrix()
+    for a in range(k):
+        for b in range(a + 1):
+            s = _span_dot_rows(ja.row_g, ja.row_minv_g, env, idx[a], idx[b], span)
+            for c in range(b):
+                s -= lf[a, c] * lf[b, c]
+            if a == b:
+                if s > _BLOCK_PIVOT * ja.row_r[env, idx[a]]:
+                    lf[a, a] = wp.sqrt(s)
+            elif lf[b, b] > 0.0:
+                lf[a, b] = s / lf[b, b]
+    ja.block_factor[env, j] = lf
+
+
+@wp.func
+def _block_solve(lf: wp.spatial_matrix, b: vec6, k: int) -> vec6:
+    """x with L L^T x = b over the first k rows; a left-out row (zero pivot) gets 0."""
+    x = vec6()
+    for a in range(k):  # L y = b
+        s = b[a]
+        for c in range(a):
+            s -= lf[a, c] * x[c]
+        if lf[a, a] > 0.0:
+            x[a] = s / lf[a, a]
+    for t in range(k):  # L^T x = y, in place
+        a = k - 1 - t
+        s = x[a]
+        for c in range(a + 1, k):
+            s -= lf[c, a] * x[c]
+        x[a] = 0.0
+        if lf[a, a] > 0.0:
+            x[a] = s / lf[a, a]
+    return x
+
+
+@wp.func
+def _span_axpy(g: wp.array3d(dtype=float), env: int, dst: int, src: int, span: wp.vec4i, scale: float) -> None:
+    """g[env, dst] += scale g[env, src] over the joint's two trees."""
+    for i in range(span[0], span[0] + span[1]):
+        g[env, dst, i] = g[env, dst, i] + scale * g[env, src, i]
+    for i in range(span[2], span[2] + span[3]):
+        g[env, dst, i] = g[env, dst, i] + scale * g[env, src, i]
+
+
+@wp.func
+def _solve_joint_block(
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    v: wp.array2d(dtype=float),
+    env: int,
+    j: int,
+    h: float,
+    erp: float,
+    position_iteration: int,
+) -> None:
+    """Joint j's hard rows solved exactly together: G dv = target - G v with dv = M^-1 G^T dl, so the joint holds
+    after one visit whatever its rows' coupling (row by row, a pin's rows in world axes converge slowly once the
+    body has turned: a pin on a light lever moves far more easily across the lever than along it)."""
+    idx, k = block_rows(jt, ja, env, j)
+    if k == 0:
+        return
+    span = jt.joint_span[j]
+    b = vec6()
+    for a in range(k):
+        r = idx[a]
+        b[a] = -_span_dot(ja.row_g, v, env, r, span)
+        if position_iteration != 0:
+            phi = ja.row_value[env, r] + ja.row_dq[env, r]
+            b[a] += hard_row_target(ja.row_coef[env, r], jt.row_slot[r], phi, erp, h)
+    x = _block_solve(ja.block_factor[env, j], b, k)
+    for a in range(k):
+        r = idx[a]
+        ja.row_lambda[env, r] = ja.row_lambda[env, r] + x[a]
+        _span_add(v, ja.row_minv_g, env, r, span, x[a])
+
+
+@wp.func
+def orthogonalize_coordinate_rows(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int) -> None:
+    """PGS and TGS: each active drive and range row of joint j turned M^-1-orthogonal to its block, g' = g - G^T y
+    with A y = G M^-1 g, so that its impulses move the bodies only along the joint's free motion, and its response
+    becomes the coordinate's effective one (a hinge's: the inertia about its axis). Solved one after the other, a
+    range row and the pin's block undo each other's work within each visit: a TGS substep sweeps once, and a
+    pendulum passed its range by 3.5e-3 rad with 32 substeps. y is kept (row_ortho) to give the block rows their
+    share of the row's impulse in the reports."""
+    idx, k = block_rows(jt, ja, env, j)
+    span = jt.joint_span[j]
+    for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
+        ja.row_ortho[env, r] = vec6()
+        if k == 0 or ja.row_active[env, r] != ROW_ON or jt.row_kind[r] == BODY_ROW_BILATERAL:
+            continue
+        b = vec6()
+        for a in range(k):
+            b[a] = _span_dot_rows(ja.row_g, ja.row_minv_g, env, idx[a], r, span)
+        y = _block_solve(ja.block_factor[env, j], b, k)
+        for a in range(k):
+            _span_axpy(ja.row_g, env, r, idx[a], span, -y[a])
+            _span_axpy(ja.row_minv_g, env, r, idx[a], span, -y[a])
+        resp = _span_dot_rows(ja.row_g, ja.row_minv_g, env, r, r, span)
+        if resp < _BLOCK_PIVOT * ja.row_r[env, r] or resp < _MIN_RESPONSE:
+            ja.row_active[env, r] = ROW_OFF  # the joint's structure fixes this coordinate: nothing to drive or stop
+        else:
+            ja.row_r[env, r] = resp
+            ja.row_ortho[env, r] = y
+
+
+@wp.func
 def soft_coefficients(jt: BodyJointTable, r: int, h: float, dt: float) -> vec5:
     """(beta, gamma, erp): a compliant row's implicit-spring coefficients at solver step h (gamma < 0 marks a hard
     row; erp < 0 then means the solver's default bias)."""
@@ -308,9 +484,11 @@ def setup_body_joints(
     h: float,
     dt: float,
     tgs: int,
+    ortho: int,
 ) -> None:
     """Directions, responses, position values and coefficients of every joint row at the start of the step;
-    accumulators zeroed. Coordinates are unwrapped against the last stored ones and stored."""
+    accumulators zeroed; each joint's block factored and (ortho: the Gauss-Seidel solvers) its coordinate rows
+    orthogonalized against it. Coordinates are unwrapped against the last stored ones and stored."""
     o = kin.origin[env]
     for j in range(jt.joint_count):
         xc, xd, _tcd, raw, dirs = joint_kinematics(jt, link_pose, env, j)
@@ -341,27 +519,32 @@ def setup_body_joints(
                 resp = _span_solve(minv, ja.row_g, ja.row_minv_g, env, r, jt.joint_span[j])
                 if resp < _MIN_RESPONSE or _span_norm2(ja.row_g, env, r, jt.joint_span[j]) < _MIN_DIRECTION:
                     active = ROW_OFF
-            coef = soft_coefficients(jt, r, h, dt)
-            if active != ROW_OFF and kind == BODY_ROW_DRIVE:
-                coef = drive_coefficients(
-                    jt.coord_drive[k],
-                    jt.coord_stiffness[k],
-                    jt.coord_damping[k],
-                    ja.target_velocity[env, k],
-                    ja.target_position[env, k] - value,
-                    resp,
-                    1.0 / resp,
-                    h,
-                    dt,
-                    tgs,
-                )
-            ja.row_coef[env, r] = coef
+            ja.row_coef[env, r] = soft_coefficients(jt, r, h, dt)  # a drive's are set below
             ja.row_active[env, r] = active
             ja.row_r[env, r] = resp
             ja.row_value[env, r] = value
             ja.row_dq[env, r] = 0.0
             ja.row_lambda[env, r] = 0.0
             ja.row_lambda2[env, r] = 0.0
+        factor_joint_block(jt, ja, env, j)
+        if ortho != 0:
+            orthogonalize_coordinate_rows(jt, ja, env, j)
+        for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
+            if jt.row_kind[r] == BODY_ROW_DRIVE and ja.row_active[env, r] != ROW_OFF:
+                k = jt.row_coord[r]
+                resp = ja.row_r[env, r]
+                ja.row_coef[env, r] = drive_coefficients(
+                    jt.coord_drive[k],
+                    jt.coord_stiffness[k],
+                    jt.coord_damping[k],
+                    ja.target_velocity[env, k],
+                    ja.target_position[env, k] - ja.row_value[env, r],
+                    resp,
+                    1.0 / resp,
+                    h,
+                    dt,
+                    tgs,
+                )
 
 
 @wp.func
@@ -439,21 +622,12 @@ def solve_body_joint(
                 delta = (new_low - acc) + (new_high - hi)
                 ja.row_lambda[env, r] = new_low
                 ja.row_lambda2[env, r] = new_high
-        else:  # a constrained slot, or a locked coordinate
-            phi = ja.row_value[env, r] + dq
-            if coef[1] < 0.0:
-                bias = erp
-                if coef[2] >= 0.0:
-                    bias = coef[2]
-                target = float(0.0)
-                if position_iteration != 0:
-                    target = -bias * phi / h
-                delta = (target - vel) / resp
-            else:
-                delta = _soft_delta(phi, vel, acc, resp, coef, position_iteration, tgs)
+        elif coef[1] >= 0.0:  # a compliant slot or lock; the hard ones are the block, below
+            delta = _soft_delta(ja.row_value[env, r] + dq, vel, acc, resp, coef, position_iteration, tgs)
             ja.row_lambda[env, r] = acc + delta
         if delta != 0.0:
             _span_add(v, ja.row_minv_g, env, r, span, delta)
+    _solve_joint_block(jt, ja, v, env, j, h, erp, position_iteration)
 
 
 @wp.func
@@ -477,80 +651,40 @@ def solve_dynamic_body_joints(
 
 @wp.func
 def advance_body_joints(
-    jt: BodyJointTable, ja: BodyJointArrays, v: wp.array2d(dtype=float), env: int, h: float
+    tree: Tree,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    kin: Kin,
+    link_pose: wp.array2d(dtype=wp.transform),
+    minv: wp.array3d(dtype=float),
+    env: int,
 ) -> None:
-    """TGS: each active row's value after a substep of length h (first order)."""
-    for j in range(jt.joint_count):
-        span = jt.joint_span[j]
-        for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
-            if ja.row_active[env, r] != ROW_OFF:
-                ja.row_dq[env, r] = ja.row_dq[env, r] + _span_dot(ja.row_g, v, env, r, span) * h
-
-
-@wp.func
-def _about(w: wp.spatial_vector, p: wp.vec3) -> wp.spatial_vector:
-    """A (torque about O, force) wrench as (force, torque about p), p relative to O: the public order."""
-    f = wp.spatial_bottom(w)
-    return wp.spatial_vector(f, wp.spatial_top(w) - wp.cross(p, f))
-
-
-@wp.func
-def _in_frame(w: wp.spatial_vector, rot: wp.quat) -> wp.spatial_vector:
-    """A public (force, torque) pair in the axes of a frame of orientation rot."""
-    return wp.spatial_vector(wp.quat_rotate_inv(rot, wp.spatial_top(w)), wp.quat_rotate_inv(rot, wp.spatial_bottom(w)))
-
-
-@wp.func
-def finish_body_joint_forces(
-    jt: BodyJointTable, ja: BodyJointArrays, kin: Kin, link_pose: wp.array2d(dtype=wp.transform), env: int, dt: float
-) -> None:
-    """Wrenches of the step's accumulated impulses (start-of-step geometry): on A and B about their COMs (world),
-    and per kind (bilateral, unilateral, drive) in frame C about its origin."""
+    """TGS, after each substep: every active row measured again on the substep's poses (link_pose, with kin's
+    origin, COMs and motion columns): its value change since the step start, exactly, and its direction and
+    response (M^-1 stays the step start's). A body turning fast about a pin leaves the pin along the chord it
+    moves on: the first-order update g.v h never sees that, and rows kept at the start geometry keep pushing
+    along the start tangent, so the drift per step stays what a single step makes. A row that has lost its
+    direction on the way (a singular pose) is off for the rest of the step."""
     o = kin.origin[env]
     for j in range(jt.joint_count):
-        xc = body_pose(link_pose, env, jt.joint_link_a[j]) * jt.joint_frame_a[j]
-        on_a = wp.spatial_vector()
-        on_b = wp.spatial_vector()
-        bilateral = wp.spatial_vector()  # constrained slots and locks
-        unilateral = wp.spatial_vector()  # ranges
-        drive = wp.spatial_vector()
+        xc, xd, _tcd, raw, dirs = joint_kinematics(jt, link_pose, env, j)
+        values = joint_coordinates(jt, ja, env, j, raw, 0)
+        span = jt.joint_span[j]
         for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
             active = ja.row_active[env, r]
             if active == ROW_OFF:
                 continue
-            f = (ja.row_lambda[env, r] + ja.row_lambda2[env, r]) / dt
-            w = f * ja.row_wrench_a[env, r]
-            on_a += w
-            on_b -= f * ja.row_wrench_b[env, r]
-            if jt.row_kind[r] == BODY_ROW_DRIVE:
-                drive += w
-            elif jt.row_kind[r] == BODY_ROW_RANGE and active == ROW_ON:
-                unilateral += w
+            slot = jt.row_slot[r]
+            value = values[slot]
+            if active == ROW_LOCKED:
+                value = value - ja.lock_value[env, jt.row_coord[r]]
+            ja.row_dq[env, r] = value - ja.row_value[env, r]
+            wa, wb = slot_wrenches(jt, j, slot, xc, xd, dirs, o)
+            joint_row_direction(tree, jt, kin, ja.row_g, env, r, j, wa, wb)
+            resp = _span_solve(minv, ja.row_g, ja.row_minv_g, env, r, span)
+            if resp < _MIN_RESPONSE or _span_norm2(ja.row_g, env, r, span) < _MIN_DIRECTION:
+                ja.row_active[env, r] = ROW_OFF
             else:
-                bilateral += w
-        pc = wp.transform_get_translation(xc) - o
-        rot = wp.transform_get_rotation(xc)
-        ja.wrench_c[env, 3 * j] = _in_frame(_about(bilateral, pc), rot)
-        ja.wrench_c[env, 3 * j + 1] = _in_frame(_about(unilateral, pc), rot)
-        ja.wrench_c[env, 3 * j + 2] = _in_frame(_about(drive, pc), rot)
-        ref_a = wp.transform_get_translation(xc) - o
-        if jt.joint_link_a[j] >= 0:
-            ref_a = kin.link_com[env, jt.joint_link_a[j]]
-        ref_b = -o
-        if jt.joint_link_b[j] >= 0:
-            ref_b = kin.link_com[env, jt.joint_link_b[j]]
-        ja.wrench_a[env, j] = _about(on_a, ref_a)
-        ja.wrench_b[env, j] = _about(on_b, ref_b)
-
-
-@wp.func
-def update_body_joint_coordinates(
-    jt: BodyJointTable, ja: BodyJointArrays, link_pose: wp.array2d(dtype=wp.transform), env: int
-) -> None:
-    """Coordinates (unwrapped against the stored ones), T_CD and the world frames C and D of the current poses."""
-    for j in range(jt.joint_count):
-        xc, xd, tcd, raw, _dirs = joint_kinematics(jt, link_pose, env, j)
-        joint_coordinates(jt, ja, env, j, raw, 1)
-        ja.tcd[env, j] = tcd
-        ja.frame_c[env, j] = xc
-        ja.frame_d[env, j] = xd
+                ja.row_r[env, r] = resp
+        factor_joint_block(jt, ja, env, j)
+        orthogonalize_coordinate_rows(jt, ja, env, j)

@@ -35,7 +35,15 @@ from ..collision.contacts import ContactPoints
 from ..core.data import StepData
 from ..core.model import DRIVE_ACCELERATION, DRIVE_NONE, DofParams, Tree
 from ..math.dense import row_dot
-from .body_joint_rows import BODY_ROW_DRIVE, BODY_ROW_RANGE, ROW_OFF, ROW_ON, BodyJointArrays, BodyJointTable
+from .body_joint_rows import (
+    BODY_ROW_DRIVE,
+    BODY_ROW_RANGE,
+    ROW_OFF,
+    ROW_ON,
+    BodyJointArrays,
+    BodyJointTable,
+    hard_row_target,
+)
 from .contact_rows import ContactRows, normal_target, patch_end
 from .coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
 from .dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, DofRows
@@ -551,12 +559,9 @@ def add_body_joint_rows(
                         _copy_span(rf, ja, env, i, r, span)
             else:  # a constrained slot or a locked coordinate
                 if coef[1] < 0.0:
-                    bias = joint_erp
-                    if coef[2] >= 0.0:
-                        bias = coef[2]
                     target = float(0.0)
                     if position != 0:
-                        target = -bias * value / h
+                        target = hard_row_target(coef, jt.row_slot[r], value, joint_erp, h)
                     i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, target, 0.0, -wp.inf, wp.inf)
                 else:
                     i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, -coef[0] * value, coef[1], -wp.inf, wp.inf)

@@ -54,6 +54,7 @@ class StepData:
     root_pose0: wp.array2d(dtype=wp.transform)  # (E, T): root poses at the start of the step
     link_fext: wp.array2d(dtype=wp.spatial_vector)  # (E, L): applied (force, torque) at each COM this step
     link_vel0: wp.array2d(dtype=wp.spatial_vector)  # (E, L): COM velocities at the start of the step
+    link_pose_sub: wp.array2d(dtype=wp.transform)  # (E, L): link poses after the latest TGS substep
     mass_matrix: wp.array3d(dtype=float)  # (E, N, N): M(q) at the start of the step
     minv: wp.array3d(dtype=float)  # (E, N, N): M^-1 (its column d is the velocity change per unit impulse on d)
     dof_r: wp.array2d(dtype=float)  # (E, n): response r = (M^-1)_dd

@@ -74,34 +74,52 @@ def world_inertia_about_o(q: wp.quat, d: wp.vec3, mass: float, c: wp.vec3) -> wp
 
 
 @wp.func
-def forward_kinematics_env(
+def _link_pose(
+    tree: Tree,
+    joint_q: wp.array2d(dtype=float),
+    root_pose: wp.array2d(dtype=wp.transform),
+    link_pose: wp.array2d(dtype=wp.transform),
+    env: int,
+    i: int,
+) -> tuple[wp.transform, wp.transform]:
+    """(pose of link i, its child joint frame) from its parent's pose in link_pose (a root's: its actor pose)."""
+    x = root_pose[env, tree.link_tree[i]]
+    xj = x  # the child joint frame (unused for a root)
+    p = tree.link_parent[i]
+    if p >= 0:
+        jx = joint_transform(
+            tree.joint_type[i], joint_q, env, tree.joint_dof_start[i], tree.joint_dof_count[i], tree.dof_axis
+        )
+        xj = link_pose[env, p] * tree.joint_parent_pose[i] * jx
+        x = xj * tree.joint_child_pose_inv[i]
+    return x, xj
+
+
+@wp.func
+def _kinematics_env(
     tree: Tree,
     joint_q: wp.array2d(dtype=float),
     root_pose: wp.array2d(dtype=wp.transform),
     link_pose: wp.array2d(dtype=wp.transform),
     kin: Kin,
     env: int,
+    with_inertia: int,
 ) -> None:
-    """Link poses, O (the first tree's root origin), link COMs and inertias about O, and motion columns of one env.
-    root_pose: (E, T), one actor pose per tree."""
     o = wp.transform_get_translation(root_pose[env, 0])
     kin.origin[env] = o
     for i in range(tree.link_count):
         p = tree.link_parent[i]
-        x = root_pose[env, tree.link_tree[i]]
-        xj = x  # the child joint frame (unused for a root)
-        if p >= 0:
-            jx = joint_transform(
-                tree.joint_type[i], joint_q, env, tree.joint_dof_start[i], tree.joint_dof_count[i], tree.dof_axis
-            )
-            xj = link_pose[env, p] * tree.joint_parent_pose[i] * jx
-            x = xj * tree.joint_child_pose_inv[i]
+        x, xj = _link_pose(tree, joint_q, root_pose, link_pose, env, i)
         link_pose[env, i] = x
         c = wp.transform_point(x, tree.link_com_local[i]) - o
         kin.link_com[env, i] = c
-        kin.link_inertia[env, i] = world_inertia_about_o(
-            wp.transform_get_rotation(x) * tree.link_com_rot[i], tree.link_principal_inertia[i], tree.link_mass[i], c
-        )
+        if with_inertia != 0:
+            kin.link_inertia[env, i] = world_inertia_about_o(
+                wp.transform_get_rotation(x) * tree.link_com_rot[i],
+                tree.link_principal_inertia[i],
+                tree.link_mass[i],
+                c,
+            )
         if p >= 0:
             a = wp.transform_get_translation(xj) - o
             for k in range(tree.joint_dof_count[i]):
@@ -112,6 +130,34 @@ def forward_kinematics_env(
                     kin.dof_motion[env, d] = wp.spatial_vector(u, wp.cross(a, u))
                 else:
                     kin.dof_motion[env, d] = wp.spatial_vector(wp.vec3(0.0), wp.transform_vector(xj, unit(ax - 3)))
+
+
+@wp.func
+def forward_kinematics_env(
+    tree: Tree,
+    joint_q: wp.array2d(dtype=float),
+    root_pose: wp.array2d(dtype=wp.transform),
+    link_pose: wp.array2d(dtype=wp.transform),
+    kin: Kin,
+    env: int,
+) -> None:
+    """Link poses, O (the first tree's root origin), link COMs and inertias about O, and motion columns of one env.
+    root_pose: (E, T), one actor pose per tree."""
+    _kinematics_env(tree, joint_q, root_pose, link_pose, kin, env, 1)
+
+
+@wp.func
+def frame_kinematics_env(
+    tree: Tree,
+    joint_q: wp.array2d(dtype=float),
+    root_pose: wp.array2d(dtype=wp.transform),
+    link_pose: wp.array2d(dtype=wp.transform),
+    kin: Kin,
+    env: int,
+) -> None:
+    """forward_kinematics_env without the inertias (kin.link_inertia is left alone): what a Jacobian needs, for
+    the body joints' rows after each TGS substep."""
+    _kinematics_env(tree, joint_q, root_pose, link_pose, kin, env, 0)
 
 
 @wp.func

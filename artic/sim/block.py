@@ -40,6 +40,7 @@ from .builders.arrays import (
     build_direct,
     build_state,
     build_step_data,
+    build_substep_kin,
     contact_bytes_per_env,
     direct_bytes_per_env,
     step_bytes_per_env,
@@ -107,6 +108,7 @@ class Block:
         self.dof_params = self.dof_rows = self.couplings = self.deadzones = None
         self.geometry = self.geometry_host = self.shapes = None
         self.contact_points = self.contact_rows = self.step_data = None
+        self.substep_kin = None  # the TGS substeps' kinematics (body joints), built with step_data
         self.direct = None  # (RowForm, DirectArrays), built at the first direct step
         self._no_direct = None  # a one-row (RowForm, DirectArrays) that PGS and TGS launches pass instead
         self._overflow_view = None
@@ -244,6 +246,8 @@ class Block:
                 if step_data
                 else self.step_data
             )
+            if step_data:
+                self.substep_kin = build_substep_kin(self.data)
             points = build_contact_points(self.num_envs, geometry.capacity, self.device)
             rows = build_contact_rows(self.num_envs, geometry.capacity, m.gen_count, self.device)
         self.step_data, self.contact_points, self.contact_rows = sd, points, rows

@@ -10,7 +10,8 @@ import numpy as np
 import warp as wp
 from numpy.typing import ArrayLike
 
-from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, update_body_joint_coordinates
+from ..constraints.body_joint_report import update_body_joint_coordinates
+from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable
 from ..core.data import Kin
 from ..core.model import Tree
 from ..core.parallel import launch_envs
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from .block import Block
 
 _COORD_ARRAYS = ("coord", "target_position", "target_velocity", "range_low", "range_high", "locked", "lock_value")
-_JOINT_ARRAYS = ("tcd", "frame_c", "frame_d", "wrench_a", "wrench_b", "enabled")
+_JOINT_ARRAYS = ("tcd", "frame_c", "frame_d", "wrench_a", "wrench_b", "enabled", "error", "error_steps", "violated")
 
 
 @wp.kernel
@@ -33,7 +34,7 @@ def _body_joint_kinematics(
 ):
     env = env_offset + wp.tid()
     forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
-    update_body_joint_coordinates(jt, ja, st.link_pose, env)
+    update_body_joint_coordinates(jt, ja, st.link_pose, env, 0)
 
 
 def refresh_body_joint_kinematics(block: Block) -> None:

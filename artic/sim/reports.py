@@ -120,6 +120,17 @@ class JointFrames:
 
 
 @dataclass
+class JointStatus:
+    """A joint's violation status per env (E envs; status.py): its hard constraints' errors at the current poses,
+    in the measure the status watches, and whether it is reported as violated."""
+
+    violated: np.ndarray  # (E,) bool: beyond tolerance for PERSIST_STEPS steps without halving, and not back yet
+    linear_error: np.ndarray  # (E,) [m] norm of the constrained linear slots' errors (T_err's translation)
+    angular_error: np.ndarray  # (E,) [rad] of the angular ones (T_err's rotation angle, to first order)
+    steps: np.ndarray  # (E,) int: steps in a row beyond tolerance without halving
+
+
+@dataclass
 class JointForces:
     """A joint's constraint forces over the last step (section 3.3.7), per env (E envs, n constraints, m
     coordinates). Multipliers are impulses / dt [N or N m], in the joint's constraint order (bilateral constraints,
@@ -164,6 +175,14 @@ def joint_frames(jv: BodyJointView) -> JointFrames:
     return JointFrames(c_w, d_w, g_w, tcd, tgd, terr)
 
 
+def joint_status(jv: BodyJointView) -> JointStatus:
+    """A body joint's violation status, with its errors at the current poses."""
+    refresh_body_joint_kinematics(jv.block)
+    error = jv.arrays["error"].numpy()[:, 0].astype(np.float64)
+    violated = jv.arrays["violated"].numpy()[:, 0] != 0
+    return JointStatus(violated, error[:, 0], error[:, 1], jv.arrays["error_steps"].numpy()[:, 0].copy())
+
+
 def joint_forces(jv: BodyJointView, dt: float) -> JointForces:
     """A body joint's constraint forces over the last step of length dt [s]."""
     joint = jv.joint
@@ -205,11 +224,26 @@ def solver_report(block: Block) -> dict[str, np.ndarray] | None:
         "pivots": da.pivots.numpy().copy(),
         "rows": da.rows.numpy().copy(),
         "complementarity": da.complementarity.numpy().copy(),
+        "bilateral_residual": da.bilateral_residual.numpy().copy(),
         "friction_settled": da.settled.numpy() != 0,
         "pivot_budget_hit": da.budget_hit.numpy() != 0,
         "fell_back": da.fallback.numpy() != 0,
         "fallback_count": da.fallback_count.numpy().copy(),
         "deadzone_impulse": da.deadzone_impulse.numpy()[:, : block.deadzones.count].copy(),
+        **_joint_errors(block),
+    }
+
+
+def _joint_errors(block: Block) -> dict[str, np.ndarray]:
+    """The body joints' side of a solver report: the largest hard-constraint error per env at the end of the last
+    step (E, 2) [m, rad] and how many joints are reported violated (sim/status.py)."""
+    e = block.num_envs
+    if not block.joints:
+        return {"joint_error": np.zeros((e, 2), np.float32), "violated_joints": np.zeros(e, np.int32)}
+    ja = block.body_joint_arrays
+    return {
+        "joint_error": ja.error.numpy().max(axis=1),
+        "violated_joints": (ja.violated.numpy() != 0).sum(axis=1).astype(np.int32),
     }
 
 

@@ -47,10 +47,12 @@ from .reports import (
     ContactReport,
     JointForces,
     JointFrames,
+    JointStatus,
     StepWarnings,
     contact_report,
     joint_forces,
     joint_frames,
+    joint_status,
     require_solver_report,
 )
 from .status import StatusMonitor, as_nan_policy
@@ -400,8 +402,11 @@ class Scene:
     def get_solver_report(self, obj: Articulation | RigidDynamic) -> dict[str, np.ndarray]:
         """The direct solver's report for the envs of `obj`'s block (an Articulation or RigidDynamic) after the last
         direct step: (E,) arrays 'pivots', 'rows', 'complementarity' (the largest violation of the LCP conditions
-        in the velocity solve [m/s or rad/s]), 'friction_settled', 'fell_back' (this step was solved by PGS
-        instead) and 'fallback_count' (such steps so far). docs/solvers.md."""
+        in the velocity solve [m/s or rad/s]), 'bilateral_residual' (the largest |g.v - target| of a hard
+        bilateral row after the position solve: what contradicting constraints left unmet), 'friction_settled',
+        'fell_back' (this step was solved by PGS instead), 'fallback_count' (such steps so far), and of the body
+        joints 'joint_error' (E, 2) (the largest hard-constraint error at the end of the step [m, rad]) and
+        'violated_joints' (joints reported violated, get_joint_status). docs/solvers.md."""
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
         return require_solver_report(self.view(art).block, art)
 
@@ -635,6 +640,12 @@ class Scene:
     def get_joint_frames(self, joint: JointBase) -> JointFrames:
         """Frames C, D, G and the error T_err of the joint in every env, at the current poses."""
         return joint_frames(self._joint_view(joint))
+
+    def get_joint_status(self, joint: JointBase) -> JointStatus:
+        """The joint's violation status in every env (`JointStatus`): whether its hard constraints have stayed
+        beyond tolerance (1 cm, 0.05 rad) for 20 steps without closing, which a step reports through nan_policy,
+        and their errors at the current poses (T_err's translation and angle, as get_joint_frames gives them)."""
+        return joint_status(self._joint_view(joint))
 
     # -- forwarded from Articulation ------------------------------------------------------------------------------
     def _on_description_changed(self, art, what):

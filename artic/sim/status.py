@@ -19,6 +19,13 @@ What happens next is the scene's `nan_policy` (chosen at construction, `NanPolic
   stepped again until a reset writes a finite state; a warning is given as for WARN.
 Writing a state through the cache (`apply_cache`) or the actor/joint setters re-checks the block's envs and clears
 the status of every env whose state is finite again (`refresh_status`).
+
+Joints between bodies have a second status, per env and joint (constraints/body_joint_report.py): a hard joint whose
+error stays beyond its tolerance (1 cm, 0.05 rad) for 20 steps without halving is marked by the step
+(BodyJointArrays.violated = -1, the block's flag raised) and reported under the same policy: a RuntimeWarning naming
+the joints, envs and errors (WARN), `ConstraintViolationError` (RAISE), or the env restored to the start of that
+step and frozen, its status JOINT_VIOLATION, until a reset (FREEZE). A joint is reported once until its error is
+back within tolerance.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import warp as wp
 
+from ..constraints.body_joint_report import ANGULAR_TOLERANCE, LINEAR_TOLERANCE, PERSIST_STEPS
+from ..constraints.body_joint_rows import BodyJointArrays
 from ..core.model import Tree
 from ..core.parallel import launch_envs
 from ..core.state import StateArrays
@@ -45,11 +54,16 @@ CHECK_STATE = True
 STATUS_OFF = wp.constant(0)  # the step kernel's status_mode: no check (benchmark only)
 STATUS_CHECK = wp.constant(1)  # check and mark
 STATUS_FREEZE = wp.constant(2)  # check, mark, restore and freeze
-WARN_INTERVAL = 10.0  # [s] of wall time between two non-finite-state warnings
+WARN_INTERVAL = 10.0  # [s] of wall time between two warnings of one kind
+JOINT_VIOLATION = wp.constant(1 << 20)  # the status of an env frozen for a joint's violation (beyond 1 + trees)
 
 
 class NonFiniteStateError(ArticError, FloatingPointError):
     """A step left the state of some envs non-finite (raised by Scene.step under NanPolicy.RAISE)."""
+
+
+class ConstraintViolationError(ArticError):
+    """A hard joint between bodies stayed beyond its tolerance (raised by Scene.step under NanPolicy.RAISE)."""
 
 
 def as_nan_policy(value: NanPolicy | str | int) -> NanPolicy:
@@ -98,20 +112,30 @@ def state_status(tree: Tree, st: StateArrays, env: int) -> int:
 
 
 @wp.kernel
-def _refresh_status(env_offset: int, tree: Tree, st: StateArrays, recheck: int):
+def _refresh_status(env_offset: int, tree: Tree, st: StateArrays, ja: BodyJointArrays, recheck: int):
     env = env_offset + wp.tid()
     if st.status[env] != 0 or recheck != 0:
+        was = st.status[env]
         code = state_status(tree, st, env)
-        if st.status[env] < 0:
+        if was < 0:
             code = -code  # still lost and not reported yet: keep it for the host
         st.status[env] = code
+        if wp.abs(was) == JOINT_VIOLATION and code == 0:  # a reset: the joints are watched afresh
+            for j in range(ja.violated.shape[1]):
+                ja.violated[env, j] = 0
+                ja.error_steps[env, j] = 0
 
 
 def refresh_status(block: Block, recheck: bool = False) -> None:
     """Clear the status of the block's envs whose state is finite again (after a reset through the cache); with
     `recheck`, set every env's status from its state (a new block after regrouping: frozen envs whose state is
     finite are released)."""
-    launch_envs(_refresh_status, block.num_envs, [block.model.tree, block.state.arrays, int(recheck)], block.device)
+    launch_envs(
+        _refresh_status,
+        block.num_envs,
+        [block.model.tree, block.state.arrays, block.body_joint_arrays, int(recheck)],
+        block.device,
+    )
 
 
 class StatusMonitor:
@@ -119,8 +143,9 @@ class StatusMonitor:
 
     def __init__(self, policy: NanPolicy):
         self.policy = policy
-        self._last_warning = -np.inf  # time.monotonic() of the last warning
+        self._last_warning = {"state": -np.inf, "joint": -np.inf}  # time.monotonic() of each kind's last warning
         self._pending: dict[str, set] = {}  # articulation name -> envs not reported yet
+        self._pending_joints: dict[str, dict] = {}  # joint name -> {env: (linear, angular) error}
         self._host_flags = {}  # id(block) -> (its flag, a pinned host copy of it read one step late), CUDA only
 
     def _flag(self, block) -> bool:
@@ -138,46 +163,107 @@ class StatusMonitor:
         return seen
 
     def after_step(self, blocks: list[Block]) -> None:
-        new = None
+        new, joints = {}, {}
         for block in blocks:
             if not self._flag(block):
                 continue
             block.state.status_flag.zero_()
-            status = block.state.status.numpy()
-            fresh = status < 0  # marked by the step and not reported yet
-            if block.device.is_cpu:
-                status[fresh] = -status[fresh]  # the NumPy array is the device memory
-            else:
-                block.state.status.assign(np.abs(status))
-            new = {} if new is None else new
-            for k, art in enumerate(block.arts):
-                envs = np.flatnonzero(fresh & (np.abs(status) == k + 1))
-                if len(envs):
-                    new.setdefault(art.name, set()).update(envs.tolist())
-        if new:
-            if self.policy == NanPolicy.RAISE:
-                raise NonFiniteStateError(
-                    f"scene: the step left a non-finite state in {_describe(new)}; check "
-                    "masses, inertias, gains and time step, or choose "
-                    "Scene(nan_policy='freeze')"
-                )
-            for name, envs in new.items():
-                self._pending.setdefault(name, set()).update(envs)
-        if not self._pending:
-            return
-        now = time.monotonic()  # envs lost within the interval are warned about once it has passed
-        if now - self._last_warning < WARN_INTERVAL:
-            return
-        self._last_warning = now
+            _collect_states(block, new)
+            _collect_joints(block, joints)
+        if new and self.policy == NanPolicy.RAISE:
+            raise NonFiniteStateError(
+                f"scene: the step left a non-finite state in {_describe(new)}; check "
+                "masses, inertias, gains and time step, or choose "
+                "Scene(nan_policy='freeze')"
+            )
+        if joints and self.policy == NanPolicy.RAISE:
+            raise ConstraintViolationError(f"scene: {_describe_joints(joints)}; {_JOINT_ADVICE}")
+        for name, envs in new.items():
+            self._pending.setdefault(name, set()).update(envs)
+        for name, errors in joints.items():
+            self._pending_joints.setdefault(name, {}).update(errors)
         what = "frozen at their last finite state until reset" if self.policy == NanPolicy.FREEZE else "still stepping"
-        warnings.warn(
-            f"scene: non-finite state (NaN, inf or |x| > {FINITE_LIMIT:g}) in {_describe(self._pending)} "
-            f"({what}); scene.env_status shows every env, a reset through the cache clears it. Check "
-            "masses, inertias, gains and the time step",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        self._pending = {}
+        if self._pending and self._due("state"):
+            warnings.warn(
+                f"scene: non-finite state (NaN, inf or |x| > {FINITE_LIMIT:g}) in {_describe(self._pending)} "
+                f"({what}); scene.env_status shows every env, a reset through the cache clears it. Check "
+                "masses, inertias, gains and the time step",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            self._pending = {}
+        if self._pending_joints and self._due("joint"):
+            what = (
+                "frozen at the start of that step until reset" if self.policy == NanPolicy.FREEZE else "still stepping"
+            )
+            warnings.warn(
+                f"scene: {_describe_joints(self._pending_joints)} ({what}); {_JOINT_ADVICE}",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            self._pending_joints = {}
+
+    def _due(self, kind: str) -> bool:
+        """Whether a warning of this kind may be given now (one per WARN_INTERVAL; what comes in between is
+        collected and given with the next)."""
+        now = time.monotonic()
+        if now - self._last_warning[kind] < WARN_INTERVAL:
+            return False
+        self._last_warning[kind] = now
+        return True
+
+
+_JOINT_ADVICE = (
+    "its bodies cannot meet the joint as placed (frames or lengths that disagree, other joints in the way), or the "
+    "step is too coarse for its speed (TGS or a smaller dt); scene.get_joint_status(joint) shows every env"
+)
+
+
+def _take_fresh(codes: np.ndarray, array: wp.array, device: wp.Device) -> np.ndarray:
+    """The entries the step marked (negative) and not reported yet, stored positive again."""
+    fresh = codes < 0
+    if fresh.any():
+        if device.is_cpu:
+            codes[fresh] = -codes[fresh]  # the NumPy array is the device memory
+        else:
+            array.assign(np.abs(codes))
+    return fresh
+
+
+def _collect_states(block: Block, new: dict) -> None:
+    status = block.state.status.numpy()
+    fresh = _take_fresh(status, block.state.status, block.device)
+    for k, art in enumerate(block.arts):
+        envs = np.flatnonzero(fresh & (np.abs(status) == k + 1))
+        if len(envs):
+            new.setdefault(art.name, set()).update(envs.tolist())
+
+
+def _collect_joints(block: Block, joints: dict) -> None:
+    if not block.joints:
+        return
+    ja = block.body_joint_arrays
+    violated = ja.violated.numpy()
+    fresh = _take_fresh(violated, ja.violated, block.device)
+    if not fresh.any():
+        return
+    error = ja.error.numpy()
+    for j, joint in enumerate(block.joints):
+        for env in np.flatnonzero(fresh[:, j]):
+            joints.setdefault(joint.name, {})[int(env)] = tuple(float(x) for x in error[env, j])
+
+
+def _describe_joints(joints: dict) -> str:
+    parts = []
+    for name, errors in joints.items():
+        envs = sorted(errors)
+        shown = ", ".join(str(i) for i in envs[:8]) + (f", ... ({len(envs)} envs)" if len(envs) > 8 else "")
+        lin, ang = errors[envs[0]]
+        parts.append(f"joint '{name}' env(s) {shown} (env {envs[0]}: {lin:.3g} m, {ang:.3g} rad)")
+    return (
+        f"hard joint error beyond {float(LINEAR_TOLERANCE):g} m or {float(ANGULAR_TOLERANCE):g} rad for "
+        f"{int(PERSIST_STEPS)} steps without closing: " + "; ".join(parts)
+    )
 
 
 def _describe(by_name: dict) -> str:

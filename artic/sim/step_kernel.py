@@ -29,13 +29,8 @@ import warp as wp
 from ..collision.contacts import ContactPoints
 from ..collision.geometry import Geometry
 from ..collision.narrow import detect_env
-from ..constraints.body_joint_rows import (
-    BodyJointArrays,
-    BodyJointTable,
-    finish_body_joint_forces,
-    setup_body_joints,
-    update_body_joint_coordinates,
-)
+from ..constraints.body_joint_report import finish_body_joint_forces, update_body_joint_coordinates
+from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, setup_body_joints
 from ..constraints.contact_rows import ContactRows, finish_contacts, setup_contacts
 from ..constraints.coupling_rows import CouplingRows, setup_couplings
 from ..constraints.deadzone_rows import DeadzoneTable
@@ -59,7 +54,7 @@ from ..math.spatial import unit
 from ..solvers.direct import DirectArrays, direct_solve
 from ..solvers.pgs import pgs_solve
 from ..solvers.tgs import tgs_solve
-from .status import STATUS_FREEZE, STATUS_OFF, state_status
+from .status import JOINT_VIOLATION, STATUS_FREEZE, STATUS_OFF, state_status
 
 if TYPE_CHECKING:
     from .block import Block
@@ -213,9 +208,11 @@ def _report(
     n: int,
     n_gen: int,
     dt: float,
-) -> None:
+    track: int,
+) -> int:
     """What a step reports: contact forces, body-joint wrenches (with the start-of-step geometry, as the impulses),
-    joint and link accelerations and incoming joint forces; then the end kinematics and body-joint coordinates.
+    joint and link accelerations and incoming joint forces; then the end kinematics and body-joint coordinates and
+    errors (with `track`, their violation status: returns 1 when a joint has just become violated).
     Link forces and torques act for one step (PhysX without eRETAIN_ACCELERATIONS) and are cleared."""
     finish_contacts(cp, ct, env, dt)
     finish_body_joint_forces(jt, ja, kin, st.link_pose, env, dt)
@@ -226,12 +223,13 @@ def _report(
     rnea_env(tree, kin, sc, sd.gen_v0, sd.gen_a, sd.link_fext, wp.vec3(0.0), 1, sd.gen_f, env)
     _incoming_joint_forces(tree, kin, sc, st, sd, env)
     forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
-    update_body_joint_coordinates(jt, ja, st.link_pose, env)
+    fresh = update_body_joint_coordinates(jt, ja, st.link_pose, env, track)
     link_velocities_env(tree, kin, st.joint_qd, 0, st.root_lin_vel, st.root_ang_vel, sc.link_v, st.link_velocity, env)
     for i in range(tree.link_count):
         sd.link_acceleration[env, i] = (st.link_velocity[env, i] - sd.link_vel0[env, i]) / dt
         ctl.link_force[env, i] = wp.vec3(0.0)
         ctl.link_torque[env, i] = wp.vec3(0.0)
+    return fresh
 
 
 @wp.func
@@ -278,6 +276,7 @@ def _step(
     st: StateArrays,
     ctl: ControlArrays,
     kin: Kin,
+    kin_sub: Kin,
     sc: Scratch,
     sd: StepData,
     dz: DeadzoneTable,
@@ -330,10 +329,12 @@ def _step(
         bounce_threshold,
         friction_correlation,
     )
-    setup_body_joints(tree, jt, ja, kin, st.link_pose, sd.minv, env, n_gen, h, dt, tgs)
+    setup_body_joints(tree, jt, ja, kin, st.link_pose, sd.minv, env, n_gen, h, dt, tgs, int(solver != SOLVER_DIRECT))
     # 4-5. solve and integrate (PGS and the direct solver integrate once, with the position-iteration velocity)
     if tgs != 0:
-        tgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, st.joint_q, st.root_pose, env, n_gen, dt, n_pos, n_vel)
+        tgs_solve(
+            tree, dp, rows, cr, cp, ct, jt, ja, sd, kin_sub, st.joint_q, st.root_pose, env, n_gen, dt, n_pos, n_vel
+        )
     elif solver == SOLVER_DIRECT:
         direct_solve(
             tree,
@@ -365,7 +366,14 @@ def _step(
     if _check_status(tree, st, kin, sc, sd, env, n, status_mode) != 0:
         return  # frozen: restored to its start
     # 6. what the step reports, the end kinematics, sleep
-    _report(tree, cp, ct, jt, ja, st, ctl, kin, sc, sd, env, n, n_gen, dt)
+    track = int(status_mode != STATUS_OFF)
+    if _report(tree, cp, ct, jt, ja, st, ctl, kin, sc, sd, env, n, n_gen, dt, track) != 0:
+        st.status_flag[0] = 1  # a joint's violation for the host to report (status.py)
+        if status_mode == STATUS_FREEZE and st.status[env] == 0:
+            st.status[env] = -JOINT_VIOLATION
+            _restore_start(tree, kin, sc, st, sd, env, n)
+            update_body_joint_coordinates(jt, ja, st.link_pose, env, 0)
+            return
     _sleep(tree, st, kin, sc, sd, env, n, dt, sleep_threshold)
 
 
@@ -392,6 +400,7 @@ def record_step(
             block.state.arrays,
             block.control.arrays,
             block.data.kin,
+            block.substep_kin,
             block.data.scratch,
             block.step_data,
             block.deadzones,

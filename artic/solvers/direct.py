@@ -90,6 +90,8 @@ class DirectArrays:
     pivots: wp.array(dtype=int)  # (E,) pivots of the last step (both solves)
     rows: wp.array(dtype=int)  # (E,) rows of the last velocity solve
     complementarity: wp.array(dtype=float)  # (E,) largest violation of the conditions in the last step's solves
+    bilateral_residual: wp.array(dtype=float)  # (E,) largest |g.v - target| of a hard bilateral row after the
+    # position solve [m/s or rad/s]: what the solve could not meet, as in a mechanism that cannot close
     settled: wp.array(dtype=int)  # (E,) 1 if the friction boxes settled in both solves of the last step
     budget_hit: wp.array(dtype=int)  # (E,) 1 if a solve of the last step spent its pivot budget (kept if accurate)
     fallback: wp.array(dtype=int)  # (E,) 1 if the last step fell back to PGS
@@ -364,6 +366,21 @@ def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: ContactRows, ja
 
 
 @wp.func
+def _bilateral_residual(rf: RowForm, v: wp.array2d(dtype=float), env: int, n_gen: int) -> float:
+    """The largest |g.v - target| over the hard bilateral rows (no bounds, no compliance): zero when the position
+    solve met them, and what it could not meet when they contradict each other (the complementarity of the
+    regularized problem stays small then)."""
+    worst = float(0.0)
+    for i in range(rf.count[env]):
+        if rf.cfm[env, i] == 0.0 and rf.lo[env, i] == -wp.inf and rf.hi[env, i] == wp.inf:
+            s = float(0.0)
+            for k in range(n_gen):
+                s += rf.g[env, i, k] * v[env, k]
+            worst = wp.max(worst, wp.abs(s - rf.target[env, i]))
+    return worst
+
+
+@wp.func
 def direct_solve(
     tree: Tree,
     dp: DofParams,
@@ -395,6 +412,7 @@ def direct_solve(
     pivots = res[0]
     flags = res[2]
     ok = res[1]
+    da.bilateral_residual[env] = _bilateral_residual(rf, sd.gen_v, env, n_gen)
     err = float(0.0)
     if ok != 0 and (flags & BUDGET_HIT) != 0:
         # a position solve that spent its pivot budget integrates the positions with its last feasible point:

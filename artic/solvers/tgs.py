@@ -2,9 +2,10 @@
 time a rho, bias min(0.9, 2/sqrt(n_pos))) followed by position integration over rho, which also accumulates each
 dof's position change dq for drives and limits; then n_vel velocity iterations (drives frozen, no position bias)
 that change only the velocity carried forward. Contacts use the rigid-contact bias min(0.8, 2/sqrt(n_pos)) and
-their separations advance with each substep; joints between bodies use PhysX's PxJoint bias 1/sqrt(n_pos) and their
-rows' values advance with each substep too. gen_vpos gets the mean substep velocity, PhysX's position-iteration
-velocity under TGS (saveVelocityTGS), which the sleep test reads."""
+their separations advance with each substep; joints between bodies use PhysX's PxJoint bias 1/sqrt(n_pos) and
+their rows are measured again on the link poses after each substep (values and directions; kin_sub holds the
+kinematics of the substep's poses; body_joint_rows.advance_body_joints says why). gen_vpos gets the mean substep
+velocity, PhysX's position-iteration velocity under TGS (saveVelocityTGS), which the sleep test reads."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, advan
 from ..constraints.contact_rows import ContactRows, advance_contacts
 from ..constraints.coupling_rows import CouplingRows
 from ..constraints.dof_rows import DofRows
-from ..core.data import StepData
+from ..core.data import Kin, StepData
 from ..core.model import DofParams, Tree
 from ..dynamics.integrate import integrate_positions
+from ..dynamics.kinematics import frame_kinematics_env
 from .gauss_seidel import advance_spatial_lengths, sweep
 
 
@@ -32,6 +34,7 @@ def tgs_solve(
     jt: BodyJointTable,
     ja: BodyJointArrays,
     sd: StepData,
+    kin_sub: Kin,
     joint_q: wp.array2d(dtype=float),
     root_pose: wp.array2d(dtype=wp.transform),
     env: int,
@@ -74,7 +77,9 @@ def tgs_solve(
         integrate_positions(tree, joint_q, root_pose, sd.gen_v, sd.dof_dq, rho, env)
         advance_spatial_lengths(cr, sd, env, n_gen, rho)
         advance_contacts(cp, ct, sd.gen_v, env, n_gen, rho)
-        advance_body_joints(jt, ja, sd.gen_v, env, rho)
+        if jt.joint_count > 0:
+            frame_kinematics_env(tree, joint_q, root_pose, sd.link_pose_sub, kin_sub, env)
+            advance_body_joints(tree, jt, ja, kin_sub, sd.link_pose_sub, sd.minv, env)
     for _it in range(n_vel):
         sweep(
             tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, rho, dt, erp, joint_erp, contact_erp, dt, 0, 1

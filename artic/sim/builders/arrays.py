@@ -15,7 +15,7 @@ from ...collision.geometry import MANIFOLD_POINTS
 from ...constraints.contact_rows import ContactRows
 from ...constraints.row_form import RowForm
 from ...core.control import ArticulationControl
-from ...core.data import ArticulationData, StepData
+from ...core.data import ArticulationData, Kin, StepData
 from ...core.model import ArticulationModel
 from ...core.state import ArticulationState
 from ...description.articulation import Articulation
@@ -172,6 +172,7 @@ def build_step_data(data: ArticulationData, row_count: int, coupling_count: int,
     sd.q0 = wp.zeros((e, n), dtype=wp.float32, device=device)
     sd.root_pose0 = wp.zeros((e, tree_count), dtype=wp.transform, device=device)
     sd.link_vel0 = wp.zeros_like(data.link_v)
+    sd.link_pose_sub = wp.zeros(data.link_v.shape, dtype=wp.transform, device=device)
     sd.minv = wp.zeros_like(data.mass_matrix)
     for name in ("dof_r", "dof_recip", "dof_geom_error", "dof_err_low", "dof_err_high", "dof_dq", "dof_friction_force"):
         setattr(sd, name, wp.zeros((e, n), dtype=wp.float32, device=device))
@@ -183,6 +184,19 @@ def build_step_data(data: ArticulationData, row_count: int, coupling_count: int,
     sd.row_lambda = wp.zeros((e, row_count), dtype=wp.float32, device=device)
     sd.row_lambda2 = wp.zeros((e, row_count), dtype=wp.float32, device=device)
     return sd
+
+
+def build_substep_kin(data: ArticulationData) -> Kin:
+    """The kinematics of the TGS substeps' poses (the body joints' rows, solvers/tgs.py): origin, COMs and motion
+    columns per env; no inertias (a placeholder)."""
+    e, n_l = data.link_com.shape
+    device = data.link_com.device
+    kin = Kin()
+    kin.origin = wp.zeros(e, dtype=wp.vec3, device=device)
+    kin.link_com = wp.zeros((e, n_l), dtype=wp.vec3, device=device)
+    kin.link_inertia = wp.zeros((1, 1), dtype=wp.mat33, device=device)
+    kin.dof_motion = wp.zeros_like(data.dof_motion)
+    return kin
 
 
 # -- contacts and the direct solver -----------------------------------------------------------------------------
@@ -243,6 +257,7 @@ def build_direct(
     for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count"):
         setattr(da, name, z(e, wp.int32))
     da.complementarity = z(e)
+    da.bilateral_residual = z(e)
     da.deadzone_impulse = z((e, max(deadzones, 1)))
     da.pivot_limit = 0
     return rf, da
@@ -252,7 +267,7 @@ def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     """Bytes one env of build_direct's arrays takes: the rows (float32 and int32) and the solver's float64 workspace
     (A and the Cholesky factor dominate: 16 M^2 bytes)."""
     m, n = max(capacity, 1), max(n_gen, 1)
-    return 4 * (2 * m * n + 12 * m + n + 8) + 8 * (2 * m * m + 6 * m)  # + one float per deadzone controller
+    return 4 * (2 * m * n + 12 * m + n + 9) + 8 * (2 * m * m + 6 * m)  # + one float per deadzone controller
 
 
 # -- what they will take ---------------------------------------------------------------------------------------
@@ -286,8 +301,8 @@ def block_bytes_per_env(arts: list[Articulation], joints: list) -> int:
     data = 115 * nl + 13 * n + 3 * ng + ng * ng + 12  # build_data without the inverse-dynamics arrays
     state = 13 * nl + 2 * n + 13 * nt + 4
     control = 3 * n + 6 * nl + 8 * nt
-    step = ng * ng + 2 * ng + 6 * nl + 12 * n + 7 * nt  # M^-1 and the per-dof arrays of build_step_data
-    body_joints = 7 * coords + 52 * len(joints) + rows * (2 * ng + 23)  # build_body_joint_arrays
+    step = ng * ng + 2 * ng + 16 * nl + 18 * n + 7 * nt + 3  # M^-1, the per-dof arrays, substep kinematics
+    body_joints = 7 * coords + 93 * len(joints) + rows * (2 * ng + 29)  # build_body_joint_arrays
     return _FLOAT * (data + state + control + step + body_joints)
 
 
@@ -299,9 +314,10 @@ def step_bytes_per_env(model: ArticulationModel, row_count: int, coupling_count:
         2 * g
         + n
         + 7 * model.tree_count
-        + 6 * nl
+        + 16 * nl
+        + 3
         + g * g
-        + 12 * n  # velocities, q0, root poses, M^-1, dofs
+        + 18 * n  # velocities, q0, root poses, link velocities, substep kinematics, M^-1, dofs
         + 2 * coupling_count * g
         + 4 * coupling_count
         + 2 * row_count

@@ -8,6 +8,7 @@ import numpy as np
 import warp as wp
 from numpy.typing import ArrayLike
 
+from ...constraints.body_joint_frames import vec6
 from ...constraints.body_joint_rows import (
     BODY_ROW_BILATERAL,
     BODY_ROW_DRIVE,
@@ -145,12 +146,18 @@ def build_body_joint_arrays(
     a.wrench_a = z((e, joint_count), wp.spatial_vector)
     a.wrench_b = z((e, joint_count), wp.spatial_vector)
     a.wrench_c = z((e, 3 * joint_count), wp.spatial_vector)
+    a.block_factor = z((e, joint_count), wp.spatial_matrix)
+    a.error = z((e, joint_count), wp.vec2)
+    a.error_steps = z((e, joint_count), int)
+    a.error_start = z((e, joint_count))
+    a.violated = z((e, joint_count), int)
     a.row_g = z((e, row_count, n_gen))
     a.row_minv_g = z((e, row_count, n_gen))
     for name in ("row_r", "row_value", "row_dq", "row_lambda", "row_lambda2"):
         setattr(a, name, z((e, row_count)))
     a.row_active = z((e, row_count), int)
     a.row_coef = z((e, row_count), vec5)
+    a.row_ortho = z((e, row_count), vec6)
     a.row_wrench_a = z((e, row_count), wp.spatial_vector)
     a.row_wrench_b = z((e, row_count), wp.spatial_vector)
     return a
