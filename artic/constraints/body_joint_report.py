@@ -20,7 +20,6 @@ from .body_joint_rows import (
     ROW_ON,
     BodyJointArrays,
     BodyJointTable,
-    block_rows,
     joint_coordinates,
     joint_kinematics,
 )
@@ -47,7 +46,8 @@ def _in_frame(w: wp.spatial_vector, rot: wp.quat) -> wp.spatial_vector:
 def _fold_orthogonal_shares(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int) -> None:
     """An orthogonalized coordinate row's impulse l acts along g - G^T y: its block rows are owed -l y, added to
     their accumulators so that every report splits the joint's wrench by kind as the rows' own directions do."""
-    idx, k = block_rows(jt, ja, env, j)
+    k = ja.block_count[env, j]
+    idx = ja.block_rows[env, j]
     for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
         if ja.row_active[env, r] != ROW_ON or jt.row_kind[r] == BODY_ROW_BILATERAL:
             continue

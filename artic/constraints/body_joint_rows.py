@@ -115,7 +115,12 @@ class BodyJointArrays:
     wrench_a: wp.array2d(dtype=wp.spatial_vector)  # (E, J) (force, torque about A's COM) on A, world [N, N m]
     wrench_b: wp.array2d(dtype=wp.spatial_vector)  # (E, J) on B, about B's COM (the world origin for a fixed B)
     wrench_c: wp.array2d(dtype=wp.spatial_vector)  # (E, 3J) bilateral, unilateral, drive (force, torque) in C
-    block_factor: wp.array2d(dtype=wp.spatial_matrix)  # (E, J) Cholesky factor of the hard rows' G M^-1 G^T
+    block_rows: wp.array2d(dtype=vec6i)  # (E, J) the rows of the joint's block (its hard slots and locks)
+    block_count: wp.array2d(dtype=int)  # (E, J) how many
+    scalar_count: wp.array2d(dtype=int)  # (E, J) its other active rows (drives, ranges, compliant rows)
+    # (E, J, 21) Cholesky factor L of the block's G M^-1 G^T, lower triangle packed by rows (entry (a, c) at
+    # a (a + 1) / 2 + c), the diagonal stored inverted (0 for a row left out)
+    block_factor: wp.array3d(dtype=float)
     row_ortho: wp.array2d(dtype=vec6)  # (E, R) a coordinate row's part along its joint's block rows (PGS, TGS)
     error: wp.array2d(dtype=wp.vec2)  # (E, J) [m, rad] its hard constraints' errors at the current poses
     error_steps: wp.array2d(dtype=int)  # (E, J) steps in a row beyond tolerance without halving
@@ -326,22 +331,29 @@ def _is_block_row(kind: int, active: int, coef: vec5) -> int:
 
 
 @wp.func
-def block_rows(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int) -> tuple[vec6i, int]:
-    """The rows of joint j's block, in solve order, and their count (at most 6: one per slot)."""
+def _find_block_rows(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int) -> tuple[vec6i, int]:
+    """The rows of joint j's block, in solve order, and their count (at most 6: one per slot); the count of its
+    other active rows is stored."""
     idx = vec6i()
     k = int(0)
+    others = int(0)
     for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
         if k < 6 and _is_block_row(jt.row_kind[r], ja.row_active[env, r], ja.row_coef[env, r]) != 0:
             idx[k] = r
             k += 1
+        elif ja.row_active[env, r] != ROW_OFF:
+            others += 1
+    ja.scalar_count[env, j] = others
     return idx, k
 
 
 @wp.func
 def factor_joint_block(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int) -> None:
-    """Cholesky factor L of joint j's block A = G M^-1 G^T (its hard rows), a row that depends on earlier ones
-    left out (zero pivot and column)."""
-    idx, k = block_rows(jt, ja, env, j)
+    """Joint j's block rows found and stored, and the Cholesky factor L of A = G M^-1 G^T packed (a row that
+    depends on earlier ones left out: zero pivot and column)."""
+    idx, k = _find_block_rows(jt, ja, env, j)
+    ja.block_rows[env, j] = idx
+    ja.block_count[env, j] = k
     span = jt.joint_span[j]
     lf = wp.spatial_matrix()
     for a in range(k):
@@ -354,27 +366,32 @@ def factor_joint_block(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int
                     lf[a, a] = wp.sqrt(s)
             elif lf[b, b] > 0.0:
                 lf[a, b] = s / lf[b, b]
-    ja.block_factor[env, j] = lf
+    for a in range(k):
+        row = a * (a + 1) // 2
+        for c in range(a):
+            ja.block_factor[env, j, row + c] = lf[a, c]
+        inv = float(0.0)
+        if lf[a, a] > 0.0:
+            inv = 1.0 / lf[a, a]
+        ja.block_factor[env, j, row + a] = inv
 
 
 @wp.func
-def _block_solve(lf: wp.spatial_matrix, b: vec6, k: int) -> vec6:
-    """x with L L^T x = b over the first k rows; a left-out row (zero pivot) gets 0."""
+def _block_solve(ja: BodyJointArrays, env: int, j: int, b: vec6, k: int) -> vec6:
+    """x with L L^T x = b over joint j's k block rows; a left-out row (zero pivot) gets 0."""
     x = vec6()
     for a in range(k):  # L y = b
+        row = a * (a + 1) // 2
         s = b[a]
         for c in range(a):
-            s -= lf[a, c] * x[c]
-        if lf[a, a] > 0.0:
-            x[a] = s / lf[a, a]
+            s -= ja.block_factor[env, j, row + c] * x[c]
+        x[a] = s * ja.block_factor[env, j, row + a]
     for t in range(k):  # L^T x = y, in place
         a = k - 1 - t
         s = x[a]
         for c in range(a + 1, k):
-            s -= lf[c, a] * x[c]
-        x[a] = 0.0
-        if lf[a, a] > 0.0:
-            x[a] = s / lf[a, a]
+            s -= ja.block_factor[env, j, c * (c + 1) // 2 + a] * x[c]
+        x[a] = s * ja.block_factor[env, j, a * (a + 1) // 2 + a]
     return x
 
 
@@ -401,9 +418,10 @@ def _solve_joint_block(
     """Joint j's hard rows solved exactly together: G dv = target - G v with dv = M^-1 G^T dl, so the joint holds
     after one visit whatever its rows' coupling (row by row, a pin's rows in world axes converge slowly once the
     body has turned: a pin on a light lever moves far more easily across the lever than along it)."""
-    idx, k = block_rows(jt, ja, env, j)
+    k = ja.block_count[env, j]
     if k == 0:
         return
+    idx = ja.block_rows[env, j]
     span = jt.joint_span[j]
     b = vec6()
     for a in range(k):
@@ -412,7 +430,7 @@ def _solve_joint_block(
         if position_iteration != 0:
             phi = ja.row_value[env, r] + ja.row_dq[env, r]
             b[a] += hard_row_target(ja.row_coef[env, r], jt.row_slot[r], phi, erp, h)
-    x = _block_solve(ja.block_factor[env, j], b, k)
+    x = _block_solve(ja, env, j, b, k)
     for a in range(k):
         r = idx[a]
         ja.row_lambda[env, r] = ja.row_lambda[env, r] + x[a]
@@ -427,7 +445,8 @@ def orthogonalize_coordinate_rows(jt: BodyJointTable, ja: BodyJointArrays, env: 
     range row and the pin's block undo each other's work within each visit: a TGS substep sweeps once, and a
     pendulum passed its range by 3.5e-3 rad with 32 substeps. y is kept (row_ortho) to give the block rows their
     share of the row's impulse in the reports."""
-    idx, k = block_rows(jt, ja, env, j)
+    k = ja.block_count[env, j]
+    idx = ja.block_rows[env, j]
     span = jt.joint_span[j]
     for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
         ja.row_ortho[env, r] = vec6()
@@ -436,7 +455,7 @@ def orthogonalize_coordinate_rows(jt: BodyJointTable, ja: BodyJointArrays, env: 
         b = vec6()
         for a in range(k):
             b[a] = _span_dot_rows(ja.row_g, ja.row_minv_g, env, idx[a], r, span)
-        y = _block_solve(ja.block_factor[env, j], b, k)
+        y = _block_solve(ja, env, j, b, k)
         for a in range(k):
             _span_axpy(ja.row_g, env, r, idx[a], span, -y[a])
             _span_axpy(ja.row_minv_g, env, r, idx[a], span, -y[a])
@@ -577,15 +596,20 @@ def solve_body_joint(
 ) -> None:
     """One Gauss-Seidel visit of joint j's rows. erp: the solver's bias for hard rows."""
     span = jt.joint_span[j]
-    for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
+    count = int(0)  # a joint with no drive, range or compliant row (most ball and hinge joints) skips the loop
+    if ja.scalar_count[env, j] > 0:
+        count = jt.joint_row_count[j]
+    for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + count):
         active = ja.row_active[env, r]
         if active == ROW_OFF:
             continue
         kind = jt.row_kind[r]
+        coef = ja.row_coef[env, r]
+        if _is_block_row(kind, active, coef) != 0:
+            continue  # solved with the block, below
         vel = _span_dot(ja.row_g, v, env, r, span)
         acc = ja.row_lambda[env, r]
         resp = ja.row_r[env, r]
-        coef = ja.row_coef[env, r]
         dq = ja.row_dq[env, r]
         delta = float(0.0)
         if kind == BODY_ROW_DRIVE:
@@ -622,7 +646,7 @@ def solve_body_joint(
                 delta = (new_low - acc) + (new_high - hi)
                 ja.row_lambda[env, r] = new_low
                 ja.row_lambda2[env, r] = new_high
-        elif coef[1] >= 0.0:  # a compliant slot or lock; the hard ones are the block, below
+        else:  # a compliant slot or lock
             delta = _soft_delta(ja.row_value[env, r] + dq, vel, acc, resp, coef, position_iteration, tgs)
             ja.row_lambda[env, r] = acc + delta
         if delta != 0.0:

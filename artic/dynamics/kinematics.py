@@ -96,40 +96,17 @@ def _link_pose(
 
 
 @wp.func
-def _kinematics_env(
-    tree: Tree,
-    joint_q: wp.array2d(dtype=float),
-    root_pose: wp.array2d(dtype=wp.transform),
-    link_pose: wp.array2d(dtype=wp.transform),
-    kin: Kin,
-    env: int,
-    with_inertia: int,
-) -> None:
-    o = wp.transform_get_translation(root_pose[env, 0])
-    kin.origin[env] = o
-    for i in range(tree.link_count):
-        p = tree.link_parent[i]
-        x, xj = _link_pose(tree, joint_q, root_pose, link_pose, env, i)
-        link_pose[env, i] = x
-        c = wp.transform_point(x, tree.link_com_local[i]) - o
-        kin.link_com[env, i] = c
-        if with_inertia != 0:
-            kin.link_inertia[env, i] = world_inertia_about_o(
-                wp.transform_get_rotation(x) * tree.link_com_rot[i],
-                tree.link_principal_inertia[i],
-                tree.link_mass[i],
-                c,
-            )
-        if p >= 0:
-            a = wp.transform_get_translation(xj) - o
-            for k in range(tree.joint_dof_count[i]):
-                d = tree.joint_dof_start[i] + k
-                ax = tree.dof_axis[d]
-                if ax < 3:
-                    u = wp.transform_vector(xj, unit(ax))
-                    kin.dof_motion[env, d] = wp.spatial_vector(u, wp.cross(a, u))
-                else:
-                    kin.dof_motion[env, d] = wp.spatial_vector(wp.vec3(0.0), wp.transform_vector(xj, unit(ax - 3)))
+def _motion_columns(tree: Tree, kin: Kin, xj: wp.transform, o: wp.vec3, env: int, i: int) -> None:
+    """The motion subspace columns of link i's inbound joint, whose child joint frame is xj (world)."""
+    a = wp.transform_get_translation(xj) - o
+    for k in range(tree.joint_dof_count[i]):
+        d = tree.joint_dof_start[i] + k
+        ax = tree.dof_axis[d]
+        if ax < 3:
+            u = wp.transform_vector(xj, unit(ax))
+            kin.dof_motion[env, d] = wp.spatial_vector(u, wp.cross(a, u))
+        else:
+            kin.dof_motion[env, d] = wp.spatial_vector(wp.vec3(0.0), wp.transform_vector(xj, unit(ax - 3)))
 
 
 @wp.func
@@ -143,7 +120,18 @@ def forward_kinematics_env(
 ) -> None:
     """Link poses, O (the first tree's root origin), link COMs and inertias about O, and motion columns of one env.
     root_pose: (E, T), one actor pose per tree."""
-    _kinematics_env(tree, joint_q, root_pose, link_pose, kin, env, 1)
+    o = wp.transform_get_translation(root_pose[env, 0])
+    kin.origin[env] = o
+    for i in range(tree.link_count):
+        x, xj = _link_pose(tree, joint_q, root_pose, link_pose, env, i)
+        link_pose[env, i] = x
+        c = wp.transform_point(x, tree.link_com_local[i]) - o
+        kin.link_com[env, i] = c
+        kin.link_inertia[env, i] = world_inertia_about_o(
+            wp.transform_get_rotation(x) * tree.link_com_rot[i], tree.link_principal_inertia[i], tree.link_mass[i], c
+        )
+        if tree.link_parent[i] >= 0:
+            _motion_columns(tree, kin, xj, o, env, i)
 
 
 @wp.func
@@ -157,7 +145,14 @@ def frame_kinematics_env(
 ) -> None:
     """forward_kinematics_env without the inertias (kin.link_inertia is left alone): what a Jacobian needs, for
     the body joints' rows after each TGS substep."""
-    _kinematics_env(tree, joint_q, root_pose, link_pose, kin, env, 0)
+    o = wp.transform_get_translation(root_pose[env, 0])
+    kin.origin[env] = o
+    for i in range(tree.link_count):
+        x, xj = _link_pose(tree, joint_q, root_pose, link_pose, env, i)
+        link_pose[env, i] = x
+        kin.link_com[env, i] = wp.transform_point(x, tree.link_com_local[i]) - o
+        if tree.link_parent[i] >= 0:
+            _motion_columns(tree, kin, xj, o, env, i)
 
 
 @wp.func

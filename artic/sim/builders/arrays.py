@@ -302,7 +302,7 @@ def block_bytes_per_env(arts: list[Articulation], joints: list) -> int:
     state = 13 * nl + 2 * n + 13 * nt + 4
     control = 3 * n + 6 * nl + 8 * nt
     step = ng * ng + 2 * ng + 16 * nl + 18 * n + 7 * nt + 3  # M^-1, the per-dof arrays, substep kinematics
-    body_joints = 7 * coords + 93 * len(joints) + rows * (2 * ng + 29)  # build_body_joint_arrays
+    body_joints = 7 * coords + 86 * len(joints) + rows * (2 * ng + 29)  # build_body_joint_arrays
     return _FLOAT * (data + state + control + step + body_joints)
 
 

@@ -15,6 +15,7 @@ from ...constraints.body_joint_rows import (
     BODY_ROW_RANGE,
     BodyJointArrays,
     BodyJointTable,
+    vec6i,
 )
 from ...constraints.drive import vec5
 from ...core.model import DRIVE_ACCELERATION, DRIVE_FORCE, DRIVE_NONE
@@ -146,7 +147,10 @@ def build_body_joint_arrays(
     a.wrench_a = z((e, joint_count), wp.spatial_vector)
     a.wrench_b = z((e, joint_count), wp.spatial_vector)
     a.wrench_c = z((e, 3 * joint_count), wp.spatial_vector)
-    a.block_factor = z((e, joint_count), wp.spatial_matrix)
+    a.block_rows = z((e, joint_count), vec6i)
+    a.block_count = z((e, joint_count), int)
+    a.scalar_count = z((e, joint_count), int)
+    a.block_factor = z((e, joint_count, 21))
     a.error = z((e, joint_count), wp.vec2)
     a.error_steps = z((e, joint_count), int)
     a.error_start = z((e, joint_count))
