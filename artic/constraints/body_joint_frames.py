@@ -9,7 +9,12 @@ depend on the mode:
 * TWIST_X/Y/Z: the twist angle t about that axis e of D and the swing left over (R = Rot_e(t) exp(s), the swing's
   rotation vector s has no component along e); with w_D = t' e + Rot_e(t) Jl(s) s', the rates are
   [t', s'] = M^-1 Rot_e(t)^T w_D for M = [e | Jl(s) e_i | Jl(s) e_j];
-* EULER: R = Rz(a) Ry(b) Rx(c), rates from the inverse of the Euler-rate matrix (singular at b = +-pi/2).
+* EULER_ZYX: R = Rz(a) Ry(b) Rx(c), rates from the inverse of the Euler-rate matrix (singular at b = +-pi/2).
+* EULER_ZY (the universal joint, R = Rz(a) Ry(b) on the joint): a and b read from C's axes in D's, a from the pitch
+  axis y_C (atan2(-y_x, y_y)), b from x_C and z_C (atan2(-x_z, z_z), the whole circle), and the constrained slot
+  asin(y_C . z_D) (= asin(sin c cos b) for R = Rz(a) Ry(b) Rx(c)). A Cardan joint has no singularity on its
+  manifold; read as Z-Y-X Euler angles it had one at b = +-pi/2, where c flipped by pi and the solver "corrected"
+  that with half a turn. These are singular only 90 deg off the joint (y_C along z_D).
 The direction of an angular slot is a world vector u with slot rate = u . (w_A - w_B); of a linear slot a world
 vector u with rate = u . (v_A(p_C) - v_B(p_C)). A distance joint's slot 3 is |p_C - p_D|, its direction the unit
 vector from D's origin to C's, B's point being p_D.
@@ -123,6 +128,22 @@ def joint_slots(mode: int, tcd: wp.transform, rot_d: wp.quat) -> tuple[vec6, wp.
             m[i, k] = 0.0
         m[k, k] = 1.0
         dirs = wp.inverse(m) * wp.transpose(rd * wp.quat_to_matrix(_axis_quat(k, angle)))
+    elif mode == MODE_EULER_ZY:  # R = Rz(a) Ry(b): read from C's axes, singular only 90 deg off the joint
+        m = wp.quat_to_matrix(q)
+        x = wp.vec3(m[0, 0], m[1, 0], m[2, 0])  # C's axes in D's (columns of R)
+        y = wp.vec3(m[0, 1], m[1, 1], m[2, 1])  # the pitch axis, Rz(a) e_y on the joint
+        z = wp.vec3(m[0, 2], m[1, 2], m[2, 2])
+        ez = wp.vec3(0.0, 0.0, 1.0)
+        values[0] = wp.atan2(-y[0], y[1])
+        values[1] = wp.atan2(-x[2], z[2])
+        values[2] = wp.asin(wp.clamp(y[2], -1.0, 1.0))  # y_C . z_D = sin(c) cos(b): 0 on the joint
+        # rates: y' = w x y (w relative, in D's axes); each row is its value's gradient in w
+        off = wp.max(1.0 - y[2] * y[2], 1.0e-12)
+        row0 = (ez - y[2] * y) / off
+        row1 = wp.cross(x[2] * z - z[2] * x, ez) / wp.max(x[2] * x[2] + z[2] * z[2], 1.0e-12)
+        row2 = wp.cross(y, ez) / wp.sqrt(off)
+        rows = wp.mat33(row0[0], row0[1], row0[2], row1[0], row1[1], row1[2], row2[0], row2[1], row2[2])
+        dirs = rows * wp.transpose(rd)
     else:  # R = Rz(a) Ry(b) Rx(c)
         m = wp.quat_to_matrix(q)
         a = wp.atan2(m[1, 0], m[0, 0])

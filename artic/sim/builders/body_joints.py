@@ -27,11 +27,11 @@ from ...enums import DriveType
 
 
 def _keeps_counting(mode: int, slot: int) -> bool:
-    """Twist and Euler angles (but the pitch, in [-pi/2, pi/2]) keep counting; rotation-vector components and
-    lengths do not."""
+    """Twist and Euler angles (but the gimbal's pitch, in [-pi/2, pi/2]) keep counting; rotation-vector
+    components and lengths do not (nor the universal joint's constrained slot, in [-pi/2, pi/2])."""
     if slot >= 3 or mode in (jm.MODE_ROTVEC, jm.MODE_DISTANCE):
         return False
-    return not (mode in (jm.MODE_EULER_ZY, jm.MODE_EULER_ZYX) and slot == 1)
+    return not ((mode == jm.MODE_EULER_ZYX and slot == 1) or (mode == jm.MODE_EULER_ZY and slot == 2))
 
 
 def _drive_code(drive) -> int:
@@ -152,8 +152,7 @@ def build_body_joint_arrays(
     a.scalar_count = z((e, joint_count), int)
     a.block_factor = z((e, joint_count, 21))
     a.error = z((e, joint_count), wp.vec2)
-    a.error_steps = z((e, joint_count), int)
-    a.error_start = z((e, joint_count))
+    a.error_track = z((e, joint_count), wp.vec4)
     a.violated = z((e, joint_count), int)
     a.row_g = z((e, row_count, n_gen))
     a.row_minv_g = z((e, row_count, n_gen))
