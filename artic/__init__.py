@@ -46,7 +46,7 @@ from .io.mjcf.loader import MjcfModel, load_mjcf
 from .io.urdf import load_urdf
 from .math.np_spatial import Transform
 from .sim.cache import ArticulationCache
-from .sim.reports import ContactReport, JointForces, JointFrames, JointStatus
+from .sim.reports import ContactReport, JointForces, JointFrames, JointStatus, PenetrationReport
 from .sim.scene import Scene
 from .sim.status import ConstraintViolationError, NonFiniteStateError
 
@@ -124,6 +124,7 @@ __all__ = [
     "Motion",
     "NanPolicy",
     "NonFiniteStateError",
+    "PenetrationReport",
     "PlanarJoint",
     "Plane",
     "RigidDynamic",

@@ -1,8 +1,8 @@
 """What a step reports of the joints between bodies (body_joint_rows.py holds their rows): the wrenches of the
 accumulated impulses, split by kind, and, at the end poses, the coordinates, frames and the hard constraints'
 errors, which the violation status watches (docs/conventions.md, "Failures"): a hard joint whose error stays
-beyond LINEAR_TOLERANCE or ANGULAR_TOLERANCE for PERSIST_STEPS steps without halving is reported through the
-scene's nan_policy (sim/status.py). Such a joint cannot close (frames or lengths that disagree: a four-bar with
+beyond LINEAR_TOLERANCE or ANGULAR_TOLERANCE (persistence.py's rule) is reported through the scene's nan_policy
+(sim/status.py). Such a joint cannot close (frames or lengths that disagree: a four-bar with
 one bar too long, two fixed joints apart) or is stepped too coarsely for its speed."""
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from .body_joint_rows import (
     joint_coordinates,
     joint_kinematics,
 )
+from .persistence import persist, persists
 
 LINEAR_TOLERANCE = wp.constant(0.01)  # [m] a hard joint's linear error beyond this counts as a violation
 ANGULAR_TOLERANCE = wp.constant(0.05)  # [rad] and its angular error beyond this
-PERSIST_STEPS = wp.constant(20)  # steps in a row beyond tolerance, without halving, before it is reported
 
 
 @wp.func
@@ -130,22 +130,16 @@ def _hard_errors(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int, valu
 
 @wp.func
 def _track(ja: BodyJointArrays, env: int, j: int, err: wp.vec2) -> int:
-    """The violation status of one joint after a step: 1 when it has just been beyond tolerance for PERSIST_STEPS
-    steps in a row without halving (a joint that is closing halves its error well within that: the correction
-    speed cap closes 0.2 m in two steps)."""
+    """The violation status of one joint after a step (persistence.py's rule); 1 when it has just become
+    violated."""
     e = wp.max(err[0] / LINEAR_TOLERANCE, err[1] / ANGULAR_TOLERANCE)  # in tolerances
-    if not (e > 1.0):  # within tolerance (a NaN counts as beyond; the non-finite check reports the state)
-        ja.error_steps[env, j] = 0
-        ja.violated[env, j] = 0
+    track = persist(e, ja.error_track[env, j])
+    ja.error_track[env, j] = track
+    if track[0] == 0.0:
+        ja.violated[env, j] = 0  # back within tolerance: a later violation is reported again
         return 0
-    steps = ja.error_steps[env, j]
-    if steps == 0 or e < 0.5 * ja.error_start[env, j]:
-        ja.error_start[env, j] = e
-        steps = 0
-    steps += 1
-    ja.error_steps[env, j] = steps
-    if steps >= PERSIST_STEPS and ja.violated[env, j] == 0:
-        ja.violated[env, j] = -1  # the host reports it (status.py) and stores 1
+    if persists(track) != 0 and ja.violated[env, j] == 0:
+        ja.violated[env, j] = -1  # the host reports it (sim/status.py) and stores 1
         return 1
     return 0
 

@@ -123,8 +123,7 @@ class BodyJointArrays:
     block_factor: wp.array3d(dtype=float)
     row_ortho: wp.array2d(dtype=vec6)  # (E, R) a coordinate row's part along its joint's block rows (PGS, TGS)
     error: wp.array2d(dtype=wp.vec2)  # (E, J) [m, rad] its hard constraints' errors at the current poses
-    error_steps: wp.array2d(dtype=int)  # (E, J) steps in a row beyond tolerance without halving
-    error_start: wp.array2d(dtype=float)  # (E, J) the error, in tolerances, when that count began
+    error_track: wp.array2d(dtype=wp.vec4)  # (E, J) the error's persistence (constraints/persistence.py)
     violated: wp.array2d(dtype=int)  # (E, J) 0; -1 just reported by the step (the host not told yet); 1 told
     row_g: wp.array3d(dtype=float)  # (E, R, N) generalized direction
     row_minv_g: wp.array3d(dtype=float)  # (E, R, N) M^-1 g

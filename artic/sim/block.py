@@ -38,6 +38,7 @@ from .builders.arrays import (
     build_control,
     build_data,
     build_direct,
+    build_penetration_status,
     build_state,
     build_step_data,
     build_substep_kin,
@@ -79,6 +80,7 @@ class Block:
         # on the CPU, a NumPy view of the step's status flag (status.py), read after every step without a copy
         self.status_flag_host = self.state.status_flag.numpy() if device.is_cpu else None
         self.control = build_control(self.model, num_envs, device)
+        self.penetration = build_penetration_status(num_envs, device)  # constraints/contact_status.py
         self.data = build_data(self.model, num_envs, device, inverse_dynamics=False)
         self.link_start, self.dof_start = [], []
         links = dofs = 0
@@ -164,6 +166,15 @@ class Block:
             "link_incoming_joint_force": columns(self.data.link_incoming_joint_force, *links),
         }
         return state_view(self.state, dofs, links, t), control_view(self.control, dofs, links, t), outputs
+
+    def link_owner(self, link: int) -> str:
+        """How messages name a block link: its articulation and link ('the ground' for -1, a static shape)."""
+        if link < 0:
+            return "the ground or a static body"
+        t = max(k for k, start in enumerate(self.link_start) if start <= link)
+        art = self.arts[t]
+        name = art.link_names[link - self.link_start[t]]
+        return art.name if art.link_count == 1 else f"{art.name}/{name}"
 
     def owner(self) -> str:
         """How messages name the block: by its articulations."""

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .block import Block
 
 _COORD_ARRAYS = ("coord", "target_position", "target_velocity", "range_low", "range_high", "locked", "lock_value")
-_JOINT_ARRAYS = ("tcd", "frame_c", "frame_d", "wrench_a", "wrench_b", "enabled", "error", "error_steps", "violated")
+_JOINT_ARRAYS = ("tcd", "frame_c", "frame_d", "wrench_a", "wrench_b", "enabled", "error", "error_track", "violated")
 
 
 @wp.kernel

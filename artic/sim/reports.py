@@ -124,10 +124,29 @@ class JointStatus:
     """A joint's violation status per env (E envs; status.py): its hard constraints' errors at the current poses,
     in the measure the status watches, and whether it is reported as violated."""
 
-    violated: np.ndarray  # (E,) bool: beyond tolerance for PERSIST_STEPS steps without halving, and not back yet
+    violated: np.ndarray  # (E,) bool: reported (constraints/persistence.py's rule) and not back within tolerance
     linear_error: np.ndarray  # (E,) [m] norm of the constrained linear slots' errors (T_err's translation)
     angular_error: np.ndarray  # (E,) [rad] of the angular ones (T_err's rotation angle, to first order)
     steps: np.ndarray  # (E,) int: steps in a row beyond tolerance without halving
+
+
+@dataclass
+class PenetrationReport:
+    """The scene's contact penetration status per env (E envs; constraints/contact_status.py), over its blocks."""
+
+    violated: np.ndarray  # (E,) bool: reported (constraints/persistence.py's rule) and not back within tolerance
+    depth: np.ndarray  # (E,) [m] the deepest penetration at the start of the last step
+    steps: np.ndarray  # (E,) int: steps in a row beyond tolerance without halving
+
+
+def penetration_report(blocks: list[Block], num_envs: int) -> PenetrationReport:
+    violated, depth, steps = np.zeros(num_envs, bool), np.zeros(num_envs), np.zeros(num_envs, np.int32)
+    for block in blocks:
+        ps = block.penetration
+        violated |= ps.violated.numpy() != 0
+        depth = np.maximum(depth, ps.depth.numpy())
+        steps = np.maximum(steps, ps.track.numpy()[:, 0].astype(np.int32))
+    return PenetrationReport(violated, depth, steps)
 
 
 @dataclass
@@ -180,7 +199,8 @@ def joint_status(jv: BodyJointView) -> JointStatus:
     refresh_body_joint_kinematics(jv.block)
     error = jv.arrays["error"].numpy()[:, 0].astype(np.float64)
     violated = jv.arrays["violated"].numpy()[:, 0] != 0
-    return JointStatus(violated, error[:, 0], error[:, 1], jv.arrays["error_steps"].numpy()[:, 0].copy())
+    steps = jv.arrays["error_track"].numpy()[:, 0, 0].astype(np.int32)
+    return JointStatus(violated, error[:, 0], error[:, 1], steps)
 
 
 def joint_forces(jv: BodyJointView, dt: float) -> JointForces:

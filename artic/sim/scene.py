@@ -48,11 +48,13 @@ from .reports import (
     JointForces,
     JointFrames,
     JointStatus,
+    PenetrationReport,
     StepWarnings,
     contact_report,
     joint_forces,
     joint_frames,
     joint_status,
+    penetration_report,
     require_solver_report,
 )
 from .status import StatusMonitor, as_nan_policy
@@ -398,6 +400,11 @@ class Scene:
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
         view = self.view(art)
         return np.abs(view.block.state.status.numpy()) == view.block.index(art) + 1
+
+    def get_penetration_status(self) -> PenetrationReport:
+        """Per env, the deepest contact penetration at the start of the last step and whether it is reported as
+        a failure: beyond 2 cm for 20 steps without halving, or growing for 5 (docs/conventions.md, "Failures")."""
+        return penetration_report(self._blocks, self.num_envs)
 
     def get_solver_report(self, obj: Articulation | RigidDynamic) -> dict[str, np.ndarray]:
         """The direct solver's report for the envs of `obj`'s block (an Articulation or RigidDynamic) after the last

@@ -37,8 +37,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import warp as wp
 
-from ..constraints.body_joint_report import ANGULAR_TOLERANCE, LINEAR_TOLERANCE, PERSIST_STEPS
+from ..constraints.body_joint_report import ANGULAR_TOLERANCE, LINEAR_TOLERANCE
 from ..constraints.body_joint_rows import BodyJointArrays
+from ..constraints.contact_status import PENETRATION_TOLERANCE, PenetrationStatus
+from ..constraints.persistence import GROWTH_STEPS, PERSIST_STEPS
 from ..core.model import Tree
 from ..core.parallel import launch_envs
 from ..core.state import StateArrays
@@ -56,6 +58,7 @@ STATUS_CHECK = wp.constant(1)  # check and mark
 STATUS_FREEZE = wp.constant(2)  # check, mark, restore and freeze
 WARN_INTERVAL = 10.0  # [s] of wall time between two warnings of one kind
 JOINT_VIOLATION = wp.constant(1 << 20)  # the status of an env frozen for a joint's violation (beyond 1 + trees)
+CONTACT_PENETRATION = wp.constant(1 << 21)  # the status of an env frozen for its bodies' penetration
 
 
 class NonFiniteStateError(ArticError, FloatingPointError):
@@ -63,7 +66,8 @@ class NonFiniteStateError(ArticError, FloatingPointError):
 
 
 class ConstraintViolationError(ArticError):
-    """A hard joint between bodies stayed beyond its tolerance (raised by Scene.step under NanPolicy.RAISE)."""
+    """A hard joint between bodies stayed beyond its tolerance, or bodies sank into each other (raised by
+    Scene.step under NanPolicy.RAISE)."""
 
 
 def as_nan_policy(value: NanPolicy | str | int) -> NanPolicy:
@@ -112,7 +116,9 @@ def state_status(tree: Tree, st: StateArrays, env: int) -> int:
 
 
 @wp.kernel
-def _refresh_status(env_offset: int, tree: Tree, st: StateArrays, ja: BodyJointArrays, recheck: int):
+def _refresh_status(
+    env_offset: int, tree: Tree, st: StateArrays, ja: BodyJointArrays, ps: PenetrationStatus, recheck: int
+):
     env = env_offset + wp.tid()
     if st.status[env] != 0 or recheck != 0:
         was = st.status[env]
@@ -120,10 +126,12 @@ def _refresh_status(env_offset: int, tree: Tree, st: StateArrays, ja: BodyJointA
         if was < 0:
             code = -code  # still lost and not reported yet: keep it for the host
         st.status[env] = code
-        if wp.abs(was) == JOINT_VIOLATION and code == 0:  # a reset: the joints are watched afresh
+        if wp.abs(was) >= JOINT_VIOLATION and code == 0:  # a reset: joints and contacts are watched afresh
             for j in range(ja.violated.shape[1]):
                 ja.violated[env, j] = 0
-                ja.error_steps[env, j] = 0
+                ja.error_track[env, j] = wp.vec4(0.0)
+            ps.violated[env] = 0
+            ps.track[env] = wp.vec4(0.0)
 
 
 def refresh_status(block: Block, recheck: bool = False) -> None:
@@ -133,7 +141,7 @@ def refresh_status(block: Block, recheck: bool = False) -> None:
     launch_envs(
         _refresh_status,
         block.num_envs,
-        [block.model.tree, block.state.arrays, block.body_joint_arrays, int(recheck)],
+        [block.model.tree, block.state.arrays, block.body_joint_arrays, block.penetration, int(recheck)],
         block.device,
     )
 
@@ -143,9 +151,10 @@ class StatusMonitor:
 
     def __init__(self, policy: NanPolicy):
         self.policy = policy
-        self._last_warning = {"state": -np.inf, "joint": -np.inf}  # time.monotonic() of each kind's last warning
+        self._last_warning = {"state": -np.inf, "joint": -np.inf, "contact": -np.inf}  # each kind's last warning
         self._pending: dict[str, set] = {}  # articulation name -> envs not reported yet
         self._pending_joints: dict[str, dict] = {}  # joint name -> {env: (linear, angular) error}
+        self._pending_contacts: dict[str, dict] = {}  # "'a' into 'b'" -> {env: depth}
         self._host_flags = {}  # id(block) -> (its flag, a pinned host copy of it read one step late), CUDA only
 
     def _flag(self, block) -> bool:
@@ -163,13 +172,14 @@ class StatusMonitor:
         return seen
 
     def after_step(self, blocks: list[Block]) -> None:
-        new, joints = {}, {}
+        new, joints, contacts = {}, {}, {}
         for block in blocks:
             if not self._flag(block):
                 continue
             block.state.status_flag.zero_()
             _collect_states(block, new)
             _collect_joints(block, joints)
+            _collect_contacts(block, contacts)
         if new and self.policy == NanPolicy.RAISE:
             raise NonFiniteStateError(
                 f"scene: the step left a non-finite state in {_describe(new)}; check "
@@ -178,6 +188,10 @@ class StatusMonitor:
             )
         if joints and self.policy == NanPolicy.RAISE:
             raise ConstraintViolationError(f"scene: {_describe_joints(joints)}; {_JOINT_ADVICE}")
+        if contacts and self.policy == NanPolicy.RAISE:
+            raise ConstraintViolationError(f"scene: {_describe_contacts(contacts)}; {_CONTACT_ADVICE}")
+        for name, depths in contacts.items():
+            self._pending_contacts.setdefault(name, {}).update(depths)
         for name, envs in new.items():
             self._pending.setdefault(name, set()).update(envs)
         for name, errors in joints.items():
@@ -202,6 +216,14 @@ class StatusMonitor:
                 stacklevel=3,
             )
             self._pending_joints = {}
+        if self._pending_contacts and self._due("contact"):
+            what = "frozen before that step until reset" if self.policy == NanPolicy.FREEZE else "still stepping"
+            warnings.warn(
+                f"scene: {_describe_contacts(self._pending_contacts)} ({what}); {_CONTACT_ADVICE}",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            self._pending_contacts = {}
 
     def _due(self, kind: str) -> bool:
         """Whether a warning of this kind may be given now (one per WARN_INTERVAL; what comes in between is
@@ -217,6 +239,38 @@ _JOINT_ADVICE = (
     "its bodies cannot meet the joint as placed (frames or lengths that disagree, other joints in the way), or the "
     "step is too coarse for its speed (TGS or a smaller dt); scene.get_joint_status(joint) shows every env"
 )
+
+
+_PERSISTENCE = f"{int(PERSIST_STEPS)} steps without halving, or growing for {int(GROWTH_STEPS)}"
+_CONTACT_ADVICE = (
+    "the solver's iterations do not converge for this mass ratio or stack (more position iterations, TGS, or "
+    "the direct solver), or the step is too large for the speeds; scene.get_penetration_status() shows every env"
+)
+
+
+def _collect_contacts(block: Block, contacts: dict) -> None:
+    ps = block.penetration
+    violated = ps.violated.numpy()
+    fresh = _take_fresh(violated, ps.violated, block.device)
+    if not fresh.any():
+        return
+    depth, links = ps.depth.numpy(), ps.links.numpy()
+    for env in np.flatnonzero(fresh):
+        name = " and ".join(f"'{block.link_owner(int(i))}'" for i in links[env])
+        contacts.setdefault(name, {})[int(env)] = float(depth[env])
+
+
+def _env_list(envs: list[int]) -> str:
+    """Sorted env indices as a message shows them: the first eight, then how many."""
+    return ", ".join(str(i) for i in envs[:8]) + (f", ... ({len(envs)} envs)" if len(envs) > 8 else "")
+
+
+def _describe_contacts(contacts: dict) -> str:
+    parts = []
+    for name, depths in contacts.items():
+        envs = sorted(depths)
+        parts.append(f"{name} env(s) {_env_list(envs)} (env {envs[0]}: {depths[envs[0]]:.3g} m)")
+    return f"contact penetration deeper than {float(PENETRATION_TOLERANCE):g} m for {_PERSISTENCE}: " + "; ".join(parts)
 
 
 def _take_fresh(codes: np.ndarray, array: wp.array, device: wp.Device) -> np.ndarray:
@@ -257,19 +311,16 @@ def _describe_joints(joints: dict) -> str:
     parts = []
     for name, errors in joints.items():
         envs = sorted(errors)
-        shown = ", ".join(str(i) for i in envs[:8]) + (f", ... ({len(envs)} envs)" if len(envs) > 8 else "")
         lin, ang = errors[envs[0]]
-        parts.append(f"joint '{name}' env(s) {shown} (env {envs[0]}: {lin:.3g} m, {ang:.3g} rad)")
+        parts.append(f"joint '{name}' env(s) {_env_list(envs)} (env {envs[0]}: {lin:.3g} m, {ang:.3g} rad)")
     return (
         f"hard joint error beyond {float(LINEAR_TOLERANCE):g} m or {float(ANGULAR_TOLERANCE):g} rad for "
-        f"{int(PERSIST_STEPS)} steps without closing: " + "; ".join(parts)
+        f"{_PERSISTENCE}: " + "; ".join(parts)
     )
 
 
 def _describe(by_name: dict) -> str:
     parts = []
     for name, envs in by_name.items():
-        e = sorted(envs)
-        shown = ", ".join(str(i) for i in e[:8]) + (f", ... ({len(e)} envs)" if len(e) > 8 else "")
-        parts.append(f"articulation '{name}' env(s) {shown}")
+        parts.append(f"articulation '{name}' env(s) {_env_list(sorted(envs))}")
     return "; ".join(parts)

@@ -32,6 +32,7 @@ from ..collision.narrow import detect_env
 from ..constraints.body_joint_report import finish_body_joint_forces, update_body_joint_coordinates
 from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, setup_body_joints
 from ..constraints.contact_rows import ContactRows, finish_contacts, setup_contacts
+from ..constraints.contact_status import PenetrationStatus, track_penetration
 from ..constraints.coupling_rows import CouplingRows, setup_couplings
 from ..constraints.deadzone_rows import DeadzoneTable
 from ..constraints.dof_rows import DofRows
@@ -54,7 +55,7 @@ from ..math.spatial import unit
 from ..solvers.direct import DirectArrays, direct_solve
 from ..solvers.pgs import pgs_solve
 from ..solvers.tgs import tgs_solve
-from .status import JOINT_VIOLATION, STATUS_FREEZE, STATUS_OFF, state_status
+from .status import CONTACT_PENETRATION, JOINT_VIOLATION, STATUS_FREEZE, STATUS_OFF, state_status
 
 if TYPE_CHECKING:
     from .block import Block
@@ -271,6 +272,7 @@ def _step(
     geo: Geometry,
     cp: ContactPoints,
     ct: ContactRows,
+    ps: PenetrationStatus,
     jt: BodyJointTable,
     ja: BodyJointArrays,
     st: StateArrays,
@@ -305,6 +307,11 @@ def _step(
     # 1. the start state, kinematics and link velocities; contact points
     _begin_step(tree, dp, st, kin, sc, sd, env, n, n_gen)
     detect_env(geo, cp, st.link_pose, env)
+    if status_mode != STATUS_OFF and track_penetration(cp, ps, env) != 0:
+        st.status_flag[0] = 1  # bodies sunk into each other, for the host to report (status.py)
+        if status_mode == STATUS_FREEZE and st.status[env] == 0:
+            st.status[env] = -CONTACT_PENETRATION
+            return  # frozen before this step changed anything
     # 2. unconstrained forward dynamics: v* = v + a dt
     _unconstrained_dynamics(tree, dp, st, ctl, kin, sc, sd, gravity, dt, env, n, n_gen)
     # 3. M^-1 and every row at the solver step h (dt, or the TGS substep)
@@ -395,6 +402,7 @@ def record_step(
             block.geometry,
             block.contact_points,
             block.contact_rows,
+            block.penetration,
             block.body_joint_table,
             block.body_joint_arrays,
             block.state.arrays,

@@ -13,6 +13,7 @@ import warp as wp
 from ...collision.contacts import ContactPoints
 from ...collision.geometry import MANIFOLD_POINTS
 from ...constraints.contact_rows import ContactRows
+from ...constraints.contact_status import PenetrationStatus
 from ...constraints.row_form import RowForm
 from ...core.control import ArticulationControl
 from ...core.data import ArticulationData, Kin, StepData
@@ -215,6 +216,16 @@ def build_contact_points(num_envs: int, capacity: int, device: wp.Device | str |
     return cp
 
 
+def build_penetration_status(num_envs: int, device: wp.Device | str | None) -> PenetrationStatus:
+    """Zeroed per-env penetration status (constraints/contact_status.py)."""
+    ps = PenetrationStatus()
+    ps.depth = _zeros(num_envs, float, device)
+    ps.links = _zeros(num_envs, wp.vec2i, device)
+    ps.track = _zeros(num_envs, wp.vec4, device)
+    ps.violated = _zeros(num_envs, int, device)
+    return ps
+
+
 def build_contact_rows(num_envs: int, capacity: int, n_gen: int, device: wp.Device | str | None) -> ContactRows:
     """Zeroed contact rows (three per slot over N generalized dofs) and friction anchors."""
     e, c = num_envs, max(capacity, 1)
@@ -299,10 +310,10 @@ def block_bytes_per_env(arts: list[Articulation], joints: list) -> int:
     coords = sum(j.num_coordinates for j in joints)
     rows = sum(2 * j.num_coordinates + j.bilateral_count for j in joints)
     data = 115 * nl + 13 * n + 3 * ng + ng * ng + 12  # build_data without the inverse-dynamics arrays
-    state = 13 * nl + 2 * n + 13 * nt + 4
+    state = 13 * nl + 2 * n + 13 * nt + 12  # with the penetration status
     control = 3 * n + 6 * nl + 8 * nt
     step = ng * ng + 2 * ng + 16 * nl + 18 * n + 7 * nt + 3  # M^-1, the per-dof arrays, substep kinematics
-    body_joints = 7 * coords + 86 * len(joints) + rows * (2 * ng + 29)  # build_body_joint_arrays
+    body_joints = 7 * coords + 88 * len(joints) + rows * (2 * ng + 29)  # build_body_joint_arrays
     return _FLOAT * (data + state + control + step + body_joints)
 
 
