@@ -16,11 +16,11 @@ from ..errors import StateError, ValidationError
 from ..math.np_spatial import Transform, quat_from_matrix
 from .articulation import Articulation
 from .shapes import Material, Plane, Shape, TriangleMesh
+from .validate import KnownAttributes, bounded
 from .validate import as_transform as _as_transform
-from .validate import bounded
 
 
-class RigidStatic:
+class RigidStatic(KnownAttributes):
     """Immovable collision geometry, the same in every env: `attach_shape`, then `scene.add_actor`."""
 
     def __init__(self, pose: Transform | tuple[ArrayLike, ArrayLike] | None = None, name: str = "static"):
@@ -47,7 +47,7 @@ class RigidStatic:
         return shape
 
 
-class RigidDynamic:
+class RigidDynamic(KnownAttributes):
     """A free rigid body. Mass properties come from `update_mass_and_inertia(density)` or the `link` setters;
     per-env pose and velocities are read and written with `scene.get_actor_pose/set_actor_pose/...`."""
 

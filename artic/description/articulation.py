@@ -23,15 +23,15 @@ from .articulation_joint import Joint
 from .contact_pairs import contact_pair
 from .couplings import FixedTendon, MimicJoint, SpatialTendon, validate_couplings
 from .shapes import Material, Shape, mass_properties
+from .validate import KnownAttributes, flag_value, nonneg, nonneg_property, pose_property
 from .validate import as_real as _as_real
 from .validate import as_transform as _as_transform
-from .validate import flag_value, nonneg, nonneg_property, pose_property
 
 if TYPE_CHECKING:
     from ..sim.cache import ArticulationCache
 
 
-class Link:
+class Link(KnownAttributes):
     """`PxArticulationLink`: a rigid body of an articulation, created by `Articulation.create_link`."""
 
     def __init__(self, articulation: Articulation, parent: Link | None, pose: Transform, name: str):
@@ -181,7 +181,7 @@ class _Topology:
         return order
 
 
-class Articulation:
+class Articulation(KnownAttributes):
     """`PxArticulationReducedCoordinate`: a tree of links joined by reduced-coordinate joints."""
 
     def __init__(self, name: str = "articulation"):

@@ -14,9 +14,9 @@ from ..enums import AXIS_NAMES, LINEAR_AXES, Axis, DriveType, JointType, Motion
 from ..errors import ValidationError
 from ..math.np_spatial import Transform
 from .deadzone import Deadzone, checked_deadzone
+from .validate import KnownAttributes, check_axis_settings, nonneg, pose_property
 from .validate import axis as _axis
 from .validate import bounded as _bounded
-from .validate import check_axis_settings, nonneg, pose_property
 from .validate import finite as _finite
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class Limit:
+class Limit(KnownAttributes):
     """`PxArticulationLimit`: position range [low, high] of one axis (rad or m)."""
 
     low: float = 0.0
@@ -32,7 +32,7 @@ class Limit:
 
 
 @dataclass
-class Drive:
+class Drive(KnownAttributes):
     """`PxArticulationDrive`: implicit PD gains, force (or impulse) limit and drive type of one axis."""
 
     stiffness: float = 0.0
@@ -42,7 +42,7 @@ class Drive:
 
 
 @dataclass
-class FrictionParams:
+class FrictionParams(KnownAttributes):
     """`PxJointFrictionParams` (PhysX 5.6 model): static and dynamic friction efforts [N or Nm] and a viscous
     coefficient [N s/m or Nm s/rad]. All zero (the default) leaves the axis to the coefficient model."""
 
@@ -51,7 +51,7 @@ class FrictionParams:
     viscous_friction_coefficient: float = 0.0
 
 
-class Joint:
+class Joint(KnownAttributes):
     """`PxArticulationJointReducedCoordinate`: the inbound joint of a non-root link."""
 
     def __init__(self, child: Link, parent: Link, name: str):

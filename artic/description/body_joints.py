@@ -37,7 +37,7 @@ from .actors import RigidDynamic, RigidStatic
 from .articulation import Link
 from .articulation_joint import Drive, Limit
 from .deadzone import Deadzone, checked_deadzone
-from .validate import as_real, bounded
+from .validate import KnownAttributes, as_real, bounded
 from .validate import as_transform as _as_transform
 from .validate import axis as _axis
 from .validate import finite as _finite
@@ -156,7 +156,7 @@ def _range_bound(owner: str, what: str, value, open_side: float) -> float:
     return float(a)
 
 
-class JointBase:
+class JointBase(KnownAttributes):
     """A joint between bodies A and B (ArtiSynth's JointBase). Create one of the concrete types with
     `Type(body_a, body_b, frame_dw)` (zero state: C = D at T_DW), `Type.from_body_frames(body_a, frame_ca, body_b,
     frame_db)` or `Type.from_world_frames(body_a, body_b, frame_cw, frame_dw)` (section 3.3.3), then

@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 from ..enums import AXIS_NAMES, Axis, JointType, Motion
 from ..errors import TopologyError, ValidationError
 from ..math.np_spatial import Transform
+from .validate import KnownAttributes
 
 if TYPE_CHECKING:
     from .articulation import Articulation, Link
@@ -41,7 +42,7 @@ def _number(owner: str, what: str, value, nonneg=False) -> float:
     return value
 
 
-class _Coupling:
+class _Coupling(KnownAttributes):
     """Shared plumbing: the owning articulation, release, and parameter setters that notify the scene."""
 
     kind = "coupling"
@@ -181,7 +182,7 @@ class _Tendon(_Coupling):
         self._stiffness = self._damping = self._limit_stiffness = self._offset = 0.0
 
 
-class TendonJoint:
+class TendonJoint(KnownAttributes):
     """One node of a fixed tendon: an axis of `link`'s inbound joint with coefficient c and recip coefficient."""
 
     def __init__(
@@ -258,7 +259,7 @@ class FixedTendon(_Tendon):
         return node
 
 
-class Attachment:
+class Attachment(KnownAttributes):
     """One point of a spatial tendon: `relative_offset` in the link's COM frame (PhysX stores it so)."""
 
     def __init__(

@@ -20,10 +20,11 @@ import math
 from dataclasses import dataclass
 
 from ..errors import ValidationError
+from .validate import KnownAttributes
 
 
 @dataclass
-class Deadzone:
+class Deadzone(KnownAttributes):
     """Band [low, high] (rad or m), edge gains stiffness [N/m or N m/rad] and damping, max_force [N or N m]; an
     optional secondary_target inside the band with its own gains and force cap (secondary_max_force 0: none)."""
 

@@ -40,7 +40,7 @@ from ..errors import ValidationError
 from ..io.mesh_file import UnsupportedMeshFormat, read_mesh_file
 from ..math.hull import coincident, hull_mass_properties, solid_points
 from ..math.np_spatial import Transform, quat_to_matrix
-from .validate import MAX_MAGNITUDE, as_real, finite
+from .validate import MAX_MAGNITUDE, as_real, finite, refuse_unknown_attribute
 
 # Coulomb coefficients of real surface pairs stay below ~2 (rubber on rubber), and with one above ~10 a contact
 # already sticks under any sane load, so 1e3 leaves room for "infinite friction" settings; a larger value is a unit
@@ -116,6 +116,7 @@ class Material:
     friction_combine: str = "average"
 
     def __setattr__(self, name, value):
+        refuse_unknown_attribute(self, name)
         if name == "friction_combine" and value not in FRICTION_COMBINE_MODES:
             raise ValidationError(
                 f"material: friction_combine must be one of {', '.join(FRICTION_COMBINE_MODES)}, got {value!r}"
@@ -148,6 +149,7 @@ class Shape:
 
     def __setattr__(self, name, value):
         # every assignment, in the dataclass __init__ or later, goes through the class's check of that field
+        refuse_unknown_attribute(self, name)
         check = getattr(self, f"_check_{name}", None)
         if check is not None:
             value = check(value)

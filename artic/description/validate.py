@@ -9,6 +9,9 @@ rather than allowed to turn into inf or NaN inside the step.
 
 from __future__ import annotations
 
+import difflib
+import inspect
+import sys
 import warnings
 from enum import IntFlag
 from typing import TYPE_CHECKING, TypeVar
@@ -231,3 +234,46 @@ def pose_property(name: str, doc: str) -> property:
         self._changed("model")
 
     return property(get, set_, doc=doc)
+
+
+def refuse_unknown_attribute(obj: object, name: str) -> None:
+    """Refuse setting a public attribute that `obj`'s class does not have: Python would create it, and a misspelled
+    name (`link.masss = 2`, `joint.max_joint_velocty = 3`) would then do nothing, silently. artic's own code may
+    add attributes; private names pass."""
+    if name.startswith("_") or name in obj.__dict__:
+        return
+    cls = type(obj)
+    fields = getattr(cls, "__dataclass_fields__", {})
+    if name in fields or hasattr(cls, name):
+        return
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_name == "__setattr__":
+        frame = frame.f_back  # past the classes' own __setattr__ chain, to the code that assigns
+    if frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == "artic":
+        return
+    known = {n for n in obj.__dict__ if not n.startswith("_")} | set(fields)
+    methods = set()
+    for n in dir(cls):
+        if n.startswith("_"):
+            continue
+        if isinstance(inspect.getattr_static(cls, n), property) or not callable(getattr(cls, n)):
+            known.add(n)
+        else:
+            methods.add(n)
+    close = difflib.get_close_matches(name, sorted(known | methods), n=3)
+    if close:
+        hint = "; did you mean " + " or ".join(f"{c}(...)" if c in methods else repr(c) for c in close) + "?"
+    else:
+        hint = f"; its attributes: {', '.join(sorted(known))}"
+    owner = obj._owner() if hasattr(obj, "_owner") else obj.label() if hasattr(obj, "label") else cls.__name__.lower()
+    raise ValidationError(f"{owner}: has no attribute {name!r} to set (it would be kept and do nothing){hint}")
+
+
+class KnownAttributes:
+    """Mixin: a public attribute the class does not have is refused when set (refuse_unknown_attribute)."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        refuse_unknown_attribute(self, name)
+        super().__setattr__(name, value)

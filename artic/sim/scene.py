@@ -32,7 +32,7 @@ from ..description.actors import RigidDynamic, RigidStatic
 from ..description.articulation import Articulation, Link
 from ..description.body_joints import JointBase
 from ..description.mass_check import check_mass_properties, mass_policy_arg
-from ..description.validate import MAX_MAGNITUDE, as_real, finite, positive_int
+from ..description.validate import MAX_MAGNITUDE, KnownAttributes, as_real, finite, positive_int
 from ..enums import CacheFlag, NanPolicy, SolverType
 from ..errors import StateError, TopologyError, ValidationError
 from . import status
@@ -104,7 +104,7 @@ def _managed(name: str, what: str, how: str) -> property:
     return property(get, refuse, doc=f"{what.capitalize()} of the scene (change them through {how}).")
 
 
-class Scene:
+class Scene(KnownAttributes):
     """`num_envs` copies ("environments") of the articulations, rigid bodies, static actors and body joints added to
     it, simulated together by `step(dt)` (PxScene, with an env dimension on every array).
 
