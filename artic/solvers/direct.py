@@ -26,7 +26,13 @@ from __future__ import annotations
 import warp as wp
 
 from ..collision.contacts import ContactPoints
-from ..constraints.body_joint_rows import BODY_ROW_RANGE, ROW_ON, BodyJointArrays, BodyJointTable
+from ..constraints.body_joint_rows import (
+    BODY_ROW_RANGE,
+    MAX_CORRECTION_LINEAR,
+    ROW_ON,
+    BodyJointArrays,
+    BodyJointTable,
+)
 from ..constraints.contact_rows import ContactRows
 from ..constraints.coupling_rows import CouplingRows
 from ..constraints.deadzone_rows import DeadzoneTable, add_deadzone_rows
@@ -71,6 +77,7 @@ REG_CFM_FRACTION = wp.constant(1.0e-3)  # the regularization floor stays below t
 FAILED_TOLERANCES = wp.constant(1000.0)  # a velocity solve whose complementarity error exceeds this many times
 # the pivoting's own tolerance (1e-2 of the largest |b|, at least 1e-4 m/s) has failed
 MIN_RESPONSE = wp.constant(1.0e-12)  # a hard row nothing can move along is held at zero impulse
+CORRECTION_MARGIN = wp.constant(4.0)  # the position solve's correction may take this many times its rows' energy
 
 
 @wp.struct
@@ -381,6 +388,43 @@ def _bilateral_residual(rf: RowForm, v: wp.array2d(dtype=float), env: int, n_gen
 
 
 @wp.func
+def _rows_correction_energy(rf: RowForm, da: DirectArrays, env: int) -> float:
+    """sum of target^2 / A_ii over the position solve's rows [J]: the energy its corrections would take if each row
+    were closed on its own (each hard row's target is capped, hard_row_target)."""
+    e = float(0.0)
+    for i in range(rf.count[env]):
+        aii = float(da.a[env, i, i])
+        t = rf.target[env, i]
+        if aii > 0.0:
+            e += t * t / aii
+    return e
+
+
+@wp.func
+def _bound_correction(sd: StepData, env: int, n_gen: int, rows_energy: float) -> None:
+    """Scale the position solve's correction d = gen_vpos - gen_v (what its ERP targets add to the velocity solve's
+    answer) down to CORRECTION_MARGIN times the rows' own energy when d^T M d exceeds that and d is faster than
+    a row's capped correction (MAX_CORRECTION_LINEAR, in any generalized velocity). Rows that are nearly
+    dependent (a loop that cannot close, stretched towards its singular pose) give corrections of any size for
+    capped targets (velocity ~ target^2 / regularization); PhysX bounds a correction per body (max depenetration),
+    this bounds it per mechanism."""
+    e = float(0.0)
+    fastest = float(0.0)
+    for i in range(n_gen):
+        s = float(0.0)
+        for k in range(n_gen):
+            s += sd.mass_matrix[env, i, k] * (sd.gen_vpos[env, k] - sd.gen_v[env, k])
+        e += (sd.gen_vpos[env, i] - sd.gen_v[env, i]) * s
+        fastest = wp.max(fastest, wp.abs(sd.gen_vpos[env, i] - sd.gen_v[env, i]))
+    # small corrections pass whatever their energy: a chain of mass ratio 1000 couples its rows so that the exact
+    # correction takes 1000 times the rows' energy, for errors of micrometres
+    if fastest > MAX_CORRECTION_LINEAR and e > CORRECTION_MARGIN * rows_energy:
+        f = wp.sqrt(CORRECTION_MARGIN * rows_energy / e)
+        for i in range(n_gen):
+            sd.gen_vpos[env, i] = sd.gen_v[env, i] + f * (sd.gen_vpos[env, i] - sd.gen_v[env, i])
+
+
+@wp.func
 def direct_solve(
     tree: Tree,
     dp: DofParams,
@@ -422,7 +466,9 @@ def direct_solve(
         err = float(complementarity_error(da.a, da.b, da.lo, da.hi, da.x, env, m0))
         if err > FAILED_TOLERANCES * float(lcp_tolerance(da.b, env, m0)):
             ok = 0
+    rows_energy = float(0.0)
     if ok != 0:
+        rows_energy = _rows_correction_energy(rf, da, env)
         for k in range(n_gen):
             sd.gen_vpos[env, k] = sd.gen_v[env, k]
         res = _solve(
@@ -452,4 +498,5 @@ def direct_solve(
         pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel)
         return
     da.fallback[env] = 0
+    _bound_correction(sd, env, n_gen, rows_energy)
     _write_back(rf, da, sd, ct, ja, env)

@@ -151,6 +151,25 @@ def test_a_mechanism_that_cannot_close_is_reported_and_a_good_one_is_not(solver)
         assert not s.violated[0] and s.linear_error[0] < 1e-3 and s.steps[0] == 0
 
 
+@ALL_SOLVERS
+def test_a_mechanism_that_cannot_close_stays_bounded(solver):
+    """The 3.5 m four-bar over 3 s: no solver can close it, and every one keeps its errors near the compromise
+    (about 0.4-0.5 m) instead of letting the bars wander. The direct solver used to: stretched towards the loop's
+    singular pose, its nearly dependent rows asked for corrections of any size for capped targets and the errors
+    jumped to 15 m; the position solve's correction is now bounded by its rows' own energy
+    (solvers/direct.py, _bound_correction)."""
+    scene, bars, joints = four_bar(solver, coupler=3.5)
+    errors, fastest = [], 0.0
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "scene: hard joint error beyond", RuntimeWarning)
+        for _ in range(300):
+            scene.step(DT)
+            errors.append(max(np.linalg.norm(scene.get_joint_frames(j).terr[0, :3]) for j in joints))
+            fastest = max(fastest, max(np.abs(scene.get_actor_velocity(b)[0]).max() for b in bars[1:]))
+    assert max(errors) < 2.5 and max(errors[-100:]) < 1.0  # 2.4 m as built, the coupler too long by 2.5 m
+    assert fastest < 30.0
+
+
 def test_raise_and_freeze_policies_act_on_a_violation():
     """nan_policy acts on violations as on non-finite states: 'raise' raises ConstraintViolationError naming the
     joint and env once it has stayed 20 steps beyond tolerance; 'freeze' puts that env back to the start of that step
