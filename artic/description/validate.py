@@ -275,5 +275,6 @@ class KnownAttributes:
     __slots__ = ()
 
     def __setattr__(self, name: str, value: object) -> None:
-        refuse_unknown_attribute(self, name)
-        super().__setattr__(name, value)
+        if name[0] != "_" and name not in self.__dict__:  # the common cases without a further call
+            refuse_unknown_attribute(self, name)
+        object.__setattr__(self, name, value)
