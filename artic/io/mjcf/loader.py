@@ -154,6 +154,7 @@ def load_mjcf(path: os.PathLike | str) -> MjcfModel:
     `0 0 1e200` is the z axis."""
     path, root = read_xml_root(path, "MJCF", "mujoco", MjcfError)
     _expand_includes(root, path, [path.resolve()])
+    _merge_sections(root)
     try:
         loader = _Loader(root, path)
     except MjcfError:
@@ -194,6 +195,39 @@ def _expand_includes(root, path: Path, chain: list, seen: set | None = None):
             parent.remove(child)
             for k, el in enumerate(list(inc)):
                 parent.insert(at + k, el)
+
+
+# MuJoCo reads every occurrence of a top-level section: a scene file that includes a robot and adds its own
+# <worldbody> (a floor, a table), <actuator> or <compiler> holds several. These keep one element whose attributes
+# the later ones override (each compiler/option setting applies to the whole model, the last one given wins);
+# the others are concatenated in file order (a <default> class defined in a later section serves elements before it).
+_MERGED_ATTRIBUTES = ("compiler", "option", "size", "statistic", "visual")
+_CONCATENATED = (
+    "default",
+    "extension",
+    "custom",
+    "asset",
+    "worldbody",
+    "contact",
+    "deformable",
+    "equality",
+    "tendon",
+    "actuator",
+    "sensor",
+    "keyframe",
+)
+
+
+def _merge_sections(root) -> None:
+    """Each repeated top-level section of `root` (after the includes are expanded) merged into its first
+    occurrence, as MuJoCo merges them (checked against MuJoCo in tests/io/mjcf/test_sections.py)."""
+    for tag in _MERGED_ATTRIBUTES + _CONCATENATED:
+        found = root.findall(tag)
+        for later in found[1:]:
+            if tag in _MERGED_ATTRIBUTES:
+                found[0].attrib.update(later.attrib)
+            found[0].extend(list(later))
+            root.remove(later)
 
 
 class _Loader:

@@ -1,0 +1,115 @@
+"""Repeated top-level MJCF sections (issue 25, item 1), checked against MuJoCo: a scene file that includes a robot
+and adds its own <worldbody>, <actuator>, <default> or <compiler> is read whole, as MuJoCo reads it. Before, only
+the first of each was read, silently: the scene lost its floor and its actuators, and a later <compiler
+angle="radian"> was lost (ranges 57x too small)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import artic
+
+mujoco = pytest.importorskip("mujoco")
+
+# the issue's file: two worldbodies, two actuator sections, a compiler between them
+SCATTERED = """<mujoco><worldbody><body name="arm"><joint name="j" axis="0 1 0" range="-1 1"/>
+<geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/></body></worldbody>
+<actuator><motor joint="j"/></actuator><compiler angle="radian"/>
+<worldbody><geom name="floor" type="plane" size="1 1 .1"/></worldbody>
+<actuator><position joint="j" kp="10"/></actuator></mujoco>"""
+
+# two defaults (main-class settings merged, a class defined after its use) and two compilers (the last one wins)
+DEFAULTS = """<mujoco><compiler angle="radian"/>
+<default><joint damping="1"/><default class="red"><geom density="500"/></default></default>
+<worldbody><body name="arm"><joint name="j" axis="0 1 0" range="-1 1"/>
+<geom class="wide" type="capsule" fromto="0 0 0 .3 0 0"/></body></worldbody>
+<compiler angle="degree"/>
+<default><joint armature="0.5"/><default class="wide"><geom size=".05"/></default></default>
+</mujoco>"""
+
+ROBOT = """<mujoco model="robot"><compiler angle="radian"/>
+<default><joint damping="0.2"/></default>
+<worldbody><body name="base" pos="0 0 0.5"><freejoint/><geom type="box" size=".1 .1 .1"/>
+<body name="arm" pos="0.1 0 0"><joint name="hinge" axis="0 1 0" range="-1.5 1.5"/>
+<geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/></body></body></worldbody>
+<actuator><motor name="m" joint="hinge" gear="2"/></actuator></mujoco>"""
+
+SCENE = """<mujoco model="scene"><include file="robot.xml"/>
+<worldbody><light pos="0 0 3"/><geom name="floor" type="plane" size="5 5 .1"/>
+<body name="table" pos="1 0 0.2"><geom type="box" size=".3 .3 .02"/></body></worldbody>
+<actuator><position name="p" joint="hinge" kp="50"/></actuator></mujoco>"""
+
+
+def _both(tmp_path, text, name="model.xml"):
+    path = tmp_path / name
+    path.write_text(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the files' unused parts (lights) are reported; not this test's subject
+        model = artic.load_mjcf(path)
+    return model, mujoco.MjModel.from_xml_path(str(path))
+
+
+def _hinge(model, name):
+    for art in model.articulations:
+        for link in art.get_links()[1:]:
+            if link.inbound_joint.name == name:
+                return link.inbound_joint
+    raise KeyError(name)
+
+
+def _shape_count(model):
+    return sum(len(s.shapes) for s in model.statics) + sum(
+        len(link.shapes) for art in model.articulations for link in art.get_links()
+    )
+
+
+def test_every_worldbody_and_actuator_section_is_read(tmp_path):
+    """The issue's file: MuJoCo has the floor, two actuators and a range of +-1 rad (the compiler given between
+    the sections applies to the whole model); so does artic."""
+    model, mm = _both(tmp_path, SCATTERED)
+    assert _shape_count(model) == mm.ngeom == 2
+    assert [a.kind for a in model.actuators] == ["motor", "position"] and mm.nu == 2
+    j = _hinge(model, "j")
+    limit = j.get_limit_params(j.dof_axes()[0])
+    np.testing.assert_allclose([limit.low, limit.high], mm.jnt_range[0], atol=1e-12)
+    np.testing.assert_allclose(mm.jnt_range[0], [-1.0, 1.0])
+
+
+def test_defaults_merge_and_the_last_compiler_wins(tmp_path):
+    """Two <default> sections: the main class takes both (damping 1 and armature 0.5), a class defined in the
+    second serves a geom before it; the second <compiler> (degrees) wins for the whole model. Each as MuJoCo."""
+    model, mm = _both(tmp_path, DEFAULTS)
+    j = _hinge(model, "j")
+    ax = j.dof_axes()[0]
+    limit = j.get_limit_params(ax)
+    np.testing.assert_allclose([limit.low, limit.high], mm.jnt_range[0], atol=1e-12)
+    assert limit.high == pytest.approx(np.radians(1.0))
+    assert j.get_drive_params(ax).damping == pytest.approx(mm.dof_damping[0]) == 1.0
+    assert j.get_armature(ax) == pytest.approx(mm.dof_armature[0]) == 0.5
+    link = model.articulations[0].get_link("arm")
+    assert link.mass == pytest.approx(mm.body_mass[1], rel=1e-9)  # the 0.05 m radius of class 'wide'
+
+
+def test_a_scene_file_including_a_robot_keeps_its_own_sections(tmp_path):
+    """A scene file as shipped with robot models: it includes the robot file and adds a floor, a table and an
+    actuator. MuJoCo: 4 geoms (box, capsule, floor, table), 2 actuators, the robot's damping; artic the same (the
+    table a fixed-base articulation of its own), and the robot lands on the floor."""
+    (tmp_path / "robot.xml").write_text(ROBOT)
+    model, mm = _both(tmp_path, SCENE, "scene.xml")
+    assert _shape_count(model) == mm.ngeom == 4
+    assert sorted(a.name for a in model.actuators) == ["m", "p"] and mm.nu == 2
+    hinge = _hinge(model, "hinge")
+    ax = hinge.dof_axes()[0]
+    limit = hinge.get_limit_params(ax)
+    np.testing.assert_allclose([limit.low, limit.high], mm.jnt_range[1], atol=1e-12)
+    assert hinge.get_drive_params(ax).damping == pytest.approx(0.2)
+    scene = artic.Scene(1, gravity=model.gravity)
+    model.add_to(scene)
+    for _ in range(200):
+        scene.step(model.timestep)
+    robot = next(a for a in model.articulations if a.name != "table")
+    z = scene.get_link_poses(robot)[0, 0, 2]
+    assert z > 0.05  # it lands on the floor instead of falling through where the floor was lost
