@@ -25,9 +25,11 @@ from ..description.validate import MAX_MAGNITUDE
 from ..errors import ArticError
 
 
-def read_xml_root(path: os.PathLike | str, kind: str, tag: str, error: type[ArticError]) -> tuple[Path, ET.Element]:
+def read_xml_root(
+    path: os.PathLike | str, kind: str, tag: str | tuple[str, ...], error: type[ArticError]
+) -> tuple[Path, ET.Element]:
     """(Path, root element) of an XML robot file, or `error` naming the file: not a path, missing, a folder,
-    unreadable, empty, not XML, or with a top element other than `<tag>`."""
+    unreadable, empty, not XML, or with a top element other than `<tag>` (or one of the tags)."""
     if not isinstance(path, (str, os.PathLike)):
         raise error(f"{kind} file: expected a path (str or pathlib.Path), got {type(path).__name__}")
     try:
@@ -42,8 +44,10 @@ def read_xml_root(path: os.PathLike | str, kind: str, tag: str, error: type[Arti
         raise error(f"{kind} file '{path}' is not valid XML{empty}: {e}") from None
     except (OSError, ValueError) as e:  # permission denied, a NUL byte in the name, ...
         raise error(f"{kind} file '{path}' cannot be read: {e}") from None
-    if root.tag != tag:
-        raise error(f"{kind} file '{path}': the top element is <{root.tag}>, expected <{tag}>")
+    tags = (tag,) if isinstance(tag, str) else tag
+    if root.tag not in tags:
+        expected = " or ".join(f"<{t}>" for t in tags)
+        raise error(f"{kind} file '{path}': the top element is <{root.tag}>, expected {expected}")
     return path, root
 
 

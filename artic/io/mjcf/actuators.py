@@ -51,6 +51,7 @@ import numpy as np
 from ...description.articulation_joint import Drive
 from ...enums import ArticulationFlag, DriveType
 from ..xml_values import MAX_MAGNITUDE
+from .report import and_more
 
 if TYPE_CHECKING:
     from .loader import _Loader
@@ -245,6 +246,7 @@ def _set_drives(loader, acts):
     """Combine the drive actuators of each joint with its passive spring and damper into the dof's one drive,
     targets set for ctrl = 0."""
     v = loader.v
+    approximate = []  # (actuator element, reasons) whose forcerange the drive bounds only approximately
     by_joint = {}
     for rec, act in acts:
         if rec.bias[1] != 0.0 or rec.bias[2] != 0.0:
@@ -273,12 +275,16 @@ def _set_drives(loader, acts):
                     + ", which the clamp limits too"
                 )
             if why:
-                warnings.warn(
-                    f"{v.where(act)}: forcerange is applied only approximately: {'; '.join(why)}",
-                    RuntimeWarning,
-                    stacklevel=5,
-                )
+                approximate.append((act, why))
         with v.context(group[0][1]):
             joint.set_drive_params(ax, Drive(stiffness, damping, max_force, DriveType.FORCE))
             joint.set_drive_target(ax, x0 / stiffness if stiffness > 0.0 else 0.0)
             joint.set_drive_velocity(ax, v0 / damping if damping > 0.0 else 0.0)
+    if approximate:
+        act, why = approximate[0]
+        warnings.warn(
+            f"{v.where(act)}: forcerange is applied only approximately: {'; '.join(why)}"
+            + and_more(v, [a for a, _ in approximate[1:]]),
+            RuntimeWarning,
+            stacklevel=5,
+        )

@@ -37,6 +37,7 @@ import numpy as np
 from ...description.body_joints import DistanceJoint, FixedJoint, SphericalJoint
 from ...enums import ArticulationFlag, Axis, JointType
 from ...math.np_spatial import Transform
+from .report import and_more
 
 if TYPE_CHECKING:
     from ...description.body_joints import JointBase
@@ -58,6 +59,7 @@ def read_couplings(loader: _Loader, root: ET.Element) -> list[JointBase]:
     for section in root.findall("equality"):
         for el in section:
             reader.equality(el)
+    reader.say()
     return reader.joints
 
 
@@ -67,14 +69,24 @@ class _Couplings:
         self._sites = None
         self.tendons = {}  # fixed tendon name: ([(articulation, joint, axis, coef)], length at qpos0)
         self.joints = []
+        self.said = {}  # kind of warning -> [(element, what)], said once per kind (say)
         self.link_of = {}  # artic joint -> its link
         for art in loader.model.articulations:
             for link in art.get_links():
                 if link.inbound_joint is not None:
                     self.link_of[id(link.inbound_joint)] = link
 
-    def _warn(self, el, what):
-        warnings.warn(f"{self.v.where(el)}: {what}", RuntimeWarning, stacklevel=6)
+    def _warn(self, el, what, kind=None):
+        """Collect a warning; `kind` (default: the text) groups the ones said together."""
+        self.said.setdefault(kind or what, []).append((el, what))
+
+    def say(self):
+        """One warning per kind (a hand with 64 ranged tendons said 64 before): the first element's, and how many
+        others there are, naming the next few."""
+        for items in self.said.values():
+            el, what = items[0]
+            more = and_more(self.v, [e for e, _ in items[1:]])
+            warnings.warn(f"{self.v.where(el)}: {what}{more}", RuntimeWarning, stacklevel=5)
 
     def _attrs(self, el, section):
         """Element attributes over its class's <default><{section}> ones."""
@@ -214,6 +226,7 @@ class _Couplings:
             el,
             f"range='{a['range']}' dropped: artic's fixed-tendon limit is a spring that cannot hold "
             "MuJoCo's tendon limit constraint stably",
+            "tendon range",
         )
 
     def _spatial(self, el):

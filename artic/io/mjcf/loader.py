@@ -189,7 +189,9 @@ def _expand_includes(root, path: Path, chain: list, seen: set | None = None):
                     "MuJoCo refuses repeated includes"
                 )
             seen.add(target)
-            _, inc = read_xml_root(target, f"MJCF (included by '{path}')", "mujoco", MjcfError)
+            # MuJoCo takes the children of the included file's top element: <mujoco>, or <mujocoinclude> in files
+            # written for MuJoCo 2 (gymnasium-robotics' Adroit hand and kitchen)
+            _, inc = read_xml_root(target, f"MJCF (included by '{path}')", ("mujoco", "mujocoinclude"), MjcfError)
             _expand_includes(inc, target, chain + [target], seen)
             at = list(parent).index(child)
             parent.remove(child)

@@ -201,3 +201,12 @@ def report_unused(root: ET.Element, v: XmlValues) -> None:
             RuntimeWarning,
             stacklevel=3,
         )
+
+
+def and_more(v: XmlValues, elements: list[ET.Element]) -> str:
+    """What a warning said for the first of `elements` adds about the others: how many, naming the next three
+    (one warning per kind, not one per element: a hand's 64 tendons or 20 actuators)."""
+    if not elements:
+        return ""
+    names = ", ".join(v.describe(e) for e in elements[:3])
+    return f" (and {len(elements)} more like it: {names}{', ...' if len(elements) > 3 else ''})"

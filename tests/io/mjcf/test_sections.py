@@ -113,3 +113,43 @@ def test_a_scene_file_including_a_robot_keeps_its_own_sections(tmp_path):
     robot = next(a for a in model.articulations if a.name != "table")
     z = scene.get_link_poses(robot)[0, 0, 2]
     assert z > 0.05  # it lands on the floor instead of falling through where the floor was lost
+
+
+def test_one_warning_per_kind_not_per_element(tmp_path):
+    """A hand's 64 ranged fixed tendons gave 64 warnings, its 20 force-limited servos on damped joints 20 more
+    (issue 25, item 8). Each kind is now said once, for its first element, with how many others there are and
+    the next names."""
+    joints = (
+        "".join(
+            f'<body name="b{i}" pos="0.1 0 0"><joint name="j{i}" axis="0 1 0" damping="0.1"/>'
+            '<geom type="sphere" size=".02"/>'
+            for i in range(8)
+        )
+        + "</body>" * 8
+    )
+    tendons = "".join(f'<fixed name="t{i}" range="-0.1 0.1"><joint joint="j{i}" coef="1"/></fixed>' for i in range(8))
+    servos = "".join(f'<position name="s{i}" joint="j{i}" kp="5" forcerange="-1 1"/>' for i in range(8))
+    text = f"<mujoco><worldbody>{joints}</worldbody><tendon>{tendons}</tendon><actuator>{servos}</actuator></mujoco>"
+    path = tmp_path / "hand.xml"
+    path.write_text(text)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        artic.load_mjcf(path)
+    said = [str(w.message) for w in record]
+    ranges = [m for m in said if "range='-0.1 0.1' dropped" in m]
+    forces = [m for m in said if "forcerange is applied only approximately" in m]
+    assert len(ranges) == 1 and "fixed 't0'" in ranges[0] and "(and 7 more like it: fixed 't1'" in ranges[0]
+    assert len(forces) == 1 and "position 's0'" in forces[0] and "(and 7 more like it: position 's1'" in forces[0]
+    assert len(said) <= 4
+
+
+def test_an_included_file_may_be_a_mujocoinclude(tmp_path):
+    """Files written for MuJoCo 2 (gymnasium-robotics' Adroit hand and kitchen) give their included parts the top
+    element <mujocoinclude>; MuJoCo 4 still reads them, and so does artic (it refused them)."""
+    (tmp_path / "parts.xml").write_text(
+        '<mujocoinclude><body name="ball" pos="0 0 1"><freejoint/><geom type="sphere" size=".1"/></body>'
+        "</mujocoinclude>"
+    )
+    model, mm = _both(tmp_path, '<mujoco><worldbody><include file="parts.xml"/></worldbody></mujoco>')
+    assert [a.name for a in model.articulations] == ["ball"] and mm.nbody == 2
+    assert model.articulations[0].get_link("ball").mass == pytest.approx(mm.body_mass[1], rel=1e-9)
