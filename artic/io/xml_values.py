@@ -56,6 +56,10 @@ class XmlValues:
 
     def __init__(self, root: ET.Element, path: Path, kind: str, error: type[ArticError]):
         self.path, self.kind, self.error = path, kind, error
+        self.reparent(root)
+
+    def reparent(self, root: ET.Element) -> None:
+        """Learn the tree again after elements were moved (MJCF frames expanded), so that errors locate them."""
         self._parent = {child: parent for parent in root.iter() for child in parent}
 
     # -- locating -----------------------------------------------------------------------------------------------

@@ -64,6 +64,7 @@ from ...math.np_spatial import Transform, quat_between, quat_from_axis_angle, qu
 from ..xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 from .actuators import Actuator, read_actuators
 from .couplings import read_couplings
+from .frames import expand_frames
 from .geoms import ELLIPSOID_DIRECTIONS, geom_shape, report_frictionless
 from .hfield import read_hfield
 from .mass import MESH_INERTIA, MassRules
@@ -135,7 +136,7 @@ _BUILTIN = {
     "pair": PAIR_BUILTIN,
 }
 # elements whose content artic would drop: refused rather than ignored
-_UNSUPPORTED = ("frame", "replicate", "attach", "composite", "flexcomp")
+_UNSUPPORTED = ("replicate", "attach", "composite", "flexcomp")
 _WORLD = -1  # the weld group of the world body and of the bodies welded to it
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 
@@ -268,6 +269,8 @@ class _Loader:
         world = root.find("worldbody")
         if world is None:
             raise MjcfError(f"MJCF file '{path}' has no <worldbody>")
+        expand_frames(self, world, "main")  # frames.py: <frame> children posed in the frame's parent
+        v.reparent(root)
         for j in world:
             if j.tag in ("joint", "freejoint"):
                 raise v.fail(j, "the world body cannot have joints; put the joint in a <body>")
@@ -393,6 +396,9 @@ class _Loader:
         """MJCF orientation (quat w x y z, axisangle, euler, xyaxes, zaxis) as artic's (x, y, z, w)."""
         v = self.v
         given = [k for k in _ORIENTATIONS if k in a]
+        own = [k for k in given if k in el.attrib]
+        if own:  # the element's own orientation replaces its class's, as in MuJoCo
+            given = own
         if len(given) > 1:
             raise v.fail(el, f"gives several orientations ({', '.join(given)}); keep one")
         if not given:

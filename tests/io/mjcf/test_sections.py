@@ -153,3 +153,69 @@ def test_an_included_file_may_be_a_mujocoinclude(tmp_path):
     model, mm = _both(tmp_path, '<mujoco><worldbody><include file="parts.xml"/></worldbody></mujoco>')
     assert [a.name for a in model.articulations] == ["ball"] and mm.nbody == 2
     assert model.articulations[0].get_link("ball").mass == pytest.approx(mm.body_mass[1], rel=1e-9)
+
+
+FRAMES = """<mujoco><compiler angle="radian"/>
+<default><default class="tilted"><geom euler="0.3 0 0"/></default></default>
+<worldbody>
+<frame pos="0.5 0 0.2" euler="0 0 1.5707963">
+  <geom name="slab" type="box" size=".2 .1 .02" pos="0 0.3 0"/>
+  <frame pos="0 0 0.4" euler="0.4 0 0" childclass="tilted">
+    <body name="arm" pos="0.1 0 0">
+      <joint name="hinge" axis="0 1 0" pos="0 0 0.05"/>
+      <geom name="rod" type="capsule" fromto="0 0 0 .3 0 0" size=".03"/>
+      <frame pos="0.3 0 0" euler="0 0.5 0"><geom name="tip" type="box" size=".05 .02 .04" quat="1 0 0 0"/>
+        <body name="hand" pos="0.1 0 0"><joint name="wrist" axis="1 0 0"/><geom name="palm" size=".04"/></body>
+      </frame>
+    </body>
+  </frame>
+</frame>
+</worldbody></mujoco>"""
+
+
+def test_frames_are_expanded_as_mujoco_compiles_them(tmp_path):
+    """<frame> (refused before): nested frames with positions, orientations and a childclass, holding a static
+    geom, a body, a fromto capsule, a geom whose own quat replaces its class's euler, and a joint with a pos. At
+    qpos0 and at other joint positions every body sits where MuJoCo puts it (1e-6 m, quaternions equal up to sign),
+    which checks the joints' anchors and axes too, and the bodies' masses and inertias (the geoms' poses) agree."""
+    from artic.description.body_joints import description_pose
+
+    model, mm = _both(tmp_path, FRAMES)
+    md = mujoco.MjData(mm)
+    art = model.articulations[0]
+    joints = [_hinge(model, n) for n in ("hinge", "wrist")]
+    for qpos in ([0.0, 0.0], [0.4, -0.7], [-1.2, 2.0]):
+        md.qpos[:] = qpos
+        mujoco.mj_kinematics(mm, md)
+        for j, q in zip(joints, qpos):
+            j.set_joint_position(j.dof_axes()[0], q)
+        for b in range(1, mm.nbody):
+            pose = description_pose(art.get_link(mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_BODY, b)))
+            np.testing.assert_allclose(pose.p, md.xpos[b], atol=1e-6)
+            assert abs(abs(np.dot(pose.q, np.roll(md.xquat[b], -1))) - 1.0) < 1e-6
+    for b in range(1, mm.nbody):
+        link = art.get_link(mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_BODY, b))
+        assert link.mass == pytest.approx(mm.body_mass[b], rel=1e-6)
+        np.testing.assert_allclose(sorted(link.inertia), sorted(mm.body_inertia[b]), rtol=1e-5)
+        np.testing.assert_allclose(link.cmass_local_pose.p, mm.body_ipos[b], atol=1e-6)
+    static = model.statics[0].shapes[0]
+    np.testing.assert_allclose(static.local_pose.p, mm.geom_pos[0], atol=1e-6)
+
+
+def test_an_elements_own_orientation_replaces_its_classs(tmp_path):
+    """A class giving geoms an euler and a geom giving its own quat: MuJoCo takes the geom's (artic refused the
+    pair as two orientations); the body's inertia, which the box's orientation sets, agrees."""
+    model, mm = _both(
+        tmp_path,
+        '<mujoco><default><default class="c"><geom euler="0 0 30"/></default></default><worldbody>'
+        '<body name="b"><freejoint/><geom class="c" type="box" size=".3 .1 .05" quat="0.9 0 0.4359 0"/>'
+        "</body></worldbody></mujoco>",
+    )
+    from artic.math.np_spatial import quat_to_matrix
+
+    link = model.articulations[0].get_link("b")
+    r = quat_to_matrix(link.cmass_local_pose.q)
+    r_mj = quat_to_matrix(np.roll(mm.body_iquat[1], -1))
+    tensor, tensor_mj = r @ np.diag(link.inertia) @ r.T, r_mj @ np.diag(mm.body_inertia[1]) @ r_mj.T
+    np.testing.assert_allclose(tensor, tensor_mj, atol=1e-9 * np.abs(tensor_mj).max())
+    assert abs(tensor_mj[0, 2]) > 1e-3 * np.abs(tensor_mj).max()  # the geom's own tilt about y shows

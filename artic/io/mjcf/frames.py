@@ -1,0 +1,75 @@
+"""MuJoCo's `<frame>`: a pose (pos and an orientation) and a `childclass` that its children (bodies, geoms, sites,
+joints, cameras, lights, other frames) are given in. Expanded in place before the bodies are read, as MuJoCo
+compiles it: each child is moved to the frame's parent with its pose composed with the frame's (a geom's `fromto`
+end points and a joint's `pos` and `axis` transformed), explicit on the element so that its class defaults cannot
+undo it, and the frame's childclass given to the children that name no class of their own.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .loader import _Loader
+
+_ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
+_FROMTO = ("capsule", "cylinder", "box", "ellipsoid")
+
+
+def expand_frames(loader: _Loader, el: ET.Element, childclass: str) -> None:
+    """Replace every <frame> below `el` (a <worldbody> or <body> whose children take `childclass` by default) by
+    its children, posed in the frame's parent."""
+    k = 0
+    while k < len(el):
+        child = el[k]
+        if child.tag == "frame":
+            moved = _unframe(loader, child, childclass)
+            el.remove(child)
+            for n, c in enumerate(moved):
+                el.insert(k + n, c)
+            continue  # the first moved child may be a frame itself
+        if child.tag == "body":
+            expand_frames(loader, child, child.get("childclass", childclass))
+        k += 1
+
+
+def _unframe(loader: _Loader, frame: ET.Element, childclass: str) -> list[ET.Element]:
+    v = loader.v
+    for key in frame.attrib:
+        if key not in ("name", "pos", "childclass", *_ORIENTATIONS):
+            raise v.fail(
+                frame, f"attribute {key} is not a <frame> attribute (MuJoCo's: name, pos, an orientation, childclass)"
+            )
+    t = loader._frame(frame, frame.attrib)
+    inner = frame.get("childclass", childclass)
+    if inner not in loader.defaults:
+        raise v.fail(frame, f"attribute childclass='{inner}' names no <default class>; define it or fix the name")
+    children = list(frame)
+    for c in children:
+        a = loader._attrs(c, inner)
+        if c.tag == "joint":
+            if "pos" in a:
+                c.set("pos", _text(t.transform_point(v.numbers(c, "pos", 3, text=a["pos"]))))
+            c.set("axis", _text(t.rotate(v.numbers(c, "axis", 3, (0.0, 0.0, 1.0), a.get("axis")))))
+        elif c.tag == "geom" and a.get("type", "sphere") in _FROMTO and "fromto" in a:
+            ft = v.numbers(c, "fromto", 6, text=a["fromto"])
+            c.set("fromto", _text(np.concatenate([t.transform_point(ft[:3]), t.transform_point(ft[3:])])))
+        elif c.tag not in ("freejoint", "inertial"):
+            pose = t * loader._frame(c, a)
+            for key in _ORIENTATIONS:
+                c.attrib.pop(key, None)
+            c.set("pos", _text(pose.p))
+            x, y, z, w = pose.q
+            c.set("quat", _text((w, x, y, z)))
+        if "childclass" in frame.attrib:
+            key = "childclass" if c.tag in ("body", "frame") else "class"
+            if key not in c.attrib:
+                c.set(key, inner)
+    return children
+
+
+def _text(values) -> str:
+    return " ".join(repr(float(x)) for x in values)
