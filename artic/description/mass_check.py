@@ -67,6 +67,7 @@ import numpy as np
 from ..enums import Axis, JointType, Motion
 from ..errors import ValidationError
 from ..math.np_spatial import Transform, quat_from_axis_angle, quat_to_matrix, skew, spatial_inertia
+from .body_joints import description_pose
 
 if TYPE_CHECKING:
     from .articulation import Articulation, Link
@@ -287,3 +288,34 @@ def check_mass_properties(art: Articulation, policy: str = "repair") -> list:
         stacklevel=3,
     )
     return [link.name for link, _ in found]
+
+
+def joint_space_inertia(art: Articulation) -> tuple[np.ndarray, list]:
+    """(M, dofs): the joint-space inertia (float64, armature on the diagonal) at the articulation's joint positions
+    and root pose as described, and per row of M its (link, axis) (a floating root's six first, as (root, 0..5):
+    angular then linear, about the world origin). For what MuJoCo's compiler computes at qpos0 (a position
+    actuator's dampratio). Each link adds J^T I J, J its ancestors' motion columns."""
+    links = art._topology().links
+    poses = {link: description_pose(link) for link in links}
+    columns, dofs, moved_by = [], [], {}
+    if not art.fix_base:
+        columns += list(np.eye(6))
+        dofs += [(links[0], k) for k in range(6)]
+    moved_by[links[0]] = list(range(len(columns)))
+    armature = [0.0] * len(columns)
+    for link in links[1:]:
+        j = link.inbound_joint
+        s = _motion_subspace(link, poses[link])
+        start = len(columns)
+        for k, a in enumerate(j.dof_axes()):
+            columns.append(s[:, k])
+            dofs.append((link, a))
+            armature.append(j.get_armature(a))
+        moved_by[link] = moved_by[link.parent] + list(range(start, len(columns)))
+    m = np.diag(armature)
+    for link in links:
+        idx = moved_by[link]
+        if idx:
+            jac = np.array([columns[i] for i in idx]).T
+            m[np.ix_(idx, idx)] += jac.T @ _link_inertia(link, poses[link]) @ jac
+    return m, dofs

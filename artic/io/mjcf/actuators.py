@@ -7,7 +7,8 @@ and forcelimited "auto" mean "limited when the range is given"). The shortcuts a
 
 * <motor>: gain 1, no bias. artic applies ``gear * clamp(ctrl)`` as a joint force (explicit, as in MuJoCo).
 * <position kp kv>: gain kp, bias (0, -kp, -kv): an implicit force drive of stiffness gear^2 kp, damping
-  gear^2 kv and target position ctrl / gear.
+  gear^2 kv and target position ctrl / gear. dampratio and inheritrange are MuJoCo's compile-time rules
+  (`_position_extras`); timeconst is an activation filter (below).
 * <velocity kv>: gain kv, bias (0, 0, -kv): a drive of damping gear^2 kv and target velocity ctrl / gear.
 * <general>: gaintype fixed, dyntype none and biastype none or affine. With bias b1 != 0 it joins the drive's
   stiffness (target position), else with b2 != 0 its damping (target velocity), else it is a joint force.
@@ -49,7 +50,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...description.articulation_joint import Drive
-from ...enums import ArticulationFlag, DriveType
+from ...description.mass_check import joint_space_inertia
+from ...enums import ArticulationFlag, DriveType, Motion
 from ..xml_values import MAX_MAGNITUDE
 from .report import and_more
 
@@ -104,9 +106,8 @@ def _gains(v, act, a):
     if tag == "position":
         kp = v.number(act, "kp", 1.0, a.get("kp"), minimum=0.0)
         kv = v.number(act, "kv", 0.0, a.get("kv"), minimum=0.0)
-        for attr in ("dampratio", "timeconst", "inheritrange"):
-            if attr in a and v.number(act, attr, 0.0, a[attr]) != 0.0:
-                return f"<position {attr}> is not mapped"
+        if "dampratio" in act.attrib and "kv" in act.attrib:
+            raise v.fail(act, "gives both kv and dampratio; keep one (MuJoCo refuses both)")
         return kp, (0.0, -kp, -kv)
     if tag == "velocity":
         kv = v.number(act, "kv", 1.0, a.get("kv"), minimum=0.0)
@@ -140,6 +141,7 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
     tendons = {t.name: t for art in loader.model.articulations for t in art.get_fixed_tendons() if t.name}
     dropped, filtered = [], []
     acts = []
+    inverse_inertia = {}  # id(articulation) -> (M^-1, dof index), for dampratio
     for k, act in enumerate(el):
         a = loader._attrs(act, "main")
         name = a.get("name", f"actuator {k}")
@@ -186,6 +188,9 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
         gains = _gains(v, act, a)
         if reason is None and isinstance(gains, str):
             reason = gains
+        if reason is None and act.tag == "position":
+            gains, why = _position_extras(loader, act, a, rec, gains, inverse_inertia)
+            reason = reason or why
         if reason is None:
             rec.gain, rec.bias = gains
             if rec.bias[1] > 0.0 or rec.bias[2] > 0.0:
@@ -200,6 +205,8 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
             continue
         if a.get("dyntype", "none") in _FILTERS:
             filtered.append(f"'{rec.name}' ({v.numbers(act, 'dynprm', (1, 10), (1.0,), a.get('dynprm'))[0]:g} s)")
+        elif act.tag == "position" and v.number(act, "timeconst", 0.0, a.get("timeconst"), minimum=0.0) > 0.0:
+            filtered.append(f"'{rec.name}' ({float(a['timeconst']):g} s)")  # MuJoCo: filterexact, timeconst
         if tname is not None:
             _tendon_spring(loader, tendons[tname], rec, act)
         else:
@@ -220,6 +227,52 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
             RuntimeWarning,
             stacklevel=4,
         )
+
+
+def _position_extras(loader, act, a, rec, gains, inverse_inertia):
+    """A <position>'s compile-time attributes, as MuJoCo's compiler sets them at qpos0: dampratio z gives the damping
+    kv = 2 z sqrt(kp m) for the transmission's effective mass m = 1 / (gear^2 c^T M^-1 c) (c: the joint's unit
+    column, or a fixed tendon's coefficients; M the joint-space inertia with armature); inheritrange r makes the
+    ctrlrange the joint's range scaled by r about its middle. Returns (gains, None) or (gains, why unsupported)."""
+    v = loader.v
+    kp, bias = gains
+    # the element's own kv or dampratio wins over its class's, as in MuJoCo
+    if "dampratio" in act.attrib or ("dampratio" in a and "kv" not in act.attrib):
+        z = v.number(act, "dampratio", text=a["dampratio"], minimum=0.0)
+        inverse_mass = _transmission_inverse_mass(loader, rec, inverse_inertia)
+        if not inverse_mass > 0.0:
+            return gains, "dampratio on a transmission nothing can move"
+        bias = (bias[0], bias[1], -2.0 * z * np.sqrt(kp / inverse_mass) / abs(rec.gear))
+    r = v.number(act, "inheritrange", 0.0, a.get("inheritrange"), minimum=0.0)
+    if r > 0.0:
+        if rec.joint is None:
+            return (kp, bias), "inheritrange on a tendon transmission is not mapped (only joints)"
+        _, joint = loader.joint_names[rec.joint]
+        limit = joint.get_limit_params(joint.dof_axes()[0])
+        if joint.get_motion(joint.dof_axes()[0]) != Motion.LIMITED:
+            raise v.fail(act, f"inheritrange needs joint '{rec.joint}' to have a range (MuJoCo refuses it too)")
+        middle, half = 0.5 * (limit.low + limit.high), 0.5 * r * (limit.high - limit.low)
+        rec.ctrlrange = (middle - half, middle + half)
+    return (kp, bias), None
+
+
+def _transmission_inverse_mass(loader, rec, cache) -> float:
+    """c^T M^-1 c of the actuator's transmission at the articulation's initial pose (mass_check.py's M); `cache`
+    keeps each articulation's M^-1 and dof index."""
+    terms = rec.terms  # (joint name, coefficient)
+    art = loader.joint_names[terms[0][0]][0]
+    if id(art) not in cache:
+        m, dofs = joint_space_inertia(art)
+        cache[id(art)] = (np.linalg.pinv(m), {(id(link), int(axis)): i for i, (link, axis) in enumerate(dofs)})
+    minv, index = cache[id(art)]
+    c = np.zeros(len(minv))
+    for name, coef in terms:
+        owner, joint = loader.joint_names[name]
+        if owner is not art:
+            return 0.0
+        link = next(lk for lk in art.get_links()[1:] if lk.inbound_joint is joint)
+        c[index[(id(link), int(joint.dof_axes()[0]))]] += coef
+    return float(c @ minv @ c)
 
 
 def _tendon_spring(loader, tendon, rec, act):
