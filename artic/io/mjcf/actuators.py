@@ -314,6 +314,13 @@ def _set_drives(loader, acts):
         x0 = k * joint.get_drive_target(ax) + sum(r.gear * r.bias[0] for r, _ in group if r.bias[1] != 0.0)
         v0 = sum(r.gear * r.bias[0] for r, _ in group if r.bias[1] == 0.0)
         max_force = 1e30
+        joint_range = loader.model.joint_force_ranges.get(jname)
+        if joint_range is not None:  # actuatorfrcrange: the total actuator force on the joint
+            lo, hi = joint_range
+            max_force = max(abs(lo), abs(hi))
+            if lo != -hi or k > 0.0 or d > 0.0:
+                why = "not symmetric" if lo != -hi else "the drive also carries the joint's spring or damper"
+                approximate.append((group[0][1], [f"joint '{jname}''s actuatorfrcrange: {why}"]))
         limited = [(r, act) for r, act in group if r.forcerange is not None]
         for r, act in limited:
             lo, hi = r.forcerange

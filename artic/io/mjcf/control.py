@@ -55,7 +55,7 @@ class MjcfControl:
                     f"MJCF model '{model.name}': articulation '{art.name}' is in another scene; "
                     "bind the control to the scene the model was added to"
                 )
-            b = _Binding(art, self.actuators)
+            b = _Binding(art, self.actuators, model.joint_force_ranges)
             if b.flags:
                 self._bindings.append(b)
         for b in self._bindings:
@@ -97,7 +97,7 @@ class _Binding:
     """One articulation's actuated dofs: target positions, target velocities and joint forces as affine maps of
     ctrl."""
 
-    def __init__(self, art, actuators):
+    def __init__(self, art, actuators, joint_force_ranges):
         self.art = art
         dofs = {joint.name: i for i, (joint, _) in enumerate(art.dof_list())}
         joints = {joint.name: joint for joint, _ in art.dof_list()}
@@ -115,6 +115,9 @@ class _Binding:
         self.pos = self._affine(pos, dofs, joints, actuators, nu, "stiffness")
         self.vel = self._affine(vel, dofs, joints, actuators, nu, "damping")
         self.force_dofs = np.array([dofs[j] for j in force], int)
+        # a joint's actuatorfrcrange clamps the sum of its force actuators (its drive's max force the rest)
+        self.joint_lo = np.array([joint_force_ranges.get(j, (-np.inf, np.inf))[0] for j in force])
+        self.joint_hi = np.array([joint_force_ranges.get(j, (-np.inf, np.inf))[1] for j in force])
         self.force_map = np.zeros((len(force), nu))  # dof row: gear c_i of each force actuator
         for row, members in enumerate(force.values()):
             for i, c in members:
@@ -159,5 +162,5 @@ class _Binding:
             cache.joint_target_velocities[:, idx] = c @ mat.T + off
         if len(self.force_dofs):
             f = np.clip(self.force_gain * c + self.force_b0, self.force_lo, self.force_hi)
-            cache.joint_force[:, self.force_dofs] = f @ self.force_map.T
+            cache.joint_force[:, self.force_dofs] = np.clip(f @ self.force_map.T, self.joint_lo, self.joint_hi)
         art.apply_cache(cache, self.flags)

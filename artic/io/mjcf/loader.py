@@ -92,6 +92,7 @@ class MjcfModel:
     actuators: list = field(default_factory=list)
     options: Options = field(default_factory=Options)  # what <option> says (options.py)
     joints: list = field(default_factory=list)  # body joints from <equality> (couplings.py)
+    joint_force_ranges: dict = field(default_factory=dict)  # joint name: (lo, hi) of its actuatorfrcrange [N or N m]
 
     def add_to(self, scene: Scene) -> Scene:
         """Add the static actors and articulations to `scene`; a scene gravity other than the file's (its <option
@@ -607,6 +608,9 @@ class _Loader:
             joint.set_joint_type(JointType.REVOLUTE)
             axes = (Axis.TWIST,)
         rng = self._range(j, a, kind)
+        force_range = self._force_range(j, a)
+        if force_range is not None:
+            self.model.joint_force_ranges[jname] = force_range
         armature = v.number(j, "armature", text=a["armature"], minimum=0.0)
         damping = v.number(j, "damping", text=a["damping"], minimum=0.0) if self.opts.damper else 0.0
         loss = v.number(j, "frictionloss", text=a["frictionloss"], minimum=0.0) if self.opts.frictionloss else 0.0
@@ -636,6 +640,20 @@ class _Loader:
                     joint.set_drive_params(ax, Drive(k, damping, 1e30, DriveType.FORCE))
                     joint.set_drive_target(ax, springref)
         return link
+
+    def _force_range(self, j, a):
+        """A joint's actuatorfrcrange (the total actuator force on it is clamped to it, MuJoCo's actuatorfrclimited
+        'auto' meaning "when the range is given"), or None."""
+        v = self.v
+        flag = v.choice(j, "actuatorfrclimited", a.get("actuatorfrclimited", "auto"), ("true", "false", "auto"))
+        if flag == "false" or (flag == "auto" and "actuatorfrcrange" not in a):
+            return None
+        if "actuatorfrcrange" not in a:
+            raise v.fail(j, "actuatorfrclimited='true' needs attribute actuatorfrcrange")
+        lo, hi = (float(x) for x in v.numbers(j, "actuatorfrcrange", 2, text=a["actuatorfrcrange"]))
+        if lo > hi:
+            raise v.fail(j, f"attribute actuatorfrcrange='{a['actuatorfrcrange']}': the lower bound exceeds the upper")
+        return lo, hi
 
     def _fill_link(self, link, body, cls):
         """Shapes, and the body's mass properties as MuJoCo computes them (mass.py)."""

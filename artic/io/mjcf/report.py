@@ -50,6 +50,8 @@ USED = {
     "inertial": {"pos", "mass", "diaginertia", "fullinertia"} | _ORIENT,
     "joint": {
         "name",
+        "actuatorfrcrange",
+        "actuatorfrclimited",
         "class",
         "type",
         "pos",
