@@ -129,3 +129,4 @@ class DofParams:
     link_angular_damping: wp.array(dtype=float)  # (L,) [1/s]
     link_max_linear_velocity: wp.array(dtype=float)  # (L,) [m/s]
     link_max_angular_velocity: wp.array(dtype=float)  # (L,) [rad/s]
+    link_gravity_scale: wp.array(dtype=float)  # (L,) share of the scene's gravity acting on the link (1: all)

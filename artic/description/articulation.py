@@ -23,7 +23,7 @@ from .articulation_joint import Joint
 from .contact_pairs import contact_pair
 from .couplings import FixedTendon, MimicJoint, SpatialTendon, validate_couplings
 from .shapes import Material, Shape, mass_properties
-from .validate import KnownAttributes, flag_value, nonneg, nonneg_property, pose_property
+from .validate import KnownAttributes, finite, flag_value, nonneg, nonneg_property, pose_property
 from .validate import as_real as _as_real
 from .validate import as_transform as _as_transform
 
@@ -49,6 +49,7 @@ class Link(KnownAttributes):
         self._max_linear_velocity = 100.0
         self._max_angular_velocity = 50.0
         self._cfm_scale = 0.025
+        self._gravity_scale = 1.0
         self.inbound_joint: Joint | None = Joint(self, parent, name) if parent is not None else None
 
     def __repr__(self):
@@ -139,6 +140,18 @@ class Link(KnownAttributes):
     max_linear_velocity = nonneg_property("max_linear_velocity", "Max linear COM speed [m/s] (default 100).")
     max_angular_velocity = nonneg_property("max_angular_velocity", "Max angular speed [rad/s] (default 50).")
     cfm_scale = nonneg_property("cfm_scale", "Per-link constraint softening of limits and friction (default 0.025).")
+
+    @property
+    def gravity_scale(self) -> float:
+        """The share of the scene's gravity that acts on this link (default 1). 0 is PhysX's eDISABLE_GRAVITY;
+        MuJoCo's body gravcomp g is 1 - g (a force m g gravcomp up at the COM; above 1 the link floats up). The
+        step applies it; the inverse-dynamics API (gravity compensation, RNEA) still weighs every link fully."""
+        return self._gravity_scale
+
+    @gravity_scale.setter
+    def gravity_scale(self, value: float):
+        self._gravity_scale = finite(self._owner(), "gravity_scale", value)
+        self._changed("model")
 
     def set_cfm_scale(self, cfm_scale: float) -> None:
         """PhysX's `setCfmScale`: the same as assigning `cfm_scale`."""

@@ -66,6 +66,7 @@ def applied_link_wrench(
     spin = wp.length(w)
     if spin > dp.link_max_angular_velocity[i]:
         ang_s = 1.0 - dp.link_max_angular_velocity[i] / spin
-    force = (1.0 - lin_d * dt) * (m * gravity + user_force) - m * (lin_d + lin_s / dt) * v
+    weight = m * dp.link_gravity_scale[i] * gravity
+    force = (1.0 - lin_d * dt) * (weight + user_force) - m * (lin_d + lin_s / dt) * v
     torque = (1.0 - ang_d * dt) * user_torque - (ang_d + ang_s / dt) * rotational_inertia_times(tree, link_rot, i, w)
     return wp.spatial_vector(force, torque)

@@ -220,3 +220,35 @@ def test_step_input_errors():
             scene.step(bad)
     with pytest.raises(ArticError, match="unknown solver_type"):
         artic.Scene(solver_type=7)
+
+
+def test_a_links_gravity_scale_weighs_it():
+    """Closed form: Link.gravity_scale s is the share of gravity on the link (0: PhysX's eDISABLE_GRAVITY, 1 - g:
+    MuJoCo's gravcomp g). Free bodies without damping fall s g t^2 / 2 in t; a scale set after the body entered
+    the scene applies from the next step; a non-finite scale is refused."""
+    scene = artic.Scene(1, gravity=(0.0, 0.0, -10.0))
+    bodies = []
+    for k, scale in enumerate((1.0, 0.5, 0.0, -0.2)):
+        b = artic.RigidDynamic(artic.Transform((k, 0.0, 0.0)), f"b{k}")
+        b.attach_shape(artic.Sphere(0.1, collision_group=0, collision_mask=0))
+        b.update_mass_and_inertia(1000.0)
+        b.link.linear_damping = 0.0
+        b.articulation.sleep_threshold = 0.0  # a weightless body at rest would fall asleep
+        b.link.gravity_scale = scale
+        scene.add_actor(b)
+        bodies.append((b, scale))
+    dt, steps = 0.01, 50
+    for _ in range(steps):
+        scene.step(dt)
+    t = dt * steps
+    for b, scale in bodies:
+        # semi-implicit Euler: z = -s g dt^2 n (n + 1) / 2
+        expected = -scale * 10.0 * dt * dt * steps * (steps + 1) / 2
+        assert scene.get_actor_pose(b)[0, 2] == pytest.approx(expected, abs=1e-4), scale
+    assert abs(expected) > 0.1 * t * t
+    b, _ = bodies[2]
+    b.link.gravity_scale = 1.0
+    scene.step(dt)
+    assert scene.get_actor_velocity(b)[0, 2] == pytest.approx(-10.0 * dt, rel=1e-5)
+    with pytest.raises(artic.ValidationError, match="gravity_scale"):
+        b.link.gravity_scale = float("nan")

@@ -656,12 +656,15 @@ class _Loader:
         return lo, hi
 
     def _fill_link(self, link, body, cls):
-        """Shapes, and the body's mass properties as MuJoCo computes them (mass.py)."""
+        """Shapes, the body's mass properties as MuJoCo computes them (mass.py), and its gravcomp (the share of
+        its weight an applied force carries: the link's gravity_scale is what is left)."""
         shapes = []
         for k, g in enumerate(body.findall("geom")):
             with self.v.context(g):
                 shapes.append(link.attach_shape(self._shape(g, cls, f"{link.name}_geom{k}")))
         self.mass.fill(link, body, cls, shapes)
+        if "gravcomp" in body.attrib:
+            link.gravity_scale = 1.0 - self.v.number(body, "gravcomp", text=body.get("gravcomp"))
 
     def _contact(self, section):
         """<exclude body1 body2>: the two bodies' geom links never collide (MuJoCo excludes by body, whatever

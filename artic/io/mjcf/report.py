@@ -46,7 +46,7 @@ USED = {
     "mesh": {"name", "class", "file", "scale", "inertia", "maxhullvert"},
     "hfield": {"name", "nrow", "ncol", "size", "elevation", "file"},
     "worldbody": set(),
-    "body": {"name", "childclass", "pos"} | _ORIENT,
+    "body": {"name", "childclass", "pos", "gravcomp"} | _ORIENT,
     "inertial": {"pos", "mass", "diaginertia", "fullinertia"} | _ORIENT,
     "joint": {
         "name",
@@ -137,7 +137,6 @@ MATCHING = {
     "geom priority": ("0",),
     "geom gap": ("0",),
     "geom solmix": ("1",),
-    "body gravcomp": ("0",),
     "body mocap": ("false",),
     "joint margin": ("0",),
 }
@@ -152,7 +151,6 @@ REASON = {
     "joint solreflimit": "limits are PhysX's hard limits",
     "joint solimplimit": "limits are PhysX's hard limits",
     "joint margin": "limits act at the range itself",
-    "body gravcomp": "gravity acts on the whole body",
     "body mocap": "the body is loaded as an ordinary body",
 }
 

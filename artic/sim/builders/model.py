@@ -179,6 +179,7 @@ def _tree_dof_arrays(art: Articulation) -> dict:
                 "link_angular_damping",
                 "link_max_linear_velocity",
                 "link_max_angular_velocity",
+                "link_gravity_scale",
             )
         }
     )
@@ -191,6 +192,7 @@ def _tree_dof_arrays(art: Articulation) -> dict:
         h["link_angular_damping"][i] = link.angular_damping
         h["link_max_linear_velocity"][i] = link.max_linear_velocity
         h["link_max_angular_velocity"][i] = link.max_angular_velocity
+        h["link_gravity_scale"][i] = link.gravity_scale
     for rank, i in enumerate(topo.depth_first()):
         link = topo.links[i]
         j = link.inbound_joint

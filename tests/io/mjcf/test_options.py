@@ -281,3 +281,35 @@ def test_ref_on_several_joints_of_one_body(tmp_path):
         pose = description_pose(art.get_link("b"))
         np.testing.assert_allclose(pose.p, pos, atol=1e-9)
         assert _same_rotation(pose.q, quat)
+
+
+GRAVCOMP = """<mujoco><option timestep="0.001"/><worldbody>
+  <body name="arm" gravcomp="{arm}"><joint name="j" axis="0 1 0"/>
+    <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.02" mass="1"/></body>
+  <body name="box" pos="2 0 1" gravcomp="{box}"><freejoint/><geom type="box" size=".1 .1 .1" mass="2"/></body>
+  </worldbody><actuator><position joint="j" kp="10"/></actuator></mujoco>"""
+
+
+@pytest.mark.parametrize("arm, box", [("1", "0.5"), ("0.3", "1.7")])
+def test_gravcomp_is_mujocos(tmp_path, arm, box):
+    """Body gravcomp (ignored before: a 1 kg arm on a kp 10 servo with gravcomp 1 sagged 0.238 rad where MuJoCo
+    holds it level): the link's gravity_scale is 1 - gravcomp, so the arm holds or sags as in MuJoCo and a free box
+    falls at (1 - gravcomp) g, or rises above gravcomp 1, as in MuJoCo (1e-3 over 1 s)."""
+    path = tmp_path / "gravcomp.xml"
+    path.write_text(GRAVCOMP.format(arm=arm, box=box))
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    md = mujoco.MjData(mm)
+    model = _load(path)
+    scene = artic.Scene(1, gravity=model.gravity)
+    model.add_to(scene)
+    arm_art = next(a for a in model.articulations if a.name == "arm")
+    box_art = next(a for a in model.articulations if a.name == "box")
+    cache = arm_art.create_cache()
+    for _ in range(1000):
+        mujoco.mj_step(mm, md)
+        scene.step(model.timestep)
+    arm_art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+    assert cache.joint_position[0, 0] == pytest.approx(md.qpos[0], abs=1e-3)
+    z = scene.get_link_poses(box_art)[0, 0, 2]
+    assert z == pytest.approx(md.qpos[3], abs=1e-3)
+    assert abs(md.qpos[3] - 1.0) > 0.5 * 9.81 * 0.25  # it did fall (or rise) by (1 - gravcomp) g

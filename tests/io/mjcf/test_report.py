@@ -42,7 +42,7 @@ def _load(tmp_path, **parts):
         ("geom", "priority", "1", "geom 'g1' in body 'b'"),
         ("joint", "solreflimit", "0.02 1", "joint 'j' in body 'b'"),
         ("joint", "margin", "0.01", "joint 'j' in body 'b'"),
-        ("body", "gravcomp", "1", "body 'b'"),
+        ("body", "mocap", "true", "body 'b'"),
     ],
 )
 def test_each_ignored_physics_attribute_gives_one_warning(tmp_path, element, attr, value, where):
@@ -57,8 +57,8 @@ def test_each_ignored_physics_attribute_gives_one_warning(tmp_path, element, att
 
 def test_supported_attributes_give_no_report(tmp_path):
     """Attributes artic reads (joint damping/range/armature, geom friction/margin/density, body orientation), and
-    ignored ones at a value that asks for what artic does anyway (condim 3: sliding friction only, condim 1: none;
-    gravcomp 0), are not reported: no warning at all for this model."""
+    ignored ones at a value that asks for what artic does anyway (condim 3: sliding friction only, condim 1: none),
+    are not reported: no warning at all for this model."""
     _, msgs = _load(
         tmp_path,
         body='euler="0 0 10" gravcomp="0"',
