@@ -67,6 +67,7 @@ from .couplings import read_couplings
 from .frames import expand_frames
 from .geoms import ELLIPSOID_DIRECTIONS, geom_shape, report_frictionless
 from .hfield import read_hfield
+from .keyframes import Keyframe, QposEntry, qpos0, read_keyframes, set_keyframe
 from .mass import MESH_INERTIA, MassRules
 from .options import Options, apply_mujoco_defaults, disable_contacts, read_options
 from .pairs import BUILTIN as PAIR_BUILTIN
@@ -74,6 +75,8 @@ from .pairs import read_pairs
 from .report import report_unused
 
 if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
     from ...sim.scene import Scene
 
 __all__ = ["Actuator", "MjcfError", "MjcfModel", "load_mjcf"]
@@ -93,6 +96,8 @@ class MjcfModel:
     options: Options = field(default_factory=Options)  # what <option> says (options.py)
     joints: list = field(default_factory=list)  # body joints from <equality> (couplings.py)
     joint_force_ranges: dict = field(default_factory=dict)  # joint name: (lo, hi) of its actuatorfrcrange [N or N m]
+    qpos_layout: list = field(default_factory=list)  # MuJoCo's qpos order: keyframes.QposEntry per joint
+    keyframes: list = field(default_factory=list)  # keyframes.Keyframe per <key>, file order
 
     def add_to(self, scene: Scene) -> Scene:
         """Add the static actors and articulations to `scene`; a scene gravity other than the file's (its <option
@@ -111,6 +116,12 @@ class MjcfModel:
         for j in self.joints:  # after the articulations: they join their links
             scene.add_joint(j)
         return scene
+
+    def set_keyframe(self, scene: Scene, key: int | str, envs: ArrayLike | None = None) -> Keyframe:
+        """Put `envs` (default: all) of `scene` (the model added to it) in keyframe `key`, a name or an index of
+        `keyframes`: roots and joints at its qpos and qvel. Returns the keyframe; give its `ctrl` to
+        `MjcfControl.set` for its controls (keyframes.py)."""
+        return set_keyframe(self, scene, key, envs)
 
 
 _BUILTIN = {
@@ -297,6 +308,8 @@ class _Loader:
         read_pairs(self, [p for section in root.findall("contact") for p in section.findall("pair")])
         model.joints = read_couplings(self, root)
         read_actuators(self, root.find("actuator"))  # actuators.py; after the tendons, which they may drive
+        start = qpos0(model.qpos_layout)
+        model.keyframes = read_keyframes(v, root, model.qpos_layout, start, len(model.actuators))
         report_frictionless(self)
         if self.margin_dropped:
             warnings.warn(
@@ -462,6 +475,7 @@ class _Loader:
         if free:
             with self.v.context(body):
                 root = art.create_link(None, self._frame(body, self._attrs(body, cls)), name)
+            self.model.qpos_layout.append(QposEntry("free", art))
             self._fill_link(root, body, cls)
             self._record(body, art, root, 0, _WORLD, welds)
             for child in body.findall("body"):
@@ -588,6 +602,7 @@ class _Loader:
         link = art.create_link(parent_link, world_pose, lname)
         joint = link.inbound_joint
         joint.name = jname
+        self.model.qpos_layout.append(QposEntry(kind, art, joint))
         if j.get("name") is not None:
             self.joint_names[jname] = (art, joint)
         anchor = v.numbers(j, "pos", 3, text=a["pos"])

@@ -3,12 +3,12 @@ how many times it occurs and where it first does (issue 15: never silent about d
 
 `USED` lists, per MJCF element, the attributes artic reads (supported as MuJoCo reads them, or mapped: see
 docs/mjcf.md). Everything else found in the include-expanded tree is reported, in two ways:
-* content that changes the dynamics in MuJoCo (geom solref, joint margin, body gravcomp, an unknown element...)
+* content that changes the dynamics in MuJoCo (geom solref, joint margin, body mocap, an unknown element...)
   gives one RuntimeWarning per kind;
-* content with no effect on the simulated dynamics (`NO_DYNAMICS`: visual, sensing, keyframes, sites (they
-  matter only where a tendon or an equality names them, and those read them), cameras, lights, geom colors) is
-  listed in ONE summary warning, so that a model's hundred rgba attributes do not flood.
-An ignored attribute at a value that asks for what artic does anyway (`MATCHING`: condim 3, gravcomp 0...) is not
+* content with no effect on the simulated dynamics (`NO_DYNAMICS`: visual, sensing, a keyframe's act and mocap
+  poses, sites (they matter only where a tendon or an equality names them, and those read them), cameras, lights,
+  geom colors) is listed in ONE summary warning, so that a model's hundred rgba attributes do not flood.
+An ignored attribute at a value that asks for what artic does anyway (`MATCHING`: condim 3, mocap false...) is not
 reported.
 Subtrees read and reported by their own code are skipped (`OWNED`): <option> (options.py), <contact>,
 <tendon>, <equality>, <actuator> and their <default> counterparts (loader.py and its coupling and actuator modules).
@@ -48,6 +48,8 @@ USED = {
     "worldbody": set(),
     "body": {"name", "childclass", "pos", "gravcomp"} | _ORIENT,
     "inertial": {"pos", "mass", "diaginertia", "fullinertia"} | _ORIENT,
+    "keyframe": set(),
+    "key": {"name", "time", "qpos", "qvel", "ctrl"},  # keyframes.py
     "joint": {
         "name",
         "actuatorfrcrange",
@@ -110,7 +112,9 @@ NO_DYNAMICS = {
     "statistic",
     "size",
     "sensor",
-    "keyframe",
+    "key act",
+    "key mpos",
+    "key mquat",
     "custom",
     "site",
     "camera",

@@ -1,0 +1,147 @@
+"""MJCF `<keyframe><key>`: named states (qpos, qvel, ctrl at a time) in MuJoCo's layout, and putting a scene's envs
+in one.
+
+MuJoCo's qpos holds, per joint in body order (depth first, each body's joints in file order): a free joint's
+position and quaternion (w, x, y, z), a ball joint's quaternion, a hinge's angle, a slide's displacement; its qvel a
+free joint's linear velocity (of the body origin, world) and angular velocity (body frame), a ball joint's angular
+velocity (child frame), a hinge's or slide's rate. The loader records that layout as it creates the joints
+(`QposEntry`); artic's coordinates are the same numbers but for a free root (a pose, and the velocity of its COM in
+world axes) and a ball joint (the rotation vector of the quaternion; its velocity the same angular velocity).
+A key without qpos is the model's qpos0, without qvel or ctrl zero, as in MuJoCo.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ...enums import CacheFlag
+from ...errors import ValidationError
+from ...math.np_spatial import quat_rotate
+
+if TYPE_CHECKING:
+    from ...description.articulation import Articulation
+    from ...sim.scene import Scene
+    from ..xml_values import XmlValues
+    from .loader import MjcfModel
+
+_QPOS = {"free": 7, "ball": 4, "hinge": 1, "slide": 1}
+_QVEL = {"free": 6, "ball": 3, "hinge": 1, "slide": 1}
+
+
+@dataclass
+class QposEntry:
+    """One joint of MuJoCo's qpos layout: its kind, its articulation, and the artic joint (None for a free root)."""
+
+    kind: str  # "free", "ball", "hinge" or "slide"
+    articulation: Articulation
+    joint: object = None
+
+
+@dataclass
+class Keyframe:
+    """A `<key>` of the file: `qpos` (nq,), `qvel` (nv,) and `ctrl` (nu,) in MuJoCo's layout (docs/mjcf.md)."""
+
+    name: str
+    time: float
+    qpos: np.ndarray
+    qvel: np.ndarray
+    ctrl: np.ndarray
+
+
+def read_keyframes(v: XmlValues, root: ET.Element, layout: list[QposEntry], qpos0: np.ndarray, nu: int) -> list:
+    """Every <key> of the file's <keyframe> sections; a vector of the wrong length is an MjcfError naming it."""
+    nv = sum(_QVEL[e.kind] for e in layout)
+    keys = []
+    for section in root.findall("keyframe"):
+        for k, key in enumerate(section.findall("key")):
+            values = {}
+            for attr, size, default in (("qpos", len(qpos0), qpos0), ("qvel", nv, np.zeros(nv)), ("ctrl", nu, None)):
+                if attr not in key.attrib:
+                    values[attr] = np.zeros(size) if default is None else default.copy()
+                    continue
+                got = v.numbers(key, attr, (0, 10**9), text=key.get(attr))
+                if len(got) != size:
+                    raise v.fail(key, f"attribute {attr} has {len(got)} numbers; the model's {attr} has {size}")
+                values[attr] = np.asarray(got, float)
+            time = v.number(key, "time", 0.0, key.get("time"))
+            keys.append(Keyframe(key.get("name", f"key {k}"), time, values["qpos"], values["qvel"], values["ctrl"]))
+    return keys
+
+
+def qpos0(layout: list[QposEntry]) -> np.ndarray:
+    """MuJoCo's qpos0 (the file's pose: roots where the file puts them, joints at their ref) from the description."""
+    out = []
+    for e in layout:
+        if e.kind == "free":
+            pose = e.articulation.root_global_pose
+            x, y, z, w = pose.q
+            out += [*pose.p, w, x, y, z]
+        elif e.kind == "ball":
+            out += [1.0, 0.0, 0.0, 0.0]
+        else:
+            j = e.joint
+            out.append(j.get_joint_position(j.dof_axes()[0]))
+    return np.array(out, float)
+
+
+def set_keyframe(model: MjcfModel, scene: Scene, key: int | str, envs: ArrayLike | None = None) -> Keyframe:
+    """Put `envs` (default: all) of `scene` in keyframe `key` (its name or index): root poses and velocities, joint
+    positions and velocities, through each articulation's cache. Returns the Keyframe (its ctrl is for
+    MjcfControl.set)."""
+    frame = _find(model, key)
+    n = scene.num_envs
+    rows = np.arange(n) if envs is None else np.atleast_1d(np.asarray(envs))
+    flags = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES
+    caches = {}
+    for art in model.articulations:
+        cache = art.create_cache()
+        art.copy_internal_state_to_cache(cache, flags)
+        caches[id(art)] = (art, cache, {(id(j), int(a)): i for i, (j, a) in enumerate(art.dof_list())})
+    qa = va = 0
+    for e in model.qpos_layout:
+        art, cache, dof = caches[id(e.articulation)]
+        q, dq = frame.qpos[qa : qa + _QPOS[e.kind]], frame.qvel[va : va + _QVEL[e.kind]]
+        qa, va = qa + _QPOS[e.kind], va + _QVEL[e.kind]
+        if e.kind == "free":
+            quat = np.array([q[4], q[5], q[6], q[3]]) / np.linalg.norm(q[3:])
+            cache.root_transform[rows] = [*q[:3], *quat]
+            com = quat_rotate(quat, art.get_links()[0].cmass_local_pose.p)
+            w = quat_rotate(quat, dq[3:])  # MuJoCo's angular velocity is in the body frame
+            cache.root_angular_velocity[rows] = w
+            cache.root_linear_velocity[rows] = dq[:3] + np.cross(w, com)  # of the COM
+            continue
+        axes = e.joint.dof_axes()
+        cols = [dof[(id(e.joint), int(a))] for a in axes]
+        if e.kind == "ball":
+            cache.joint_position[np.ix_(rows, cols)] = _rotation_vector(q / np.linalg.norm(q))
+        else:
+            cache.joint_position[np.ix_(rows, cols)] = q
+        cache.joint_velocity[np.ix_(rows, cols)] = dq
+    for art, cache, _ in caches.values():
+        art.apply_cache(cache, flags)
+    return frame
+
+
+def _rotation_vector(wxyz: np.ndarray) -> np.ndarray:
+    """The rotation vector (|r| <= pi) of a unit quaternion (w, x, y, z): a ball joint's artic coordinates."""
+    w, vec = (wxyz[0], wxyz[1:]) if wxyz[0] >= 0.0 else (-wxyz[0], -wxyz[1:])
+    s = np.linalg.norm(vec)
+    return np.zeros(3) if s < 1e-15 else vec * (2.0 * np.arctan2(s, w) / s)
+
+
+def _find(model: MjcfModel, key: int | str) -> Keyframe:
+    names = [k.name for k in model.keyframes]
+    if isinstance(key, str) and key in names:
+        return model.keyframes[names.index(key)]
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and -len(names) <= key < len(names):
+        return model.keyframes[key]
+    raise ValidationError(
+        f"MJCF model '{model.name}': no keyframe {key!r}; it has "
+        + (", ".join(repr(n) for n in names) if names else "none")
+        + " (a name or an index)"
+    )
