@@ -487,9 +487,29 @@ class _Loader:
             world.inertia = (0.0, 0.0, 0.0)
             self._body(art, world, body, "main", None, welds)
         self._weld_filters(art, welds)
+        self._unique_joint_names(art)
         apply_mujoco_defaults(art, self.opts)
         art.mjcf_root_free = free
         return art
+
+    def _unique_joint_names(self, art):
+        """A joint artic names after its body (a body without joints is welded by a fixed joint, an unnamed joint
+        takes the body's name) may meet a joint the file names so (the Franka kitchen: body and joint
+        'microwave'); the file's names are kept and the made-up one gets a suffix."""
+        named = {id(j) for _, j in self.joint_names.values()}
+        taken = {j.name for _, j in self.joint_names.values()}
+        for link in art.get_links()[1:]:
+            j = link.inbound_joint
+            if id(j) in named or j.name not in taken:
+                taken.add(j.name)
+                continue
+            base, k = f"{j.name}_{'weld' if j.get_joint_type() == JointType.FIX else 'joint'}", 1
+            name = base
+            while name in taken:
+                k += 1
+                name = f"{base}{k}"
+            j.name = name
+            taken.add(name)
 
     def _record(self, body, art, link, weld, parent_weld, welds):
         welds.append((link, weld, parent_weld))
