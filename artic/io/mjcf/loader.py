@@ -166,10 +166,11 @@ def load_mjcf(path: os.PathLike | str) -> MjcfModel:
     a warning. Axes are normalised after scaling by their largest component, so
     `0 0 1e200` is the z axis."""
     path, root = read_xml_root(path, "MJCF", "mujoco", MjcfError)
-    _expand_includes(root, path, [path.resolve()])
+    folders = {}
+    _expand_includes(root, path, [path.resolve()], folders)
     _merge_sections(root)
     try:
-        loader = _Loader(root, path)
+        loader = _Loader(root, path, folders)
     except MjcfError:
         raise
     except ArticError as e:
@@ -180,10 +181,11 @@ def load_mjcf(path: os.PathLike | str) -> MjcfModel:
     return loader.model
 
 
-def _expand_includes(root, path: Path, chain: list, seen: set | None = None):
+def _expand_includes(root, path: Path, chain: list, folders: dict, seen: set | None = None):
     """MuJoCo's <include file="..."/>: the children of the included file's <mujoco> element take the include's
     place, recursively. The path is taken relative to the including file. A file included twice (MuJoCo refuses
-    repeated includes) or including itself is an MjcfError naming both files."""
+    repeated includes) or including itself is an MjcfError naming both files. `folders` gets the included asset
+    elements' folders (`_record_folders`)."""
     seen = set() if seen is None else seen
     for parent in list(root.iter()):
         for child in [c for c in parent if c.tag == "include"]:
@@ -205,7 +207,8 @@ def _expand_includes(root, path: Path, chain: list, seen: set | None = None):
             # MuJoCo takes the children of the included file's top element: <mujoco>, or <mujocoinclude> in files
             # written for MuJoCo 2 (gymnasium-robotics' Adroit hand and kitchen)
             _, inc = read_xml_root(target, f"MJCF (included by '{path}')", ("mujoco", "mujocoinclude"), MjcfError)
-            _expand_includes(inc, target, chain + [target], seen)
+            _record_folders(inc, target, chain[0], folders)
+            _expand_includes(inc, target, chain + [target], folders, seen)
             at = list(parent).index(child)
             parent.remove(child)
             for k, el in enumerate(list(inc)):
@@ -245,9 +248,22 @@ def _merge_sections(root) -> None:
             root.remove(later)
 
 
+def _record_folders(inc, target: Path, main: Path, folders: dict) -> None:
+    """MuJoCo looks for an asset file named in an included file (a mesh) under the compiler's meshdir first as
+    given, then under the included file's folder as the main file sees it (`meshdir/<include folder>/file`). The
+    included file's own asset elements (not those of the files it includes, recorded in their turn) are mapped to
+    that folder."""
+    folder = Path(os.path.relpath(target.parent, main.parent))
+    if folder != Path("."):
+        for el in inc.iter():
+            if el.tag in ("mesh", "hfield", "texture", "skin") and el.get("file"):
+                folders[el] = folder
+
+
 class _Loader:
-    def __init__(self, root, path: Path):
+    def __init__(self, root, path: Path, folders: dict):
         self.path = path
+        self.folders = folders  # included asset element -> its file's folder, as the main file sees it
         self.v = v = XmlValues(root, path, "MJCF", MjcfError)
         for el in root.iter():
             if el.tag in _UNSUPPORTED:
@@ -358,6 +374,13 @@ class _Loader:
         if name in self.meshes:
             raise v.fail(m, f"mesh '{name}' is defined twice; mesh names must be unique")
         file = self.meshdir / m.get("file")
+        if not file.is_file() and m in self.folders:  # MuJoCo's second place: under the included file's folder
+            looked = file
+            file = self.meshdir / self.folders[m] / m.get("file")
+            if not file.is_file():
+                raise v.fail(
+                    m, f"attribute file='{m.get('file')}': mesh file not found (looked at {looked} and {file})"
+                )
         if not file.is_file():
             raise v.fail(m, f"attribute file='{m.get('file')}': mesh file not found (looked at {file})")
         a = self._attrs(m, "main")  # <default><mesh scale inertia> apply too

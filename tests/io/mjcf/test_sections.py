@@ -219,3 +219,24 @@ def test_an_elements_own_orientation_replaces_its_classs(tmp_path):
     tensor, tensor_mj = r @ np.diag(link.inertia) @ r.T, r_mj @ np.diag(mm.body_inertia[1]) @ r_mj.T
     np.testing.assert_allclose(tensor, tensor_mj, atol=1e-9 * np.abs(tensor_mj).max())
     assert abs(tensor_mj[0, 2]) > 1e-3 * np.abs(tensor_mj).max()  # the geom's own tilt about y shows
+
+
+@pytest.mark.parametrize("top_level", [False, True], ids=["in-include-folder", "also-at-top"])
+def test_a_mesh_named_in_an_included_file_is_found_where_mujoco_finds_it(tmp_path, top_level):
+    """An included file in a sub-folder names mesh 'box.obj' lying beside it: MuJoCo looks under the main file's
+    folder first and then under the included file's folder (artic refused it, looking only at the first); with a
+    different box at the top, MuJoCo takes that one, and so does artic (the masses tell which box was read)."""
+    import trimesh
+
+    (tmp_path / "sub").mkdir()
+    trimesh.creation.box((0.1, 0.2, 0.3)).export(tmp_path / "sub" / "box.obj")
+    if top_level:
+        trimesh.creation.box((0.1, 0.2, 0.5)).export(tmp_path / "box.obj")
+    (tmp_path / "sub" / "robot.xml").write_text(
+        '<mujoco><asset><mesh name="box" file="box.obj"/></asset><worldbody><body name="b" pos="0 0 1">'
+        '<freejoint/><geom type="mesh" mesh="box"/></body></worldbody></mujoco>'
+    )
+    model, mm = _both(tmp_path, '<mujoco><include file="sub/robot.xml"/></mujoco>')
+    link = model.articulations[0].get_link("b")
+    assert link.mass == pytest.approx(mm.body_mass[1], rel=1e-6)
+    assert link.mass == pytest.approx(1000.0 * 0.1 * 0.2 * (0.5 if top_level else 0.3), rel=1e-6)
