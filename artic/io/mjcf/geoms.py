@@ -24,8 +24,10 @@ from ...description.shapes import (
     Sphere,
     TriangleMesh,
 )
-from ...math.np_spatial import Transform, quat_between
+from ...math.np_spatial import Transform, quat_between, quat_from_matrix
+from ..mesh_file import read_mesh_file
 from .hfield import hfield_mesh
+from .mass import mesh_mass
 
 if TYPE_CHECKING:
     from .loader import _Loader
@@ -78,12 +80,13 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
     name = a.get("name", owner)
     if kind not in _SIZES:
         raise v.fail(g, f"geom '{name}' has unsupported type '{kind}'; use one of {', '.join(_SIZES)}")
+    fitted = None  # the mesh's principal frame, where MuJoCo puts a primitive fitted to it
     if "mesh" in a and kind != "mesh":
-        raise v.fail(
-            g,
-            f"geom '{name}' of type '{kind}' names mesh '{a['mesh']}': MuJoCo fits the {kind} to the "
-            "mesh, which artic does not; give the geom its size instead of the mesh",
-        )
+        if kind not in _FITTED:
+            raise v.fail(g, f"geom '{name}' of type '{kind}' names mesh '{a['mesh']}'; MuJoCo fits only {_FITTED}")
+        size, fitted = _fit_to_mesh(loader, g, a, kind)
+        loader.fitted[g] = (size, fitted)  # mass.py weighs the fitted primitive
+        a = {**{k: x for k, x in a.items() if k != "fromto"}, "size": " ".join(repr(float(x)) for x in size)}
     fromto = kind in ("capsule", "cylinder", "box", "ellipsoid") and "fromto" in a
     size = v.numbers(g, "size", (0, 3), (), a.get("size"))
     need, what = _SIZES[kind]
@@ -94,7 +97,7 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
             g,
             f"attribute size='{a.get('size', '')}': a {kind} geom needs {need} size value(s) ({what}), got {len(size)}",
         )
-    pose = loader._frame(g, a)
+    pose = loader._frame(g, a) if fitted is None else loader._frame(g, a) * fitted
     along_z = Transform(q=quat_between(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])))
     if fromto:
         ft = v.numbers(g, "fromto", 6, text=a["fromto"])
@@ -162,6 +165,48 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
     shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
     shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
     return shape
+
+
+_FITTED = ("sphere", "capsule", "cylinder", "box", "ellipsoid")
+
+
+def _fit_to_mesh(loader: _Loader, g: ET.Element, a: dict, kind: str) -> tuple[np.ndarray, Transform]:
+    """(size, frame) of a primitive fitted to its mesh, as MuJoCo's compiler fits it: in the mesh's principal frame
+    (its COM, axes by decreasing principal moment: the longest extent along z), to the mesh's equivalent-inertia
+    box (half sizes h) or, with <compiler fitaabb="true">, to its bounding box in that frame, times the geom's
+    fitscale. Sphere: mean(h) (aabb: max); capsule: radius (h0 + h1) / 2 and half length h2 - radius / 2 (aabb:
+    max(h0, h1) and h2 - radius); cylinder: that radius and h2; box and ellipsoid: h."""
+    v = loader.v
+    if a["mesh"] not in loader.meshes:
+        raise v.fail(g, f"attribute mesh='{a['mesh']}' names no <mesh> in <asset>")
+    file, scale = loader.meshes[a["mesh"]]
+    verts, tris = read_mesh_file(file, v.where(g))
+    verts = np.asarray(verts) * scale
+    try:  # the mesh's volume and inertia by the rule of its <mesh inertia>, as for a mesh geom (mass.py)
+        volume, com, inertia = mesh_mass(verts, tris, loader.mesh_inertia.get(a["mesh"], "legacy"))
+    except ValueError as e:
+        raise v.fail(g, f"mesh '{a['mesh']}' cannot be fitted: {e}") from None
+    moments, axes = np.linalg.eigh(inertia)
+    order = np.argsort(-moments)
+    moments, axes = moments[order], axes[:, order]
+    if np.linalg.det(axes) < 0.0:
+        axes[:, 2] = -axes[:, 2]
+    center = com
+    if loader.fitaabb:
+        local = (verts - com) @ axes
+        lo, hi = local.min(axis=0), local.max(axis=0)
+        h, center = 0.5 * (hi - lo), com + axes @ (0.5 * (hi + lo))
+    else:
+        h = np.sqrt(np.maximum(0.0, 1.5 / volume * (moments.sum() - 2.0 * moments)))
+    if kind == "sphere":
+        size = [h.max() if loader.fitaabb else h.mean()]
+    elif kind in ("capsule", "cylinder"):
+        r = max(h[0], h[1]) if loader.fitaabb else 0.5 * (h[0] + h[1])
+        size = [r, h[2] if kind == "cylinder" else max(0.0, h[2] - (r if loader.fitaabb else 0.5 * r))]
+    else:
+        size = list(h)
+    fitscale = v.number(g, "fitscale", 1.0, a.get("fitscale"), minimum=0.0)
+    return np.array(size) * fitscale, Transform(center, quat_from_matrix(axes))
 
 
 def report_frictionless(loader: _Loader) -> None:

@@ -264,6 +264,7 @@ class _Loader:
     def __init__(self, root, path: Path, folders: dict):
         self.path = path
         self.folders = folders  # included asset element -> its file's folder, as the main file sees it
+        self.fitted = {}  # <geom> of a primitive fitted to a mesh -> (MuJoCo's size values, frame) (geoms.py)
         self.v = v = XmlValues(root, path, "MJCF", MjcfError)
         for el in root.iter():
             if el.tag in _UNSUPPORTED:
@@ -346,7 +347,7 @@ class _Loader:
 
     def _compiler(self, comp):
         v = self.v
-        self.degrees, self.eulerseq, self.inertia_from_geom = True, "xyz", "auto"
+        self.degrees, self.eulerseq, self.inertia_from_geom, self.fitaabb = True, "xyz", "auto", False
         if comp is None:
             self.meshdir = self.path.parent
             return
@@ -360,6 +361,7 @@ class _Loader:
             )
         self.eulerseq = seq
         v.choice(comp, "coordinate", comp.get("coordinate", "local"), ("local",))
+        self.fitaabb = v.choice(comp, "fitaabb", comp.get("fitaabb", "false"), ("true", "false")) == "true"
         self.inertia_from_geom = v.choice(
             comp, "inertiafromgeom", comp.get("inertiafromgeom", "auto"), ("true", "false", "auto")
         )

@@ -221,6 +221,12 @@ class MassRules:
         """(pose in the body frame, MuJoCo's three size values) of a primitive geom, `fromto` resolved."""
         v = self.ld.v
         size = np.zeros(3)
+        if g in self.ld.fitted:  # a primitive fitted to its mesh (geoms.py): MuJoCo weighs what it fitted
+            fitted, frame = self.ld.fitted[g]
+            size[: len(fitted)] = fitted
+            if kind == "sphere":
+                size[1:] = 0.0
+            return self.ld._frame(g, a) * frame, size
         given = v.numbers(g, "size", (0, 3), (), a.get("size"))
         size[: len(given)] = given
         if "fromto" in a and kind != "sphere":

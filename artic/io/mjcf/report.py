@@ -40,6 +40,7 @@ USED = {
         "boundinertia",
         "settotalmass",
         "balanceinertia",
+        "fitaabb",
     },
     "default": {"class"},
     "asset": set(),
@@ -85,6 +86,7 @@ USED = {
         "shellinertia",
         "group",
         "hfield",
+        "fitscale",
     }
     | _ORIENT,
 }

@@ -266,18 +266,20 @@ def test_unbalanced_inertia_is_refused(tmp_path):
         artic.load_mjcf(path)
 
 
-def test_primitive_fitted_to_a_mesh_is_refused(tmp_path):
-    """A primitive geom naming a mesh (MuJoCo sizes it to fit the mesh; artic does not) is refused, naming the geom,
-    the mesh and the fix, rather than loaded at a size and mass MuJoCo would not give it."""
+def test_primitive_fitted_to_a_non_convex_mesh_weighs_as_in_mujoco(tmp_path):
+    """A box fitted to the star (non-convex: MuJoCo's legacy inertia rule differs from the exact one there) has
+    MuJoCo's mass, COM and principal moments (it was refused before)."""
     _star_obj(tmp_path / "star.obj")
     path = tmp_path / "m.xml"
     path.write_text(
         '<mujoco><asset><mesh name="s" file="star.obj"/></asset><worldbody><body name="b"><joint/>'
         '<geom name="g" type="box" mesh="s"/></body></worldbody></mujoco>'
     )
-    mujoco.MjModel.from_xml_path(str(path))  # MuJoCo loads it
-    with pytest.raises(MjcfError, match="geom 'g' of type 'box' names mesh 's'.*give the geom its size"):
-        artic.load_mjcf(path)
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    link = artic.load_mjcf(path).articulations[0].get_link("b")
+    assert link.mass == pytest.approx(mm.body_mass[1], rel=1e-6)
+    np.testing.assert_allclose(link.cmass_local_pose.p, mm.body_ipos[1], atol=1e-7)
+    np.testing.assert_allclose(sorted(link.inertia), sorted(mm.body_inertia[1]), rtol=1e-5)
 
 
 def test_convex_inertia_with_maxhullvert_warns(tmp_path):

@@ -240,3 +240,33 @@ def test_a_mesh_named_in_an_included_file_is_found_where_mujoco_finds_it(tmp_pat
     link = model.articulations[0].get_link("b")
     assert link.mass == pytest.approx(mm.body_mass[1], rel=1e-6)
     assert link.mass == pytest.approx(1000.0 * 0.1 * 0.2 * (0.5 if top_level else 0.3), rel=1e-6)
+
+
+@pytest.mark.parametrize("fitaabb", ["false", "true"])
+@pytest.mark.parametrize("kind", ["sphere", "capsule", "cylinder", "box", "ellipsoid"])
+def test_a_primitive_fitted_to_a_mesh_is_mujocos(tmp_path, kind, fitaabb):
+    """<geom type="capsule" mesh="..."> (refused before): MuJoCo fits the primitive to the mesh, in the mesh's
+    principal frame, to its equivalent-inertia box or (fitaabb) its bounding box there, scaled by fitscale. On a
+    turned, off-centre cone (so that its COM, bounding-box centre and principal axes all differ from the file's)
+    the body's mass, COM and inertia tensor, which the fitted size and frame set, equal MuJoCo's."""
+    import trimesh
+
+    from artic.math.np_spatial import quat_to_matrix
+
+    cone = trimesh.creation.cone(radius=0.1, height=0.5, sections=24)
+    cone.apply_scale((1.0, 0.6, 1.0))
+    cone.apply_transform(trimesh.transformations.rotation_matrix(0.7, (1, 1, 0)))
+    cone.apply_translation((0.2, -0.1, 0.05))
+    cone.export(tmp_path / "cone.obj")
+    model, mm = _both(
+        tmp_path,
+        f'<mujoco><compiler fitaabb="{fitaabb}"/><asset><mesh name="m" file="cone.obj"/></asset><worldbody>'
+        f'<body name="b"><freejoint/><geom type="{kind}" mesh="m" fitscale="1.2" pos="0 0 .3" euler="0 30 0"/>'
+        "</body></worldbody></mujoco>",
+    )
+    link = model.articulations[0].get_link("b")
+    assert link.mass == pytest.approx(mm.body_mass[1], rel=1e-5)
+    np.testing.assert_allclose(link.cmass_local_pose.p, mm.body_ipos[1], atol=1e-6)
+    r, r_mj = quat_to_matrix(link.cmass_local_pose.q), quat_to_matrix(np.roll(mm.body_iquat[1], -1))
+    tensor, tensor_mj = r @ np.diag(link.inertia) @ r.T, r_mj @ np.diag(mm.body_inertia[1]) @ r_mj.T
+    np.testing.assert_allclose(tensor, tensor_mj, atol=1e-5 * np.abs(tensor_mj).max())
