@@ -300,6 +300,13 @@ class Mesh(Shape):
 
     filename: str = ""
     scale: tuple = (1.0, 1.0, 1.0)
+    # OBJ files: the faces of the first object (`o`) or group (`g`) only, as MuJoCo reads them; the rest is warned
+    first_object: bool = field(default=False, kw_only=True)
+
+    def _check_first_object(self, value):
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValidationError(f"{self.label()}: first_object must be True or False, got {value!r}")
+        return bool(value)
 
     def _check_filename(self, value):
         if not isinstance(value, (str, os.PathLike)) or not str(value):
@@ -318,13 +325,13 @@ class Mesh(Shape):
         return tuple(float(x) for x in scale)
 
     def __setattr__(self, name, value):
-        if name not in ("filename", "scale"):
+        if name not in ("filename", "scale", "first_object"):
             super().__setattr__(name, value)
             return
         before = dict(self.__dict__)
         try:
             super().__setattr__(name, value)
-            if name == "filename":
+            if name == "filename" or (name == "first_object" and "filename" in self.__dict__):
                 self._read()
             if "scale" in self.__dict__:
                 self._apply_scale()
@@ -337,7 +344,8 @@ class Mesh(Shape):
     def _read(self):
         """Read the file once; a new scale re-uses what was read."""
         try:
-            self.__dict__["_file"] = read_mesh_file(self.filename, self.label())
+            first = self.__dict__.get("first_object", False)
+            self.__dict__["_file"] = read_mesh_file(self.filename, self.label(), first_object=first)
         except UnsupportedMeshFormat as e:
             warnings.warn(
                 f"{e}; the mesh is left out of collision detection and has no mass properties",

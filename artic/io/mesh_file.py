@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -36,8 +37,10 @@ class UnsupportedMeshFormat(MeshFileError):
 _MESH_FILES = {}  # (path, mtime_ns, size) -> (vertices (V, 3) float, triangles (T, 3) int32)
 
 
-def read_mesh_file(path: os.PathLike | str, owner: str) -> tuple[np.ndarray, np.ndarray]:
-    """(vertices (V, 3), triangles (T, 3)) of a mesh file, validated; `owner` names the shape in errors."""
+def read_mesh_file(path: os.PathLike | str, owner: str, first_object: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(vertices (V, 3), triangles (T, 3)) of a mesh file, validated; `owner` names the shape in errors.
+    `first_object`: of an OBJ file, the faces of its first object or group only (MuJoCo's reading; every vertex is
+    kept), with a warning naming what is left out."""
     p = Path(path)
     where = f"{owner} (file '{p}')"
     try:
@@ -46,7 +49,7 @@ def read_mesh_file(path: os.PathLike | str, owner: str) -> tuple[np.ndarray, np.
         raise MeshFileError(f"{where}: mesh file not found or not accessible ({e.strerror})") from None
     if not p.is_file():
         raise MeshFileError(f"{where}: not a file")
-    key = (str(p.resolve()), st.st_mtime_ns, st.st_size)
+    key = (str(p.resolve()), st.st_mtime_ns, st.st_size, first_object and p.suffix.lower() == ".obj")
     if key not in _MESH_FILES:
         suffix = p.suffix.lower()
         if suffix not in READ_FORMATS:
@@ -59,7 +62,7 @@ def read_mesh_file(path: os.PathLike | str, owner: str) -> tuple[np.ndarray, np.
             raise MeshFileError(f"{where}: cannot read the file ({e.strerror})") from None
         if not data.strip():
             raise MeshFileError(f"{where}: the file is empty")
-        verts, tris = _read_obj(data, where) if suffix == ".obj" else _read_trimesh(data, suffix, where)
+        verts, tris = _read_obj(data, where, first_object) if suffix == ".obj" else _read_trimesh(data, suffix, where)
         verts, tris = _validated(verts, tris, where)
         for a in (verts, tris):
             a.setflags(write=False)  # shared by every shape of this file
@@ -126,12 +129,16 @@ def _dae_geometry_only(data: bytes, where: str) -> bytes:
     return ET.tostring(root)
 
 
-def _read_obj(data: bytes, where: str):
-    """Vertices and triangles (polygons fanned) of an OBJ file's `v` and `f` lines; other lines are ignored."""
-    verts, tris = [], []
+def _read_obj(data: bytes, where: str, first_object: bool = False):
+    """Vertices and triangles (polygons fanned) of an OBJ file's `v` and `f` lines; other lines are ignored. With
+    `first_object`, faces after an `o` or `g` line that follows faces (a second object or group) are left out."""
+    verts, tris, left_out, later = [], [], [], False
     for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
         f = line.split()
-        if not f or f[0] not in ("v", "f"):
+        if first_object and f and f[0] in ("o", "g") and tris:
+            later = True
+            left_out.append(" ".join(f[1:]) or f"line {n}")
+        if not f or f[0] not in ("v", "f") or (later and f[0] == "f"):
             continue
         if f[0] == "v":
             try:
@@ -158,4 +165,12 @@ def _read_obj(data: bytes, where: str):
                 )
         idx = [i - 1 if i > 0 else len(verts) + i for i in idx]
         tris.extend([idx[0], idx[k], idx[k + 1]] for k in range(1, len(idx) - 1))
+    if left_out:
+        names = ", ".join(repr(x) for x in left_out[:3]) + (", ..." if len(left_out) > 3 else "")
+        warnings.warn(
+            f"{where}: the OBJ file holds {len(left_out) + 1} objects or groups; as MuJoCo, only the first one's "
+            f"faces are read ({len(left_out)} left out: {names})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     return np.array(verts, dtype=float).reshape(-1, 3), np.array(tris, dtype=np.int64).reshape(-1, 3)

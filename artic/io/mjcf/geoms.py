@@ -142,7 +142,7 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
                 else "a mesh geom needs a mesh attribute naming an <asset> <mesh>",
             )
         file, scale = loader.meshes[mesh]
-        shape = Mesh(str(file), tuple(scale), name=name)
+        shape = Mesh(str(file), tuple(scale), name=name, first_object=True)  # MuJoCo's reading of OBJ files
     else:
         shape = _ellipsoid(loader, name, size[:3])
     margin, dropped = v.number(g, "margin", text=a["margin"], minimum=0.0), len(loader.margin_dropped)
@@ -180,7 +180,7 @@ def _fit_to_mesh(loader: _Loader, g: ET.Element, a: dict, kind: str) -> tuple[np
     if a["mesh"] not in loader.meshes:
         raise v.fail(g, f"attribute mesh='{a['mesh']}' names no <mesh> in <asset>")
     file, scale = loader.meshes[a["mesh"]]
-    verts, tris = read_mesh_file(file, v.where(g))
+    verts, tris = read_mesh_file(file, v.where(g), first_object=True)
     verts = np.asarray(verts) * scale
     try:  # the mesh's volume and inertia by the rule of its <mesh inertia>, as for a mesh geom (mass.py)
         volume, com, inertia = mesh_mass(verts, tris, loader.mesh_inertia.get(a["mesh"], "legacy"))
