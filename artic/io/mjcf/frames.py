@@ -1,5 +1,6 @@
-"""MuJoCo's `<frame>`: a pose (pos and an orientation) and a `childclass` that its children (bodies, geoms, sites,
-joints, cameras, lights, other frames) are given in. Expanded in place before the bodies are read, as MuJoCo
+"""MuJoCo's `<frame>` and `<replicate>` (expand_replicates: each copy becomes a frame). A frame is a pose (pos and
+an orientation) and a `childclass` that its children (bodies, geoms, sites, joints, cameras, lights, other frames)
+are given in. Expanded in place before the bodies are read, as MuJoCo
 compiles it: each child is moved to the frame's parent with its pose composed with the frame's (a geom's `fromto`
 end points and a joint's `pos` and `axis` transformed), explicit on the element so that its class defaults cannot
 undo it, and the frame's childclass given to the children that name no class of their own.
@@ -8,9 +9,12 @@ undo it, and the frame's childclass given to the children that name no class of 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from copy import deepcopy as copy_tree
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from ...math.np_spatial import Transform
 
 if TYPE_CHECKING:
     from .loader import _Loader
@@ -73,3 +77,41 @@ def _unframe(loader: _Loader, frame: ET.Element, childclass: str) -> list[ET.Ele
 
 def _text(values) -> str:
     return " ".join(repr(float(x)) for x in values)
+
+
+def expand_replicates(loader: _Loader, el: ET.Element) -> None:
+    """MuJoCo's `<replicate count offset euler sep>` below `el`: `count` copies of its children, copy k in the frame
+    T^k (T: the offset and the euler rotation, so each copy is placed from the one before), each name given the
+    suffix sep + k (zero-padded to the digits of count - 1). Inner replicates are expanded first, so that a name
+    gets the inner index before the outer, as in MuJoCo. Each copy becomes a <frame> (expand_frames)."""
+    for child in list(el):
+        expand_replicates(loader, child)
+    k = 0
+    while k < len(el):
+        rep = el[k]
+        if rep.tag != "replicate":
+            k += 1
+            continue
+        v = loader.v
+        for key in rep.attrib:
+            if key not in ("count", "offset", "euler", "sep"):
+                raise v.fail(rep, f"attribute {key} is not a <replicate> attribute (count, offset, euler, sep)")
+        if "count" not in rep.attrib:
+            raise v.fail(rep, "needs attribute count (how many copies)")
+        count = v.integer(rep, "count", rep.get("count"), 1, 100_000)
+        step = Transform(v.numbers(rep, "offset", 3, (0.0, 0.0, 0.0)), loader._quat(rep, rep.attrib))
+        digits, sep = len(str(count - 1)), rep.get("sep", "")
+        el.remove(rep)
+        pose = Transform()
+        for copy in range(count):
+            frame = ET.Element("frame", {"pos": _text(pose.p), "quat": _text((pose.q[3], *pose.q[:3]))})
+            suffix = f"{sep}{copy:0{digits}d}"
+            for c in rep:
+                c = copy_tree(c)
+                for named in c.iter():
+                    if "name" in named.attrib:
+                        named.set("name", named.get("name") + suffix)
+                frame.append(c)
+            el.insert(k + copy, frame)
+            pose = pose * step
+        k += count

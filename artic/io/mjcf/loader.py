@@ -64,7 +64,7 @@ from ...math.np_spatial import Transform, quat_between, quat_from_axis_angle, qu
 from ..xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 from .actuators import Actuator, read_actuators
 from .couplings import read_couplings
-from .frames import expand_frames
+from .frames import expand_frames, expand_replicates
 from .geoms import ELLIPSOID_DIRECTIONS, geom_shape, report_frictionless
 from .hfield import read_hfield
 from .keyframes import Keyframe, QposEntry, qpos0, read_keyframes, set_keyframe
@@ -148,7 +148,7 @@ _BUILTIN = {
     "pair": PAIR_BUILTIN,
 }
 # elements whose content artic would drop: refused rather than ignored
-_UNSUPPORTED = ("replicate", "attach", "composite", "flexcomp")
+_UNSUPPORTED = ("attach", "composite", "flexcomp")
 _WORLD = -1  # the weld group of the world body and of the bodies welded to it
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 
@@ -298,6 +298,7 @@ class _Loader:
         world = root.find("worldbody")
         if world is None:
             raise MjcfError(f"MJCF file '{path}' has no <worldbody>")
+        expand_replicates(self, world)  # frames.py: each copy becomes a <frame>
         expand_frames(self, world, "main")  # frames.py: <frame> children posed in the frame's parent
         v.reparent(root)
         for j in world:

@@ -270,3 +270,35 @@ def test_a_primitive_fitted_to_a_mesh_is_mujocos(tmp_path, kind, fitaabb):
     r, r_mj = quat_to_matrix(link.cmass_local_pose.q), quat_to_matrix(np.roll(mm.body_iquat[1], -1))
     tensor, tensor_mj = r @ np.diag(link.inertia) @ r.T, r_mj @ np.diag(mm.body_inertia[1]) @ r_mj.T
     np.testing.assert_allclose(tensor, tensor_mj, atol=1e-5 * np.abs(tensor_mj).max())
+
+
+REPLICATE = """<mujoco><compiler angle="degree"/><worldbody>
+<replicate count="3" offset="0 0.6 0" euler="0 0 20" sep="-">
+  <replicate count="2" offset="0.3 0 0">
+    <body name="leg" pos="0.1 0 0.5"><joint name="hip" axis="0 1 0"/>
+      <geom name="thigh" type="capsule" fromto="0 0 0 0 0 -0.3" size=".03"/></body>
+  </replicate>
+</replicate>
+</worldbody></mujoco>"""
+
+
+def test_replicate_copies_as_mujoco_does(tmp_path):
+    """<replicate> (refused before), nested, with an offset, an euler turn per copy and a separator: the same
+    bodies and joints under the same names (inner index first, zero-padded), at MuJoCo's poses at qpos0 and with
+    the hips turned (so the copied joints' axes are checked too)."""
+    from artic.description.body_joints import description_pose
+
+    model, mm = _both(tmp_path, REPLICATE)
+    names = [mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_BODY, b) for b in range(1, mm.nbody)]
+    assert sorted(a.name for a in model.articulations) == sorted(names)
+    md = mujoco.MjData(mm)
+    md.qpos[:] = np.linspace(-1.0, 1.0, mm.nq)
+    mujoco.mj_kinematics(mm, md)
+    for b, name in enumerate(names, start=1):
+        art = next(a for a in model.articulations if a.name == name)
+        jname = mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_JOINT, mm.body_jntadr[b])
+        joint = _hinge(model, jname)
+        joint.set_joint_position(joint.dof_axes()[0], md.qpos[mm.jnt_qposadr[mm.body_jntadr[b]]])
+        pose = description_pose(art.get_link(name))
+        np.testing.assert_allclose(pose.p, md.xpos[b], atol=1e-9)
+        assert abs(abs(np.dot(pose.q, np.roll(md.xquat[b], -1))) - 1.0) < 1e-9
