@@ -248,17 +248,6 @@ def _span_dot(g: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, 
 
 
 @wp.func
-def _span_norm2(g: wp.array3d(dtype=float), env: int, r: int, span: wp.vec4i) -> float:
-    """|g[env, r]|^2."""
-    s = float(0.0)
-    for i in range(span[0], span[0] + span[1]):
-        s += g[env, r, i] * g[env, r, i]
-    for i in range(span[2], span[2] + span[3]):
-        s += g[env, r, i] * g[env, r, i]
-    return s
-
-
-@wp.func
 def _span_solve(
     minv: wp.array3d(dtype=float),
     g: wp.array3d(dtype=float),
@@ -534,8 +523,9 @@ def setup_body_joints(
             resp = float(0.0)
             if active != ROW_OFF:
                 joint_row_direction(tree, jt, kin, ja.row_g, env, r, j, wa, wb)
-                resp = _span_solve(minv, ja.row_g, ja.row_minv_g, env, r, jt.joint_span[j])
-                if resp < _MIN_RESPONSE or _span_norm2(ja.row_g, env, r, jt.joint_span[j]) < _MIN_DIRECTION:
+                span = jt.joint_span[j]
+                resp = _span_solve(minv, ja.row_g, ja.row_minv_g, env, r, span)
+                if resp < _MIN_RESPONSE or _span_dot_rows(ja.row_g, ja.row_g, env, r, r, span) < _MIN_DIRECTION:
                     active = ROW_OFF
             ja.row_coef[env, r] = soft_coefficients(jt, r, h, dt)  # a drive's are set below
             ja.row_active[env, r] = active
@@ -705,7 +695,7 @@ def advance_body_joints(
             wa, wb = slot_wrenches(jt, j, slot, xc, xd, dirs, o)
             joint_row_direction(tree, jt, kin, ja.row_g, env, r, j, wa, wb)
             resp = _span_solve(minv, ja.row_g, ja.row_minv_g, env, r, span)
-            if resp < _MIN_RESPONSE or _span_norm2(ja.row_g, env, r, span) < _MIN_DIRECTION:
+            if resp < _MIN_RESPONSE or _span_dot_rows(ja.row_g, ja.row_g, env, r, r, span) < _MIN_DIRECTION:
                 ja.row_active[env, r] = ROW_OFF
             else:
                 ja.row_r[env, r] = resp
