@@ -140,3 +140,16 @@ def suite_mjcf_files() -> list[tuple[str, Path]]:
         if spec is not None:
             out += [(f"{package}/{p.name}", p) for p in sorted((Path(spec.origin).parent / folder).glob("*.xml"))]
     return out
+
+
+def mjcf_with_mujoco(path: Path) -> tuple:
+    """(artic's MjcfModel, MuJoCo's MjModel) of one MJCF file: what artic reports about the parts it leaves out is
+    not the subject of the tests that compare the two, so its warnings are not shown."""
+    import warnings
+
+    import mujoco
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = artic.load_mjcf(path)
+    return model, mujoco.MjModel.from_xml_path(str(path))

@@ -18,6 +18,7 @@ import pytest
 
 import artic
 from artic import CacheFlag, ValidationError
+from tests.support.models import mjcf_with_mujoco
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -424,11 +425,8 @@ def test_a_joints_actuator_force_range_is_mujocos(tmp_path, joint, actuator, ctr
     forces unclamped.)"""
     path = tmp_path / "arm.xml"
     path.write_text(ARM.format(joint=joint, actuator=actuator))
-    mm = mujoco.MjModel.from_xml_path(str(path))
+    model, mm = mjcf_with_mujoco(path)
     md = mujoco.MjData(mm)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = artic.load_mjcf(path)
     scene = artic.Scene(1, gravity=model.gravity)
     model.add_to(scene)
     control = artic.MjcfControl(model, scene)

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
 import artic
+from tests.support.models import mjcf_with_mujoco
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -37,10 +36,7 @@ MODEL = """<mujoco><option timestep="0.0001" gravity="0 0 0"><flag contact="disa
 def _load(tmp_path):
     path = tmp_path / "model.xml"
     path.write_text(MODEL)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = artic.load_mjcf(path)
-    return model, mujoco.MjModel.from_xml_path(str(path))
+    return mjcf_with_mujoco(path)
 
 
 def _poses(scene, model, mm):

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import artic
+from tests.support.models import mjcf_with_mujoco
 
 mujoco = pytest.importorskip("mujoco")
 _spec = importlib.util.find_spec("gymnasium_robotics")  # found without importing it (its import prints notices)
@@ -89,12 +90,8 @@ def test_a_hand_held_at_rest_moves_as_mujocos(name):
     MuJoCo's, while MuJoCo's own hinges move up to 0.08 rad from the start (tendon couplings, gravity, servo
     stiffness). (Not yet: Fetch, whose arm MuJoCo holds by a mocap weld, and the pen and kitchen tasks, whose
     objects' contacts differ; docs/mjcf.md.)"""
-    path = ROOT / "assets" / name
-    mm = mujoco.MjModel.from_xml_path(str(path))
+    model, mm = mjcf_with_mujoco(ROOT / "assets" / name)
     md = mujoco.MjData(mm)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = artic.load_mjcf(path)
     scene = artic.Scene(1, gravity=model.gravity)
     model.add_to(scene)
     start = _hinges(model, md)[1]

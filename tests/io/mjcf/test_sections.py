@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import artic
+from tests.support.models import mjcf_with_mujoco
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -46,10 +47,7 @@ SCENE = """<mujoco model="scene"><include file="robot.xml"/>
 def _both(tmp_path, text, name="model.xml"):
     path = tmp_path / name
     path.write_text(text)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the files' unused parts (lights) are reported; not this test's subject
-        model = artic.load_mjcf(path)
-    return model, mujoco.MjModel.from_xml_path(str(path))
+    return mjcf_with_mujoco(path)
 
 
 def _hinge(model, name):
