@@ -19,7 +19,7 @@ import warp as wp
 
 from .contacts import ContactPoints
 from .distance import closest_segment_segment
-from .geometry import Geometry
+from .geometry import ContactMaterial, Geometry
 from .manifold import emit
 
 wp.set_module_options({"enable_backward": False})
@@ -81,7 +81,7 @@ def box_box(
     xa: wp.transform,
     xb: wp.transform,
     margin: float,
-    mat: wp.vec3,
+    mat: ContactMaterial,
 ) -> None:
     ha = geo.geom_size[a]
     hb = geo.geom_size[b]
@@ -162,7 +162,7 @@ def _face_contacts(
     n: wp.vec3,
     best_axis: int,
     margin: float,
-    mat: wp.vec3,
+    mat: ContactMaterial,
 ) -> None:
     """The contacts of a face axis (best_axis 0..5, n from b towards a): the incident face clipped against the
     reference face's rectangle, one contact per clipped vertex within the margin."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import warp as wp
 
+from .geometry import ContactMaterial
+
 
 @wp.struct
 class ContactPoints:
@@ -26,4 +28,4 @@ class ContactPoints:
     point: wp.array2d(dtype=wp.vec3)  # (E, C) world contact point, midway between the surfaces [m]
     normal: wp.array2d(dtype=wp.vec3)  # (E, C) unit world normal, from b towards a
     separation: wp.array2d(dtype=float)  # (E, C) signed surface distance at detection, < 0 when penetrating [m]
-    material: wp.array2d(dtype=wp.vec3)  # (E, C) combined (static, dynamic friction, restitution)
+    material: wp.array2d(dtype=ContactMaterial)  # (E, C) combined friction, restitution, softness (geometry.MAT_*)

@@ -27,6 +27,16 @@ GEOM_TRIMESH = wp.constant(6)
 
 MANIFOLD_POINTS = 4
 
+# A shape's or a contact's material, one vector: friction, restitution and the soft-contact parameters
+# (description/softness.py; all zero for PhysX's hard contact). Entries:
+MAT_SOLREF = 3  # 3, 4: solref
+MAT_SOLIMP = 5  # 5..9: solimp
+MAT_MIX = 10  # a shape's solmix
+MAT_PYRAMID = 11  # impratio of MuJoCo's pyramidal cone (0: elliptic)
+MAT_WEIGHT = 12  # a shape's link's inverse weight at the reference pose [1/kg]; a contact's: both shapes' summed
+MATERIAL_SIZE = 13
+ContactMaterial = wp.types.vector(length=MATERIAL_SIZE, dtype=float)
+
 
 @wp.struct
 class Geometry:
@@ -36,7 +46,7 @@ class Geometry:
     geom_type: wp.array(dtype=int)  # (G,) GEOM_*
     geom_pose: wp.array(dtype=wp.transform)  # (G,) shape frame in the link's actor frame (static: in the world)
     geom_size: wp.array(dtype=wp.vec3)  # (G,) box half extents; (radius, half height, 0) otherwise [m]
-    geom_material: wp.array(dtype=wp.vec3)  # (G,) (static friction, dynamic friction, restitution)
+    geom_material: wp.array(dtype=ContactMaterial)  # (G,) friction, restitution, softness (MAT_*)
     geom_combine: wp.array(dtype=int)  # (G,) friction combine mode: its index in shapes.FRICTION_COMBINE_MODES
     geom_offset: wp.array(dtype=float)  # (G,) contact offset [m]
     geom_radius: wp.array(dtype=float)  # (G,) bounding-sphere radius about the shape origin [m] (0 for planes)
@@ -60,7 +70,7 @@ class Geometry:
     pair_a: wp.array(dtype=int)  # (P,) link shape
     pair_b: wp.array(dtype=int)  # (P,) link or static shape
     pair_own_material: wp.array(dtype=int)  # (P,) 1: an explicit pair's material (pair_material), 0: combined
-    pair_material: wp.array(dtype=wp.vec3)  # (P,) (static friction, dynamic friction, restitution)
+    pair_material: wp.array(dtype=ContactMaterial)  # (P,) an explicit pair's own (MAT_WEIGHT unused)
     pair_rest: wp.array(dtype=float)  # (P,) rest offset: the contact acts with the surfaces this far apart [m]
     link_rank: wp.array(dtype=int)  # (L,) depth-first visiting rank of each link
     capacity: int  # contact slots per env

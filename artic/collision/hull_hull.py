@@ -25,7 +25,7 @@ import warp as wp
 
 from .contacts import ContactPoints
 from .distance import closest_segment_segment
-from .geometry import Geometry
+from .geometry import ContactMaterial, Geometry
 from .manifold import emit
 
 wp.set_module_options({"enable_backward": False})
@@ -159,7 +159,7 @@ def _face_contacts(
     x_ref: wp.transform,
     flip: float,
     margin: float,
-    mat: wp.vec3,
+    mat: ContactMaterial,
 ) -> None:
     """Candidates of reference face rf (pose x_ref) against the incident polytope inc (t_ir maps its frame into the
     reference's), whose vertex `support` lies deepest, at the face's separation sep. flip = -1 when the reference
@@ -261,7 +261,7 @@ def hull_hull(
     xa: wp.transform,
     xb: wp.transform,
     margin: float,
-    mat: wp.vec3,
+    mat: ContactMaterial,
 ) -> None:
     t_ba = wp.transform_inverse(xa) * xb  # b's frame into a's
     t_ab = wp.transform_inverse(t_ba)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import warp as wp
 
 from .contacts import ContactPoints
+from .geometry import ContactMaterial
 
 wp.set_module_options({"enable_backward": False})
 
@@ -43,7 +44,7 @@ def emit(
     p: wp.vec3,
     n: wp.vec3,
     sep: float,
-    mat: wp.vec3,
+    mat: ContactMaterial,
 ) -> None:
     """Add a candidate of the pair whose contacts start at slot `first`. A pair keeps at most four points: a
     clearly deeper candidate replaces the shallowest, one of about the same depth replaces the point whose

@@ -21,7 +21,20 @@ import warp as wp
 from .box_box import box_box
 from .contacts import ContactPoints
 from .distance import closest_on_segment, closest_on_triangle, closest_segment_segment
-from .geometry import GEOM_BOX, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_PLANE, GEOM_SPHERE, GEOM_TRIMESH, Geometry
+from .geometry import (
+    GEOM_BOX,
+    GEOM_CAPSULE,
+    GEOM_CYLINDER,
+    GEOM_PLANE,
+    GEOM_SPHERE,
+    GEOM_TRIMESH,
+    MAT_MIX,
+    MAT_PYRAMID,
+    MAT_SOLREF,
+    MAT_WEIGHT,
+    ContactMaterial,
+    Geometry,
+)
 from .hull_hull import hull_hull
 from .manifold import emit
 
@@ -160,7 +173,7 @@ def collide_round(
     xa: wp.transform,
     xb: wp.transform,
     margin: float,
-    mat: wp.vec3,
+    mat: ContactMaterial,
 ) -> None:
     """Sphere/capsule against sphere/capsule: closest points of the core segments (plus a's end points when the
     capsules are nearly parallel, so that a capsule lying along another gets two points)."""
@@ -199,7 +212,7 @@ def _round_point(
     ra: float,
     rb: float,
     margin: float,
-    mat: wp.vec3,
+    mat: ContactMaterial,
 ) -> None:
     d = pa - pb
     dist = wp.length(d)
@@ -228,7 +241,7 @@ def samples_against(
     xd: wp.transform,
     flip: float,
     margin: float,
-    mat: wp.vec3,
+    mat: ContactMaterial,
 ) -> None:
     """Samples of shape `src` (pose xs) against the distance function of `dst` (pose xd). flip = 1 when src is
     a (the normal leaves dst towards a), -1 when src is b."""
@@ -260,7 +273,7 @@ def plane_cylinder(
     xa: wp.transform,
     xb: wp.transform,
     margin: float,
-    mat: wp.vec3,
+    mat: ContactMaterial,
 ) -> None:
     """A cylinder on a plane: per rim, the deepest rim point and the rim points 90, 180 and 270 degrees away."""
     n = wp.transform_vector(xb, _unit_x())
@@ -300,7 +313,7 @@ def samples_against_mesh(
     xa: wp.transform,
     xb: wp.transform,
     margin: float,
-    mat: wp.vec3,
+    mat: ContactMaterial,
 ) -> None:
     """Samples of a against the triangles of static mesh b: the signed distance to a triangle's plane where the
     sample projects inside it, the distance to its boundary elsewhere."""
@@ -341,26 +354,48 @@ def samples_against_mesh(
 
 
 @wp.func
-def combine_materials(geo: Geometry, a: int, b: int) -> wp.vec3:
-    """The contact's (static friction, dynamic friction, restitution): friction by PhysX's combine mode of higher
-    priority of the two shapes' (0 average, 1 min, 2 multiply, 3 max: shapes.FRICTION_COMBINE_MODES), restitution
-    averaged."""
+def combine_materials(geo: Geometry, a: int, b: int) -> ContactMaterial:
+    """The contact's material: friction by PhysX's combine mode of higher priority of the two shapes' (0 average,
+    1 min, 2 multiply, 3 max: shapes.FRICTION_COMBINE_MODES), restitution averaged; the softness as MuJoCo mixes two
+    geoms' (weights by solmix; solimp and a standard solref averaged, a direct solref the smaller of each), hard
+    when either shape is hard; both links' inverse weights summed."""
     ma = geo.geom_material[a]
     mb = geo.geom_material[b]
     mode = wp.max(geo.geom_combine[a], geo.geom_combine[b])
-    avg = 0.5 * (ma + mb)
-    s = avg[0]
-    d = avg[1]
+    out = 0.5 * (ma + mb)
     if mode == 1:
-        s = wp.min(ma[0], mb[0])
-        d = wp.min(ma[1], mb[1])
+        out[0] = wp.min(ma[0], mb[0])
+        out[1] = wp.min(ma[1], mb[1])
     elif mode == 2:
-        s = ma[0] * mb[0]
-        d = ma[1] * mb[1]
+        out[0] = ma[0] * mb[0]
+        out[1] = ma[1] * mb[1]
     elif mode == 3:
-        s = wp.max(ma[0], mb[0])
-        d = wp.max(ma[1], mb[1])
-    return wp.vec3(s, d, avg[2])
+        out[0] = wp.max(ma[0], mb[0])
+        out[1] = wp.max(ma[1], mb[1])
+    hard_a = ma[MAT_SOLREF] == 0.0 and ma[MAT_SOLREF + 1] == 0.0
+    hard_b = mb[MAT_SOLREF] == 0.0 and mb[MAT_SOLREF + 1] == 0.0
+    if hard_a or hard_b:
+        for k in range(MAT_SOLREF, MAT_MIX):
+            out[k] = 0.0
+    else:
+        sa = ma[MAT_MIX]
+        sb = mb[MAT_MIX]
+        mix = float(0.5)
+        if sa >= 1.0e-15 and sb >= 1.0e-15:
+            mix = sa / (sa + sb)
+        elif sa < 1.0e-15 and sb >= 1.0e-15:
+            mix = 0.0
+        elif sa >= 1.0e-15:
+            mix = 1.0
+        for k in range(MAT_SOLREF, MAT_MIX):
+            out[k] = mix * ma[k] + (1.0 - mix) * mb[k]
+        if ma[MAT_SOLREF] <= 0.0 or mb[MAT_SOLREF] <= 0.0:  # a direct solref: the smaller of each
+            out[MAT_SOLREF] = wp.min(ma[MAT_SOLREF], mb[MAT_SOLREF])
+            out[MAT_SOLREF + 1] = wp.min(ma[MAT_SOLREF + 1], mb[MAT_SOLREF + 1])
+    out[MAT_MIX] = 0.0
+    out[MAT_PYRAMID] = wp.max(ma[MAT_PYRAMID], mb[MAT_PYRAMID])
+    out[MAT_WEIGHT] = ma[MAT_WEIGHT] + mb[MAT_WEIGHT]
+    return out
 
 
 @wp.func
@@ -381,7 +416,7 @@ def collide_pair(
     xa: wp.transform,
     xb: wp.transform,
     margin: float,
-    mat: wp.vec3,
+    mat: ContactMaterial,
 ) -> None:
     """All contacts of pair (a, b) (a a link shape) with surfaces closer than `margin`, of material `mat`."""
     ta = geo.geom_type[a]
@@ -435,7 +470,9 @@ def detect_env(geo: Geometry, cp: ContactPoints, link_pose: wp.array2d(dtype=wp.
             continue
         mat = combine_materials(geo, a, b)
         if geo.pair_own_material[k] != 0:
+            weight = mat[MAT_WEIGHT]
             mat = geo.pair_material[k]
+            mat[MAT_WEIGHT] = weight
         first = cp.count[env]
         collide_pair(geo, cp, env, la, lb, a, b, geo.link_rank[la], xa, xb, margin, mat)
         if rest != 0.0:

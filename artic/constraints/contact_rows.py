@@ -31,10 +31,12 @@ from __future__ import annotations
 import warp as wp
 
 from ..collision.contacts import ContactPoints
+from ..collision.geometry import MAT_PYRAMID, MAT_SOLREF, MAT_WEIGHT, ContactMaterial
 from ..core.data import Kin
 from ..core.model import Tree
 from ..math.dense import add_row, row_dot, solve_row
 from .coupling_rows import add_jacobian_transpose
+from .softness import SOFT_APART, SOFT_HARD, is_soft, soft_params, soft_row
 
 
 @wp.struct
@@ -45,6 +47,10 @@ class ContactRows:
     gap: wp.array2d(dtype=float)  # (E, C) the normal row's separation [m]: detected, then tracked over TGS substeps
     tangent: wp.array2d(dtype=wp.vec3)  # (E, C) first friction direction (the second is normal x tangent)
     bounce: wp.array2d(dtype=float)  # (E, C) restitution target normal velocity (0 when not bouncing) [m/s]
+    # a soft contact's normal row (constraints/softness.py), fixed for the step: cfm = SOFT_HARD for a hard contact,
+    # SOFT_APART for a soft one whose surfaces do not overlap (no row: MuJoCo has no contact there)
+    soft_target: wp.array2d(dtype=float)  # (E, C) [m/s]
+    soft_cfm: wp.array2d(dtype=float)  # (E, C) [m/s per N s]
     g: wp.array3d(dtype=float)  # (E, 3C, N) generalized directions of the normal and two friction rows
     minv_g: wp.array3d(dtype=float)  # (E, 3C, N) M^-1 g
     response: wp.array2d(dtype=float)  # (E, 3C) g^T M^-1 g
@@ -129,6 +135,20 @@ def patch_end(cp: ContactPoints, env: int, c: int, c1: int) -> int:
     ):
         e += 1
     return e
+
+
+@wp.func
+def _cone_factor(mat: ContactMaterial) -> float:
+    """The normal row's regularizer under MuJoCo's pyramidal cone relative to the elliptic one's: its 2(dim-1)
+    edge rows n +- mu t share R_py = 2 mu^2 R_edge with R_edge = (1 - d) / d w (1 + f^2) (MuJoCo's
+    mj_makeImpedance and diagApprox; mu^2 = f^2 / impratio, f the friction), and together act on the normal as one
+    row of R_py / 4 (dim 3): mu^2 (1 + f^2) / 2 of the elliptic cone's (1 - d) / d w. 1 without friction or for
+    the elliptic cone (MAT_PYRAMID 0)."""
+    f = mat[0]
+    ratio = mat[MAT_PYRAMID]
+    if ratio <= 0.0 or f <= 0.0:
+        return 1.0
+    return f * f / ratio * (1.0 + f * f) / 2.0
 
 
 @wp.func
@@ -262,6 +282,22 @@ def setup_contacts(
         if e > 0.0 and -vn > bounce_threshold and -vn * dt > cp.separation[env, c]:
             bounce = -e * vn
         ct.bounce[env, c] = bounce
+        ct.soft_cfm[env, c] = SOFT_HARD
+        ct.soft_target[env, c] = 0.0
+        cmat = cp.material[env, c]
+        sp = soft_params()
+        for k in range(7):
+            sp[k] = cmat[MAT_SOLREF + k]
+        if is_soft(sp):
+            ct.soft_cfm[env, c] = SOFT_APART
+            if cp.separation[env, c] < 0.0:
+                pc = cp.point[env, c] - o
+                nc = cp.normal[env, c]
+                vn0 = wp.dot(nc, _point_velocity(link_v, env, cp.link_a[env, c], pc))
+                vn0 -= wp.dot(nc, _point_velocity(link_v, env, cp.link_b[env, c], pc))
+                row = soft_row(sp, cp.separation[env, c], vn0, cmat[MAT_WEIGHT] * _cone_factor(cmat), dt, dt)
+                ct.soft_target[env, c] = row[0]
+                ct.soft_cfm[env, c] = row[1]
     c0 = int(0)
     while c0 < count:
         c1 = patch_end(cp, env, c0, count)
@@ -320,6 +356,9 @@ _mat_patch = wp.types.matrix(shape=(PATCH_ROWS, PATCH_ROWS), dtype=float)
 
 @wp.func
 def normal_target(ct: ContactRows, env: int, c: int, h: float, erp: float, position_iteration: int) -> float:
+    """A hard normal row's target; a soft one's (ct.soft_cfm >= 0) is ct.soft_target."""
+    if ct.soft_cfm[env, c] >= 0.0:
+        return ct.soft_target[env, c]
     sep = ct.gap[env, c]
     target = -wp.max(sep, 0.0) / h
     if position_iteration != 0 and sep < 0.0:
@@ -360,12 +399,13 @@ def _solve_patch(
         before = lam
         for c in range(c1 - c0):
             i = 3 * c
-            if a[i, i] > 1.0e-12:
+            cfm = wp.max(ct.soft_cfm[env, c0 + c], 0.0)
+            if a[i, i] > 1.0e-12 and ct.soft_cfm[env, c0 + c] != SOFT_APART:
                 vi = vrel[i]
                 for j in range(m):
                     vi += a[i, j] * (lam[j] - lam0[j])
                 target = normal_target(ct, env, c0 + c, h, erp, position_iteration)
-                lam[i] = wp.max(lam[i] + (target - vi) / a[i, i], 0.0)
+                lam[i] = wp.max(lam[i] + (target - vi - cfm * lam[i]) / (a[i, i] + cfm), 0.0)
         # friction at the anchors, each bounded by mu / anchors times the patch's normal impulse
         total = float(0.0)
         anchors = float(0.0)

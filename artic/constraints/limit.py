@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import warp as wp
 
+from .softness import SOFT_APART, SOFT_HARD, is_soft, soft_params, soft_row
+
 
 @wp.func
 def limit_impulse(
@@ -80,3 +82,34 @@ def limit_impulse(
         return wp.vec3(delta, low_acc + delta, high_acc)
     delta = wp.min(-v * recip_response, -high_acc)
     return wp.vec3(delta, low_acc, high_acc + delta)
+
+
+@wp.func
+def soft_limit_row(p: soft_params, err_low: float, err_high: float, v0: float, weight: float, dt: float) -> wp.vec2:
+    """(target, cfm) of a soft limit (MuJoCo's solreflimit/solimplimit, constraints/softness.py) for the step, on
+    the side violated at its start (err < 0; the dof's velocity v0 then): a row only while beyond the range, as
+    MuJoCo's (its margin 0). On the high side the row pushes along -e_d, so in the dof's direction its target is
+    soft_row's with the violation's sign flipped. cfm SOFT_HARD: hard; SOFT_APART: within the range, no row."""
+    if not is_soft(p):
+        return wp.vec2(0.0, SOFT_HARD)
+    if err_low < 0.0:
+        return soft_row(p, err_low, v0, weight, dt, dt)
+    if err_high < 0.0:
+        return soft_row(p, -err_high, v0, weight, dt, dt)
+    return wp.vec2(0.0, SOFT_APART)
+
+
+@wp.func
+def soft_limit_impulse(
+    target: float, cfm: float, err_low: float, v: float, response: float, low_acc: float, high_acc: float
+) -> wp.vec3:
+    """(impulse delta, new low accumulator, new high accumulator) of a soft limit row (soft_limit_row): the
+    Gauss-Seidel update of v + cfm lambda = target with lambda >= 0 on the low side (violated at the step's start,
+    err_low < 0), <= 0 on the high side; response: the dof's 1 / recip."""
+    if cfm < 0.0:
+        return wp.vec3(0.0, low_acc, high_acc)
+    if err_low < 0.0:
+        new = wp.max(low_acc + (target - v - cfm * low_acc) / (response + cfm), 0.0)
+        return wp.vec3(new - low_acc, new, high_acc)
+    new = wp.min(high_acc + (target - v - cfm * high_acc) / (response + cfm), 0.0)
+    return wp.vec3(new - high_acc, low_acc, new)

@@ -47,6 +47,7 @@ from .body_joint_rows import (
 from .contact_rows import ContactRows, normal_target, patch_end
 from .coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
 from .dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, DofRows
+from .softness import SOFT_APART, SOFT_HARD
 from .tendon import spatial_limit_error
 
 # source kinds, for writing impulses back (reported forces) and for the report
@@ -245,17 +246,26 @@ def add_dof_rows(
                 i = _new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 1.0 / (dp.dof_viscous_friction[d] * h), -wp.inf, wp.inf)
                 _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
         elif kind == ROW_LIMIT:
-            add_limit_row(
-                tree,
-                dp,
-                rows,
-                sd,
-                rf,
-                env,
-                n_gen,
-                r,
-                limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position),
-            )
+            cfm = sd.dof_soft_cfm[env, d]
+            if cfm == SOFT_HARD:
+                add_limit_row(
+                    tree,
+                    dp,
+                    rows,
+                    sd,
+                    rf,
+                    env,
+                    n_gen,
+                    r,
+                    limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position),
+                )
+            elif cfm >= 0.0:  # a soft limit, beyond its range at the step's start (limit.soft_limit_row)
+                i = int(0)
+                if sd.dof_err_low[env, d] < 0.0:
+                    i = _new_row(rf, env, n_gen, SRC_DOF, r, sd.dof_soft_target[env, d], cfm, 0.0, wp.inf)
+                else:
+                    i = _new_row(rf, env, n_gen, SRC_DOF_HIGH, r, sd.dof_soft_target[env, d], cfm, -wp.inf, 0.0)
+                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
     # the viscous part of a friction that also has a Coulomb part is a second row (step.direct_capacity counts a
     # slot for it); returns how many found no slot (the caller then falls back: never dropped silently)
     missing = int(0)
@@ -443,9 +453,12 @@ def add_contact_rows(
         c1 = patch_end(cp, env, c0, count)
         first = rf.count[env]
         for c in range(c0, c1):
-            i = _new_row(
-                rf, env, n_gen, SRC_CONTACT, 3 * c, normal_target(ct, env, c, h, erp, position), 0.0, 0.0, wp.inf
-            )
+            cfm = ct.soft_cfm[env, c]
+            hi = wp.inf
+            if cfm == SOFT_APART:
+                hi = 0.0  # a soft contact whose surfaces do not overlap: no force (kept for the patch's layout)
+            target = normal_target(ct, env, c, h, erp, position)
+            i = _new_row(rf, env, n_gen, SRC_CONTACT, 3 * c, target, wp.max(cfm, 0.0), 0.0, hi)
             _copy_dir(rf, env, i, n_gen, ct.g, ct.minv_g, 3 * c)
         anchors = float(0.0)
         for c in range(c0, c1):

@@ -62,6 +62,10 @@ class StepData:
     dof_geom_error: wp.array2d(dtype=float)  # (E, n): drive target - position at the start of the step
     dof_err_low: wp.array2d(dtype=float)  # (E, n): q - low
     dof_err_high: wp.array2d(dtype=float)  # (E, n): high - q
+    # a soft limit's row for the step (constraints/softness.py), on the violated side: cfm SOFT_HARD for a hard
+    # limit, SOFT_APART for a soft one within its range (no row)
+    dof_soft_target: wp.array2d(dtype=float)  # (E, n) [rad/s or m/s]
+    dof_soft_cfm: wp.array2d(dtype=float)  # (E, n)
     dof_dq: wp.array2d(dtype=float)  # (E, n): position change accumulated over TGS substeps
     dof_friction_force: wp.array2d(dtype=float)  # (E, n): coefficient * (|F| + |T|) transmitted, [N or Nm]
     dof_drive_coef: wp.array2d(dtype=wp.types.vector(length=5, dtype=float))  # (E, n): drive coefficients

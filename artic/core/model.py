@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import warp as wp
 
+from ..constraints.softness import soft_params
 from ..enums import JointType
 from .structs import bundle
 
@@ -117,6 +118,8 @@ class DofParams:
     dof_quat_drive: wp.array(dtype=int)  # (n,) 1 for dofs of a spherical joint with > 1 dof (quaternion error)
     dof_limit_low: wp.array(dtype=float)  # (n,) [rad or m]; only read for LIMITED dofs
     dof_limit_high: wp.array(dtype=float)  # (n,) [rad or m]
+    dof_limit_soft: wp.array(dtype=soft_params)  # (n,) solref, solimp of a soft limit; zeros: hard
+    dof_inverse_weight: wp.array(dtype=float)  # (n,) (M^-1)_dd at the reference pose, a soft limit's scale
     dof_max_velocity: wp.array(dtype=float)  # (n,) [rad/s or m/s]
     dof_friction_coef: wp.array(dtype=float)  # (n,) the joint's coefficient (deprecated model)
     dof_static_friction: wp.array(dtype=float)  # (n,) [N or Nm]

@@ -14,6 +14,7 @@ from ..enums import AXIS_NAMES, LINEAR_AXES, Axis, DriveType, JointType, Motion
 from ..errors import ValidationError
 from ..math.np_spatial import Transform
 from .deadzone import Deadzone, checked_deadzone
+from .softness import Softness, check_softness
 from .validate import KnownAttributes, check_axis_settings, nonneg, pose_property
 from .validate import axis as _axis
 from .validate import bounded as _bounded
@@ -73,6 +74,7 @@ class Joint(KnownAttributes):
         self._velocity = np.zeros(6)
         self._friction_coefficient = 0.05
         self._deadzone = {}  # Axis -> Deadzone (description/deadzone.py)
+        self._limit_softness = None  # Softness of every limited axis (description/softness.py); None: hard
 
     def __repr__(self):
         return f"Joint('{self.name}', {self._type.name})"
@@ -169,6 +171,18 @@ class Joint(KnownAttributes):
     def get_limit_params(self, axis: Axis) -> Limit:
         lim = self._limit[_axis(self._owner(), axis)]
         return Limit(lim.low, lim.high)
+
+    @property
+    def limit_softness(self) -> Softness | None:
+        """MuJoCo's soft limit (solreflimit, solimplimit) for every LIMITED axis of the joint: a row that acts only
+        while the axis is beyond its range, with MuJoCo's reference acceleration and regularizer
+        (constraints/softness.py); None (the default): PhysX's hard, speculative limit."""
+        return self._limit_softness
+
+    @limit_softness.setter
+    def limit_softness(self, value: Softness | None) -> None:
+        self._limit_softness = check_softness(self._owner(), value)
+        self._changed()
 
     def set_drive_params(self, axis: Axis, drive: Drive) -> None:
         owner = self._owner()

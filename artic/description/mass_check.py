@@ -290,11 +290,10 @@ def check_mass_properties(art: Articulation, policy: str = "repair") -> list:
     return [link.name for link, _ in found]
 
 
-def joint_space_inertia(art: Articulation) -> tuple[np.ndarray, list]:
-    """(M, dofs): the joint-space inertia (float64, armature on the diagonal) at the articulation's joint positions
-    and root pose as described, and per row of M its (link, axis) (a floating root's six first, as (root, 0..5):
-    angular then linear, about the world origin). For what MuJoCo's compiler computes at qpos0 (a position
-    actuator's dampratio). Each link adds J^T I J, J its ancestors' motion columns."""
+def _joint_columns(art: Articulation) -> tuple:
+    """(columns, dofs, moved_by, poses, armature) at the described pose: each generalized dof's world motion column
+    (angular, linear about the origin), its (link, axis), the columns moving each link, the links' poses and the
+    dofs' armature (a floating root's six first, as (root, 0..5))."""
     links = art._topology().links
     poses = {link: description_pose(link) for link in links}
     columns, dofs, moved_by = [], [], {}
@@ -312,10 +311,53 @@ def joint_space_inertia(art: Articulation) -> tuple[np.ndarray, list]:
             dofs.append((link, a))
             armature.append(j.get_armature(a))
         moved_by[link] = moved_by[link.parent] + list(range(start, len(columns)))
+    return columns, dofs, moved_by, poses, armature
+
+
+def joint_space_inertia(art: Articulation) -> tuple[np.ndarray, list]:
+    """(M, dofs): the joint-space inertia (float64, armature on the diagonal) at the articulation's joint positions
+    and root pose as described, and per row of M its (link, axis) (a floating root's six first, as (root, 0..5):
+    angular then linear, about the world origin). For what MuJoCo's compiler computes at qpos0 (a position
+    actuator's dampratio). Each link adds J^T I J, J its ancestors' motion columns."""
+    columns, dofs, moved_by, poses, armature = _joint_columns(art)
     m = np.diag(armature)
-    for link in links:
+    for link in art._topology().links:
         idx = moved_by[link]
         if idx:
             jac = np.array([columns[i] for i in idx]).T
             m[np.ix_(idx, idx)] += jac.T @ _link_inertia(link, poses[link]) @ jac
     return m, dofs
+
+
+def link_inverse_weights(art: Articulation) -> dict:
+    """Per link, (translational, rotational) inverse weight at the described pose, as MuJoCo's body_invweight0:
+    the mean diagonal of J M^-1 J^T for the link's COM Jacobian J (linear rows, then angular) [1/kg, 1/(kg m^2)].
+    The approximate inverse effective mass a soft row's regularizer is scaled by (constraints/softness.py); a link
+    that no dof moves weighs 0 (infinitely heavy)."""
+    columns, _, moved_by, poses, _ = _joint_columns(art)
+    out = {}
+    if not columns:
+        return dict.fromkeys(art._topology().links, (0.0, 0.0))
+    m, _ = joint_space_inertia(art)
+    minv = np.linalg.pinv(m)
+    cols = np.array(columns).T  # 6 x N
+    for link in art._topology().links:
+        idx = moved_by[link]
+        if not idx:
+            out[link] = (0.0, 0.0)
+            continue
+        com = (poses[link] * link.cmass_local_pose).p
+        jac = np.zeros((6, cols.shape[1]))
+        jac[3:, idx] = cols[:3, idx]  # angular
+        jac[:3, idx] = cols[3:, idx] + np.cross(cols[:3, idx].T, com).T  # the COM's linear velocity
+        a = jac @ minv @ jac.T
+        out[link] = (float(np.trace(a[:3, :3]) / 3.0), float(np.trace(a[3:, 3:]) / 3.0))
+    return out
+
+
+def dof_inverse_weights(art: Articulation) -> dict:
+    """Per joint dof (link, axis), (M^-1)_dd at the described pose, as MuJoCo's dof_invweight0: a soft limit's
+    approximate inverse effective mass [1/kg or 1/(kg m^2)] (constraints/softness.py)."""
+    m, dofs = joint_space_inertia(art)
+    diag = np.diag(np.linalg.pinv(m)) if len(dofs) else []
+    return {dof: float(w) for dof, w in zip(dofs, diag)}

@@ -40,6 +40,7 @@ from ..errors import ValidationError
 from ..io.mesh_file import UnsupportedMeshFormat, read_mesh_file
 from ..math.hull import coincident, hull_mass_properties, solid_points
 from ..math.np_spatial import Transform, quat_to_matrix
+from .softness import Softness, check_softness
 from .validate import MAX_MAGNITUDE, as_real, finite, refuse_unknown_attribute
 
 # Coulomb coefficients of real surface pairs stay below ~2 (rubber on rubber), and with one above ~10 a contact
@@ -108,12 +109,23 @@ class Material:
     """`PxMaterial`: Coulomb friction coefficients in [0, MAX_FRICTION] and the coefficient of restitution in
     [0, 1] (PhysX's ranges), checked whenever a field is set. `friction_combine` is PhysX's friction combine mode
     (PxCombineMode, one of FRICTION_COMBINE_MODES): a contact's friction coefficients combine the two shapes' by
-    the mode of higher priority (average < min < multiply < max), as PhysX does; restitution is averaged."""
+    the mode of higher priority (average < min < multiply < max), as PhysX does; restitution is averaged.
+
+    `softness` (description/softness.py) makes the contact's normal row soft as MuJoCo's (solref, solimp): None,
+    PhysX's hard contact, by default; a contact is soft when both shapes' materials are (or an explicit pair's own
+    material is), with the two mixed by `solmix` as MuJoCo mixes geoms (weights solmix_a / (solmix_a + solmix_b)
+    for solimp and a standard solref, the smaller of each for a direct one). `pyramid_impratio` > 0 gives the normal
+    row the regularizer of MuJoCo's pyramidal friction cone with that impratio (its default cone), 0 the elliptic
+    cone's (the larger of the two shapes' is used). Soft contacts act only while the surfaces overlap, as MuJoCo's
+    (no speculative row); their friction stays Coulomb's box on the normal impulse."""
 
     static_friction: float = 0.5
     dynamic_friction: float = 0.5
     restitution: float = 0.0
     friction_combine: str = "average"
+    softness: Softness | None = None
+    solmix: float = 1.0
+    pyramid_impratio: float = 0.0
 
     def __setattr__(self, name, value):
         refuse_unknown_attribute(self, name)
@@ -127,6 +139,12 @@ class Material:
             if not 0.0 <= value <= high:
                 why = "PxMaterial's range" if name == "restitution" else "artic.description.shapes.MAX_FRICTION"
                 raise ValidationError(f"material: {name} must be in [0, {high:g}] ({why}), got {value:g}")
+        if name == "softness":
+            value = check_softness("material", value)
+        if name in ("solmix", "pyramid_impratio"):
+            value = finite("material", name, value)
+            if value < 0.0:
+                raise ValidationError(f"material: {name} must be >= 0, got {value:g}")
         object.__setattr__(self, name, value)
 
 

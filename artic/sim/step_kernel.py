@@ -37,6 +37,7 @@ from ..constraints.coupling_rows import CouplingRows, setup_couplings
 from ..constraints.deadzone_rows import DeadzoneTable
 from ..constraints.dof_rows import DofRows
 from ..constraints.drive import drive_coefficients, spherical_drive_error
+from ..constraints.limit import soft_limit_row
 from ..constraints.row_form import RowForm
 from ..core.control import ControlArrays
 from ..core.data import Kin, Scratch, StepData
@@ -491,6 +492,16 @@ def _setup_dofs(
         q = st.joint_q[env, d]
         sd.dof_err_low[env, d] = q - dp.dof_limit_low[d]
         sd.dof_err_high[env, d] = dp.dof_limit_high[d] - q
+        soft = soft_limit_row(
+            dp.dof_limit_soft[d],
+            sd.dof_err_low[env, d],
+            sd.dof_err_high[env, d],
+            sd.gen_v0[env, tree.dof_gen[d]],
+            dp.dof_inverse_weight[d],
+            dt,
+        )
+        sd.dof_soft_target[env, d] = soft[0]
+        sd.dof_soft_cfm[env, d] = soft[1]
         sd.dof_dq[env, d] = 0.0
         geom = ctl.joint_target_position[env, d] - q
         if dp.dof_quat_drive[d] != 0:

@@ -58,6 +58,7 @@ from ..constraints.row_form import (
     add_velocity_limit,
     limit_row,
 )
+from ..constraints.softness import SOFT_HARD
 from ..core.data import Kin, StepData
 from ..core.model import DofParams, Tree
 from .mlcp import (
@@ -201,7 +202,7 @@ def _lazy_rows(
                     if rf.count[env] >= full:
                         return -1
                     added += add_velocity_limit(tree, dp, rows, sd, rf, env, n_gen, r, v)
-        elif kind == ROW_LIMIT:
+        elif kind == ROW_LIMIT and sd.dof_soft_cfm[env, d] == SOFT_HARD:  # a soft limit's row is there or not
             res = limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, PGS_ERP, position)
             if res[1] != 0.0 and _has_row(rf, env, m, SRC_DOF, SRC_DOF_HIGH, r) == 0:
                 if rf.count[env] >= full:

@@ -20,8 +20,9 @@ from ..constraints.coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, Coupli
 from ..constraints.dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, ROW_VELOCITY_LIMIT, DofRows
 from ..constraints.drive import drive_impulse
 from ..constraints.friction import coefficient_friction_impulse, effort_friction_impulse
-from ..constraints.limit import limit_impulse
+from ..constraints.limit import limit_impulse, soft_limit_impulse
 from ..constraints.mimic import mimic_impulse
+from ..constraints.softness import SOFT_HARD
 from ..constraints.tendon import spatial_limit_error, tendon_impulse
 from ..constraints.velocity_limit import velocity_limit_impulse
 from ..core.data import StepData
@@ -164,6 +165,19 @@ def sweep_dof_rows(
             )
             delta = new - acc
             sd.row_lambda[env, r] = new
+        elif kind == ROW_LIMIT and sd.dof_soft_cfm[env, d] != SOFT_HARD:
+            res = soft_limit_impulse(
+                sd.dof_soft_target[env, d],
+                sd.dof_soft_cfm[env, d],
+                sd.dof_err_low[env, d],
+                v,
+                sd.dof_r[env, d] + dp.dof_cfm[d],
+                sd.row_lambda[env, r],
+                sd.row_lambda2[env, r],
+            )
+            delta = res[0]
+            sd.row_lambda[env, r] = res[1]
+            sd.row_lambda2[env, r] = res[2]
         elif kind == ROW_LIMIT:
             res = limit_impulse(
                 sd.dof_err_low[env, d],

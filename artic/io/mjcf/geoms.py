@@ -28,6 +28,7 @@ from ...math.np_spatial import Transform, quat_between, quat_from_matrix
 from ..mesh_file import read_mesh_file
 from .hfield import hfield_mesh
 from .mass import mesh_mass
+from .softness import read_softness
 
 if TYPE_CHECKING:
     from .loader import _Loader
@@ -158,6 +159,8 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
     condim = a.get("condim", "3").strip()
     loader.frictions.append((name, condim, mu))
     shape.material = Material(0.0 if condim == "1" else mu, 0.0 if condim == "1" else mu, 0.0, friction_combine="max")
+    if loader.opts.soft:  # MuJoCo's soft contact (io/mjcf/softness.py; contact_rows.py's soft normal row)
+        soft_material(loader, shape.material, g, a)
     # artic's contacts act at touch and are speculative (kept from closing) within the contact offset, which is
     # a detection distance: at 0 a resting contact is found only in the steps where it penetrates, and its
     # friction comes and goes (dm walker kneeling)
@@ -165,6 +168,15 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
     shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
     shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
     return shape
+
+
+def soft_material(loader: _Loader, m: Material, el: ET.Element, a: dict) -> None:
+    """Give material `m` the softness of geom or pair `el` (attributes `a`, defaults applied): its solref,
+    solimp and solmix, and the model's cone (MuJoCo's pyramidal cone by default, with its impratio)."""
+    m.softness = read_softness(loader.v, el, a)
+    if el.tag == "geom":
+        m.solmix = loader.v.number(el, "solmix", text=a.get("solmix", "1"), minimum=0.0)
+    m.pyramid_impratio = loader.opts.impratio if loader.opts.cone == "pyramidal" else 0.0
 
 
 _FITTED = ("sphere", "capsule", "cylinder", "box", "ellipsoid")

@@ -73,6 +73,7 @@ from .options import Options, apply_mujoco_defaults, disable_contacts, read_opti
 from .pairs import BUILTIN as PAIR_BUILTIN
 from .pairs import read_pairs
 from .report import report_unused
+from .softness import read_softness
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -153,8 +154,10 @@ _WORLD = -1  # the weld group of the world body and of the bodies welded to it
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 
 
-def load_mjcf(path: os.PathLike | str) -> MjcfModel:
-    """Load an MJCF file (see the module docstring for the mapping).
+def load_mjcf(path: os.PathLike | str, soft_constraints: bool = True) -> MjcfModel:
+    """Load an MJCF file (see the module docstring for the mapping). soft_constraints: MuJoCo's soft contacts
+    (geom and pair solref, solimp, solmix; option cone, impratio) become soft rows (description/softness.py); False
+    keeps PhysX's hard rows and reports them.
 
     Every error is an `MjcfError` naming the file, the element (its name, or its index inside its nearest named
     ancestor) and the attribute: a missing, empty or non-XML file; a number that is malformed, of the wrong count,
@@ -170,14 +173,14 @@ def load_mjcf(path: os.PathLike | str) -> MjcfModel:
     _expand_includes(root, path, [path.resolve()], folders)
     _merge_sections(root)
     try:
-        loader = _Loader(root, path, folders)
+        loader = _Loader(root, path, folders, bool(soft_constraints))
     except MjcfError:
         raise
     except ArticError as e:
         raise MjcfError(f"MJCF file '{path}': {e}") from None
     except RecursionError:
         raise MjcfError(f"MJCF file '{path}': bodies are nested too deeply to load") from None
-    report_unused(root, loader.v)  # never silent: what artic does not use is warned about (report.py)
+    report_unused(root, loader.v, loader.opts.soft)  # never silent: what artic does not use is warned about (report.py)
     return loader.model
 
 
@@ -261,7 +264,7 @@ def _record_folders(inc, target: Path, main: Path, folders: dict) -> None:
 
 
 class _Loader:
-    def __init__(self, root, path: Path, folders: dict):
+    def __init__(self, root, path: Path, folders: dict, soft: bool = True):
         self.path = path
         self.folders = folders  # included asset element -> its file's folder, as the main file sees it
         self.fitted = {}  # <geom> of a primitive fitted to a mesh -> (MuJoCo's size values, frame) (geoms.py)
@@ -288,7 +291,7 @@ class _Loader:
                 if name in self.hfields:
                     raise v.fail(h, f"height field '{name}' is defined twice; names must be unique")
                 self.hfields[name] = field_
-        self.opts = opts = read_options(v, root)
+        self.opts = opts = read_options(v, root, soft)
         comp = root.find("compiler")  # MuJoCo 3: a range without `limited` makes the joint limited
         self.autolimits = (
             comp is None or v.choice(comp, "autolimits", comp.get("autolimits", "true"), ("true", "false")) == "true"
@@ -685,6 +688,8 @@ class _Loader:
         elif kind == "slide":
             joint.child_pose = jframe * Transform(np.array([ref, 0.0, 0.0]))
         with v.context(j):
+            if rng is not None and self.opts.soft:  # MuJoCo's soft limit (io/mjcf/softness.py)
+                joint.limit_softness = read_softness(v, j, a, "solreflimit", "solimplimit")
             for ax in axes:
                 joint.set_motion(ax, Motion.FREE if rng is None else Motion.LIMITED)
                 if rng is not None:

@@ -73,12 +73,11 @@ _HARMLESS_FLAGS = (
     "fwdinv",
     "invdiscrete",
     "autoreset",
-    "refsafe",
     "clampctrl",
     "filterparent",
 )
 # <option> attributes read here; the others change MuJoCo's solver, integrator or medium and are reported
-_READ_OPTIONS = ("timestep", "gravity", "integrator", "iterations")
+_READ_OPTIONS = ("timestep", "gravity", "integrator", "iterations", "cone", "impratio")
 MAX_ITERATIONS = 255  # PhysX's bound on an articulation's position iterations
 # option attributes that change nothing artic simulates: the magnetic field acts on magnetometers only, apirate
 # on MuJoCo's remote API
@@ -101,12 +100,16 @@ class Options:
     spring: bool = True  # joint stiffness acts (off with flag spring disabled)
     damper: bool = True  # joint damping acts (off with flag damper disabled)
     iterations: int = 100  # MuJoCo's solver iterations: the articulations' position iterations (capped at 255)
+    soft: bool = True  # MuJoCo's soft constraints mapped (load_mjcf's soft_constraints), else PhysX's hard rows
+    cone: str = "pyramidal"  # MuJoCo's friction cone: the soft normal row's regularizer (contact_rows._cone_factor)
+    impratio: float = 1.0
 
 
-def read_options(v: XmlValues, root: ET.Element) -> Options:
+def read_options(v: XmlValues, root: ET.Element, soft: bool = True) -> Options:
     """The `<option>` element(s) of `root` (later ones override, as MuJoCo merges them), with one warning per
-    attribute or flag that artic does not follow."""
-    opts = Options()
+    attribute or flag that artic does not follow. soft: MuJoCo's soft constraints are mapped (cone and impratio
+    matter only then)."""
+    opts = Options(soft=soft)
     gravity_on = True
     dropped = []
     for opt in root.findall("option"):
@@ -126,6 +129,13 @@ def read_options(v: XmlValues, root: ET.Element) -> Options:
                         "position iterations (PhysX's bound)",
                     )
                 )
+        opts.cone = v.choice(opt, "cone", opt.get("cone", opts.cone), ("pyramidal", "elliptic"))
+        if "impratio" in opt.attrib:
+            opts.impratio = v.number(opt, "impratio")
+            if opts.impratio <= 0.0:
+                raise v.fail(opt, f"attribute impratio='{opt.get('impratio')}' must be > 0")
+        if not soft and ("cone" in opt.attrib or "impratio" in opt.attrib):
+            dropped.append((opt, "attributes cone and impratio (soft constraints are off: soft_constraints=False)"))
         integrator = v.choice(
             opt, "integrator", opt.get("integrator", "Euler"), ("Euler", "RK4", "implicit", "implicitfast")
         )

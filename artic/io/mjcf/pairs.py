@@ -9,7 +9,8 @@ its <default><pair> class over MuJoCo's built-ins, never the geoms'):
 * margin: MuJoCo's contact acts once the geoms are closer than the pair's margin (instead of the sum of the geoms'
   margins). artic has grown each shape by its geom's margin (loader.py `_grow`), so the pair's rest offset is the
   pair's margin less the two growths; gap other than 0 is reported, as for geoms.
-* solref, solimp, solreffriction: MuJoCo's soft contact, no PhysX counterpart, reported.
+* solref, solimp: the pair's soft contact (io/mjcf/softness.py) with soft constraints on (the default), reported
+  otherwise; solreffriction (soft friction) is reported: artic's friction is Coulomb's box.
 A pair of two geoms of one body (one link) or of two <worldbody> geoms acts on nothing, in MuJoCo too: it is skipped.
 """
 
@@ -21,16 +22,18 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ...description.shapes import Material
+from .geoms import soft_material
 
 if TYPE_CHECKING:
     from .loader import _Loader
 
 BUILTIN = {"condim": "3", "friction": "1 1 0.005 0.0001 0.0001", "margin": "0", "gap": "0"}  # MuJoCo's
 _READ = {"name", "class", "geom1", "geom2", "condim", "friction", "margin", "gap"}
+_SOFT = {"solref", "solimp"}  # read when soft constraints are on
 _REASON = {
-    "solref": "MuJoCo's soft contact has no PhysX counterpart",
-    "solimp": "MuJoCo's soft contact has no PhysX counterpart",
-    "solreffriction": "MuJoCo's soft contact has no PhysX counterpart",
+    "solref": "soft constraints are off (soft_constraints=False)",
+    "solimp": "soft constraints are off (soft_constraints=False)",
+    "solreffriction": "artic's friction is Coulomb's box, not a soft row",
     "gap": "contacts act from the margin on",
     "condim": "contacts have Coulomb friction (condim 3) or none (condim 1), no torsional or rolling friction",
     "friction": "the first (sliding) friction acts in both tangent directions",
@@ -70,7 +73,7 @@ def read_pairs(mj: _Loader, elements: Iterable[ET.Element]) -> None:
         if friction.min() < 0.0:
             raise v.fail(el, f"attribute friction='{a['friction']}' must not be negative")
         margin = v.number(el, "margin", text=a["margin"], minimum=0.0)
-        for attr in set(a) - _READ:
+        for attr in set(a) - _READ - (_SOFT if mj.opts.soft else set()):
             dropped.setdefault(attr, [0, el])[0] += 1
         if v.number(el, "gap", text=a["gap"], minimum=0.0) != 0.0:
             dropped.setdefault("gap", [0, el])[0] += 1
@@ -87,9 +90,10 @@ def read_pairs(mj: _Loader, elements: Iterable[ET.Element]) -> None:
             continue  # two world geoms or two geoms of one link: the contact would act on nothing
         mu = 0.0 if condim == "1" else float(friction[0])
         with v.context(el):
-            owners[id(shape1)][0].add_contact_pair(
-                shape1, shape2, Material(mu, mu, 0.0, friction_combine="max"), margin - grown1 - grown2
-            )
+            material = Material(mu, mu, 0.0, friction_combine="max")
+            if mj.opts.soft:
+                soft_material(mj, material, el, a)
+            owners[id(shape1)][0].add_contact_pair(shape1, shape2, material, margin - grown1 - grown2)
     for attr, (count, el) in dropped.items():
         why = f" ({_REASON[attr]})" if attr in _REASON else ""
         warnings.warn(

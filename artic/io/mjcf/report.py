@@ -90,6 +90,8 @@ USED = {
     }
     | _ORIENT,
 }
+# read only with soft constraints on (load_mjcf's soft_constraints): MuJoCo's soft contacts and limits
+SOFT_USED = {"geom": {"solref", "solimp", "solmix"}, "joint": {"solreflimit", "solimplimit"}}
 # sections, and the <default> children of their elements, read and reported elsewhere
 OWNED = {
     "option",
@@ -148,23 +150,25 @@ MATCHING = {
 }
 # why some physics kinds are not used: said in their warning
 REASON = {
-    "geom solref": "MuJoCo's soft contact has no PhysX counterpart",
-    "geom solimp": "MuJoCo's soft contact has no PhysX counterpart",
-    "geom solmix": "MuJoCo's soft contact has no PhysX counterpart",
+    "geom solref": "soft constraints are off (soft_constraints=False): contacts are PhysX's hard ones",
+    "geom solimp": "soft constraints are off (soft_constraints=False): contacts are PhysX's hard ones",
+    "geom solmix": "soft constraints are off (soft_constraints=False): contacts are PhysX's hard ones",
     "geom condim": "contacts have Coulomb friction (condim 3) or none (condim 1), no torsional or rolling friction",
     "geom priority": "contact parameters are combined the PhysX way",
     "geom gap": "contacts act from the margin on",
-    "joint solreflimit": "limits are PhysX's hard limits",
-    "joint solimplimit": "limits are PhysX's hard limits",
+    "joint solreflimit": "soft constraints are off (soft_constraints=False): limits are PhysX's hard limits",
+    "joint solimplimit": "soft constraints are off (soft_constraints=False): limits are PhysX's hard limits",
     "joint margin": "limits act at the range itself",
     "body mocap": "the body is loaded as an ordinary body",
 }
 
 
-def report_unused(root: ET.Element, v: XmlValues) -> None:
-    """Warn about every element and attribute of `root` (an include-expanded <mujoco>) that `USED` does not list;
-    `v` (an `XmlValues` of the file) names the first occurrence of each kind."""
+def report_unused(root: ET.Element, v: XmlValues, soft: bool = False) -> None:
+    """Warn about every element and attribute of `root` (an include-expanded <mujoco>) that `USED` does not list
+    (and, with soft constraints on, `SOFT_USED`); `v` (an `XmlValues` of the file) names the first occurrence of
+    each kind."""
     found = {}  # kind: [count, first element]
+    used = {tag: attrs | (SOFT_USED.get(tag, set()) if soft else set()) for tag, attrs in USED.items()}
 
     def note(kind, el):
         entry = found.setdefault(kind, [0, el])
@@ -174,12 +178,12 @@ def report_unused(root: ET.Element, v: XmlValues) -> None:
         for child in el:
             if child.tag in OWNED:
                 continue
-            if child.tag not in USED:
+            if child.tag not in used:
                 note(child.tag, child)  # one kind for the element: its attributes and content go with it
                 continue
             for attr in child.attrib:
                 kind = f"{child.tag} {attr}"
-                if attr not in USED[child.tag] and child.get(attr).strip() not in MATCHING.get(kind, ()):
+                if attr not in used[child.tag] and child.get(attr).strip() not in MATCHING.get(kind, ()):
                     note(kind, child)
             walk(child)
 

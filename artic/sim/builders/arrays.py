@@ -11,7 +11,7 @@ import numpy as np
 import warp as wp
 
 from ...collision.contacts import ContactPoints
-from ...collision.geometry import MANIFOLD_POINTS
+from ...collision.geometry import MANIFOLD_POINTS, ContactMaterial
 from ...constraints.contact_rows import ContactRows
 from ...constraints.contact_status import PenetrationStatus
 from ...constraints.row_form import RowForm
@@ -175,7 +175,17 @@ def build_step_data(data: ArticulationData, row_count: int, coupling_count: int,
     sd.link_vel0 = wp.zeros_like(data.link_v)
     sd.link_pose_sub = wp.zeros(data.link_v.shape, dtype=wp.transform, device=device)
     sd.minv = wp.zeros_like(data.mass_matrix)
-    for name in ("dof_r", "dof_recip", "dof_geom_error", "dof_err_low", "dof_err_high", "dof_dq", "dof_friction_force"):
+    for name in (
+        "dof_r",
+        "dof_recip",
+        "dof_geom_error",
+        "dof_err_low",
+        "dof_err_high",
+        "dof_soft_target",
+        "dof_soft_cfm",
+        "dof_dq",
+        "dof_friction_force",
+    ):
         setattr(sd, name, wp.zeros((e, n), dtype=wp.float32, device=device))
     sd.dof_drive_coef = wp.zeros((e, n), dtype=wp.types.vector(length=5, dtype=float), device=device)
     sd.cpl_g = wp.zeros((e, coupling_count, n_g), dtype=wp.float32, device=device)
@@ -210,8 +220,9 @@ def build_contact_points(num_envs: int, capacity: int, device: wp.Device | str |
     cp.count, cp.dynamic_count, cp.overflow = _zeros(e, int, device), _zeros(e, int, device), _zeros(e, int, device)
     for name in ("link_a", "link_b", "shape_a", "shape_b", "rank"):
         setattr(cp, name, _zeros((e, c), int, device))
-    for name in ("point", "normal", "material"):
+    for name in ("point", "normal"):
         setattr(cp, name, _zeros((e, c), wp.vec3, device))
+    cp.material = _zeros((e, c), ContactMaterial, device)
     cp.separation = _zeros((e, c), float, device)
     return cp
 
@@ -237,6 +248,7 @@ def build_contact_rows(num_envs: int, capacity: int, n_gen: int, device: wp.Devi
     for name in ("tangent", "force", "anchor_a", "anchor_b", "prev_anchor_a", "prev_anchor_b"):
         setattr(ct, name, _zeros((e, c), wp.vec3, device))
     ct.gap, ct.bounce = _zeros((e, c), float, device), _zeros((e, c), float, device)
+    ct.soft_target, ct.soft_cfm = _zeros((e, c), float, device), _zeros((e, c), float, device)
     ct.g, ct.minv_g = _zeros((e, 3 * c, n_gen), float, device), _zeros((e, 3 * c, n_gen), float, device)
     ct.response, ct.impulse = _zeros((e, 3 * c), float, device), _zeros((e, 3 * c), float, device)
     ct.delassus = _zeros((e, 3 * c, 3 * MANIFOLD_POINTS), float, device)

@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from ...collision.geometry import MANIFOLD_POINTS, Geometry, cylinder_prism
+from ...collision.geometry import MANIFOLD_POINTS, MATERIAL_SIZE, Geometry, cylinder_prism
 from ...core.structs import upload
 from ...description.articulation import Articulation
+from ...description.mass_check import link_inverse_weights
 from ...description.shapes import (
     FRICTION_COMBINE_MODES,
     Box,
@@ -22,10 +23,25 @@ from ...description.shapes import (
     Sphere,
     TriangleMesh,
 )
+from ...description.softness import softness_row
 from ...enums import ArticulationFlag
 from ...errors import ValidationError
 from ...math.hull import convex_hull, hull_topology
 from .model import forest_links
+
+
+def material_row(m, weight: float) -> list:
+    """A Material as the device's ContactMaterial (collision/geometry.py's MAT_* layout)."""
+    return [
+        m.static_friction,
+        m.dynamic_friction,
+        m.restitution,
+        *softness_row(m.softness),
+        m.solmix,
+        m.pyramid_impratio,
+        weight,
+    ]
+
 
 _TYPE_OF = {Plane: 0, Sphere: 1, Capsule: 2, Box: 3, Cylinder: 4, ConvexMesh: 5, TriangleMesh: 6}
 
@@ -68,8 +84,9 @@ class _Tables:
         self.shapes = []  # (shape, owner name) per geometry, for reports
         self.groups = []
 
-    def add(self, shape, link: int, pose, owner: str, static: bool):
-        """Append one shape's rows; False for a mesh file that was not read (its load warned)."""
+    def add(self, shape, link: int, pose, owner: str, static: bool, weight: float = 0.0):
+        """Append one shape's rows; False for a mesh file that was not read (its load warned). weight: the link's
+        translational inverse weight (mass_check.link_inverse_weights), for soft contacts."""
         cls = type(shape)
         where = f"{owner} {shape.label()}"
         if not pose.is_finite():  # a pose edited in place after attach_shape checked it
@@ -140,7 +157,7 @@ class _Tables:
         r["geom_type"].append(shape_kind)
         r["geom_pose"].append(pose.as_array())
         r["geom_size"].append(size)
-        r["geom_material"].append([m.static_friction, m.dynamic_friction, m.restitution])
+        r["geom_material"].append(material_row(m, weight))
         r["geom_combine"].append(FRICTION_COMBINE_MODES.index(m.friction_combine))
         r["geom_offset"].append(float(shape.contact_offset))
         r["geom_radius"].append(radius)
@@ -173,10 +190,15 @@ def geometry_arrays(
         link_obj += art._topology().links
     t = _Tables()
     link_geoms = []
+    soft = any(s.material.softness is not None for link in link_obj for s in link.shapes)
+    weights = {}  # link: translational inverse weight, for soft contacts only (an M^-1 per articulation)
+    if soft:
+        for art in arts:
+            weights.update({link: w[0] for link, w in link_inverse_weights(art).items()})
     for i in order.tolist():
         link = link_obj[i]
         for s in link.shapes:
-            if t.add(s, i, s.local_pose, f"link '{link.name}'", static=False):
+            if t.add(s, i, s.local_pose, f"link '{link.name}'", static=False, weight=weights.get(link, 0.0)):
                 link_geoms.append(len(t.shapes) - 1)
     static_geoms, static_actor = [], {}
     for actor in statics:
@@ -202,7 +224,7 @@ def geometry_arrays(
         pairs_b.append(b)
         m = pair.material if pair is not None else None
         own.append(int(m is not None))
-        materials.append([m.static_friction, m.dynamic_friction, m.restitution] if m is not None else [0.0] * 3)
+        materials.append(material_row(m, 0.0) if m is not None else [0.0] * MATERIAL_SIZE)
         rests.append(pair.rest_offset if pair is not None else 0.0)
         capacity += _max_points(t.rows["geom_type"][a], t.rows["geom_type"][b])
 
@@ -235,7 +257,7 @@ def geometry_arrays(
     h = {k: np.array(v) for k, v in t.rows.items()}
     h["geom_pose"] = np.array(t.rows["geom_pose"], np.float32).reshape(-1, 7)
     h["geom_size"] = np.array(t.rows["geom_size"], np.float32).reshape(-1, 3)
-    h["geom_material"] = np.array(t.rows["geom_material"], np.float32).reshape(-1, 3)
+    h["geom_material"] = np.array(t.rows["geom_material"], np.float32).reshape(-1, MATERIAL_SIZE)
     h["verts"] = np.array(t.verts, np.float32).reshape(-1, 3)
     h["planes"] = np.array(t.planes, np.float32).reshape(-1, 4)
     h["tris"] = np.array(t.tris, np.int32).reshape(-1, 3)
@@ -247,7 +269,7 @@ def geometry_arrays(
     h["pair_a"] = np.array(pairs_a, np.int32)
     h["pair_b"] = np.array(pairs_b, np.int32)
     h["pair_own_material"] = np.array(own, np.int32)
-    h["pair_material"] = np.array(materials, np.float32).reshape(-1, 3)
+    h["pair_material"] = np.array(materials, np.float32).reshape(-1, MATERIAL_SIZE)
     h["pair_rest"] = np.array(rests, np.float32)
     h["pair_count"] = len(pairs_a)
     h["pair_dynamic_count"] = dynamic_count

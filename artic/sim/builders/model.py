@@ -15,9 +15,12 @@ import numpy as np
 import warp as wp
 
 from ...constraints.dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, ROW_VELOCITY_LIMIT, DofRows
+from ...constraints.softness import SOFT_PARAMS
 from ...core.model import DRIVE_ACCELERATION, DRIVE_FORCE, JOINT_FIX, JOINT_FREE_ROOT, ArticulationModel, DofParams
 from ...core.structs import upload
 from ...description.articulation import Articulation
+from ...description.mass_check import dof_inverse_weights
+from ...description.softness import softness_row
 from ...enums import ArticulationFlag, DriveType, JointType, Motion
 
 
@@ -168,8 +171,12 @@ def _tree_dof_arrays(art: Articulation) -> dict:
             "dof_dynamic_friction",
             "dof_viscous_friction",
             "dof_cfm",
+            "dof_inverse_weight",
         )
     }
+    h["dof_limit_soft"] = np.zeros((n, SOFT_PARAMS), f)
+    soft = any(lk.inbound_joint.limit_softness is not None for lk in topo.links[1:])
+    weights = dof_inverse_weights(art) if soft else {}
     h.update({k: np.zeros(n, np.int32) for k in ("dof_drive", "dof_quat_drive", "dof_link")})
     h.update(
         {
@@ -211,6 +218,8 @@ def _tree_dof_arrays(art: Articulation) -> dict:
             h["dof_quat_drive"][d] = int(j.get_joint_type() == JointType.SPHERICAL and len(axes) > 1)
             lim = j.get_limit_params(ax)
             h["dof_limit_low"][d], h["dof_limit_high"][d] = lim.low, lim.high
+            h["dof_limit_soft"][d] = softness_row(j.limit_softness)
+            h["dof_inverse_weight"][d] = weights.get((link, ax), 0.0)
             h["dof_max_velocity"][d] = j.get_max_joint_velocity(ax)
             h["dof_friction_coef"][d] = j.friction_coefficient
             h["dof_static_friction"][d] = fp.static_friction_effort

@@ -158,7 +158,8 @@ def test_pair_replaces_the_dynamic_contact_and_passes_the_body_filter(tmp_path):
     assert sorted(map(sorted, names)) == [["floor", "ga"], ["floor", "gb"], ["ga", "gb"]]
     k = names.index(frozenset(("floor", "gb")))
     assert h["pair_own_material"][k] == 1
-    np.testing.assert_allclose(h["pair_material"][k], [0.3, 0.3, 0.0], rtol=1e-6)
+    np.testing.assert_allclose(h["pair_material"][k][:3], [0.3, 0.3, 0.0], rtol=1e-6)  # friction, restitution
+    np.testing.assert_allclose(h["pair_material"][k][3:10], [0.02, 1.0, 0.9, 0.95, 0.001, 0.5, 2.0], rtol=1e-6)
     assert h["pair_own_material"][names.index(frozenset(("floor", "ga")))] == 0  # a dynamic pair, combined
 
 
@@ -182,9 +183,11 @@ def test_bad_pairs_are_refused_naming_file_element_and_attribute(tmp_path, pair,
     assert str(path) in str(err.value) and "<pair>" in str(err.value)
 
 
-def test_unsupported_pair_attributes_are_reported(tmp_path):
-    """solref, solimp, solreffriction, a gap, condim 4/6 and anisotropic sliding friction are not followed: one
-    warning per kind, naming the attribute and the first <pair> that has it."""
+@pytest.mark.parametrize("soft", [True, False])
+def test_unsupported_pair_attributes_are_reported(tmp_path, soft):
+    """solreffriction, a gap, condim 4/6 and anisotropic sliding friction are not followed, nor solref and solimp
+    with soft constraints off: one warning per kind, naming the attribute and the first <pair> that has it; with
+    soft constraints on (the default) solref and solimp are read, not reported."""
     contact = (
         '<contact><pair geom1="ball" geom2="floor" solref="0.01 1" solimp="0.9 0.95 0.001" gap="0.01"/>'
         '<pair name="p2" geom1="floor" geom2="ball" condim="4" friction="1 0.5" solreffriction="0.02 1"/>'
@@ -194,7 +197,7 @@ def test_unsupported_pair_attributes_are_reported(tmp_path):
     path.write_text(_BALL.format(geom_margin=0.0, contact=contact))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        artic.load_mjcf(path)
+        artic.load_mjcf(path, soft_constraints=soft)
     text = [str(w.message) for w in caught]
     for attr, where in [
         ("solref", "<pair #0>"),
@@ -205,7 +208,8 @@ def test_unsupported_pair_attributes_are_reported(tmp_path):
         ("solreffriction", "pair 'p2'"),
     ]:
         hits = [t for t in text if f"<pair> attribute {attr} is not followed" in t]
-        assert len(hits) == 1 and where in hits[0], (attr, text)
+        expected = 0 if soft and attr in ("solref", "solimp") else 1
+        assert len(hits) == expected and (not hits or where in hits[0]), (attr, text)
 
 
 def test_add_contact_pair_checks_its_shapes(tmp_path):
