@@ -29,6 +29,7 @@ from .description.body_joints import (
 )
 from .description.deadzone import Deadzone
 from .description.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Shape, Sphere, TriangleMesh
+from .description.softness import Softness
 from .enums import (
     ArticulationFlag,
     Axis,
@@ -132,6 +133,7 @@ __all__ = [
     "Scene",
     "Shape",
     "SliderJoint",
+    "Softness",
     "SolverType",
     "Sphere",
     "SphericalJoint",

@@ -35,6 +35,7 @@ from .body_joint_frames import MODE_DISTANCE, body_pose, joint_slots, unwrap, ve
 from .coupling_rows import add_jacobian_transpose
 from .drive import drive_coefficients, drive_impulse, vec5
 from .limit import limit_impulse
+from .softness import is_soft, soft_params, soft_row_at
 
 BODY_ROW_DRIVE = wp.constant(0)
 BODY_ROW_RANGE = wp.constant(1)  # a coordinate's range, or its lock
@@ -92,6 +93,8 @@ class BodyJointTable:
     row_slot: wp.array(dtype=int)  # (R,)
     row_coord: wp.array(dtype=int)  # (R,) block coordinate of drive and range rows, -1 for bilateral rows
     row_compliance: wp.array(dtype=float)  # (R,) [m/N or rad/(N m)]; 0 is hard
+    row_soft: wp.array(dtype=soft_params)  # (R,) a bilateral row's MuJoCo softness (zeros: none; softness.py)
+    row_weight: wp.array(dtype=float)  # (R,) its approximate inverse effective mass, in the row's units
     row_damping: wp.array(dtype=float)  # (R,) [N s/m or N m s/rad]
     row_erp: wp.array(dtype=float)  # (R,) ODE's ERP when given (< 0: use compliance and damping)
     row_cfm: wp.array(dtype=float)  # (R,) ODE's CFM [force units] when ERP is given
@@ -310,8 +313,13 @@ def hard_row_target(coef: vec5, slot: int, phi: float, erp: float, h: float) -> 
 
 @wp.func
 def _is_block_row(kind: int, active: int, coef: vec5) -> int:
-    """1 for a hard row that holds the joint's structure: a constrained slot or a locked coordinate."""
-    if active == ROW_OFF or kind == BODY_ROW_DRIVE or coef[1] >= 0.0:
+    """1 for a row that holds the joint's structure: a hard constrained slot or locked coordinate, or a MuJoCo-soft
+    slot (coef[3] 1; solved with its regularizer on the block's diagonal)."""
+    if active == ROW_OFF or kind == BODY_ROW_DRIVE:
+        return 0
+    if coef[3] != 0.0:
+        return 1
+    if coef[1] >= 0.0:
         return 0
     if kind == BODY_ROW_BILATERAL or active == ROW_LOCKED:
         return 1
@@ -337,8 +345,8 @@ def _find_block_rows(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int) 
 
 @wp.func
 def factor_joint_block(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int) -> None:
-    """Joint j's block rows found and stored, and the Cholesky factor L of A = G M^-1 G^T packed (a row that
-    depends on earlier ones left out: zero pivot and column)."""
+    """Joint j's block rows found and stored, and the Cholesky factor L of A = G M^-1 G^T + R packed (R: the
+    MuJoCo-soft rows' regularizers; a row that depends on earlier ones left out: zero pivot and column)."""
     idx, k = _find_block_rows(jt, ja, env, j)
     ja.block_rows[env, j] = idx
     ja.block_count[env, j] = k
@@ -350,6 +358,9 @@ def factor_joint_block(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int
             for c in range(b):
                 s -= lf[a, c] * lf[b, c]
             if a == b:
+                coef = ja.row_coef[env, idx[a]]
+                if coef[3] != 0.0:
+                    s += coef[1]
                 if s > _BLOCK_PIVOT * ja.row_r[env, idx[a]]:
                     lf[a, a] = wp.sqrt(s)
             elif lf[b, b] > 0.0:
@@ -403,7 +414,8 @@ def _solve_joint_block(
     erp: float,
     position_iteration: int,
 ) -> None:
-    """Joint j's hard rows solved exactly together: G dv = target - G v with dv = M^-1 G^T dl, so the joint holds
+    """Joint j's hard (and MuJoCo-soft) rows solved exactly together: G dv = target - G v (- R l) with dv =
+    M^-1 G^T dl, so the joint holds
     after one visit whatever its rows' coupling (row by row, a pin's rows in world axes converge slowly once the
     body has turned: a pin on a light lever moves far more easily across the lever than along it)."""
     k = ja.block_count[env, j]
@@ -415,9 +427,12 @@ def _solve_joint_block(
     for a in range(k):
         r = idx[a]
         b[a] = -_span_dot(ja.row_g, v, env, r, span)
-        if position_iteration != 0:
+        coef = ja.row_coef[env, r]
+        if coef[3] != 0.0:  # MuJoCo-soft: v + R lambda = target, in every iteration
+            b[a] += coef[4] - coef[1] * ja.row_lambda[env, r]
+        elif position_iteration != 0:
             phi = ja.row_value[env, r] + ja.row_dq[env, r]
-            b[a] += hard_row_target(ja.row_coef[env, r], jt.row_slot[r], phi, erp, h)
+            b[a] += hard_row_target(coef, jt.row_slot[r], phi, erp, h)
     x = _block_solve(ja, env, j, b, k)
     for a in range(k):
         r = idx[a]
@@ -479,6 +494,78 @@ def soft_coefficients(jt: BodyJointTable, r: int, h: float, dt: float) -> vec5:
 
 
 @wp.func
+def _point_bias(
+    link_v: wp.array2d(dtype=wp.spatial_vector),
+    link_bias: wp.array2d(dtype=wp.spatial_vector),
+    env: int,
+    link: int,
+    p: wp.vec3,
+) -> wp.spatial_vector:
+    """(angular, linear) acceleration of the point p (relative to O) fixed on `link` at zero generalized
+    accelerations: (alpha, a_O + alpha x p + w x (v_O + w x p)); zero for a static body."""
+    if link < 0:
+        return wp.spatial_vector()
+    v = link_v[env, link]
+    a = link_bias[env, link]
+    w = wp.spatial_top(v)
+    alpha = wp.spatial_top(a)
+    lin = wp.spatial_bottom(a) + wp.cross(alpha, p) + wp.cross(w, wp.spatial_bottom(v) + wp.cross(w, p))
+    return wp.spatial_vector(alpha, lin)
+
+
+@wp.func
+def _mujoco_soft_coefficients(
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    link_pose: wp.array2d(dtype=wp.transform),
+    link_v: wp.array2d(dtype=wp.spatial_vector),
+    link_bias: wp.array2d(dtype=wp.spatial_vector),
+    v0: wp.array2d(dtype=float),
+    o: wp.vec3,
+    env: int,
+    j: int,
+    dt: float,
+) -> None:
+    """Joint j's MuJoCo-soft bilateral rows (row_soft): coef = (0, cfm, -1, 1, target) of softness.soft_row_at,
+    the impedance at the norm of the joint's error (linear errors and half the angles: MuJoCo measures a weld's
+    rotation by the quaternion's vector part, sin(angle / 2), whose rows move at half the angular rate; the
+    table's angular weights carry the factor 4 that this change of units gives the regularizer). As MuJoCo 4's
+    equality rows, the reference also cancels the row's velocity-product acceleration J-dot q-dot (a swinging
+    body's centripetal acceleration at its pin), taken along the row's start direction: C's and D's accelerations
+    at zero generalized accelerations, differenced on D's axes (linear slots) or the angle rates' directions."""
+    norm2 = float(0.0)
+    soft = int(0)
+    span = jt.joint_span[j]
+    for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
+        if jt.row_kind[r] == BODY_ROW_BILATERAL and is_soft(jt.row_soft[r]):
+            soft = 1
+            e = ja.row_value[env, r]
+            if jt.row_slot[r] < 3:
+                e = 0.5 * e
+            norm2 += e * e
+    if soft == 0:
+        return
+    xc, xd, _tcd, _raw, dirs = joint_kinematics(jt, link_pose, env, j)
+    ac = _point_bias(link_v, link_bias, env, jt.joint_link_a[j], wp.transform_get_translation(xc) - o)
+    ad = _point_bias(link_v, link_bias, env, jt.joint_link_b[j], wp.transform_get_translation(xd) - o)
+    rel_lin = wp.spatial_bottom(ac) - wp.spatial_bottom(ad)
+    rel_ang = wp.spatial_top(ac) - wp.spatial_top(ad)
+    axes = wp.quat_to_matrix(wp.transform_get_rotation(xd))
+    for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
+        if jt.row_kind[r] == BODY_ROW_BILATERAL and is_soft(jt.row_soft[r]):
+            slot = jt.row_slot[r]
+            jdot = float(0.0)
+            if slot >= 3:
+                k = slot - 3
+                jdot = wp.dot(wp.vec3(axes[0, k], axes[1, k], axes[2, k]), rel_lin)
+            else:
+                jdot = wp.dot(wp.vec3(dirs[slot, 0], dirs[slot, 1], dirs[slot, 2]), rel_ang)
+            vel = _span_dot(ja.row_g, v0, env, r, span)
+            row = soft_row_at(jt.row_soft[r], ja.row_value[env, r], wp.sqrt(norm2), vel, jt.row_weight[r], dt, dt)
+            ja.row_coef[env, r] = vec5(0.0, row[1], -1.0, 1.0, row[0] - dt * jdot)
+
+
+@wp.func
 def setup_body_joints(
     tree: Tree,
     jt: BodyJointTable,
@@ -486,6 +573,9 @@ def setup_body_joints(
     kin: Kin,
     link_pose: wp.array2d(dtype=wp.transform),
     minv: wp.array3d(dtype=float),
+    v0: wp.array2d(dtype=float),
+    link_v: wp.array2d(dtype=wp.spatial_vector),
+    link_bias: wp.array2d(dtype=wp.spatial_vector),
     env: int,
     n_gen: int,
     h: float,
@@ -495,7 +585,9 @@ def setup_body_joints(
 ) -> None:
     """Directions, responses, position values and coefficients of every joint row at the start of the step;
     accumulators zeroed; each joint's block factored and (ortho: the Gauss-Seidel solvers) its coordinate rows
-    orthogonalized against it. Coordinates are unwrapped against the last stored ones and stored."""
+    orthogonalized against it. Coordinates are unwrapped against the last stored ones and stored. v0, link_v,
+    link_bias: the generalized and link velocities and the links' J-dot q-dot at the step's start (MuJoCo-soft
+    rows' reference)."""
     o = kin.origin[env]
     for j in range(jt.joint_count):
         xc, xd, _tcd, raw, dirs = joint_kinematics(jt, link_pose, env, j)
@@ -534,6 +626,7 @@ def setup_body_joints(
             ja.row_dq[env, r] = 0.0
             ja.row_lambda[env, r] = 0.0
             ja.row_lambda2[env, r] = 0.0
+        _mujoco_soft_coefficients(jt, ja, link_pose, link_v, link_bias, v0, o, env, j, dt)
         factor_joint_block(jt, ja, env, j)
         if ortho != 0:
             orthogonalize_coordinate_rows(jt, ja, env, j)
@@ -560,7 +653,10 @@ def _soft_delta(
     phi: float, vel: float, acc: float, resp: float, coef: vec5, position_iteration: int, tgs: int
 ) -> float:
     """Impulse change of a compliant row: the implicit spring (PGS: from the accumulated impulse in every
-    iteration; TGS: a fresh impulse per substep, nothing in velocity iterations)."""
+    iteration; TGS: a fresh impulse per substep, nothing in velocity iterations). A MuJoCo-soft row (coef[3] 1)
+    solves v + cfm lambda = target for the step's accumulated impulse in every solver and iteration."""
+    if coef[3] != 0.0:
+        return (coef[4] - vel - coef[1] * acc) / (resp + coef[1])
     if tgs != 0:
         if position_iteration == 0:
             return float(0.0)
@@ -685,8 +781,8 @@ def advance_body_joints(
         span = jt.joint_span[j]
         for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
             active = ja.row_active[env, r]
-            if active == ROW_OFF:
-                continue
+            if active == ROW_OFF or ja.row_coef[env, r][3] != 0.0:
+                continue  # a MuJoCo-soft row keeps the step's start geometry, as MuJoCo's
             slot = jt.row_slot[r]
             value = values[slot]
             if active == ROW_LOCKED:

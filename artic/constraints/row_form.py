@@ -577,5 +577,8 @@ def add_body_joint_rows(
                         target = hard_row_target(coef, jt.row_slot[r], value, joint_erp, h)
                     i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, target, 0.0, -wp.inf, wp.inf)
                 else:
-                    i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, -coef[0] * value, coef[1], -wp.inf, wp.inf)
+                    target = -coef[0] * value
+                    if coef[3] != 0.0:  # MuJoCo-soft (body_joint_rows._mujoco_soft_coefficients)
+                        target = coef[4]
+                    i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, target, coef[1], -wp.inf, wp.inf)
                 _copy_span(rf, ja, env, i, r, span)

@@ -63,10 +63,11 @@ def impedance(p: soft_params, r: float) -> float:
 
 
 @wp.func
-def soft_row(p: soft_params, r: float, v: float, weight: float, h: float, dt: float) -> wp.vec2:
-    """(target, cfm) of a soft row with violation r (< 0 violated) and velocity v at the start of the step,
-    approximate inverse effective mass `weight` (MuJoCo's diagApprox), solved over h; dt is the model's step,
-    for MuJoCo's refsafe (timeconst at least 2 dt)."""
+def soft_row_at(p: soft_params, r: float, r_imp: float, v: float, weight: float, h: float, dt: float) -> wp.vec2:
+    """(target, cfm) of a soft row with violation r (< 0 violated) and velocity v at the start of the step, its
+    impedance taken at violation r_imp (MuJoCo: a connect's or weld's whole error, the row's own otherwise),
+    approximate inverse effective mass `weight` (MuJoCo's diagApprox), solved over h; dt is the model's step, for
+    MuJoCo's refsafe (timeconst at least 2 dt)."""
     dmax = p[3]
     k = float(0.0)
     b = float(0.0)
@@ -77,6 +78,12 @@ def soft_row(p: soft_params, r: float, v: float, weight: float, h: float, dt: fl
     else:
         k = -p[0] / wp.max(_MIN, dmax * dmax)
         b = -p[1] / wp.max(_MIN, dmax)
-    d = impedance(p, r)
+    d = impedance(p, r_imp)
     cfm = wp.max(_MIN, (1.0 - d) / d * weight)
     return wp.vec2(v - h * (b * v + k * d * r), cfm)
+
+
+@wp.func
+def soft_row(p: soft_params, r: float, v: float, weight: float, h: float, dt: float) -> wp.vec2:
+    """soft_row_at with the impedance at the row's own violation."""
+    return soft_row_at(p, r, r, v, weight, h, dt)

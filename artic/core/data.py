@@ -55,6 +55,8 @@ class StepData:
     link_fext: wp.array2d(dtype=wp.spatial_vector)  # (E, L): applied (force, torque) at each COM this step
     link_vel0: wp.array2d(dtype=wp.spatial_vector)  # (E, L): COM velocities at the start of the step
     link_pose_sub: wp.array2d(dtype=wp.transform)  # (E, L): link poses after the latest TGS substep
+    link_bias: wp.array2d(dtype=wp.spatial_vector)  # (E, L): spatial accelerations about O at zero joint
+    # accelerations (J-dot q-dot), at the start of the step; for MuJoCo-soft joints between bodies
     mass_matrix: wp.array3d(dtype=float)  # (E, N, N): M(q) at the start of the step
     minv: wp.array3d(dtype=float)  # (E, N, N): M^-1 (its column d is the velocity change per unit impulse on d)
     dof_r: wp.array2d(dtype=float)  # (E, n): response r = (M^-1)_dd

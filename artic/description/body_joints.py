@@ -37,6 +37,7 @@ from .actors import RigidDynamic, RigidStatic
 from .articulation import Link
 from .articulation_joint import Drive, Limit
 from .deadzone import Deadzone, checked_deadzone
+from .softness import Softness, check_softness
 from .validate import KnownAttributes, as_real, bounded
 from .validate import as_transform as _as_transform
 from .validate import axis as _axis
@@ -239,6 +240,8 @@ class JointBase(KnownAttributes):
         self._damping = np.zeros(n)
         self._erp = np.full(n, -1.0)  # < 0: not given (the compliance and damping apply)
         self._cfm = np.zeros(n)
+        # Softness of the bilateral constraints (description/softness.py), kept when a D6 joint's motions change
+        self._softness = self.__dict__.get("_softness")
         self._range = np.tile([-np.inf, np.inf], (m, 1))
         self._locked = np.zeros(m, bool)
         self._drive = [Drive() for _ in range(m)]
@@ -429,6 +432,19 @@ class JointBase(KnownAttributes):
 
     def get_compliance(self) -> np.ndarray:
         return self._compliance.copy()
+
+    @property
+    def softness(self) -> Softness | None:
+        """MuJoCo's soft equality (solref, solimp) for the joint's bilateral constraints: each becomes a row
+        with MuJoCo's reference acceleration and regularizer (constraints/softness.py), the impedance taken at the
+        norm of the joint's whole error (linear errors and half the angles, MuJoCo's connect and weld). It
+        replaces their compliance, damping and ERP/CFM; None (the default): those apply."""
+        return self._softness
+
+    @softness.setter
+    def softness(self, value: Softness | None) -> None:
+        self._softness = check_softness(self._owner(), value)
+        self._changed()
 
     def set_damping(self, values: ArrayLike) -> None:
         """Damping of the first len(values) constraints [N s/m or N m s/rad]; it acts only where the compliance

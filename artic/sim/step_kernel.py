@@ -48,7 +48,13 @@ from ..dynamics.aba import aba_env
 from ..dynamics.crba import crba_env
 from ..dynamics.forward import applied_link_wrench, prescale_joint_velocities
 from ..dynamics.integrate import integrate_positions, quat_log
-from ..dynamics.kinematics import forward_kinematics_env, joint_rotation_vector, link_velocities_env, quat_exp
+from ..dynamics.kinematics import (
+    forward_kinematics_env,
+    joint_rotation_vector,
+    link_bias_accelerations_env,
+    link_velocities_env,
+    quat_exp,
+)
 from ..dynamics.rnea import rnea_env
 from ..enums import SolverType
 from ..math.dense import spd_inverse
@@ -337,7 +343,25 @@ def _step(
         bounce_threshold,
         friction_correlation,
     )
-    setup_body_joints(tree, jt, ja, kin, st.link_pose, sd.minv, env, n_gen, h, dt, tgs, int(solver != SOLVER_DIRECT))
+    if jt.joint_count > 0:
+        link_bias_accelerations_env(tree, kin, sc.link_v, sd.gen_v0, sd.link_bias, env)
+    setup_body_joints(
+        tree,
+        jt,
+        ja,
+        kin,
+        st.link_pose,
+        sd.minv,
+        sd.gen_v0,
+        sc.link_v,
+        sd.link_bias,
+        env,
+        n_gen,
+        h,
+        dt,
+        tgs,
+        int(solver != SOLVER_DIRECT),
+    )
     # 4-5. solve and integrate (PGS and the direct solver integrate once, with the position-iteration velocity)
     if tgs != 0:
         tgs_solve(

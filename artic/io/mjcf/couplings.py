@@ -38,6 +38,7 @@ from ...description.body_joints import DistanceJoint, FixedJoint, SphericalJoint
 from ...enums import ArticulationFlag, Axis, JointType
 from ...math.np_spatial import Transform
 from .report import and_more
+from .softness import read_softness
 
 if TYPE_CHECKING:
     from ...description.body_joints import JointBase
@@ -101,6 +102,8 @@ class _Couplings:
 
     def _soft(self, el, a):
         soft = [k for k in _SOFT if k in a]
+        if el.tag in ("connect", "weld") and self.loader.opts.soft:
+            return  # read by equality()
         if soft:
             self._warn(el, f"{', '.join(soft)} not followed: artic holds this constraint hard (or by its own spring)")
 
@@ -285,6 +288,14 @@ class _Couplings:
 
     # -- equalities -----------------------------------------------------------------------------------------------
     def equality(self, el):
+        before = len(self.joints)
+        self._equality(el)
+        if len(self.joints) > before and self.loader.opts.soft:  # a connect or weld: MuJoCo's soft equality
+            a = self._attrs(el, "equality")
+            with self.v.context(el):
+                self.joints[-1].softness = read_softness(self.v, el, a)
+
+    def _equality(self, el):
         a = self._attrs(el, "equality")
         if a.get("active", "true") == "false":
             self._warn(el, "an inactive constraint (active='false') is not supported and was dropped")

@@ -174,6 +174,7 @@ def build_step_data(data: ArticulationData, row_count: int, coupling_count: int,
     sd.root_pose0 = wp.zeros((e, tree_count), dtype=wp.transform, device=device)
     sd.link_vel0 = wp.zeros_like(data.link_v)
     sd.link_pose_sub = wp.zeros(data.link_v.shape, dtype=wp.transform, device=device)
+    sd.link_bias = wp.zeros_like(data.link_v)
     sd.minv = wp.zeros_like(data.mass_matrix)
     for name in (
         "dof_r",

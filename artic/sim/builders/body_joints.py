@@ -18,11 +18,14 @@ from ...constraints.body_joint_rows import (
     vec6i,
 )
 from ...constraints.drive import vec5
+from ...constraints.softness import SOFT_PARAMS
 from ...core.model import DRIVE_ACCELERATION, DRIVE_FORCE, DRIVE_NONE
 from ...core.structs import upload
 from ...description import body_joints as jm
 from ...description.actors import RigidStatic
 from ...description.articulation import Link
+from ...description.mass_check import link_inverse_weights
+from ...description.softness import softness_row
 from ...enums import DriveType
 
 
@@ -47,6 +50,7 @@ def body_joint_table_arrays(
     link_span: (L, 2) first generalized index and count of each forest link's tree."""
     h = {k: [] for k in BodyJointTable.vars if k not in ("joint_count", "dynamic_count", "coord_count", "row_count")}
     dynamic, static = [], []
+    weights = {}  # id(articulation): its links' inverse weights (mass_check.link_inverse_weights)
     for j, joint in enumerate(joints):
         ends = []
         for body, frame in ((joint.body_a, joint.frame_ca), (joint.body_b, joint.frame_db)):
@@ -77,6 +81,15 @@ def body_joint_table_arrays(
         h["joint_row_start"].append(len(h["row_kind"]))
         erp, cfm = joint._erp, joint._cfm
         nb = joint.bilateral_count
+        soft = softness_row(joint.softness)
+        tran, rot = 0.0, 0.0  # the bodies' inverse weights, for a MuJoCo-soft joint's regularizer
+        if joint.softness is not None:
+            for body in (joint.body_a, joint.body_b):
+                if isinstance(body, Link):
+                    if id(body.articulation) not in weights:
+                        weights[id(body.articulation)] = link_inverse_weights(body.articulation)
+                    w = weights[id(body.articulation)][body]
+                    tran, rot = tran + w[0], rot + w[1]
         for k, (_name, slot) in enumerate(joint._coordinates):
             coord = len(h["coord_slot"])
             drive = joint._drive[k]
@@ -91,6 +104,8 @@ def body_joint_table_arrays(
                 h["row_kind"].append(int(kind))
                 h["row_slot"].append(slot)
                 h["row_coord"].append(coord)
+                h["row_soft"].append([0.0] * SOFT_PARAMS)
+                h["row_weight"].append(0.0)
                 h["row_compliance"].append(joint._compliance[c])
                 h["row_damping"].append(joint._damping[c])
                 h["row_erp"].append(erp[c])
@@ -99,6 +114,9 @@ def body_joint_table_arrays(
             h["row_kind"].append(int(BODY_ROW_BILATERAL))
             h["row_slot"].append(slot)
             h["row_coord"].append(-1)
+            h["row_soft"].append(soft)
+            # MuJoCo's weld measures rotation by sin(angle / 2) (rows at half the rate): in angles, 4 x its weight
+            h["row_weight"].append(tran if slot >= 3 else 4.0 * rot)
             h["row_compliance"].append(joint._compliance[c])
             h["row_damping"].append(joint._damping[c])
             h["row_erp"].append(erp[c])
@@ -124,6 +142,7 @@ def build_body_joint_table(
     h = body_joint_table_arrays(joints, link_index, rank, movable, link_span)
     for k in ("joint_frame_a", "joint_frame_b"):
         h[k] = np.array(h[k], np.float32).reshape(-1, 7)
+    h["row_soft"] = np.array(h["row_soft"], np.float32).reshape(-1, SOFT_PARAMS)
     return upload(BodyJointTable, h, device)
 
 
