@@ -8,8 +8,11 @@ pass every filter but the last, and carry their own material and rest offset. Th
 link-vs-link pairs first, within one articulation or between two (PhysX's "dynamic" contacts, solved before the
 articulations' internal constraints), then link-vs-static pairs sorted by the link's depth-first rank in the forest
 (static contacts are solved right after their link's joint rows).
-C is the sum of every pair's maximum manifold size, capped by the scene's `contact_capacity`; contacts past C are
-counted in `overflow`, never dropped silently (the scene warns).
+C is the sum of every pair's maximum manifold size, capped by the scene's `contact_capacity`. When an env's contacts
+do not fit, detection runs again without the speculative ones (surfaces within the contact offsets but apart; the
+touching ones and the soft ones that overlap stay), so that the slots go to the contacts that bear loads rather than
+to whichever pairs come first in the solve order (a robot's feet on the floor come last); the scene warns once.
+Contacts that still do not fit are counted in `overflow`, never dropped silently (the scene warns).
 """
 
 from __future__ import annotations

@@ -441,9 +441,15 @@ def collide_pair(
         hull_hull(geo, cp, env, first, la, lb, a, b, rank, xa, xb, margin, mat)
 
 
+TOUCHING = wp.constant(1.0e-3)  # [m] surfaces this close count as touching when the slots leave out speculation
+
+
 @wp.func
-def detect_env(geo: Geometry, cp: ContactPoints, link_pose: wp.array2d(dtype=wp.transform), env: int) -> None:
-    """Every candidate pair of one env: bounding-sphere (or plane-distance) culling, then the narrow phase."""
+def _detect_pairs(
+    geo: Geometry, cp: ContactPoints, link_pose: wp.array2d(dtype=wp.transform), env: int, speculative: int
+) -> None:
+    """Every candidate pair of one env: bounding-sphere (or plane-distance) culling, then the narrow phase.
+    speculative 0: only surfaces that touch (no contact offsets)."""
     cp.count[env] = 0
     cp.overflow[env] = 0
     cp.dynamic_count[env] = 0
@@ -473,6 +479,12 @@ def detect_env(geo: Geometry, cp: ContactPoints, link_pose: wp.array2d(dtype=wp.
             weight = mat[MAT_WEIGHT]
             mat = geo.pair_material[k]
             mat[MAT_WEIGHT] = weight
+        if speculative == 0:
+            # only surfaces that touch: a hard contact at rest sits at separation ~0, a soft one acts only while
+            # the surfaces overlap (MuJoCo's contact exists only within its margin, which the shapes' growth holds)
+            margin = rest
+            if mat[MAT_SOLREF] == 0.0 and mat[MAT_SOLREF + 1] == 0.0:
+                margin = rest + TOUCHING
         first = cp.count[env]
         collide_pair(geo, cp, env, la, lb, a, b, geo.link_rank[la], xa, xb, margin, mat)
         if rest != 0.0:
@@ -480,3 +492,15 @@ def detect_env(geo: Geometry, cp: ContactPoints, link_pose: wp.array2d(dtype=wp.
                 cp.separation[env, c] = cp.separation[env, c] - rest
     if geo.pair_dynamic_count >= geo.pair_count:
         cp.dynamic_count[env] = cp.count[env]
+
+
+@wp.func
+def detect_env(geo: Geometry, cp: ContactPoints, link_pose: wp.array2d(dtype=wp.transform), env: int) -> None:
+    """The env's contacts. When they do not fit the slots, detection runs again without the speculative ones
+    (surfaces apart within the contact offsets), so that the slots go to the contacts that bear loads (a robot's
+    feet on the floor, solved last, were the ones dropped); what still does not fit is counted in `overflow`."""
+    _detect_pairs(geo, cp, link_pose, env, 1)
+    cp.skipped[env] = 0
+    if cp.overflow[env] > 0:
+        _detect_pairs(geo, cp, link_pose, env, 0)
+        cp.skipped[env] = 1

@@ -287,6 +287,12 @@ class Block:
             return None
         return self._overflow_view if self._overflow_view is not None else self.contact_points.overflow.numpy()
 
+    def contact_skipped(self) -> np.ndarray | None:
+        """Per env, 1 where the last step left its speculative contacts out to fit the slots; None without pairs."""
+        if self.geometry is None or self.geometry.pair_count == 0:
+            return None
+        return self.contact_points.skipped.numpy()
+
     def direct_capacity(self) -> int:
         """Rows one env's direct solve can have: each dof row (and a second for an effort friction's viscous part),
         two per coupling row (a tendon's spring and its limit), three per contact slot, two per body-joint row (a

@@ -283,6 +283,7 @@ class StepWarnings:
 
     def __init__(self):
         self.overflow_warned = False
+        self.skipped_warned = False
         self._fallback_warned_at = -1.0e9
 
     def check_fallbacks(self, blocks: list[Block]) -> None:
@@ -304,6 +305,17 @@ class StepWarnings:
 
     def check_overflow(self, blocks: list[Block]) -> None:
         for block in blocks:
+            skipped = block.contact_skipped()
+            if skipped is not None and skipped.any() and not self.skipped_warned:
+                self.skipped_warned = True
+                warnings.warn(
+                    f"scene: {block.owner()} found more contacts than their {block.contact_points.link_a.shape[1]} "
+                    f"slots in {int((skipped > 0).sum())} env(s); the step kept the touching contacts and left out "
+                    "the speculative ones (surfaces apart within the contact offsets), so fast approaches may sink "
+                    "in before they are caught. Raise Scene(contact_capacity=...) to keep them",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
             dropped = block.contact_overflow()
             if dropped is not None and dropped.any() and not self.overflow_warned:
                 self.overflow_warned = True

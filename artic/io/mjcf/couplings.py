@@ -358,7 +358,10 @@ class _Couplings:
         v = self.v
         if self._num(el, a, "torquescale", "1") != 1.0:
             self._warn(el, f"torquescale={a['torquescale']} is not supported; the weld holds rotation hard")
-        # `anchor` only says where MuJoCo measures the error; a hard weld holds the same relative pose either way
+        # `anchor` (on body2) is where MuJoCo measures the weld's linear error: a hard weld holds the same relative
+        # pose wherever it is, a soft one (solref) sags differently about another point, so the joint's frames
+        # sit there: D at the anchor on body2, C at body1's copy of it
+        anchor = Transform(v.numbers(el, "anchor", 3, text=a.get("anchor", "0 0 0")))
         pose_a = Transform() if link_a is None else link_a.initial_pose
         pose_b = Transform() if link_b is None else link_b.initial_pose
         rel = v.numbers(el, "relpose", 7, text=a.get("relpose", "0 1 0 0 0 0 0"))
@@ -369,9 +372,9 @@ class _Couplings:
             t12 = pose_a.inverse() * pose_b
         # FixedJoint holds frame C (on A) on frame D (on B): C is where body2 belongs relative to body1
         if link_a is None:
-            joint = FixedJoint.from_body_frames(link_b, Transform(), None, t12, name=el.get("name"))
+            joint = FixedJoint.from_body_frames(link_b, anchor, None, t12 * anchor, name=el.get("name"))
         else:
-            joint = FixedJoint.from_body_frames(link_a, t12, link_b, Transform(), name=el.get("name"))
+            joint = FixedJoint.from_body_frames(link_a, t12 * anchor, link_b, anchor, name=el.get("name"))
         self.joints.append(joint)
 
     def _tendon_equality(self, el, a):

@@ -158,6 +158,7 @@ EQUALITY_CASES = {
     # (equality, bodies compared (MuJoCo's ids), steps, tolerance [m])
     "connect": ('<connect body1="a" anchor="-0.2 0 0.05"/>', (1,), 400, 1e-4),
     "weld": ('<weld body1="a" solref="0.05 0.5" solimp="0.8 0.99 0.05"/>', (1,), 400, 2e-4),
+    "weld at an anchor": ('<weld body1="world" body2="a" anchor="0.3 0.05 0" solref="0.05 0.3"/>', (1,), 400, 2e-4),
     "loop": ('<connect body1="l2" body2="b2" anchor="0.4 0 0"/>', (3, 5), 150, 1e-4),
 }
 
@@ -167,7 +168,8 @@ EQUALITY_CASES = {
 def test_soft_equality_follows_mujoco(tmp_path, case, solver):
     """A free box hanging from a soft connect (swinging about its pin, whose centripetal acceleration MuJoCo 4's
     reference cancels), the same box on a soft weld, and a four-bar closed by a soft connect: the bodies follow
-    MuJoCo's to the case's tolerance (the weld's rotation rows are MuJoCo's sin(angle / 2) only to first order;
+    MuJoCo's to the case's tolerance (the weld's rotation rows are MuJoCo's sin(angle / 2) only to first order:
+    1.6e-5 m off where the weld turns 0.03 rad, 6e-4 m (1 % of the motion) where it turns 0.1 rad;
     the loop is chaotic, compared while the two are still float precision apart). The two free double pendulums
     of the scene, chaotic, are compared only where they close the loop."""
     equality, bodies, steps, tol = EQUALITY_CASES[case]
@@ -183,7 +185,7 @@ def test_soft_equality_follows_mujoco(tmp_path, case, solver):
         mine.append(np.concatenate([scene.get_link_poses(arts[names[b]])[0, -1, :3] for b in bodies]))
     mine = np.array(mine)
     moved = np.abs(theirs - theirs[0]).max()
-    assert moved > 0.05  # the bodies swing: the comparison is not of bodies at rest
+    assert moved > 25 * tol  # the bodies move: the comparison is not of bodies at rest
     np.testing.assert_allclose(mine, theirs, atol=tol)
 
 
