@@ -315,13 +315,21 @@ def samples_against_mesh(
     margin: float,
     mat: ContactMaterial,
 ) -> None:
-    """Samples of a against the triangles of static mesh b: the signed distance to a triangle's plane where the
-    sample projects inside it, the distance to its boundary elsewhere."""
+    """Samples of a against static mesh b: each sample's signed distance to the mesh's nearest triangle (its
+    plane's where the sample projects inside it, else the distance to its boundary; of equally near triangles,
+    the one the sample is most in front of, so a point off a convex edge is outside). Only the nearest triangle
+    counts: a sample 5 cm above a 16 mm table top is 66 mm behind its bottom face, which judged alone gave a deep
+    contact pushing the sample down through the top. A sample nearest an edge or corner from behind (inside a
+    concave fold) is skipped: its depth has no one direction."""
     f0 = geo.geom_fstart[b]
     for k in range(sample_count(geo, a)):
         s = sample_local(geo, a, k)
         p = wp.transform_point(xa, wp.vec3(s[0], s[1], s[2]))
         pl = wp.transform_point(wp.transform_inverse(xb), p)  # mesh frame
+        best = float(1.0e30)
+        best_signed = float(-1.0e30)
+        best_q = wp.vec4(0.0)
+        best_n = wp.vec3(0.0)
         for f in range(geo.geom_fcount[b]):
             tri = geo.tris[f0 + f]
             va = geo.verts[tri[0]]
@@ -333,24 +341,31 @@ def samples_against_mesh(
                 continue
             nt = nt / ln
             q = closest_on_triangle(pl, va, vb, vc)
-            qp = wp.vec3(q[0], q[1], q[2])
-            diff = pl - qp
+            diff = pl - wp.vec3(q[0], q[1], q[2])
+            dist = wp.length(diff)
             signed = wp.dot(diff, nt)
-            sep = float(0.0)
-            nl = nt
-            if q[3] > 0.5:
-                sep = signed - s[3]
-                if signed < -(s[3] + margin + geo.geom_radius[a]):
-                    continue  # far behind the face: another face owns this point
-            else:
-                dist = wp.length(diff)
-                if signed < 0.0 or dist < 1.0e-9:
-                    continue
-                sep = dist - s[3]
-                nl = diff / dist
-            if sep < margin:
-                n = wp.transform_vector(xb, nl)
-                emit(cp, env, first, la, -1, a, b, rank, p - n * (s[3] + 0.5 * sep), n, sep, mat)
+            tie = 1.0e-6 * wp.max(1.0, dist)
+            if dist < best - tie or (dist <= best + tie and signed > best_signed):
+                best = wp.min(best, dist)
+                best_signed = signed
+                best_q = q
+                best_n = nt
+        if best > 1.0e29:
+            continue
+        qp = wp.vec3(best_q[0], best_q[1], best_q[2])
+        diff = pl - qp
+        sep = float(0.0)
+        nl = best_n
+        if best_q[3] > 0.5:
+            sep = best_signed - s[3]
+        else:
+            if best_signed < 0.0 or best < 1.0e-9:
+                continue
+            sep = best - s[3]
+            nl = diff / best
+        if sep < margin:
+            n = wp.transform_vector(xb, nl)
+            emit(cp, env, first, la, -1, a, b, rank, p - n * (s[3] + 0.5 * sep), n, sep, mat)
 
 
 @wp.func

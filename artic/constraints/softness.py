@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import warp as wp
 
-SOFT_PARAMS = 7  # solref (2), solimp (5)
-soft_params = wp.types.vector(length=SOFT_PARAMS, dtype=float)
+from ..core.model import soft_params  # the row type lives with the model arrays that hold it
+
 SOFT_HARD = wp.constant(-1.0)  # a row's cfm marker: the row is hard (no softness)
 SOFT_APART = wp.constant(-2.0)  # a soft row that is not active this step (no overlap, within the range)
 _MIN = wp.constant(1.0e-15)  # MuJoCo's mjMINVAL

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 
 import warp as wp
 
-from ..constraints.softness import soft_params
 from ..enums import JointType
 from .structs import bundle
+
+SOFT_PARAMS = 7  # a soft row's parameters: solref (2), solimp (5) (constraints/softness.py)
+soft_params = wp.types.vector(length=SOFT_PARAMS, dtype=float)
 
 # joint type codes seen by kernels; the root link's code says whether the base is fixed or floating
 JOINT_FIX = int(JointType.FIX)

@@ -309,7 +309,8 @@ class Cylinder(Shape):
 class Mesh(Shape):
     """A triangle mesh read from a file (URDF/MJCF <mesh>; formats in io/mesh_file.py), scaled per axis
     (a negative scale mirrors). On a link or dynamic actor it collides as the convex hull of its vertices (as PhysX
-    cooks convex meshes) and gives that hull's mass properties; on a static actor it collides as its triangles.
+    cooks convex meshes) and gives that hull's mass properties; on a static actor it collides as its triangles, or
+    as its hull too with `static_hull` (MuJoCo's rule, which MJCF imports use).
 
     The file is read and validated when the shape is built and whenever `filename` or `scale` change: a missing,
     unreadable or invalid file raises ValidationError then, naming the file. `vertices` and `triangles` (scaled,
@@ -320,10 +321,18 @@ class Mesh(Shape):
     scale: tuple = (1.0, 1.0, 1.0)
     # OBJ files: the faces of the first object (`o`) or group (`g`) only, as MuJoCo reads them; the rest is warned
     first_object: bool = field(default=False, kw_only=True)
+    # on a static actor too, collide as the convex hull (MuJoCo collides every mesh as its hull: an MJCF table top
+    # made of a mesh is a thin box there, and its triangles were found from below by samples above it)
+    static_hull: bool = field(default=False, kw_only=True)
 
     def _check_first_object(self, value):
         if not isinstance(value, (bool, np.bool_)):
             raise ValidationError(f"{self.label()}: first_object must be True or False, got {value!r}")
+        return bool(value)
+
+    def _check_static_hull(self, value):
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValidationError(f"{self.label()}: static_hull must be True or False, got {value!r}")
         return bool(value)
 
     def _check_filename(self, value):

@@ -67,7 +67,7 @@ def _numbers(what: str, value, n: int) -> tuple:
     return tuple(finite("softness", what, v) for v in items)
 
 
-def check_softness(owner: str, value) -> Softness | None:
+def check_softness(owner: str, value: object) -> Softness | None:
     """None (a hard row) or a Softness, refused otherwise with the owner's name."""
     if value is None or isinstance(value, Softness):
         return value

@@ -343,25 +343,7 @@ def _step(
         bounce_threshold,
         friction_correlation,
     )
-    if jt.joint_count > 0:
-        link_bias_accelerations_env(tree, kin, sc.link_v, sd.gen_v0, sd.link_bias, env)
-    setup_body_joints(
-        tree,
-        jt,
-        ja,
-        kin,
-        st.link_pose,
-        sd.minv,
-        sd.gen_v0,
-        sc.link_v,
-        sd.link_bias,
-        env,
-        n_gen,
-        h,
-        dt,
-        tgs,
-        int(solver != SOLVER_DIRECT),
-    )
+    _setup_joints(tree, jt, ja, kin, st, sc, sd, env, n_gen, h, dt, tgs, int(solver != SOLVER_DIRECT))
     # 4-5. solve and integrate (PGS and the direct solver integrate once, with the position-iteration velocity)
     if tgs != 0:
         tgs_solve(
@@ -489,6 +471,30 @@ def _kinematic_roots(tree: Tree, st: StateArrays, ctl: ControlArrays, sd: StepDa
                 sd.gen_v[env, rg + k] = lin[k]
                 sd.gen_v[env, rg + 3 + k] = ang[k]
             ctl.kinematic_pending[env, t] = 0
+
+
+@wp.func
+def _setup_joints(
+    tree: Tree,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    kin: Kin,
+    st: StateArrays,
+    sc: Scratch,
+    sd: StepData,
+    env: int,
+    n_gen: int,
+    h: float,
+    dt: float,
+    tgs: int,
+    ortho: int,
+) -> None:
+    """The body joints' rows at the step's start, with the links' J-dot q-dot that MuJoCo-soft rows cancel."""
+    if jt.joint_count > 0:
+        link_bias_accelerations_env(tree, kin, sc.link_v, sd.gen_v0, sd.link_bias, env)
+    setup_body_joints(
+        tree, jt, ja, kin, st.link_pose, sd.minv, sd.gen_v0, sc.link_v, sd.link_bias, env, n_gen, h, dt, tgs, ortho
+    )
 
 
 @wp.func

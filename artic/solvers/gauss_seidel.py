@@ -87,6 +87,50 @@ def _solve_statics(
 
 
 @wp.func
+def _limit_row(
+    dp: DofParams,
+    sd: StepData,
+    env: int,
+    r: int,
+    d: int,
+    v: float,
+    h: float,
+    erp: float,
+    recip: float,
+    position_iteration: int,
+) -> float:
+    """Joint row r's limit visited (a soft limit's row, else PhysX's speculative hard limit): the impulse change,
+    with both sides' accumulators updated."""
+    res = wp.vec3(0.0)
+    if sd.dof_soft_cfm[env, d] != SOFT_HARD:
+        res = soft_limit_impulse(
+            sd.dof_soft_target[env, d],
+            sd.dof_soft_cfm[env, d],
+            sd.dof_err_low[env, d],
+            v,
+            sd.dof_r[env, d] + dp.dof_cfm[d],
+            sd.row_lambda[env, r],
+            sd.row_lambda2[env, r],
+        )
+    else:
+        res = limit_impulse(
+            sd.dof_err_low[env, d],
+            sd.dof_err_high[env, d],
+            sd.dof_dq[env, d],
+            v,
+            h,
+            erp,
+            recip,
+            sd.row_lambda[env, r],
+            sd.row_lambda2[env, r],
+            position_iteration,
+        )
+    sd.row_lambda[env, r] = res[1]
+    sd.row_lambda2[env, r] = res[2]
+    return res[0]
+
+
+@wp.func
 def sweep_dof_rows(
     tree: Tree,
     dp: DofParams,
@@ -165,35 +209,8 @@ def sweep_dof_rows(
             )
             delta = new - acc
             sd.row_lambda[env, r] = new
-        elif kind == ROW_LIMIT and sd.dof_soft_cfm[env, d] != SOFT_HARD:
-            res = soft_limit_impulse(
-                sd.dof_soft_target[env, d],
-                sd.dof_soft_cfm[env, d],
-                sd.dof_err_low[env, d],
-                v,
-                sd.dof_r[env, d] + dp.dof_cfm[d],
-                sd.row_lambda[env, r],
-                sd.row_lambda2[env, r],
-            )
-            delta = res[0]
-            sd.row_lambda[env, r] = res[1]
-            sd.row_lambda2[env, r] = res[2]
         elif kind == ROW_LIMIT:
-            res = limit_impulse(
-                sd.dof_err_low[env, d],
-                sd.dof_err_high[env, d],
-                sd.dof_dq[env, d],
-                v,
-                h,
-                erp,
-                recip,
-                sd.row_lambda[env, r],
-                sd.row_lambda2[env, r],
-                position_iteration,
-            )
-            delta = res[0]
-            sd.row_lambda[env, r] = res[1]
-            sd.row_lambda2[env, r] = res[2]
+            delta = _limit_row(dp, sd, env, r, d, v, h, erp, recip, position_iteration)
         elif kind == ROW_VELOCITY_LIMIT:
             delta = velocity_limit_impulse(v, dp.dof_max_velocity[d], recip)
         if delta != 0.0:

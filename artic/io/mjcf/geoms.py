@@ -143,7 +143,8 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
                 else "a mesh geom needs a mesh attribute naming an <asset> <mesh>",
             )
         file, scale = loader.meshes[mesh]
-        shape = Mesh(str(file), tuple(scale), name=name, first_object=True)  # MuJoCo's reading of OBJ files
+        # MuJoCo's reading of OBJ files, and its collision of every mesh, static ones too, as the convex hull
+        shape = Mesh(str(file), tuple(scale), name=name, first_object=True, static_hull=True)
     else:
         shape = _ellipsoid(loader, name, size[:3])
     margin, dropped = v.number(g, "margin", text=a["margin"], minimum=0.0), len(loader.margin_dropped)

@@ -11,7 +11,7 @@ import numpy as np
 import warp as wp
 
 from ...collision.contacts import ContactPoints
-from ...collision.geometry import MANIFOLD_POINTS, ContactMaterial
+from ...collision.geometry import MANIFOLD_POINTS, MATERIAL_SIZE, ContactMaterial
 from ...constraints.contact_rows import ContactRows
 from ...constraints.contact_status import PenetrationStatus
 from ...constraints.row_form import RowForm
@@ -339,10 +339,10 @@ def step_bytes_per_env(model: ArticulationModel, row_count: int, coupling_count:
         2 * g
         + n
         + 7 * model.tree_count
-        + 16 * nl
+        + 22 * nl
         + 3
         + g * g
-        + 18 * n  # velocities, q0, root poses, link velocities, substep kinematics, M^-1, dofs
+        + 20 * n  # velocities, q0, root poses, link velocities and bias accelerations, substep kinematics, M^-1, dofs
         + 2 * coupling_count * g
         + 4 * coupling_count
         + 2 * row_count
@@ -351,8 +351,9 @@ def step_bytes_per_env(model: ArticulationModel, row_count: int, coupling_count:
 
 
 def contact_bytes_per_env(capacity: int, gen_count: int) -> int:
-    """Bytes one env of the contact buffers takes (build_contact_points and build_contact_rows): per slot, 10 int,
-    9 vec3, a vec2 and 3 floats, and 3 rows with their generalized directions (2 N) and patch Delassus entries."""
+    """Bytes one env of the contact buffers takes (build_contact_points and build_contact_rows): 5 counters, per slot
+    10 int, 8 vec3, a material (MATERIAL_SIZE floats), a vec2 and 5 floats, and 3 rows with their generalized
+    directions (2 N) and patch Delassus entries."""
     c = max(capacity, 1)
-    values = 4 + c * (10 + 27 + 2 + 3) + 3 * c * (2 * gen_count + 2 + 3 * MANIFOLD_POINTS)
+    values = 5 + c * (10 + 24 + MATERIAL_SIZE + 2 + 5) + 3 * c * (2 * gen_count + 2 + 3 * MANIFOLD_POINTS)
     return 4 * values

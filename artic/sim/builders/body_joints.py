@@ -18,8 +18,7 @@ from ...constraints.body_joint_rows import (
     vec6i,
 )
 from ...constraints.drive import vec5
-from ...constraints.softness import SOFT_PARAMS
-from ...core.model import DRIVE_ACCELERATION, DRIVE_FORCE, DRIVE_NONE
+from ...core.model import DRIVE_ACCELERATION, DRIVE_FORCE, DRIVE_NONE, SOFT_PARAMS
 from ...core.structs import upload
 from ...description import body_joints as jm
 from ...description.actors import RigidStatic

@@ -18,6 +18,7 @@ from ...description.shapes import (
     Capsule,
     ConvexMesh,
     Cylinder,
+    Material,
     Mesh,
     Plane,
     Sphere,
@@ -30,7 +31,7 @@ from ...math.hull import convex_hull, hull_topology
 from .model import forest_links
 
 
-def material_row(m, weight: float) -> list:
+def material_row(m: Material, weight: float) -> list:
     """A Material as the device's ContactMaterial (collision/geometry.py's MAT_* layout)."""
     return [
         m.static_friction,
@@ -98,7 +99,7 @@ class _Tables:
         if isinstance(shape, Mesh):
             if shape.vertices is None:
                 return False
-            if static:
+            if static and not shape.static_hull:
                 shape_kind, data = 6, (shape.vertices, shape.triangles)
             else:
                 shape_kind, data = 5, shape.hull_points

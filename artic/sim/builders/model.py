@@ -15,8 +15,15 @@ import numpy as np
 import warp as wp
 
 from ...constraints.dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, ROW_VELOCITY_LIMIT, DofRows
-from ...constraints.softness import SOFT_PARAMS
-from ...core.model import DRIVE_ACCELERATION, DRIVE_FORCE, JOINT_FIX, JOINT_FREE_ROOT, ArticulationModel, DofParams
+from ...core.model import (
+    DRIVE_ACCELERATION,
+    DRIVE_FORCE,
+    JOINT_FIX,
+    JOINT_FREE_ROOT,
+    SOFT_PARAMS,
+    ArticulationModel,
+    DofParams,
+)
 from ...core.structs import upload
 from ...description.articulation import Articulation
 from ...description.mass_check import dof_inverse_weights

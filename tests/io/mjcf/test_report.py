@@ -22,14 +22,14 @@ _MODEL = """<mujoco model="m">
 </mujoco>"""
 
 
-def _load(tmp_path, **parts):
+def _load(tmp_path, soft=True, **parts):
     for key in ("default_geom", "body", "joint", "geom"):
         parts.setdefault(key, "")
     path = tmp_path / "m.xml"
     path.write_text(_MODEL.format(**parts))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        artic.load_mjcf(path)
+        artic.load_mjcf(path, soft_constraints=soft)
     return path, [str(w.message) for w in caught]
 
 
@@ -48,7 +48,8 @@ def _load(tmp_path, **parts):
 def test_each_ignored_physics_attribute_gives_one_warning(tmp_path, element, attr, value, where):
     """An attribute artic ignores gives exactly one warning, naming the file, the element kind, the attribute, its
     first element and how many times it occurs (twice for the two geoms, once for the joint and the body)."""
-    path, msgs = _load(tmp_path, **{element: f'{attr}="{value}"'})
+    # soft constraints off: solref and solimp are then not used (on, they are read: test_soft_constraints.py)
+    path, msgs = _load(tmp_path, soft=False, **{element: f'{attr}="{value}"'})
     hits = [m for m in msgs if f"<{element}> attribute {attr} " in m]
     assert len(hits) == 1, msgs
     count = 2 if element == "geom" else 1
@@ -69,8 +70,8 @@ def test_supported_attributes_give_no_report(tmp_path):
 
 
 def test_default_class_attributes_are_counted_and_visual_ones_summarised(tmp_path):
-    """A <default> geom's solref is reported at the <default>; rgba (visual) and a <sensor> go into one summary
-    warning with their counts, not one warning each."""
+    """A <default> geom's solref (soft constraints off) is reported at the <default>; rgba (visual) and a
+    <sensor> go into one summary warning with their counts, not one warning each."""
     path = tmp_path / "m.xml"
     path.write_text(
         '<mujoco><default><geom solref="0.02 1"/></default><worldbody><body name="b">'
@@ -79,7 +80,7 @@ def test_default_class_attributes_are_counted_and_visual_ones_summarised(tmp_pat
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        artic.load_mjcf(path)
+        artic.load_mjcf(path, soft_constraints=False)
     msgs = [str(w.message) for w in caught]
     assert len(msgs) == 2, msgs
     solref = next(m for m in msgs if "solref" in m)
@@ -121,13 +122,13 @@ def test_suite_models_give_at_most_one_report_per_kind(key, path):
 
 
 def test_artic_info_prints_the_report(tmp_path, capsys):
-    """`artic info` on an MJCF file whose geoms carry solref prints that warning as a 'warning:' line."""
+    """`artic info` on an MJCF file whose geoms carry a gap prints that warning as a 'warning:' line."""
     from artic.cli.main import main
 
-    path, _ = _load(tmp_path, geom='solref="0.02 1"')
+    path, _ = _load(tmp_path, geom='gap="0.01"')
     assert main(["info", str(path)]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"warning: .*<geom> attribute solref is not used by artic.*2 occurrence\(s\)", out)
+    assert re.search(r"warning: .*<geom> attribute gap is not used by artic.*2 occurrence\(s\)", out)
 
 
 def test_artic_sim_prints_the_report(tmp_path, capsys):
