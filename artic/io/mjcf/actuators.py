@@ -34,8 +34,12 @@ treats actuator bias explicitly, a difference of order h * gain / (joint inertia
 Reported with one warning naming each actuator, and then inert (its ctrl column is read and ignored): transmissions
 other than a hinge or slide joint or a fixed tendon (spatial tendons, site, body, cranksite, ball joints), dynamics
 other than none and filter (integrators, muscles), gaintype other than fixed, biastype other than none/affine,
-negative stiffness (b1 > 0) or damping (b2 > 0), and the other actuator elements (intvelocity, damper, cylinder,
-muscle, adhesion, plugin, ...).
+negative stiffness (b1 > 0) or damping (b2 > 0), and the other actuator elements: intvelocity (its activation
+integrates ctrl, which `MjcfControl` does not), damper (a damping proportional to ctrl, which artic's drives, of
+fixed gains, cannot carry), muscle, adhesion (no adhesive contact force), plugin, ...
+
+<cylinder area diameter bias timeconst> is MuJoCo's general actuator with gain area (pi d^2 / 4 when the diameter is
+given), affine bias and a filter of time constant timeconst: mapped as such (the filter as filters are, above).
 
 The control input that drives them, `MjcfControl`, is in control.py.
 """
@@ -60,7 +64,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Actuator", "read_actuators"]
 
-_SHORTCUTS = ("motor", "position", "velocity", "general")
+_SHORTCUTS = ("motor", "position", "velocity", "general", "cylinder")
 _OTHER_TRANSMISSIONS = ("site", "body", "cranksite")
 _FILTERS = ("filter", "filterexact")  # first-order activation dynamics, mapped as none (module docstring)
 
@@ -112,6 +116,11 @@ def _gains(v, act, a):
     if tag == "velocity":
         kv = v.number(act, "kv", 1.0, a.get("kv"), minimum=0.0)
         return kv, (0.0, 0.0, -kv)
+    if tag == "cylinder":  # MuJoCo: gain area (or pi d^2 / 4), affine bias, a filter of time constant timeconst
+        area = v.number(act, "area", 1.0, a.get("area"), minimum=0.0)
+        if "diameter" in a:
+            area = np.pi / 4.0 * v.number(act, "diameter", text=a["diameter"], minimum=0.0) ** 2
+        return area, tuple(float(x) for x in v.numbers(act, "bias", 3, (0.0, 0.0, 0.0), a.get("bias")))
     dyn, gt, bt = a.get("dyntype", "none"), a.get("gaintype", "fixed"), a.get("biastype", "none")
     if dyn not in ("none",) + _FILTERS:
         return f"dyntype='{dyn}' (actuator dynamics) is not supported"
@@ -207,6 +216,8 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
             filtered.append(f"'{rec.name}' ({v.numbers(act, 'dynprm', (1, 10), (1.0,), a.get('dynprm'))[0]:g} s)")
         elif act.tag == "position" and v.number(act, "timeconst", 0.0, a.get("timeconst"), minimum=0.0) > 0.0:
             filtered.append(f"'{rec.name}' ({float(a['timeconst']):g} s)")  # MuJoCo: filterexact, timeconst
+        elif act.tag == "cylinder" and v.number(act, "timeconst", 1.0, a.get("timeconst"), minimum=0.0) > 0.0:
+            filtered.append(f"'{rec.name}' ({v.number(act, 'timeconst', 1.0, a.get('timeconst')):g} s)")
         if tname is not None:
             _tendon_spring(loader, tendons[tname], rec, act)
         else:

@@ -7,7 +7,8 @@ free joint's linear velocity (of the body origin, world) and angular velocity (b
 velocity (child frame), a hinge's or slide's rate. The loader records that layout as it creates the joints
 (`QposEntry`); artic's coordinates are the same numbers but for a free root (a pose, and the velocity of its COM in
 world axes) and a ball joint (the rotation vector of the quaternion; its velocity the same angular velocity).
-A key without qpos is the model's qpos0, without qvel or ctrl zero, as in MuJoCo.
+A key without qpos is the model's qpos0, without qvel or ctrl zero, as in MuJoCo; its mpos and mquat place the mocap
+bodies (mocap.py; without them, where the file puts them).
 """
 
 from __future__ import annotations
@@ -51,16 +52,28 @@ class Keyframe:
     qpos: np.ndarray
     qvel: np.ndarray
     ctrl: np.ndarray
+    mpos: np.ndarray = None  # (3 nmocap,) the mocap bodies' positions, file order (mocap.py)
+    mquat: np.ndarray = None  # (4 nmocap,) their orientations, w x y z
 
 
-def read_keyframes(v: XmlValues, root: ET.Element, layout: list[QposEntry], qpos0: np.ndarray, nu: int) -> list:
-    """Every <key> of the file's <keyframe> sections; a vector of the wrong length is an MjcfError naming it."""
+def read_keyframes(
+    v: XmlValues, root: ET.Element, layout: list[QposEntry], qpos0: np.ndarray, nu: int, mocap0: tuple = ((), ())
+) -> list:
+    """Every <key> of the file's <keyframe> sections; a vector of the wrong length is an MjcfError naming it.
+    mocap0: the mocap bodies' file positions and quaternions (w x y z), flattened, for keys without mpos/mquat."""
     nv = sum(_QVEL[e.kind] for e in layout)
+    mpos0, mquat0 = (np.asarray(m, float).reshape(-1) for m in mocap0)
     keys = []
     for section in root.findall("keyframe"):
         for k, key in enumerate(section.findall("key")):
             values = {}
-            for attr, size, default in (("qpos", len(qpos0), qpos0), ("qvel", nv, np.zeros(nv)), ("ctrl", nu, None)):
+            for attr, size, default in (
+                ("qpos", len(qpos0), qpos0),
+                ("qvel", nv, np.zeros(nv)),
+                ("ctrl", nu, None),
+                ("mpos", len(mpos0), mpos0),
+                ("mquat", len(mquat0), mquat0),
+            ):
                 if attr not in key.attrib:
                     values[attr] = np.zeros(size) if default is None else default.copy()
                     continue
@@ -69,7 +82,17 @@ def read_keyframes(v: XmlValues, root: ET.Element, layout: list[QposEntry], qpos
                     raise v.fail(key, f"attribute {attr} has {len(got)} numbers; the model's {attr} has {size}")
                 values[attr] = np.asarray(got, float)
             time = v.number(key, "time", 0.0, key.get("time"))
-            keys.append(Keyframe(key.get("name", f"key {k}"), time, values["qpos"], values["qvel"], values["ctrl"]))
+            keys.append(
+                Keyframe(
+                    key.get("name", f"key {k}"),
+                    time,
+                    values["qpos"],
+                    values["qvel"],
+                    values["ctrl"],
+                    values["mpos"],
+                    values["mquat"],
+                )
+            )
     return keys
 
 
@@ -124,6 +147,12 @@ def set_keyframe(model: MjcfModel, scene: Scene, key: int | str, envs: ArrayLike
         cache.joint_velocity[np.ix_(rows, cols)] = dq
     for art, cache, _ in caches.values():
         art.apply_cache(cache, flags)
+    for m, body in enumerate(model.mocap_bodies.values()):  # placed at once, and held there
+        poses = scene.get_actor_pose(body)
+        w, x, y, z = frame.mquat[4 * m : 4 * m + 4] / np.linalg.norm(frame.mquat[4 * m : 4 * m + 4])
+        poses[rows] = [*frame.mpos[3 * m : 3 * m + 3], x, y, z, w]
+        scene.set_actor_pose(body, poses)
+        scene.set_kinematic_target(body, poses)
     return frame
 
 

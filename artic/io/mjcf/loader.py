@@ -69,6 +69,7 @@ from .geoms import ELLIPSOID_DIRECTIONS, geom_shape, report_frictionless
 from .hfield import read_hfield
 from .keyframes import Keyframe, QposEntry, qpos0, read_keyframes, set_keyframe
 from .mass import MESH_INERTIA, MassRules
+from .mocap import is_mocap, mocap_body, set_mocap
 from .options import Options, apply_mujoco_defaults, disable_contacts, read_options
 from .pairs import BUILTIN as PAIR_BUILTIN
 from .pairs import read_pairs
@@ -99,6 +100,7 @@ class MjcfModel:
     joint_force_ranges: dict = field(default_factory=dict)  # joint name: (lo, hi) of its actuatorfrcrange [N or N m]
     qpos_layout: list = field(default_factory=list)  # MuJoCo's qpos order: keyframes.QposEntry per joint
     keyframes: list = field(default_factory=list)  # keyframes.Keyframe per <key>, file order
+    mocap_bodies: dict = field(default_factory=dict)  # name: kinematic RigidDynamic per mocap body (mocap.py)
 
     def add_to(self, scene: Scene) -> Scene:
         """Add the static actors and articulations to `scene`; a scene gravity other than the file's (its <option
@@ -114,7 +116,9 @@ class MjcfModel:
             scene.add_actor(s)
         for a in self.articulations:
             scene.add_articulation(a)
-        for j in self.joints:  # after the articulations: they join their links
+        for b in self.mocap_bodies.values():
+            scene.add_actor(b)
+        for j in self.joints:  # after the articulations and mocap bodies: they join their links
             scene.add_joint(j)
         return scene
 
@@ -123,6 +127,11 @@ class MjcfModel:
         `keyframes`: roots and joints at its qpos and qvel. Returns the keyframe; give its `ctrl` to
         `MjcfControl.set` for its controls (keyframes.py)."""
         return set_keyframe(self, scene, key, envs)
+
+    def set_mocap(self, scene: Scene, name: str, pos=None, quat=None, envs=None) -> None:
+        """Put mocap body `name` in `envs` (default: all) at `pos` and `quat` (w, x, y, z), as MuJoCo's
+        data.mocap_pos and data.mocap_quat (mocap.py)."""
+        set_mocap(self, scene, name, pos, quat, envs)
 
 
 _BUILTIN = {
@@ -322,7 +331,10 @@ class _Loader:
         self.joint_names = {}
         self.bodies = {"world": (None, None, _WORLD)}  # body name: (articulation, geom link, weld group)
         for body in world.findall("body"):
-            model.articulations.append(self._tree(body))
+            if is_mocap(self, body):
+                model.mocap_bodies[body.get("name", f"mocap{len(model.mocap_bodies)}")] = mocap_body(self, body, -2)
+            else:
+                model.articulations.append(self._tree(body))
         self.mass.finish()
         for section in root.findall("contact"):
             self._contact(section)
@@ -330,7 +342,10 @@ class _Loader:
         model.joints = read_couplings(self, root)
         read_actuators(self, root.find("actuator"))  # actuators.py; after the tendons, which they may drive
         start = qpos0(model.qpos_layout)
-        model.keyframes = read_keyframes(v, root, model.qpos_layout, start, len(model.actuators))
+        mocap0 = [(b.global_pose.p, np.roll(b.global_pose.q, 1)) for b in model.mocap_bodies.values()]
+        model.keyframes = read_keyframes(
+            v, root, model.qpos_layout, start, len(model.actuators), tuple(zip(*mocap0)) if mocap0 else ((), ())
+        )
         report_frictionless(self)
         if self.margin_dropped:
             warnings.warn(

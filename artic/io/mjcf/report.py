@@ -3,12 +3,12 @@ how many times it occurs and where it first does (issue 15: never silent about d
 
 `USED` lists, per MJCF element, the attributes artic reads (supported as MuJoCo reads them, or mapped: see
 docs/mjcf.md). Everything else found in the include-expanded tree is reported, in two ways:
-* content that changes the dynamics in MuJoCo (geom solref, joint margin, body mocap, an unknown element...)
-  gives one RuntimeWarning per kind;
-* content with no effect on the simulated dynamics (`NO_DYNAMICS`: visual, sensing, a keyframe's act and mocap
-  poses, sites (they matter only where a tendon or an equality names them, and those read them), cameras, lights,
-  geom colors) is listed in ONE summary warning, so that a model's hundred rgba attributes do not flood.
-An ignored attribute at a value that asks for what artic does anyway (`MATCHING`: condim 3, mocap false...) is not
+* content that changes the dynamics in MuJoCo (joint margin, geom priority, an unknown element...) gives one
+  RuntimeWarning per kind;
+* content with no effect on the simulated dynamics (`NO_DYNAMICS`: visual, sensing, a keyframe's act, sites (they
+  matter only where a tendon or an equality names them, and those read them), cameras, lights, geom colors) is
+  listed in ONE summary warning, so that a model's hundred rgba attributes do not flood.
+An ignored attribute at a value that asks for what artic does anyway (`MATCHING`: condim 3, gap 0...) is not
 reported.
 Subtrees read and reported by their own code are skipped (`OWNED`): <option> (options.py), <contact>,
 <tendon>, <equality>, <actuator> and their <default> counterparts (loader.py and its coupling and actuator modules).
@@ -47,10 +47,10 @@ USED = {
     "mesh": {"name", "class", "file", "scale", "inertia", "maxhullvert"},
     "hfield": {"name", "nrow", "ncol", "size", "elevation", "file"},
     "worldbody": set(),
-    "body": {"name", "childclass", "pos", "gravcomp"} | _ORIENT,
+    "body": {"name", "childclass", "pos", "gravcomp", "mocap"} | _ORIENT,
     "inertial": {"pos", "mass", "diaginertia", "fullinertia"} | _ORIENT,
     "keyframe": set(),
-    "key": {"name", "time", "qpos", "qvel", "ctrl"},  # keyframes.py
+    "key": {"name", "time", "qpos", "qvel", "ctrl", "mpos", "mquat"},  # keyframes.py
     "joint": {
         "name",
         "actuatorfrcrange",
@@ -117,8 +117,6 @@ NO_DYNAMICS = {
     "size",
     "sensor",
     "key act",
-    "key mpos",
-    "key mquat",
     "custom",
     "site",
     "camera",
@@ -145,7 +143,6 @@ MATCHING = {
     "geom priority": ("0",),
     "geom gap": ("0",),
     "geom solmix": ("1",),
-    "body mocap": ("false",),
     "joint margin": ("0",),
 }
 # why some physics kinds are not used: said in their warning
@@ -159,7 +156,6 @@ REASON = {
     "joint solreflimit": "soft constraints are off (soft_constraints=False): limits are PhysX's hard limits",
     "joint solimplimit": "soft constraints are off (soft_constraints=False): limits are PhysX's hard limits",
     "joint margin": "limits act at the range itself",
-    "body mocap": "the body is loaded as an ordinary body",
 }
 
 

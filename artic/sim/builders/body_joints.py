@@ -84,7 +84,7 @@ def body_joint_table_arrays(
         tran, rot = 0.0, 0.0  # the bodies' inverse weights, for a MuJoCo-soft joint's regularizer
         if joint.softness is not None:
             for body in (joint.body_a, joint.body_b):
-                if isinstance(body, Link):
+                if isinstance(body, Link) and not body.articulation._kinematic:  # a kinematic body weighs 0
                     if id(body.articulation) not in weights:
                         weights[id(body.articulation)] = link_inverse_weights(body.articulation)
                     w = weights[id(body.articulation)][body]

@@ -195,7 +195,8 @@ def geometry_arrays(
     weights = {}  # link: translational inverse weight, for soft contacts only (an M^-1 per articulation)
     if soft:
         for art in arts:
-            weights.update({link: w[0] for link, w in link_inverse_weights(art).items()})
+            if not art._kinematic:  # a kinematic body weighs 0 (MuJoCo's mocap bodies' invweight0)
+                weights.update({link: w[0] for link, w in link_inverse_weights(art).items()})
     for i in order.tolist():
         link = link_obj[i]
         for s in link.shapes:

@@ -42,7 +42,7 @@ def _load(tmp_path, soft=True, **parts):
         ("geom", "priority", "1", "geom 'g1' in body 'b'"),
         ("joint", "solreflimit", "0.02 1", "joint 'j' in body 'b'"),
         ("joint", "margin", "0.01", "joint 'j' in body 'b'"),
-        ("body", "mocap", "true", "body 'b'"),
+        ("geom", "gap", "0.01", "geom 'g1' in body 'b'"),
     ],
 )
 def test_each_ignored_physics_attribute_gives_one_warning(tmp_path, element, attr, value, where):

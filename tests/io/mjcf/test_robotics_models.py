@@ -46,13 +46,14 @@ def test_shipped_files_load_as_mujoco_compiles_them(path):
                 artic.load_mjcf(path)
             return
         model = artic.load_mjcf(path)
-    geoms = sum(len(s.shapes) for s in model.statics) + sum(
-        len(link.shapes) for a in model.articulations for link in a.get_links()
-    )
+    links = [link for a in model.articulations for link in a.get_links()]
+    links += [b.link for b in model.mocap_bodies.values()]  # Fetch's gripper target
+    assert len(model.mocap_bodies) == mm.nmocap
+    geoms = sum(len(s.shapes) for s in model.statics) + sum(len(link.shapes) for link in links)
     assert geoms == mm.ngeom
     assert len(model.actuators) == mm.nu
     assert _dofs(model) == mm.nv
-    mass = sum(link.mass for a in model.articulations for link in a.get_links())
+    mass = sum(link.mass for link in links)
     assert mass == pytest.approx(float(np.sum(mm.body_mass)), rel=1e-4, abs=1e-3)
     scene = artic.Scene(1, gravity=model.gravity)
     model.add_to(scene)  # the kitchen's body and joint both named 'microwave' were refused here
@@ -84,12 +85,22 @@ def _hinges(model, md):
 
 
 @pytest.mark.skipif(not FILES, reason="gymnasium-robotics is not installed")
-@pytest.mark.parametrize("name", ["adroit_hand/adroit_door.xml", "hand/reach.xml", "hand/manipulate_block.xml"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "adroit_hand/adroit_door.xml",
+        "hand/reach.xml",
+        "hand/manipulate_block.xml",
+        "fetch/reach.xml",
+        "kitchen_franka/kitchen_assets/kitchen_env_model.xml",
+    ],
+)
 def test_a_hand_held_at_rest_moves_as_mujocos(name):
-    """The Adroit and shadow hands with their servos at ctrl 0 for 1 s: every hinge ends within 0.02 rad of
-    MuJoCo's, while MuJoCo's own hinges move up to 0.08 rad from the start (tendon couplings, gravity, servo
-    stiffness). (Not yet: Fetch, whose arm MuJoCo holds by a mocap weld, and the pen and kitchen tasks, whose
-    objects' contacts differ; docs/mjcf.md.)"""
+    """The Adroit and shadow hands with their servos at ctrl 0, Fetch held by its (soft) mocap weld, the Franka
+    kitchen's arm sagging 0.39 rad under gravity, for 1 s: every hinge ends within 0.02 rad of MuJoCo's (Fetch
+    0.006, the kitchen 1e-4), while MuJoCo's own hinges move 0.07 to 0.39 rad from the start (tendon couplings,
+    gravity, servo stiffness). (Not yet: the Adroit pen, whose pen spins 2 rad in artic's palm where MuJoCo's
+    turns 0.09; docs/mjcf.md.)"""
     model, mm = mjcf_with_mujoco(ROOT / "assets" / name)
     md = mujoco.MjData(mm)
     scene = artic.Scene(1, gravity=model.gravity)
