@@ -128,7 +128,14 @@ class MjcfModel:
         `MjcfControl.set` for its controls (keyframes.py)."""
         return set_keyframe(self, scene, key, envs)
 
-    def set_mocap(self, scene: Scene, name: str, pos=None, quat=None, envs=None) -> None:
+    def set_mocap(
+        self,
+        scene: Scene,
+        name: str,
+        pos: ArrayLike | None = None,
+        quat: ArrayLike | None = None,
+        envs: ArrayLike | None = None,
+    ) -> None:
         """Put mocap body `name` in `envs` (default: all) at `pos` and `quat` (w, x, y, z), as MuJoCo's
         data.mocap_pos and data.mocap_quat (mocap.py)."""
         set_mocap(self, scene, name, pos, quat, envs)

@@ -300,3 +300,43 @@ def test_replicate_copies_as_mujoco_does(tmp_path):
         pose = description_pose(art.get_link(name))
         np.testing.assert_allclose(pose.p, md.xpos[b], atol=1e-9)
         assert abs(abs(np.dot(pose.q, np.roll(md.xquat[b], -1))) - 1.0) < 1e-9
+
+
+_ARM = """<mujoco model="arm"><compiler angle="radian"/>
+  <default><default class="link"><geom type="capsule" size="0.03"/><joint damping="0.5"/></default></default>
+  <worldbody><body name="base" pos="0 0 0.1"><geom class="link" fromto="0 0 0 0 0 0.2"/>
+    <body name="upper" pos="0 0 0.2"><joint name="shoulder" axis="0 1 0" range="-1 1" class="link"/>
+      <geom class="link" fromto="0 0 0 0.3 0 0"/></body></body></worldbody>
+  <actuator><position name="act" joint="shoulder" kp="10"/></actuator></mujoco>"""
+_SCENE = """<mujoco model="scene"><asset><model name="arm" file="arm.xml"/></asset><worldbody>
+  <geom type="plane" size="1 1 .1"/>
+  <body name="mount" pos="0.5 0 0" euler="0 0 90"><attach model="arm" body="base" prefix="left_"/></body>
+  <frame pos="-0.5 0 0"><attach model="arm" body="upper" prefix="r/"/></frame></worldbody></mujoco>"""
+
+
+def test_attach_is_refused_with_advice_that_works(tmp_path):
+    """<attach> is refused, naming MuJoCo's re-save as the way to expand it; that re-save (mj_saveLastXML: the
+    attached trees with prefixed names, their classes, and <frame>s, which artic reads) then loads as MuJoCo
+    compiles it: its bodies, joints with their ranges and damping in radians under a degree scene, actuators, mass."""
+    import mujoco
+
+    (tmp_path / "arm.xml").write_text(_ARM)
+    scene = tmp_path / "scene.xml"
+    scene.write_text(_SCENE)
+    with pytest.raises(artic.MjcfError, match="<attach> is not supported.*mj_saveLastXML"):
+        artic.load_mjcf(scene)
+    mm = mujoco.MjModel.from_xml_path(str(scene))
+    saved = tmp_path / "saved.xml"
+    mujoco.mj_saveLastXML(str(saved), mm)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = artic.load_mjcf(saved)
+    links = [link for a in model.articulations for link in a.get_links()]
+    assert {link.name for link in links} >= {"left_base", "left_upper", "r/upper"}
+    assert [a.name for a in model.actuators] == ["left_act", "r/act"]
+    assert sum(link.mass for link in links) == pytest.approx(float(mm.body_mass.sum()), rel=1e-6)
+    for link in links:
+        j = link.inbound_joint
+        if j is not None and j.name.endswith("shoulder"):
+            (axis,) = j.dof_axes()
+            assert (j.get_limit_params(axis).low, j.get_limit_params(axis).high) == pytest.approx((-1.0, 1.0))
