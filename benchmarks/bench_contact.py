@@ -14,7 +14,10 @@ so the humanoid and allegro run there without self-collision (artic and MuJoCo k
 only make PhysX's step cheaper. Contact counts differ by design: artic and PhysX count speculative contacts within
 the contact offsets (0.02 m per shape), MuJoCo active ones.
 
-    python -m benchmarks.bench_contact [--models ant humanoid allegro] [--envs 1 64 1024] [--steps 200]
+    python -m benchmarks.bench_contact [--models ant humanoid allegro] [--envs 1 64 1024] [--steps 200] [--hard]
+
+MJCF models load with MuJoCo's soft constraints (load_mjcf's default since issue 25); --hard loads them with
+PhysX's hard rows, the A/B of what the soft rows cost.
 """
 
 from __future__ import annotations
@@ -50,8 +53,9 @@ def _table():
     return table
 
 
-def artic_model(name):
-    """(articulation, static actors, time step, gravity) of a benchmark model."""
+def artic_model(name, soft=True):
+    """(articulation, static actors, time step, gravity) of a benchmark model; soft: an MJCF model with MuJoCo's soft
+    constraints (load_mjcf's default), else PhysX's hard rows."""
     if name == "allegro":
         art = artic.load_urdf(_allegro_urdf(), fix_base=False)
         art.set_root_global_pose(ALLEGRO_POSE)
@@ -62,7 +66,7 @@ def artic_model(name):
                 j.set_drive_params(ax, Drive(ALLEGRO_KP, ALLEGRO_KD, 1e6, DriveType.FORCE))
                 j.set_drive_target(ax, float(np.clip(ALLEGRO_CURL, lim.low, lim.high)))
         return art, [_table()], ALLEGRO_DT, (0.0, 0.0, -9.81)
-    model = artic.load_mjcf(ASSETS / f"{name}.xml")
+    model = artic.load_mjcf(ASSETS / f"{name}.xml", soft_constraints=soft)
     art = model.articulations[0]
     # an MJCF import takes MuJoCo's solver iterations (100) as position iterations; this benchmark compares
     # PhysX's default schedule, in artic and in PhysX alike
@@ -70,8 +74,8 @@ def artic_model(name):
     return art, model.statics, model.timestep, model.gravity
 
 
-def bench_artic(name, envs, steps, solver, warmup):
-    art, statics, dt, gravity = artic_model(name)
+def bench_artic(name, envs, steps, solver, warmup, soft=True):
+    art, statics, dt, gravity = artic_model(name, soft)
     scene = artic.Scene(envs, gravity=gravity, solver_type=solver)
     for actor in statics:
         scene.add_actor(actor)
@@ -169,13 +173,14 @@ def main():
     p.add_argument("--solver", choices=("pgs", "tgs"), default="pgs")
     p.add_argument("--threads", type=int, default=None, help="artic CPU threads (default: all cores)")
     p.add_argument("--no-physx", action="store_true", help="leave PhysX (SAPIEN) out")
+    p.add_argument("--hard", action="store_true", help="MJCF models with PhysX's hard rows, not MuJoCo's soft ones")
     args = p.parse_args()
     if args.threads:
         artic.set_cpu_threads(args.threads)
     solver = SolverType.TGS if args.solver == "tgs" else SolverType.PGS
     print(
         f"{platform.processor() or platform.machine()}, {artic.get_cpu_threads()} artic thread(s), "
-        f"device {wp.get_device()}, {solver.name}"
+        f"device {wp.get_device()}, {solver.name}, MJCF rows {'hard' if args.hard else 'soft'}"
     )
     print(
         f"{'model':<10s}{'envs':>6s}{'artic us':>10s}{'contacts':>9s}{'MuJoCo us':>11s}{'contacts':>9s}"
@@ -183,7 +188,7 @@ def main():
     )
     for name in args.models:
         for envs in args.envs:
-            a, ca = bench_artic(name, envs, args.steps, solver, args.warmup)
+            a, ca = bench_artic(name, envs, args.steps, solver, args.warmup, not args.hard)
             peers = min(envs, args.peer_max_envs)
             m, cm = bench_mujoco(name, peers, args.steps, args.warmup)
             x, cx = (
