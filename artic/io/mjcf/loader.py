@@ -9,9 +9,9 @@ mass/density/shellinertia, mesh inertia legacy/exact/convex/shell, compiler iner
 boundmass, boundinertia, balanceinertia, settotalmass), joint ref, range/limited, damping, armature, frictionloss,
 stiffness, springref, contype/conaffinity, friction, condim 1/3, margin, <option iterations>, and
 <motor>/<position>/<velocity>/<general> actuators on joints and fixed tendons (actuators.py);
-<include> is expanded. <contact><exclude> between bodies of one tree, <contact><pair> (pairs.py); <tendon> and
-<equality> as couplings.py says (fixed tendons, connect, weld, linear joint equalities; the rest reported);
-<frame>, <replicate>, <attach> are refused.
+<include> and <attach> are expanded (sections.py, attach.py), <frame> and <replicate> too (frames.py). <contact>
+<exclude> between bodies of one tree, <contact><pair> (pairs.py); <tendon> and <equality> as couplings.py says
+(fixed tendons, connect, weld, linear joint equalities; the rest reported); <composite>, <flexcomp> are refused.
 Errors: see `load_mjcf`.
 
 How MJCF maps onto PhysX-style articulations:
@@ -74,6 +74,7 @@ from .options import Options, apply_mujoco_defaults, disable_contacts, read_opti
 from .pairs import BUILTIN as PAIR_BUILTIN
 from .pairs import read_pairs
 from .report import report_unused
+from .sections import expand_file
 from .softness import read_softness
 
 if TYPE_CHECKING:
@@ -165,7 +166,7 @@ _BUILTIN = {
     "pair": PAIR_BUILTIN,
 }
 # elements whose content artic would drop: refused rather than ignored
-_UNSUPPORTED = ("attach", "composite", "flexcomp")
+_UNSUPPORTED = ("composite", "flexcomp")
 _WORLD = -1  # the weld group of the world body and of the bodies welded to it
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 
@@ -179,15 +180,13 @@ def load_mjcf(path: os.PathLike | str, soft_constraints: bool = True) -> MjcfMod
     ancestor) and the attribute: a missing, empty or non-XML file; a number that is malformed, of the wrong count,
     not finite or beyond 1e15 in magnitude (it would overflow float32 in the solver); a zero axis or quaternion;
     an undefined `class`/`childclass`; `compiler angle` other than degree/radian; a free joint on a nested body or
-    beside other joints (MuJoCo refuses both); <frame>, <replicate>, <attach> (their content would be dropped); a
-    repeated or circular <include> (includes are expanded first, relative to the including file). A joint `range`
-    bound beyond 1e15 means "unbounded": both beyond gives an unlimited joint, one is clamped to +-1e15, each with
-    a warning. Axes are normalised after scaling by their largest component, so
-    `0 0 1e200` is the z axis."""
+    beside other joints (MuJoCo refuses both); <composite>, <flexcomp> (their content would be dropped); an
+    <attach> naming no model or body; a repeated or circular <include> (includes are expanded first, relative to
+    the including file). A joint `range` bound beyond 1e15 means "unbounded": both beyond gives an unlimited joint,
+    one is clamped to +-1e15, each with a warning. Axes are normalised after scaling by their largest component,
+    so `0 0 1e200` is the z axis."""
     path, root = read_xml_root(path, "MJCF", "mujoco", MjcfError)
-    folders = {}
-    _expand_includes(root, path, [path.resolve()], folders)
-    _merge_sections(root)
+    folders = expand_file(root, path)  # sections.py: includes, <attach>, repeated sections
     try:
         loader = _Loader(root, path, folders, bool(soft_constraints))
     except MjcfError:
@@ -198,85 +197,6 @@ def load_mjcf(path: os.PathLike | str, soft_constraints: bool = True) -> MjcfMod
         raise MjcfError(f"MJCF file '{path}': bodies are nested too deeply to load") from None
     report_unused(root, loader.v, loader.opts.soft)  # never silent: what artic does not use is warned about (report.py)
     return loader.model
-
-
-def _expand_includes(root, path: Path, chain: list, folders: dict, seen: set | None = None):
-    """MuJoCo's <include file="..."/>: the children of the included file's <mujoco> element take the include's
-    place, recursively. The path is taken relative to the including file. A file included twice (MuJoCo refuses
-    repeated includes) or including itself is an MjcfError naming both files. `folders` gets the included asset
-    elements' folders (`_record_folders`)."""
-    seen = set() if seen is None else seen
-    for parent in list(root.iter()):
-        for child in [c for c in parent if c.tag == "include"]:
-            name = child.get("file")
-            if not name:
-                raise MjcfError(f"MJCF file '{path}': <include> needs a file attribute naming the MJCF file")
-            target = (path.parent / name).resolve()
-            if target in chain:
-                raise MjcfError(
-                    f"MJCF file '{path}': <include file='{name}'> includes itself (through "
-                    f"{' -> '.join(p.name for p in chain)})"
-                )
-            if target in seen:
-                raise MjcfError(
-                    f"MJCF file '{path}': <include file='{name}'>: '{target.name}' is included twice; "
-                    "MuJoCo refuses repeated includes"
-                )
-            seen.add(target)
-            # MuJoCo takes the children of the included file's top element: <mujoco>, or <mujocoinclude> in files
-            # written for MuJoCo 2 (gymnasium-robotics' Adroit hand and kitchen)
-            _, inc = read_xml_root(target, f"MJCF (included by '{path}')", ("mujoco", "mujocoinclude"), MjcfError)
-            _record_folders(inc, target, chain[0], folders)
-            _expand_includes(inc, target, chain + [target], folders, seen)
-            at = list(parent).index(child)
-            parent.remove(child)
-            for k, el in enumerate(list(inc)):
-                parent.insert(at + k, el)
-
-
-# MuJoCo reads every occurrence of a top-level section: a scene file that includes a robot and adds its own
-# <worldbody> (a floor, a table), <actuator> or <compiler> holds several. These keep one element whose attributes
-# the later ones override (each compiler/option setting applies to the whole model, the last one given wins);
-# the others are concatenated in file order (a <default> class defined in a later section serves elements before it).
-_MERGED_ATTRIBUTES = ("compiler", "option", "size", "statistic", "visual")
-_CONCATENATED = (
-    "default",
-    "extension",
-    "custom",
-    "asset",
-    "worldbody",
-    "contact",
-    "deformable",
-    "equality",
-    "tendon",
-    "actuator",
-    "sensor",
-    "keyframe",
-)
-
-
-def _merge_sections(root) -> None:
-    """Each repeated top-level section of `root` (after the includes are expanded) merged into its first
-    occurrence, as MuJoCo merges them (checked against MuJoCo in tests/io/mjcf/test_sections.py)."""
-    for tag in _MERGED_ATTRIBUTES + _CONCATENATED:
-        found = root.findall(tag)
-        for later in found[1:]:
-            if tag in _MERGED_ATTRIBUTES:
-                found[0].attrib.update(later.attrib)
-            found[0].extend(list(later))
-            root.remove(later)
-
-
-def _record_folders(inc, target: Path, main: Path, folders: dict) -> None:
-    """MuJoCo looks for an asset file named in an included file (a mesh) under the compiler's meshdir first as
-    given, then under the included file's folder as the main file sees it (`meshdir/<include folder>/file`). The
-    included file's own asset elements (not those of the files it includes, recorded in their turn) are mapped to
-    that folder."""
-    folder = Path(os.path.relpath(target.parent, main.parent))
-    if folder != Path("."):
-        for el in inc.iter():
-            if el.tag in ("mesh", "hfield", "texture", "skin") and el.get("file"):
-                folders[el] = folder
 
 
 class _Loader:

@@ -302,41 +302,109 @@ def test_replicate_copies_as_mujoco_does(tmp_path):
         assert abs(abs(np.dot(pose.q, np.roll(md.xquat[b], -1))) - 1.0) < 1e-9
 
 
-_ARM = """<mujoco model="arm"><compiler angle="radian"/>
-  <default><default class="link"><geom type="capsule" size="0.03"/><joint damping="0.5"/></default></default>
-  <worldbody><body name="base" pos="0 0 0.1"><geom class="link" fromto="0 0 0 0 0 0.2"/>
-    <body name="upper" pos="0 0 0.2"><joint name="shoulder" axis="0 1 0" range="-1 1" class="link"/>
-      <geom class="link" fromto="0 0 0 0.3 0 0"/></body></body></worldbody>
-  <actuator><position name="act" joint="shoulder" kp="10"/></actuator></mujoco>"""
-_SCENE = """<mujoco model="scene"><asset><model name="arm" file="arm.xml"/></asset><worldbody>
-  <geom type="plane" size="1 1 .1"/>
-  <body name="mount" pos="0.5 0 0" euler="0 0 90"><attach model="arm" body="base" prefix="left_"/></body>
-  <frame pos="-0.5 0 0"><attach model="arm" body="upper" prefix="r/"/></frame></worldbody></mujoco>"""
+_ARM = """<mujoco model="arm"><compiler angle="degree" eulerseq="zyx" meshdir="parts"/>
+  <default><geom contype="0" conaffinity="0"/>
+    <default class="link"><geom type="capsule" size="0.03"/><joint damping="0.5" range="-60 45"/>
+    <position kp="12" ctrlrange="-1 1"/></default></default>
+  <asset><mesh name="pad" file="pad.obj"/></asset>
+  <worldbody><body name="base" pos="0 0 0.1" euler="30 0 0"><geom class="link" fromto="0 0 0 0 0 0.2"/>
+    <body name="upper" pos="0 0 0.2" euler="0 20 10" childclass="link"><joint name="shoulder" axis="0 1 0" ref="10"/>
+      <geom fromto="0 0 0 0.3 0 0"/><geom type="mesh" mesh="pad" pos="0.3 0 0"/>
+      <body name="fore" pos="0.3 0 0" axisangle="1 0 0 90">
+        <joint name="elbow" type="slide" axis="1 0 0" range="-0.1 0.2"/>
+        <geom fromto="0 0 0 0.2 0 0"/></body></body></body></worldbody>
+  <tendon><fixed name="t"><joint joint="shoulder" coef="1"/></fixed></tendon>
+  <actuator><position name="act" joint="shoulder" class="link"/><motor name="far" joint="nowhere"/></actuator>
+</mujoco>"""
+_SCENE = """<mujoco model="scene"><compiler angle="radian"/><asset><model name="arm" file="arm.xml"/></asset>
+  <worldbody><geom type="plane" size="1 1 .1"/>
+  <body name="mount" pos="0.5 0 0" euler="0 0 1.5"><attach model="arm" body="base" prefix="left_"/></body>
+  <frame pos="-0.5 0 0"><attach model="arm" body="upper" prefix="r/"/></frame>
+  <attach model="arm" prefix="w-"/></worldbody></mujoco>"""
 
 
-def test_attach_is_refused_with_advice_that_works(tmp_path):
-    """<attach> is refused, naming MuJoCo's re-save as the way to expand it; that re-save (mj_saveLastXML: the
-    attached trees with prefixed names, their classes, and <frame>s, which artic reads) then loads as MuJoCo
-    compiles it: its bodies, joints with their ranges and damping in radians under a degree scene, actuators, mass."""
-    import mujoco
-
-    (tmp_path / "arm.xml").write_text(_ARM)
+def _write_arm(tmp_path):
+    (tmp_path / "parts").mkdir()
+    verts = [(x, y, z) for x in (0, 0.05) for y in (-0.03, 0.03) for z in (-0.01, 0.01)]
+    faces = [(1, 3, 4, 2), (5, 6, 8, 7), (1, 2, 6, 5), (3, 7, 8, 4), (1, 5, 7, 3), (2, 4, 8, 6)]
+    with open(tmp_path / "parts" / "pad.obj", "w") as f:
+        f.writelines("v {} {} {}\n".format(*v) for v in verts)
+        f.writelines(f"f {a} {b} {c}\nf {a} {c} {d}\n" for a, b, c, d in faces)
+    (tmp_path / "arm.xml").write_text(_ARM.replace("<motor", "<motor").replace('joint="nowhere"', 'tendon="t"'))
     scene = tmp_path / "scene.xml"
     scene.write_text(_SCENE)
-    with pytest.raises(artic.MjcfError, match="<attach> is not supported.*mj_saveLastXML"):
-        artic.load_mjcf(scene)
-    mm = mujoco.MjModel.from_xml_path(str(scene))
-    saved = tmp_path / "saved.xml"
-    mujoco.mj_saveLastXML(str(saved), mm)
+    return scene
+
+
+def test_attach_is_expanded_as_mujoco_compiles_it(tmp_path):
+    """Three attachments of one arm (degree angles, eulerseq zyx, a meshdir, classes for joints and actuators) into
+    a radian scene: by body inside a turned body, by body inside a frame, and the whole worldbody. The bodies sit
+    where MuJoCo puts them (to 1e-6 m), with MuJoCo's masses, joint ranges (a hinge's in radians, a slide's in
+    metres), actuators and tendons; then, with gravity and the shoulders' position servos at ctrl 0.5 (contacts off),
+    the bodies follow MuJoCo's for 0.5 s to 1e-3 m (the shoulders 1.1e-3 rad apart: artic's servo is an implicit
+    drive, MuJoCo's force explicit)."""
+    import mujoco
+
+    scene_path = _write_arm(tmp_path)
+    mm = mujoco.MjModel.from_xml_path(str(scene_path))
+    md = mujoco.MjData(mm)
+    mujoco.mj_forward(mm, md)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = artic.load_mjcf(saved)
-    links = [link for a in model.articulations for link in a.get_links()]
-    assert {link.name for link in links} >= {"left_base", "left_upper", "r/upper"}
-    assert [a.name for a in model.actuators] == ["left_act", "r/act"]
-    assert sum(link.mass for link in links) == pytest.approx(float(mm.body_mass.sum()), rel=1e-6)
-    for link in links:
-        j = link.inbound_joint
-        if j is not None and j.name.endswith("shoulder"):
-            (axis,) = j.dof_axes()
-            assert (j.get_limit_params(axis).low, j.get_limit_params(axis).high) == pytest.approx((-1.0, 1.0))
+        model = artic.load_mjcf(scene_path)
+    names = [mm.body(i).name for i in range(1, mm.nbody)]
+    owner = {n: a for a in model.articulations for n in a.link_names}
+    assert set(names) <= set(owner)
+    assert [a.name for a in model.actuators] == [mm.actuator(i).name for i in range(mm.nu)]
+    links = {link.name: link for a in model.articulations for link in a.get_links()}
+    for i, n in enumerate(names, start=1):
+        assert links[n].mass == pytest.approx(mm.body_mass[i], rel=1e-6, abs=1e-5), n
+    for k in range(mm.njnt):
+        j = next(
+            link.inbound_joint
+            for link in links.values()
+            if link.inbound_joint and link.inbound_joint.name == mm.joint(k).name
+        )
+        (axis,) = j.dof_axes()
+        lim = j.get_limit_params(axis)
+        np.testing.assert_allclose([lim.low, lim.high], mm.jnt_range[k], atol=1e-9, err_msg=mm.joint(k).name)
+    scene = artic.Scene(1, gravity=model.gravity)
+    model.add_to(scene)
+    control = artic.MjcfControl(model, scene)
+    ctrl = np.array([0.5 if mm.actuator(i).name.endswith("act") else 0.0 for i in range(mm.nu)])
+    md.ctrl[:] = ctrl
+    control.set(ctrl[None])
+
+    def poses():
+        return np.array([scene.get_link_poses(owner[n])[0, owner[n].link_names.index(n), :3] for n in names])
+
+    np.testing.assert_allclose(poses(), md.xpos[1:], atol=1e-6)
+    for _ in range(250):
+        mujoco.mj_step(mm, md)
+        scene.step(mm.opt.timestep)
+    mujoco.mj_kinematics(mm, md)
+    assert np.abs(md.xpos[1:] - poses()).max() < 1e-3
+    assert np.abs(md.qpos).max() > 0.05  # the arms moved
+
+
+def test_attach_leaves_out_what_names_objects_outside_and_refuses_bad_names(tmp_path):
+    """Attaching only the forearm leaves out the shoulder's actuator and tendon (their joint is not copied), with a
+    warning counting them, as MuJoCo leaves them out; an <attach> naming no model or no body is an MjcfError."""
+    import mujoco
+
+    scene_path = _write_arm(tmp_path)
+    scene_path.write_text(
+        '<mujoco><asset><model name="arm" file="arm.xml"/></asset><worldbody>'
+        '<attach model="arm" body="fore" prefix="f_"/></worldbody></mujoco>'
+    )
+    mm = mujoco.MjModel.from_xml_path(str(scene_path))
+    with pytest.warns(RuntimeWarning, match="left out 3 actuator, tendon"):
+        model = artic.load_mjcf(scene_path)
+    assert len(model.actuators) == mm.nu == 0
+    assert [link.name for a in model.articulations for link in a.get_links()][-1] == "f_fore"
+    for bad, words in (('model="hand"', "names no <asset><model>"), ('model="arm" body="palm"', "has no such body")):
+        scene_path.write_text(
+            f'<mujoco><asset><model name="arm" file="arm.xml"/></asset><worldbody><attach {bad}/></worldbody></mujoco>'
+        )
+        with pytest.raises(artic.MjcfError, match=words):
+            artic.load_mjcf(scene_path)

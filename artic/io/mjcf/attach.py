@@ -1,0 +1,313 @@
+"""MJCF `<attach model body prefix>` (MuJoCo 3's model composition), expanded as MuJoCo's compiler does, before the
+bodies are read: `<asset><model name file>` names another MJCF file; `<attach>` (in a body, a frame or the
+worldbody) puts a copy of that model's body `body` and its subtree there, or, without `body`, everything in its
+worldbody (in a frame). Checked against MuJoCo's compiled model (tests/io/mjcf/test_sections.py).
+
+What the copy brings, every name prefixed with `prefix` (MuJoCo's rule, as its `mj_saveLastXML` shows):
+* the subtree: bodies, joints, geoms, sites, frames..., their `class`/`childclass` and the meshes, materials and
+  height fields they name; its top takes the childclass its elements inherited in the child (from its ancestors,
+  else the child's main class), prefixed, unless it sets its own;
+* the child's defaults, under a class `prefix` + "main" holding its main class's settings and its classes;
+* the child's assets (mesh and texture files made absolute from the child's folder and meshdir);
+* the child's actuators, tendons, equalities, contact pairs/excludes and sensors whose every reference lies in the
+  copied subtree; the others are left out, as MuJoCo leaves them (a warning counts them). Keyframes are left out
+  (their vectors are the child's layout), with a warning.
+
+The child keeps its own compiler units: its `euler` and `axisangle` (elements and defaults) become quaternions with
+its eulerseq and angle unit, and its hinge and ball joints' range, ref and springref are written on each joint in
+the parent's unit (a default's value resolved through the child's classes first, since a class does not know
+whether its joints are hinges). Other compiler settings (inertia rules, bounds) are the parent's.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import warnings
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import MjcfError
+from ...math.np_spatial import quat_from_axis_angle, quat_mul
+
+# attributes of section elements that name model objects, and what they name
+_REFERENCES = (
+    "joint",
+    "jointinparent",
+    "tendon",
+    "site",
+    "body",
+    "geom",
+    "body1",
+    "body2",
+    "geom1",
+    "geom2",
+    "joint1",
+    "joint2",
+    "tendon1",
+    "tendon2",
+    "site1",
+    "site2",
+    "objname",
+    "refname",
+    "cranksite",
+    "slidersite",
+    "sidesite",
+)
+_ASSET_REFERENCES = ("mesh", "material", "hfield", "texture", "skin")
+_SECTIONS = ("tendon", "actuator", "equality", "contact", "sensor")  # tendons first: actuators name them
+
+
+def expand_attachments(root: ET.Element, path: Path, read_model) -> None:
+    """Replace every <attach> of `root` (includes already expanded) by the attached copy; `read_model(file)` gives
+    (the child's <mujoco> element, includes expanded and sections merged, its folders dict) for a file path."""
+    models = {}
+    for asset in root.findall("asset"):
+        for m in asset.findall("model"):
+            name, file = m.get("name"), m.get("file")
+            if not name or not file:
+                raise MjcfError(f"MJCF file '{path}': <asset><model> needs a name and a file")
+            models[name] = (path.parent / file).resolve()
+            asset.remove(m)
+    parent_of = {el: parent for parent in root.iter() for el in parent}
+    attaches = [(parent_of[el], el) for el in root.iter() if el.tag == "attach"]  # in file order, as MuJoCo
+    if not attaches:
+        return
+    degrees, seq = _units(root)
+    loaded = {}
+    for parent, el in attaches:
+        name = el.get("model")
+        if name not in models:
+            raise MjcfError(f"MJCF file '{path}': <attach model='{name}'> names no <asset><model>")
+        if name not in loaded:
+            child, folders = read_model(models[name])
+            _to_units(child, degrees, seq, models[name])
+            _absolute_files(child, models[name], folders)
+            loaded[name] = child
+        _attach(root, parent, el, loaded[name], el.get("prefix", ""), path)
+
+
+def _units(root) -> tuple[bool, str]:
+    """(angles in degrees, eulerseq) of a model: its last <compiler> setting of each, MuJoCo's defaults else."""
+    degrees, seq = True, "xyz"
+    for comp in root.findall("compiler"):
+        degrees = comp.get("angle", "degree" if degrees else "radian") == "degree"
+        seq = comp.get("eulerseq", seq)
+    return degrees, seq
+
+
+def _quat_text(el, degrees: bool, seq: str) -> str | None:
+    """`el`'s euler or axisangle as MuJoCo's quat text (w x y z), or None when it has neither."""
+    if "euler" in el.attrib:
+        q = np.array([0.0, 0.0, 0.0, 1.0])
+        for c, a in zip(seq, (float(x) for x in el.get("euler").split())):
+            r = quat_from_axis_angle(np.eye(3)["xyz".index(c.lower())], math.radians(a) if degrees else a)
+            q = quat_mul(q, r) if c.islower() else quat_mul(r, q)
+    elif "axisangle" in el.attrib:
+        x, y, z, a = (float(t) for t in el.get("axisangle").split())
+        axis = np.array([x, y, z]) / max(np.linalg.norm([x, y, z]), 1e-300)
+        q = quat_from_axis_angle(axis, math.radians(a) if degrees else a)
+    else:
+        return None
+    return " ".join(f"{v:.17g}" for v in (q[3], q[0], q[1], q[2]))
+
+
+def _classes(child) -> dict:
+    """class name: (parent class or None, {element tag: attributes}) of the child's <default> tree."""
+    out = {}
+
+    def walk(d, name, parent):
+        out[name] = (parent, {e.tag: dict(e.attrib) for e in d if e.tag != "default"})
+        for sub in d.findall("default"):
+            walk(sub, sub.get("class", ""), name)
+
+    for d in child.findall("default"):
+        walk(d, d.get("class", "main"), None)
+    return out
+
+
+def _resolved(classes, cls, tag, attr):
+    while cls is not None and cls in classes:
+        parent, defaults = classes[cls]
+        if attr in defaults.get(tag, {}):
+            return defaults[tag][attr]
+        cls = parent
+    return None
+
+
+def _to_units(child, degrees: bool, seq: str, path: Path) -> None:
+    """The child's orientations as quaternions and its hinge/ball joints' angles in the parent's unit (module
+    docstring), so that its own compiler angle and eulerseq no longer matter."""
+    c_degrees, c_seq = _units(child)
+    for el in child.iter():
+        q = _quat_text(el, c_degrees, c_seq)
+        if q is not None:
+            el.attrib.pop("euler", None)
+            el.attrib.pop("axisangle", None)
+            el.set("quat", q)
+    if c_degrees == degrees:
+        return
+    scale = (math.pi / 180.0) if c_degrees else (180.0 / math.pi)
+    classes = _classes(child)
+    world = child.find("worldbody")
+
+    def walk(el, cls):
+        for sub in el:
+            own = sub.get("class", cls)
+            if sub.tag == "joint":
+                kind = sub.get("type") or _resolved(classes, own, "joint", "type") or "hinge"
+                if kind in ("hinge", "ball"):
+                    for attr in ("range", "ref", "springref"):
+                        text = sub.get(attr) or _resolved(classes, own, "joint", attr)
+                        if text is not None and (attr == "range" or kind == "hinge"):
+                            sub.set(attr, " ".join(f"{float(x) * scale:.17g}" for x in text.split()))
+            walk(sub, sub.get("childclass", cls) if sub.tag in ("body", "frame") else cls)
+
+    if world is not None:
+        walk(world, "main")
+
+
+def _absolute_files(child, path: Path, folders: dict) -> None:
+    """Mesh, texture and height-field files of the child as absolute paths, found where MuJoCo finds them (meshdir
+    or assetdir of the child, relative to its file; then an included part's own folder)."""
+    comp = {}
+    for c in child.findall("compiler"):
+        comp.update(c.attrib)
+    for asset in child.findall("asset"):
+        for el in asset:
+            file = el.get("file")
+            if file is None:
+                continue
+            if el.tag == "mesh" and not el.get("name"):
+                el.set("name", Path(file).stem)  # MuJoCo names a mesh after its file
+            kind = {"mesh": "meshdir", "texture": "texturedir"}.get(el.tag)
+            base = path.parent / comp.get(kind, comp.get("assetdir", "")) if kind else path.parent
+            target = base / file
+            if not target.is_file() and el in folders:
+                target = base / folders[el] / file
+            el.set("file", str(target.resolve()))
+
+
+def _inherited_class(child, body) -> str:
+    """The childclass `body`'s elements inherit in the child from its nearest ancestor that sets one ("main")."""
+    parent_of = {el: parent for parent in child.iter() for el in parent}
+    el = parent_of.get(body)
+    while el is not None:
+        if el.get("childclass") is not None:
+            return el.get("childclass")
+        el = parent_of.get(el)
+    return "main"
+
+
+def _find_body(child, name):
+    world = child.find("worldbody")
+    for b in world.iter("body") if world is not None else ():
+        if b.get("name") == name:
+            return b
+    return None
+
+
+def _attach(root, parent, el, child, prefix, path):
+    name = el.get("body")
+    if name is not None:
+        body = _find_body(child, name)
+        if body is None:
+            raise MjcfError(f"MJCF file '{path}': <attach body='{name}'>: model '{el.get('model')}' has no such body")
+        subtree = copy.deepcopy(body)
+    else:  # the whole worldbody, in a frame
+        subtree = ET.Element("frame")
+        for sub in child.find("worldbody") if child.find("worldbody") is not None else ():
+            subtree.append(copy.deepcopy(sub))
+    inherited = _inherited_class(child, body) if name is not None else "main"
+    names = _prefix_subtree(subtree, prefix)
+    if subtree.get("childclass") is None:  # the class its elements had in the child, through its ancestors
+        subtree.set("childclass", prefix + inherited)
+    at = list(parent).index(el)
+    parent.remove(el)
+    parent.insert(at, subtree)
+    _copy_defaults(root, child, prefix)
+    _copy_assets(root, child, prefix)
+    left = _copy_sections(root, child, prefix, names)
+    if left or child.find("keyframe") is not None:
+        warnings.warn(
+            f"MJCF file '{path}': <attach model='{el.get('model')}' prefix='{prefix}'> left out {left} actuator, "
+            "tendon, equality, contact or sensor element(s) naming objects outside the attached subtree"
+            + (", and the model's keyframes (their vectors are its own layout)" if child.find("keyframe") else ""),
+            RuntimeWarning,
+            stacklevel=4,
+        )
+
+
+def _prefix_subtree(tree, prefix) -> set:
+    """Prefix every name, class and asset reference in `tree`; returns the original names it holds."""
+    names = set()
+    for e in tree.iter():
+        if "name" in e.attrib:
+            names.add(e.get("name"))
+            e.set("name", prefix + e.get("name"))
+        for attr in ("class", "childclass") + _ASSET_REFERENCES:
+            if attr in e.attrib:
+                e.set(attr, prefix + e.get(attr))
+    return names
+
+
+def _copy_defaults(root, child, prefix):
+    target = root.find("default")
+    if target is None:
+        target = ET.SubElement(root, "default")
+    for d in child.findall("default"):
+        top = copy.deepcopy(d)
+        top.set("class", prefix + d.get("class", "main"))
+        for sub in top.iter("default"):
+            if sub is not top:
+                sub.set("class", prefix + sub.get("class", ""))
+        for e in top.iter():
+            for attr in _ASSET_REFERENCES:
+                if attr in e.attrib:
+                    e.set(attr, prefix + e.get(attr))
+        target.append(top)
+
+
+def _copy_assets(root, child, prefix):
+    target = root.find("asset")
+    if target is None:
+        target = ET.SubElement(root, "asset")
+    for asset in child.findall("asset"):
+        for el in asset:
+            e = copy.deepcopy(el)
+            if "name" in e.attrib:
+                e.set("name", prefix + e.get("name"))
+            e.set("class", prefix + e.get("class", "main"))
+            for attr in _ASSET_REFERENCES:
+                if attr in e.attrib:
+                    e.set(attr, prefix + e.get(attr))
+            target.append(e)
+
+
+def _copy_sections(root, child, prefix, names) -> int:
+    """The child's section elements whose references all lie among `names` (the attached subtree's, and the
+    tendons copied before them), prefixed; returns how many were left out."""
+    left = 0
+    for tag in _SECTIONS:
+        for section in child.findall(tag):
+            target = root.find(tag)
+            if target is None:
+                target = ET.SubElement(root, tag)
+            for el in section:
+                refs = [e.get(a) for e in el.iter() for a in _REFERENCES if a in e.attrib]
+                if any(r not in names for r in refs):
+                    left += 1
+                    continue
+                e = copy.deepcopy(el)
+                for sub in e.iter():
+                    for a in _REFERENCES + ("name", "class"):
+                        if a in sub.attrib:
+                            sub.set(a, prefix + sub.get(a))
+                if e.get("class") is None and tag != "contact":
+                    e.set("class", prefix + "main")  # the child's defaults (its <default><position kp>...)
+                if el.get("name") is not None and tag == "tendon":
+                    names.add(el.get("name"))
+                target.append(e)
+    return left
