@@ -349,7 +349,7 @@ def test_eulerseq_matches_mujoco(tmp_path):
         ('<body name="b"><geom name="g" size="-1"/></body>', ["geom 'g' in body 'b'", "sphere 'g': radius must be"]),
         ('<body name="b"><frame childclass="x"><geom size="0.1"/></frame></body>', ["<frame> in body", "'x' names"]),
         ('<body name="b"><replicate offset="1 0 0"><geom size="0.1"/></replicate></body>', ["<replicate>", "count"]),
-        ('<body name="b"><attach model="m" body="x" prefix="p"/></body>', ["<attach>", "not supported"]),
+        ('<body name="b"><attach model="m" body="x" prefix="p"/></body>', ["<attach model='m'>", "names no"]),
     ],
 )
 def test_mjcf_value_errors_name_element_attribute_and_value(tmp_path, body, parts):

@@ -25,6 +25,7 @@ import copy
 import math
 import warnings
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -60,7 +61,7 @@ _ASSET_REFERENCES = ("mesh", "material", "hfield", "texture", "skin")
 _SECTIONS = ("tendon", "actuator", "equality", "contact", "sensor")  # tendons first: actuators name them
 
 
-def expand_attachments(root: ET.Element, path: Path, read_model) -> None:
+def expand_attachments(root: ET.Element, path: Path, read_model: Callable[[Path], tuple]) -> None:
     """Replace every <attach> of `root` (includes already expanded) by the attached copy; `read_model(file)` gives
     (the child's <mujoco> element, includes expanded and sections merged, its folders dict) for a file path."""
     models = {}

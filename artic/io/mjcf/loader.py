@@ -185,6 +185,8 @@ def load_mjcf(path: os.PathLike | str, soft_constraints: bool = True) -> MjcfMod
     the including file). A joint `range` bound beyond 1e15 means "unbounded": both beyond gives an unlimited joint,
     one is clamped to +-1e15, each with a warning. Axes are normalised after scaling by their largest component,
     so `0 0 1e200` is the z axis."""
+    if not isinstance(soft_constraints, (bool, np.bool_)):
+        raise MjcfError(f"load_mjcf: soft_constraints must be True or False, got {soft_constraints!r}")
     path, root = read_xml_root(path, "MJCF", "mujoco", MjcfError)
     folders = expand_file(root, path)  # sections.py: includes, <attach>, repeated sections
     try:

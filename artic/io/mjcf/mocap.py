@@ -85,7 +85,9 @@ def set_mocap(
                 f"{count}), got shape {a.shape}"
             )
         if what == "quat":
-            a = a[..., [1, 2, 3, 0]]  # MuJoCo's w, x, y, z to artic's x, y, z, w
+            if np.any(np.linalg.norm(a, axis=-1) < 1e-6):
+                raise ValidationError(f"mocap body '{name}': quat (w, x, y, z) must not be zero")
+            a = a[..., [1, 2, 3, 0]] / np.linalg.norm(a, axis=-1, keepdims=True)  # w, x, y, z to x, y, z, w
         poses[rows, cols] = a
     scene.set_actor_pose(body, poses)
     scene.set_kinematic_target(body, poses)

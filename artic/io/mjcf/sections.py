@@ -6,6 +6,7 @@ sees one tree in MuJoCo's order and needs no special case."""
 from __future__ import annotations
 
 import os
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ...errors import MjcfError
@@ -13,7 +14,7 @@ from ..xml_values import read_xml_root
 from .attach import expand_attachments
 
 
-def expand_file(root, path: Path) -> dict:
+def expand_file(root: ET.Element, path: Path) -> dict:
     """`root` (the file's <mujoco>) with its includes expanded, its attached models copied in and its sections
     merged, in place; returns the included asset elements' folders (`_record_folders`), for mesh lookups."""
     folders = {}

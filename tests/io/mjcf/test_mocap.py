@@ -86,6 +86,10 @@ def test_mocap_misuse_is_refused_clearly(tmp_path):
         model.set_mocap(scene, "nope", pos=(0, 0, 1))
     with pytest.raises(ValidationError, match="pos must be 3 finite numbers"):
         model.set_mocap(scene, "target", pos=(0, 0, np.nan))
+    with pytest.raises(ValidationError, match="quat .* must not be zero"):
+        model.set_mocap(scene, "target", quat=(0, 0, 0, 0))
+    with pytest.raises(ValidationError, match="envs must be in"):
+        model.set_mocap(scene, "target", pos=(0, 0, 1), envs=[3])
     bad = _XML.replace('mocap="true" pos="0 0 0.5">', 'mocap="true" pos="0 0 0.5"><joint/>')
     with pytest.raises(MjcfError, match="mocap body with a joint"):
         _load(tmp_path, bad)

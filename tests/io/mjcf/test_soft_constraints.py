@@ -249,3 +249,5 @@ def test_softness_values_are_checked(tmp_path):
     path.write_text(_BOX.format(option="", floor='solref="0.02 -1"', geom="", euler="0 0 0"))
     with pytest.raises(MjcfError, match="solref"):
         artic.load_mjcf(path)
+    with pytest.raises(MjcfError, match="soft_constraints must be True or False"):
+        artic.load_mjcf(path, soft_constraints="yes")
