@@ -197,43 +197,17 @@ def link_velocities_env(
 
 
 @wp.func
-def _motion_cross(a: wp.spatial_vector, b: wp.spatial_vector) -> wp.spatial_vector:
-    """a x b for motion vectors (angular on top): (w x w', w x v' + v x w')."""
-    w = wp.spatial_top(a)
-    v = wp.spatial_bottom(a)
-    return wp.spatial_vector(
-        wp.cross(w, wp.spatial_top(b)), wp.cross(w, wp.spatial_bottom(b)) + wp.cross(v, wp.spatial_top(b))
-    )
-
-
-@wp.func
 def link_bias_accelerations_env(
-    tree: Tree,
-    kin: Kin,
-    link_v: wp.array2d(dtype=wp.spatial_vector),
-    gen_v: wp.array2d(dtype=float),
-    out: wp.array2d(dtype=wp.spatial_vector),
-    env: int,
+    tree: Tree, link_c: wp.array2d(dtype=wp.spatial_vector), out: wp.array2d(dtype=wp.spatial_vector), env: int
 ) -> None:
-    """Each link's spatial acceleration about O with every generalized acceleration zero (J-dot q-dot): a child's
-    is its parent's plus v_i x (S_i q-dot_i); a floating root's, whose coordinates are its COM's velocity and its
-    angular velocity, is (0, -w x v_com) (O's velocity v_com - w x c changes as c moves). link_v: the links'
-    spatial velocities for the generalized velocity gen_v."""
+    """Each link's spatial acceleration about O with every generalized acceleration zero (J-dot q-dot): the sum of
+    the velocity-product accelerations c (link_c, as ABA leaves them: v_i x (S_i q-dot_i), a floating root's
+    (0, -w x v_com)) down its chain."""
     for i in range(tree.link_count):
+        a = link_c[env, i]
         p = tree.link_parent[i]
-        v = link_v[env, i]
-        a = wp.spatial_vector()
-        if p < 0:
-            if tree.link_root_gen[i] >= 0:
-                w = wp.spatial_top(v)
-                v_com = wp.spatial_bottom(v) + wp.cross(w, kin.link_com[env, i])
-                a = wp.spatial_vector(wp.vec3(0.0), -wp.cross(w, v_com))
-        else:
-            sq = wp.spatial_vector()
-            for k in range(tree.joint_dof_count[i]):
-                d = tree.joint_dof_start[i] + k
-                sq += kin.dof_motion[env, d] * gen_v[env, tree.dof_gen[d]]
-            a = out[env, p] + _motion_cross(v, sq)
+        if p >= 0:
+            a += out[env, p]
         out[env, i] = a
 
 

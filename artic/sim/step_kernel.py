@@ -489,9 +489,10 @@ def _setup_joints(
     tgs: int,
     ortho: int,
 ) -> None:
-    """The body joints' rows at the step's start, with the links' J-dot q-dot that MuJoCo-soft rows cancel."""
+    """The body joints' rows at the step's start, with the links' J-dot q-dot that MuJoCo-soft rows cancel (from
+    the velocity-product accelerations the unconstrained step's ABA left in sc.link_c)."""
     if jt.joint_count > 0:
-        link_bias_accelerations_env(tree, kin, sc.link_v, sd.gen_v0, sd.link_bias, env)
+        link_bias_accelerations_env(tree, sc.link_c, sd.link_bias, env)
     setup_body_joints(
         tree, jt, ja, kin, st.link_pose, sd.minv, sd.gen_v0, sc.link_v, sd.link_bias, env, n_gen, h, dt, tgs, ortho
     )
