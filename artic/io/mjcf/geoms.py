@@ -8,9 +8,11 @@ from __future__ import annotations
 import math
 import warnings
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.spatial import ConvexHull, QhullError
 
 from ...description.shapes import (
     Box,
@@ -31,6 +33,7 @@ from .mass import mesh_mass
 from .softness import read_softness
 
 if TYPE_CHECKING:
+    from ..xml_values import XmlValues
     from .loader import _Loader
 
 # (number of size values, what they are) each geom type needs; with fromto, capsule/cylinder/box/ellipsoid need one
@@ -143,8 +146,10 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
                 else "a mesh geom needs a mesh attribute naming an <asset> <mesh>",
             )
         file, scale = loader.meshes[mesh]
-        # MuJoCo's reading of OBJ files, and its collision of every mesh, static ones too, as the convex hull
-        shape = Mesh(str(file), tuple(scale), name=name, first_object=True, static_hull=True)
+        if isinstance(file, InlineMesh):  # <mesh vertex face>: MuJoCo collides it as its hull, as every mesh
+            shape = ConvexMesh(file.vertices * scale, name=name)
+        else:  # MuJoCo's reading of OBJ files, and its collision of every mesh, static ones too, as the hull
+            shape = Mesh(str(file), tuple(scale), name=name, first_object=True, static_hull=True)
     else:
         shape = _ellipsoid(loader, name, size[:3])
     margin, dropped = v.number(g, "margin", text=a["margin"], minimum=0.0), len(loader.margin_dropped)
@@ -180,6 +185,47 @@ def soft_material(loader: _Loader, m: Material, el: ET.Element, a: dict) -> None
     m.pyramid_impratio = loader.opts.impratio if loader.opts.cone == "pyramidal" else 0.0
 
 
+@dataclass
+class InlineMesh:
+    """A <mesh vertex face> asset: its vertices (V, 3) and triangles (T, 3), the convex hull's outward-wound faces
+    when the file gives none (MuJoCo computes the hull then)."""
+
+    vertices: np.ndarray
+    triangles: np.ndarray
+
+
+def inline_mesh(v: XmlValues, m: ET.Element) -> InlineMesh:
+    """The InlineMesh of <mesh> element `m` (its vertex and optional face attributes)."""
+    verts = v.numbers(m, "vertex", (12, 3 * 10**7), text=m.get("vertex"))
+    if len(verts) % 3:
+        raise v.fail(m, f"attribute vertex has {len(verts)} numbers; give 3 per vertex")
+    verts = np.asarray(verts, float).reshape(-1, 3)
+    if "face" in m.attrib:
+        faces = v.numbers(m, "face", (3, 3 * 10**7), text=m.get("face"))
+        if len(faces) % 3 or np.any(faces != np.round(faces)) or faces.min() < 0 or faces.max() >= len(verts):
+            raise v.fail(m, f"attribute face: give 3 vertex indices in [0, {len(verts)}) per triangle")
+        return InlineMesh(verts, np.asarray(faces, int).reshape(-1, 3))
+    try:
+        hull = ConvexHull(verts)
+    except QhullError as e:
+        raise v.fail(m, f"attribute vertex: the points span no volume ({str(e).splitlines()[0]})") from None
+    tris = hull.simplices.copy()
+    centre = verts[hull.vertices].mean(axis=0)
+    for t in tris:  # wind each face counter-clockwise seen from outside
+        a, b, c = verts[t]
+        if np.dot(np.cross(b - a, c - a), a - centre) < 0.0:
+            t[1], t[2] = t[2], t[1]
+    return InlineMesh(verts, tris)
+
+
+def mesh_data(file, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """(vertices, triangles) of a mesh asset: its file's first object (MuJoCo's reading of OBJ files), or an
+    inline mesh's own."""
+    if isinstance(file, InlineMesh):
+        return file.vertices, file.triangles
+    return read_mesh_file(file, where, first_object=True)
+
+
 _FITTED = ("sphere", "capsule", "cylinder", "box", "ellipsoid")
 
 
@@ -193,7 +239,7 @@ def _fit_to_mesh(loader: _Loader, g: ET.Element, a: dict, kind: str) -> tuple[np
     if a["mesh"] not in loader.meshes:
         raise v.fail(g, f"attribute mesh='{a['mesh']}' names no <mesh> in <asset>")
     file, scale = loader.meshes[a["mesh"]]
-    verts, tris = read_mesh_file(file, v.where(g), first_object=True)
+    verts, tris = mesh_data(file, v.where(g))
     verts = np.asarray(verts) * scale
     try:  # the mesh's volume and inertia by the rule of its <mesh inertia>, as for a mesh geom (mass.py)
         volume, com, inertia = mesh_mass(verts, tris, loader.mesh_inertia.get(a["mesh"], "legacy"))

@@ -65,7 +65,7 @@ from ..xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 from .actuators import Actuator, read_actuators
 from .couplings import read_couplings
 from .frames import expand_frames, expand_replicates
-from .geoms import ELLIPSOID_DIRECTIONS, geom_shape, report_frictionless
+from .geoms import ELLIPSOID_DIRECTIONS, geom_shape, inline_mesh, report_frictionless
 from .hfield import read_hfield
 from .keyframes import Keyframe, QposEntry, qpos0, read_keyframes, set_keyframe
 from .mass import MESH_INERTIA, MassRules
@@ -319,7 +319,14 @@ class _Loader:
     def _mesh_asset(self, m):
         v = self.v
         if "file" not in m.attrib:
-            raise v.fail(m, "has no attribute file; meshes given by vertex/face lists are not supported")
+            if "vertex" not in m.attrib:
+                raise v.fail(m, "has neither a file nor vertex data; give file='...' or vertex='...'")
+            if not m.get("name"):
+                raise v.fail(m, "a mesh given by its vertices needs a name")
+            a = self._attrs(m, "main")
+            self.meshes[m.get("name")] = (inline_mesh(v, m), v.numbers(m, "scale", 3, (1.0, 1.0, 1.0), a.get("scale")))
+            self.mesh_inertia[m.get("name")] = v.choice(m, "inertia", a.get("inertia", "legacy"), MESH_INERTIA)
+            return
         name = m.get("name") or Path(m.get("file")).stem
         if name in self.meshes:
             raise v.fail(m, f"mesh '{name}' is defined twice; mesh names must be unique")

@@ -245,7 +245,12 @@ class MassRules:
     def _mesh(self, g, a, shape):
         """(volume or area, COM, unit-density inertia tensor about the COM) of a mesh geom, in the body frame."""
         v = self.ld.v
-        if not isinstance(shape, Mesh) or shape.vertices is None:
+        source, scale = self.ld.meshes.get(a.get("mesh"), (None, None))
+        if hasattr(source, "triangles"):  # an inline <mesh vertex face> (geoms.InlineMesh), collided as its hull
+            verts, tris, what = source.vertices * scale, source.triangles, "given by its vertices"
+        elif isinstance(shape, Mesh) and shape.vertices is not None:
+            verts, tris, what = shape.vertices, shape.triangles, f"file '{shape.filename}'"
+        else:
             warnings.warn(
                 f"{v.where(g)}: the mesh's file format is not read, so this geom adds no mass (MuJoCo "
                 "would give it the mesh's volume times its density)",
@@ -255,9 +260,9 @@ class MassRules:
             return 0.0, np.zeros(3), np.zeros((3, 3))
         kind = self.ld.mesh_inertia.get(a.get("mesh"), "legacy")
         try:
-            volume, com, unit = mesh_mass(shape.vertices, shape.triangles, kind)
+            volume, com, unit = mesh_mass(verts, tris, kind)
         except ValueError as e:
-            raise v.fail(g, f"mesh '{a.get('mesh')}' (file '{shape.filename}'): {e}") from None
+            raise v.fail(g, f"mesh '{a.get('mesh')}' ({what}): {e}") from None
         pose = shape.local_pose
         r = quat_to_matrix(pose.q)
         return volume, pose.transform_point(com), r @ unit @ r.T

@@ -44,7 +44,7 @@ USED = {
     },
     "default": {"class"},
     "asset": set(),
-    "mesh": {"name", "class", "file", "scale", "inertia", "maxhullvert"},
+    "mesh": {"name", "class", "file", "scale", "inertia", "maxhullvert", "vertex", "face"},
     "hfield": {"name", "nrow", "ncol", "size", "elevation", "file"},
     "worldbody": set(),
     "body": {"name", "childclass", "pos", "gravcomp", "mocap"} | _ORIENT,

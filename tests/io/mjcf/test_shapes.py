@@ -241,3 +241,55 @@ def test_friction_combines_by_maximum_and_condim_1_is_frictionless(tmp_path):
         (0.7, 0.7),
     ]
     assert {s.material.friction_combine for s in (floor, slick, rough)} == {"max"}
+
+
+_BOX_VERTS = "0 0 0  0.2 0 0  0 0.1 0  0 0 0.3  0.2 0.1 0  0.2 0 0.3  0 0.1 0.3  0.2 0.1 0.3"
+_BOX_FACES = "0 2 1 1 2 4 0 1 5 0 5 3 0 3 6 0 6 2 1 4 7 1 7 5 2 6 7 2 7 4 3 5 7 3 7 6"
+
+
+@pytest.mark.parametrize("faces", ["", f' face="{_BOX_FACES}"'], ids=["hull", "faces"])
+def test_a_mesh_given_by_its_vertices_is_mujocos(tmp_path, faces):
+    """<mesh vertex="..." face="..."> (or vertices alone: MuJoCo takes their hull), scaled, on a free body: mass,
+    COM and inertia equal MuJoCo's, and dropped tilted onto the floor the body comes to rest where MuJoCo's does."""
+    import mujoco
+
+    xml = f"""<mujoco><asset><mesh name="m" vertex="{_BOX_VERTS}"{faces} scale="1 2 1"/></asset><worldbody>
+    <geom type="plane" size="1 1 .1"/><body pos="0 0 0.5" euler="10 20 0"><freejoint/>
+    <geom type="mesh" mesh="m" pos="0.01 0 0"/></body></worldbody></mujoco>"""
+    path = tmp_path / "m.xml"
+    path.write_text(xml)
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    md = mujoco.MjData(mm)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing about the mesh is dropped
+        model = artic.load_mjcf(path)
+    link = model.articulations[0].get_links()[0]
+    assert link.mass == pytest.approx(mm.body_mass[1], rel=1e-6)
+    np.testing.assert_allclose(link.cmass_local_pose.p, mm.body_ipos[1], atol=1e-6)
+    np.testing.assert_allclose(sorted(link.inertia), sorted(mm.body_inertia[1]), rtol=1e-6)
+    scene = artic.Scene(1, gravity=model.gravity)
+    model.add_to(scene)
+    for _ in range(600):
+        mujoco.mj_step(mm, md)
+        scene.step(mm.opt.timestep)
+    assert abs(scene.get_link_poses(model.articulations[0])[0, 0, 2] - md.xpos[1][2]) < 1e-5
+
+
+@pytest.mark.parametrize(
+    "mesh, words",
+    [
+        ('vertex="0 0 0 1 0 0 0 1 0 0 0 1 1"', "3 per vertex"),
+        (f'vertex="{_BOX_VERTS}" face="0 1 8"', "indices in \\[0, 8\\)"),
+        ('vertex="0 0 0 1 0 0 0 1 0 1 1 0"', "span no volume"),
+        ('vertex="0 0 0 1 0 0 0 1 0 0 0 1"', "needs a name"),
+    ],
+)
+def test_bad_inline_meshes_are_refused_by_name(tmp_path, mesh, words):
+    name = "" if "needs a name" in words else ' name="m"'
+    path = tmp_path / "m.xml"
+    path.write_text(
+        f'<mujoco><asset><mesh{name} {mesh}/></asset><worldbody><body><freejoint/><geom type="mesh" mesh="m"/>'
+        "</body></worldbody></mujoco>"
+    )
+    with pytest.raises(artic.MjcfError, match=words):
+        artic.load_mjcf(path)
