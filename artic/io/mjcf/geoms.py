@@ -6,6 +6,7 @@ touch), with MuJoCo's max friction rule and contact filters (contype, conaffinit
 from __future__ import annotations
 
 import math
+import os
 import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -218,7 +219,7 @@ def inline_mesh(v: XmlValues, m: ET.Element) -> InlineMesh:
     return InlineMesh(verts, tris)
 
 
-def mesh_data(file, where: str) -> tuple[np.ndarray, np.ndarray]:
+def mesh_data(file: InlineMesh | os.PathLike | str, where: str) -> tuple[np.ndarray, np.ndarray]:
     """(vertices, triangles) of a mesh asset: its file's first object (MuJoCo's reading of OBJ files), or an
     inline mesh's own."""
     if isinstance(file, InlineMesh):
