@@ -76,7 +76,7 @@ def expand_attachments(root: ET.Element, path: Path, read_model: Callable[[Path]
     attaches = [(parent_of[el], el) for el in root.iter() if el.tag == "attach"]  # in file order, as MuJoCo
     if not attaches:
         return
-    degrees, seq = _units(root)
+    degrees, _ = _units(root)  # the parent's eulerseq does not matter: the child's euler become quaternions
     loaded = {}
     for parent, el in attaches:
         name = el.get("model")
@@ -84,7 +84,7 @@ def expand_attachments(root: ET.Element, path: Path, read_model: Callable[[Path]
             raise MjcfError(f"MJCF file '{path}': <attach model='{name}'> names no <asset><model>")
         if name not in loaded:
             child, folders = read_model(models[name])
-            _to_units(child, degrees, seq, models[name])
+            _to_units(child, degrees)
             _absolute_files(child, models[name], folders)
             loaded[name] = child
         _attach(root, parent, el, loaded[name], el.get("prefix", ""), path)
@@ -138,7 +138,7 @@ def _resolved(classes, cls, tag, attr):
     return None
 
 
-def _to_units(child, degrees: bool, seq: str, path: Path) -> None:
+def _to_units(child, degrees: bool) -> None:
     """The child's orientations as quaternions and its hinge/ball joints' angles in the parent's unit (module
     docstring), so that its own compiler angle and eulerseq no longer matter."""
     c_degrees, c_seq = _units(child)

@@ -261,7 +261,8 @@ class _Loader:
         self.bodies = {"world": (None, None, _WORLD)}  # body name: (articulation, geom link, weld group)
         for body in world.findall("body"):
             if is_mocap(self, body):
-                model.mocap_bodies[body.get("name", f"mocap{len(model.mocap_bodies)}")] = mocap_body(self, body, -2)
+                rigid = mocap_body(self, body)
+                model.mocap_bodies[rigid.name] = rigid
             else:
                 model.articulations.append(self._tree(body))
         self.mass.finish()

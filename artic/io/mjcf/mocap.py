@@ -35,8 +35,9 @@ def is_mocap(loader: _Loader, body: ET.Element) -> bool:
     return loader.v.choice(body, "mocap", body.get("mocap", "false"), ("true", "false")) == "true"
 
 
-def mocap_body(loader: _Loader, body: ET.Element, weld: int) -> RigidDynamic:
-    """The kinematic RigidDynamic of mocap body `body`, recorded under its name for equalities and excludes."""
+def mocap_body(loader: _Loader, body: ET.Element) -> RigidDynamic:
+    """The kinematic RigidDynamic of mocap body `body`, recorded under its name for equalities and excludes (its own
+    weld group: it shares no filter with any other body)."""
     v = loader.v
     name = body.get("name", f"mocap{len(loader.model.mocap_bodies)}")
     cls = loader._class(body, "childclass", "main")
@@ -52,7 +53,7 @@ def mocap_body(loader: _Loader, body: ET.Element, weld: int) -> RigidDynamic:
         rigid = RigidDynamic(loader._frame(body, loader._attrs(body, cls)), name)
         rigid.kinematic = True
         loader._fill_link(rigid.link, body, cls)
-    loader._record(body, rigid.articulation, rigid.link, weld, -1, [])
+    loader._record(body, rigid.articulation, rigid.link, -2, -1, [])
     return rigid
 
 
