@@ -77,14 +77,16 @@ def _param(name: str, doc: str, nonneg=False):
     return property(get, set_, doc=doc)
 
 
-def _check_dof(owner: str, articulation, joint, axis) -> Axis:
+def _check_dof(owner: str, articulation, joint, axis, routing: bool = False) -> Axis:
+    """The axis, checked; `routing`: a tendon joint of coefficient 0, which only carries the tendon's tree past its
+    link (MuJoCo's fixed tendons skip joints, and the links between may be welded), may use a LOCKED axis."""
     if joint is None or getattr(joint, "articulation", None) is not articulation:
         raise ValidationError(f"{owner}: every joint must belong to articulation '{articulation.name}'")
     try:
         axis = Axis(axis)
     except ValueError:
         raise ValidationError(f"{owner}: unknown axis {axis!r}") from None
-    if joint.get_motion(axis) == Motion.LOCKED:
+    if joint.get_motion(axis) == Motion.LOCKED and not routing:
         raise ValidationError(
             f"{owner}: axis {axis.name} of joint '{joint.name}' is LOCKED; a coupled dof must be FREE or LIMITED"
         )
@@ -224,6 +226,15 @@ class FixedTendon(_Tendon):
     def get_limit_parameters(self) -> tuple[float, float]:
         return self._limit_low, self._limit_high
 
+    def acting_joints(self) -> list[TendonJoint]:
+        """The tendon joints below the root that have a dof: all but the coefficient-0 ones on a LOCKED axis, which
+        only route the tendon past a welded link. These are the tendon's solver rows."""
+        return [
+            tj
+            for tj in self.tendon_joints[1:]
+            if tj.coefficient != 0.0 or tj.link.inbound_joint.get_motion(tj.axis) != Motion.LOCKED
+        ]
+
     def create_tendon_joint(
         self, parent: TendonJoint | None, axis: Axis, coefficient: float, recip_coefficient: float, link: Link
     ) -> TendonJoint:
@@ -245,13 +256,13 @@ class FixedTendon(_Tendon):
                     f"{owner}: link '{link.name}' is not a child of the parent tendon joint's link '{parent.link.name}'"
                 )
             j = link.inbound_joint
-            axis = _check_dof(owner, self.articulation, j, axis)
+            coefficient = _number(owner, "coefficient", coefficient)
+            recip_coefficient = _number(owner, "recip_coefficient", recip_coefficient)
+            axis = _check_dof(owner, self.articulation, j, axis, routing=coefficient == 0.0)
             if j.get_joint_type() == JointType.SPHERICAL and len(j.dof_axes()) > 1:
                 raise ValidationError(
                     f"{owner}: joint '{j.name}' is a multi-dof spherical joint; tendon joints need one-dof axes"
                 )
-            coefficient = _number(owner, "coefficient", coefficient)
-            recip_coefficient = _number(owner, "recip_coefficient", recip_coefficient)
             node = TendonJoint(self, parent, axis, coefficient, recip_coefficient, link)
             parent.children.append(node)
         self.tendon_joints.append(node)
@@ -355,8 +366,10 @@ def validate_couplings(articulation: Articulation) -> None:
             if len(c.tendon_joints) < 2:
                 raise ValidationError(f"{owner}: needs a root tendon joint and at least one child")
             for tj in c.tendon_joints[1:]:
-                if tj.link.inbound_joint.get_motion(tj.axis) == Motion.LOCKED:
+                if tj.coefficient != 0.0 and tj.link.inbound_joint.get_motion(tj.axis) == Motion.LOCKED:
                     raise ValidationError(f"{owner}: tendon joint on link '{tj.link.name}' uses a LOCKED axis")
+            if not c.acting_joints():
+                raise ValidationError(f"{owner}: every tendon joint has coefficient 0 on a LOCKED axis")
         elif isinstance(c, SpatialTendon) and len(c.attachments) < 2:
             raise ValidationError(f"{owner}: needs a root attachment and at least one leaf")
 

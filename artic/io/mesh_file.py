@@ -1,7 +1,7 @@
 """Mesh files for URDF and MJCF `<mesh>` shapes: read once, when the `Mesh` shape is built, and validated there.
 
-Readers: STL (binary and ASCII), COLLADA (.dae, through pycollada), PLY, OFF and glTF binary through trimesh; OBJ by
-the strict reader below, because trimesh reads an OBJ face index 0 as the last vertex and keeps 2-coordinate
+Readers: STL (binary and ASCII), COLLADA (.dae, through pycollada), PLY, OFF and glTF binary through trimesh; MuJoCo's
+own binary MSH format (`_read_msh`: robosuite's objects, dm_control's fruit fly); OBJ by the strict reader below, because trimesh reads an OBJ face index 0 as the last vertex and keeps 2-coordinate
 vertices without a word. A DAE file is read with its materials stripped: collision needs only the geometry, and
 pycollada drops a node's geometry when one of its materials refers to a missing texture (ANYmal's foot).
 
@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import ValidationError
 
 TRIMESH_FORMATS = (".stl", ".dae", ".ply", ".off", ".glb")
-READ_FORMATS = (".obj",) + TRIMESH_FORMATS
+READ_FORMATS = (".obj", ".msh") + TRIMESH_FORMATS
 
 
 class MeshFileError(ValidationError):
@@ -62,7 +62,12 @@ def read_mesh_file(path: os.PathLike | str, owner: str, first_object: bool = Fal
             raise MeshFileError(f"{where}: cannot read the file ({e.strerror})") from None
         if not data.strip():
             raise MeshFileError(f"{where}: the file is empty")
-        verts, tris = _read_obj(data, where, first_object) if suffix == ".obj" else _read_trimesh(data, suffix, where)
+        if suffix == ".obj":
+            verts, tris = _read_obj(data, where, first_object)
+        elif suffix == ".msh":
+            verts, tris = _read_msh(data, where)
+        else:
+            verts, tris = _read_trimesh(data, suffix, where)
         verts, tris = _validated(verts, tris, where)
         for a in (verts, tris):
             a.setflags(write=False)  # shared by every shape of this file
@@ -86,6 +91,33 @@ def _validated(verts, tris, where: str):
         bad = int(np.flatnonzero(~finite)[0])
         raise MeshFileError(f"{where}: vertex {bad} is not finite ({verts[bad].tolist()})")
     return verts, tris.astype(np.int32)
+
+
+def _read_msh(data: bytes, where: str):
+    """MuJoCo's MSH file: four int32 counts (vertices, normals, texture coordinates, faces), then that many float32
+    vertices (3 each), normals (3), texture coordinates (2) and int32 faces (3), and nothing else. Normals and texture
+    coordinates are not needed for collision or mass. A file with no faces is its vertices' convex hull (as MuJoCo
+    takes a mesh given by vertices alone)."""
+    if len(data) < 16:
+        raise MeshFileError(f"{where}: an MSH file starts with four int32 counts; the file has {len(data)} bytes")
+    nvert, nnormal, ntex, nface = (int(n) for n in np.frombuffer(data[:16], dtype="<i4"))
+    expected = 16 + 4 * (3 * nvert + 3 * nnormal + 2 * ntex + 3 * nface)
+    if min(nvert, nnormal, ntex, nface) < 0 or len(data) != expected:
+        raise MeshFileError(
+            f"{where}: not an MSH file: its counts ({nvert} vertices, {nnormal} normals, {ntex} texture "
+            f"coordinates, {nface} faces) call for {expected} bytes, the file has {len(data)}"
+        )
+    verts = np.frombuffer(data, dtype="<f4", count=3 * nvert, offset=16).reshape(-1, 3).astype(float)
+    faces_at = 16 + 4 * (3 * nvert + 3 * nnormal + 2 * ntex)
+    tris = np.frombuffer(data, dtype="<i4", count=3 * nface, offset=faces_at).reshape(-1, 3)
+    if nface == 0 and nvert >= 4:
+        from scipy.spatial import ConvexHull, QhullError
+
+        try:
+            tris = ConvexHull(verts).simplices
+        except QhullError:
+            raise MeshFileError(f"{where}: the file has no faces and its vertices span no volume") from None
+    return verts, tris
 
 
 def _read_trimesh(data: bytes, suffix: str, where: str):

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
@@ -36,11 +38,15 @@ def read_xml_root(
         path = Path(path)
         if path.is_dir():
             raise error(f"{kind} file '{path}' is a folder; give the path of the {kind} file inside it")
-        root = ET.parse(path).getroot()
+        data = path.read_bytes()
+        try:
+            root = ET.fromstring(data)
+        except ET.ParseError as e:
+            root = _read_as_tinyxml(data.decode("utf-8", errors="replace"), path, kind, e)
     except FileNotFoundError:
         raise error(f"{kind} file '{path}' not found") from None
     except ET.ParseError as e:
-        empty = " (the file is empty)" if "no element found: line 1, column 0" in str(e) else ""
+        empty = " (the file is empty)" if not data.strip() else ""
         raise error(f"{kind} file '{path}' is not valid XML{empty}: {e}") from None
     except (OSError, ValueError) as e:  # permission denied, a NUL byte in the name, ...
         raise error(f"{kind} file '{path}' cannot be read: {e}") from None
@@ -49,6 +55,33 @@ def read_xml_root(
         expected = " or ".join(f"<{t}>" for t in tags)
         raise error(f"{kind} file '{path}': the top element is <{root.tag}>, expected {expected}")
     return path, root
+
+
+# Two slips that XML forbids and TinyXML-2 (the parser of MuJoCo and of ROS's urdfdom) reads anyway, found in files
+# as shipped (myo_sim's elbow and leg models): '--' inside a comment, and no space between two attributes
+# (name="a"type="box"). Such a file is read with them repaired, and the repair is reported.
+_COMMENT = re.compile(r"<!--(.*?)-->", re.S)
+_GLUED_ATTRIBUTE = re.compile(r"""(=\s*(?:"[^"<]*"|'[^'<]*'))(?=[A-Za-z_:][-\w.:]*\s*=)""")
+
+
+def _read_as_tinyxml(text: str, path: Path, kind: str, first: ET.ParseError) -> ET.Element:
+    """The root of `text` once the slips TinyXML-2 accepts are repaired (a warning says which), or `first` raised
+    again when the repaired text is still not XML."""
+    repaired = _COMMENT.sub(lambda m: "<!--" + m.group(1).replace("--", "- -").rstrip("-") + " -->", text)
+    slips = ["'--' inside a comment"] if repaired != text else []
+    glued = _GLUED_ATTRIBUTE.sub(r"\1 ", repaired)
+    if glued != repaired:
+        slips.append("attributes not separated by a space")
+    try:
+        root = ET.fromstring(glued)
+    except ET.ParseError:
+        raise first from None
+    warnings.warn(
+        f"{kind} file '{path}' is not well-formed XML ({first}: {' and '.join(slips)}); read as MuJoCo's and "
+        "urdfdom's parser (TinyXML-2) reads it. Repair the file to silence this warning.",
+        stacklevel=3,
+    )
+    return root
 
 
 class XmlValues:

@@ -236,6 +236,32 @@ def test_bad_files_raise_the_loader_error(tmp_path, loader, error):
     with pytest.raises(error, match="expected a path"):
         loader(None)
 
+@pytest.mark.parametrize("loader", [artic.load_urdf, artic.load_mjcf])
+def test_what_tinyxml_reads_loads_with_a_warning(tmp_path, loader):
+    """'--' inside a comment and two attributes with no space between them are not XML, but MuJoCo's and urdfdom's
+    parser reads them, and files as shipped hold them (myo_sim's elbow and leg models): artic reads them the same
+    and says what it repaired. The values read are the file's (the glued attribute is not lost)."""
+    if loader is artic.load_urdf:
+        text = (
+            '<robot name="r"><!-- a -- comment ---><link name="a"><inertial><mass value="2"/>'
+            '<inertia ixx="1"ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link></robot>'
+        )
+    else:
+        text = (
+            '<mujoco><!-- a -- comment ---><worldbody><body name="b"><freejoint/>'
+            '<geom name="g"type="sphere" size="0.1" mass="2"/></body></worldbody></mujoco>'
+        )
+    path = tmp_path / "slips.xml"
+    path.write_text(text)
+    with pytest.warns(UserWarning, match="not well-formed.*'--' inside a comment and attributes not separated"):
+        loaded = loader(path)
+    art = loaded if loader is artic.load_urdf else loaded.articulations[0]
+    assert art.get_links()[0].mass == pytest.approx(2.0)
+    path.write_text(text.replace("<link name", "<link name=").replace("<body name", "<body name="))
+    with pytest.raises(ArticError, match="not valid XML"):  # what TinyXML-2 refuses too is still refused
+        loader(path)
+
+
 
 def test_package_dirs_must_be_folders(tmp_path):
     """package_dirs=None is refused clearly; a single folder is accepted as a one-folder list."""

@@ -183,20 +183,27 @@ class _Couplings:
             frame = link.initial_pose * joint.child_pose
             axes.append(Transform(np.zeros(3), frame.q).transform_point(np.array([1.0, 0.0, 0.0])))
             kinds.append(joint.get_joint_type())
-        n = len(nodes)
-        index = {id(link): k for k, link in enumerate(nodes)}
+        # a welded body on the way only routes the tendon: it has no dof and no row (FixedTendon.acting_joints)
+        acting = [k for k in range(len(nodes)) if cs[k] != 0.0 or kinds[k] != JointType.FIX]
+        axes, kinds = [axes[k] for k in acting], [kinds[k] for k in acting]
+        n = len(acting)
+        index = {id(nodes[k]): i for i, k in enumerate(acting)}
         g = np.eye(n)
         exact = True
-        for j, link in enumerate(nodes):
-            up = link.parent
+        for j, k in enumerate(acting):
+            up = nodes[k].parent
             while up is not root:
-                d = index[id(up)]
+                d = index.get(id(up))
+                if d is None:  # a routing node
+                    up = up.parent
+                    continue
                 if kinds[d] == kinds[j]:
                     g[d, j] = float(np.dot(axes[d], axes[j]))
                 if kinds[d] != kinds[j] or not (np.isclose(abs(g[d, j]), 1.0) or np.isclose(g[d, j], 0.0)):
                     exact = False
                 up = up.parent
         first = next(k for k, link in enumerate(nodes) if link.parent is root)
+        first = acting.index(first) if first in acting else 0  # the row whose axis the root reacts about (rows.py)
         moving_root = root.parent is not None or not _fixed_base(root.articulation)
         if moving_root and any(kinds[k] != kinds[first] or not np.allclose(axes[k], axes[first]) for k in range(n)):
             exact = False
@@ -208,7 +215,9 @@ class _Couplings:
                 "child's under a moving root): artic's (PhysX's) tendon forces match MuJoCo's c_i F only "
                 "approximately",
             )
-        return n * np.linalg.solve(g, cs)
+        recips = np.zeros(len(nodes))
+        recips[acting] = n * np.linalg.solve(g, cs[acting])
+        return recips
 
     def _tendon_range(self, el, a):
         """MuJoCo's tendon range is a (hard, or solref-soft) constraint. artic's (PhysX's) fixed-tendon limit is a

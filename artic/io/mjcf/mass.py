@@ -209,7 +209,7 @@ class MassRules:
                 return None
             mass = given
         else:
-            if density == 0.0:
+            if density == 0.0 or volume <= _EPS:  # a mesh whose file is not read weighs nothing (warned in _mesh)
                 return None
             mass = density * volume
         if kind == "mesh":

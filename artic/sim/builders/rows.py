@@ -56,14 +56,14 @@ def _tree_coupling_arrays(art: Articulation) -> dict:
         low, high = t.get_limit_parameters()
         h["ft_limit_low"].append(low)
         h["ft_limit_high"].append(high)
-        root = t.tendon_joints[0]
+        root, acting = t.tendon_joints[0], t.acting_joints()
         h["ft_root_link"].append(li[root.link])
-        first = root.children[0]
+        first = root.children[0] if root.children[0] in acting else acting[0]
         h["ft_root_dof"].append(_dof_index(art, first.link.inbound_joint, first.axis))
         h["ft_root_dof_link"].append(li[first.link])
         h["ft_joint_start"].append(len(h["ftj_dof"]))
-        h["ft_joint_count"].append(len(t.tendon_joints) - 1)
-        for tj in t.tendon_joints[1:]:
+        h["ft_joint_count"].append(len(acting))
+        for tj in acting:
             rows.append((int(COUPLING_FIXED), len(h["ftj_dof"])))
             h["ftj_tendon"].append(t_idx)
             h["ftj_dof"].append(_dof_index(art, tj.link.inbound_joint, tj.axis))

@@ -167,8 +167,9 @@ def test_spatial_tendon_is_a_spring_between_attachments():
 
 
 def test_tendon_validation():
-    """Tendon joints need a child link of the parent tendon joint's link and an unlocked one-dof axis; creation
-    only outside a scene."""
+    """Tendon joints need a child link of the parent tendon joint's link and an unlocked one-dof axis (a locked one
+    only with coefficient 0, routing the tendon past a welded link, and not all of them); creation only outside a
+    scene."""
     art, links, _, _ = rod_chain()
     t = art.create_fixed_tendon()
     root = t.create_tendon_joint(None, Axis.SWING2, 1.0, 1.0, links[0])
@@ -178,6 +179,13 @@ def test_tendon_validation():
         t.create_tendon_joint(root, Axis.TWIST, 1.0, 1.0, links[1])
     with pytest.raises(ArticError, match="already has a root"):
         t.create_tendon_joint(None, Axis.SWING2, 1.0, 1.0, links[1])
+    routed, routed_links, _, _ = rod_chain()
+    rt = routed.create_fixed_tendon()
+    rt.create_tendon_joint(
+        rt.create_tendon_joint(None, Axis.SWING2, 1.0, 1.0, routed_links[0]), Axis.TWIST, 0.0, 0.0, routed_links[1]
+    )  # coefficient 0: only routes the tendon
+    with pytest.raises(ArticError, match="every tendon joint has coefficient 0 on a LOCKED axis"):
+        artic.Scene().add_articulation(routed)
     with pytest.raises(ArticError, match="limit low 1.0 > high 0.0"):
         t.set_limit_parameters(1.0, 0.0)
     with pytest.raises(ArticError, match="needs a root tendon joint and at least one child"):

@@ -192,6 +192,25 @@ def _implicit(mm, md):
     return md.qvel / (1.0 + mm.opt.timestep**2 * mm.tendon_stiffness[0] * c @ minv_c[0])
 
 
+def test_a_fixed_tendon_passes_a_welded_body(tmp_path):
+    """dm_control's rodent routes its tail tendons past vertebrae that have no joint (refused before: "axis TWIST
+    of joint 'vertebra_C8' is LOCKED"). The welded body's tendon joint only routes the tendon (coefficient 0, no
+    row); the first step's velocity change equals MuJoCo's as for any fixed tendon."""
+    text = CHAIN.replace(
+        '<body name="b" pos="0.3 0 0">', '<body name="w" pos="0.3 0 0"><geom size="0.03"/><body name="b" pos="0 0 0">'
+    ).replace("</body>\n    </body>", "</body></body>\n    </body>")
+    path = _write(tmp_path, text)
+    mm, md, model, scene, states = _setup(path, np.array([0.3, -0.2]))
+    tendon = next(c for c in model.articulations[0]._couplings if isinstance(c, FixedTendon))
+    assert [tj.link.name for tj in tendon.tendon_joints] == ["a_world", "a", "w", "b"]
+    assert [tj.link.name for tj in tendon.acting_joints()] == ["a", "b"]
+    mujoco.mj_step(mm, md)
+    scene.step(mm.opt.timestep)
+    dv = _q(states, 2, "joint_velocity")
+    assert np.abs(md.qvel).min() > 1e-3
+    np.testing.assert_allclose(dv, _implicit(mm, md), rtol=2e-3, atol=1e-6)
+
+
 def test_fixed_tendon_trajectory_near_mujoco(tmp_path):
     """Over 1 s the tendon-sprung chain follows MuJoCo within 0.02 rad (implicit vs explicit spring, see the
     module docstring) while it moves by more than 0.2 rad."""

@@ -340,3 +340,37 @@ def test_an_obj_file_of_several_objects_is_read_as_mujoco_reads_it(tmp_path, ord
     assert len(said) == (0 if lead else 1)
     whole = artic.Mesh(str(tmp_path / "two.obj"))
     assert len(whole.triangles) == 24
+
+
+def _msh(path, mesh, faces=True, normals=True):
+    """MuJoCo's binary MSH file of a trimesh mesh (normals and texture coordinates as MuJoCo's exporters write them)."""
+    v = np.asarray(mesh.vertices, dtype="<f4")
+    n = np.asarray(mesh.vertex_normals, dtype="<f4") if normals else np.zeros((0, 3), "<f4")
+    f = np.asarray(mesh.faces, dtype="<i4") if faces else np.zeros((0, 3), "<i4")
+    t = np.zeros((len(v) if normals else 0, 2), "<f4")
+    head = np.array([len(v), len(n), len(t), len(f)], "<i4")
+    path.write_bytes(b"".join(a.tobytes() for a in (head, v, n, t, f)))
+
+
+@pytest.mark.parametrize("faces", [True, False], ids=["faces", "vertices-only"])
+def test_an_msh_mesh_weighs_as_in_mujoco(tmp_path, faces):
+    """MuJoCo's own binary mesh format (robosuite's objects, dm_control's fruit fly; a ZeroDivisionError here
+    before): mass, COM and inertia equal MuJoCo's; a file of vertices only is their convex hull, as in MuJoCo."""
+    import trimesh
+
+    mesh = trimesh.creation.cylinder(radius=0.04, height=0.12, sections=24)
+    mesh.apply_translation((0.01, -0.02, 0.03))
+    _msh(tmp_path / "can.msh", mesh, faces=faces)
+    path = tmp_path / "m.xml"
+    path.write_text(
+        '<mujoco><asset><mesh name="m" file="can.msh"/></asset><worldbody><body name="b"><freejoint/>'
+        '<geom type="mesh" mesh="m" density="300"/></body></worldbody></mujoco>'
+    )
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = artic.load_mjcf(path)
+    link = model.articulations[0].get_link("b")
+    assert link.mass == pytest.approx(mm.body_mass[1], rel=1e-6)
+    np.testing.assert_allclose(link.cmass_local_pose.p, mm.body_ipos[1], atol=1e-7)
+    assert sorted(link.inertia) == pytest.approx(sorted(mm.body_inertia[1]), rel=1e-5)
