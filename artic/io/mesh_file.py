@@ -1,9 +1,10 @@
 """Mesh files for URDF and MJCF `<mesh>` shapes: read once, when the `Mesh` shape is built, and validated there.
 
 Readers: STL (binary and ASCII), COLLADA (.dae, through pycollada), PLY, OFF and glTF binary through trimesh; MuJoCo's
-own binary MSH format (`_read_msh`: robosuite's objects, dm_control's fruit fly); OBJ by the strict reader below, because trimesh reads an OBJ face index 0 as the last vertex and keeps 2-coordinate
-vertices without a word. A DAE file is read with its materials stripped: collision needs only the geometry, and
-pycollada drops a node's geometry when one of its materials refers to a missing texture (ANYmal's foot).
+own binary MSH format (`_read_msh`: robosuite's objects, dm_control's fruit fly); OBJ by the strict reader below,
+because trimesh reads an OBJ face index 0 as the last vertex and keeps 2-coordinate vertices without a word. A DAE
+file is read with its materials stripped: collision needs only the geometry, and pycollada drops a node's geometry
+when one of its materials refers to a missing texture (ANYmal's foot).
 
 Every file must give finite 3-D vertices and at least one triangle whose indices lie in range; anything else, and
 any exception of the reading libraries, becomes a `MeshFileError` (an ArticError) naming the file. Files are cached

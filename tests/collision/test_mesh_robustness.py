@@ -60,7 +60,8 @@ CORRUPT = {  # file name -> content: each must be refused with an ArticError nam
     "index_too_big.off": b"OFF\n4 1 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 9\n",
     "short.msh": b"\x04\x00\x00\x00",
     "counts_mismatch.msh": np.array([4, 0, 0, 4], "<i4").tobytes() + TETRA.astype("<f4").tobytes(),
-    "index_too_big.msh": np.array([4, 0, 0, 1], "<i4").tobytes() + TETRA.astype("<f4").tobytes()
+    "index_too_big.msh": np.array([4, 0, 0, 1], "<i4").tobytes()
+    + TETRA.astype("<f4").tobytes()
     + np.array([0, 1, 9], "<i4").tobytes(),
     "flat_no_faces.msh": np.array([4, 0, 0, 0], "<i4").tobytes() + (TETRA * [1, 1, 0]).astype("<f4").tobytes(),
     "no_geometry.dae": b'<?xml version="1.0"?><COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" '

@@ -236,6 +236,7 @@ def test_bad_files_raise_the_loader_error(tmp_path, loader, error):
     with pytest.raises(error, match="expected a path"):
         loader(None)
 
+
 @pytest.mark.parametrize("loader", [artic.load_urdf, artic.load_mjcf])
 def test_what_tinyxml_reads_loads_with_a_warning(tmp_path, loader):
     """'--' inside a comment and two attributes with no space between them are not XML, but MuJoCo's and urdfdom's
@@ -260,7 +261,6 @@ def test_what_tinyxml_reads_loads_with_a_warning(tmp_path, loader):
     path.write_text(text.replace("<link name", "<link name=").replace("<body name", "<body name="))
     with pytest.raises(ArticError, match="not valid XML"):  # what TinyXML-2 refuses too is still refused
         loader(path)
-
 
 
 def test_package_dirs_must_be_folders(tmp_path):
