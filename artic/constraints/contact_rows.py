@@ -395,6 +395,16 @@ def _solve_patch(
         for j in range(m):
             a[i, j] = ct.delassus[env, ri, j]
     lam = lam0
+    # A contact on a link that few dofs move (an arm's first link on its base) has normal and friction rows that
+    # are nearly parallel: friction can undo the normal row's work, and plain sweeps then cycle with period two
+    # (normal impulse up, friction stops the slip and the approach, normal impulse back to zero, ...) and may end
+    # on a zero impulse. A sweep that ends where the one before it started, with the normal impulse zero at one of
+    # the two ends, halves the step taken from then on:
+    # the same fixed point, reached (a mix of two admissible impulses stays admissible: the bounds are convex in
+    # them). Patches that converge, if not monotonically (a stack of boxes), keep the plain sweeps.
+    omega = float(1.0)
+    earlier = lam0
+    earlier_total = float(-1.0)
     for _sweep in range(PATCH_SWEEPS):
         before = lam
         for c in range(c1 - c0):
@@ -445,6 +455,17 @@ def _solve_patch(
         change = float(0.0)  # largest velocity change this sweep made
         for i in range(m):
             change = wp.max(change, wp.abs(lam[i] - before[i]) * a[i, i])
+        back = float(0.0)  # how far this sweep's impulses are from those the sweep before started from
+        for i in range(m):
+            back = wp.max(back, wp.abs(lam[i] - earlier[i]) * a[i, i])
+        if _sweep > 0 and back < 0.1 * change and (total == 0.0 or earlier_total == 0.0):
+            omega = 0.5 * omega
+        earlier = before
+        earlier_total = total
+        if omega < 1.0:
+            for i in range(m):
+                lam[i] = before[i] + omega * (lam[i] - before[i])
+            change = omega * change
         if change < SWEEP_TOLERANCE:
             break  # converged (at once for a patch of speculative contacts that stay apart)
     for i in range(m):
