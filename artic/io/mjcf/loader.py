@@ -24,8 +24,9 @@ How MJCF maps onto PhysX-style articulations:
   excludes out of contact with `Articulation.disable_collision` (also across joint chains, where the two geom
   links are not parent and child). <exclude body1 body2> adds the pair of the two bodies' geom links; between two
   trees or with the world artic has no per-pair filter, so such an exclusion is dropped with a warning. artic's
-  own rule that a link never collides with its parent link goes further in one case: a body with one joint (one
-  link) never collides with a parent body welded to the world, which MuJoCo lets collide.
+  own rule that a link never collides with its parent link would go further in one case, a body with one joint (one
+  link) below a parent body welded to the world (an arm's first link on its base: robosuite's Sawyer swings into
+  it), which MuJoCo lets collide: those geom pairs are added as explicit contact pairs (pairs.py).
 * A top-level body with a free joint is a floating base; any other top-level body hangs from a fixed root at the
   world origin. Ball joints are spherical joints with three free axes (their cone range is not mapped).
 * Joint q is MuJoCo's qpos: the child frame is turned back by `ref`, so the body sits where the file puts it at
@@ -72,7 +73,7 @@ from .mass import MESH_INERTIA, MassRules
 from .mocap import is_mocap, mocap_body, set_mocap
 from .options import Options, apply_mujoco_defaults, disable_contacts, read_options
 from .pairs import BUILTIN as PAIR_BUILTIN
-from .pairs import read_pairs
+from .pairs import collide_with_world_parents, read_pairs
 from .report import report_unused
 from .sections import expand_file
 from .softness import read_softness
@@ -247,6 +248,7 @@ class _Loader:
                 raise v.fail(j, "the world body cannot have joints; put the joint in a <body>")
         self.ellipsoids = []  # names of the ellipsoid geoms that collide as inscribed polytopes (`_ellipsoid`)
         self.margin_dropped = []  # names of the mesh geoms whose margin artic cannot add (`_grow`)
+        self.gravcomp_unclamped = []  # joints with actuatorgravcomp and an actuatorfrcrange (`_force_range`)
         self.frictions = []  # (geom name, condim, friction) of every geom, for the condim-1 report
         self.geoms, self.geom_repeated = {}, set()  # <geom name>: (shape, margin grown by), for <pair>
         static = RigidStatic(name="world")
@@ -258,6 +260,7 @@ class _Loader:
                 disable_contacts(static)
             model.statics.append(static)
         self.joint_names = {}
+        self.world_parents = []  # (articulation, link, parent link welded to the world): `_weld_filters`
         self.bodies = {"world": (None, None, _WORLD)}  # body name: (articulation, geom link, weld group)
         for body in world.findall("body"):
             if is_mocap(self, body):
@@ -269,6 +272,7 @@ class _Loader:
         for section in root.findall("contact"):
             self._contact(section)
         read_pairs(self, [p for section in root.findall("contact") for p in section.findall("pair")])
+        collide_with_world_parents(self)
         model.joints = read_couplings(self, root)
         read_actuators(self, root.find("actuator"))  # actuators.py; after the tendons, which they may drive
         start = qpos0(model.qpos_layout)
@@ -277,6 +281,15 @@ class _Loader:
             v, root, model.qpos_layout, start, len(model.actuators), tuple(zip(*mocap0)) if mocap0 else ((), ())
         )
         report_frictionless(self)
+        gravcomp = any(lk.gravity_scale != 1.0 for art in model.articulations for lk in art.get_links())
+        if self.gravcomp_unclamped and gravcomp:
+            warnings.warn(
+                f"MJCF '{path.name}': {len(self.gravcomp_unclamped)} joint(s) (first "
+                f"'{self.gravcomp_unclamped[0]}') have actuatorgravcomp and an actuatorfrcrange: the bodies' "
+                "gravity compensation acts, but is not counted against the range as MuJoCo counts it",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         if self.margin_dropped:
             warnings.warn(
                 f"MJCF '{path.name}': the margin of {len(self.margin_dropped)} mesh geom(s) (first "
@@ -467,7 +480,7 @@ class _Loader:
             world.mass = 0.0
             world.inertia = (0.0, 0.0, 0.0)
             self._body(art, world, body, "main", None, welds)
-        self._weld_filters(art, welds)
+        self.world_parents += [(art, a, b) for a, b in self._weld_filters(art, welds)]
         self._unique_joint_names(art)
         apply_mujoco_defaults(art, self.opts)
         art.mjcf_root_free = free
@@ -503,9 +516,11 @@ class _Loader:
             self.bodies[name] = (art, link, weld)
 
     @staticmethod
-    def _weld_filters(art, welds):
+    def _weld_filters(art, welds) -> list:
         """MuJoCo's body filter (see the module docstring): no contact within a weld group, nor between a weld
-        group and the weld group of its root's parent body when neither is the world's."""
+        group and the weld group of its root's parent body when neither is the world's. Returns the (link, parent
+        link) pairs that MuJoCo lets collide and artic's parent rule would not: a body's geom link whose parent
+        link is welded to the world (pairs.py `collide_with_world_parents`)."""
         members, parent_of = {}, {}
         for link, weld, parent_weld in welds:
             members.setdefault(weld, []).append(link)
@@ -524,6 +539,8 @@ class _Loader:
                 for a in links:
                     for b in members[parent]:
                         exclude(a, b)
+        grounded = members.get(_WORLD, [])
+        return [(a, a.parent) for w, links in members.items() if w != _WORLD for a in links if a.parent in grounded]
 
     def _body(self, art, parent_link, body, cls, parent_weld, welds):
         """Links for `body` (one per joint), hung below `parent_link` (the parent body's geom link), recorded in
@@ -671,6 +688,10 @@ class _Loader:
         lo, hi = (float(x) for x in v.numbers(j, "actuatorfrcrange", 2, text=a["actuatorfrcrange"]))
         if lo > hi:
             raise v.fail(j, f"attribute actuatorfrcrange='{a['actuatorfrcrange']}': the lower bound exceeds the upper")
+        if v.choice(j, "actuatorgravcomp", a.get("actuatorgravcomp", "false"), ("true", "false")) == "true":
+            # MuJoCo counts the joint's gravity compensation as actuator force, within this range; artic applies
+            # it as the bodies' gravcomp (exact where the range leaves room for it), outside the clamp
+            self.gravcomp_unclamped.append(j.get("name", "unnamed"))
         return lo, hi
 
     def _fill_link(self, link, body, cls):
@@ -712,8 +733,7 @@ class _Loader:
                     "artic filters pairs only within one articulation)"
                 )
                 continue
-            if link_a.parent is not link_b and link_b.parent is not link_a:  # parent and child never collide
-                art_a.disable_collision(link_a, link_b)
+            art_a.disable_collision(link_a, link_b)  # a parent and child too: pairs.py reads it
         if dropped:
             warnings.warn(
                 f"{v.where(section)}: {', '.join(dropped)} not supported and dropped; these geoms may "

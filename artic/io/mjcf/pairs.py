@@ -102,3 +102,22 @@ def read_pairs(mj: _Loader, elements: Iterable[ET.Element]) -> None:
             RuntimeWarning,
             stacklevel=4,
         )
+
+
+def collide_with_world_parents(mj: _Loader) -> None:
+    """MuJoCo's parent filter spares a body whose parent is welded to the world (an arm's first link and its base),
+    where artic's links never collide with their parent link: each such geom pair that contype/conaffinity let
+    collide, not excluded (<exclude>) nor already an explicit <pair>, becomes an explicit contact pair with the
+    geoms' own materials (MuJoCo's mixing, as any dynamic contact)."""
+    if not mj.opts.contact:
+        return
+    for art, link, parent in mj.world_parents:
+        if frozenset((link, parent)) in art.collision_filters:
+            continue
+        paired = {frozenset((id(p.shape_a), id(p.shape_b))) for p in art.contact_pairs}
+        for a in link.shapes:
+            for b in parent.shapes:
+                if frozenset((id(a), id(b))) in paired:
+                    continue
+                if (a.collision_group & b.collision_mask) or (b.collision_group & a.collision_mask):
+                    art.add_contact_pair(a, b)
