@@ -59,7 +59,8 @@ class Keyframe:
 def read_keyframes(
     v: XmlValues, root: ET.Element, layout: list[QposEntry], qpos0: np.ndarray, nu: int, mocap0: tuple = ((), ())
 ) -> list:
-    """Every <key> of the file's <keyframe> sections; a vector of the wrong length is an MjcfError naming it.
+    """Every <key> of the file's <keyframe> sections, then default keys up to <size nkey>; a vector of the wrong
+    length is an MjcfError naming it.
     mocap0: the mocap bodies' file positions and quaternions (w x y z), flattened, for keys without mpos/mquat."""
     nv = sum(_QVEL[e.kind] for e in layout)
     mpos0, mquat0 = (np.asarray(m, float).reshape(-1) for m in mocap0)
@@ -93,6 +94,11 @@ def read_keyframes(
                     values["mquat"],
                 )
             )
+    # <size nkey>: MuJoCo allocates that many keys at least, those the file does not define at qpos0 (dm_control's
+    # dog declares one and defines none)
+    nkey = max([v.integer(s, "nkey", s.get("nkey", "0"), 0, 10**6) for s in root.findall("size")], default=0)
+    for k in range(len(keys), nkey):
+        keys.append(Keyframe(f"key {k}", 0.0, qpos0.copy(), np.zeros(nv), np.zeros(nu), mpos0.copy(), mquat0.copy()))
     return keys
 
 

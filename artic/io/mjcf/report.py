@@ -55,6 +55,7 @@ USED = {
         "name",
         "actuatorfrcrange",
         "actuatorfrclimited",
+        "actuatorgravcomp",
         "class",
         "type",
         "pos",

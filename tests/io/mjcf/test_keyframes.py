@@ -63,6 +63,19 @@ def test_keyframes_are_read_in_mujocos_layout(tmp_path):
     assert model.keyframes[1].time == 2.0
 
 
+def test_size_nkey_adds_default_keys_as_mujoco(tmp_path):
+    """<size nkey="4"> with two keys defined: MuJoCo has four, the last two at qpos0 with zero qvel and ctrl
+    (dm_control's dog declares one key and defines none: "no keyframe 0" before)."""
+    path = tmp_path / "model.xml"
+    path.write_text(MODEL.replace("<worldbody>", '<size nkey="4"/><worldbody>'))
+    model, mm = mjcf_with_mujoco(path)
+    assert mm.nkey == len(model.keyframes) == 4
+    for k, key in enumerate(model.keyframes):
+        np.testing.assert_allclose(key.qpos, mm.key_qpos[k], atol=1e-12)
+        np.testing.assert_allclose(key.qvel, mm.key_qvel[k], atol=1e-12)
+        np.testing.assert_allclose(key.ctrl, mm.key_ctrl[k], atol=1e-12)
+
+
 def test_a_scene_set_to_a_keyframe_is_where_mujoco_puts_it_and_moves_as_it_does(tmp_path):
     """After set_keyframe (every env) and MuJoCo's mj_resetDataKeyframe, every body is at MuJoCo's pose (1e-5 m,
     quaternions equal up to sign), and over 20 ms with the keyframe's controls (no gravity) the bodies move as

@@ -313,3 +313,32 @@ def test_gravcomp_is_mujocos(tmp_path, arm, box):
     z = scene.get_link_poses(box_art)[0, 0, 2]
     assert z == pytest.approx(md.qpos[3], abs=1e-3)
     assert abs(md.qpos[3] - 1.0) > 0.5 * 9.81 * 0.25  # it did fall (or rise) by (1 - gravcomp) g
+
+
+def test_actuatorgravcomp_without_a_force_range_is_the_bodies_gravcomp(tmp_path):
+    """actuatorgravcomp moves the joint's gravity compensation from passive to actuator force in MuJoCo; without an
+    actuatorfrcrange to count it against, the motion is the same, and artic's (body gravcomp) follows MuJoCo's
+    arm with no warning about it. With a range it is said that the compensation is not clamped."""
+    path = tmp_path / "gravcomp.xml"
+    path.write_text(GRAVCOMP.format(arm="0.6", box="0").replace('axis="0 1 0"', 'axis="0 1 0" actuatorgravcomp="true"'))
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    md = mujoco.MjData(mm)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        model = artic.load_mjcf(path)
+    assert not [w for w in record if "actuatorgravcomp" in str(w.message)]
+    scene = artic.Scene(1, gravity=model.gravity)
+    model.add_to(scene)
+    arm = next(a for a in model.articulations if a.name == "arm")
+    cache = arm.create_cache()
+    for _ in range(1000):
+        mujoco.mj_step(mm, md)
+        scene.step(model.timestep)
+    arm.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+    assert abs(md.qpos[0]) > 0.05  # it sags by the uncompensated 40 %
+    assert cache.joint_position[0, 0] == pytest.approx(md.qpos[0], abs=1e-3)
+    path.write_text(
+        path.read_text().replace('actuatorgravcomp="true"', 'actuatorgravcomp="true" actuatorfrcrange="-3 3"')
+    )
+    with pytest.warns(RuntimeWarning, match="joint.*'j'.*actuatorgravcomp and an actuatorfrcrange.*not counted"):
+        artic.load_mjcf(path)
