@@ -240,3 +240,50 @@ def test_cylinder_rests_on_a_static_box(pose, height):
     p = scene.get_actor_pose(b)[0]
     assert p[2] == pytest.approx(height, abs=1.5e-3)
     assert np.abs(scene.get_actor_velocity(b)[0]).max() < 1e-2
+
+
+def test_a_capsule_across_an_edge_meets_it_where_its_axis_passes_closest():
+    """A capsule (radius 0.05, half-length 0.3) lies across the top edge of a static box, turned so that the axis
+    point nearest the edge is not one of its five samples: the deepest contact's separation is the closed form (the
+    axis's distance to the edge line, less the radius), 16 cases from 2 cm deep to 1 cm apart, to 1e-5 m. Before,
+    the samples on either side measured it shallower. (A hull's distance function is its largest face-plane
+    distance, a lower bound outside: by an edge it reports up to 1 - 1/sqrt(2) of the axis's distance deeper.)"""
+    half = 0.2
+    shape = Box((half, half, half))
+    envs = 16
+    scene = artic.Scene(envs, gravity=(0.0, 0.0, 0.0))
+    base = artic.RigidStatic(Transform(), "base")
+    base.attach_shape(shape)
+    scene.add_actor(base)
+    b = body(artic.Capsule(0.05, 0.3), pose=(0.0, 0.0, 2.0))
+    scene.add_actor(b)
+    # the edge: the line x = z = half along y
+    outward = np.array([1.0, 0.0, 1.0]) / np.sqrt(2.0)  # away from the edge, between the two faces
+    axis = np.array([1.0, 0.7, -1.0])
+    axis /= np.linalg.norm(axis)  # across the edge line, and across the bisecting plane
+    gaps = np.linspace(-0.02, 0.01, envs)  # the expected separations
+    closest_at = 0.11  # [m] along the axis from the capsule's centre: between the samples at 0 and 0.15
+    poses = np.zeros((envs, 7))
+    for e, gap in enumerate(gaps):
+        near = np.array([half, 0.0, half]) + outward * (0.05 + gap)  # the axis point nearest the edge
+        centre = near - axis * closest_at
+        x = np.array([1.0, 0.0, 0.0])  # the capsule's axis is its local x: rotate x onto `axis`
+        c = np.cross(x, axis)
+        q = np.concatenate([c, [1.0 + x @ axis]])
+        poses[e] = np.concatenate([centre, q / np.linalg.norm(q)])
+    scene.set_actor_pose(b, poses)
+    scene.step(1e-6)
+    r = scene.get_contacts(b)
+    for e in range(envs):
+        n = r.count[e]
+        assert n >= 1, e
+        assert r.separation[e, :n].min() == pytest.approx(_capsule_edge_gap(poses[e], half), abs=1e-5)
+
+
+def _capsule_edge_gap(pose, half):
+    """Closed form: the distance from the capsule's axis segment to the edge line x = z = half (its x-z
+    projection's nearest approach, on a fine grid of the segment), less the radius."""
+    centre, q = pose[:3], pose[3:]
+    axis = quat_to_matrix(q) @ np.array([1.0, 0.0, 0.0])
+    points = centre + np.linspace(-0.3, 0.3, 60001)[:, None] * axis
+    return np.hypot(points[:, 0] - half, points[:, 2] - half).min() - 0.05
