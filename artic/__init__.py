@@ -28,6 +28,7 @@ from .description.body_joints import (
     spring_from_erp_cfm,
 )
 from .description.deadzone import Deadzone
+from .description.fluid import Fluid
 from .description.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Shape, Sphere, TriangleMesh
 from .description.softness import Softness
 from .enums import (
@@ -106,6 +107,7 @@ __all__ = [
     "Drive",
     "DriveType",
     "FixedJoint",
+    "Fluid",
     "FrictionParams",
     "GimbalJoint",
     "HingeJoint",

@@ -22,6 +22,7 @@ from ..math.np_spatial import Transform, quat_from_matrix
 from .articulation_joint import Joint
 from .contact_pairs import contact_pair
 from .couplings import FixedTendon, MimicJoint, SpatialTendon, validate_couplings
+from .fluid import Fluid
 from .shapes import Material, Shape, mass_properties
 from .validate import KnownAttributes, finite, flag_value, nonneg, nonneg_property, pose_property
 from .validate import as_real as _as_real
@@ -50,6 +51,9 @@ class Link(KnownAttributes):
         self._max_angular_velocity = 50.0
         self._cfm_scale = 0.025
         self._gravity_scale = 1.0
+        # whether the articulation's `fluid` acts on this link: MJCF imports turn it off for the massless links a
+        # multi-joint body is split into and for bodies MuJoCo leaves massless (no inertia box in MuJoCo)
+        self.in_fluid = True
         self.inbound_joint: Joint | None = Joint(self, parent, name) if parent is not None else None
 
     def __repr__(self):
@@ -212,6 +216,7 @@ class Articulation(KnownAttributes):
         self.collision_filters: set = set()  # frozenset({link, link}) pairs that never collide
         self.contact_pairs: list = []  # ContactPair (contact_pairs.py): shape pairs that always collide
         self._kinematic = False  # set by a kinematic RigidDynamic: the root follows pose targets
+        self._fluid: Fluid | None = None
 
     def __repr__(self):
         return f"Articulation('{self.name}', links={len(self._links)}, dofs={self.dof_count})"
@@ -279,6 +284,19 @@ class Articulation(KnownAttributes):
             if link.inbound_joint is not None and link.inbound_joint.name == name:
                 return link.inbound_joint
         raise ValidationError(f"{self._owner()}: no joint named '{name}'")
+
+    @property
+    def fluid(self) -> Fluid | None:
+        """The medium the links move through (description/fluid.py: MuJoCo's inertia-box drag), or None (default:
+        vacuum, as in PhysX)."""
+        return self._fluid
+
+    @fluid.setter
+    def fluid(self, value: Fluid | None) -> None:
+        if value is not None and not isinstance(value, Fluid):
+            raise ValidationError(f"{self._owner()}: fluid must be an artic.Fluid or None, got {value!r}")
+        self._fluid = value
+        self._changed("model")
 
     @property
     def root(self) -> Link:

@@ -69,4 +69,31 @@ def applied_link_wrench(
     weight = m * dp.link_gravity_scale[i] * gravity
     force = (1.0 - lin_d * dt) * (weight + user_force) - m * (lin_d + lin_s / dt) * v
     torque = (1.0 - ang_d * dt) * user_torque - (ang_d + ang_s / dt) * rotational_inertia_times(tree, link_rot, i, w)
+    medium = dp.link_fluid[i]
+    if medium[0] > 0.0 or medium[1] > 0.0:
+        drag = fluid_wrench(link_rot * tree.link_com_rot[i], v - dp.link_wind[i], w, dp.link_fluid_box[i], medium)
+        force += wp.spatial_top(drag)
+        torque += wp.spatial_bottom(drag)
     return wp.spatial_vector(force, torque)
+
+
+@wp.func
+def fluid_wrench(frame: wp.quat, v: wp.vec3, w: wp.vec3, box: wp.vec3, medium: wp.vec3) -> wp.spatial_vector:
+    """(force, torque) of MuJoCo's inertia-box fluid model (description/fluid.py) on a link whose principal frame
+    is `frame`, moving at v relative to the medium and turning at w (world), of inertia-box sides `box`, in a
+    medium of density medium[0] and viscosity medium[1]."""
+    lv = wp.quat_rotate_inv(frame, v)
+    lw = wp.quat_rotate_inv(frame, w)
+    d = (box[0] + box[1] + box[2]) / 3.0
+    f = lv * (-3.0 * wp.pi * medium[1] * d)
+    t = lw * (-wp.pi * medium[1] * d * d * d)
+    area = wp.vec3(box[1] * box[2], box[0] * box[2], box[0] * box[1])
+    arm = wp.vec3(
+        box[0] * (box[1] * box[1] * box[1] * box[1] + box[2] * box[2] * box[2] * box[2]),
+        box[1] * (box[0] * box[0] * box[0] * box[0] + box[2] * box[2] * box[2] * box[2]),
+        box[2] * (box[0] * box[0] * box[0] * box[0] + box[1] * box[1] * box[1] * box[1]),
+    )
+    for k in range(3):
+        f[k] = f[k] - 0.5 * medium[0] * area[k] * wp.abs(lv[k]) * lv[k]
+        t[k] = t[k] - medium[0] * arm[k] * wp.abs(lw[k]) * lw[k] / 64.0
+    return wp.spatial_vector(wp.quat_rotate(frame, f), wp.quat_rotate(frame, t))

@@ -572,6 +572,7 @@ class _Loader:
                 if not last:
                     link.mass = 1e-6
                     link.inertia = (1e-9, 1e-9, 1e-9)
+                    link.in_fluid = False
         self._fill_link(link, body, cls)
         parent_weld = _WORLD if parent_weld is None else parent_weld
         # a body without joints joins its parent's weld group; a body with joints starts its own

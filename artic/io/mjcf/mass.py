@@ -131,6 +131,7 @@ class MassRules:
                 link.mass = 1e-6
                 link.inertia = (1e-9, 1e-9, 1e-9)
                 link.cmass_local_pose = Transform(com)
+                link.in_fluid = False  # MuJoCo's massless body has no inertia box
             else:
                 link.set_mass_and_inertia_tensor(mass, com, tensor)
 

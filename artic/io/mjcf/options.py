@@ -1,6 +1,7 @@
 """MJCF `<option>` and MuJoCo's behaviour by default, for `load_mjcf`.
 
-`<option timestep gravity>` and the `<flag>` switches gravity, contact, constraint, limit, frictionloss, spring and
+`<option timestep gravity>`, the medium (`density viscosity wind`: MuJoCo's inertia-box fluid forces on every link,
+description/fluid.py) and the `<flag>` switches gravity, contact, constraint, limit, frictionloss, spring and
 damper are followed; every other option attribute or flag that changes the dynamics is reported with one warning
 naming it (MuJoCo's XML reference, "option" and "option/flag").
 
@@ -31,7 +32,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
+from ...description.fluid import Fluid
 
 if TYPE_CHECKING:
     from ...description.actors import RigidStatic
@@ -82,7 +83,7 @@ MAX_ITERATIONS = 255  # PhysX's bound on an articulation's position iterations
 # option attributes that change nothing artic simulates: the magnetic field acts on magnetometers only, apirate
 # on MuJoCo's remote API
 _HARMLESS_OPTIONS = ("magnetic", "apirate")
-# the medium: reported only when it is there (non-zero)
+# the medium: MuJoCo's inertia-box fluid model on every link (description/fluid.py)
 _MEDIUM = ("density", "viscosity", "wind")
 # artic's link and joint caps standing in for "no cap"
 NO_CAP = 1e10
@@ -103,6 +104,7 @@ class Options:
     soft: bool = True  # MuJoCo's soft constraints mapped (load_mjcf's soft_constraints), else PhysX's hard rows
     cone: str = "pyramidal"  # MuJoCo's friction cone: the soft normal row's regularizer (contact_rows._cone_factor)
     impratio: float = 1.0
+    fluid: Fluid | None = None  # the medium (density, viscosity, wind), None when MuJoCo's is vacuum
 
 
 def read_options(v: XmlValues, root: ET.Element, soft: bool = True) -> Options:
@@ -141,17 +143,16 @@ def read_options(v: XmlValues, root: ET.Element, soft: bool = True) -> Options:
         )
         if integrator != "Euler":
             dropped.append((opt, f"attribute integrator='{integrator}' (artic integrates with semi-implicit Euler)"))
+        if any(name in opt.attrib for name in _MEDIUM):
+            medium = opts.fluid or Fluid()
+            density = v.number(opt, "density", text=opt.get("density", str(medium.density)), minimum=0.0)
+            viscosity = v.number(opt, "viscosity", text=opt.get("viscosity", str(medium.viscosity)), minimum=0.0)
+            wind = tuple(v.numbers(opt, "wind", 3, text=opt.get("wind", " ".join(map(str, medium.wind)))))
+            opts.fluid = Fluid(density, viscosity, wind)
         for name, text in opt.attrib.items():
-            if name in _READ_OPTIONS or name in _HARMLESS_OPTIONS:
+            if name in _READ_OPTIONS or name in _HARMLESS_OPTIONS or name in _MEDIUM:
                 continue
-            if name in _MEDIUM and not np.any(v.numbers(opt, name, 3 if name == "wind" else 1)):
-                continue
-            what = (
-                "artic simulates no fluid forces"
-                if name in _MEDIUM
-                else "a MuJoCo solver setting; artic's solver has its own"
-            )
-            dropped.append((opt, f"attribute {name}='{text}' ({what})"))
+            dropped.append((opt, f"attribute {name}='{text}' (a MuJoCo solver setting; artic's solver has its own)"))
         for flag in opt.findall("flag"):
             for name, value in flag.attrib.items():
                 value = v.choice(flag, name, value, ("enable", "disable"))
@@ -183,6 +184,8 @@ def apply_mujoco_defaults(art: Articulation, opts: Options) -> None:
     (see the module docstring); with contacts disabled, its shapes collide with nothing."""
     art.sleep_threshold = 0.0
     art.set_solver_iteration_counts(min(max(opts.iterations, 1), MAX_ITERATIONS), 1)
+    if opts.fluid is not None and opts.fluid.active:
+        art.fluid = opts.fluid  # MuJoCo's inertia-box fluid forces (description/fluid.py)
     for link in art.get_links():
         link.linear_damping = 0.0
         link.angular_damping = 0.0

@@ -26,6 +26,7 @@ from ...core.model import (
 )
 from ...core.structs import upload
 from ...description.articulation import Articulation
+from ...description.fluid import inertia_box
 from ...description.mass_check import dof_inverse_weights
 from ...description.softness import softness_row
 from ...enums import ArticulationFlag, DriveType, JointType, Motion
@@ -207,6 +208,14 @@ def _tree_dof_arrays(art: Articulation) -> dict:
         h["link_max_linear_velocity"][i] = link.max_linear_velocity
         h["link_max_angular_velocity"][i] = link.max_angular_velocity
         h["link_gravity_scale"][i] = link.gravity_scale
+    h.update({k: np.zeros((nl, 3), f) for k in ("link_fluid", "link_wind", "link_fluid_box")})
+    if art.fluid is not None and art.fluid.active:
+        for i, link in enumerate(topo.links):
+            if not link.in_fluid:
+                continue
+            h["link_fluid"][i] = (art.fluid.density, art.fluid.viscosity, 0.0)
+            h["link_wind"][i] = art.fluid.wind
+            h["link_fluid_box"][i] = inertia_box(link.mass, link.inertia)
     for rank, i in enumerate(topo.depth_first()):
         link = topo.links[i]
         j = link.inbound_joint

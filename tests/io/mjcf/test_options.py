@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -182,14 +184,13 @@ def test_add_to_reports_a_scene_gravity_other_than_the_files(tmp_path):
         ('integrator="RK4"', "", "integrator='RK4'"),
         ('solver="CG"', "", "solver='CG'"),
         ('iterations="1000"', "", "iterations='1000' is capped at 255"),
-        ('viscosity="0.1"', "", "viscosity='0.1'"),
         ("", '<flag eulerdamp="disable"/>', "eulerdamp='disable'"),
         ("", '<flag actuation="disable"/>', "actuation='disable'"),
         ("", '<flag override="enable"/>', "override='enable'"),
     ],
 )
 def test_settings_artic_does_not_follow_are_named(tmp_path, option, flags, named):
-    """Each integrator, solver, fluid or flag setting that artic does not follow gives a warning naming it."""
+    """Each integrator, solver or flag setting that artic does not follow gives a warning naming it."""
     with pytest.warns(RuntimeWarning, match=named):
         artic.load_mjcf(_write(tmp_path, option=option, flags=flags))
 
@@ -342,3 +343,68 @@ def test_actuatorgravcomp_without_a_force_range_is_the_bodies_gravcomp(tmp_path)
     )
     with pytest.warns(RuntimeWarning, match="joint.*'j'.*actuatorgravcomp and an actuatorfrcrange.*not counted"):
         artic.load_mjcf(path)
+
+
+FLUID = """<mujoco><option timestep="0.002" density="1.2" viscosity="0.02" wind="1 0.5 0"><flag contact="disable"/>
+</option><worldbody>
+  <body name="b" pos="0 0 1" euler="10 20 30"><freejoint/><geom type="box" size=".2 .1 .05" mass="0.05"/></body>
+  <body name="arm" pos="1 0 1"><joint name="h" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 .4 0 0" size=".05"
+    mass="0.2"/></body>
+  <body name="wrist" pos="2 0 1"><joint name="w1" axis="0 1 0"/><joint name="w2" axis="1 0 0"/>
+    <geom type="box" size=".15 .05 .02" pos=".15 0 0" mass="0.1"/></body>
+</worldbody></mujoco>"""
+
+
+def test_a_medium_drags_as_mujocos(tmp_path):
+    """<option density viscosity wind>: MuJoCo's inertia-box fluid forces (reported and ignored before). A light
+    tumbling plate blown by the wind, a hinged capsule and a two-hinge body (split into two links, the first
+    massless: it gets no inertia box, as MuJoCo's body has one) follow MuJoCo for 2 s: the plate to 1e-4 m while
+    the medium moves it by metres from free fall, the hinges to 5e-3 rad."""
+    path = tmp_path / "fluid.xml"
+    path.write_text(FLUID)
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    md = mujoco.MjData(mm)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the medium is followed: nothing to report
+        model = artic.load_mjcf(path)
+    scene = artic.Scene(1, gravity=model.gravity)
+    model.add_to(scene)
+    arts = {a.name: a for a in model.articulations}
+    for _ in range(1000):
+        mujoco.mj_step(mm, md)
+        scene.step(model.timestep)
+    plate = scene.get_link_poses(arts["b"])[0, 0, :3]
+    np.testing.assert_allclose(plate, md.qpos[:3], atol=1e-4)
+    assert np.hypot(*md.qpos[:2]) > 1.0  # blown along by the wind
+    for name, columns in (("arm", [7]), ("wrist", [8, 9])):
+        cache = arts[name].create_cache()
+        arts[name].copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+        np.testing.assert_allclose(cache.joint_position[0], md.qpos[columns], atol=5e-3)
+
+
+def test_gymnasiums_swimmer_swims_as_mujocos():
+    """Gymnasium's swimmer moves only by its medium's drag (density 4000, viscosity 0.1): with the same strokes for
+    3 s (MuJoCo run with Euler, artic's), its root ends within 5 mm of MuJoCo's after swimming 0.4 m."""
+    spec = importlib.util.find_spec("gymnasium")
+    if spec is None:
+        pytest.skip("gymnasium is not installed")
+    path = Path(spec.origin).parent / "envs" / "mujoco" / "assets" / "swimmer.xml"
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    mm.opt.integrator = mujoco.mjtIntegrator.mjINT_EULER
+    md = mujoco.MjData(mm)
+    model = _load(path)
+    scene = artic.Scene(1, gravity=model.gravity)
+    model.add_to(scene)
+    control = artic.MjcfControl(model, scene)
+    (art,) = model.articulations
+    for k in range(int(3.0 / mm.opt.timestep)):
+        u = np.sin(2.0 * np.pi * k * mm.opt.timestep + 1.2 * np.arange(mm.nu))
+        md.ctrl[:] = u
+        control.set(u[None])
+        mujoco.mj_step(mm, md)
+        scene.step(mm.opt.timestep)
+    cache = art.create_cache()
+    art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+    ours = [cache.joint_position[0, art.dof_names.index(n)] for n in ("slider1", "slider2")]
+    assert np.hypot(*md.qpos[:2]) > 0.4
+    np.testing.assert_allclose(ours, md.qpos[:2], atol=5e-3)
