@@ -226,3 +226,41 @@ def test_repeated_body_names_are_refused(tmp_path, second):
     )
     with pytest.raises(MjcfError, match=re.escape(f"body '{second}' is defined twice")):
         artic.load_mjcf(path)
+
+
+_GRAZE = """<mujoco><option timestep="0.002"/><worldbody><geom type="plane" size="2 2 .1"/>
+  <body name="arm" pos="0 0 .44"><joint name="hinge" axis="0 1 0"/>
+    <geom type="capsule" fromto="0 0 0 .4 0 0" size=".01" mass="0.1"/>
+    <geom type="sphere" pos=".4 0 0" size=".05" mass="0.5"/></body></worldbody></mujoco>"""
+
+
+def test_a_pendulum_grazing_the_floor_is_stopped_as_in_mujoco(tmp_path):
+    """A one-dof pendulum whose ball reaches 1 cm below the floor at the bottom of its swing: its soft contact's
+    normal and friction rows move the same dof, and the patch's sweeps cycled (normal impulse up, friction stops
+    the swing and with it the approach, normal impulse back to zero), ending 13 steps on a penetrating contact
+    with no force; the ball went through (1.56 rad where MuJoCo's stops at 1.37). Now every penetrating contact
+    pushes, and the pendulum stops within 0.05 rad of MuJoCo's."""
+    mujoco = pytest.importorskip("mujoco")
+    path = tmp_path / "graze.xml"
+    path.write_text(_GRAZE)
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    md = mujoco.MjData(mm)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = artic.load_mjcf(path)
+    scene = artic.Scene(1, gravity=model.gravity)
+    model.add_to(scene)
+    art = model.articulations[0]
+    idle = 0
+    for _ in range(500):
+        mujoco.mj_step(mm, md)
+        scene.step(mm.opt.timestep)
+        r = scene.get_contacts(art)
+        n = r.count[0]
+        if n and r.separation[0, :n].min() < -1e-3 and not r.force[0, :n].any():
+            idle += 1
+    cache = art.create_cache()
+    art.copy_internal_state_to_cache(cache, artic.CacheFlag.POSITION)
+    assert idle == 0
+    assert 1.2 < md.qpos[0] < 1.5  # MuJoCo's ball stopped on the floor short of hanging
+    assert cache.joint_position[0, 0] == pytest.approx(md.qpos[0], abs=0.05)
