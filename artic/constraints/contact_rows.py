@@ -395,13 +395,13 @@ def _solve_patch(
         for j in range(m):
             a[i, j] = ct.delassus[env, ri, j]
     lam = lam0
-    # A contact on a link that few dofs move (an arm's first link on its base) has normal and friction rows that
-    # are nearly parallel: friction can undo the normal row's work, and plain sweeps then cycle with period two
-    # (normal impulse up, friction stops the slip and the approach, normal impulse back to zero, ...) and may end
-    # on a zero impulse. A sweep that ends where the one before it started, with the normal impulse zero at one of
-    # the two ends, halves the step taken from then on:
-    # the same fixed point, reached (a mix of two admissible impulses stays admissible: the bounds are convex in
-    # them). Patches that converge, if not monotonically (a stack of boxes), keep the plain sweeps.
+    # A soft contact on a link that few dofs move (a pendulum's ball grazing the floor) has normal and friction
+    # rows that move the same dof: friction can undo the normal row's work, and plain sweeps then cycle with period
+    # two (normal impulse up, friction stops the swing and with it the approach, normal impulse back to zero, ...)
+    # and may end on a zero impulse. A sweep that ends where the one before it started, with the normal impulse
+    # zero at one of the two ends, halves the step taken from then on: the same fixed point, reached (a mix of two
+    # admissible impulses stays admissible: the bounds are convex in them). Patches that converge, if not
+    # monotonically (a stack of boxes), keep the plain sweeps.
     omega = float(1.0)
     earlier = lam0
     earlier_total = float(-1.0)
