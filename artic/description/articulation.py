@@ -51,9 +51,7 @@ class Link(KnownAttributes):
         self._max_angular_velocity = 50.0
         self._cfm_scale = 0.025
         self._gravity_scale = 1.0
-        # whether the articulation's `fluid` acts on this link: MJCF imports turn it off for the massless links a
-        # multi-joint body is split into and for bodies MuJoCo leaves massless (no inertia box in MuJoCo)
-        self.in_fluid = True
+        self._in_fluid = True
         self.inbound_joint: Joint | None = Joint(self, parent, name) if parent is not None else None
 
     def __repr__(self):
@@ -155,6 +153,20 @@ class Link(KnownAttributes):
     @gravity_scale.setter
     def gravity_scale(self, value: float):
         self._gravity_scale = finite(self._owner(), "gravity_scale", value)
+        self._changed("model")
+
+    @property
+    def in_fluid(self) -> bool:
+        """Whether the articulation's `fluid` acts on this link (default True). MJCF imports turn it off for the
+        massless links a multi-joint body is split into and for bodies MuJoCo leaves massless: MuJoCo's body has
+        one inertia box, a massless one none."""
+        return self._in_fluid
+
+    @in_fluid.setter
+    def in_fluid(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValidationError(f"{self._owner()}: in_fluid must be True or False, got {value!r}")
+        self._in_fluid = bool(value)
         self._changed("model")
 
     def set_cfm_scale(self, cfm_scale: float) -> None:

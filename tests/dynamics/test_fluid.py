@@ -86,3 +86,20 @@ def test_fluid_must_be_a_fluid():
     art = artic.Articulation("a")
     with pytest.raises(ArticError, match="articulation 'a': fluid must be an artic.Fluid or None"):
         art.fluid = 1.2
+
+
+def test_a_medium_set_in_a_scene_acts_from_the_next_step():
+    """Like any model parameter, `fluid` (and a link's `in_fluid`) set while the articulation is in a scene acts from
+    the next step: the viscous drag's first-step velocity change is -h (3 pi viscosity d / m) v."""
+    b, scene = _falling_box(None, density=10.0, steps=0)
+    scene.set_actor_velocity(b, [0.0, 0.0, -1.0, 0.0, 0.0, 0.0])
+    b.articulation.fluid = Fluid(viscosity=0.5)
+    dt = 1e-3
+    scene.step(dt)
+    drag = 3.0 * np.pi * 0.5 * np.mean([0.4, 0.2, 0.1]) / b.link.mass
+    assert scene.get_actor_velocity(b)[0, 2] == pytest.approx(-1.0 - 9.81 * dt + drag * dt, rel=1e-5)
+    b.link.in_fluid = False
+    scene.step(dt)
+    assert scene.get_actor_velocity(b)[0, 2] == pytest.approx(-1.0 - 2 * 9.81 * dt + drag * dt, rel=1e-5)
+    with pytest.raises(ArticError, match="in_fluid must be True or False"):
+        b.link.in_fluid = "no"
