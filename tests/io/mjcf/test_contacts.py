@@ -13,6 +13,7 @@ import pytest
 
 import artic
 from artic.io.mjcf.loader import MjcfError
+from tests.support.models import mjcf_with_mujoco
 
 ASSETS = Path(artic.__file__).parent / "assets" / "mjcf"
 
@@ -243,11 +244,8 @@ def test_a_pendulum_grazing_the_floor_is_stopped_as_in_mujoco(tmp_path):
     mujoco = pytest.importorskip("mujoco")
     path = tmp_path / "graze.xml"
     path.write_text(_GRAZE)
-    mm = mujoco.MjModel.from_xml_path(str(path))
+    model, mm = mjcf_with_mujoco(path)
     md = mujoco.MjData(mm)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = artic.load_mjcf(path)
     scene = artic.Scene(1, gravity=model.gravity)
     model.add_to(scene)
     art = model.articulations[0]
