@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import warp as wp
@@ -168,6 +169,7 @@ class Scene(KnownAttributes):
         self._statics: list[RigidStatic] = []  # shared with every block
         self._joints: list[JointBase] = []
         self._last_dt = None  # [s] of the last step (constraint forces are its impulses over it)
+        self._before_step: dict = {}  # key: callback(dt), called at the start of every step (set_before_step)
         # what a step that leaves an env non-finite does: warn (default), raise or freeze the env (status.py)
         self._nan_policy = as_nan_policy(nan_policy)
         self._status = StatusMonitor(self._nan_policy)
@@ -370,6 +372,8 @@ class Scene(KnownAttributes):
                     stacklevel=2,
                 )
             return
+        for callback in tuple(self._before_step.values()):
+            callback(dt)
         freeze = self._nan_policy == NanPolicy.FREEZE
         for block in self._blocks:
             block.step(dt, self._solver_type, freeze, self._pivot_limit)
@@ -385,6 +389,19 @@ class Scene(KnownAttributes):
             self._warnings.check_fallbacks(self._blocks)
         if self.device.is_cpu and not self._warnings.overflow_warned:  # cheap on the CPU; a GPU checks on get_contacts
             self._warnings.check_overflow(self._blocks)
+
+    def set_before_step(self, key: str, callback: Callable[[float], None] | None) -> None:
+        """Call `callback(dt)` at the start of every step, before anything moves: for a controller that carries
+        state of its own and must advance with the scene (MjcfControl integrates MuJoCo's actuator activations
+        there). One callback per key: setting a key again replaces its callback, None removes it."""
+        if not isinstance(key, str):
+            raise ValidationError(f"scene: set_before_step's key must be a string, got {key!r}")
+        if callback is None:
+            self._before_step.pop(key, None)
+        elif not callable(callback):
+            raise ValidationError(f"scene: set_before_step's callback for {key!r} must be callable, got {callback!r}")
+        else:
+            self._before_step[key] = callback
 
     @property
     def env_status(self) -> np.ndarray:

@@ -252,3 +252,31 @@ def test_a_links_gravity_scale_weighs_it():
     assert scene.get_actor_velocity(b)[0, 2] == pytest.approx(-10.0 * dt, rel=1e-5)
     with pytest.raises(artic.ValidationError, match="gravity_scale"):
         b.link.gravity_scale = float("nan")
+
+
+def test_before_step_callbacks():
+    """Scene.set_before_step: each key's callback is called once per step with its dt before anything moves (it
+    sees the state the step starts from), a key set again replaces its callback, None removes it, and a key or
+    callback of the wrong kind is refused."""
+    art, scene = chain()
+    cache = art.create_cache()
+    seen = []
+
+    def watch(dt):
+        art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+        seen.append((dt, float(cache.joint_position[0, 0])))
+
+    scene.set_before_step("watch", lambda dt: seen.append("old"))
+    scene.set_before_step("watch", watch)
+    for dt in (0.01, 0.02):
+        scene.step(dt)
+    art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+    assert [s[0] for s in seen] == [0.01, 0.02]
+    assert seen[0][1] == 0.0 and seen[1][1] != 0.0  # the first call saw the rest pose, the second the moved one
+    scene.set_before_step("watch", None)
+    scene.step(0.01)
+    assert len(seen) == 2
+    with pytest.raises(ArticError, match="key must be a string"):
+        scene.set_before_step(3, watch)
+    with pytest.raises(ArticError, match="must be callable"):
+        scene.set_before_step("watch", 3)

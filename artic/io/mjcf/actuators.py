@@ -12,9 +12,20 @@ and forcelimited "auto" mean "limited when the range is given"). The shortcuts a
 * <velocity kv>: gain kv, bias (0, 0, -kv): a drive of damping gear^2 kv and target velocity ctrl / gear.
 * <general>: gaintype fixed, dyntype none and biastype none or affine. With bias b1 != 0 it joins the drive's
   stiffness (target position), else with b2 != 0 its damping (target velocity), else it is a joint force.
-* dyntype filter / filterexact (MuJoCo's activation follows ctrl with time constant dynprm[0]): mapped as dyntype
-  none, with one warning: the force follows ctrl at once, where MuJoCo's lags by the time constant. Exact while
-  ctrl stays at its initial value (the activation starts at 0 and stays at ctrl 0).
+* <intvelocity kp kv actrange>: a position servo on an integrated ctrl: dyntype integrator, gain kp, bias
+  (0, -kp, -kv), its activation limited to actrange (inheritrange sets actrange, dampratio kv, as for <position>).
+* <damper kv ctrlrange>: a damping proportional to ctrl: an affine gain (0, 0, -kv), f = -kv velocity ctrl, with
+  ctrl limited to a range that must be given and not negative (as MuJoCo refuses). A joint force that `MjcfControl`
+  computes at each step from the velocity the step starts with (MuJoCo's Euler takes actuator forces explicitly too).
+* <general>: gaintype fixed or affine (gain = g0 + g1 length + g2 velocity, applied as a damper is; only without a
+  stiffness or damping bias), dyntype none, integrator, filter or filterexact, biastype none or affine. With bias
+  b1 != 0 it joins the drive's stiffness (target position), else with b2 != 0 its damping (target velocity), else it
+  is a joint force.
+* Activations (dyntype integrator: act' = ctrl; filter and filterexact: act' = (ctrl - act) / timeconst; <position
+  timeconst> is filterexact, <cylinder timeconst> filter): the force takes act where it would take ctrl.
+  `MjcfControl` keeps act per env and integrates it at the start of every step as MuJoCo's Euler does
+  (act + h act', filterexact exactly, then clamped to actrange when actlimited; with actearly the force takes the
+  updated act, else the one the step starts with). act starts at 0, or at a keyframe's act.
 * A fixed tendon transmission (tendon="name" of a <tendon><fixed>, an artic fixed tendon, couplings.py): the
   tendon length is L = sum c_i q_i and joint i gets gear c_i f. The bias terms b1, b2 join the artic tendon's
   stiffness (-b1 gear^2) and damping (-b2 gear^2), with its rest length kept where the tendon's own spring puts it;
@@ -33,13 +44,12 @@ treats actuator bias explicitly, a difference of order h * gain / (joint inertia
 
 Reported with one warning naming each actuator, and then inert (its ctrl column is read and ignored): transmissions
 other than a hinge or slide joint or a fixed tendon (spatial tendons, site, body, cranksite, ball joints), dynamics
-other than none and filter (integrators, muscles), gaintype other than fixed, biastype other than none/affine,
-negative stiffness (b1 > 0) or damping (b2 > 0), and the other actuator elements: intvelocity (its activation
-integrates ctrl, which `MjcfControl` does not), damper (a damping proportional to ctrl, which artic's drives, of
-fixed gains, cannot carry), muscle, adhesion (no adhesive contact force), plugin, ...
+other than those above (muscle, user), gaintype other than fixed/affine, biastype other than none/affine,
+negative stiffness (b1 > 0) or damping (b2 > 0), and the other actuator elements: muscle, adhesion (no adhesive
+contact force), plugin, ...
 
 <cylinder area diameter bias timeconst> is MuJoCo's general actuator with gain area (pi d^2 / 4 when the diameter is
-given), affine bias and a filter of time constant timeconst: mapped as such (the filter as filters are, above).
+given), affine bias and a filter of time constant timeconst: mapped as such.
 
 The control input that drives them, `MjcfControl`, is in control.py.
 """
@@ -64,9 +74,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Actuator", "read_actuators"]
 
-_SHORTCUTS = ("motor", "position", "velocity", "general", "cylinder")
+_SHORTCUTS = ("motor", "position", "velocity", "general", "cylinder", "intvelocity", "damper")
 _OTHER_TRANSMISSIONS = ("site", "body", "cranksite")
-_FILTERS = ("filter", "filterexact")  # first-order activation dynamics, mapped as none (module docstring)
+_DYNAMICS = ("none", "integrator", "filter", "filterexact")  # activation dynamics MjcfControl integrates
 
 
 @dataclass
@@ -86,6 +96,16 @@ class Actuator:
     supported: bool = True
     tendon: str | None = None  # the fixed-tendon transmission
     terms: tuple = ()  # (joint name, coefficient c_i) of a tendon transmission: joint i gets gear c_i f
+    gain_slope: tuple = (0.0, 0.0)  # an affine gain's g1, g2: gain = gain + g1 * length + g2 * velocity
+    dyn: str = "none"  # MuJoCo's dyntype; other than "none" the force takes the activation act for ctrl
+    timeconst: float = 1.0  # [s] a filter's time constant (dynprm[0])
+    actrange: tuple | None = None  # act's range when actlimited (the integration clamps to it)
+    actearly: bool = False  # the force takes act after this step's update
+
+    @property
+    def has_act(self) -> bool:
+        """True when MuJoCo keeps an activation for it (one act column, in actuator order; keyframes' act)."""
+        return self.dyn != "none"
 
 
 def _limited(v, act, a, which):
@@ -103,39 +123,77 @@ def _limited(v, act, a, which):
 
 
 def _gains(v, act, a):
-    """(gain, (b0, b1, b2)) of the element, or a reason it is not supported."""
-    tag = act.tag
+    """(gain, (b0, b1, b2), (g1, g2)) of the element, or a reason it is not supported."""
+    tag, flat = act.tag, (0.0, 0.0)
     if tag == "motor":
-        return 1.0, (0.0, 0.0, 0.0)
-    if tag == "position":
+        return 1.0, (0.0, 0.0, 0.0), flat
+    if tag in ("position", "intvelocity"):
         kp = v.number(act, "kp", 1.0, a.get("kp"), minimum=0.0)
         kv = v.number(act, "kv", 0.0, a.get("kv"), minimum=0.0)
         if "dampratio" in act.attrib and "kv" in act.attrib:
             raise v.fail(act, "gives both kv and dampratio; keep one (MuJoCo refuses both)")
-        return kp, (0.0, -kp, -kv)
+        return kp, (0.0, -kp, -kv), flat
     if tag == "velocity":
         kv = v.number(act, "kv", 1.0, a.get("kv"), minimum=0.0)
-        return kv, (0.0, 0.0, -kv)
+        return kv, (0.0, 0.0, -kv), flat
+    if tag == "damper":
+        kv = v.number(act, "kv", 0.0, a.get("kv"), minimum=0.0)
+        return 0.0, (0.0, 0.0, 0.0), (0.0, -kv)
     if tag == "cylinder":  # MuJoCo: gain area (or pi d^2 / 4), affine bias, a filter of time constant timeconst
         area = v.number(act, "area", 1.0, a.get("area"), minimum=0.0)
         if "diameter" in a:
             area = np.pi / 4.0 * v.number(act, "diameter", text=a["diameter"], minimum=0.0) ** 2
-        return area, tuple(float(x) for x in v.numbers(act, "bias", 3, (0.0, 0.0, 0.0), a.get("bias")))
-    dyn, gt, bt = a.get("dyntype", "none"), a.get("gaintype", "fixed"), a.get("biastype", "none")
-    if dyn not in ("none",) + _FILTERS:
-        return f"dyntype='{dyn}' (actuator dynamics) is not supported"
-    if gt != "fixed":
-        return f"gaintype='{gt}' is not supported (only fixed)"
+        return area, tuple(float(x) for x in v.numbers(act, "bias", 3, (0.0, 0.0, 0.0), a.get("bias"))), flat
+    gt, bt = a.get("gaintype", "fixed"), a.get("biastype", "none")
+    if gt not in ("fixed", "affine"):
+        return f"gaintype='{gt}' is not supported (only fixed and affine)"
     if bt not in ("none", "affine"):
         return f"biastype='{bt}' is not supported (only none and affine)"
-    gainprm = v.numbers(act, "gainprm", (1, 10), (1.0,), a.get("gainprm"))
-    bias = (0.0, 0.0, 0.0)
+    gainprm = np.zeros(3)
+    prm = v.numbers(act, "gainprm", (1, 10), (1.0,), a.get("gainprm"))[:3]
+    gainprm[: len(prm)] = prm
+    bias = np.zeros(3)
     if bt == "affine":
-        b = np.zeros(3)
         prm = v.numbers(act, "biasprm", (1, 10), (0.0,), a.get("biasprm"))[:3]
-        b[: len(prm)] = prm
-        bias = tuple(float(x) for x in b)
-    return float(gainprm[0]), bias
+        bias[: len(prm)] = prm
+    slope = (float(gainprm[1]), float(gainprm[2])) if gt == "affine" else flat
+    if slope != flat and (bias[1] != 0.0 or bias[2] != 0.0):
+        return "an affine gain with a stiffness or damping bias (biasprm[1:3]) is not supported"
+    return float(gainprm[0]), tuple(float(x) for x in bias), slope
+
+
+def _damper_range(v, act, a):
+    """A <damper>'s ctrlrange: MuJoCo limits its ctrl always and refuses a range that is missing or negative (the
+    damping it scales would push)."""
+    a = dict(a, ctrllimited="true")
+    if "ctrlrange" not in a:
+        raise v.fail(act, "a <damper> needs ctrlrange (MuJoCo limits its ctrl always); give e.g. ctrlrange='0 1'")
+    rng = _limited(v, act, a, "ctrl")
+    if rng[0] < 0.0:
+        raise v.fail(act, f"ctrlrange='{a['ctrlrange']}' of a <damper> must not be negative (MuJoCo refuses it)")
+    return rng
+
+
+def _dynamics(v, act, a, rec):
+    """Set rec's activation dynamics (dyn, timeconst, actrange, actearly) from the element; the reason it is not
+    supported, or None."""
+    tag = act.tag
+    if tag == "intvelocity":
+        rec.dyn = "integrator"
+    elif tag == "position":
+        rec.timeconst = v.number(act, "timeconst", 0.0, a.get("timeconst"), minimum=0.0)
+        rec.dyn = "filterexact" if rec.timeconst > 0.0 else "none"
+    elif tag == "cylinder":
+        rec.timeconst = v.number(act, "timeconst", 1.0, a.get("timeconst"), minimum=0.0)
+        rec.dyn = "filter"
+    elif tag == "general":
+        rec.dyn = a.get("dyntype", "none")
+        rec.timeconst = float(v.numbers(act, "dynprm", (1, 10), (1.0,), a.get("dynprm"))[0])
+    rec.actrange = _limited(v, act, a, "act")
+    rec.actearly = v.choice(act, "actearly", a.get("actearly", "false"), ("true", "false")) == "true"
+    if rec.dyn not in _DYNAMICS:
+        return f"dyntype='{rec.dyn}' (actuator dynamics) is not supported"
+    return None
 
 
 def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
@@ -148,15 +206,18 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
         return
     v = loader.v
     tendons = {t.name: t for art in loader.model.articulations for t in art.get_fixed_tendons() if t.name}
-    dropped, filtered = [], []
+    dropped = []
     acts = []
     inverse_inertia = {}  # id(articulation) -> (M^-1, dof index), for dampratio
     for k, act in enumerate(el):
         a = loader._attrs(act, "main")
         name = a.get("name", f"actuator {k}")
-        if act.tag not in _SHORTCUTS:  # intvelocity, damper, cylinder, muscle, adhesion, plugin, newer kinds
+        if act.tag not in _SHORTCUTS:  # muscle, adhesion, plugin, newer kinds
             dropped.append((f"<{act.tag}> '{name}'", "this actuator type is not mapped"))
-            loader.model.actuators.append(Actuator(name, act.tag, None, supported=False))
+            # a muscle keeps an activation in MuJoCo (a keyframe's act has its column)
+            loader.model.actuators.append(
+                Actuator(name, act.tag, None, supported=False, dyn="muscle" if act.tag == "muscle" else "none")
+            )
             continue
         jname = a.get("joint", a.get("jointinparent"))
         tname = a.get("tendon") if jname is None else None
@@ -166,14 +227,16 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
             act.tag,
             jname,
             gear,
-            _limited(v, act, a, "ctrl"),
+            _limited(v, act, a, "ctrl") if act.tag != "damper" else _damper_range(v, act, a),
             _limited(v, act, a, "force"),
             tendon=tname,
         )
         loader.model.actuators.append(rec)
+        reason = _dynamics(v, act, a, rec)
         other = [t for t in _OTHER_TRANSMISSIONS if t in a]
-        reason = None
-        if tname is not None:
+        if reason is not None:
+            pass
+        elif tname is not None:
             if tname not in tendons:
                 reason = f"tendon '{tname}' is not a fixed tendon that artic built (only those can be driven)"
             else:
@@ -197,14 +260,14 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
         gains = _gains(v, act, a)
         if reason is None and isinstance(gains, str):
             reason = gains
-        if reason is None and act.tag == "position":
+        if reason is None and act.tag in ("position", "intvelocity"):
             gains, why = _position_extras(loader, act, a, rec, gains, inverse_inertia)
             reason = reason or why
         if reason is None:
-            rec.gain, rec.bias = gains
+            rec.gain, rec.bias, rec.gain_slope = gains
             if rec.bias[1] > 0.0 or rec.bias[2] > 0.0:
                 reason = "a positive biasprm[1] or biasprm[2] (negative stiffness or damping) is not supported"
-            gain = max(abs(rec.gain), *(abs(b) for b in rec.bias))
+            gain = max(abs(rec.gain), *(abs(b) for b in rec.bias + rec.gain_slope))
             for what, x in (("gain times gear", gain * abs(gear)), ("gain times gear^2", gain * gear * gear)):
                 if x > MAX_MAGNITUDE:  # the joint force per ctrl and the drive's gains
                     raise v.fail(act, f"{what} ({x:.3g}) exceeds 1e+15; lower the gains or gear")
@@ -212,25 +275,11 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
             rec.supported = False
             dropped.append((f"<{act.tag}> '{rec.name}'", reason))
             continue
-        if a.get("dyntype", "none") in _FILTERS:
-            filtered.append(f"'{rec.name}' ({v.numbers(act, 'dynprm', (1, 10), (1.0,), a.get('dynprm'))[0]:g} s)")
-        elif act.tag == "position" and v.number(act, "timeconst", 0.0, a.get("timeconst"), minimum=0.0) > 0.0:
-            filtered.append(f"'{rec.name}' ({float(a['timeconst']):g} s)")  # MuJoCo: filterexact, timeconst
-        elif act.tag == "cylinder" and v.number(act, "timeconst", 1.0, a.get("timeconst"), minimum=0.0) > 0.0:
-            filtered.append(f"'{rec.name}' ({v.number(act, 'timeconst', 1.0, a.get('timeconst')):g} s)")
         if tname is not None:
             _tendon_spring(loader, tendons[tname], rec, act)
         else:
             acts.append((rec, act))
     _set_drives(loader, acts)
-    if filtered:
-        warnings.warn(
-            f"{v.where(el)}: the activation filter (dyntype filter, time constant) of actuator(s) "
-            f"{', '.join(filtered)} is not followed: their force follows ctrl at once, MuJoCo's lags by "
-            "the time constant (the same while ctrl stays at its initial value)",
-            RuntimeWarning,
-            stacklevel=4,
-        )
     if dropped:
         warnings.warn(
             f"{v.where(el)}: actuator(s) not supported and inert (their ctrl is ignored): "
@@ -244,9 +293,10 @@ def _position_extras(loader, act, a, rec, gains, inverse_inertia):
     """A <position>'s compile-time attributes, as MuJoCo's compiler sets them at qpos0: dampratio z gives the damping
     kv = 2 z sqrt(kp m) for the transmission's effective mass m = 1 / (gear^2 c^T M^-1 c) (c: the joint's unit
     column, or a fixed tendon's coefficients; M the joint-space inertia with armature); inheritrange r makes the
-    ctrlrange the joint's range scaled by r about its middle. Returns (gains, None) or (gains, why unsupported)."""
+    ctrlrange (an <intvelocity>'s actrange) the joint's range scaled by r about its middle. Returns (gains, None)
+    or (gains, why unsupported)."""
     v = loader.v
-    kp, bias = gains
+    kp, bias, slope = gains
     # the element's own kv or dampratio wins over its class's, as in MuJoCo
     if "dampratio" in act.attrib or ("dampratio" in a and "kv" not in act.attrib):
         z = v.number(act, "dampratio", text=a["dampratio"], minimum=0.0)
@@ -257,14 +307,17 @@ def _position_extras(loader, act, a, rec, gains, inverse_inertia):
     r = v.number(act, "inheritrange", 0.0, a.get("inheritrange"), minimum=0.0)
     if r > 0.0:
         if rec.joint is None:
-            return (kp, bias), "inheritrange on a tendon transmission is not mapped (only joints)"
+            return (kp, bias, slope), "inheritrange on a tendon transmission is not mapped (only joints)"
         _, joint = loader.joint_names[rec.joint]
         limit = joint.get_limit_params(joint.dof_axes()[0])
         if joint.get_motion(joint.dof_axes()[0]) != Motion.LIMITED:
             raise v.fail(act, f"inheritrange needs joint '{rec.joint}' to have a range (MuJoCo refuses it too)")
         middle, half = 0.5 * (limit.low + limit.high), 0.5 * r * (limit.high - limit.low)
-        rec.ctrlrange = (middle - half, middle + half)
-    return (kp, bias), None
+        if act.tag == "intvelocity":  # its position target is act: MuJoCo sets the activation's range
+            rec.actrange = (middle - half, middle + half)
+        else:
+            rec.ctrlrange = (middle - half, middle + half)
+    return (kp, bias, slope), None
 
 
 def _transmission_inverse_mass(loader, rec, cache) -> float:

@@ -1,5 +1,5 @@
 """`MjcfControl`: the batched control input of an MJCF model's actuators (actuators.py maps them), MuJoCo's
-data.ctrl with one row per env.
+data.ctrl and data.act with one row per env.
 
 Use::
 
@@ -15,6 +15,12 @@ ranges, and writes drive targets, target velocities and joint forces through eac
 actuated dofs' columns). Controls persist until the next `set`, as in MuJoCo; `control.ctrl` is the last clamped
 input. Before the first `set` the model behaves as with ctrl = 0 (the drives' targets are set for it at load), but
 for a general actuator with a constant bias b0 and no stiffness or damping, whose force needs `set`.
+
+Actuators with state (an activation: intvelocity, filters, <position timeconst>, cylinders, dyntype integrator) or
+whose force depends on the state (an affine gain: <damper>) are applied at every step: the control registers with
+the scene (`Scene.set_before_step`, one per model and scene: a newer MjcfControl of the same model replaces the
+older) and, at the start of each step, integrates `control.act` as MuJoCo's Euler does and writes the forces and
+targets they give, the joint velocities read from the step's initial state (actuators.py has the formulas).
 """
 
 from __future__ import annotations
@@ -48,6 +54,9 @@ class MjcfControl:
             if r.supported and r.ctrlrange is not None:
                 self.low[i], self.high[i] = r.ctrlrange
         self.ctrl = np.zeros((self.num_envs, nu))
+        self._scene = scene
+        self._activations = _Activations(self.actuators)
+        self.act = np.zeros((self.num_envs, self._activations.na))  # MuJoCo's data.act (columns: has_act actuators)
         self._bindings = []
         for art in model.articulations:
             if art._scene is not None and art._scene is not scene:
@@ -60,37 +69,111 @@ class MjcfControl:
                 self._bindings.append(b)
         for b in self._bindings:
             b.cache = b.art.create_cache()  # refused (StateError) when the model was not added to a scene
+        self._stepped = [b for b in self._bindings if b.stepped]
+        key = f"MjcfControl of model {id(model)}"  # a newer control of this model takes the older's place
+        scene.set_before_step(key, self._before_step if self._stepped else None)
 
     @property
     def names(self) -> list[str]:
         """The actuators' names, one per ctrl column."""
         return [r.name for r in self.actuators]
 
-    def set(self, ctrl: ArrayLike) -> None:
-        """Clamp `ctrl` (num_envs x n_actuators) to the control ranges and apply it to every env."""
-        e, nu = self.num_envs, len(self.actuators)
-        try:
-            c = np.array(ctrl, dtype=np.float64)
-        except (TypeError, ValueError):
-            c = None
-        if c is None or c.shape != (e, nu) or not np.all(np.isfinite(c)):
-            got = (
-                f"a {type(ctrl).__name__} that is not numbers"
-                if c is None
-                else f"shape {c.shape}"
-                if c.shape != (e, nu)
-                else "non-finite values"
-            )
-            raise ValidationError(
-                f"MJCF model '{self.model.name}': ctrl must be {e} x {nu} finite numbers (one row "
-                f"per env, one column per actuator: {', '.join(self.names) or 'none'}), got {got}"
-            )
+    def set(self, ctrl: ArrayLike, act: ArrayLike | None = None) -> None:
+        """Clamp `ctrl` (num_envs x n_actuators) to the control ranges and apply it to every env; `act`
+        (num_envs x na, na = the number of actuators with an activation), when given, replaces the activations."""
+        c = self._checked(ctrl, "ctrl", len(self.actuators), self.names)
         c = np.clip(c, self.low, self.high)
         if np.abs(c).max(initial=0.0) > MAX_MAGNITUDE:
             raise ValidationError(f"MJCF model '{self.model.name}': ctrl values must be at most 1e+15 in magnitude")
-        for b in self._bindings:
-            b.apply(c)
+        if act is not None:
+            self.act = self._checked(act, "act", self._activations.na, self._activations.names)
         self.ctrl = c
+        u = self._activations.inputs(c, self.act, self.act)
+        for b in self._bindings:
+            b.apply(u)
+
+    def set_keyframe(self, key: int | str, envs: ArrayLike | None = None) -> None:
+        """Put `envs` (default: all) in keyframe `key` (name or index): the state (MjcfModel.set_keyframe), and
+        these envs' ctrl and act, as MuJoCo's mj_resetDataKeyframe."""
+        frame = self.model.set_keyframe(self._scene, key, envs)
+        rows = np.arange(self.num_envs) if envs is None else np.atleast_1d(np.asarray(envs))
+        ctrl, act = self.ctrl.copy(), self.act.copy()
+        ctrl[rows] = frame.ctrl
+        act[rows] = frame.act
+        self.set(ctrl, act)
+
+    def _checked(self, values, what, n, names):
+        e = self.num_envs
+        try:
+            c = np.array(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            c = None
+        if c is None or c.shape != (e, n) or not np.all(np.isfinite(c)):
+            got = (
+                f"a {type(values).__name__} that is not numbers"
+                if c is None
+                else f"shape {c.shape}"
+                if c.shape != (e, n)
+                else "non-finite values"
+            )
+            raise ValidationError(
+                f"MJCF model '{self.model.name}': {what} must be {e} x {n} finite numbers (one row "
+                f"per env, one column per actuator{' with an activation' if what == 'act' else ''}: "
+                f"{', '.join(names) or 'none'}), got {got}"
+            )
+        return c
+
+    def _before_step(self, dt: float) -> None:
+        """The scene's step hook: the forces and targets of this step (from act, or the act after the update where
+        actearly), then act integrated over dt."""
+        new = self._activations.advance(self.ctrl, self.act, dt)
+        u = self._activations.inputs(self.ctrl, self.act, new)
+        for b in self._stepped:
+            b.apply(u)
+        self.act = new
+
+
+class _Activations:
+    """MuJoCo's activation dynamics of the actuators that have one (actuators.py): their act columns, and the
+    Euler update of mj_step."""
+
+    _INTEGRATOR, _FILTER, _EXACT, _INERT = range(4)
+
+    def __init__(self, actuators):
+        cols = [i for i, r in enumerate(actuators) if r.has_act]
+        self.na = len(cols)
+        self.names = [actuators[i].name for i in cols]
+        self.columns = np.array(cols, int)  # actuator index of each act column
+        kinds = {"integrator": self._INTEGRATOR, "filter": self._FILTER, "filterexact": self._EXACT}
+        self.kind = np.array(
+            [kinds.get(actuators[i].dyn, self._INERT) if actuators[i].supported else self._INERT for i in cols], int
+        )
+        self.timeconst = np.array([actuators[i].timeconst for i in cols], float)
+        self.low = np.array([(actuators[i].actrange or (-np.inf, np.inf))[0] for i in cols], float)
+        self.high = np.array([(actuators[i].actrange or (-np.inf, np.inf))[1] for i in cols], float)
+        self.early = np.array([actuators[i].actearly for i in cols], bool)
+
+    def advance(self, ctrl: np.ndarray, act: np.ndarray, dt: float) -> np.ndarray:
+        """act after a step of dt with `ctrl` (E x nu): integrator act + h ctrl, filter act + h (ctrl - act) / tau,
+        filterexact act + (ctrl - act) (1 - e^(-h / tau)) (a time constant 0 takes ctrl at once), clamped to actrange;
+        an inert actuator's act stays."""
+        if not self.na:
+            return act
+        c = ctrl[:, self.columns]
+        tau = np.where(self.timeconst > 0.0, self.timeconst, 1.0)
+        share = np.where(self.kind == self._FILTER, dt / tau, -np.expm1(-dt / tau))
+        share = np.where(self.timeconst > 0.0, share, 1.0)
+        new = np.where(self.kind == self._INTEGRATOR, act + dt * c, act + share * (c - act))
+        new = np.where(self.kind == self._INERT, act, new)
+        return np.clip(new, self.low, self.high)
+
+    def inputs(self, ctrl: np.ndarray, act: np.ndarray, new: np.ndarray) -> np.ndarray:
+        """What each actuator's force takes (E x nu): ctrl, or act (the updated `new` where actearly)."""
+        if not self.na:
+            return ctrl
+        u = ctrl.copy()
+        u[:, self.columns] = np.where(self.early, new, act)
+        return u
 
 
 class _Binding:
@@ -122,6 +205,15 @@ class _Binding:
         for row, members in enumerate(force.values()):
             for i, c in members:
                 self.force_map[row, i] += actuators[i].gear * c
+        bound = [i for members in (*pos.values(), *vel.values(), *force.values()) for i, _ in members]
+        # an affine gain g0 + g1 length + g2 velocity (a damper): length and velocity of each force actuator
+        self.gain_slope = np.array([r.gain_slope for r in actuators], float).reshape(nu, 2)
+        self.length_map = np.zeros((nu, len(art.dof_list())))  # actuator length = gear * sum c_j q_j
+        for i in {i for members in force.values() for i, _ in members}:
+            for j, c in actuators[i].terms:
+                self.length_map[i, dofs[j]] += actuators[i].gear * c
+        self.needs_state = bool(np.any(self.gain_slope[sorted(set(bound))] != 0.0)) if bound else False
+        self.stepped = self.needs_state or any(actuators[i].has_act for i in bound)
         self.force_gain = np.array([r.gain for r in actuators])
         self.force_b0 = np.array([r.bias[0] for r in actuators])
         self.force_lo = np.array([r.forcerange[0] if r.forcerange else -np.inf for r in actuators])
@@ -152,8 +244,10 @@ class _Binding:
         return idx, mat, off
 
     def apply(self, c):
+        """Write the targets and forces that the actuators' inputs `c` (E x nu: ctrl, or act) give."""
         art, cache = self.art, self.cache
-        art.copy_internal_state_to_cache(cache, self.flags)
+        state = CacheFlag.POSITION | CacheFlag.VELOCITY if self.needs_state else 0
+        art.copy_internal_state_to_cache(cache, self.flags | state)
         idx, mat, off = self.pos
         if len(idx):
             cache.joint_target_positions[:, idx] = c @ mat.T + off
@@ -161,6 +255,11 @@ class _Binding:
         if len(idx):
             cache.joint_target_velocities[:, idx] = c @ mat.T + off
         if len(self.force_dofs):
-            f = np.clip(self.force_gain * c + self.force_b0, self.force_lo, self.force_hi)
+            gain = self.force_gain
+            if self.needs_state:  # MuJoCo's affine gain, at the state the step starts from (explicit, as its Euler)
+                length = cache.joint_position @ self.length_map.T
+                speed = cache.joint_velocity @ self.length_map.T
+                gain = gain + self.gain_slope[:, 0] * length + self.gain_slope[:, 1] * speed
+            f = np.clip(gain * c + self.force_b0, self.force_lo, self.force_hi)
             cache.joint_force[:, self.force_dofs] = np.clip(f @ self.force_map.T, self.joint_lo, self.joint_hi)
         art.apply_cache(cache, self.flags)

@@ -7,8 +7,9 @@ free joint's linear velocity (of the body origin, world) and angular velocity (b
 velocity (child frame), a hinge's or slide's rate. The loader records that layout as it creates the joints
 (`QposEntry`); artic's coordinates are the same numbers but for a free root (a pose, and the velocity of its COM in
 world axes) and a ball joint (the rotation vector of the quaternion; its velocity the same angular velocity).
-A key without qpos is the model's qpos0, without qvel or ctrl zero, as in MuJoCo; its mpos and mquat place the mocap
-bodies (mocap.py; without them, where the file puts them).
+A key without qpos is the model's qpos0, without qvel, ctrl or act zero, as in MuJoCo (act: the activations of the
+actuators that have one, `Actuator.has_act`, which `MjcfControl.set_keyframe` applies with the ctrl); its mpos and
+mquat place the mocap bodies (mocap.py; without them, where the file puts them).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ class QposEntry:
 
 @dataclass
 class Keyframe:
-    """A `<key>` of the file: `qpos` (nq,), `qvel` (nv,) and `ctrl` (nu,) in MuJoCo's layout (docs/mjcf.md)."""
+    """A `<key>` of the file: `qpos` (nq,), `qvel` (nv,), `ctrl` (nu,) and `act` (na,) in MuJoCo's layout
+    (docs/mjcf.md)."""
 
     name: str
     time: float
@@ -54,10 +56,17 @@ class Keyframe:
     ctrl: np.ndarray
     mpos: np.ndarray = None  # (3 nmocap,) the mocap bodies' positions, file order (mocap.py)
     mquat: np.ndarray = None  # (4 nmocap,) their orientations, w x y z
+    act: np.ndarray = None  # (na,) the actuators' activations (MjcfControl.act's columns)
 
 
 def read_keyframes(
-    v: XmlValues, root: ET.Element, layout: list[QposEntry], qpos0: np.ndarray, nu: int, mocap0: tuple = ((), ())
+    v: XmlValues,
+    root: ET.Element,
+    layout: list[QposEntry],
+    qpos0: np.ndarray,
+    nu: int,
+    mocap0: tuple = ((), ()),
+    na: int = 0,
 ) -> list:
     """Every <key> of the file's <keyframe> sections, then default keys up to <size nkey>; a vector of the wrong
     length is an MjcfError naming it.
@@ -72,6 +81,7 @@ def read_keyframes(
                 ("qpos", len(qpos0), qpos0),
                 ("qvel", nv, np.zeros(nv)),
                 ("ctrl", nu, None),
+                ("act", na, None),
                 ("mpos", len(mpos0), mpos0),
                 ("mquat", len(mquat0), mquat0),
             ):
@@ -92,13 +102,15 @@ def read_keyframes(
                     values["ctrl"],
                     values["mpos"],
                     values["mquat"],
+                    values["act"],
                 )
             )
     # <size nkey>: MuJoCo allocates that many keys at least, those the file does not define at qpos0 (dm_control's
     # dog declares one and defines none)
     nkey = max([v.integer(s, "nkey", s.get("nkey", "0"), 0, 10**6) for s in root.findall("size")], default=0)
     for k in range(len(keys), nkey):
-        keys.append(Keyframe(f"key {k}", 0.0, qpos0.copy(), np.zeros(nv), np.zeros(nu), mpos0.copy(), mquat0.copy()))
+        zeros = (np.zeros(nv), np.zeros(nu))
+        keys.append(Keyframe(f"key {k}", 0.0, qpos0.copy(), *zeros, mpos0.copy(), mquat0.copy(), np.zeros(na)))
     return keys
 
 
@@ -120,8 +132,8 @@ def qpos0(layout: list[QposEntry]) -> np.ndarray:
 
 def set_keyframe(model: MjcfModel, scene: Scene, key: int | str, envs: ArrayLike | None = None) -> Keyframe:
     """Put `envs` (default: all) of `scene` in keyframe `key` (its name or index): root poses and velocities, joint
-    positions and velocities, through each articulation's cache. Returns the Keyframe (its ctrl is for
-    MjcfControl.set)."""
+    positions and velocities, through each articulation's cache. Returns the Keyframe (its ctrl and act are for
+    MjcfControl.set; MjcfControl.set_keyframe puts the state, ctrl and act at once)."""
     frame = _find(model, key)
     n = scene.num_envs
     rows = np.arange(n) if envs is None else np.atleast_1d(np.asarray(envs))

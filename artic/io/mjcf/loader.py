@@ -126,8 +126,8 @@ class MjcfModel:
 
     def set_keyframe(self, scene: Scene, key: int | str, envs: ArrayLike | None = None) -> Keyframe:
         """Put `envs` (default: all) of `scene` (the model added to it) in keyframe `key`, a name or an index of
-        `keyframes`: roots and joints at its qpos and qvel. Returns the keyframe; give its `ctrl` to
-        `MjcfControl.set` for its controls (keyframes.py)."""
+        `keyframes`: roots and joints at its qpos and qvel. Returns the keyframe; `MjcfControl.set_keyframe` also
+        sets its ctrl and act (keyframes.py)."""
         return set_keyframe(self, scene, key, envs)
 
     def set_mocap(
@@ -278,7 +278,13 @@ class _Loader:
         start = qpos0(model.qpos_layout)
         mocap0 = [(b.global_pose.p, np.roll(b.global_pose.q, 1)) for b in model.mocap_bodies.values()]
         model.keyframes = read_keyframes(
-            v, root, model.qpos_layout, start, len(model.actuators), tuple(zip(*mocap0)) if mocap0 else ((), ())
+            v,
+            root,
+            model.qpos_layout,
+            start,
+            len(model.actuators),
+            tuple(zip(*mocap0)) if mocap0 else ((), ()),
+            sum(r.has_act for r in model.actuators),
         )
         report_frictionless(self)
         gravcomp = any(lk.gravity_scale != 1.0 for art in model.articulations for lk in art.get_links())

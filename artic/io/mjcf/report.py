@@ -50,7 +50,7 @@ USED = {
     "body": {"name", "childclass", "pos", "gravcomp", "mocap"} | _ORIENT,
     "inertial": {"pos", "mass", "diaginertia", "fullinertia"} | _ORIENT,
     "keyframe": set(),
-    "key": {"name", "time", "qpos", "qvel", "ctrl", "mpos", "mquat"},  # keyframes.py
+    "key": {"name", "time", "qpos", "qvel", "ctrl", "act", "mpos", "mquat"},  # keyframes.py
     "joint": {
         "name",
         "actuatorfrcrange",
@@ -117,7 +117,6 @@ NO_DYNAMICS = {
     "statistic",
     "size",
     "sensor",
-    "key act",
     "custom",
     "site",
     "camera",

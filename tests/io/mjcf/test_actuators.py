@@ -62,7 +62,8 @@ def _chain(tmp_path, motor_extra="", position_extra="", position=POSITION, extra
 
 
 def _trajectories(path, ctrl_at, seconds, every_step=True, qpos=None):
-    """Hinge positions (and a floating root's position) of MuJoCo and artic, one row per step, under ctrl_at(t)
+    """Hinge positions (and a floating root's position) of the first articulation in MuJoCo and artic, one row per
+    step, under ctrl_at(t)
     (one value per actuator), given to MuJoCo's data.ctrl and to MjcfControl.set at every step (only at the start
     when not every_step); both start from MuJoCo's `qpos` when given."""
     mm = mujoco.MjModel.from_xml_path(str(path))
@@ -73,10 +74,10 @@ def _trajectories(path, ctrl_at, seconds, every_step=True, qpos=None):
         model = artic.load_mjcf(path)
     scene = artic.Scene(1, gravity=model.gravity)
     model.add_to(scene)
-    (art,) = model.articulations
+    art = model.articulations[0]  # the robot; a model may hold loose bodies too (the quadruped's ball)
     control = artic.MjcfControl(model, scene)
     names = [mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_JOINT, k) for k in range(mm.njnt)]
-    hinges = [k for k in range(mm.njnt) if mm.jnt_type[k] == mujoco.mjtJoint.mjJNT_HINGE]
+    hinges = [k for k in range(mm.njnt) if mm.jnt_type[k] == mujoco.mjtJoint.mjJNT_HINGE and names[k] in art.dof_names]
     idx = [art.dof_names.index(names[k]) for k in hinges]
     qadr = mm.jnt_qposadr[hinges]
     floating = mm.jnt_type[0] == mujoco.mjtJoint.mjJNT_FREE
@@ -197,15 +198,15 @@ def test_joint_spring_and_position_actuator_combine(tmp_path):
 
 def test_unsupported_actuators_warn_and_stay_inert(tmp_path):
     """Actuators artic does not map are named in one warning with the reason, keep their ctrl column, and have no
-    effect: integrator dynamics, an integrated velocity, and a site transmission."""
+    effect: user dynamics, an adhesion actuator, and a site transmission."""
     extra = (
-        '<general name="integ" joint="j1" dyntype="integrator"/>\n    <intvelocity name="iv" joint="j2" kp="1"/>'
+        '<general name="user" joint="j1" dyntype="user"/>\n    <adhesion name="ad" body="b2" ctrlrange="0 1"/>'
         '\n    <motor name="sm" site="s1"/>'
     )
     path = _chain(tmp_path, extra=extra)
-    with pytest.warns(RuntimeWarning, match=r"'integ': dyntype='integrator'.*'iv': this actuator.*'sm': its site"):
+    with pytest.warns(RuntimeWarning, match=r"'user': dyntype='user'.*'ad': this actuator.*'sm': its site"):
         model = artic.load_mjcf(path)
-    assert [a.name for a in model.actuators] == ["m", "p", "v", "integ", "iv", "sm"]
+    assert [a.name for a in model.actuators] == ["m", "p", "v", "user", "ad", "sm"]
     assert [a.supported for a in model.actuators] == [True, True, True, False, False, False]
     scene = artic.Scene(1, gravity=model.gravity)
     model.add_to(scene)
@@ -238,22 +239,6 @@ def test_tendon_actuators_follow_mujoco(tmp_path):
     path = _chain(tmp_path, extra=extra)
     path.write_text(path.read_text().replace("<actuator>", TENDONS))
     ours, theirs, _ = _trajectories(path, lambda t: [0.3, 0.2, -0.4, np.sin(5 * t), 1.0, -0.6], 1.0)
-    _check_match(ours, theirs)
-
-
-def test_filtered_actuator_is_mapped_without_its_lag(tmp_path):
-    """A position servo with dyntype='filter' is driven (one warning says its lag is not followed) and, with ctrl
-    held at 0 (MuJoCo's activation stays 0), pulls a displaced chain back exactly as MuJoCo's does over 1 s."""
-    position = (
-        '<general name="p" joint="j2" gear="1.5" gainprm="5" biastype="affine" biasprm="0 -5 -0.5" '
-        'dyntype="filter" dynprm="0.1"/>'
-    )
-    path = _chain(tmp_path, position=position)
-    with pytest.warns(RuntimeWarning, match=r"activation filter .* 'p' \(0.1 s\) is not followed"):
-        model = artic.load_mjcf(path)
-    assert all(a.supported for a in model.actuators)
-    ours, theirs, _ = _trajectories(path, lambda t: [0.0, 0.0, 0.0], 1.0, qpos=np.array([0.2, -0.5, 0.3]))
-    assert np.abs(theirs[-1, 1]) < 0.3  # the servo acted
     _check_match(ours, theirs)
 
 
@@ -449,13 +434,15 @@ def test_a_joints_actuator_force_range_is_mujocos(tmp_path, joint, actuator, ctr
 @pytest.mark.parametrize("size", ['area="0.4"', 'diameter="0.7"'])
 def test_cylinder_actuator_is_a_filtered_general(tmp_path, size):
     """<cylinder> is MuJoCo's general actuator with gain area (pi d^2 / 4 from a diameter), an affine bias and a
-    filter: with a 1 ms time constant (a lag artic leaves out) the chain follows MuJoCo's over 1 s to 1e-3 under a
-    varying ctrl; with MuJoCo's default timeconst (1 s) it is mapped, its lag warned about."""
+    filter: with a 1 ms time constant the chain follows MuJoCo's over 1 s to 1e-3 under a
+    varying ctrl; with MuJoCo's default timeconst (1 s) it is mapped without a warning (its lag is followed:
+    test_activations.py)."""
     cylinder = f'<cylinder name="p" joint="j2" gear="1.5" {size} bias="0 -4 -0.3" timeconst="0.001"/>'
     path = _chain(tmp_path, position=cylinder)
     ours, theirs, _ = _trajectories(path, lambda t: [0.2, 2.0 * np.sin(4 * t), 0.1], 1.0)
     _check_match(ours, theirs)
     path = _chain(tmp_path, position=f'<cylinder name="p" joint="j2" {size}/>')
-    with pytest.warns(RuntimeWarning, match=r"activation filter .* 'p' \(1 s\) is not followed"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         model = artic.load_mjcf(path)
-    assert model.actuators[1].supported
+    assert model.actuators[1].supported and model.actuators[1].dyn == "filter"
