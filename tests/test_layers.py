@@ -30,6 +30,7 @@ LAYERS = {
     "artic.assets": 9,
     "artic.interop": 10,
     "artic.viewer": 10,
+    "artic.distributed": 10,  # Ray tasks over user functions; imports no other layer-10 package
     "artic.cli": 11,
     "artic.__main__": 12,  # python -m artic
     "artic": 12,  # artic/__init__.py, the public API

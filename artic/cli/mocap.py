@@ -1,6 +1,12 @@
-"""`artic fit MARKERS --model MODEL` and `artic track MARKERS --model MODEL` (artic/mocap, docs/marker_fitting.md).
+"""`artic fit MARKERS... --model MODEL` and `artic track MARKERS... --model MODEL` (artic/mocap,
+docs/marker_fitting.md).
 
-MARKERS is a C3D file or an .npz with `names` (n,), `positions` (T, n, 3) [m] and `rate` [Hz]. MODEL is an MJCF
+Several marker files are several trials of one model: each gets its folder under --out (named after its file) and
+a row in the summary table printed at the end and written to --out/summary.csv; a trial that fails is a row that
+says why, the others are done. `--ray [ADDRESS]` runs the trials as Ray tasks (artic.distributed.map_scenes): on a
+cluster, or on one started on this machine.
+
+Each MARKERS is a C3D file or an .npz with `names` (n,), `positions` (T, n, 3) [m] and `rate` [Hz]. MODEL is an MJCF
 segment model (mocap/model_file.py): bodies with ball joints, one `<site>` per marker, named as in MARKERS, on the
 segment it is attached to. Markers of MARKERS without a site are reported and left out.
 """
@@ -8,6 +14,7 @@ segment it is attached to. Markers of MARKERS without a site are reported and le
 from __future__ import annotations
 
 import argparse
+import csv
 from pathlib import Path
 
 import numpy as np
@@ -67,42 +74,51 @@ def _out_dir(p: str) -> Path:
     return out
 
 
-def cmd_fit(args: argparse.Namespace) -> int:
+def _fit_trial(config: dict) -> dict:
+    """One `artic fit` trial (a Ray task or a call here): fit, write its files into config["out"], return its
+    summary row."""
     from ..mocap import fit_markers, save_segment_model
 
-    out = _out_dir(args.out)
-    model, markers, attachments = _load(args.markers, args.model)
-    start = np.zeros_like(attachments) if args.from_com else attachments
+    out = Path(config["out"])
+    model, markers, attachments = _load(config["markers"], config["model"])
+    start = np.zeros_like(attachments) if config["from_com"] else attachments
     res = fit_markers(
         model,
         markers,
         start,
-        epochs=args.epochs,
-        num_envs=args.envs,
-        relax_steps=args.relax_steps,
-        eta_m=args.eta_m,
-        eta_l=args.eta_l,
-        progress=True,
+        epochs=config["epochs"],
+        num_envs=config["envs"],
+        relax_steps=config["relax_steps"],
+        eta_m=config["eta_m"],
+        eta_l=config["eta_l"],
+        progress=config["progress"],
     )
     save_segment_model(out / "fitted.xml", res.model, markers.names, markers.segments, res.attachments)
     lines = [
-        f"markers {markers.count}, frames used {len(res.frames)} of {markers.frames}, epochs {args.epochs}",
+        f"markers {markers.count}, frames used {len(res.frames)} of {markers.frames}, epochs {config['epochs']}",
         f"marker RMS after relaxation: first epoch {1e3 * res.rms[0]:.2f} mm, last {1e3 * res.rms[-1]:.2f} mm",
         f"joint gap RMS: first epoch {1e3 * res.joint_gap[0]:.2f} mm, last {1e3 * res.joint_gap[-1]:.2f} mm",
         "per marker RMS [mm]: " + ", ".join(f"{n} {1e3 * e:.1f}" for n, e in zip(markers.names, res.marker_rms)),
     ]
     (out / "fit_report.txt").write_text("\n".join(lines) + "\n")
     _plot_fit(out / "fit_report.png", res)
-    print("\n".join(lines[:3]))
-    print(f"wrote {out / 'fitted.xml'}, {out / 'fit_report.txt'}, {out / 'fit_report.png'}")
-    return 0
+    return {
+        "frames": markers.frames,
+        "marker RMS first [mm]": 1e3 * res.rms[0],
+        "marker RMS last [mm]": 1e3 * res.rms[-1],
+        "joint gap last [mm]": 1e3 * res.joint_gap[-1],
+        "lines": lines[:3],
+        "wrote": [str(out / n) for n in ("fitted.xml", "fit_report.txt", "fit_report.png")],
+    }
 
 
-def cmd_track(args: argparse.Namespace) -> int:
+def _track_trial(config: dict) -> dict:
+    """One `artic track` trial (a Ray task or a call here): track, write its files into config["out"], return its
+    summary row."""
     from ..mocap import track_markers
 
-    out = _out_dir(args.out)
-    model, markers, attachments = _load(args.markers, args.model)
+    out = Path(config["out"])
+    model, markers, attachments = _load(config["markers"], config["model"])
     res = track_markers(model, markers, attachments)
     np.savez(
         out / "track.npz",
@@ -119,13 +135,86 @@ def cmd_track(args: argparse.Namespace) -> int:
     )
     _plot_track(out / "track.png", res, model.joint_names)
     err = res.marker_error
-    print(
-        f"frames {markers.frames} at {markers.rate:g} Hz; marker error median {1e3 * np.nanmedian(err):.2f}"
-        f" mm, max {1e3 * np.nanmax(res.marker_error):.2f} mm; peak joint torque "
-        f"{np.abs(res.joint_torques).max():.1f} N m; peak residual force {np.abs(res.residual[:, :3]).max():.1f} N"
-    )
-    print(f"wrote {out / 'track.npz'}, {out / 'track.png'}")
-    return 0
+    row = {
+        "frames": markers.frames,
+        "marker error median [mm]": 1e3 * float(np.nanmedian(err)),
+        "marker error max [mm]": 1e3 * float(np.nanmax(err)),
+        "peak joint torque [N m]": float(np.abs(res.joint_torques).max()),
+        "peak residual force [N]": float(np.abs(res.residual[:, :3]).max()),
+    }
+    row["lines"] = [
+        f"frames {markers.frames} at {markers.rate:g} Hz; marker error median {row['marker error median [mm]']:.2f}"
+        f" mm, max {row['marker error max [mm]']:.2f} mm; peak joint torque {row['peak joint torque [N m]']:.1f} N m;"
+        f" peak residual force {row['peak residual force [N]']:.1f} N"
+    ]
+    row["wrote"] = [str(out / "track.npz"), str(out / "track.png")]
+    return row
+
+
+def _trials(args: argparse.Namespace, options: dict) -> list[dict]:
+    """One configuration per marker file: absolute paths (a Ray worker runs elsewhere), its output folder made here
+    (--out itself for one file, --out/<file stem> for several)."""
+    files = [Path(m).resolve() for m in args.markers]
+    stems = [f.stem for f in files]
+    names = [s if stems.count(s) == 1 else f"{s}_{k}" for k, s in enumerate(stems)]
+    outs = [Path(args.out)] if len(files) == 1 else [Path(args.out) / n for n in names]
+    model = str(Path(args.model).resolve())
+    return [
+        dict(options, trial=n, markers=str(f), model=model, out=str(_out_dir(o).resolve()))
+        for n, f, o in zip(names, files, outs)
+    ]
+
+
+def _run_trials(fn, args: argparse.Namespace, configs: list[dict]) -> int:
+    """One trial here as before (its errors exit 2); several, or --ray, through map_scenes (on the cluster at
+    --ray, 'local' for one on this machine), then the summary table of all trials, also written to --out/summary.csv.
+    Exit 1 when a trial failed (the table says which and why)."""
+    from ..distributed import map_scenes
+
+    if len(configs) == 1 and args.ray is None:
+        row = fn(configs[0])
+        print("\n".join(row["lines"]))
+        print("wrote " + ", ".join(row["wrote"]))
+        return 0
+    results = map_scenes(fn, configs, address=args.ray, errors="return")
+    rows = [
+        {"trial": c["trial"], "status": "ok" if isinstance(r, dict) else f"failed: {r.error}"}
+        for c, r in zip(configs, results)
+    ]
+    columns = [k for r in results if isinstance(r, dict) for k in r if k not in ("lines", "wrote")]
+    columns = list(dict.fromkeys(columns))
+    for row, r in zip(rows, results):
+        row.update({k: (f"{r[k]:.4g}" if isinstance(r, dict) else "") for k in columns})
+    header = ["trial", *columns, "status"]
+    widths = [max(len(h), *(len(str(row[h])) for row in rows)) for h in header]
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    for row in rows:
+        print("  ".join(str(row[h]).ljust(w) for h, w in zip(header, widths)))
+    summary = Path(args.out) / "summary.csv"
+    with open(summary, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=header)
+        writer.writeheader()
+        writer.writerows(rows)
+    failed = sum(not isinstance(r, dict) for r in results)
+    print(f"{len(configs) - failed} of {len(configs)} trials done; wrote {summary} and one folder per trial")
+    return 1 if failed else 0
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    options = {
+        "epochs": args.epochs,
+        "envs": args.envs,
+        "relax_steps": args.relax_steps,
+        "eta_m": args.eta_m,
+        "eta_l": args.eta_l,
+        "from_com": args.from_com,
+        "progress": len(args.markers) == 1 and args.ray is None,
+    }
+    return _run_trials(_fit_trial, args, _trials(args, options))
+
+
+def cmd_track(args: argparse.Namespace) -> int:
+    return _run_trials(_track_trial, args, _trials(args, {}))
 
 
 def _plot_fit(path, res):
@@ -169,10 +258,20 @@ def _plot_track(path, res, joint_names):
     plt.close(fig)
 
 
+MARKERS_HELP = (
+    "marker file(s): .c3d, or .npz with names, positions (T, n, 3) [m], rate [Hz]; several are several trials, "
+    "each in --out/<file stem>, with a summary table"
+)
+RAY_HELP = (
+    "run the trials as Ray tasks: on the cluster at ADDRESS (host:port, or 'auto'), or without ADDRESS on a Ray "
+    "cluster started on this machine (pip install 'artic[ray]'; docs/distributed.md)"
+)
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     d = "(default: %(default)s)"
     f = sub.add_parser("fit", help="fit a segment model's joint anchors and marker attachments to marker data")
-    f.add_argument("markers", help="marker file: .c3d, or .npz with names, positions (T, n, 3) [m], rate [Hz]")
+    f.add_argument("markers", nargs="+", help=MARKERS_HELP)
     f.add_argument("--model", required=True, help="MJCF segment model with one <site> per marker")
     f.add_argument("--out", default="fit_out", help=f"output directory {d}")
     f.add_argument("--epochs", type=int, default=20, help=f"passes over the fitted frames {d}")
@@ -181,9 +280,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--eta-m", type=float, default=1.0, help=f"marker attachment learning rate {d}")
     f.add_argument("--eta-l", type=float, default=1.0, help=f"joint anchor learning rate {d}")
     f.add_argument("--from-com", action="store_true", help="start every marker at its segment's COM, not its site")
+    f.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS", help=RAY_HELP)
     f.set_defaults(func=cmd_fit)
     t = sub.add_parser("track", help="drive a fitted segment model through marker data; joint angles and torques")
-    t.add_argument("markers", help="marker file: .c3d, or .npz with names, positions (T, n, 3) [m], rate [Hz]")
+    t.add_argument("markers", nargs="+", help=MARKERS_HELP)
     t.add_argument("--model", required=True, help="MJCF segment model with one <site> per marker (e.g. fitted.xml)")
     t.add_argument("--out", default="track_out", help=f"output directory {d}")
+    t.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS", help=RAY_HELP)
     t.set_defaults(func=cmd_track)

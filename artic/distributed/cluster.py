@@ -1,0 +1,139 @@
+"""`LocalCluster`: a real Ray cluster on this machine, a head node and more worker nodes, each its own
+``ray start --block`` process on the loopback address; what the tests, the benchmark and a first try of
+`map_scenes` on "a cluster" use without one. A multi-node cluster is started the same way by hand (docs/distributed.md):
+``ray start --head`` on one machine, ``ray start --address HEAD:PORT`` on the others.
+
+The nodes' processes get this artic on their PYTHONPATH (and any extra paths given), so that Ray workers import
+the same code as the caller. Stopping the cluster stops its node processes and nothing else of Ray on the machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ..errors import ArticError, ValidationError
+
+__all__ = ["LocalCluster"]
+
+_START_TIMEOUT = 60.0  # [s] for a node to join
+_LOOPBACK = "127.0.0.1"
+
+
+class LocalCluster:
+    """A Ray cluster of `nodes` nodes (the first the head) with `cpus_per_node` CPUs each, on 127.0.0.1; a context
+    manager (started on enter, stopped on exit). `address` is what `map_scenes` and `ray.init` take."""
+
+    def __init__(self, nodes: int = 2, cpus_per_node: int = 1, python_path: list[str] | None = None):
+        if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+            raise ValidationError(f"LocalCluster: nodes must be a positive integer, got {nodes!r}")
+        if isinstance(cpus_per_node, bool) or not isinstance(cpus_per_node, int) or cpus_per_node < 1:
+            raise ValidationError(f"LocalCluster: cpus_per_node must be a positive integer, got {cpus_per_node!r}")
+        self.nodes, self.cpus_per_node = nodes, cpus_per_node
+        root = str(Path(__file__).resolve().parents[2])  # the folder that holds this artic package
+        paths = [root, *(python_path or []), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+        self._env = dict(os.environ, PYTHONPATH=os.pathsep.join(dict.fromkeys(paths)), RAY_USAGE_STATS_ENABLED="0")
+        self._processes: list[subprocess.Popen] = []
+        self.address: str | None = None
+
+    def __enter__(self) -> LocalCluster:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self) -> str:
+        """Start the head and the other nodes; wait until all have joined. Returns the address."""
+        ray = shutil.which("ray")
+        if ray is None:
+            raise ArticError("LocalCluster: the `ray` command is not installed; pip install 'artic[ray]'")
+        port = _free_port()
+        self.address = f"{_LOOPBACK}:{port}"
+        common = [f"--num-cpus={self.cpus_per_node}", "--object-store-memory=100000000", "--disable-usage-stats"]
+        head = [ray, "start", "--block", "--head", f"--node-ip-address={_LOOPBACK}", f"--port={port}"]
+        head += ["--include-dashboard=false", *common]
+        self._spawn(head)
+        worker = [ray, "start", "--block", f"--address={self.address}", f"--node-ip-address={_LOOPBACK}", *common]
+        for _ in range(self.nodes - 1):
+            self._spawn(worker)
+        self._wait_for_nodes()
+        return self.address
+
+    def _spawn(self, command):
+        log = open(os.devnull, "wb")  # noqa: SIM115 - the node process owns it for its lifetime
+        # a session of its own: its raylet and workers can be found (worker_pids) and, if need be, killed together
+        self._processes.append(subprocess.Popen(command, env=self._env, stdout=log, stderr=log, start_new_session=True))
+
+    def _wait_for_nodes(self):
+        deadline = time.monotonic() + _START_TIMEOUT
+        while True:
+            dead = [p.args[2:4] for p in self._processes if p.poll() is not None]
+            if dead:
+                self.stop()
+                raise ArticError(f"LocalCluster: a node process ended while starting ({dead}); see `ray status`")
+            alive = self._count_nodes()
+            if alive >= self.nodes:
+                return
+            if time.monotonic() > deadline:
+                self.stop()
+                raise ArticError(f"LocalCluster: {alive} of {self.nodes} nodes joined in {_START_TIMEOUT:g} s")
+            time.sleep(0.5)
+
+    def _count_nodes(self) -> int:
+        """The cluster's live nodes, asked by a short driver of its own (so that this process stays free to join
+        the cluster or not); 0 while the head is not up."""
+        probe = (
+            f"import ray; ray.init(address={self.address!r}, log_to_driver=False, logging_level='ERROR'); "
+            "print(sum(n['Alive'] for n in ray.nodes()))"
+        )
+        try:
+            out = subprocess.run(
+                [sys.executable, "-c", probe], env=self._env, capture_output=True, text=True, timeout=_START_TIMEOUT
+            )
+        except subprocess.TimeoutExpired:
+            return 0
+        lines = out.stdout.split()
+        return int(lines[-1]) if out.returncode == 0 and lines and lines[-1].isdigit() else 0
+
+    def worker_pids(self) -> list[int]:
+        """The process ids of the cluster's Ray worker processes now (those that run tasks and actors: Ray names them
+        "ray::IDLE" or "ray::<task>"), found in its nodes' process sessions."""
+        pids = []
+        for proc in self._processes:
+            out = subprocess.run(["ps", "-o", "pid=,stat=,comm=", "-s", str(proc.pid)], capture_output=True, text=True)
+            for line in out.stdout.splitlines():
+                pid, stat, name = line.split(None, 2)
+                agent = name.startswith(("ray::RuntimeEnv", "ray::Dashboard"))
+                if name.startswith("ray::") and not agent and not stat.startswith("Z"):
+                    pids.append(int(pid))
+        return pids
+
+    def stop(self) -> None:
+        """Stop every node of this cluster: `ray start --block` stops its node's processes when terminated (within
+        seconds); a node still running after 20 s has its process session killed. Nothing else of Ray is touched."""
+        for proc in self._processes:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self._processes:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        self._processes.clear()
+        self.address = None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind((_LOOPBACK, 0))
+        return s.getsockname()[1]
