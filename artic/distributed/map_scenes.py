@@ -28,6 +28,7 @@ import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..core.parallel import set_cpu_threads
 from ..errors import ArticError, ValidationError
 
 __all__ = ["MapError", "TaskFailure", "map_scenes"]
@@ -75,7 +76,7 @@ def map_scenes(
 ) -> list:
     """[fn(c) for c in configs], each call a Ray task on the cluster at `address` (None: here, without Ray);
     results in input order. `max_retries`: reruns of a task whose worker died; `num_cpus`: the CPUs a task reserves
-    (artic's CPU step uses one thread per scene); `errors`: "raise" (MapError after all tasks ended) or "return"
+    (and the threads artic's CPU launches use in it); `errors`: "raise" (MapError after all tasks ended) or "return"
     (TaskFailure in the failed slots); `progress`: a line on stderr every few seconds; `runtime_env`: Ray's, for
     the workers' code and packages. See the module docstring."""
     if not callable(fn):
@@ -115,13 +116,21 @@ def _call(fn, index, config):
         return TaskFailure(index, config, e, traceback.format_exc())
 
 
+def _task(fn, index, config, threads):
+    """A Ray task: artic's CPU launches use the CPUs the task reserved (not every core of the node, which the node's
+    other tasks share), then fn(config) as `_call`."""
+    set_cpu_threads(threads)
+    return _call(fn, index, config)
+
+
 def _on_ray(fn, configs, address, max_retries, num_cpus, runtime_env, meter):
     ray = _import_ray()
     started = _connect(ray, address, runtime_env)
     try:
-        task = ray.remote(_call).options(max_retries=max_retries, retry_exceptions=False, num_cpus=num_cpus)
+        task = ray.remote(_task).options(max_retries=max_retries, retry_exceptions=False, num_cpus=num_cpus)
         fn_ref = ray.put(fn)  # shipped once, not with every task
-        refs = [task.remote(fn_ref, index, config) for index, config in enumerate(configs)]
+        threads = max(1, int(num_cpus))
+        refs = [task.remote(fn_ref, index, config, threads) for index, config in enumerate(configs)]
         slot = {ref: k for k, ref in enumerate(refs)}
         outcomes: list = [None] * len(refs)
         pending, finished, failed = list(refs), 0, 0

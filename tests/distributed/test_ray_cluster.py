@@ -10,6 +10,7 @@ import os
 import signal
 import threading
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -115,7 +116,9 @@ def test_vector_env_as_a_ray_actor(cluster):
     finally:
         ray.shutdown()
     for k in range(2):
-        env = ArticVectorEnv("ant", **kwargs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the ant file's RK4 and visual parts, reported on load
+            env = ArticVectorEnv("ant", **kwargs)
         obs, _ = env.reset(seed=10 + k)
         assert np.array_equal(obs, firsts[k][0])
         for act, theirs in zip(actions, steps[k]):
@@ -169,3 +172,28 @@ def test_cli_trials_on_the_cluster(cluster, tmp_path, capsys):
         )
         assert all(np.array_equal(a[key], b[key], equal_nan=a[key].dtype.kind == "f") for key in a.files)
     assert not (tmp_path / "fit_ray" / "broken" / "fitted.xml").exists()
+
+
+def test_rollouts_example(cluster, capsys):
+    """examples/ray_rollouts.py on the cluster: two actors' rollouts equal the same workers' rollouts stepped in
+    this process, bitwise; the throughput lines are printed."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "ray_rollouts.py"
+    spec = importlib.util.spec_from_file_location("ray_rollouts", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    rollouts, local, remote_s, local_s = example.main(["--address", cluster.address, "--envs", "4", "--steps", "30"])
+    assert len(rollouts) == 2 and rollouts[0]["obs"].shape[:2] == (31, 4)
+    assert all(np.array_equal(a[k], b[k]) for a, b in zip(rollouts, local) for k in a)
+    assert not np.array_equal(rollouts[0]["obs"], rollouts[1]["obs"])  # seeded differently
+    out = capsys.readouterr().out
+    assert "rollouts identical: True" in out and "env-steps/s" in out and remote_s > 0 and local_s > 0
+
+
+def test_local_cluster_arguments_are_checked():
+    with pytest.raises(ValidationError, match="nodes must be a positive integer"):
+        LocalCluster(nodes=0)
+    with pytest.raises(ValidationError, match="cpus_per_node must be a positive integer"):
+        LocalCluster(cpus_per_node=1.5)
