@@ -187,9 +187,9 @@ def _run_trials(fn, args: argparse.Namespace, configs: list[dict]) -> int:
         row.update({k: (f"{r[k]:.4g}" if isinstance(r, dict) else "") for k in columns})
     header = ["trial", *columns, "status"]
     widths = [max(len(h), *(len(str(row[h])) for row in rows)) for h in header]
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip())
     for row in rows:
-        print("  ".join(str(row[h]).ljust(w) for h, w in zip(header, widths)))
+        print("  ".join(str(row[h]).ljust(w) for h, w in zip(header, widths)).rstrip())
     summary = Path(args.out) / "summary.csv"
     with open(summary, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=header)

@@ -169,7 +169,8 @@ def _connect(ray, address, runtime_env) -> bool:
     options = {"runtime_env": runtime_env} if runtime_env else {}
     try:
         if address == "local":
-            ray.init(include_dashboard=False, log_to_driver=False, logging_level="WARNING", **options)
+            # address "local": a new cluster even when one started by `ray start` runs here (None would join it)
+            ray.init(address="local", include_dashboard=False, log_to_driver=False, logging_level="WARNING", **options)
         else:
             ray.init(address=address, log_to_driver=False, logging_level="WARNING", **options)
     except (ConnectionError, RuntimeError, ValueError) as e:

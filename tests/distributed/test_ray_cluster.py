@@ -197,3 +197,9 @@ def test_local_cluster_arguments_are_checked():
         LocalCluster(nodes=0)
     with pytest.raises(ValidationError, match="cpus_per_node must be a positive integer"):
         LocalCluster(cpus_per_node=1.5)
+
+
+def test_local_address_starts_and_stops_a_cluster_of_its_own(cluster):
+    """address='local' starts a Ray cluster for the call (not joining the one running here) and stops it after."""
+    assert map_scenes(abs, [-1.5, 2, -3], "local", progress=False) == [1.5, 2, 3]
+    assert not ray.is_initialized()
