@@ -5,17 +5,21 @@
 
 The nodes' processes get this artic on their PYTHONPATH (and any extra paths given), so that Ray workers import
 the same code as the caller. Stopping the cluster stops its node processes and nothing else of Ray on the machine.
+It runs without Ray's token authentication unless this process has RAY_AUTH_MODE=token (its nodes and the drivers
+in this process must agree), as a cluster for one machine's tests and trials; a cluster that others can reach
+should follow Ray's security guide (token authentication, a private network).
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -39,8 +43,17 @@ class LocalCluster:
         self.nodes, self.cpus_per_node = nodes, cpus_per_node
         root = str(Path(__file__).resolve().parents[2])  # the folder that holds this artic package
         paths = [root, *(python_path or []), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
-        self._env = dict(os.environ, PYTHONPATH=os.pathsep.join(dict.fromkeys(paths)), RAY_USAGE_STATS_ENABLED="0")
+        # Ray's token authentication as this process has it (a driver here must match the nodes): on where
+        # RAY_AUTH_MODE=token (a local `ray.init()` sets it), else off explicitly, for `ray start` would turn it on
+        # by itself when a token file of an earlier `ray.init()` exists, and this process could then not connect
+        self._env = dict(
+            os.environ,
+            PYTHONPATH=os.pathsep.join(dict.fromkeys(paths)),
+            RAY_USAGE_STATS_ENABLED="0",
+            RAY_AUTH_MODE=os.environ.get("RAY_AUTH_MODE", "disabled"),
+        )
         self._processes: list[subprocess.Popen] = []
+        self._logs: list = []  # each node's output
         self.address: str | None = None
 
     def __enter__(self) -> LocalCluster:
@@ -52,39 +65,48 @@ class LocalCluster:
 
     def start(self) -> str:
         """Start the head and the other nodes; wait until all have joined. Returns the address."""
-        ray = shutil.which("ray")
-        if ray is None:
-            raise ArticError("LocalCluster: the `ray` command is not installed; pip install 'artic[ray]'")
+        script = Path(sys.executable).parent / "ray"  # the `ray` command of this interpreter, whatever PATH holds
+        if importlib.util.find_spec("ray") is None or not script.is_file():
+            raise ArticError("LocalCluster: Ray is not installed; pip install 'artic[ray]'")
+        ray = [str(script)]
         port = _free_port()
         self.address = f"{_LOOPBACK}:{port}"
         common = [f"--num-cpus={self.cpus_per_node}", "--object-store-memory=100000000", "--disable-usage-stats"]
-        head = [ray, "start", "--block", "--head", f"--node-ip-address={_LOOPBACK}", f"--port={port}"]
+        head = [*ray, "start", "--block", "--head", f"--node-ip-address={_LOOPBACK}", f"--port={port}"]
         head += ["--include-dashboard=false", *common]
         self._spawn(head)
-        worker = [ray, "start", "--block", f"--address={self.address}", f"--node-ip-address={_LOOPBACK}", *common]
+        self._wait_for_nodes(1)  # a node joins a head that answers
+        worker = [*ray, "start", "--block", f"--address={self.address}", f"--node-ip-address={_LOOPBACK}", *common]
         for _ in range(self.nodes - 1):
             self._spawn(worker)
-        self._wait_for_nodes()
+        self._wait_for_nodes(self.nodes)
         return self.address
 
     def _spawn(self, command):
-        log = open(os.devnull, "wb")  # noqa: SIM115 - the node process owns it for its lifetime
+        log = tempfile.TemporaryFile()  # noqa: SIM115 - kept open while the node runs; read back if it fails
         # a session of its own: its raylet and workers can be found (worker_pids) and, if need be, killed together
-        self._processes.append(subprocess.Popen(command, env=self._env, stdout=log, stderr=log, start_new_session=True))
+        proc = subprocess.Popen(command, env=self._env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self._processes.append(proc)
+        self._logs.append(log)
 
-    def _wait_for_nodes(self):
+    def _wait_for_nodes(self, count):
         deadline = time.monotonic() + _START_TIMEOUT
         while True:
-            dead = [p.args[2:4] for p in self._processes if p.poll() is not None]
+            dead = [k for k, p in enumerate(self._processes) if p.poll() is not None]
             if dead:
+                log = self._logs[dead[0]]
+                log.seek(0)
+                tail = log.read().decode(errors="replace").strip().splitlines()[-5:]
                 self.stop()
-                raise ArticError(f"LocalCluster: a node process ended while starting ({dead}); see `ray status`")
+                raise ArticError(
+                    "LocalCluster: a node process ended while starting: " + " | ".join(tail) + " (see `ray status`)"
+                )
             alive = self._count_nodes()
-            if alive >= self.nodes:
+            if alive >= count:
                 return
             if time.monotonic() > deadline:
                 self.stop()
-                raise ArticError(f"LocalCluster: {alive} of {self.nodes} nodes joined in {_START_TIMEOUT:g} s")
+                raise ArticError(f"LocalCluster: {alive} of {count} nodes joined in {_START_TIMEOUT:g} s")
             time.sleep(0.5)
 
     def _count_nodes(self) -> int:
@@ -130,6 +152,9 @@ class LocalCluster:
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         self._processes.clear()
+        for log in self._logs:
+            log.close()
+        self._logs.clear()
         self.address = None
 
 
