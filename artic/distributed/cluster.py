@@ -84,7 +84,7 @@ class LocalCluster:
 
     def _spawn(self, command):
         log = tempfile.TemporaryFile()  # noqa: SIM115 - kept open while the node runs; read back if it fails
-        # a session of its own: its raylet and workers can be found (worker_pids) and, if need be, killed together
+        # a session of its own: its raylet and workers can be killed together if it does not stop
         proc = subprocess.Popen(command, env=self._env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self._processes.append(proc)
         self._logs.append(log)
@@ -124,19 +124,6 @@ class LocalCluster:
             return 0
         lines = out.stdout.split()
         return int(lines[-1]) if out.returncode == 0 and lines and lines[-1].isdigit() else 0
-
-    def worker_pids(self) -> list[int]:
-        """The process ids of the cluster's Ray worker processes now (those that run tasks and actors: Ray names them
-        "ray::IDLE" or "ray::<task>"), found in its nodes' process sessions."""
-        pids = []
-        for proc in self._processes:
-            out = subprocess.run(["ps", "-o", "pid=,stat=,comm=", "-s", str(proc.pid)], capture_output=True, text=True)
-            for line in out.stdout.splitlines():
-                pid, stat, name = line.split(None, 2)
-                agent = name.startswith(("ray::RuntimeEnv", "ray::Dashboard"))
-                if name.startswith("ray::") and not agent and not stat.startswith("Z"):
-                    pids.append(int(pid))
-        return pids
 
     def stop(self) -> None:
         """Stop every node of this cluster: `ray start --block` stops its node's processes when terminated (within
