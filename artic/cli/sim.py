@@ -210,10 +210,10 @@ def cmd_sim(args: argparse.Namespace) -> int:
         f"{steps} steps ({args.seconds:g} s)" + (f", {len(statics)} static actor(s)" if statics else "")
     )
     recorder = None
-    if args.html:
+    if args.html or args.usd:
         from ..viewer import Recorder
 
-        recorder = Recorder(scene)  # env 0's link poses, contacts and joint forces, for the replay
+        recorder = Recorder(scene)  # env 0's link poses, contacts and joint forces, for the replay and the USD stage
     step_time = 0.0  # [s] in scene.step from the second step on: the steady state, without compiling
     start = time.perf_counter()
     lost_at = np.full(args.envs, steps)  # the step at which each env's state went non-finite
@@ -261,9 +261,15 @@ def cmd_sim(args: argparse.Namespace) -> int:
             env_status=bad,
         )
         print(f"trajectory written to {args.out}")
-    if recorder is not None and recorder.poses[0]:
+    if recorder is not None and recorder.poses[0] and args.html:
         recorder.write(args.html, args.dt, title=f"{art.name} ({path.name})")
         print(f"replay written to {args.html} (open it in a browser)")
+    if recorder is not None and recorder.poses[0] and args.usd:
+        from ..viewer import write_usd
+
+        poses = [np.stack(p) for p in recorder.poses]
+        write_usd(args.usd, [*recorder.arts, *scene.statics], poses, args.dt, contacts=recorder.contacts)
+        print(f"USD stage written to {args.usd} (usdview, Blender, Isaac Sim; docs/viewer.md)")
     if args.plot:
         _plot(
             args.plot,
@@ -324,4 +330,7 @@ def add_parser(sub: argparse._SubParsersAction, shipped: str) -> None:
     )
     p.add_argument("--plot", default="run.png", help="plot of joint positions (png); '' to skip")
     p.add_argument("--html", default="", help="3D replay of env 0: one HTML file that opens offline; '' to skip")
+    p.add_argument(
+        "--usd", default="", help="USD stage of env 0 (.usda or .usdc; needs usd-core): shapes, poses, contacts"
+    )
     p.set_defaults(func=cmd_sim)
