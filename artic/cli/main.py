@@ -22,6 +22,7 @@ from ..sim.scene import Scene
 from .mocap import add_parsers as add_mocap_parsers
 from .sim import add_parser as add_sim_parser
 from .view import add_parser as add_view_parser
+from .voice import Voice
 
 
 def _tree_lines(art):
@@ -56,11 +57,9 @@ def _dof_lines(art):
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        art = load_model(model_path(args.model), fix_base=not args.floating)[0]
-        scene = Scene(1)
-        scene.add_articulation(art)  # the mass check's repairs warn here
+    art = load_model(model_path(args.model), fix_base=not args.floating)[0]
+    scene = Scene(1)
+    scene.add_articulation(art)  # the mass check's repairs warn here (the CLI's voice says them: voice.py)
     cache = art.create_cache()
     art.compute_mass_matrix(cache)
     art.compute_gravity_compensation(cache)
@@ -87,8 +86,6 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"  gravity compensation  {np.array2string(g[off:], precision=4, max_line_width=100)}")
     diag = np.diag(cache.mass_matrix[0])[off:]
     print(f"  mass-matrix diagonal  {np.array2string(diag, precision=4, max_line_width=100)}")
-    for w in caught:
-        print(f"warning: {w.message}")
     return 0
 
 
@@ -117,7 +114,7 @@ def _init_warp(verbose: bool):
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="artic", description="Articulated rigid bodies the PhysX way, on Warp.")
-    parser.add_argument("--verbose", action="store_true", help="show Warp's start-up banner and kernel loading")
+    parser.add_argument("--verbose", action="store_true", help="show Warp's start-up and every import note")
     sub = parser.add_subparsers(dest="command", required=True)
     info = sub.add_parser(
         "info",
@@ -132,13 +129,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_sim_parser(sub, ", ".join(shipped_models()))
     add_mocap_parsers(sub)
     add_view_parser(sub)
+    for command in sub.choices.values():  # `artic sim --verbose` as well as `artic --verbose sim`
+        command.add_argument(
+            "--verbose", dest="sub_verbose", action="store_true", help="show Warp's start-up and every import note"
+        )
     args = parser.parse_args(argv)
+    args.verbose = args.verbose or args.sub_verbose
     _init_warp(args.verbose)
-    try:
-        return args.func(args)
-    except ArticError as e:
-        print(f"artic: error: {e}", file=sys.stderr)
-        return 2
+    voice = Voice(args.verbose)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = voice.showwarning
+        try:
+            return args.func(args)
+        except ArticError as e:
+            print(f"artic: error: {e}", file=sys.stderr)
+            return 2
+        finally:
+            voice.close()
 
 
 if __name__ == "__main__":

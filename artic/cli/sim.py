@@ -1,9 +1,13 @@
 """`artic sim`: simulate a URDF or MJCF file (or a shipped model) with PD-driven joints, write the trajectory and a
-plot. MJCF models bring their floor and gravity (e.g. `artic sim ant`); URDF robots are fixed to the world.
+plot. MJCF models bring their floor and gravity (e.g. `artic sim ant`); URDF robots are fixed to the world, or with
+--floating stand on a floor put just under them (--no-floor: none).
 
-Every dof gets an implicit force drive (kp, kd, max force = the URDF effort) towards its target: the values given
-with --target (one number per dof, or name=value pairs), else 40 % of the way to each limited dof's upper limit
-(0.5 for unlimited ones) so that the default run visibly moves. All envs run the same command.
+Every driven dof gets an implicit force drive (kp, kd, max force = the URDF effort) towards its target: the values
+given with --target (one number per dof, or name=value pairs; clamped to the dof's range with a warning), else 40 %
+of the way from its initial position (brought into its range) to the farther limit, at most 0.5 (+0.5 without
+limits): strictly inside every range, and far enough that the default run visibly moves. A URDF's dofs are all
+driven; an MJCF file's are those its actuators act on (a planar robot's root slides and hinge are not), the others
+keep the file's spring and damper. All envs run the same command.
 """
 
 from __future__ import annotations
@@ -12,47 +16,85 @@ import argparse
 import os
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from ..assets import load_model, model_path
+from ..description.actors import create_ground_plane
 from ..description.articulation_joint import Drive
+from ..description.shapes import Box, Capsule, Cylinder, Sphere
 from ..enums import CacheFlag, DriveType, Motion, SolverType
 from ..errors import ValidationError
+from ..io.mjcf.loader import load_mjcf
+from ..math.np_spatial import quat_rotate
 from ..sim.scene import Scene
 from ..sim.status import FINITE_LIMIT
 
 
+def _ranges(art) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(initial position, low, high) per dof; +-inf for a dof without limits."""
+    q0, low, high = [], [], []
+    for j, ax in art.dof_list():
+        limited = j.get_motion(ax) == Motion.LIMITED
+        lim = j.get_limit_params(ax)
+        q0.append(j.get_joint_position(ax))
+        low.append(lim.low if limited else -np.inf)
+        high.append(lim.high if limited else np.inf)
+    return np.array(q0, float), np.array(low, float), np.array(high, float)
+
+
 def _targets(art, spec) -> np.ndarray:
+    """--target's values, else the default: from the initial position (brought into the range), 40 % of the way to
+    the farther limit, or +0.5 without limits: strictly inside every range, and far enough to see the drive act.
+    A given target outside its dof's range is clamped to it, with a warning."""
     names = art.dof_names
+    q0, low, high = _ranges(art)
     if not spec:
-        return np.array(
-            [
-                0.4 * j.get_limit_params(ax).high if j.get_motion(ax) == Motion.LIMITED else 0.5
-                for j, ax in art.dof_list()
-            ]
-        )
+        start = np.clip(q0, low, high)
+        up, down = high - start, start - low
+        toward = np.where(up >= down, 0.4 * np.minimum(up, 1.25), -0.4 * np.minimum(down, 1.25))
+        return start + np.where(np.isfinite(low) & np.isfinite(high), toward, 0.5)
     if all("=" in s for s in spec):
-        out = np.zeros(len(names))
+        out = np.clip(q0, low, high)
         for s in spec:
             key, _, value = s.partition("=")
             if key not in names:
                 raise ValidationError(f"--target: no dof named '{key}' (dofs: {', '.join(names)})")
-            out[names.index(key)] = float(value)
-        return out
-    try:
-        values = np.array([float(s) for s in spec])
-    except ValueError:
-        raise ValidationError("--target takes numbers (one per dof) or name=value pairs") from None
-    if values.shape != (len(names),):
-        raise ValidationError(f"--target: {len(values)} values given for {len(names)} dofs ({', '.join(names)})")
-    return values
+            try:
+                out[names.index(key)] = float(value)
+            except ValueError:
+                raise ValidationError(f"--target {s}: '{value}' is not a number") from None
+    else:
+        try:
+            out = np.array([float(s) for s in spec])
+        except ValueError:
+            raise ValidationError("--target takes numbers (one per dof) or name=value pairs") from None
+        if out.shape != (len(names),):
+            raise ValidationError(f"--target: {len(out)} values given for {len(names)} dofs ({', '.join(names)})")
+    if not np.all(np.isfinite(out)):
+        raise ValidationError("--target: the targets must be finite numbers")
+    for d in np.flatnonzero((out < low) | (out > high)):
+        clamped = min(max(out[d], low[d]), high[d])
+        print(
+            f"warning: --target {names[d]}={out[d]:g} is outside its range [{low[d]:.4g}, {high[d]:.4g}]; "
+            f"clamped to {clamped:.4g}",
+            file=sys.stderr,
+        )
+    return np.clip(out, low, high)
+
+
+def _display_name(art, path) -> str:
+    """The model's name for the output: an MJCF articulation is named after its root body ('torso' for every
+    Gymnasium robot), so those files go by their file name."""
+    return path.stem if path.suffix.lower() == ".xml" else art.name
 
 
 def _progress(k: int, total: int, start: float):
-    """A text progress bar on stderr, shown once a run has taken more than a second."""
+    """A text progress bar on stderr, shown once a run has taken more than a second, and only on a terminal (a log
+    file or a pipe would get every redraw)."""
+    if not sys.stderr.isatty():
+        return
     if time.perf_counter() - start < 1.0 or (k % max(1, total // 50) and k != total):
         return
     frac = k / total
@@ -99,7 +141,8 @@ def _plot(path, t, q, targets, art, title, root_pose=None):
         colours = plt.get_cmap("tab10" if len(dofs) <= 10 else "tab20")
         for c, d in enumerate(dofs):
             (line,) = ax.plot(t, q[:, 0, d], color=colours(c % colours.N), label=names[d])
-            ax.axhline(targets[d], color=line.get_color(), linestyle="--", linewidth=0.8)
+            if np.isfinite(targets[d]):  # a dof the run does not drive has no target
+                ax.axhline(targets[d], color=line.get_color(), linestyle="--", linewidth=0.8)
         ax.set_title(label, fontsize=9)
         ax.set_ylabel("rad or m")
         ax.grid(alpha=0.3)
@@ -125,8 +168,17 @@ def _plot(path, t, q, targets, art, title, root_pose=None):
 
 def _check_args(args):
     """Refuse what cannot run, and outputs that cannot be written, before any time is spent simulating."""
-    if not (args.dt > 0 and args.seconds > 0 and args.envs >= 1):  # NaN fails too
-        raise ValidationError("--dt and --seconds must be positive and --envs at least 1")
+    for flag, value in (("--dt", args.dt), ("--seconds", args.seconds)):
+        if not value > 0 or not np.isfinite(value):  # NaN fails too
+            raise ValidationError(f"{flag} must be a positive number of seconds, got {value:g}")
+    if args.envs < 1:
+        raise ValidationError(f"--envs must be at least 1, got {args.envs}")
+    for flag, value in (
+        ("--position-iterations", args.position_iterations),
+        ("--velocity-iterations", args.velocity_iterations),
+    ):
+        if not 0 <= value <= 255:
+            raise ValidationError(f"{flag} must be from 0 to 255 (PhysX's bound), got {value}")
     if int(round(args.seconds / args.dt)) < 1:
         raise ValidationError(
             f"--seconds {args.seconds:g} is less than one step of --dt {args.dt:g}; give at least one step"
@@ -141,45 +193,89 @@ def _check_args(args):
 MAX_LINK_POSE_ENVS = 16  # run.npz keeps the link poses of at most this many envs (T x E x L x 7 floats)
 
 
-def _scene(args):
-    """The model loaded with the drives and iteration counts of `args`, in a scene of `args.envs` envs: (articulation,
-    statics, model path, targets, scene, solver, the time the setup started)."""
-    _check_args(args)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        path = model_path(args.model)
+def _load(args):
+    """(articulation, statics, gravity or None, path, driven) of the model; `driven` (per dof) is False for the dofs
+    an MJCF file gives no actuator (a planar robot's root slides and hinge, passive joints), which keep the file's
+    own spring and damper. What the import drops or repairs it warns about, which the CLI's voice says (voice.py)."""
+    path = model_path(args.model)
+    if path.suffix.lower() == ".xml":
+        model = load_mjcf(path)
+        art, statics, gravity = model.articulations[0], model.statics, model.gravity
+        actuated = {r.joint for r in model.actuators if r.supported and r.joint} | {
+            name for r in model.actuators if r.supported for name, _ in r.terms
+        }
+        driven = np.array([j.name in actuated for j, _ in art.dof_list()]) if actuated else None
+    else:
         art, statics, gravity = load_model(
             path, fix_base=not args.floating, package_dirs=args.package_dir, repair_inertia=args.repair_inertia
         )
-    for w in caught:  # what the import dropped or repaired is said, not hidden
-        print(f"warning: {w.message}", file=sys.stderr)
+        driven = None
+    return art, statics, gravity, path, np.ones(art.dof_count, bool) if driven is None else driven
+
+
+def _floor(scene, art) -> float:
+    """The height [m] of a floor just under every shape of the articulation as it starts (env 0)."""
+    poses = scene.get_link_poses(art)[0].astype(float)
+    lowest = np.inf
+    for pose, link in zip(poses, art._topology().links, strict=True):
+        for shape in link.shapes:
+            centre = pose[:3] + quat_rotate(pose[3:], shape.local_pose.p)
+            lowest = min(lowest, centre[2] - _reach(shape))
+    return float(lowest) if np.isfinite(lowest) else float(poses[:, 2].min())
+
+
+def _reach(shape) -> float:
+    """The largest distance [m] of the shape's points from its frame's origin."""
+    if isinstance(shape, Sphere):
+        return shape.radius
+    if isinstance(shape, Capsule):
+        return shape.half_height + shape.radius
+    if isinstance(shape, Cylinder):
+        return float(np.hypot(shape.half_height, shape.radius))
+    if isinstance(shape, Box):
+        return float(np.linalg.norm(shape.half_extents))
+    points = getattr(shape, "hull_points", None)
+    points = getattr(shape, "vertices", None) if points is None else points
+    return 0.0 if points is None else float(np.linalg.norm(np.asarray(points, float), axis=1).max())
+
+
+def _scene(args):
+    """The model loaded with the drives and iteration counts of `args`, in a scene of `args.envs` envs: (articulation,
+    statics, model path, targets, driven, scene, solver, the time the setup started)."""
+    _check_args(args)
+    art, statics, gravity, path, driven = _load(args)
     targets = _targets(art, args.target)
-    for j, ax in art.dof_list():
-        effort = j.get_drive_params(ax).max_force or 1e6
-        j.set_drive_params(ax, Drive(args.kp, args.kd, effort, DriveType.FORCE))
+    for (j, ax), drive in zip(art.dof_list(), driven, strict=True):
+        if drive:
+            effort = j.get_drive_params(ax).max_force or 1e6
+            j.set_drive_params(ax, Drive(args.kp, args.kd, effort, DriveType.FORCE))
+    if not driven.all():
+        free = [n for n, d in zip(art.dof_names, driven, strict=True) if not d]
+        print(f"not driven (no actuator in the file): {', '.join(free)}")
     art.set_solver_iteration_counts(args.position_iterations, args.velocity_iterations)
     solver = SolverType[args.solver.upper()]
     setup_start = time.perf_counter()
     scene = Scene(args.envs, solver_type=solver, **({"gravity": gravity} if gravity else {}))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for actor in statics:
-            scene.add_actor(actor)
-        scene.add_articulation(art)  # the mass check's repairs warn here
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
-    return art, statics, path, targets, scene, solver, setup_start
+    for actor in statics:
+        scene.add_actor(actor)
+    scene.add_articulation(art)  # the mass check's repairs warn here (the CLI's voice says them: voice.py)
+    if not art.fix_base and not statics and not args.no_floor:
+        height = _floor(scene, art)
+        statics = [create_ground_plane(height=height, name="floor")]
+        scene.add_actor(statics[0])
+        print(f"floor: a plane at z = {height:.4g} m, under the floating base as it starts (--no-floor: none)")
+    return art, statics, path, targets, driven, scene, solver, setup_start
 
 
-def _summary(args, art, scene, q, t, targets, lost_at) -> np.ndarray:
-    """Print how far each dof ended from its target and which envs went non-finite; returns env_status."""
+def _summary(args, art, scene, q, t, targets, driven, lost_at) -> np.ndarray:
+    """Print how far each driven dof ended from its target and which envs went non-finite; returns env_status."""
     bad = scene.env_status
     finite = ~bad
     if finite.any():
         err = np.abs(q[-1, finite] - targets).max(axis=0)
         print("final |q - target| per dof (max over " + ("envs" if bad.sum() == 0 else "the finite envs") + "):")
-        for name, e in zip(art.dof_names, err, strict=True):
-            print(f"  {name:<28s} {e:.4g}")
+        for name, e, d in zip(art.dof_names, err, driven, strict=True):
+            print(f"  {name:<28s} {e:.4g}" if d else f"  {name:<28s} (not driven)")
     if bad.any():
         envs = np.flatnonzero(bad)
         first = int(lost_at.min())
@@ -193,9 +289,11 @@ def _summary(args, art, scene, q, t, targets, lost_at) -> np.ndarray:
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
-    art, statics, path, targets, scene, solver, setup_start = _scene(args)
+    art, statics, path, targets, driven, scene, solver, setup_start = _scene(args)
+    name = _display_name(art, path)
     cache = art.create_cache()
-    cache.joint_target_positions[:] = targets
+    art.copy_internal_state_to_cache(cache, CacheFlag.JOINT_TARGET_POSITIONS)
+    cache.joint_target_positions[:, driven] = targets[driven]  # the others keep the file's spring reference
     art.apply_cache(cache, CacheFlag.JOINT_TARGET_POSITIONS)
     steps = int(round(args.seconds / args.dt))
     t = np.arange(1, steps + 1) * args.dt
@@ -206,7 +304,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     link_poses = np.zeros((steps, n_pose_envs, art.link_count, 7), np.float32)
     flags = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM
     print(
-        f"simulating {art.name}: {art.dof_count} dofs, {args.envs} env(s), {solver.name}, dt {args.dt:g} s, "
+        f"simulating {name}: {art.dof_count} dofs, {args.envs} env(s), {solver.name}, dt {args.dt:g} s, "
         f"{steps} steps ({args.seconds:g} s)" + (f", {len(statics)} static actor(s)" if statics else "")
     )
     recorder = None
@@ -243,7 +341,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         )
     else:
         print(" (one step: no steady-state figure)")
-    bad = _summary(args, art, scene, q, t, targets, lost_at)
+    bad = _summary(args, art, scene, q, t, targets, driven, lost_at)
     if args.out:
         np.savez(
             args.out,
@@ -262,7 +360,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         )
         print(f"trajectory written to {args.out}")
     if recorder is not None and recorder.poses[0] and args.html:
-        recorder.write(args.html, args.dt, title=f"{art.name} ({path.name})")
+        recorder.write(args.html, args.dt, title=f"{name} ({path.name})")
         print(f"replay written to {args.html} (open it in a browser)")
     if recorder is not None and recorder.poses[0] and args.usd:
         from ..viewer import write_usd
@@ -275,9 +373,9 @@ def cmd_sim(args: argparse.Namespace) -> int:
             args.plot,
             t,
             q,
-            targets,
+            np.where(driven, targets, np.nan),
             art,
-            f"{art.name} ({path.name}): env 0, {solver.name}, kp {args.kp:g}, kd {args.kd:g}; dashed: targets",
+            f"{name} ({path.name}): env 0, {solver.name}, kp {args.kp:g}, kd {args.kd:g}; dashed: targets",
             None if art.fix_base else root,
         )
         print(f"plot written to {args.plot}")
@@ -306,11 +404,13 @@ def add_parser(sub: argparse._SubParsersAction, shipped: str) -> None:
         "--target",
         nargs="*",
         default=None,
-        help="targets: one number per dof, or name=value pairs; by default 40 %% of each upper limit",
+        help="targets: one number per dof, or name=value pairs (clamped to the dof's range, with a warning); by "
+        "default 40 %% of the way from the initial position to the farther limit (at most 0.5), +0.5 without limits",
     )
     p.add_argument("--position-iterations", type=int, default=4, help="solver position iterations")
     p.add_argument("--velocity-iterations", type=int, default=1, help="solver velocity iterations")
-    p.add_argument("--floating", action="store_true", help="load a URDF with a floating base")
+    p.add_argument("--floating", action="store_true", help="load a URDF with a floating base (on a floor)")
+    p.add_argument("--no-floor", action="store_true", help="no floor under a floating URDF robot")
     p.add_argument(
         "--package-dir",
         action="append",

@@ -22,12 +22,17 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..description.shapes import Box, Capsule, ConvexMesh, Cylinder, Mesh, Plane, Sphere, TriangleMesh
 from ..errors import ArticError, ValidationError
+
+if TYPE_CHECKING:
+    from ..description.articulation import Articulation
+    from ..sim.scene import Scene
 from .replay import _as_articulations, _color, _hull_triangles, _palette, _poses_array
 
 PLANE_HALF_SIZE = 50.0  # [m] a plane is drawn as a square of this half size (USD has no infinite plane to render)
@@ -46,7 +51,7 @@ def _pxr():
 
 def write_usd(
     path: os.PathLike | str,
-    source,
+    source: str | Path | Scene | Articulation | Sequence,
     link_poses: ArrayLike | Sequence[ArrayLike],
     dt: float,
     *,

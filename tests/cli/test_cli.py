@@ -3,8 +3,10 @@
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from artic.cli.main import main
 from tests.support.models import robot_path
@@ -114,7 +116,7 @@ def test_sim_reports_envs_whose_state_went_non_finite(tmp_path, capsys, monkeypa
 
 def test_sim_and_info_show_what_the_import_dropped_or_repaired(tmp_path, capsys):
     """A URDF whose moving link has no <inertial>: `artic info` and `artic sim` print the mass check's repair as a
-    warning line instead of hiding it (they used to silence import warnings)."""
+    warning line on stderr, once, instead of hiding it (they used to silence import warnings)."""
     urdf = tmp_path / "arm.urdf"
     urdf.write_text(
         '<robot name="arm"><link name="base"/><link name="tip"><collision><geometry><sphere radius="0.05"/>'
@@ -123,8 +125,8 @@ def test_sim_and_info_show_what_the_import_dropped_or_repaired(tmp_path, capsys)
         "</robot>"
     )
     assert main(["info", str(urdf)]) == 0
-    out = capsys.readouterr().out
-    assert "warning:" in out and "'tip'" in out
+    err = capsys.readouterr().err
+    assert "warning:" in err and "'tip'" in err and err.count("warning:") == len(set(err.splitlines()))
     assert main(["sim", str(urdf), "--seconds", "0.05", "--out", "", "--plot", ""]) == 0
     err = capsys.readouterr().err
     assert "warning:" in err and "'tip'" in err
@@ -269,3 +271,68 @@ def test_sim_html_writes_a_self_contained_replay_and_view_rebuilds_it(tmp_path, 
     assert main(["view", str(run), "--html", str(tmp_path / "again.html")]) == 0
     assert (tmp_path / "again.html").stat().st_size > 500_000
     assert main(["sim", "ant", "--html", str(tmp_path / "missing" / "x.html"), "--out", "", "--plot", ""]) == 2
+
+
+def test_sim_default_targets_lie_strictly_inside_every_range(tmp_path):
+    """The default targets of the ant (whose ankles start at 0, outside their ranges) and the arm lie strictly inside
+    every dof's range, apart from its limits by at least a tenth of the range's smaller side."""
+    from artic.assets import load_model, model_path
+    from artic.cli.sim import _ranges, _targets
+
+    for name in ("ant", "arm6"):
+        art = load_model(model_path(name))[0]
+        targets = _targets(art, None)
+        _, low, high = _ranges(art)
+        limited = np.isfinite(low)
+        assert np.all(targets[limited] > low[limited]) and np.all(targets[limited] < high[limited]), name
+
+
+def test_sim_leaves_planar_roots_undriven_and_drops_onto_the_floor(tmp_path, capsys):
+    """Gymnasium's half_cheetah: its root slides and hinge have no actuator, so the run does not drive them (it
+    says so): the cheetah falls onto its floor instead of hovering on springs."""
+    import gymnasium
+
+    path = Path(gymnasium.__file__).parent / "envs" / "mujoco" / "assets" / "half_cheetah.xml"
+    out = tmp_path / "run.npz"
+    assert main(["sim", str(path), "--seconds", "1", "--out", str(out), "--plot", ""]) == 0
+    text = capsys.readouterr().out
+    assert "not driven (no actuator in the file): rootx, rootz, rooty" in text
+    assert "simulating half_cheetah:" in text  # named after its file, not its root body ('torso')
+    data = np.load(out)
+    rootz = list(data["dof_names"]).index("rootz")
+    assert data["q"][-1, 0, rootz] < -0.2  # it fell (held at 0 by a drive before)
+
+
+def test_sim_puts_a_floor_under_a_floating_urdf(tmp_path, capsys):
+    """A floating URDF robot gets a floor just under its shapes (said in the output) and stays on it; --no-floor
+    drops it and the robot falls."""
+    out = tmp_path / "run.npz"
+    assert main(["sim", "--floating", "--seconds", "1", "--out", str(out), "--plot", ""]) == 0
+    text = capsys.readouterr().out
+    assert "floor: a plane at z = " in text
+    floor = float(text.split("floor: a plane at z = ")[1].split()[0])
+    z = np.load(out)["link_poses"][:, 0, :, 2]
+    assert z.min() > floor - 0.05
+    assert main(["sim", "--floating", "--no-floor", "--seconds", "1", "--out", str(out), "--plot", ""]) == 0
+    assert "floor:" not in capsys.readouterr().out
+    assert np.load(out)["link_poses"][-1, 0, :, 2].max() < floor - 1.0
+
+
+def test_sim_clamps_targets_outside_a_range_and_names_bad_arguments(tmp_path, capsys):
+    """--target beyond a dof's range is clamped with a warning naming it; --verbose works after the subcommand;
+    a bad --dt names --dt; no progress bar goes to a stream that is not a terminal."""
+    from artic.assets import load_model, model_path
+    from artic.cli.sim import _ranges
+
+    art = load_model(model_path("arm6"))[0]
+    name = art.dof_names[1]
+    _, _, high = _ranges(art)
+    out = tmp_path / "run.npz"
+    assert main(["sim", "--target", f"{name}=10", "--seconds", "0.05", "--out", str(out), "--plot", ""]) == 0
+    err = capsys.readouterr().err
+    assert f"--target {name}=10 is outside its range" in err and "clamped to" in err
+    assert np.load(out)["targets"][1] == pytest.approx(high[1])
+    assert main(["sim", "--verbose", "--seconds", "0.05", "--out", "", "--plot", ""]) == 0
+    assert main(["sim", "--dt", "-0.01", "--out", "", "--plot", ""]) == 2
+    err = capsys.readouterr().err
+    assert "--dt must be a positive number of seconds, got -0.01" in err and "\r" not in err
