@@ -223,12 +223,16 @@ def _plot_fit(path, res):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+    from matplotlib.ticker import MaxNLocator
+
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
     ax.semilogy(np.arange(1, len(res.rms) + 1), 1e3 * res.rms, "o-", label="marker RMS")
     ax.semilogy(np.arange(1, len(res.rms) + 1), 1e3 * np.maximum(res.joint_gap, 1e-6), "s-", label="joint gap RMS")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # epochs are whole
+    ax.set_title("Marker fit: errors after each epoch's relaxation", fontsize=10)
     ax.set_xlabel("epoch")
     ax.set_ylabel("[mm]")
-    ax.legend()
+    ax.legend(loc="upper right")
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=100)

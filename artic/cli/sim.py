@@ -106,10 +106,11 @@ def _progress(k: int, total: int, start: float):
 
 
 def _dof_groups(art) -> list[tuple[str, list[int]]]:
-    """Dofs grouped by the root's child link they hang from (a limb, a finger), in dof order; small models keep
-    one group."""
+    """Dofs grouped by the root's child link they hang from (a limb, a finger), in dof order, each with a title in
+    words; small models, and models whose dofs all hang from one link, keep one group."""
+    everything = [("joint positions", list(range(art.dof_count)))]
     if art.dof_count <= 8:
-        return [("joint positions", list(range(art.dof_count)))]
+        return everything
     topo = art._topology()
     groups: dict[str, list[int]] = {}
     for i, link in enumerate(topo.links):
@@ -118,12 +119,22 @@ def _dof_groups(art) -> list[tuple[str, list[int]]]:
             top = top.parent
         for k in range(len(topo.dof_axes[i])):
             groups.setdefault(top.name, []).append(topo.dof_start[i] + k)
-    return [(f"below '{name}'", dofs) for name, dofs in groups.items()]
+    if len(groups) == 1:
+        return everything
+    return [(f"joints from link {name} outwards", dofs) for name, dofs in groups.items()]
+
+
+def _colours(n: int) -> list:
+    """n distinct colours: hues a golden-ratio step apart, alternately darker, so that no two lines of a panel
+    share one (tab20 pairs light and dark shades of ten hues)."""
+    import colorsys
+
+    return [colorsys.hls_to_rgb((0.6 + 0.618034 * i) % 1.0, 0.38 if i % 2 else 0.5, 0.75) for i in range(n)]
 
 
 def _plot(path, t, q, targets, art, title, root_pose=None):
-    """Joint positions of env 0 in one subplot per limb (distinct colours within each), with dashed targets, and
-    for a floating base its height and roll/pitch/yaw."""
+    """Joint positions of env 0 in one subplot per limb (distinct colours within each, legends beside the data),
+    with dashed targets, and for a floating base its height and roll/pitch/yaw."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -134,19 +145,19 @@ def _plot(path, t, q, targets, art, title, root_pose=None):
     panels = len(groups) + (root_pose is not None)
     cols = 1 if panels == 1 else 2
     rows = -(-panels // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(9 if cols == 1 else 13, 3.2 * rows + 1), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(10 if cols == 1 else 15, 3.2 * rows + 1), squeeze=False)
     axes = axes.ravel()
     names = art.dof_names
+    legend = {"fontsize": 7, "loc": "center left", "bbox_to_anchor": (1.01, 0.5), "frameon": False}
     for ax, (label, dofs) in zip(axes, groups):
-        colours = plt.get_cmap("tab10" if len(dofs) <= 10 else "tab20")
-        for c, d in enumerate(dofs):
-            (line,) = ax.plot(t, q[:, 0, d], color=colours(c % colours.N), label=names[d])
+        for colour, d in zip(_colours(len(dofs)), dofs):
+            ax.plot(t, q[:, 0, d], color=colour, label=names[d])
             if np.isfinite(targets[d]):  # a dof the run does not drive has no target
-                ax.axhline(targets[d], color=line.get_color(), linestyle="--", linewidth=0.8)
+                ax.axhline(targets[d], color=colour, linestyle="--", linewidth=0.8)
         ax.set_title(label, fontsize=9)
         ax.set_ylabel("rad or m")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=6, ncol=2, loc="best")
+        ax.legend(ncol=1 + len(dofs) // 12, **legend)
     if root_pose is not None:
         ax = axes[len(groups)]
         rpy = Rotation.from_quat(root_pose[:, 0, 3:]).as_euler("xyz")
@@ -155,7 +166,7 @@ def _plot(path, t, q, targets, art, title, root_pose=None):
             ax.plot(t, rpy[:, k], color=c, label=f"root {name} [rad]")
         ax.set_title("floating base", fontsize=9)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=6, loc="best")
+        ax.legend(**legend)
     for ax in axes[panels:]:
         ax.set_visible(False)
     for ax in axes[:panels]:
@@ -173,6 +184,8 @@ def _check_args(args):
             raise ValidationError(f"{flag} must be a positive number of seconds, got {value:g}")
     if args.envs < 1:
         raise ValidationError(f"--envs must be at least 1, got {args.envs}")
+    if args.record_envs < 0:
+        raise ValidationError(f"--record-envs must be 0 (all) or a positive count, got {args.record_envs}")
     for flag, value in (
         ("--position-iterations", args.position_iterations),
         ("--velocity-iterations", args.velocity_iterations),
@@ -190,7 +203,7 @@ def _check_args(args):
                 raise ValidationError(f"{flag} {path}: the folder {folder} does not exist or is not writable")
 
 
-MAX_LINK_POSE_ENVS = 16  # run.npz keeps the link poses of at most this many envs (T x E x L x 7 floats)
+RECORD_ENVS = 16  # run.npz keeps the link poses of this many envs by default (T x E x L x 7 floats)
 
 
 def _load(args):
@@ -300,7 +313,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     q = np.zeros((steps, args.envs, art.dof_count), np.float32)
     qd = np.zeros_like(q)
     root = np.zeros((steps, args.envs, 7), np.float32)
-    n_pose_envs = min(args.envs, MAX_LINK_POSE_ENVS)
+    n_pose_envs = args.envs if args.record_envs == 0 else min(args.envs, args.record_envs)
     link_poses = np.zeros((steps, n_pose_envs, art.link_count, 7), np.float32)
     flags = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM
     print(
@@ -427,6 +440,13 @@ def add_parser(sub: argparse._SubParsersAction, shipped: str) -> None:
         "--out",
         default="run.npz",
         help="trajectory file (npz: q, qd, root and link poses, targets, model path); '' to skip",
+    )
+    p.add_argument(
+        "--record-envs",
+        type=int,
+        default=RECORD_ENVS,
+        help="envs whose link poses the trajectory file keeps (for artic view; 0: all, frames x envs x links x 7 "
+        "floats)",
     )
     p.add_argument("--plot", default="run.png", help="plot of joint positions (png); '' to skip")
     p.add_argument("--html", default="", help="3D replay of env 0: one HTML file that opens offline; '' to skip")

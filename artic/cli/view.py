@@ -54,6 +54,11 @@ def cmd_view(args: argparse.Namespace) -> int:
         raise ValidationError(
             f"artic view: {run_path}: link_poses must be (frames, envs, links, 7), got shape {poses.shape}"
         )
+    if not 0 <= args.env < poses.shape[1]:
+        raise ValidationError(
+            f"artic view: {run_path} keeps the link poses of envs 0 to {poses.shape[1] - 1}, not env {args.env}; "
+            "run artic sim with --record-envs 0 (all envs) or a larger count to replay it"
+        )
     model = _model(run, run_path)
     write_replay(out, model, poses, float(run["dt"]), env=args.env, title=args.title or model.stem)
     print(f"replay of {model.stem} ({len(poses)} frames, env {args.env} of {poses.shape[1]}) written to {out}")

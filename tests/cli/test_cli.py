@@ -336,3 +336,16 @@ def test_sim_clamps_targets_outside_a_range_and_names_bad_arguments(tmp_path, ca
     assert main(["sim", "--dt", "-0.01", "--out", "", "--plot", ""]) == 2
     err = capsys.readouterr().err
     assert "--dt must be a positive number of seconds, got -0.01" in err and "\r" not in err
+
+
+def test_sim_record_envs_and_view_says_which_envs_it_has(tmp_path, capsys):
+    """--record-envs sets how many envs' link poses run.npz keeps (0: all); `artic view --env` beyond them says so
+    and how to record more."""
+    out = tmp_path / "run.npz"
+    assert main(["sim", "--envs", "3", "--record-envs", "2", "--seconds", "0.05", "--out", str(out), "--plot", ""]) == 0
+    assert np.load(out)["link_poses"].shape[1] == 2
+    assert main(["view", str(out), "--env", "2", "--html", str(tmp_path / "r.html")]) == 2
+    assert "keeps the link poses of envs 0 to 1, not env 2" in capsys.readouterr().err
+    assert main(["sim", "--envs", "3", "--record-envs", "0", "--seconds", "0.05", "--out", str(out), "--plot", ""]) == 0
+    assert np.load(out)["link_poses"].shape[1] == 3
+    assert main(["view", str(out), "--env", "2", "--html", str(tmp_path / "r.html")]) == 0
