@@ -222,7 +222,6 @@ def _plot_fit(path, res):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
     from matplotlib.ticker import MaxNLocator
 
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
