@@ -101,9 +101,11 @@ def write_c3d(path: os.PathLike | str, markers: MarkerSet) -> None:
         pts[ok, :3] = p[ok] * 1000.0
         pts[~ok, 3] = -1.0
         frames.append((pts, np.zeros((0, 0), np.float32)))
-    w.add_frames(frames)
-    with open(path, "wb") as f:
-        w.write(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the c3d package's "No analog data found": artic writes points
+        w.add_frames(frames)
+        with open(path, "wb") as f:
+            w.write(f)
 
 
 def read_c3d(path: os.PathLike | str) -> tuple[list[str], np.ndarray, float]:

@@ -145,7 +145,6 @@ def _trials(folder):
     return [*files, str(folder / "broken.c3d")], str(folder / "model.xml")
 
 
-@pytest.mark.filterwarnings("ignore:No analog data")  # the c3d package's note on files without analog channels
 def test_cli_trials_on_the_cluster(cluster, tmp_path, capsys):
     """`artic fit` and `artic track` with three marker files: one folder per trial, a summary table (printed and in
     summary.csv) with the broken file's trial failed and why, exit code 1; with --ray on the cluster the fitted
