@@ -11,6 +11,7 @@ import pytest
 from artic import ArticError, ValidationError
 from artic.distributed import MapError, TaskFailure, map_scenes
 from tests.support.distributed_tasks import drop_ant
+from tests.support.imports import hide_package
 
 
 def _square_or_raise(x):
@@ -77,15 +78,6 @@ def test_bad_arguments_are_refused(kwargs, match):
 
 def test_an_address_without_ray_says_how_to_install(monkeypatch):
     """Ray is optional: asked for a cluster without it, map_scenes says how to install it."""
-    import builtins
-
-    real_import = builtins.__import__
-
-    def no_ray(name, *args, **kwargs):
-        if name == "ray" or name.startswith("ray."):
-            raise ImportError("no ray")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_ray)
+    hide_package(monkeypatch, "ray")
     with pytest.raises(ArticError, match=r"pip install 'artic\[ray\]'"):
         map_scenes(_square_or_raise, [1], address="local", progress=False)

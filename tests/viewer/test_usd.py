@@ -12,6 +12,7 @@ from artic.assets import load_model, model_path
 from artic.description.shapes import Box, Capsule, Sphere
 from artic.math.np_spatial import quat_rotate
 from artic.viewer import Recorder, write_usd
+from tests.support.imports import hide_package
 
 pxr = pytest.importorskip("pxr")
 from pxr import Usd, UsdGeom  # noqa: E402
@@ -127,16 +128,7 @@ def test_bad_input_is_refused(tmp_path, monkeypatch):
         write_usd(tmp_path / "a.usda", art, poses, DT, contacts=[None] * 3)
     with pytest.raises(ValidationError, match="link poses of 'arm6' must be"):
         write_usd(tmp_path / "a.usda", art, poses[:, :2], DT)
-    import builtins
-
-    real_import = builtins.__import__
-
-    def no_pxr(name, *args, **kwargs):
-        if name == "pxr" or name.startswith("pxr."):
-            raise ImportError("no pxr")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_pxr)
+    hide_package(monkeypatch, "pxr")
     with pytest.raises(ArticError, match="pip install 'artic\\[usd\\]'"):
         write_usd(tmp_path / "a.usda", art, poses, DT)
 
