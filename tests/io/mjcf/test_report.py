@@ -122,21 +122,27 @@ def test_suite_models_give_at_most_one_report_per_kind(key, path):
 
 
 def test_artic_info_prints_the_report(tmp_path, capsys):
-    """`artic info` on an MJCF file whose geoms carry a gap prints that warning as a 'warning:' line."""
+    """`artic info` on an MJCF file whose geoms carry a gap prints that warning as a 'warning:' line on stderr (the
+    CLI's one voice for warnings)."""
     from artic.cli.main import main
 
     path, _ = _load(tmp_path, geom='gap="0.01"')
     assert main(["info", str(path)]) == 0
-    out = capsys.readouterr().out
-    assert re.search(r"warning: .*<geom> attribute gap is not used by artic.*2 occurrence\(s\)", out)
+    err = capsys.readouterr().err
+    assert re.search(r"warning: .*<geom> attribute gap is not used by artic.*2 occurrence\(s\)", err)
 
 
 def test_artic_sim_prints_the_report(tmp_path, capsys):
-    """`artic sim ant` (the shipped MJCF ant, whose geoms carry rgba and materials) prints the report's summary of
-    visual content on stderr as a 'warning:' line."""
+    """`artic sim ant` (the shipped MJCF ant, whose geoms carry rgba and materials): the report's summary of visual
+    content is one counted note by default and, with --verbose, its 'warning:' line on stderr; the warnings that
+    matter to the dynamics (RK4 not followed) are shown either way."""
     from artic.cli.main import main
 
     out = tmp_path / "ant.npz"
-    assert main(["sim", "ant", "--seconds", "0.05", "--dt", "0.01", "--out", str(out)]) == 0
+    assert main(["sim", "ant", "--seconds", "0.05", "--dt", "0.01", "--out", str(out), "--plot", ""]) == 0
+    err = capsys.readouterr().err
+    assert "integrator='RK4'" in err and "without effect on the simulated dynamics" not in err
+    assert "note: 1 import note(s) on parts of the file without effect on the dynamics" in err
+    assert main(["sim", "ant", "--seconds", "0.05", "--dt", "0.01", "--out", str(out), "--plot", "", "--verbose"]) == 0
     err = capsys.readouterr().err
     assert re.search(r"warning: .*without effect on the simulated dynamics.*<geom> attribute rgba", err)
