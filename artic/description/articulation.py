@@ -289,13 +289,15 @@ class Articulation(KnownAttributes):
         for link in self._links:
             if link.name == name:
                 return link
-        raise ValidationError(f"{self._owner()}: no link named '{name}'")
+        names = [lk.name for lk in self._links]
+        raise ValidationError(f"{self._owner()}: no link named '{name}' (links: {', '.join(names)})")
 
     def get_joint(self, name: str) -> Joint:
         for link in self._links:
             if link.inbound_joint is not None and link.inbound_joint.name == name:
                 return link.inbound_joint
-        raise ValidationError(f"{self._owner()}: no joint named '{name}'")
+        names = [lk.inbound_joint.name for lk in self._links if lk.inbound_joint is not None]
+        raise ValidationError(f"{self._owner()}: no joint named '{name}' (joints: {', '.join(names) or 'none'})")
 
     @property
     def fluid(self) -> Fluid | None:

@@ -63,7 +63,8 @@ class _Resolver:
             raise vals.fail(
                 el,
                 f"attribute filename: cannot resolve '{uri}': no folder '{pkg}' holding '{rest}' "
-                f"next to the URDF or in package_dirs; pass package_dirs=[folder containing '{pkg}']",
+                f"next to the URDF or in package_dirs; pass package_dirs=[folder containing '{pkg}'] (artic sim: "
+                "--package-dir FOLDER)",
             )
         path = Path(uri) if os.path.isabs(uri) else self.base / uri
         if not path.is_file():

@@ -59,3 +59,14 @@ def test_known_attributes_set_copy_and_pickle_as_before():
     link._scratch = 1  # private: not checked
     with pytest.raises(artic.ValidationError):
         clone.get_link("upper").masss = 1.0
+
+
+def test_unknown_joint_or_link_names_list_the_names():
+    """get_joint / get_link with a misspelled name say which names there are."""
+    from artic.assets import model_path
+
+    art = artic.load_urdf(model_path("arm6"))
+    with pytest.raises(artic.ValidationError, match=r"no joint named 'elbw' \(joints: shoulder_pan, .*elbow"):
+        art.get_joint("elbw")
+    with pytest.raises(artic.ValidationError, match=r"no link named 'bse' \(links: .*"):
+        art.get_link("bse")
