@@ -23,7 +23,7 @@ import numpy as np
 from ..assets import load_model, model_path
 from ..description.actors import create_ground_plane
 from ..description.articulation_joint import Drive
-from ..description.shapes import Box, Capsule, Cylinder, Sphere
+from ..description.shapes import bounding_radius
 from ..enums import CacheFlag, DriveType, Motion, SolverType
 from ..errors import ValidationError
 from ..io.mjcf.loader import load_mjcf
@@ -233,23 +233,8 @@ def _floor(scene, art) -> float:
     for pose, link in zip(poses, art._topology().links, strict=True):
         for shape in link.shapes:
             centre = pose[:3] + quat_rotate(pose[3:], shape.local_pose.p)
-            lowest = min(lowest, centre[2] - _reach(shape))
+            lowest = min(lowest, centre[2] - bounding_radius(shape))
     return float(lowest) if np.isfinite(lowest) else float(poses[:, 2].min())
-
-
-def _reach(shape) -> float:
-    """The largest distance [m] of the shape's points from its frame's origin."""
-    if isinstance(shape, Sphere):
-        return shape.radius
-    if isinstance(shape, Capsule):
-        return shape.half_height + shape.radius
-    if isinstance(shape, Cylinder):
-        return float(np.hypot(shape.half_height, shape.radius))
-    if isinstance(shape, Box):
-        return float(np.linalg.norm(shape.half_extents))
-    points = getattr(shape, "hull_points", None)
-    points = getattr(shape, "vertices", None) if points is None else points
-    return 0.0 if points is None else float(np.linalg.norm(np.asarray(points, float), axis=1).max())
 
 
 def _scene(args):

@@ -521,6 +521,23 @@ class Plane(Shape):
     """The half-space x <= 0 of the shape frame, as PhysX's plane."""
 
 
+def bounding_radius(shape: Shape) -> float:
+    """The largest distance [m] of the shape's points from its frame's origin (a mesh's vertices, or its hull's
+    points when only those are known; 0 for a mesh whose file was not read; inf for a plane)."""
+    if isinstance(shape, Sphere):
+        return float(shape.radius)
+    if isinstance(shape, Capsule):
+        return float(shape.half_height + shape.radius)
+    if isinstance(shape, Cylinder):
+        return float(np.hypot(shape.half_height, shape.radius))
+    if isinstance(shape, Box):
+        return float(np.linalg.norm(shape.half_extents))
+    if isinstance(shape, Plane):
+        return float("inf")
+    points = shape.hull_points if isinstance(shape, ConvexMesh) else shape.vertices
+    return 0.0 if points is None else float(np.linalg.norm(np.asarray(points, float), axis=1).max())
+
+
 def mass_properties(shapes: Iterable[Shape], density: float, owner: str) -> tuple[float, np.ndarray, np.ndarray]:
     """(mass, COM, inertia tensor about the COM) of solid shapes of uniform density, in the link frame."""
     density = _positive(owner, "density", density, "kg/m^3")

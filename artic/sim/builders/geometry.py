@@ -23,6 +23,7 @@ from ...description.shapes import (
     Plane,
     Sphere,
     TriangleMesh,
+    bounding_radius,
 )
 from ...description.softness import softness_row
 from ...enums import ArticulationFlag
@@ -135,14 +136,14 @@ class _Tables:
                 self.face_verts.extend(np.asarray(loop) + vstart)
             self.edges.extend(edges + vstart)
             self.edge_faces.extend(edge_faces + fstart)
+        if shape_kind in (1, 2, 3, 4):
+            radius = bounding_radius(shape)
         if shape_kind == 1:
-            size[0] = radius = shape.radius
+            size[0] = shape.radius
         elif shape_kind in (2, 4):
             size[:2] = shape.radius, shape.half_height
-            radius = shape.half_height + shape.radius if shape_kind == 2 else np.hypot(shape.half_height, shape.radius)
         elif shape_kind == 3:
             size[:] = shape.half_extents
-            radius = float(np.linalg.norm(size))
         elif shape_kind == 5:
             radius = float(np.linalg.norm(verts, axis=1).max())
         elif shape_kind == 6:
