@@ -8,6 +8,7 @@ import importlib.util
 import sys
 
 from .core.parallel import get_cpu_threads, set_cpu_threads
+from .core.warp_runtime import set_verbose
 from .description.actors import RigidDynamic, RigidStatic, create_ground_plane
 from .description.articulation import Articulation, Link
 from .description.articulation_joint import Drive, FrictionParams, Joint, Limit
@@ -153,5 +154,6 @@ __all__ = [
     "load_mjcf",
     "load_urdf",
     "set_cpu_threads",
+    "set_verbose",
     "spring_from_erp_cfm",
 ]

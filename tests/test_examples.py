@@ -58,3 +58,32 @@ def test_deadzone_controller_example():
     elbow_out = np.abs(q[:, 1]) >= 1.0
     assert np.all(np.sign(torque[elbow_out, 1]) == -np.sign(q[elbow_out, 1]))
     assert np.abs(torque[~elbow_out, 1]).max() <= 2.0 * (1 + 1e-5)  # inside: the secondary spring's cap alone
+
+
+def _run_example(name, args, extra_env):
+    import os
+    import subprocess
+    import sys
+
+    root = EXAMPLES.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    env.pop("ARTIC_VERBOSE", None)
+    env.update(extra_env)
+    return subprocess.run(
+        [sys.executable, str(EXAMPLES / f"{name}.py"), *args], capture_output=True, text=True, timeout=600, env=env
+    )
+
+
+def test_examples_are_quiet_unless_asked(tmp_path):
+    """An example prints its own lines only: no Warp banner, no kernel-module lines, no CUDA-driver notice (Warp's
+    C++ writes that one to fd 2). ARTIC_VERBOSE=1 brings Warp's start-up back."""
+    args = ["--seconds", "0.2", "--plot", str(tmp_path / "g.png")]
+    quiet = _run_example("gripper_mimic", args, {})
+    assert quiet.returncode == 0, quiet.stderr
+    out = quiet.stdout + quiet.stderr
+    assert "gripper:" in quiet.stdout
+    for noise in ("Warp ", "Module ", "CUDA driver"):
+        assert noise not in out, f"{noise!r} printed:\n{out}"
+    loud = _run_example("gripper_mimic", args, {"ARTIC_VERBOSE": "1"})
+    assert loud.returncode == 0, loud.stderr
+    assert "initialized" in loud.stdout + loud.stderr  # Warp's banner: "Warp 1.x initialized:"

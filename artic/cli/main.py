@@ -90,26 +90,12 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def _init_warp(verbose: bool):
-    """Start Warp. Unless --verbose, its start-up banner, module-load lines and the native CUDA-driver notice
-    (printed by Warp's C++ code to the process's stderr, which no Warp setting silences) are kept out of the
-    command's output; Warp's warnings and errors still show."""
-    import os
+    """Start Warp: quietly (core/warp_runtime.py) unless --verbose."""
+    from ..core.warp_runtime import init_warp, set_verbose
 
-    import warp as wp
-
-    wp.config.log_level = wp.LOG_INFO if verbose else wp.LOG_WARNING
     if verbose:
-        wp.init()
-        return
-    sys.stderr.flush()
-    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 2)
-    try:
-        wp.init()
-    finally:
-        os.dup2(saved, 2)
-        os.close(null)
-        os.close(saved)
+        set_verbose(True)
+    init_warp()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

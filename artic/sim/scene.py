@@ -29,6 +29,7 @@ import numpy as np
 import warp as wp
 from numpy.typing import ArrayLike
 
+from ..core.warp_runtime import init_warp
 from ..description.actors import RigidDynamic, RigidStatic
 from ..description.articulation import Articulation, Link
 from ..description.body_joints import JointBase
@@ -130,7 +131,7 @@ class Scene(KnownAttributes):
     ):
         num_envs = positive_int("scene", "num_envs", num_envs, MAX_ENVS)
         g = _as_gravity(gravity)
-        wp.init()
+        init_warp()  # quietly unless artic.set_verbose / ARTIC_VERBOSE (core/warp_runtime.py)
         try:
             self._device = wp.get_device(device)
         except (RuntimeError, ValueError) as e:
