@@ -42,3 +42,28 @@ def test_sample_runs(code, tmp_path):
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, f"the sample failed:\n{code}\n--- stderr ---\n{done.stderr[-3000:]}"
+
+
+def test_docs_do_not_point_at_issue_numbers():
+    """A reader of a clone cannot follow "issue 13" or "the open issues": the README and docs/ say what they mean."""
+    found = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for k, line in enumerate(path.read_text().splitlines(), 1):
+            if re.search(r"\bissues? ?#?\d+|open issues?\b", line, re.I):
+                found.append(f"{path.name}:{k}: {line.strip()}")
+    assert not found, "\n".join(found)
+
+
+def test_readme_links_resolve():
+    """Every relative link of the README's feature table names a file of the checkout, and every #anchor a heading
+    of that file (GitHub's rule: lower case, punctuation dropped, spaces as hyphens)."""
+    text = (ROOT / "README.md").read_text()
+    links = re.findall(r"\]\(([^)#]+)(?:#([^)]+))?\)", text)
+    assert len(links) >= 10
+    for target, anchor in links:
+        path = ROOT / target
+        assert path.is_file(), target
+        if anchor:
+            heads = re.findall(r"^#+ (.+)$", path.read_text(), re.M)
+            slugs = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+            assert anchor in slugs, (target, anchor, sorted(slugs))
