@@ -25,13 +25,11 @@ from .description.body_joints import (
     SphericalJoint,
     UniversalJoint,
     create_physx_joint,
-    erp_cfm_from_spring,
-    spring_from_erp_cfm,
 )
 from .description.deadzone import Deadzone
 from .description.fluid import Fluid
 from .description.shapes import Box, Capsule, ConvexMesh, Cylinder, Material, Mesh, Plane, Shape, Sphere, TriangleMesh
-from .description.softness import Softness
+from .description.softness import Softness, erp_cfm_from_spring, spring_from_erp_cfm
 from .enums import (
     ArticulationFlag,
     Axis,

@@ -36,6 +36,7 @@ def set_cpu_threads(n: int) -> None:
 
 
 def get_cpu_threads() -> int:
+    """Threads used for CPU launches (set_cpu_threads; default: the machine's core count)."""
     return _threads
 
 

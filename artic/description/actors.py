@@ -33,6 +33,7 @@ class RigidStatic(KnownAttributes):
         return f"RigidStatic('{self.name}', shapes={len(self.shapes)})"
 
     def attach_shape(self, shape: Shape) -> Shape:
+        """Attach a collision shape (planes and triangle meshes included) and return it; only before scene.add_actor."""
         if not isinstance(shape, Shape):
             raise ValidationError(
                 f"static actor '{self.name}': attach_shape takes an artic shape, got {type(shape).__name__}"
@@ -65,6 +66,8 @@ class RigidDynamic(KnownAttributes):
         return f"RigidDynamic('{self.name}', mass={self.link.mass:g})"
 
     def attach_shape(self, shape: Shape) -> Shape:
+        """Attach a collision shape to the body's link and return it; not a Plane or TriangleMesh (static only), and
+        only before scene.add_actor."""
         if isinstance(shape, (Plane, TriangleMesh)):
             raise ValidationError(
                 f"rigid body '{self.name}': a {type(shape).__name__} may only be attached to a "
@@ -88,21 +91,26 @@ class RigidDynamic(KnownAttributes):
         self.articulation._kinematic = bool(value)
 
     def update_mass_and_inertia(self, density: float) -> None:
+        """`PxRigidBodyExt::updateMassAndInertia`: mass, COM and inertia from the shapes at `density` [kg/m^3]."""
         self.link.update_mass_and_inertia(density)
 
     @property
     def mass(self) -> float:
+        """Mass [kg] of the body's link (default 1; update_mass_and_inertia or `link.mass` set it)."""
         return self.link.mass
 
     @property
     def shapes(self) -> list[Shape]:
+        """The attached shapes (the link's list itself)."""
         return self.link.shapes
 
     def set_solver_iteration_counts(self, min_position_iters: int, min_velocity_iters: int = 1) -> None:
+        """Position iterations in [1, 255], velocity iterations in [0, 255] (PhysX defaults 4 / 1)."""
         self.articulation.set_solver_iteration_counts(min_position_iters, min_velocity_iters)
 
     @property
     def global_pose(self) -> Transform:
+        """The pose in the description (given at creation or by set_global_pose); per env: scene.get_actor_pose."""
         return self.articulation.root_global_pose
 
     def set_global_pose(self, pose: Transform | tuple[ArrayLike, ArrayLike]) -> None:

@@ -174,6 +174,7 @@ class Link(KnownAttributes):
         self.cfm_scale = cfm_scale
 
     def get_cfm_scale(self) -> float:
+        """PhysX's `getCfmScale`: the same as reading `cfm_scale`."""
         return self.cfm_scale
 
     # -- indexing -------------------------------------------------------------------------------------------------
@@ -286,6 +287,7 @@ class Articulation(KnownAttributes):
         return list(self._links)
 
     def get_link(self, name: str) -> Link:
+        """The link named `name`; a ValidationError lists the link names if none has it."""
         for link in self._links:
             if link.name == name:
                 return link
@@ -293,6 +295,7 @@ class Articulation(KnownAttributes):
         raise ValidationError(f"{self._owner()}: no link named '{name}' (links: {', '.join(names)})")
 
     def get_joint(self, name: str) -> Joint:
+        """The inbound joint named `name`; a ValidationError lists the joint names if none has it."""
         for link in self._links:
             if link.inbound_joint is not None and link.inbound_joint.name == name:
                 return link.inbound_joint
@@ -314,6 +317,7 @@ class Articulation(KnownAttributes):
 
     @property
     def root(self) -> Link:
+        """The root link (the first one created, `create_link(None, ...)`); a TopologyError while there is none."""
         if not self._links:
             raise TopologyError(f"{self._owner()} has no links; call create_link(None, pose) first")
         return self._links[0]
@@ -354,12 +358,16 @@ class Articulation(KnownAttributes):
         return m
 
     def create_fixed_tendon(self) -> FixedTendon:
+        """A new, empty `FixedTendon` (PhysX `createFixedTendon`): add its joints with `create_tendon_joint`. Only while
+        the articulation is out of a scene."""
         self._check_topology_change(self._owner(), "create_fixed_tendon")
         t = FixedTendon(self)
         self._couplings.append(t)
         return t
 
     def create_spatial_tendon(self) -> SpatialTendon:
+        """A new, empty `SpatialTendon` (PhysX `createSpatialTendon`): add its attachments with `create_attachment`.
+        Only while the articulation is out of a scene."""
         self._check_topology_change(self._owner(), "create_spatial_tendon")
         t = SpatialTendon(self)
         self._couplings.append(t)
@@ -382,16 +390,21 @@ class Articulation(KnownAttributes):
         self.contact_pairs.append(contact_pair(self, shape_a, shape_b, material, rest_offset))
 
     def get_mimic_joints(self) -> list:
+        """The mimic joints, in creation order (PhysX `getMimicJoints`)."""
         return [c for c in self._couplings if isinstance(c, MimicJoint)]
 
     def get_fixed_tendons(self) -> list:
+        """The fixed tendons, in creation order (PhysX `getFixedTendons`)."""
         return [c for c in self._couplings if isinstance(c, FixedTendon)]
 
     def get_spatial_tendons(self) -> list:
+        """The spatial tendons, in creation order (PhysX `getSpatialTendons`)."""
         return [c for c in self._couplings if isinstance(c, SpatialTendon)]
 
     # -- flags and solver settings --------------------------------------------------------------------------------
     def set_articulation_flag(self, flag: ArticulationFlag, value: bool = True) -> None:
+        """PhysX's `setArticulationFlag`: set (or, with value False, clear) `flag`. FIX_BASE changes the topology, so
+        only while the articulation is out of a scene."""
         flag = flag_value(self._owner(), "articulation flag", flag, ArticulationFlag)
         if not isinstance(value, (bool, np.bool_)):
             raise ValidationError(f"{self._owner()}: set_articulation_flag value must be True or False, got {value!r}")
@@ -401,10 +414,12 @@ class Articulation(KnownAttributes):
         self._changed("model")
 
     def get_articulation_flags(self) -> ArticulationFlag:
+        """The `ArticulationFlag`s set (PhysX `getArticulationFlags`; none by default)."""
         return self._flags
 
     @property
     def fix_base(self) -> bool:
+        """Whether ArticulationFlag.FIX_BASE is set: the root is welded to the world instead of floating."""
         return bool(self._flags & ArticulationFlag.FIX_BASE)
 
     def set_solver_iteration_counts(self, min_position_iters: int, min_velocity_iters: int = 1) -> None:
@@ -418,6 +433,7 @@ class Articulation(KnownAttributes):
         self._changed("model")
 
     def get_solver_iteration_counts(self) -> tuple[int, int]:
+        """(position, velocity) iteration counts (PhysX `getSolverIterationCounts`; default (4, 1))."""
         return self._iterations
 
     sleep_threshold = nonneg_property(
@@ -432,6 +448,8 @@ class Articulation(KnownAttributes):
         return self.root.initial_pose.copy()
 
     def set_root_global_pose(self, pose: Transform | tuple[ArrayLike, ArrayLike]) -> None:
+        """PhysX's `setRootGlobalPose` on the description; in a scene every env's state (root pose, joint positions and
+        velocities) is rewritten from the description (per env: apply_cache with ROOT_TRANSFORM)."""
         self.root.initial_pose = _as_transform(self._owner(), "root pose", pose)
         self._changed("state")
 
@@ -455,10 +473,12 @@ class Articulation(KnownAttributes):
 
     @property
     def link_count(self) -> int:
+        """Number of links L, the root included."""
         return len(self._links)
 
     @property
     def dof_count(self) -> int:
+        """Number of unlocked joint axes n: the length of the cache's joint arrays."""
         return sum(link.inbound_joint_dof for link in self._links)
 
     @property
@@ -502,12 +522,18 @@ class Articulation(KnownAttributes):
 
     # -- cache and inverse dynamics (forwarded to the scene, which owns the device data) --------------------------
     def create_cache(self) -> ArticulationCache:
+        """A new `ArticulationCache` for every env of the scene (PhysX `createCache`), zeroed (root_transform the
+        identity)."""
         return self._require_scene()._create_cache(self)
 
     def copy_internal_state_to_cache(self, cache: ArticulationCache, flags: CacheFlag) -> None:
+        """PhysX's `copyInternalStateToCache`: every env's state, targets or forces into the cache fields `flags`
+        selects."""
         self._require_scene()._copy_internal_state_to_cache(self, cache, flags)
 
     def apply_cache(self, cache: ArticulationCache, flags: CacheFlag) -> None:
+        """PhysX's `applyCache`: the cache fields `flags` selects into every env's state or controls. Every field is
+        checked before any is written; envs given non-zero velocities, forces or new targets are woken."""
         self._require_scene()._apply_cache(self, cache, flags)
 
     def pack_joint_data(self, maximum: ArrayLike, reduced: np.ndarray | None = None) -> np.ndarray:
@@ -539,31 +565,55 @@ class Articulation(KnownAttributes):
         return out
 
     def common_init(self) -> None:
+        """PhysX's `commonInit`: link poses from every env's current joint positions (the scene's state; apply_cache
+        puts the cache's there). The compute_* methods work at those positions and refresh the poses when needed."""
         self._require_scene()._common_init(self)
 
     def compute_mass_matrix(self, cache: ArticulationCache) -> None:
+        """PhysX's `computeMassMatrix`: the joint-space mass matrix at the current positions into cache.mass_matrix
+        (E, N, N), N = dof_count (+ 6 root entries first for a floating base)."""
         self._require_scene()._inverse_dynamics(self).compute_mass_matrix(cache)
 
     def compute_gravity_compensation(self, cache: ArticulationCache) -> None:
+        """PhysX's `computeGravityCompensation`: the generalized forces g(q) that hold the current positions against the
+        scene's gravity, into cache.gravity_compensation_force (E, N)."""
         self._require_scene()._inverse_dynamics(self).compute_gravity_compensation(cache)
 
     def compute_coriolis_compensation(self, cache: ArticulationCache) -> None:
+        """PhysX's `computeCoriolisCompensation`: C(q, v) v at the current positions and the cache's joint (and root)
+        velocities, gravity left out, into cache.coriolis_force (E, N)."""
         self._require_scene()._inverse_dynamics(self).compute_coriolis_compensation(cache)
 
     def compute_generalized_external_force(self, cache: ArticulationCache) -> None:
+        """PhysX's `computeGeneralizedExternalForce`: -J^T F, the generalized forces that counteract
+        cache.external_forces (E, L, 6) at the current positions, into cache.joint_force (E, n) and, for a floating
+        base, cache.root_force (E, 6)."""
         self._require_scene()._inverse_dynamics(self).compute_generalized_external_force(cache)
 
     def compute_joint_acceleration(self, cache: ArticulationCache) -> None:
+        """PhysX's `computeJointAcceleration` (forward dynamics, ABA): the accelerations that cache.joint_force (and
+        root_force) give at the current positions and the cache's velocities, gravity included, into
+        cache.joint_acceleration (E, n) and, for a floating base, cache.root_linear/angular_acceleration (E, 3)."""
         self._require_scene()._inverse_dynamics(self).compute_joint_acceleration(cache)
 
     def compute_joint_force(self, cache: ArticulationCache) -> None:
+        """PhysX's `computeJointForce` (inverse dynamics, RNEA without gravity): M a + C(q, v) v at the current
+        positions and the cache's velocities and accelerations, into cache.joint_force (E, n) and, for a floating base,
+        cache.root_force (E, 6)."""
         self._require_scene()._inverse_dynamics(self).compute_joint_force(cache)
 
     def compute_dense_jacobian(self, cache: ArticulationCache) -> tuple[int, int]:
+        """PhysX's `computeDenseJacobian`: link COM velocities (linear, angular; world) over generalized velocities at
+        the current positions, into cache.dense_jacobian (E, rows, N), 6 rows per link (the root's only if floating).
+        Returns (rows, N)."""
         return self._require_scene()._inverse_dynamics(self).compute_dense_jacobian(cache)
 
     def compute_centroidal_momentum_matrix(self, cache: ArticulationCache) -> None:
+        """PhysX's `computeCentroidalMomentumMatrix` (floating base only): A_G into cache.centroidal_momentum_matrix
+        (E, 6, N) and its bias, from the cache's velocities, into cache.centroidal_momentum_bias (E, 6)."""
         self._require_scene()._inverse_dynamics(self).compute_centroidal_momentum_matrix(cache)
 
     def compute_articulation_com(self, root_frame: bool = False) -> np.ndarray:
+        """PhysX's `computeArticulationCOM`: the centre of mass of every env, (E, 3) float64 [m], in the world or
+        (root_frame=True) in the root link's actor frame."""
         return self._require_scene()._inverse_dynamics(self).compute_articulation_com(root_frame)

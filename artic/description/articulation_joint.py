@@ -84,6 +84,7 @@ class Joint(KnownAttributes):
 
     @property
     def articulation(self) -> Articulation:
+        """The articulation the joint belongs to (its child link's)."""
         return self.child_link.articulation
 
     def _changed(self, what="model"):
@@ -94,6 +95,8 @@ class Joint(KnownAttributes):
     child_pose = pose_property("child_pose", "Joint frame in the child link's actor frame.")
 
     def set_joint_type(self, joint_type: JointType) -> None:
+        """PhysX's `setJointType`: FIX, PRISMATIC, REVOLUTE, REVOLUTE_UNWRAPPED or SPHERICAL, before set_motion; only
+        while the articulation is out of a scene."""
         self.articulation._check_topology_change(self._owner(), "set_joint_type")
         try:
             self._type = JointType(joint_type)
@@ -102,6 +105,7 @@ class Joint(KnownAttributes):
         self._changed()
 
     def get_joint_type(self) -> JointType:
+        """The joint type (PhysX `getJointType`; UNDEFINED until set)."""
         return self._type
 
     def set_motion(self, axis: Axis, motion: Motion) -> None:
@@ -135,6 +139,7 @@ class Joint(KnownAttributes):
         self._changed("topology")
 
     def get_motion(self, axis: Axis) -> Motion:
+        """LOCKED, LIMITED or FREE: the motion of one axis (PhysX `getMotion`)."""
         return self._motion[_axis(self._owner(), axis)]
 
     def dof_axes(self) -> list[Axis]:
@@ -169,6 +174,7 @@ class Joint(KnownAttributes):
         self._changed()
 
     def get_limit_params(self, axis: Axis) -> Limit:
+        """A copy of one axis's `Limit` [rad or m] (PhysX `getLimitParams`)."""
         lim = self._limit[_axis(self._owner(), axis)]
         return Limit(lim.low, lim.high)
 
@@ -185,6 +191,8 @@ class Joint(KnownAttributes):
         self._changed()
 
     def set_drive_params(self, axis: Axis, drive: Drive) -> None:
+        """PhysX's `setDriveParams`: the implicit PD drive of one axis (stiffness, damping and max_force >= 0, drive
+        type); Drive() switches it off."""
         owner = self._owner()
         axis = _axis(owner, axis)
         name = AXIS_NAMES[axis]
@@ -205,10 +213,13 @@ class Joint(KnownAttributes):
         self._changed()
 
     def get_drive_params(self, axis: Axis) -> Drive:
+        """A copy of one axis's `Drive` (PhysX `getDriveParams`)."""
         d = self._drive[_axis(self._owner(), axis)]
         return Drive(d.stiffness, d.damping, d.max_force, d.drive_type)
 
     def set_friction_params(self, axis: Axis, params: FrictionParams) -> None:
+        """PhysX 5.6's `setFrictionParams`: static and dynamic friction efforts and the viscous coefficient of one axis,
+        all >= 0."""
         owner, axis = self._owner(), _axis(self._owner(), axis)
         name = AXIS_NAMES[axis]
         if not isinstance(params, FrictionParams):
@@ -223,6 +234,7 @@ class Joint(KnownAttributes):
         self._changed()
 
     def get_friction_params(self, axis: Axis) -> FrictionParams:
+        """A copy of one axis's `FrictionParams`."""
         p = self._friction_params[_axis(self._owner(), axis)]
         return FrictionParams(p.static_friction_effort, p.dynamic_friction_effort, p.viscous_friction_coefficient)
 
@@ -237,15 +249,21 @@ class Joint(KnownAttributes):
         self._changed(kind)
 
     def set_drive_target(self, axis: Axis, target: float) -> None:
+        """PhysX's `setDriveTarget`: the drive's target position of one axis [rad or m]. In a scene every env's targets,
+        of all dofs, are rewritten from the description (per env: apply_cache with JOINT_TARGET_POSITIONS)."""
         self._set_axis_value(self._drive_target, axis, target, "drive target", kind="control")
 
     def get_drive_target(self, axis: Axis) -> float:
+        """The drive's target position of one axis in the description [rad or m]."""
         return float(self._drive_target[_axis(self._owner(), axis)])
 
     def set_drive_velocity(self, axis: Axis, velocity: float) -> None:
+        """PhysX's `setDriveVelocity`: the drive's target velocity of one axis [rad/s or m/s]; in a scene, as
+        set_drive_target."""
         self._set_axis_value(self._drive_velocity, axis, velocity, "drive velocity", kind="control")
 
     def get_drive_velocity(self, axis: Axis) -> float:
+        """The drive's target velocity of one axis in the description [rad/s or m/s]."""
         return float(self._drive_velocity[_axis(self._owner(), axis)])
 
     def set_armature(self, axis: Axis, armature: float) -> None:
@@ -261,15 +279,19 @@ class Joint(KnownAttributes):
         self._changed()
 
     def get_deadzone(self, axis: Axis) -> Deadzone | None:
+        """The deadzone controller of one axis, or None."""
         return self._deadzone.get(_axis(self._owner(), axis))
 
     def get_armature(self, axis: Axis) -> float:
+        """The armature of one axis [kg m^2 or kg] (default 0)."""
         return float(self._armature[_axis(self._owner(), axis)])
 
     def set_max_joint_velocity(self, axis: Axis, max_velocity: float) -> None:
+        """PhysX's `setMaxJointVelocity`: the speed limit of one axis [rad/s or m/s], >= 0 (default 100)."""
         self._set_axis_value(self._max_joint_velocity, axis, max_velocity, "max joint velocity", non_negative=True)
 
     def get_max_joint_velocity(self, axis: Axis) -> float:
+        """The speed limit of one axis [rad/s or m/s] (default 100)."""
         return float(self._max_joint_velocity[_axis(self._owner(), axis)])
 
     def set_joint_position(self, axis: Axis, position: float) -> None:
@@ -277,12 +299,18 @@ class Joint(KnownAttributes):
         self._set_axis_value(self._position, axis, position, "joint position", kind="state")
 
     def get_joint_position(self, axis: Axis) -> float:
+        """The position of one axis in the description [rad or m]; a scene's per-env positions are read through the
+        cache."""
         return float(self._position[_axis(self._owner(), axis)])
 
     def set_joint_velocity(self, axis: Axis, velocity: float) -> None:
+        """Set the velocity of one axis [rad/s or m/s]; in a scene every env's state (all dofs and the root) is
+        rewritten from the description, as with set_joint_position."""
         self._set_axis_value(self._velocity, axis, velocity, "joint velocity", kind="state")
 
     def get_joint_velocity(self, axis: Axis) -> float:
+        """The velocity of one axis in the description [rad/s or m/s]; a scene's per-env velocities are read through the
+        cache."""
         return float(self._velocity[_axis(self._owner(), axis)])
 
     @property

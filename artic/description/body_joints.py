@@ -37,7 +37,7 @@ from .actors import RigidDynamic, RigidStatic
 from .articulation import Link
 from .articulation_joint import Drive, Limit
 from .deadzone import Deadzone, checked_deadzone
-from .softness import Softness, check_softness
+from .softness import Softness, check_softness, erp_cfm_from_spring
 from .validate import KnownAttributes, as_real, bounded
 from .validate import as_transform as _as_transform
 from .validate import axis as _axis
@@ -48,25 +48,6 @@ MODE_ROTVEC, MODE_TWIST_X, MODE_TWIST_Y, MODE_TWIST_Z, MODE_EULER_ZY, MODE_EULER
 # slots: 0..2 the angular quantities of the mode, 3..5 the components of p along D's axes
 _LINEAR_SLOTS = (3, 4, 5)
 _ANGULAR_SLOTS = (0, 1, 2)
-
-
-def erp_cfm_from_spring(stiffness: float, damping: float, dt: float) -> tuple[float, float]:
-    """ODE's (ERP, CFM) of an implicit spring-damper at time step dt (the ODE paper,
-    eq. 13): ERP = dt k / (dt k + d), CFM = 1 / (dt k + d). CFM is in ODE's force units, so the impulse-level
-    softness is CFM / dt. k = inf (compliance 0) gives (1, 0)."""
-    k, d, h = float(stiffness), float(damping), float(dt)
-    if np.isinf(k):
-        return 1.0, 0.0
-    s = h * k + d
-    return h * k / s, 1.0 / s
-
-
-def spring_from_erp_cfm(erp: float, cfm: float, dt: float) -> tuple[float, float]:
-    """The inverse of erp_cfm_from_spring: (stiffness, damping) = (ERP / (dt CFM), (1 - ERP) / CFM)."""
-    erp, cfm, h = float(erp), float(cfm), float(dt)
-    if cfm == 0.0:
-        return np.inf, np.inf
-    return erp / (h * cfm), (1.0 - erp) / cfm
 
 
 def _rot(axis: int, angle: float) -> np.ndarray:
@@ -303,10 +284,12 @@ class JointBase(KnownAttributes):
     # -- coordinates ----------------------------------------------------------------------------------------------
     @property
     def coordinate_names(self) -> list[str]:
+        """The coordinates' names in coordinate order (a cylindrical joint's: ['z', 'theta'])."""
         return [n for n, _ in self._coordinates]
 
     @property
     def num_coordinates(self) -> int:
+        """Number of coordinates m: the joint's free motions."""
         return len(self._coordinates)
 
     def _coord(self, idx) -> int:
@@ -323,6 +306,7 @@ class JointBase(KnownAttributes):
         return int(idx)
 
     def coordinate_is_angular(self, idx: int | str) -> bool:
+        """Whether a coordinate (index or name) is an angle [rad] rather than a length [m]."""
         return self._coordinates[self._coord(idx)][1] < 3
 
     def coordinates_to_tcd(self, values: ArrayLike) -> Transform:
@@ -373,6 +357,7 @@ class JointBase(KnownAttributes):
         self._changed("range")
 
     def get_coordinate_range(self, idx: int | str) -> tuple[float, float]:
+        """A coordinate's (low, high) in the description [rad or m]; +-inf on an open side."""
         lo, hi = self._range[self._coord(idx)]
         return float(lo), float(hi)
 
@@ -386,6 +371,7 @@ class JointBase(KnownAttributes):
         self._changed("lock")
 
     def is_locked(self, idx: int | str) -> bool:
+        """Whether a coordinate is locked in the description (per env: scene.get_joint_locked)."""
         return bool(self._locked[self._coord(idx)])
 
     # -- constraints, compliance and damping (section 3.3.8) ------------------------------------------------------
@@ -398,13 +384,16 @@ class JointBase(KnownAttributes):
 
     @property
     def constraint_count(self) -> int:
+        """Number of constraints: the bilateral ones, then one range constraint per coordinate."""
         return len(self._constrained_slots()) + len(self._coordinates)
 
     @property
     def bilateral_count(self) -> int:
+        """Number of bilateral constraints: the constrained linear, then angular, components."""
         return len(self._constrained_slots())
 
     def get_constraint_flags(self) -> list[ConstraintFlag]:
+        """LINEAR or ROTARY for each constraint in order, with LIMIT on the range ones."""
         flags = [ConstraintFlag.LINEAR if s >= 3 else ConstraintFlag.ROTARY for s in self._constrained_slots()]
         for _, s in self._coordinates:
             kind = ConstraintFlag.LINEAR if s >= 3 or self._mode == MODE_DISTANCE else ConstraintFlag.ROTARY
@@ -431,6 +420,7 @@ class JointBase(KnownAttributes):
         self._changed()
 
     def get_compliance(self) -> np.ndarray:
+        """A copy of every constraint's compliance, (constraint_count,) [m/N or rad/(N m)]."""
         return self._compliance.copy()
 
     @property
@@ -454,6 +444,7 @@ class JointBase(KnownAttributes):
         self._changed()
 
     def get_damping(self) -> np.ndarray:
+        """A copy of every constraint's damping, (constraint_count,) [N s/m or N m s/rad]."""
         return self._damping.copy()
 
     def attached_mass(self) -> float:
@@ -493,6 +484,7 @@ class JointBase(KnownAttributes):
         self._set_uniform(ConstraintFlag.ROTARY, compliance)
 
     def get_rotary_compliance(self) -> float:
+        """The uniform rotary compliance with its critical damping, or -1 if there is none."""
         return self._get_uniform(ConstraintFlag.ROTARY)
 
     def set_erp_cfm(self, erp: ArrayLike, cfm: ArrayLike) -> None:
@@ -536,6 +528,7 @@ class JointBase(KnownAttributes):
         self._changed()
 
     def get_drive_params(self, idx: int | str) -> Drive:
+        """A copy of a coordinate's `Drive`."""
         d = self._drive[self._coord(idx)]
         return Drive(d.stiffness, d.damping, d.max_force, d.drive_type)
 
@@ -546,6 +539,7 @@ class JointBase(KnownAttributes):
         self._changed("target")
 
     def set_drive_velocity(self, idx: int | str, velocity: float) -> None:
+        """Drive target velocity of a coordinate in every env [rad/s or m/s] (per env: scene.set_joint_targets)."""
         k = self._coord(idx)
         self._target[k, 1] = bounded(self._owner(), "drive target velocity", velocity)
         self._changed("target")
@@ -561,12 +555,15 @@ class JointBase(KnownAttributes):
         self._changed()
 
     def get_deadzone(self, idx: int | str) -> Deadzone | None:
+        """A coordinate's deadzone controller, or None."""
         return self._deadzone[self._coord(idx)]
 
     def get_drive_target(self, idx: int | str) -> float:
+        """A coordinate's drive target in the description [rad or m] (per env: scene.get_joint_targets)."""
         return float(self._target[self._coord(idx), 0])
 
     def get_drive_velocity(self, idx: int | str) -> float:
+        """A coordinate's target velocity in the description [rad/s or m/s] (per env: scene.get_joint_targets)."""
         return float(self._target[self._coord(idx), 1])
 
 
@@ -649,6 +646,7 @@ class D6Joint(JointBase):
         self._mode = MODE_ROTVEC
 
     def set_motion(self, axis: Axis, motion: Motion) -> None:
+        """LOCKED, LIMITED or FREE motion of an axis, before scene.add_joint; other axes keep their settings."""
         owner = self._owner()
         self._check_not_in_scene("set_motion")
         axis = _axis(owner, axis)
@@ -667,6 +665,7 @@ class D6Joint(JointBase):
             self._range[self._coord(_D6_NAMES[axis])] = (-np.inf, np.inf)
 
     def get_motion(self, axis: Axis) -> Motion:
+        """LOCKED, LIMITED or FREE: the motion of an axis."""
         return self._motion[_axis(self._owner(), axis)]
 
     def set_limit_params(self, axis: Axis, limit: Limit) -> None:
@@ -680,6 +679,7 @@ class D6Joint(JointBase):
         self.set_coordinate_range(_D6_NAMES[axis], limit.low, limit.high)
 
     def get_limit_params(self, axis: Axis) -> Limit:
+        """Range of an unlocked axis as a `Limit` [rad or m] (a FREE one's is open: +-inf)."""
         axis = _axis(self._owner(), axis)
         if self._motion[axis] == Motion.LOCKED:
             raise ValidationError(f"{self._owner()}: axis {axis.name} is LOCKED and has no range")
@@ -721,6 +721,7 @@ class DistanceJoint(JointBase):
     _coordinates = (("distance", 3),)
 
     def set_distance_range(self, min_distance: float = 0.0, max_distance: float = np.inf) -> None:
+        """Bounds of the distance between the origins of C and D [m]: 0 <= min, max may be inf."""
         lo = _finite(self._owner(), "min_distance", min_distance)
         if lo < 0:
             raise ValidationError(f"{self._owner()}: min_distance must be >= 0, got {lo}")

@@ -52,6 +52,7 @@ class Fluid:
 
     @property
     def active(self) -> bool:
+        """Whether the medium acts at all: density > 0 or viscosity > 0 (wind alone moves nothing)."""
         return self.density > 0.0 or self.viscosity > 0.0
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..errors import ValidationError
 from .validate import finite, refuse_unknown_attribute
 
@@ -79,3 +81,23 @@ def softness_row(s: Softness | None) -> list:
     if s is None:
         return [0.0] * 7
     return [*s.solref, *s.solimp]
+
+
+# ODE's ERP and CFM and the implicit spring-damper they stand for (body joints' set_erp_cfm and get_erp_cfm)
+def erp_cfm_from_spring(stiffness: float, damping: float, dt: float) -> tuple[float, float]:
+    """ODE's (ERP, CFM) of an implicit spring-damper at time step dt (the ODE paper, eq. 13):
+    ERP = dt k / (dt k + d), CFM = 1 / (dt k + d). CFM is in ODE's force units, so the impulse-level softness is
+    CFM / dt. k = inf (compliance 0) gives (1, 0)."""
+    k, d, h = float(stiffness), float(damping), float(dt)
+    if np.isinf(k):
+        return 1.0, 0.0
+    s = h * k + d
+    return h * k / s, 1.0 / s
+
+
+def spring_from_erp_cfm(erp: float, cfm: float, dt: float) -> tuple[float, float]:
+    """The inverse of erp_cfm_from_spring: (stiffness, damping) = (ERP / (dt CFM), (1 - ERP) / CFM)."""
+    erp, cfm, h = float(erp), float(cfm), float(dt)
+    if cfm == 0.0:
+        return np.inf, np.inf
+    return erp / (h * cfm), (1.0 - erp) / cfm

@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 
     from ..description.actors import RigidDynamic, RigidStatic
 
+__all__ = ["ArticEnv", "ArticVectorEnv"]
+
 _STATE = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES
 _OWNER = "gym env"
 
@@ -289,10 +291,12 @@ class _BatchAccess:
 
     @property
     def scene(self) -> Scene:
+        """The artic Scene the env steps (refused after close())."""
         return self._open_batch("scene").scene
 
     @property
     def articulation(self) -> Articulation:
+        """The simulated Articulation (refused after close())."""
         return self._open_batch("articulation").art
 
     @property

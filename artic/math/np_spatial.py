@@ -170,13 +170,16 @@ class Transform:
         return Transform(self.p + quat_rotate(self.q, other.p), quat_mul(self.q, other.q))
 
     def inverse(self) -> Transform:
+        """The inverse transform (q taken as unit length): parent to child coordinates."""
         qi = quat_conj(self.q)
         return Transform(-quat_rotate(qi, self.p), qi)
 
     def transform_point(self, v: ArrayLike) -> np.ndarray:
+        """Point v from child to parent coordinates: q v + p."""
         return self.p + quat_rotate(self.q, v)
 
     def rotate(self, v: ArrayLike) -> np.ndarray:
+        """Vector v from child to parent axes: q v (no translation)."""
         return quat_rotate(self.q, v)
 
     def as_array(self) -> np.ndarray:
@@ -184,14 +187,17 @@ class Transform:
         return np.concatenate([self.p, self.q])
 
     def is_finite(self) -> bool:
+        """Whether every component of p and q is finite."""
         return bool(np.all(np.isfinite(self.p)) and np.all(np.isfinite(self.q)))
 
     @staticmethod
     def from_array(a: ArrayLike) -> Transform:
+        """A Transform from (px, py, pz, qx, qy, qz, qw), the inverse of as_array."""
         a = np.asarray(a, dtype=float)
         return Transform(a[:3], a[3:7])
 
     def copy(self) -> Transform:
+        """A copy with its own p and q arrays."""
         return Transform(self.p.copy(), self.q.copy())
 
 

@@ -64,10 +64,12 @@ class MarkerSet:
 
     @property
     def count(self) -> int:
+        """Number of markers n."""
         return len(self.names)
 
     @property
     def frames(self) -> int:
+        """Number of frames T."""
         return self.positions.shape[0]
 
     def present(self) -> np.ndarray:

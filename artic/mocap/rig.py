@@ -133,6 +133,7 @@ class MarkerRig:
         self._last = np.where(present[..., None], p, self._last)
 
     def step(self, dt: float, count: int = 1) -> None:
+        """Advance every env by `count` scene steps of dt seconds."""
         for _ in range(count):
             self.scene.step(dt)
 

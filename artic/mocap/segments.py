@@ -106,6 +106,7 @@ class SegmentModel:
 
     @property
     def names(self) -> list[str]:
+        """Segment names in segment order."""
         return [s.name for s in self.segments]
 
     @property
@@ -114,6 +115,7 @@ class SegmentModel:
         return [s.name for s in self.segments[1:]]
 
     def index(self, name: str) -> int:
+        """Index of the segment named `name`; a ValidationError lists the names if none has it."""
         for i, s in enumerate(self.segments):
             if s.name == name:
                 return i
@@ -125,9 +127,11 @@ class SegmentModel:
 
     @property
     def total_mass(self) -> float:
+        """Sum of the segment masses [kg]."""
         return float(sum(s.mass for s in self.segments))
 
     def copy(self) -> SegmentModel:
+        """A deep copy: new segments with their own arrays."""
         segs = [
             Segment(s.name, s.parent, s.mass, s.inertia.copy(), s.anchor_in_parent.copy(), s.anchor_in_child.copy())
             for s in self.segments
@@ -142,6 +146,7 @@ class SegmentModel:
         )
 
     def set_anchors(self, in_parent: ArrayLike, in_child: ArrayLike) -> None:
+        """Set every joint's anchors [m], (J, 3) in the parents (c_jk) and in the children (c_kj), joint order."""
         in_parent, in_child = np.asarray(in_parent, float), np.asarray(in_child, float)
         shape = (len(self.segments) - 1, 3)
         if (

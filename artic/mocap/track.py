@@ -67,6 +67,8 @@ class ArticulationEvaluator:
         self.cache = self.art.create_cache()
 
     def set_poses(self, poses: np.ndarray) -> None:
+        """Pose env t as frame t of `poses` (T, S, 7), world segment poses (px, py, pz, qx, qy, qz, qw): the root's
+        transform and each joint's rotation relative to its parent."""
         c = self.cache
         c.root_transform[:] = poses[:, 0]
         q = relative_rotations(self.model, poses)

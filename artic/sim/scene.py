@@ -221,6 +221,7 @@ class Scene(KnownAttributes):
 
     @property
     def solver_type(self) -> SolverType:
+        """The constraint solver of every step: SolverType.PGS, TGS or DIRECT (a new one acts from the next step)."""
         return self._solver_type
 
     @solver_type.setter
@@ -334,6 +335,7 @@ class Scene(KnownAttributes):
         return actor
 
     def remove_actor(self, actor: RigidStatic | RigidDynamic) -> None:
+        """Remove a RigidStatic or RigidDynamic from the scene; refused while a body joint joins it."""
         if isinstance(actor, RigidDynamic):
             self.remove_articulation(actor.articulation)
             return
@@ -458,6 +460,7 @@ class Scene(KnownAttributes):
         return self._body_cache(body, CacheFlag.ROOT_TRANSFORM).root_transform.copy()
 
     def set_actor_pose(self, body: RigidDynamic, poses: ArrayLike) -> None:
+        """Set a RigidDynamic's pose per env ((E, 7) or (7,): px, py, pz, qx, qy, qz, qw; unit quaternions, to 1e-3)."""
         cache = self._body_cache(body, CacheFlag.ROOT_TRANSFORM)
         cache.root_transform[:] = per_env_array(
             f"rigid body '{body.name}'", "poses (px, py, pz, qx, qy, qz, qw)", poses, cache.root_transform.shape
@@ -470,6 +473,7 @@ class Scene(KnownAttributes):
         return np.concatenate([c.root_linear_velocity, c.root_angular_velocity], axis=1)
 
     def set_actor_velocity(self, body: RigidDynamic, velocities: ArrayLike) -> None:
+        """Set a RigidDynamic's COM linear [m/s] then angular [rad/s] velocity per env ((E, 6) or (6,), world)."""
         cache = self._body_cache(body, CacheFlag.ROOT_VELOCITIES)
         v = per_env_array(
             f"rigid body '{body.name}'", "velocities (linear, then angular)", velocities, (self.num_envs, 6)
@@ -509,6 +513,7 @@ class Scene(KnownAttributes):
         return view.state.link_pose.numpy().copy()
 
     def remove_articulation(self, art: Articulation | RigidDynamic) -> None:
+        """Remove an articulation or RigidDynamic from the scene; refused while a body joint joins one of its links."""
         if isinstance(art, RigidDynamic):
             art = art.articulation
         if art._scene is not self:
@@ -568,6 +573,7 @@ class Scene(KnownAttributes):
         return joint
 
     def remove_joint(self, joint: JointBase) -> None:
+        """Remove a body joint from the scene; from the next step it no longer acts."""
         if getattr(joint, "_scene", None) is not self:
             raise StateError(f"{getattr(joint, 'name', joint)!r} is not a joint of this scene")
         self.joints.remove(joint)
@@ -625,6 +631,7 @@ class Scene(KnownAttributes):
         jv.block.wake(np.ones(self.num_envs, bool))
 
     def get_joint_targets(self, joint: JointBase) -> tuple[np.ndarray, np.ndarray]:
+        """(positions, velocities) (E, m) float32: a body joint's drive targets per env [rad or m, rad/s or m/s]."""
         jv = self._joint_view(joint)
         return jv.arrays["target_position"].numpy().copy(), jv.arrays["target_velocity"].numpy().copy()
 
@@ -635,6 +642,7 @@ class Scene(KnownAttributes):
         jv.block.wake(np.ones(self.num_envs, bool))
 
     def get_joint_ranges(self, joint: JointBase) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) (E, m) float32: a body joint's coordinate ranges per env [rad or m], +-inf on an open side."""
         jv = self._joint_view(joint)
         return jv.arrays["range_low"].numpy().copy(), jv.arrays["range_high"].numpy().copy()
 
@@ -646,6 +654,7 @@ class Scene(KnownAttributes):
         jv.block.wake(np.ones(self.num_envs, bool))
 
     def get_joint_locked(self, joint: JointBase) -> np.ndarray:
+        """(E, m) bool: which coordinates of a body joint are locked in each env."""
         return self._joint_view(joint).arrays["locked"].numpy().astype(bool)
 
     def set_joint_enabled(self, joint: JointBase, enabled: ArrayLike) -> None:

@@ -411,6 +411,7 @@ class Recorder:
         self.joint_forces: list = []
 
     def record(self) -> None:
+        """Keep the current frame of env `env`: link poses, contacts (unless contacts=False) and body joints' forces."""
         if list(self.scene.articulations) != self.arts or list(self.scene.joints) != self.joints:
             raise ValidationError(
                 "Recorder: articulations or joints were added to or removed from the scene after "
@@ -439,6 +440,8 @@ class Recorder:
         return np.concatenate(pts), np.concatenate(nrm), np.concatenate(frc)
 
     def write(self, path: os.PathLike | str, dt: float, title: str | None = None, colors: dict | None = None) -> Path:
+        """Write the recorded frames, `dt` seconds apart, as an HTML replay at `path` and return the path; `title` and
+        `colors` as in write_replay."""
         if not self.poses[0]:
             raise ValidationError("Recorder.write: nothing recorded; call record() after each scene.step")
         poses = [np.stack(p) for p in self.poses]
