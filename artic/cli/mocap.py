@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ArticError
+from .plots import LEGEND_BESIDE, colours, log_if_wide
 
 
 def _load(markers_path: str, model_path: str):
@@ -224,14 +225,17 @@ def _plot_fit(path, res):
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    fig, ax = plt.subplots(figsize=(6.5, 3.8))
-    ax.semilogy(np.arange(1, len(res.rms) + 1), 1e3 * res.rms, "o-", label="marker RMS")
-    ax.semilogy(np.arange(1, len(res.rms) + 1), 1e3 * np.maximum(res.joint_gap, 1e-6), "s-", label="joint gap RMS")
+    epochs = np.arange(1, len(res.rms) + 1)
+    marker, gap = 1e3 * res.rms, 1e3 * np.maximum(res.joint_gap, 1e-6)
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    ax.plot(epochs, marker, "o-", color=colours(2)[0], label="marker RMS")
+    ax.plot(epochs, gap, "s-", color=colours(2)[1], label="joint gap RMS")
+    log_if_wide(ax, np.concatenate([marker, gap]))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # epochs are whole
     ax.set_title("Marker fit: errors after each epoch's relaxation", fontsize=10)
     ax.set_xlabel("epoch")
     ax.set_ylabel("[mm]")
-    ax.legend(loc="upper right")
+    ax.legend(**LEGEND_BESIDE)
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -239,23 +243,32 @@ def _plot_fit(path, res):
 
 
 def _plot_track(path, res, joint_names):
+    """Per joint, the rotation angle (the size of the ball joint's rotation) and the torque's size, with one
+    legend beside both (same colours), and the residual wrench the segment model could not explain."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     t = np.arange(len(res.poses)) * res.dt
-    fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
-    for j, name in enumerate(joint_names):
-        axes[0].plot(t, np.linalg.norm(res.joint_angles[:, j], axis=1), label=name)
-        axes[1].plot(t, np.linalg.norm(res.joint_torques[:, j], axis=1))
-    axes[2].plot(t, np.linalg.norm(res.residual[:, :3], axis=1), label="residual force [N]")
-    axes[2].plot(t, np.linalg.norm(res.residual[:, 3:], axis=1), label="residual torque [N m]")
-    axes[0].set_ylabel("|joint angle| [rad]")
-    axes[1].set_ylabel("|joint torque| [N m]")
+    fig, axes = plt.subplots(3, 1, figsize=(10, 9), sharex=True)
+    for colour, (j, name) in zip(colours(len(joint_names)), enumerate(joint_names)):
+        axes[0].plot(t, np.linalg.norm(res.joint_angles[:, j], axis=1), color=colour, label=name)
+        axes[1].plot(t, np.linalg.norm(res.joint_torques[:, j], axis=1), color=colour)
+    residual = colours(2)
+    axes[2].plot(t, np.linalg.norm(res.residual[:, :3], axis=1), color=residual[0], label="residual force [N]")
+    axes[2].plot(t, np.linalg.norm(res.residual[:, 3:], axis=1), color=residual[1], label="residual torque [N m]")
+    axes[0].set_title("joint rotation angle of each segment against its parent", fontsize=9)
+    axes[1].set_title("joint torque of each segment (size)", fontsize=9)
+    axes[2].set_title("residual wrench on the root (what the joints and gravity do not explain)", fontsize=9)
+    axes[0].set_ylabel("[rad]")
+    axes[1].set_ylabel("[N m]")
+    axes[2].set_ylabel("[N] or [N m]")
     axes[2].set_xlabel("time [s]")
-    axes[0].legend(fontsize=6, ncol=4)
-    axes[2].legend()
+    axes[0].legend(ncol=1 + len(joint_names) // 16, **LEGEND_BESIDE)
+    axes[2].legend(**LEGEND_BESIDE)
+    for ax in axes:
+        ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -30,6 +30,7 @@ from ..io.mjcf.loader import load_mjcf
 from ..math.np_spatial import quat_rotate
 from ..sim.scene import Scene
 from ..sim.status import FINITE_LIMIT
+from .plots import LEGEND_BESIDE, colours
 
 
 def _ranges(art) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -121,15 +122,11 @@ def _dof_groups(art) -> list[tuple[str, list[int]]]:
             groups.setdefault(top.name, []).append(topo.dof_start[i] + k)
     if len(groups) == 1:
         return everything
-    return [(f"joints from link {name} outwards", dofs) for name, dofs in groups.items()]
-
-
-def _colours(n: int) -> list:
-    """n distinct colours: hues a golden-ratio step apart, alternately darker, so that no two lines of a panel
-    share one (tab20 pairs light and dark shades of ten hues)."""
-    import colorsys
-
-    return [colorsys.hls_to_rgb((0.6 + 0.618034 * i) % 1.0, 0.38 if i % 2 else 0.5, 0.75) for i in range(n)]
+    # titled by the joints it holds: a link's name in an MJCF import joins body and joint ('lwaist_abdomen_z')
+    names = art.dof_names
+    return [
+        (f"{names[d[0]]} to {names[d[-1]]} ({len(d)} dofs)" if len(d) > 1 else names[d[0]], d) for d in groups.values()
+    ]
 
 
 def _plot(path, t, q, targets, art, title, root_pose=None):
@@ -148,9 +145,9 @@ def _plot(path, t, q, targets, art, title, root_pose=None):
     fig, axes = plt.subplots(rows, cols, figsize=(10 if cols == 1 else 15, 3.2 * rows + 1), squeeze=False)
     axes = axes.ravel()
     names = art.dof_names
-    legend = {"fontsize": 7, "loc": "center left", "bbox_to_anchor": (1.01, 0.5), "frameon": False}
+    legend = LEGEND_BESIDE
     for ax, (label, dofs) in zip(axes, groups):
-        for colour, d in zip(_colours(len(dofs)), dofs):
+        for colour, d in zip(colours(len(dofs)), dofs):
             ax.plot(t, q[:, 0, d], color=colour, label=names[d])
             if np.isfinite(targets[d]):  # a dof the run does not drive has no target
                 ax.axhline(targets[d], color=colour, linestyle="--", linewidth=0.8)

@@ -232,21 +232,22 @@ def fit_markers(
         gaps.append(float(np.sqrt(np.concatenate(gap2).mean())) if gap2 and len(gap2[0]) else 0.0)
         if progress:
             _progress(epoch + 1, int(epochs), rms[-1], gaps[-1])
-    if progress:
-        print(file=sys.stderr)
     marker_rms = np.sqrt(err2 / np.maximum(seen, 1))
     return FitResult(model, s, np.array(rms), np.array(gaps), frames, warm, marker_rms)
 
 
 def _progress(done: int, total: int, rms: float, gap: float):
+    """The fit's progress on stderr: one redrawn bar on a terminal; in a log or a pipe, which would keep every
+    redraw, a line at every fifth of the epochs."""
+    text = f"epoch {done}/{total}  marker RMS {1e3 * rms:7.2f} mm  joint gap {1e3 * gap:6.2f} mm"
+    if not sys.stderr.isatty():
+        if done == total or done % max(1, total // 5) == 0:
+            print(f"fit: {text}", file=sys.stderr, flush=True)
+        return
     width = 30
     bar = "#" * (width * done // total) + "-" * (width - width * done // total)
-    print(
-        f"\rfit [{bar}] epoch {done}/{total}  marker RMS {1e3 * rms:7.2f} mm  joint gap {1e3 * gap:6.2f} mm",
-        end="",
-        file=sys.stderr,
-        flush=True,
-    )
+    end = "\n" if done == total else ""
+    print(f"\rfit [{bar}] {text}", end=end, file=sys.stderr, flush=True)
 
 
 def segment_points(model: SegmentModel, attachments: np.ndarray, segment_of: np.ndarray) -> list[np.ndarray]:

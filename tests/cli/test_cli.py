@@ -256,6 +256,8 @@ def test_plot_groups_many_dofs_by_limb_with_distinct_colours():
     assert len(groups) >= 3
     assert sorted(d for _, dofs in groups for d in dofs) == list(range(art.dof_count))
     assert all(len(dofs) <= 20 for _, dofs in groups)
+    titles = [title for title, _ in groups]  # in words, by the joints of the panel (not a link's compound name)
+    assert "abdomen_z to left_knee (11 dofs)" in titles and "right_shoulder1 to right_elbow (3 dofs)" in titles
 
 
 def test_sim_html_writes_a_self_contained_replay_and_view_rebuilds_it(tmp_path, capsys):

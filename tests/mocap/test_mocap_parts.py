@@ -278,3 +278,16 @@ def test_fit_sizes_its_batch_to_the_memory_and_the_scene_refuses_a_block_too_lar
     with pytest.warns(RuntimeWarning, match=r"fit_markers: 1000 envs .* relaxing (\d+) frames at a time"):
         res = fit_markers(m, markers, att, epochs=1, num_envs=1000, relax_steps=2)
     assert np.all(np.isfinite(res.attachments))
+
+
+def test_fit_progress_in_a_log_is_lines_not_redraws(capsys):
+    """In a pipe or a log (stderr not a terminal, as under pytest) the fit's progress is a line at every fifth of
+    the epochs, without carriage returns; a 3,000-character line of redraws was what a log got."""
+    m = humanoid()
+    names, segs, att = humanoid_markers(m)
+    p = np.zeros((4, len(names), 3)) + np.array([0.0, 0.0, 1.0])
+    fit_markers(m, MarkerSet(names, segs, p, 100.0), att, epochs=5, num_envs=2, relax_steps=1, progress=True)
+    err = capsys.readouterr().err
+    assert "\r" not in err
+    lines = [line for line in err.splitlines() if line.startswith("fit: epoch")]
+    assert [line.split()[2] for line in lines] == ["1/5", "2/5", "3/5", "4/5", "5/5"]
