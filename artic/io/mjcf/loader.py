@@ -268,6 +268,9 @@ class _Loader:
                 model.mocap_bodies[rigid.name] = rigid
             else:
                 model.articulations.append(self._tree(body))
+        if len(model.articulations) == 1 and root.get("model"):
+            # one body tree: the model's name ('ant'), not its root body's ('torso', in every Gymnasium robot)
+            model.articulations[0].name = root.get("model")
         self.mass.finish()
         for section in root.findall("contact"):
             self._contact(section)

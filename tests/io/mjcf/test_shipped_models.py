@@ -35,6 +35,21 @@ def test_masses_and_inertias_match_mujoco(name):
     ]
 
 
+def test_one_tree_is_named_after_the_model(tmp_path):
+    """A file with one body tree names its articulation after <mujoco model> ('ant', what the CLI, replays and USD
+    stages show), its root link after the root body; with two trees each keeps its root body's name."""
+    art = artic.load_mjcf(ASSETS / "ant.xml").articulations[0]
+    assert art.name == "ant" and art.root.name == "torso"
+    two = tmp_path / "two.xml"
+    two.write_text(
+        '<mujoco model="pair"><worldbody>'
+        '<body name="a"><freejoint/><geom size=".1"/></body>'
+        '<body name="b" pos="1 0 0"><freejoint/><geom size=".1"/></body>'
+        "</worldbody></mujoco>"
+    )
+    assert [a.name for a in artic.load_mjcf(two).articulations] == ["a", "b"]
+
+
 def _artic_ant(solver, dt, seconds):
     model = artic.load_mjcf(ASSETS / "ant.xml")
     scene = artic.Scene(1, gravity=model.gravity, solver_type=solver)
