@@ -238,11 +238,12 @@ class Articulation(KnownAttributes):
         return f"articulation '{self.name}'"
 
     # -- scene plumbing -------------------------------------------------------------------------------------------
-    def _changed(self, what: str):
+    def _changed(self, what: str, part: tuple[str, int | None] | None = None):
+        """Tell the scene, if any: `part` (a state or control field and a dof column) limits what it rewrites."""
         if what == "topology":
             self._topo = None
         if self._scene is not None:
-            self._scene._on_description_changed(self, what)
+            self._scene._on_description_changed(self, what, part)
 
     def _check_topology_change(self, owner: str, action: str):
         if self._scene is not None:
@@ -448,10 +449,10 @@ class Articulation(KnownAttributes):
         return self.root.initial_pose.copy()
 
     def set_root_global_pose(self, pose: Transform | tuple[ArrayLike, ArrayLike]) -> None:
-        """PhysX's `setRootGlobalPose` on the description; in a scene every env's state (root pose, joint positions and
-        velocities) is rewritten from the description (per env: apply_cache with ROOT_TRANSFORM)."""
+        """PhysX's `setRootGlobalPose` on the description; in a scene every env's root pose becomes it (joint
+        positions and velocities stay; per env: apply_cache with ROOT_TRANSFORM)."""
         self.root.initial_pose = _as_transform(self._owner(), "root pose", pose)
-        self._changed("state")
+        self._changed("state", ("root_pose", None))
 
     # -- indexing -------------------------------------------------------------------------------------------------
     def _topology(self) -> _Topology:

@@ -87,8 +87,8 @@ class Joint(KnownAttributes):
         """The articulation the joint belongs to (its child link's)."""
         return self.child_link.articulation
 
-    def _changed(self, what="model"):
-        self.articulation._changed(what)
+    def _changed(self, what="model", part=None):
+        self.articulation._changed(what, part)
 
     # -- frames and type ------------------------------------------------------------------------------------------
     parent_pose = pose_property("parent_pose", "Joint frame in the parent link's actor frame.")
@@ -238,7 +238,7 @@ class Joint(KnownAttributes):
         p = self._friction_params[_axis(self._owner(), axis)]
         return FrictionParams(p.static_friction_effort, p.dynamic_friction_effort, p.viscous_friction_coefficient)
 
-    def _set_axis_value(self, store, axis, value, what, non_negative=False, kind="model"):
+    def _set_axis_value(self, store, axis, value, what, non_negative=False, kind="model", field=None):
         owner = self._owner()
         axis = _axis(owner, axis)
         check = nonneg if non_negative else _bounded
@@ -246,21 +246,31 @@ class Joint(KnownAttributes):
         if kind != "model" and value != 0.0:
             self._check_in_scene_axis(axis, what)
         store[axis] = value
-        self._changed(kind)
+        # a scene rewrites only this dof's column of `field` in every env, keeping what apply_cache set elsewhere
+        part = (field, self._dof_index(axis)) if field is not None and self.articulation._scene is not None else None
+        self._changed(kind, part)
+
+    def _dof_index(self, axis):
+        """The cache column of one of this joint's axes (only in a scene, where the topology is fixed)."""
+        return next(k for k, (j, a) in enumerate(self.articulation.dof_list()) if j is self and a == axis)
 
     def set_drive_target(self, axis: Axis, target: float) -> None:
-        """PhysX's `setDriveTarget`: the drive's target position of one axis [rad or m]. In a scene every env's targets,
-        of all dofs, are rewritten from the description (per env: apply_cache with JOINT_TARGET_POSITIONS)."""
-        self._set_axis_value(self._drive_target, axis, target, "drive target", kind="control")
+        """PhysX's `setDriveTarget`: the drive's target position of one axis [rad or m]. In a scene it becomes this
+        dof's target in every env; other dofs keep theirs (per env: apply_cache with JOINT_TARGET_POSITIONS)."""
+        self._set_axis_value(
+            self._drive_target, axis, target, "drive target", kind="control", field="joint_target_position"
+        )
 
     def get_drive_target(self, axis: Axis) -> float:
         """The drive's target position of one axis in the description [rad or m]."""
         return float(self._drive_target[_axis(self._owner(), axis)])
 
     def set_drive_velocity(self, axis: Axis, velocity: float) -> None:
-        """PhysX's `setDriveVelocity`: the drive's target velocity of one axis [rad/s or m/s]; in a scene, as
-        set_drive_target."""
-        self._set_axis_value(self._drive_velocity, axis, velocity, "drive velocity", kind="control")
+        """PhysX's `setDriveVelocity`: the drive's target velocity of one axis [rad/s or m/s]; in a scene it becomes
+        this dof's target velocity in every env, as set_drive_target."""
+        self._set_axis_value(
+            self._drive_velocity, axis, velocity, "drive velocity", kind="control", field="joint_target_velocity"
+        )
 
     def get_drive_velocity(self, axis: Axis) -> float:
         """The drive's target velocity of one axis in the description [rad/s or m/s]."""
@@ -295,8 +305,9 @@ class Joint(KnownAttributes):
         return float(self._max_joint_velocity[_axis(self._owner(), axis)])
 
     def set_joint_position(self, axis: Axis, position: float) -> None:
-        """Set the position of one axis; in a scene this writes every env's state."""
-        self._set_axis_value(self._position, axis, position, "joint position", kind="state")
+        """Set the position of one axis [rad or m]; in a scene it becomes this dof's position in every env (other dofs,
+        velocities and the root keep theirs)."""
+        self._set_axis_value(self._position, axis, position, "joint position", kind="state", field="joint_q")
 
     def get_joint_position(self, axis: Axis) -> float:
         """The position of one axis in the description [rad or m]; a scene's per-env positions are read through the
@@ -304,9 +315,9 @@ class Joint(KnownAttributes):
         return float(self._position[_axis(self._owner(), axis)])
 
     def set_joint_velocity(self, axis: Axis, velocity: float) -> None:
-        """Set the velocity of one axis [rad/s or m/s]; in a scene every env's state (all dofs and the root) is
-        rewritten from the description, as with set_joint_position."""
-        self._set_axis_value(self._velocity, axis, velocity, "joint velocity", kind="state")
+        """Set the velocity of one axis [rad/s or m/s]; in a scene it becomes this dof's velocity in every env, as
+        set_joint_position."""
+        self._set_axis_value(self._velocity, axis, velocity, "joint velocity", kind="state", field="joint_qd")
 
     def get_joint_velocity(self, axis: Axis) -> float:
         """The velocity of one axis in the description [rad/s or m/s]; a scene's per-env velocities are read through the

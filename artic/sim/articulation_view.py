@@ -76,16 +76,18 @@ class ArticulationView:
         return np.array(rev, int), np.array(sph, int)
 
     # -- description changes --------------------------------------------------------------------------------------
-    def on_description_changed(self, what: str) -> None:
+    def on_description_changed(self, what: str, part: tuple[str, int | None] | None = None) -> None:
+        """A description setter ran: re-upload the model, or rewrite state or targets from the description in every
+        env (only `part`'s field and dof column when given, so per-env values set through the cache elsewhere stay)."""
         if what == "model":
             self._model_dirty = True  # re-uploaded once, before the next computation
             self.block.mark_dirty()
         elif what == "state":
-            write_description_state(self.state, self.art)
+            write_description_state(self.state, self.art, part)
             refresh_status(self.block)
             self.wake(np.ones(self.num_envs, bool))
         elif what == "control":
-            write_description_targets(self.control, self.art)
+            write_description_targets(self.control, self.art, part)
             self.wake(np.ones(self.num_envs, bool))
         self._positions_valid = self._velocities_valid = False
 

@@ -684,10 +684,10 @@ class Scene(KnownAttributes):
         return joint_status(self._joint_view(joint))
 
     # -- forwarded from Articulation ------------------------------------------------------------------------------
-    def _on_description_changed(self, art, what):
+    def _on_description_changed(self, art, what, part=None):
         if what == "topology":
             raise TopologyError(f"articulation '{art.name}' is in a scene; remove it before changing its topology")
-        self.view(art).on_description_changed(what)
+        self.view(art).on_description_changed(what, part)
 
     def _create_cache(self, art):
         return self.view(art).create_cache()

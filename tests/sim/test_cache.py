@@ -206,6 +206,38 @@ def test_description_state_and_targets_reach_every_env():
     assert np.all(cache.joint_target_positions[:, k] == np.float32(-0.2))
 
 
+def test_description_setters_keep_per_env_values_of_other_dofs():
+    """A joint setter in a scene writes its own dof's column in every env and nothing else: per-env positions,
+    velocities and targets set through the cache on the other dofs (and on the same dof's other field) stay, and
+    set_root_global_pose moves every env's root without touching joint positions."""
+    rng, art, _, cache = _scene(seed=3)
+    n = art.dof_count
+    flags = (
+        CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.JOINT_TARGET_POSITIONS | CacheFlag.JOINT_TARGET_VELOCITIES
+    )
+    cache.joint_position[:] = rng.uniform(-0.5, 0.5, (E, n))
+    cache.joint_velocity[:] = rng.uniform(-1, 1, (E, n))
+    cache.joint_target_positions[:] = rng.uniform(-0.5, 0.5, (E, n))
+    cache.joint_target_velocities[:] = rng.uniform(-1, 1, (E, n))
+    art.apply_cache(cache, flags)
+    before = {f: getattr(cache, f).copy() for f in ("joint_position", "joint_velocity", "joint_target_positions")}
+    before["joint_target_velocities"] = cache.joint_target_velocities.copy()
+    joint, axis = art.dof_list()[1]
+    joint.set_drive_target(axis, 0.25)
+    joint.set_joint_position(axis, -0.125)
+    art.set_root_global_pose(Transform((0.0, 0.0, 2.0)))
+    after = art.create_cache()
+    art.copy_internal_state_to_cache(after, flags | CacheFlag.ROOT_TRANSFORM)
+    others = [k for k in range(n) if k != 1]
+    for field, value in before.items():
+        np.testing.assert_array_equal(getattr(after, field)[:, others], value[:, others], err_msg=field)
+    assert np.all(after.joint_target_positions[:, 1] == np.float32(0.25))
+    assert np.all(after.joint_position[:, 1] == np.float32(-0.125))
+    np.testing.assert_array_equal(after.joint_velocity[:, 1], before["joint_velocity"][:, 1])
+    np.testing.assert_array_equal(after.joint_target_velocities[:, 1], before["joint_target_velocities"][:, 1])
+    np.testing.assert_allclose(after.root_transform[:, :3], np.tile([0.0, 0.0, 2.0], (E, 1)))
+
+
 def test_singular_tree_is_reported_not_propagated():
     """A free dof carrying a massless, inertia-less link makes M singular: compute_joint_acceleration raises an
     ArticError naming the articulation instead of returning NaN; armature on that dof makes it well posed."""

@@ -64,13 +64,29 @@ def build_state(model: ArticulationModel, num_envs: int, device: wp.Device | str
     return s
 
 
-def write_description_state(s: ArticulationState, art: Articulation) -> None:
-    """Copy the description's state into every env (used on add and when a joint setter changes it)."""
+def _write_column(arr: wp.array, values: np.ndarray, dof: int | None) -> None:
+    """One field of every env from the description's values: all of it, or one dof's column."""
+    if dof is None:
+        arr.assign(np.broadcast_to(values, arr.shape).copy())
+        return
+    a = arr.numpy()
+    a[:, dof] = values[dof]
+    arr.assign(a)
+
+
+def write_description_state(s: ArticulationState, art: Articulation, part: tuple | None = None) -> None:
+    """Copy the description's state into every env (used on add and when a joint setter changes it): all of it, or
+    only `part` = (field, dof column), e.g. ("joint_q", 3) after one joint position was set."""
     d = description_state(art)
     e = s.joint_q.shape[0]
-    s.joint_q.assign(np.tile(d["joint_q"], (e, 1)))
-    s.joint_qd.assign(np.tile(d["joint_qd"], (e, 1)))
+    if part is not None and part[0] != "root_pose":
+        field, dof = part
+        _write_column(getattr(s, field), d[field], dof)
+        return
     s.root_pose.assign(np.tile(d["root_pose"], (e, 1)).reshape(e, 1, 7))
+    if part is None:
+        s.joint_q.assign(np.tile(d["joint_q"], (e, 1)))
+        s.joint_qd.assign(np.tile(d["joint_qd"], (e, 1)))
 
 
 def description_targets(art: Articulation) -> tuple[np.ndarray, np.ndarray]:
@@ -100,8 +116,13 @@ def build_control(model: ArticulationModel, num_envs: int, device: wp.Device | s
     return c
 
 
-def write_description_targets(c: ArticulationControl, art: Articulation) -> None:
+def write_description_targets(c: ArticulationControl, art: Articulation, part: tuple | None = None) -> None:
+    """Copy the description's drive targets into every env: all of them, or only `part` = (field, dof column)."""
     pos, vel = description_targets(art)
+    if part is not None:
+        field, dof = part
+        _write_column(getattr(c, field), pos if field == "joint_target_position" else vel, dof)
+        return
     e = c.joint_force.shape[0]
     c.joint_target_position.assign(np.tile(pos, (e, 1)))
     c.joint_target_velocity.assign(np.tile(vel, (e, 1)))
