@@ -341,7 +341,8 @@ def test_control_needs_the_models_scene(tmp_path):
     with pytest.raises(artic.StateError):
         artic.MjcfControl(model, artic.Scene(1, gravity=model.gravity))
     model.add_to(artic.Scene(1, gravity=model.gravity))
-    with pytest.raises(ValidationError, match="articulation 'b1' is in another scene"):
+    name = model.articulations[0].name  # the file's model name: one body tree
+    with pytest.raises(ValidationError, match=f"articulation '{name}' is in another scene"):
         artic.MjcfControl(model, artic.Scene(1, gravity=model.gravity))
 
 
