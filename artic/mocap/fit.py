@@ -172,6 +172,17 @@ def fit_markers(
     num_envs frames spread over the recording); `num_envs` frames are relaxed at once. Returns a FitResult; the
     input model is not changed."""
     markers.check_model(model)
+    unmarked = markers.unmarked_segments(model)
+    if unmarked:
+        raise ValidationError(
+            f"fit_markers: segment(s) {unmarked} carry no marker, so nothing observes where their joints are; add "
+            "markers on them or merge them into a neighbour"
+        )
+    if markers.frames < 2:
+        raise ValidationError(
+            "fit_markers: one frame cannot place a joint (any point fits a single posture); record the subject "
+            "moving every joint, over many frames"
+        )
     model = model.copy()
     n = markers.count
     s = np.zeros((n, 3)) if attachments is None else np.array(attachments, float)

@@ -38,6 +38,8 @@ class MarkerSet:
                 f"markers: {n} names but {len(self.segments)} segment assignments; give one segment per marker"
             )
         p = np.asarray(self.positions)
+        if p.ndim == 3 and p.shape[0] == 0 and p.shape[1:] == (n, 3):
+            raise ValidationError(f"markers: the recording has no frames ({n} markers); nothing to fit or track")
         if p.dtype.kind not in "biuf" or p.ndim != 3 or p.shape[1:] != (n, 3) or p.shape[0] < 1:
             raise ValidationError(
                 f"markers: positions must be real values of shape (T, {n}, 3) (frames, markers "
@@ -87,6 +89,11 @@ class MarkerSet:
         seen = self.present().any(axis=0)
         if not seen.any():
             raise ValidationError("markers: no marker is present in any frame")
+
+    def unmarked_segments(self, model: SegmentModel) -> list[str]:
+        """The model's segments that no marker is declared on (they move only as their joints carry them)."""
+        marked = set(self.segments)
+        return [name for name in model.names if name not in marked]
 
 
 def write_c3d(path: os.PathLike | str, markers: MarkerSet) -> None:

@@ -46,7 +46,7 @@ class MarkerRig:
         self.model, self.markers = model, markers
         self.num_envs = num_envs
         self.segment_of = np.array([model.index(s) for s in markers.segments])
-        s = np.asarray(attachments, float)
+        s = self.attachments = np.asarray(attachments, float)
         if s.shape != (markers.count, 3) or not np.all(np.isfinite(s)):
             raise ValidationError(
                 f"marker rig: attachments must be finite, of shape ({markers.count}, 3), got {s.shape}"
@@ -96,6 +96,7 @@ class MarkerRig:
         """Move the joint anchors and marker attachments (every env) to a model's and `attachments`."""
         for j, seg in zip(self.joints, model.segments[1:]):
             j.set_frames(Transform(tuple(seg.anchor_in_child)), Transform(tuple(seg.anchor_in_parent)))
+        self.attachments = np.asarray(attachments, float)
         for j, s in zip(self.marker_joints, attachments):
             j.set_frames(Transform(tuple(s)))
 
@@ -118,6 +119,8 @@ class MarkerRig:
         present = np.all(np.isfinite(p), axis=2)
         q = np.zeros((self.num_envs, 4))
         q[:, 3] = 1.0
+        back = present & ~self._present  # markers that reappear after a gap
+        attached = marker_world(self.poses(), self.segment_of, self.attachments) if move and back.any() else None
         for k, (m, j) in enumerate(zip(self.marker_bodies, self.marker_joints)):
             if not np.array_equal(present[:, k], self._present[:, k]):
                 self.scene.set_joint_enabled(j, present[:, k])
@@ -125,6 +128,12 @@ class MarkerRig:
                 continue
             pose = np.concatenate([np.where(present[:, k, None], p[:, k], self._last[:, k]), q], axis=1)
             if move:
+                if back[:, k].any():
+                    # a marker seen again starts the step where its attachment point is now, not where it was last
+                    # seen: from there its target is one frame's motion away, and the joint (disabled through the
+                    # gap) does not drag the segment across the whole gap in one step
+                    start = np.where(back[:, k, None], attached[:, k], self._last[:, k])
+                    self.scene.set_actor_pose(m, np.concatenate([start, q], axis=1))
                 self.scene.set_kinematic_target(m, pose)
             else:
                 self.scene.set_actor_pose(m, pose)

@@ -8,10 +8,16 @@ Q = sum over segments of J_i^T (f_i, tau_i) (marker forces and torques about eac
 torques that produce the tracked motion and its root part the residual force the body could not produce itself
 (M(q) qdd + C + g = Q by virtual work, the ball joints' own constraint forces doing no work). Joint angles are the
 ball joints' coordinates, joint constraint forces what each ball joint transmitted.
+
+Before tracking, the markers are low-passed (filtering.py: zero-lag Butterworth, 6 Hz by default), since noise
+differentiated twice swamps the torques; without the filter, a warning says when the noise the data carries would
+dominate them. A marker that reappears after a gap starts where its attachment point is (rig.py), so it does not
+yank its segment; a segment with no marker in a frame is carried by its joints, counted in `markers_seen`.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,8 +25,9 @@ from numpy.typing import ArrayLike
 
 from ..enums import CacheFlag, SolverType
 from ..errors import ValidationError
-from ..math.np_spatial import quats_conj, quats_mul, quats_to_rotvec
+from ..math.np_spatial import quats_conj, quats_mul, quats_rotate, quats_to_rotvec
 from ..sim.scene import Scene
+from .filtering import DEFAULT_CUTOFF, acceleration_noise, lowpass_markers, noise_estimate
 from .fit import first_guess
 from .markers import MarkerSet
 from .rig import MarkerRig, marker_world
@@ -29,13 +36,25 @@ from .segments import SegmentModel
 
 @dataclass
 class TrackResult:
-    """Per frame (T frames, S segments, J joints, n markers): `poses` (T, S, 7); `joint_angles` (T, J, 3) rotation
-    vector of each child relative to its parent [rad]; `joint_forces` (T, J, 3) force each ball joint applied to its
-    child [N] (world); `marker_forces` (T, n, 3) force each marker applied to its segment [N] (world);
-    `joint_torques` (T, J, 3) generalized force of each ball joint's three axes (the parent's x, y, z) [N m];
-    `residual` (T, 6) the root's generalized force (force [N], torque about the root COM [N m], world);
-    `marker_error` (T, n) distance from each marker to its attachment point [m] (NaN when missing). Frame t's
-    forces act over the step from frame t to t + 1 (the last frame's are zero)."""
+    """Per frame (T frames, S segments, J joints, n markers):
+    * `poses` (T, S, 7) segment COM poses (px, py, pz, qx, qy, qz, qw), world;
+    * `joint_angles` (T, J, 3) rotation vector of R_parent^T R_child [rad]: zero where child and parent are as in
+      the model's reference pose (for a model re-based on a static trial, `neutral_at`, as in that trial);
+    * `joint_torques` (T, J, 3) the torque each ball joint's actuation applies to its child [N m], in the CHILD
+      segment's axes (the generalized force of the articulation's spherical dofs); `torques_in` gives them in the
+      parent's axes or the world's;
+    * `reaction_forces` (T, J, 3) inverse dynamics' joint reaction: the force the parent applies to the child
+      through the joint [N], world, sum over the child's subtree of m (a - g) (no contact with the ground: the
+      subtree's only external force is gravity), from the tracked COM accelerations;
+    * `joint_forces` (T, J, 3) what each soft ball joint of the tracking rig transmitted to its child [N], world:
+      the joints' share of the load, the markers carrying the rest (so not the reaction force);
+    * `marker_forces` (T, n, 3) force each marker applied to its segment [N], world;
+    * `residual` (T, 6) the root's generalized force (force [N], torque about the root COM [N m], world): what the
+      body could not produce itself;
+    * `marker_error` (T, n) distance from each marker to its attachment point [m] (NaN when missing);
+    * `markers_seen` (T, S) markers present per segment: 0 means the segment was carried by its joints alone.
+    Frame t's forces act over the step from frame t to t + 1 (the last frame's are zero). `cutoff` is the low-pass
+    applied to the markers [Hz] (None: unfiltered)."""
 
     dt: float
     poses: np.ndarray
@@ -45,6 +64,22 @@ class TrackResult:
     joint_torques: np.ndarray
     residual: np.ndarray
     marker_error: np.ndarray
+    reaction_forces: np.ndarray | None = None
+    markers_seen: np.ndarray | None = None
+    cutoff: float | None = None
+    parents: np.ndarray | None = None  # (J,) segment index of each joint's parent
+
+    def torques_in(self, frame: str = "child") -> np.ndarray:
+        """(T, J, 3) joint_torques [N m] in the child's axes ("child", as stored), the parent's ("parent") or the
+        world's ("world")."""
+        if frame not in ("child", "parent", "world"):
+            raise ValidationError(f"TrackResult.torques_in: frame must be 'child', 'parent' or 'world', got {frame!r}")
+        if frame == "child":
+            return self.joint_torques.copy()
+        world = quats_rotate(self.poses[:, 1:, 3:], self.joint_torques)
+        if frame == "world":
+            return world
+        return quats_rotate(quats_conj(self.poses[:, self.parents, 3:]), world)
 
 
 def relative_rotations(model: SegmentModel, poses: np.ndarray) -> np.ndarray:
@@ -123,18 +158,30 @@ def track_markers(
     gravity: ArrayLike = (0.0, 0.0, -9.81),
     iterations: int = 32,
     solver_type: SolverType | int = SolverType.PGS,
+    cutoff: float | None = DEFAULT_CUTOFF,
 ) -> TrackResult:
     """Drive the model through the marker trajectories, one step per frame (dt = 1 / markers.rate), and report what
-    it took (TrackResult). The model starts at the poses that best fit the first two frames (Kabsch per segment,
-    from the attachments), moving at the velocity between them."""
+    it took (TrackResult). The markers are first low-passed at `cutoff` [Hz] (zero-lag fourth-order Butterworth,
+    filtering.py; None or 0 tracks them as given, with a warning if their noise would dominate the torques). The
+    model starts at the poses that best fit the first two frames (Kabsch per segment, from the attachments), moving
+    at the velocity between them."""
     markers.check_model(model)
+    _warn_unmarked(model, markers)
+    if cutoff:
+        markers = lowpass_markers(markers, cutoff)
+    else:
+        _warn_noise(markers)
+        cutoff = None
     s = np.asarray(attachments, float)
     if s.shape != (markers.count, 3) or not np.all(np.isfinite(s)):
         raise ValidationError(
             f"track_markers: attachments must be finite, of shape ({markers.count}, 3), got {s.shape}"
         )
     if markers.frames < 2:
-        raise ValidationError("track_markers: needs at least 2 frames")
+        raise ValidationError(
+            f"track_markers: the recording has {markers.frames} frame; tracking steps from frame to frame and needs "
+            "at least 2"
+        )
     segment_of = np.array([model.index(x) for x in markers.segments])
     dt = 1.0 / markers.rate
     rig = MarkerRig(model, markers, s, 1, joint_erp_cfm, marker_erp_cfm, gravity, iterations, solver_type)
@@ -164,6 +211,69 @@ def track_markers(
     ev = ArticulationEvaluator(model, t_count)
     ev.set_poses(poses)
     residual, torques = ev.generalized_force(seg_f, seg_t)
+    seen = np.zeros((t_count, n_seg), int)
+    np.add.at(seen, (slice(None), segment_of), markers.present().astype(int))
     return TrackResult(
-        dt, poses, relative_rotations(model, poses), jf, mf, torques.reshape(t_count, n_j, 3), residual, err
+        dt,
+        poses,
+        relative_rotations(model, poses),
+        jf,
+        mf,
+        torques.reshape(t_count, n_j, 3),
+        residual,
+        err,
+        reaction_forces(model, poses, dt, gravity),
+        seen,
+        cutoff,
+        model.parent_index()[1:],
     )
+
+
+def reaction_forces(
+    model: SegmentModel, poses: np.ndarray, dt: float, gravity: ArrayLike = (0.0, 0.0, -9.81)
+) -> np.ndarray:
+    """(T, J, 3) inverse dynamics' reaction force of each joint [N], world: the force the parent applies to the
+    child, sum over the child's subtree of m (a - g), with the COM accelerations a of poses (T, S, 7) by central
+    differences (one-sided at the ends). Ground contact is not modelled: gravity is the only external force."""
+    t_count = len(poses)
+    if t_count < 3:
+        return np.zeros((t_count, len(model.segments) - 1, 3))
+    x = poses[:, :, :3]
+    acc = np.gradient(np.gradient(x, dt, axis=0), dt, axis=0)
+    own = np.array([seg.mass for seg in model.segments])[None, :, None] * (acc - np.asarray(gravity, float))
+    subtree = own.copy()
+    parents = model.parent_index()
+    for i in range(len(model.segments) - 1, 0, -1):  # children come after their parents: sum leaves first
+        subtree[:, parents[i]] += subtree[:, i]
+    return subtree[:, 1:]
+
+
+def _warn_unmarked(model: SegmentModel, markers: MarkerSet) -> None:
+    """A segment with no marker at all moves only as its joints carry it: its orientation is not measured."""
+    unmarked = markers.unmarked_segments(model)
+    if unmarked:
+        warnings.warn(
+            f"track_markers: segment(s) {unmarked} carry no marker; they move only as their joints carry them, and "
+            "their angles and torques are not measured",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+NOISY_ACCELERATION = 5.0  # [m/s^2] (half a g) acceleration noise above which unfiltered torques are mostly noise
+
+
+def _warn_noise(markers: MarkerSet) -> None:
+    """Unfiltered markers: say so when their noise, differentiated twice, would dominate the torques."""
+    if markers.frames < 20:
+        return
+    sigma = noise_estimate(markers)
+    if np.isfinite(sigma) and acceleration_noise(sigma, markers.rate) > NOISY_ACCELERATION:
+        warnings.warn(
+            f"track_markers: the markers carry about {1e3 * sigma:.2g} mm of noise above {DEFAULT_CUTOFF:g} Hz, "
+            f"which becomes about {acceleration_noise(sigma, markers.rate):.3g} m/s^2 of acceleration noise at "
+            f"{markers.rate:g} Hz: unfiltered, the torques are mostly noise; track with cutoff={DEFAULT_CUTOFF:g} "
+            "(the default) or another low-pass",
+            RuntimeWarning,
+            stacklevel=3,
+        )
