@@ -116,11 +116,22 @@ def _fit_trial(config: dict) -> dict:
 def _track_trial(config: dict) -> dict:
     """One `artic track` trial (a Ray task or a call here): track, write its files into config["out"], return its
     summary row."""
-    from ..mocap import track_markers
+    from ..mocap import diagnose_markers, neutral_at, track_markers
+    from ..mocap.diagnostics import suspect_message
 
     out = Path(config["out"])
     model, markers, attachments = _load(config["markers"], config["model"])
-    res = track_markers(model, markers, attachments)
+    cutoff = config.get("cutoff", 6.0) or None
+    if config.get("static"):  # angles from the static trial's posture: zero there
+        _, static, _ = _load(config["static"], config["model"])
+        model, attachments = neutral_at(model, attachments, static, cutoff)
+    res = track_markers(model, markers, attachments, cutoff=cutoff)
+    # returned in the row, not warned: a Ray task's warnings would stay in the worker's log
+    suspects = (
+        suspect_message(diagnose_markers(model, markers, attachments, res.poses))
+        if config.get("diagnose", True)
+        else None
+    )
     np.savez(
         out / "track.npz",
         dt=res.dt,
@@ -130,6 +141,8 @@ def _track_trial(config: dict) -> dict:
         joint_angles=res.joint_angles,
         joint_forces=res.joint_forces,
         joint_torques=res.joint_torques,
+        reaction_forces=res.reaction_forces,
+        markers_seen=res.markers_seen,
         residual=res.residual,
         marker_forces=res.marker_forces,
         marker_error=res.marker_error,
@@ -141,13 +154,16 @@ def _track_trial(config: dict) -> dict:
         "marker error median [mm]": 1e3 * float(np.nanmedian(err)),
         "marker error max [mm]": 1e3 * float(np.nanmax(err)),
         "peak joint torque [N m]": float(np.abs(res.joint_torques).max()),
-        "peak residual force [N]": float(np.abs(res.residual[:, :3]).max()),
+        "peak residual force [N]": float(np.abs(res.residual[1:, :3]).max()),  # frame 0: the start settles
+        "markers on a wrong segment?": len(suspects.splitlines()) if suspects else 0,
     }
     row["lines"] = [
         f"frames {markers.frames} at {markers.rate:g} Hz; marker error median {row['marker error median [mm]']:.2f}"
         f" mm, max {row['marker error max [mm]']:.2f} mm; peak joint torque {row['peak joint torque [N m]']:.1f} N m;"
         f" peak residual force {row['peak residual force [N]']:.1f} N"
+        + (f"; markers low-passed at {cutoff:g} Hz" if cutoff else "; markers not filtered")
     ]
+    row["lines"] += [f"warning: {line}" for line in (suspects or "").splitlines()]
     row["wrote"] = [str(out / "track.npz"), str(out / "track.png")]
     return row
 
@@ -215,7 +231,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 
 def cmd_track(args: argparse.Namespace) -> int:
-    return _run_trials(_track_trial, args, _trials(args, {}))
+    static = str(Path(args.static).resolve()) if args.static else ""
+    options = {"cutoff": args.cutoff, "static": static, "diagnose": not args.no_diagnose}
+    return _run_trials(_track_trial, args, _trials(args, options))
 
 
 def _plot_fit(path, res):
@@ -302,5 +320,18 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     t.add_argument("markers", nargs="+", help=MARKERS_HELP)
     t.add_argument("--model", required=True, help="MJCF segment model with one <site> per marker (e.g. fitted.xml)")
     t.add_argument("--out", default="track_out", help=f"output directory {d}")
+    t.add_argument(
+        "--cutoff",
+        type=float,
+        default=6.0,
+        help=f"low-pass of the markers before tracking [Hz]: zero-lag 4th-order Butterworth; 0 tracks them raw {d}",
+    )
+    t.add_argument(
+        "--static",
+        default="",
+        metavar="MARKERS",
+        help="a static trial (same markers): joint angles are measured from its posture (zero there)",
+    )
+    t.add_argument("--no-diagnose", action="store_true", help="skip the check for markers on the wrong segment")
     t.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS", help=RAY_HELP)
     t.set_defaults(func=cmd_track)
