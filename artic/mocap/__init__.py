@@ -12,7 +12,14 @@ from .model_file import load_segment_model, save_segment_model
 from .neutral import neutral_at, rebase
 from .rig import MarkerRig
 from .segments import Segment, SegmentModel
-from .track import ArticulationEvaluator, TrackResult, reaction_forces, relative_rotations, track_markers
+from .track import (
+    ArticulationEvaluator,
+    TrackResult,
+    reaction_forces,
+    relative_rotations,
+    track_markers,
+    track_trials,
+)
 
 __all__ = [
     "ArticulationEvaluator",
@@ -37,5 +44,6 @@ __all__ = [
     "save_segment_model",
     "segment_points",
     "track_markers",
+    "track_trials",
     "write_c3d",
 ]

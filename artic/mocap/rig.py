@@ -52,40 +52,41 @@ class MarkerRig:
                 f"marker rig: attachments must be finite, of shape ({markers.count}, 3), got {s.shape}"
             )
         self.scene = scene = Scene(num_envs, gravity=gravity, solver_type=solver_type)
-        poses = model.reference_poses()
-        self.bodies = []
-        for seg, pose in zip(model.segments, poses):
-            b = RigidDynamic(Transform.from_array(pose), seg.name)
-            b.link.set_mass_and_inertia_tensor(seg.mass, (0.0, 0.0, 0.0), seg.inertia)
-            _free_body(b, iterations, damping)
-            scene.add_actor(b)
-            self.bodies.append(b)
-        self.joints = []
-        for i, p in enumerate(model.parent_index()[1:], start=1):
-            seg = model.segments[i]
-            j = SphericalJoint.from_body_frames(
-                self.bodies[i],
-                Transform(tuple(seg.anchor_in_child)),
-                self.bodies[p],
-                Transform(tuple(seg.anchor_in_parent)),
-                seg.name,
-            )
-            _soft(j, joint_erp_cfm)
-            self.joints.append(scene.add_joint(j))
-        self.marker_bodies, self.marker_joints = [], []
-        for k, name in enumerate(markers.names):
-            seg_pose = Transform.from_array(poses[self.segment_of[k]])
-            m = RigidDynamic(Transform(tuple(seg_pose.transform_point(s[k]))), f"marker:{name}")
-            m.kinematic = True
-            m.link.mass, m.link.inertia = 1.0, (1e-3, 1e-3, 1e-3)
-            _free_body(m, iterations, 0.0)
-            scene.add_actor(m)
-            j = SphericalJoint.from_body_frames(
-                self.bodies[self.segment_of[k]], Transform(tuple(s[k])), m, Transform(), f"marker:{name}"
-            )
-            _soft(j, marker_erp_cfm)
-            self.marker_bodies.append(m)
-            self.marker_joints.append(scene.add_joint(j))
+        with scene.adding():  # one grouping of the 52 bodies and 51 joints, not one per joint
+            poses = model.reference_poses()
+            self.bodies = []
+            for seg, pose in zip(model.segments, poses):
+                b = RigidDynamic(Transform.from_array(pose), seg.name)
+                b.link.set_mass_and_inertia_tensor(seg.mass, (0.0, 0.0, 0.0), seg.inertia)
+                _free_body(b, iterations, damping)
+                scene.add_actor(b)
+                self.bodies.append(b)
+            self.joints = []
+            for i, p in enumerate(model.parent_index()[1:], start=1):
+                seg = model.segments[i]
+                j = SphericalJoint.from_body_frames(
+                    self.bodies[i],
+                    Transform(tuple(seg.anchor_in_child)),
+                    self.bodies[p],
+                    Transform(tuple(seg.anchor_in_parent)),
+                    seg.name,
+                )
+                _soft(j, joint_erp_cfm)
+                self.joints.append(scene.add_joint(j))
+            self.marker_bodies, self.marker_joints = [], []
+            for k, name in enumerate(markers.names):
+                seg_pose = Transform.from_array(poses[self.segment_of[k]])
+                m = RigidDynamic(Transform(tuple(seg_pose.transform_point(s[k]))), f"marker:{name}")
+                m.kinematic = True
+                m.link.mass, m.link.inertia = 1.0, (1e-3, 1e-3, 1e-3)
+                _free_body(m, iterations, 0.0)
+                scene.add_actor(m)
+                j = SphericalJoint.from_body_frames(
+                    self.bodies[self.segment_of[k]], Transform(tuple(s[k])), m, Transform(), f"marker:{name}"
+                )
+                _soft(j, marker_erp_cfm)
+                self.marker_bodies.append(m)
+                self.marker_joints.append(scene.add_joint(j))
         self._present = np.ones((num_envs, markers.count), bool)
         # where each marker was last seen, per env: a missing marker's (disabled) body waits there, so that it does
         # not jump when it reappears
@@ -121,12 +122,15 @@ class MarkerRig:
         q[:, 3] = 1.0
         back = present & ~self._present  # markers that reappear after a gap
         attached = marker_world(self.poses(), self.segment_of, self.attachments) if move and back.any() else None
+        targets = np.concatenate(
+            [np.where(present[..., None], p, self._last), np.broadcast_to(q[:, None], p.shape[:2] + (4,))], axis=2
+        )
         for k, (m, j) in enumerate(zip(self.marker_bodies, self.marker_joints)):
             if not np.array_equal(present[:, k], self._present[:, k]):
                 self.scene.set_joint_enabled(j, present[:, k])
             if not present[:, k].any():
                 continue
-            pose = np.concatenate([np.where(present[:, k, None], p[:, k], self._last[:, k]), q], axis=1)
+            pose = targets[:, k]
             if move:
                 if back[:, k].any():
                     # a marker seen again starts the step where its attachment point is now, not where it was last
@@ -134,10 +138,11 @@ class MarkerRig:
                     # gap) does not drag the segment across the whole gap in one step
                     start = np.where(back[:, k, None], attached[:, k], self._last[:, k])
                     self.scene.set_actor_pose(m, np.concatenate([start, q], axis=1))
-                self.scene.set_kinematic_target(m, pose)
             else:
                 self.scene.set_actor_pose(m, pose)
                 self.scene.set_actor_velocity(m, np.zeros((self.num_envs, 6)))
+        if move:  # one write for every marker (a marker missing everywhere keeps its target: its joint is off)
+            self.scene.set_kinematic_targets(self.marker_bodies, targets)
         self._present = present
         self._last = np.where(present[..., None], p, self._last)
 

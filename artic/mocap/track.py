@@ -18,6 +18,7 @@ yank its segment; a segment with no marker in a frame is carried by its joints, 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -165,68 +166,119 @@ def track_markers(
     filtering.py; None or 0 tracks them as given, with a warning if their noise would dominate the torques). The
     model starts at the poses that best fit the first two frames (Kabsch per segment, from the attachments), moving
     at the velocity between them."""
-    markers.check_model(model)
-    _warn_unmarked(model, markers)
+    options = (joint_erp_cfm, marker_erp_cfm, gravity, iterations, solver_type, cutoff)
+    return track_trials(model, [markers], attachments, *options)[0]
+
+
+def track_trials(
+    model: SegmentModel,
+    trials: Sequence[MarkerSet],
+    attachments: ArrayLike,
+    joint_erp_cfm: tuple[float, float] = (0.2, 1e-5),
+    marker_erp_cfm: tuple[float, float] = (0.2, 1e-4),
+    gravity: ArrayLike = (0.0, 0.0, -9.81),
+    iterations: int = 32,
+    solver_type: SolverType | int = SolverType.PGS,
+    cutoff: float | None = DEFAULT_CUTOFF,
+) -> list[TrackResult]:
+    """track_markers for several trials of one subject at once, one env per trial (same markers and rate; lengths
+    may differ): one scene steps them all, which costs little more than one trial on a CPU with several cores or a
+    GPU. Each result equals what track_markers gives for its trial alone."""
+    trials = list(trials)
+    if not trials or not all(isinstance(m, MarkerSet) for m in trials):
+        raise ValidationError("track_trials: trials must be a non-empty list of MarkerSets")
+    first = trials[0]
+    for k, m in enumerate(trials):
+        if m.names != first.names or m.segments != first.segments or m.rate != first.rate:
+            raise ValidationError(
+                f"track_trials: trial {k} has other markers or another rate than trial 0; trials tracked together "
+                "share the model's markers (names and segments, in one order) and the frame rate"
+            )
+        m.check_model(model)
+        if m.frames < 2:
+            raise ValidationError(
+                f"track_markers: the recording has {m.frames} frame; tracking steps from frame to frame and needs "
+                "at least 2"
+            )
+    _warn_unmarked(model, first)
     if cutoff:
-        markers = lowpass_markers(markers, cutoff)
+        trials = [lowpass_markers(m, cutoff) for m in trials]
     else:
-        _warn_noise(markers)
+        for m in trials:
+            _warn_noise(m)
         cutoff = None
     s = np.asarray(attachments, float)
-    if s.shape != (markers.count, 3) or not np.all(np.isfinite(s)):
-        raise ValidationError(
-            f"track_markers: attachments must be finite, of shape ({markers.count}, 3), got {s.shape}"
+    if s.shape != (first.count, 3) or not np.all(np.isfinite(s)):
+        raise ValidationError(f"track_markers: attachments must be finite, of shape ({first.count}, 3), got {s.shape}")
+    lengths = [m.frames for m in trials]
+    e, t_count, n = len(trials), max(lengths), first.count
+    p = np.full((e, t_count, n, 3), np.nan)  # a trial that ended has no markers: its env runs on, ignored
+    for k, m in enumerate(trials):
+        p[k, : m.frames] = m.positions
+    poses, jf, mf, seg_f, seg_t = _run(
+        model, first, s, p, (joint_erp_cfm, marker_erp_cfm, gravity, iterations, solver_type)
+    )
+    segment_of = np.array([model.index(x) for x in first.segments])
+    dt = 1.0 / first.rate
+    out = []
+    for k, (m, t_k) in enumerate(zip(trials, lengths)):
+        err = np.linalg.norm(m.positions - marker_world(poses[k, :t_k], segment_of, s), axis=2)
+        ev = ArticulationEvaluator(model, t_k)
+        ev.set_poses(poses[k, :t_k])
+        residual, torques = ev.generalized_force(seg_f[k, :t_k], seg_t[k, :t_k])
+        seen = np.zeros((t_k, len(model.segments)), int)
+        np.add.at(seen, (slice(None), segment_of), m.present().astype(int))
+        jf[k, t_k - 1] = mf[k, t_k - 1] = 0.0  # the last frame's forces act over no step
+        out.append(
+            TrackResult(
+                dt,
+                poses[k, :t_k],
+                relative_rotations(model, poses[k, :t_k]),
+                jf[k, :t_k],
+                mf[k, :t_k],
+                torques.reshape(t_k, -1, 3),
+                residual,
+                err,
+                reaction_forces(model, poses[k, :t_k], dt, gravity),
+                seen,
+                cutoff,
+                model.parent_index()[1:],
+            )
         )
-    if markers.frames < 2:
-        raise ValidationError(
-            f"track_markers: the recording has {markers.frames} frame; tracking steps from frame to frame and needs "
-            "at least 2"
-        )
+    return out
+
+
+def _run(model: SegmentModel, markers: MarkerSet, s: np.ndarray, p: np.ndarray, options: tuple) -> tuple:
+    """Step the rig through marker positions p (E, T, n, 3), one env per trial: per env and frame the segment
+    poses (E, T, S, 7), the joints' forces (E, T, J, 3), the markers' forces (E, T, n, 3) and the markers' forces
+    and torques summed per segment (E, T, S, 3) each."""
+    e, t_count, n = p.shape[:3]
     segment_of = np.array([model.index(x) for x in markers.segments])
     dt = 1.0 / markers.rate
-    rig = MarkerRig(model, markers, s, 1, joint_erp_cfm, marker_erp_cfm, gravity, iterations, solver_type)
-    p = markers.positions
-    g0, g1 = first_guess(model, segment_of, s, p[0:1])[0], first_guess(model, segment_of, s, p[1:2])[0]
-    rig.set_state(g0[None], _initial_velocity(g0, g1, dt)[None])
-    rig.place_markers(p[0:1])
-    t_count, n_seg, n_j = markers.frames, len(model.segments), len(model.segments) - 1
-    poses = np.zeros((t_count, n_seg, 7))
-    jf = np.zeros((t_count, n_j, 3))
-    mf = np.zeros((t_count, markers.count, 3))
-    seg_f = np.zeros((t_count, n_seg, 3))
-    seg_t = np.zeros((t_count, n_seg, 3))
+    rig = MarkerRig(model, markers, s, e, *options)
+    g0, g1 = first_guess(model, segment_of, s, p[:, 0]), first_guess(model, segment_of, s, p[:, 1])
+    rig.set_state(g0, np.stack([_initial_velocity(a, b, dt) for a, b in zip(g0, g1)]))
+    rig.place_markers(p[:, 0])
+    n_seg, n_j = len(model.segments), len(model.segments) - 1
+    poses = np.zeros((e, t_count, n_seg, 7))
+    jf = np.zeros((e, t_count, n_j, 3))
+    mf = np.zeros((e, t_count, n, 3))
+    seg_f = np.zeros((e, t_count, n_seg, 3))
+    seg_t = np.zeros((e, t_count, n_seg, 3))
     for t in range(t_count):
-        poses[t] = rig.poses()[0]
+        poses[:, t] = rig.poses()
         if t + 1 == t_count:
             break
-        rig.place_markers(p[t + 1 : t + 2], move=True)
+        rig.place_markers(p[:, t + 1], move=True)
         rig.step(dt)
         f, tau = rig.marker_forces()
-        mf[t] = f[0]
-        np.add.at(seg_f[t], segment_of, f[0])
-        np.add.at(seg_t[t], segment_of, tau[0])
+        mf[:, t] = f
+        for k in range(e):
+            np.add.at(seg_f[k, t], segment_of, f[k])
+            np.add.at(seg_t[k, t], segment_of, tau[k])
         if n_j:
-            jf[t] = rig.joint_forces()[0]
-    err = np.linalg.norm(p - marker_world(poses, segment_of, s), axis=2)
-    ev = ArticulationEvaluator(model, t_count)
-    ev.set_poses(poses)
-    residual, torques = ev.generalized_force(seg_f, seg_t)
-    seen = np.zeros((t_count, n_seg), int)
-    np.add.at(seen, (slice(None), segment_of), markers.present().astype(int))
-    return TrackResult(
-        dt,
-        poses,
-        relative_rotations(model, poses),
-        jf,
-        mf,
-        torques.reshape(t_count, n_j, 3),
-        residual,
-        err,
-        reaction_forces(model, poses, dt, gravity),
-        seen,
-        cutoff,
-        model.parent_index()[1:],
-    )
+            jf[:, t] = rig.joint_forces()
+    return poses, jf, mf, seg_f, seg_t
 
 
 def reaction_forces(

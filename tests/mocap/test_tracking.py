@@ -239,3 +239,21 @@ def test_cli_track_filters_rebases_and_names_a_mislabelled_marker(subject, tmp_p
     assert main(wrong) == 0
     out = capsys.readouterr().out
     assert "warning: marker 'head_back' is declared on 'torso' but moves with 'head'" in out
+
+
+def test_trials_tracked_together_equal_each_alone(subject):
+    """track_trials steps several trials (different lengths) in one scene, one env each: every result is bitwise
+    the one track_markers gives for that trial alone; trials with other markers are refused."""
+    from artic.mocap import track_trials
+
+    model, att = subject["model"], subject["att"]
+    full = _record(subject, noise=0.001)
+    short = MarkerSet(full.names, full.segments, full.positions[:60] + 0.01, full.rate)
+    together = track_trials(model, [full, short], att)
+    for alone, batch in zip([track_markers(model, full, att), track_markers(model, short, att)], together):
+        assert batch.poses.shape == alone.poses.shape
+        for field in ("poses", "joint_angles", "joint_torques", "joint_forces", "marker_forces", "residual"):
+            np.testing.assert_array_equal(getattr(batch, field), getattr(alone, field), err_msg=field)
+    other = MarkerSet(full.names, full.segments, full.positions, 50.0)
+    with pytest.raises(ValidationError, match="other markers or another rate"):
+        track_trials(model, [full, other], att)
