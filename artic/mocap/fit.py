@@ -32,6 +32,7 @@ from ..math.np_spatial import quat_from_matrix, quats_conj, quats_rotate
 from ..sim import memory
 from .markers import MarkerSet
 from .rig import MarkerRig, marker_world
+from .segment_joints import fit_axes
 from .segments import SegmentModel
 
 
@@ -170,7 +171,9 @@ def fit_markers(
     """Fit the anchors of `model` and the markers' attachment points to `markers` (section S2). `attachments`
     (n, 3) start at the segments' COMs (zeros) by default; `frames` picks the frames used (default: up to 4 *
     num_envs frames spread over the recording); `num_envs` frames are relaxed at once. Returns a FitResult; the
-    input model is not changed."""
+    input model is not changed. With fit_anchors, the
+    axes of hinge and universal joints are fitted too (segment_joints.fit_axes), from every fitted frame's
+    segment orientations, once per epoch with learning rate eta_l."""
     markers.check_model(model)
     unmarked = markers.unmarked_segments(model)
     if unmarked:
@@ -239,12 +242,27 @@ def fit_markers(
                 tp = quats_rotate(quats_conj(poses[:, par, 3:]), mid - poses[:, par, :3]).mean(axis=0)
                 tc = quats_rotate(quats_conj(poses[:, 1:, 3:]), mid - poses[:, 1:, :3]).mean(axis=0)
                 model.set_anchors((1.0 - eta_l) * ap + eta_l * tp, (1.0 - eta_l) * ac + eta_l * tc)
+        if fit_anchors:  # 5. hinge and universal axes from the markers' own orientations of every fitted frame
+            _fit_joint_axes(model, first_guess(model, segment_of, s, markers.positions[frames]), eta_l)
         rms.append(float(np.sqrt(err2.sum() / max(seen.sum(), 1))))
         gaps.append(float(np.sqrt(np.concatenate(gap2).mean())) if gap2 and len(gap2[0]) else 0.0)
         if progress:
             _progress(epoch + 1, int(epochs), rms[-1], gaps[-1])
     marker_rms = np.sqrt(err2 / np.maximum(seen, 1))
     return FitResult(model, s, np.array(rms), np.array(gaps), frames, warm, marker_rms)
+
+
+def _fit_joint_axes(model: SegmentModel, poses: np.ndarray, eta: float) -> None:
+    """Move every hinge's and universal joint's axes towards those that best explain the segment orientations
+    (F, S, 7) of the fitted frames (segment_joints.fit_axes); ball joints have none. The orientations are each
+    segment's best fit to its own markers (Kabsch), not the relaxed poses: the rig's soft joint holds those to the
+    current axes, which would keep a wrong axis where it is."""
+    par = model.parent_index()
+    for i, seg in enumerate(model.segments[1:], start=1):
+        if seg.joint != "ball":
+            seg.frame_in_parent, seg.frame_in_child = fit_axes(
+                seg.joint, seg.frame_in_parent, seg.frame_in_child, poses[:, par[i], 3:], poses[:, i, 3:], eta
+            )
 
 
 def _progress(done: int, total: int, rms: float, gap: float):

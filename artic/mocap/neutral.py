@@ -19,20 +19,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import ValidationError
-from ..math.np_spatial import quat_to_matrix
+from ..math.np_spatial import quat_mul, quat_to_matrix
 from .filtering import DEFAULT_CUTOFF
 from .markers import MarkerSet
+from .segment_joints import mean_rotation
 from .segments import SegmentModel
-
-
-def _mean_quaternions(q: np.ndarray) -> np.ndarray:
-    """(S, 4) the average orientation of (T, S, 4) quaternions: the principal eigenvector of sum q q^T (Markley),
-    which does not care about the sign of each quaternion."""
-    out = np.zeros(q.shape[1:])
-    for i in range(q.shape[1]):
-        w, v = np.linalg.eigh(q[:, i].T @ q[:, i])
-        out[i] = v[:, np.argmax(w)] * np.sign(v[3, np.argmax(w)] or 1.0)
-    return out
 
 
 def neutral_at(
@@ -50,7 +41,9 @@ def neutral_at(
             "if it is all there is)"
         )
     poses = track_markers(model, static, attachments, cutoff=cutoff).poses
-    return rebase(model, attachments, static.segments, _mean_quaternions(poses[..., 3:]))
+    return rebase(
+        model, attachments, static.segments, np.array([mean_rotation(poses[:, i, 3:]) for i in range(poses.shape[1])])
+    )
 
 
 def rebase(
@@ -73,7 +66,12 @@ def rebase(
     for i, seg in enumerate(out.segments):
         seg.inertia = turn[i] @ seg.inertia @ turn[i].T
         seg.anchor_in_child = turn[i] @ seg.anchor_in_child
-        if seg.parent is not None:
-            seg.anchor_in_parent = turn[model.index(seg.parent)] @ seg.anchor_in_parent
+        if seg.parent is None:
+            continue
+        p = model.index(seg.parent)
+        seg.anchor_in_parent = turn[p] @ seg.anchor_in_parent
+        if seg.joint != "ball":  # a hinge's or universal joint's frames turn with their segments (a ball's: no axes)
+            seg.frame_in_child = quat_mul(q[i] / np.linalg.norm(q[i]), seg.frame_in_child)
+            seg.frame_in_parent = quat_mul(q[p] / np.linalg.norm(q[p]), seg.frame_in_parent)
     segment_of = np.array([model.index(name) for name in segments], int)
     return out, np.einsum("nij,nj->ni", turn[segment_of], s)

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..description.actors import RigidDynamic
-from ..description.body_joints import SphericalJoint
+from ..description.body_joints import HingeJoint, SphericalJoint, UniversalJoint
 from ..enums import SolverType
 from ..errors import ValidationError
 from ..math.np_spatial import Transform, quats_rotate
@@ -64,13 +64,8 @@ class MarkerRig:
             self.joints = []
             for i, p in enumerate(model.parent_index()[1:], start=1):
                 seg = model.segments[i]
-                j = SphericalJoint.from_body_frames(
-                    self.bodies[i],
-                    Transform(tuple(seg.anchor_in_child)),
-                    self.bodies[p],
-                    Transform(tuple(seg.anchor_in_parent)),
-                    seg.name,
-                )
+                c, d = _joint_frames(seg)
+                j = _JOINTS[seg.joint].from_body_frames(self.bodies[i], c, self.bodies[p], d, seg.name)
                 _soft(j, joint_erp_cfm)
                 self.joints.append(scene.add_joint(j))
             self.marker_bodies, self.marker_joints = [], []
@@ -96,7 +91,7 @@ class MarkerRig:
     def set_parameters(self, model: SegmentModel, attachments: np.ndarray) -> None:
         """Move the joint anchors and marker attachments (every env) to a model's and `attachments`."""
         for j, seg in zip(self.joints, model.segments[1:]):
-            j.set_frames(Transform(tuple(seg.anchor_in_child)), Transform(tuple(seg.anchor_in_parent)))
+            j.set_frames(*_joint_frames(seg))
         self.attachments = np.asarray(attachments, float)
         for j, s in zip(self.marker_joints, attachments):
             j.set_frames(Transform(tuple(s)))
@@ -163,7 +158,20 @@ class MarkerRig:
         return np.stack([self.scene.get_joint_forces(j).wrench_a[:, :3] for j in self.joints], axis=1)
 
 
-def _soft(joint: SphericalJoint, erp_cfm):
+# the body joint of each segment joint type: frames C (on the child, body A) and D (on the parent, body B) with the
+# hinge about their z, the universal joint's roll about D's z and pitch about C's y (segment_joints.py)
+_JOINTS = {"ball": SphericalJoint, "hinge": HingeJoint, "universal": UniversalJoint}
+
+
+def _joint_frames(seg) -> tuple[Transform, Transform]:
+    """(C in the child, D in the parent) of a segment's joint: anchors and joint-frame orientations."""
+    return (
+        Transform(tuple(seg.anchor_in_child), tuple(seg.frame_in_child)),
+        Transform(tuple(seg.anchor_in_parent), tuple(seg.frame_in_parent)),
+    )
+
+
+def _soft(joint, erp_cfm):
     """ODE's ERP and CFM on the joint's three bilateral (position) rows."""
     erp, cfm = erp_cfm
     joint.set_erp_cfm([erp] * joint.bilateral_count, [cfm] * joint.bilateral_count)

@@ -1,5 +1,5 @@
-"""A segment model: rigid segments joined by ball joints at anchor points, the body model of marker fitting
-(the ODE paper, section S2).
+"""A segment model: rigid segments joined by ball, hinge or universal joints at anchor points, the body model of
+marker fitting (the ODE paper, section S2; the joint types: segment_joints.py).
 
 Each segment's body frame has its origin at the segment's COM and, in the reference pose, the world's axes. Segment
 k hangs from its parent j by a ball joint whose anchor (centre of rotation) is c_jk in j's frame and c_kj in k's
@@ -13,7 +13,7 @@ The same model is simulated two ways: in maximal coordinates (free `RigidDynamic
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -21,7 +21,8 @@ from numpy.typing import ArrayLike
 from ..description.articulation import Articulation, Link
 from ..enums import Axis, JointType, Motion
 from ..errors import ValidationError
-from ..math.np_spatial import Transform, quat_rotate, quat_to_matrix
+from ..math.np_spatial import Transform, quat_mul, quat_rotate, quat_to_matrix
+from .segment_joints import IDENTITY, JOINT_TYPES, frame_from_axes
 
 
 def _vec3(owner: str, what: str, value) -> np.ndarray:
@@ -31,10 +32,36 @@ def _vec3(owner: str, what: str, value) -> np.ndarray:
     return a.astype(np.float64)
 
 
+def _unit_quat(owner: str, what: str, value) -> np.ndarray:
+    q = np.asarray(IDENTITY if value is None else value, float)
+    if q.shape != (4,) or not np.all(np.isfinite(q)) or abs(np.linalg.norm(q) - 1.0) > 1e-6:
+        raise ValidationError(f"{owner}: {what} must be a unit quaternion (x, y, z, w), got {value!r}")
+    return q / np.linalg.norm(q)
+
+
+# PhysX's revolute joint turns about its frame's x: these frames put x on a joint frame's z (hinge, roll) and y
+# (pitch); a rotation of -90 deg about y, and of 90 deg about z
+_Z_TO_X = np.array([0.0, -np.sqrt(0.5), 0.0, np.sqrt(0.5)])
+_Y_TO_X = np.array([0.0, 0.0, np.sqrt(0.5), np.sqrt(0.5)])
+
+
+def _revolute(link: Link, parent_pose: Transform, child_pose: Transform) -> None:
+    """Make `link`'s inbound joint a free revolute joint (about the frames' x), frictionless."""
+    j = link.inbound_joint
+    j.set_joint_type(JointType.REVOLUTE)
+    j.set_motion(Axis.TWIST, Motion.FREE)
+    j.parent_pose, j.child_pose = parent_pose, child_pose
+    j.friction_coefficient = 0.0
+
+
 @dataclass
 class Segment:
-    """One rigid segment. `anchor_in_parent` (c_jk) and `anchor_in_child` (c_kj) place the ball joint to the parent
-    in the parent's and in this segment's body frame [m]; the root has no parent and no anchors."""
+    """One rigid segment. `anchor_in_parent` (c_jk) and `anchor_in_child` (c_kj) place the joint to the parent in
+    the parent's and in this segment's body frame [m]; the root has no parent and no anchors. `joint` is "ball"
+    (default), "hinge" (about `axis`) or "universal" (about `axis`, fixed in the parent, then `axis2`, fixed in
+    this segment, perpendicular to it); the axes are given in the reference pose's (world) axes and become the
+    joint's frames on both segments, `frame_in_parent` and `frame_in_child` (x, y, z, w), which can be given
+    instead (segment_joints.py)."""
 
     name: str
     parent: str | None = None
@@ -43,8 +70,13 @@ class Segment:
     inertia: np.ndarray = field(default_factory=lambda: np.full(3, 0.01))
     anchor_in_parent: np.ndarray = field(default_factory=lambda: np.zeros(3))  # (3,) c_jk [m]
     anchor_in_child: np.ndarray = field(default_factory=lambda: np.zeros(3))  # (3,) c_kj [m]
+    joint: str = "ball"
+    axis: InitVar[ArrayLike | None] = None
+    axis2: InitVar[ArrayLike | None] = None
+    frame_in_parent: np.ndarray | None = None  # (4,) the joint frame D in the parent's body axes
+    frame_in_child: np.ndarray | None = None  # (4,) the joint frame C in this segment's body axes
 
-    def __post_init__(self):
+    def __post_init__(self, axis, axis2):
         if not isinstance(self.name, str) or not self.name:
             raise ValidationError(f"segment {self.name!r}: name must be a non-empty string")
         owner = f"segment '{self.name}'"
@@ -74,6 +106,23 @@ class Segment:
         self.inertia = i.astype(np.float64)
         self.anchor_in_parent = _vec3(owner, "anchor_in_parent", self.anchor_in_parent)
         self.anchor_in_child = _vec3(owner, "anchor_in_child", self.anchor_in_child)
+        if self.joint not in JOINT_TYPES:
+            raise ValidationError(f"{owner}: joint must be one of {sorted(JOINT_TYPES)}, got {self.joint!r}")
+        if self.parent is None and self.joint != "ball":
+            raise ValidationError(f"{owner}: the root segment has no joint (it floats); give the joint to a child")
+        if self.frame_in_parent is None and self.frame_in_child is None:
+            f = frame_from_axes(owner, self.joint, axis, axis2)
+            self.frame_in_parent, self.frame_in_child = f.copy(), f.copy()
+        else:
+            if axis is not None or axis2 is not None:
+                raise ValidationError(f"{owner}: give the joint's axes or its frames, not both")
+            self.frame_in_parent = _unit_quat(owner, "frame_in_parent", self.frame_in_parent)
+            self.frame_in_child = _unit_quat(owner, "frame_in_child", self.frame_in_child)
+
+    @property
+    def dof_count(self) -> int:
+        """Coordinates of the joint to the parent: ball 3, hinge 1, universal 2."""
+        return JOINT_TYPES[self.joint]
 
 
 class SegmentModel:
@@ -111,8 +160,13 @@ class SegmentModel:
 
     @property
     def joint_names(self) -> list[str]:
-        """One ball joint per non-root segment, named after it."""
+        """One joint per non-root segment, named after it."""
         return [s.name for s in self.segments[1:]]
+
+    @property
+    def joint_types(self) -> list[str]:
+        """The joint type of each non-root segment ("ball", "hinge" or "universal"), joint order."""
+        return [s.joint for s in self.segments[1:]]
 
     def index(self, name: str) -> int:
         """Index of the segment named `name`; a ValidationError lists the names if none has it."""
@@ -133,7 +187,17 @@ class SegmentModel:
     def copy(self) -> SegmentModel:
         """A deep copy: new segments with their own arrays."""
         segs = [
-            Segment(s.name, s.parent, s.mass, s.inertia.copy(), s.anchor_in_parent.copy(), s.anchor_in_child.copy())
+            Segment(
+                s.name,
+                s.parent,
+                s.mass,
+                s.inertia.copy(),
+                s.anchor_in_parent.copy(),
+                s.anchor_in_child.copy(),
+                s.joint,
+                frame_in_parent=s.frame_in_parent.copy(),
+                frame_in_child=s.frame_in_child.copy(),
+            )
             for s in self.segments
         ]
         return SegmentModel(segs, self.root_position.copy(), self.name)
@@ -177,19 +241,28 @@ class SegmentModel:
     # -- reduced coordinates ------------------------------------------------------------------------------------------
     def to_articulation(self, name: str | None = None) -> tuple[Articulation, list[Link]]:
         """(articulation, links in segment order): a floating-base articulation with the same bodies (link frame =
-        segment frame) and a spherical joint at each anchor; no damping, no sleeping, no velocity caps, so that its
-        inverse dynamics are those of the segment model."""
+        segment frame) and each segment's joint at its anchor: a spherical joint, a revolute one about the hinge
+        axis, or for a universal joint two revolute ones through a massless link (the cross); no damping, no
+        sleeping, no velocity caps, so that its inverse dynamics are those of the segment model."""
         art = Articulation(name or self.name)
         art.sleep_threshold = 0.0
         poses = self.reference_poses()
         links = []
         for i, s in enumerate(self.segments):
             parent = None if i == 0 else links[self.index(s.parent)]
+            if s.joint == "universal":  # roll about D's z into the cross, pitch about C's y out of it
+                cross = art.create_link(parent, None, f"{s.name}:cross")
+                cross.set_mass_and_inertia_tensor(0.0, (0.0, 0.0, 0.0), np.zeros((3, 3)))
+                d = Transform(tuple(s.anchor_in_parent), tuple(quat_mul(s.frame_in_parent, _Z_TO_X)))
+                _revolute(cross, d, Transform((0.0, 0.0, 0.0), tuple(_Z_TO_X)))
+                parent = cross
             link = art.create_link(parent, Transform.from_array(poses[0]) if i == 0 else None, s.name)
             link.set_mass_and_inertia_tensor(s.mass, (0.0, 0.0, 0.0), s.inertia)
             link.linear_damping = link.angular_damping = 0.0
             link.max_linear_velocity = link.max_angular_velocity = 1e6
-            if parent is not None:
+            if i == 0:
+                pass  # the root floats
+            elif s.joint == "ball":
                 j = link.inbound_joint
                 j.set_joint_type(JointType.SPHERICAL)
                 for axis in (Axis.TWIST, Axis.SWING1, Axis.SWING2):
@@ -197,23 +270,43 @@ class SegmentModel:
                 j.parent_pose = Transform(tuple(s.anchor_in_parent))
                 j.child_pose = Transform(tuple(s.anchor_in_child))
                 j.friction_coefficient = 0.0
+            elif s.joint == "hinge":  # PhysX turns a revolute joint about its frame's x: put x on D's and C's z
+                d = Transform(tuple(s.anchor_in_parent), tuple(quat_mul(s.frame_in_parent, _Z_TO_X)))
+                _revolute(link, d, Transform(tuple(s.anchor_in_child), tuple(quat_mul(s.frame_in_child, _Z_TO_X))))
+            elif s.joint == "universal":
+                c = Transform(tuple(s.anchor_in_child), tuple(quat_mul(s.frame_in_child, _Y_TO_X)))
+                _revolute(link, Transform((0.0, 0.0, 0.0), tuple(_Y_TO_X)), c)
             links.append(link)
         return art, links
 
     @staticmethod
-    def articulation_order(links: list[Link]) -> tuple[np.ndarray, np.ndarray]:
+    def articulation_order(links: list[Link]) -> tuple[np.ndarray, list[np.ndarray]]:
         """For the links `to_articulation` returned: (S,) low-level index of each segment's link (get_link_poses
-        order), and (J, 3) the cache dof indices of each joint's three axes (twist, swing1, swing2 = x, y, z of the
-        anchor frame: the rotation vector of R_parent^T R_child)."""
+        order), and per joint the cache dof indices of its coordinates (segment_joints.py): a ball joint's three
+        (twist, swing1, swing2 = x, y, z: the rotation vector of R_parent^T R_child), a hinge's angle, a universal
+        joint's roll (the cross's dof) and pitch."""
+        art = links[0].articulation
+        topo = art._topology()
+        start = {id(link): topo.dof_start[k] for k, link in enumerate(topo.links)}
         order = np.array([link.link_index for link in links])
-        return order, np.array([[3 * (i - 1) + k for k in range(3)] for i in order[1:]]).reshape(-1, 3)
+        segment_links = {id(link) for link in links}
+        dofs = []
+        for link in links[1:]:
+            own = list(range(start[id(link)], start[id(link)] + len(link.inbound_joint.dof_axes())))
+            if id(link.parent) not in segment_links:  # a universal joint's cross: its roll comes first
+                own = [start[id(link.parent)], *own]
+            dofs.append(np.array(own, int))
+        return order, dofs
 
     @classmethod
-    def from_articulation(cls, art: Articulation, name: str | None = None) -> SegmentModel:
+    def from_articulation(cls, art: Articulation, name: str | None = None, joints: str = "ball") -> SegmentModel:
         """A segment model from an articulation (loaded from URDF or MJCF, say): one segment per link with its mass
         and inertia, its frame at the link's COM with the world's axes in the articulation's description
-        pose; every joint becomes a ball joint at the joint frame's origin (revolute, prismatic and fixed joints
-        included: fitting learns anchors, not joint types). Massless links are refused."""
+        pose, and a joint at the joint frame's origin: with joints="ball" (default) every joint becomes a ball
+        joint (prismatic and fixed ones too: fitting learns anchors); with joints="model" a revolute joint becomes
+        a hinge about its axis and the others ball joints. Massless links are refused."""
+        if joints not in ("ball", "model"):
+            raise ValidationError(f"from_articulation: joints must be 'ball' or 'model', got {joints!r}")
         from ..description.body_joints import description_pose
 
         links = art.get_links()
@@ -237,9 +330,18 @@ class SegmentModel:
                 continue
             parent = link.parent
             anchor = description_pose(parent) * j.parent_pose
+            hinge = joints == "model" and j.get_joint_type() in (JointType.REVOLUTE, JointType.REVOLUTE_UNWRAPPED)
+            axis = quat_to_matrix(anchor.q)[:, 0] if hinge else None  # PhysX turns a revolute joint about x
             out.append(
                 Segment(
-                    link.name, parent.name, link.mass, moments, anchor.p - com[id(parent)].p, anchor.p - com[id(link)].p
+                    link.name,
+                    parent.name,
+                    link.mass,
+                    moments,
+                    anchor.p - com[id(parent)].p,
+                    anchor.p - com[id(link)].p,
+                    "hinge" if hinge else "ball",
+                    axis,
                 )
             )
         return cls(out, com[id(links[0])].p, name or art.name)

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..description.articulation_joint import Drive
-from ..enums import Axis, CacheFlag, DriveType
+from ..enums import CacheFlag, DriveType
 from ..sim.scene import Scene
 from .markers import MarkerSet
 from .rig import marker_world
@@ -36,14 +36,30 @@ _HUMANOID = [
 ]
 
 
-def humanoid(root_position: ArrayLike = (0.0, 0.0, 1.0)) -> SegmentModel:
-    """The 13-segment humanoid (67 kg; 12 ball joints) in its reference pose: standing, facing +x, z up."""
+# anatomical joints: elbows and knees flex about the lateral axis (y: the body faces +x), ankles are Cardan joints
+# (dorsiflexion about the shank's y, then inversion about the foot's x)
+_ANATOMY = {
+    "farm_l": ("hinge", (0.0, 1.0, 0.0), None),
+    "farm_r": ("hinge", (0.0, 1.0, 0.0), None),
+    "shank_l": ("hinge", (0.0, 1.0, 0.0), None),
+    "shank_r": ("hinge", (0.0, 1.0, 0.0), None),
+    "foot_l": ("universal", (0.0, 1.0, 0.0), (1.0, 0.0, 0.0)),
+    "foot_r": ("universal", (0.0, 1.0, 0.0), (1.0, 0.0, 0.0)),
+}
+
+
+def humanoid(root_position: ArrayLike = (0.0, 0.0, 1.0), anatomical: bool = False) -> SegmentModel:
+    """The 13-segment humanoid (67 kg) in its reference pose: standing, facing +x, z up; 12 ball joints, or with
+    `anatomical` hinged elbows and knees and universal ankles (6 ball joints left: neck, shoulders, hips, waist)."""
     segs = []
     for name, parent, mass, h, a_parent, a_child in _HUMANOID:
         h = np.asarray(h)
         inertia = mass / 3.0 * np.array([h[1] ** 2 + h[2] ** 2, h[0] ** 2 + h[2] ** 2, h[0] ** 2 + h[1] ** 2])
-        segs.append(Segment(name, parent, mass, inertia, a_parent or np.zeros(3), a_child or np.zeros(3)))
-    return SegmentModel(segs, root_position, "humanoid13")
+        joint, axis, axis2 = _ANATOMY[name] if anatomical and name in _ANATOMY else ("ball", None, None)
+        segs.append(
+            Segment(name, parent, mass, inertia, a_parent or np.zeros(3), a_child or np.zeros(3), joint, axis, axis2)
+        )
+    return SegmentModel(segs, root_position, "humanoid13" + ("_anatomical" if anatomical else ""))
 
 
 def humanoid_markers(model: SegmentModel) -> tuple[list[str], list[str], np.ndarray]:
@@ -86,14 +102,13 @@ def simulate_motion(
     seed: int = 0,
     gravity: ArrayLike = (0.0, 0.0, -9.81),
 ) -> Motion:
-    """Free-floating motion of the model's articulation: every ball-joint axis is driven (implicit PD, stiffness
+    """Free-floating motion of the model's articulation: every joint axis is driven (implicit PD, stiffness
     400 N m/rad, damping 40 N m s/rad, acceleration type) towards amplitude * sin(w t + phase) with random w in
     [2, 6] rad/s; the root starts at rest in the reference pose and the body falls freely (no ground)."""
     rng = np.random.default_rng(seed)
     art, links = model.to_articulation()
-    for link in links[1:]:
-        for axis in (Axis.TWIST, Axis.SWING1, Axis.SWING2):
-            link.inbound_joint.set_drive_params(axis, Drive(400.0, 40.0, 1e9, DriveType.ACCELERATION))
+    for joint, axis in art.dof_list():
+        joint.set_drive_params(axis, Drive(400.0, 40.0, 1e9, DriveType.ACCELERATION))
     order, _ = SegmentModel.articulation_order(links)
     scene = Scene(1, gravity=gravity)
     scene.add_articulation(art)

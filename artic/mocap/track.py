@@ -32,6 +32,7 @@ from .filtering import DEFAULT_CUTOFF, acceleration_noise, lowpass_markers, nois
 from .fit import first_guess
 from .markers import MarkerSet
 from .rig import MarkerRig, marker_world
+from .segment_joints import axes_in_child, coordinates, joint_rotation
 from .segments import SegmentModel
 
 
@@ -84,10 +85,22 @@ class TrackResult:
 
 
 def relative_rotations(model: SegmentModel, poses: np.ndarray) -> np.ndarray:
-    """(..., J, 3) rotation vector of R_parent^T R_child for segment poses (..., S, 7): the articulation's spherical
-    joint positions (twist, swing1, swing2 about the parent's x, y, z)."""
+    """(..., J, 3) rotation vector of R_parent^T R_child for segment poses (..., S, 7): a ball joint's coordinates
+    (the articulation's spherical joint positions, twist, swing1, swing2 about the parent's x, y, z), and for every
+    joint type the rotation between the two segments."""
     par = model.parent_index()[1:]
     return quats_to_rotvec(quats_mul(quats_conj(poses[..., par, 3:]), poses[..., 1:, 3:]))
+
+
+def joint_coordinates(model: SegmentModel, poses: np.ndarray) -> list[np.ndarray]:
+    """Per joint, its coordinates (..., k) [rad] for segment poses (..., S, 7): a ball joint's rotation vector
+    (k = 3), a hinge's angle (1), a universal joint's roll and pitch (2) (segment_joints.py)."""
+    par = model.parent_index()
+    out = []
+    for i, seg in enumerate(model.segments[1:], start=1):
+        qp, qc = poses[..., par[i], 3:], poses[..., i, 3:]
+        out.append(coordinates(seg.joint, joint_rotation(seg.frame_in_parent, seg.frame_in_child, qp, qc), qp, qc))
+    return out
 
 
 class ArticulationEvaluator:
@@ -104,14 +117,32 @@ class ArticulationEvaluator:
 
     def set_poses(self, poses: np.ndarray) -> None:
         """Pose env t as frame t of `poses` (T, S, 7), world segment poses (px, py, pz, qx, qy, qz, qw): the root's
-        transform and each joint's rotation relative to its parent."""
+        transform and each joint's coordinates (segment_joints.py; a hinge or universal joint's part of the
+        relative rotation that its axes cannot take is left out)."""
         c = self.cache
         c.root_transform[:] = poses[:, 0]
-        q = relative_rotations(self.model, poses)
         c.joint_position[:] = 0.0
-        for j, idx in enumerate(self.dofs):
-            c.joint_position[:, idx] = q[:, j]
+        for idx, coords in zip(self.dofs, joint_coordinates(self.model, poses)):
+            c.joint_position[:, idx] = coords
+        self._poses = poses
         self.art.apply_cache(c, CacheFlag.ROOT_TRANSFORM | CacheFlag.POSITION)
+
+    def _torques(self, q: np.ndarray) -> np.ndarray:
+        """(T, J, 3) per joint, the generalized forces q (T, n) of its coordinates as one torque in the child's
+        axes: the sum of each coordinate's force times its axis (a ball joint's x, y, z; a hinge's axis; a
+        universal joint's two perpendicular axes)."""
+        par = self.model.parent_index()
+        out = np.zeros((len(q), len(self.dofs), 3))
+        for j, (seg, idx) in enumerate(zip(self.model.segments[1:], self.dofs)):
+            axes = axes_in_child(
+                seg.joint,
+                seg.frame_in_parent,
+                seg.frame_in_child,
+                self._poses[:, par[j + 1], 3:],
+                self._poses[:, j + 1, 3:],
+            )
+            out[:, j] = np.einsum("tk,tki->ti", q[:, idx], axes)
+        return out
 
     def generalized_force(self, forces: np.ndarray, torques: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(root (T, 6), joints (T, J, 3)) generalized force J^T F of per-segment world forces and torques about the
@@ -121,7 +152,7 @@ class ArticulationEvaluator:
         c.external_forces[:, self.order, :3] = forces
         c.external_forces[:, self.order, 3:] = torques
         self.art.compute_generalized_external_force(c)  # -J^T F: the force that counteracts them
-        return -c.root_force.astype(np.float64), -c.joint_force[:, self.dofs].astype(np.float64)
+        return -c.root_force.astype(np.float64), self._torques(-c.joint_force.astype(np.float64))
 
     def inverse_dynamics(
         self, root_velocity: np.ndarray, joint_velocity: np.ndarray, acceleration: np.ndarray
@@ -140,7 +171,7 @@ class ArticulationEvaluator:
         self.art.compute_gravity_compensation(c)  # floating base: (T, 6 + n), root first
         gc = c.gravity_compensation_force.astype(np.float64)
         root, joints = root + gc[:, :6], joints + gc[:, 6:]
-        return root, joints[:, self.dofs]
+        return root, self._torques(joints)
 
 
 def _initial_velocity(p0: np.ndarray, p1: np.ndarray, dt: float) -> np.ndarray:
