@@ -257,3 +257,41 @@ def test_trials_tracked_together_equal_each_alone(subject):
     other = MarkerSet(full.names, full.segments, full.positions, 50.0)
     with pytest.raises(ValidationError, match="other markers or another rate"):
         track_trials(model, [full, other], att)
+
+
+def _arm():
+    """An arm-sized segment model (torso, upper arm, forearm, hand; ball joints) with three markers per segment."""
+    spec = [
+        ("torso", None, 20.0, (0.10, 0.16, 0.20), None, None),
+        ("uarm", "torso", 2.0, (0.05, 0.05, 0.14), (0.0, 0.19, 0.17), (0.0, 0.0, 0.14)),
+        ("farm", "uarm", 1.5, (0.04, 0.04, 0.13), (0.0, 0.0, -0.14), (0.0, 0.0, 0.13)),
+        ("hand", "farm", 0.5, (0.04, 0.02, 0.08), (0.0, 0.0, -0.13), (0.0, 0.0, 0.08)),
+    ]
+    segs, names, segments, att = [], [], [], []
+    for name, parent, mass, h, a, b in spec:
+        hx, hy, hz = h
+        inertia = mass / 3.0 * np.array([hy**2 + hz**2, hx**2 + hz**2, hx**2 + hy**2])
+        segs.append(Segment(name, parent, mass, inertia, a or np.zeros(3), b or np.zeros(3)))
+        for tag, s in (
+            ("front", (hx, 0.3 * hy, 0.5 * hz)),
+            ("side", (0.2 * hx, hy, -0.3 * hz)),
+            ("back", (-hx, -0.4 * hy, 0.1 * hz)),
+        ):
+            names.append(f"{name}_{tag}")
+            segments.append(name)
+            att.append(s)
+    return SegmentModel(segs, (0.0, 0.0, 1.0), "arm"), names, segments, np.array(att)
+
+
+def test_arm_torques_from_noisy_markers():
+    """The issue's target on an arm-sized model: 1.5 mm marker noise, low-passed at 6 Hz, gives joint torques within
+    0.3 N m RMS of inverse dynamics (measured 0.15 N m, 3.5 N m peak; 0.02 from clean markers)."""
+    model, names, segments, att = _arm()
+    motion = simulate_motion(model, seconds=2.0, rate=100.0)
+    segment_of = np.array([model.index(s) for s in segments])
+    ev = ArticulationEvaluator(model, len(motion.poses) - 1)
+    ev.set_poses(motion.poses[:-1])
+    _, id_torques = ev.inverse_dynamics(motion.root_velocity[:-1], motion.joint_velocity[:-1], motion.acceleration)
+    noisy = record_markers(motion, segment_of, att, names, segments, noise=0.0015)
+    result = track_markers(model, noisy, att)
+    assert np.sqrt(np.mean((result.joint_torques[:-1] - id_torques)[SKIP:-SKIP] ** 2)) < 0.3
