@@ -231,7 +231,7 @@ class JointBase(KnownAttributes):
 
     def _attach(self, a, t_ca: Transform, b, t_db: Transform):
         owner = self._owner()
-        if a is b or (isinstance(a, Link) and isinstance(b, Link) and a is b):
+        if a is b:
             raise ValidationError(
                 f"{owner}: body A and body B are the same body {_body_name(a)}; a joint connects two different bodies"
             )

@@ -4,7 +4,9 @@ Fields are NumPy arrays with a leading env dimension E; n = dof_count, L = link_
 (floating base: root linear then angular first). Six-vectors are (linear, angular) / (force, torque) in the world,
 about link COMs. Sizes are exact (PhysX over-allocates n + 6 and reports the used size; artic's arrays are the used
 size). artic adds `root_force`, the floating root's (force, torque) generalized force, so that
-`compute_joint_force` and `compute_joint_acceleration` are exact inverses for floating bases too.
+`compute_joint_force` and `compute_joint_acceleration` are inverses for floating bases too, once gravity is
+accounted for: the first leaves gravity out (PhysX's), the second includes it, so the forces that produce
+accelerations a are compute_joint_force's plus `compute_gravity_compensation`'s (tests/dynamics/test_identities.py).
 
 Fields are meant to be written in place (``cache.joint_position[:] = q``). A field the user replaced is checked
 where it is used, in one place (`checked_input`, `checked_output`): an input must be real, finite, of magnitude at
