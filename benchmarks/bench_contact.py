@@ -16,7 +16,7 @@ the contact offsets (0.02 m per shape), MuJoCo active ones.
 
     python -m benchmarks.bench_contact [--models ant humanoid allegro] [--envs 1 64 1024] [--steps 200] [--hard]
 
-MJCF models load with MuJoCo's soft constraints (load_mjcf's default since issue 25); --hard loads them with
+MJCF models load with MuJoCo's soft constraints (load_mjcf's default); --hard loads them with
 PhysX's hard rows, the A/B of what the soft rows cost.
 """
 
