@@ -54,21 +54,23 @@ def diagnose_markers(
     """Per marker, how rigidly it moves with its declared segment and with the best other one, from segment poses
     (T, S, 7) (a TrackResult's; tracked here when None). A mislabelled marker drags the segments it is tracked
     with, which hides part of its spread; so each marker that looks doubtful on those poses (its declared segment
-    spreads 1.3 times more than another, by more than SUSPECT_SPREAD) is judged again on poses tracked without it."""
-    from .track import track_markers  # track.py does not import this module: no cycle
+    spreads 1.3 times more than another, by more than SUSPECT_SPREAD) is judged again on poses tracked without it,
+    all those re-trackings at once (track_trials, one env each)."""
+    from .track import track_markers, track_trials  # track.py does not import this module: no cycle
 
     if poses is None:
         poses = track_markers(model, markers, attachments).poses
     spread = _spreads(model, markers, poses)
     declared = np.array([model.index(x) for x in markers.segments])
-    for k in range(markers.count):
-        own, best = spread[k, declared[k]], spread[k].min()
-        if own > 1.3 * best and own - best > SUSPECT_SPREAD:
-            without = markers.positions.copy()
-            without[:, k] = np.nan
-            alone = MarkerSet(markers.names, markers.segments, without, markers.rate)
-            poses_k = track_markers(model, alone, attachments).poses
-            spread[k] = _spreads(model, markers, poses_k)[k]
+    own, best = spread[np.arange(markers.count), declared], spread.min(axis=1)
+    doubtful = np.flatnonzero((own > 1.3 * best) & (own - best > SUSPECT_SPREAD))
+    trials = []
+    for k in doubtful:
+        without = markers.positions.copy()
+        without[:, k] = np.nan
+        trials.append(MarkerSet(markers.names, markers.segments, without, markers.rate))
+    for k, result in zip(doubtful, track_trials(model, trials, attachments) if trials else []):
+        spread[k] = _spreads(model, markers, result.poses)[k]
     out = []
     for k, name in enumerate(markers.names):
         own, best = float(spread[k, declared[k]]), int(np.argmin(spread[k]))
