@@ -1,0 +1,147 @@
+"""Real robot scenes as shipped, artic against MuJoCo in the same run: cost per step at one env, contacts and
+solver iterations beside it.
+
+The scenes are MJCF files from the package registry, loaded as they are (a scene file with its included robot,
+floor and objects): Gymnasium's MuJoCo robots, dm_control's suite, Gymnasium-Robotics' Fetch, Shadow hand and
+Adroit scenes. Each is stepped from its initial state with zero controls, --steps steps at the file's time step,
+after --warmup steps (kernels compiled, contacts made). artic loads it with `load_mjcf` defaults (MuJoCo's soft
+constraints, the file's iterations as PGS position iterations, `MjcfControl` with zero ctrl); MuJoCo steps its own
+`MjData` (`mj_step`). Both on one CPU thread (artic's CPU launches use more only from 128 envs). A scene artic
+refuses, or that goes non-finite, is a row saying so.
+
+Prints per scene: microseconds per step for both and their ratio, artic's contacts (reported points, speculative
+ones included) and MuJoCo's `ncon`, artic's position iterations and MuJoCo's `solver_niter`; then the median and the
+worst ratio.
+
+    python -m benchmarks.bench_robots [--steps 100] [--warmup 20] [--iterations 4] [--scenes "gym ant" ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import artic
+from artic.core.parallel import set_cpu_threads
+
+
+def _scenes() -> dict[str, Path]:
+    import dm_control.suite
+    import gymnasium
+    import gymnasium_robotics
+
+    gym = Path(gymnasium.__file__).parent / "envs" / "mujoco" / "assets"
+    suite = Path(dm_control.suite.__file__).parent
+    robotics = Path(gymnasium_robotics.__file__).parent / "envs" / "assets"
+    return {
+        "gym ant": gym / "ant.xml",
+        "gym humanoid": gym / "humanoid.xml",
+        "gym half_cheetah": gym / "half_cheetah.xml",
+        "gym hopper": gym / "hopper.xml",
+        "gym walker2d": gym / "walker2d_v5.xml",
+        "gym pusher": gym / "pusher_v5.xml",
+        "dm cheetah": suite / "cheetah.xml",
+        "dm quadruped": suite / "quadruped.xml",
+        "dm humanoid": suite / "humanoid.xml",
+        "dm finger": suite / "finger.xml",
+        "dm manipulator": suite / "manipulator.xml",
+        "dm dog": suite / "dog.xml",
+        "fetch pick_and_place": robotics / "fetch" / "pick_and_place.xml",
+        "shadow hand block": robotics / "hand" / "manipulate_block.xml",
+        "adroit pen": robotics / "adroit_hand" / "adroit_pen.xml",
+        "adroit door": robotics / "adroit_hand" / "adroit_door.xml",
+    }
+
+
+def _artic(path: Path, steps: int, warmup: int, iterations: int | None) -> tuple[float, float, int]:
+    """(us per step, contacts, position iterations) of artic on the scene (`iterations` position iterations
+    instead of the file's, if given), or raise."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = artic.load_mjcf(path)
+    if iterations:
+        for art in model.articulations:
+            art.set_solver_iteration_counts(iterations, 1)
+    scene = artic.Scene(1, gravity=model.gravity)
+    model.add_to(scene)
+    if model.actuators:
+        control = artic.MjcfControl(model, scene)
+        control.set(np.zeros((1, len(model.actuators))))
+    dt = model.timestep
+    for _ in range(warmup):
+        scene.step(dt)
+    contacts = []
+    start = time.perf_counter()
+    for _ in range(steps):
+        scene.step(dt)
+    seconds = time.perf_counter() - start
+    if scene.env_status.any():
+        raise FloatingPointError("the state went non-finite")
+    for art in model.articulations:  # a contact between two articulations counts for both
+        contacts.append(int(scene.get_contacts(art).count[0]))
+    iterations = max(a.get_solver_iteration_counts()[0] for a in model.articulations)
+    return 1e6 * seconds / steps, float(sum(contacts)), iterations
+
+
+def _mujoco(path: Path, steps: int, warmup: int) -> tuple[float, float, float]:
+    import mujoco
+
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    for _ in range(warmup):
+        mujoco.mj_step(m, d)
+    ncon, niter = [], []
+    start = time.perf_counter()
+    for _ in range(steps):
+        mujoco.mj_step(m, d)
+    seconds = time.perf_counter() - start
+    ncon.append(d.ncon)
+    niter.append(int(d.solver_niter[0]))
+    return 1e6 * seconds / steps, float(np.mean(ncon)), float(np.mean(niter))
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--scenes", nargs="*", default=None, help="names from the list (default: all)")
+    ap.add_argument("--iterations", type=int, default=None, help="artic's position iterations (default: the file's)")
+    args = ap.parse_args(argv)
+    set_cpu_threads(1)
+    scenes = _scenes()
+    chosen = args.scenes or list(scenes)
+    print(f"{platform.machine()}, {os.cpu_count()} cores, 1 env, {args.steps} steps after {args.warmup}")
+    print(
+        f"{'scene':22s} {'artic us':>9s} {'MuJoCo us':>10s} {'ratio':>7s} {'contacts':>9s} {'ncon':>5s} "
+        f"{'iters':>6s} {'niter':>6s}"
+    )
+    ratios = []
+    for name in chosen:
+        path = scenes[name]
+        try:
+            mj_us, ncon, niter = _mujoco(path, args.steps, args.warmup)
+        except Exception as e:  # a row that says why
+            print(f"{name:22s} MuJoCo could not run it: {e}")
+            continue
+        try:
+            us, contacts, iterations = _artic(path, args.steps, args.warmup, args.iterations)
+        except Exception as e:  # a row that says why
+            print(f"{name:22s} artic: {type(e).__name__}: {str(e)[:100]}")
+            continue
+        ratios.append(us / mj_us)
+        print(
+            f"{name:22s} {us:9.1f} {mj_us:10.1f} {us / mj_us:6.2f}x {contacts:9.0f} {ncon:5.0f} {iterations:6d} "
+            f"{niter:6.0f}"
+        )
+    if ratios:
+        print(f"median {np.median(ratios):.2f}x, worst {max(ratios):.2f}x MuJoCo over {len(ratios)} scenes")
+
+
+if __name__ == "__main__":
+    main()
