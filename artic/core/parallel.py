@@ -94,7 +94,7 @@ def _packed(cmd) -> Callable[[], None]:
     """A call that replays `cmd` (a recorded wp.Launch) with its arguments marshalled once, or cmd.launch."""
     try:
         return _PackedCpuLaunch(cmd)
-    except Exception:  # another Warp version's internals, a GPU command, a block launch: Warp's own replay
+    except (TypeError, AttributeError):  # a GPU or block launch, or Warp's internals elsewhere: Warp's own replay
         return cmd.launch
 
 

@@ -304,9 +304,8 @@ def _run(model: SegmentModel, markers: MarkerSet, s: np.ndarray, p: np.ndarray, 
         rig.step(dt)
         f, tau = rig.marker_forces()
         mf[:, t] = f
-        for k in range(e):
-            np.add.at(seg_f[k, t], segment_of, f[k])
-            np.add.at(seg_t[k, t], segment_of, tau[k])
+        np.add.at(seg_f[:, t], (slice(None), segment_of), f)  # every env's markers summed per segment at once
+        np.add.at(seg_t[:, t], (slice(None), segment_of), tau)
         if n_j:
             jf[:, t] = rig.joint_forces()
     return poses, jf, mf, seg_f, seg_t
