@@ -86,13 +86,20 @@ class DirectArrays:
     """The direct solver's per-env workspace and report (E envs, M rows, N generalized dofs)."""
 
     a: wp.array3d(dtype=wp.float64)  # (E, M, M) G M^-1 G^T + diag(cfm)
+    resp: wp.array2d(dtype=wp.float64)  # (E, M) g_i . M^-1 g_i: A's diagonal without the compliance
+    nz: wp.array3d(dtype=int)  # (E, M, N) each row's nonzero generalized columns, nnz of them
+    nnz: wp.array2d(dtype=int)  # (E, M)
+    source: wp.array2d(dtype=int)  # (E, M) the position solve's rows (kind + 16 index), which the velocity solve
+    # compares its own with to keep their part of A
+    source_count: wp.array(dtype=int)  # (E,) rows in source
     b: wp.array2d(dtype=wp.float64)  # (E, M) target - G v*
     lo: wp.array2d(dtype=wp.float64)  # (E, M) the bounds as solved (friction boxes follow the normals)
     hi: wp.array2d(dtype=wp.float64)  # (E, M)
     x: wp.array2d(dtype=wp.float64)  # (E, M) impulses [N s or N m s]
     state: wp.array2d(dtype=int)  # (E, M) free / at low / at high
     chol: wp.array3d(dtype=wp.float64)  # (E, M, M) Cholesky workspace
-    free: wp.array2d(dtype=int)  # (E, M)
+    free: wp.array2d(dtype=int)  # (E, M) the free rows, in the order of the factor's rows
+    nfree: wp.array(dtype=int)  # (E,) rows in the factor, -1 when it is not valid for the current A
     y: wp.array2d(dtype=wp.float64)  # (E, 2M) the free-set solution, then the refinement's correction
     v_star: wp.array2d(dtype=float)  # (E, N) the unconstrained velocity
     pivots: wp.array(dtype=int)  # (E,) pivots of the last step (both solves)
@@ -109,22 +116,40 @@ class DirectArrays:
 
 
 @wp.func
-def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: int, warm: int) -> None:
+def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: int, warm: int, keep: int) -> None:
     """Rows start..m-1 of A (and their columns) and of b; their impulses start at 0, except the first `warm` rows',
-    which keep the previous solve's (the same rows in the same order)."""
+    which keep the previous solve's (the same rows in the same order). The first `keep` rows are the previous
+    solve's rows with the same directions (the velocity solve's, after the position solve): their entries among
+    themselves stay, and only their compliance, right-hand side and bounds are renewed.
+
+    A_ij = g_i . M^-1 g_j sums over the sparser row's nonzero columns (da.nz): a dof row has one, a contact row
+    those of the trees it touches; each pair is computed once (A is symmetric)."""
     for i in range(start, m):
-        for j in range(m):
-            s = wp.float64(0.0)
+        if i >= keep:
+            nnz = int(0)
             for k in range(n_gen):
-                gk = rf.g[env, i, k]
-                if gk != 0.0:
-                    s += wp.float64(gk) * wp.float64(rf.minv_g[env, j, k])
-            da.a[env, i, j] = s
-            da.a[env, j, i] = s
-        resp = da.a[env, i, i]
+                if rf.g[env, i, k] != 0.0:
+                    da.nz[env, i, nnz] = k
+                    nnz += 1
+            da.nnz[env, i] = nnz
+            for j in range(i + 1):
+                s = wp.float64(0.0)
+                if nnz <= da.nnz[env, j]:
+                    for q in range(nnz):
+                        k = da.nz[env, i, q]
+                        s += wp.float64(rf.g[env, i, k]) * wp.float64(rf.minv_g[env, j, k])
+                else:
+                    for q in range(da.nnz[env, j]):
+                        k = da.nz[env, j, q]
+                        s += wp.float64(rf.g[env, j, k]) * wp.float64(rf.minv_g[env, i, k])
+                da.a[env, i, j] = s
+                da.a[env, j, i] = s
+            da.resp[env, i] = da.a[env, i, i]
+        resp = da.resp[env, i]
         da.a[env, i, i] = resp + wp.float64(rf.cfm[env, i])
         vel = wp.float64(0.0)
-        for k in range(n_gen):
+        for q in range(da.nnz[env, i]):
+            k = da.nz[env, i, q]
             vel += wp.float64(rf.g[env, i, k]) * wp.float64(da.v_star[env, k])
         da.b[env, i] = wp.float64(rf.target[env, i]) - vel
         da.lo[env, i] = wp.float64(rf.lo[env, i])
@@ -135,6 +160,24 @@ def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: i
             rf.findex[env, i] = -1
         if i >= warm:
             da.x[env, i] = wp.float64(0.0)
+
+
+@wp.func
+def _same_rows(rf: RowForm, da: DirectArrays, env: int, base: int, position: int) -> int:
+    """How many leading rows the velocity solve shares with the position solve (the same source, so the same
+    direction: the builders read the same state and v*). The position solve records its rows' sources (da.source)
+    and shares none."""
+    same = int(0)
+    for i in range(base):
+        src = rf.source_kind[env, i] + 16 * rf.source_index[env, i]
+        if position != 0:
+            da.source[env, i] = src
+        elif same == i and i < da.source_count[env] and da.source[env, i] == src:
+            same = i + 1
+    if position != 0:
+        da.source_count[env] = base
+        same = 0
+    return same
 
 
 @wp.func
@@ -272,14 +315,20 @@ def _solve(
     add_deadzone_rows(tree, jt, ja, kin, dz, rf, sd.minv, joint_q, env, n_gen, h)
     base = rf.count[env]
     warm = wp.min(warm, base)
+    keep = _same_rows(rf, da, env, base, position)
     built = int(0)
     pivots = int(0)
     flags = int(0)
+    da.nfree[env] = -1  # a new A: no factor yet
+    cap = wp.float64(-1.0)
     for _round in range(LAZY_ROUNDS + 1):
         m = rf.count[env]
-        _build(rf, da, env, built, m, n_gen, warm)
+        _build(rf, da, env, built, m, n_gen, warm, keep)
         built = m
-        cap = _regularization_cap(rf, env, m)
+        new_cap = _regularization_cap(rf, env, m)
+        if new_cap != cap:  # the factor's regularization changed (lazy rows are hard: it does not, in practice)
+            da.nfree[env] = -1
+        cap = new_cap
         # a few friction passes first: a round that calls for lazy rows is solved again anyway
         res = solve_friction_lcp(
             da.a,
@@ -290,6 +339,7 @@ def _solve(
             da.state,
             da.chol,
             da.free,
+            da.nfree,
             da.y,
             rf.findex,
             rf.fcount,
@@ -320,6 +370,7 @@ def _solve(
                     da.state,
                     da.chol,
                     da.free,
+                    da.nfree,
                     da.y,
                     rf.findex,
                     rf.fcount,

@@ -17,8 +17,11 @@ then either
 * if the solution is feasible, takes it and frees the clamped row whose w has the wrong sign by the largest margin
   (a releasing pivot); if none has, the point is the exact solution.
 The objective decreases strictly at every pivot, so no active set repeats (in exact arithmetic): the method ends in
-finitely many pivots. Unlike ODE's dLCP, the free-set factorization is recomputed at each pivot (O(f^3)) rather
-than updated: simpler, and the same answer.
+finitely many pivots. As in ODE's dLCP, the free set's Cholesky factor is updated at each pivot, not recomputed: a
+row that joins is appended (one forward substitution, O(f^2)), a row that leaves is deleted and the rows after it
+take its column's share by a rank-one update (O(f^2)). The factor lives across calls (nfree[env] >= 0 says it is
+valid for the rows listed in free): the friction passes and the lazy rounds of one step, whose matrix only grows
+by appended rows, start from the last free set and only the rows whose state changed are added or dropped.
 
 Numerics: float64 throughout (the step's rows are float32; their impulses are not: a limit holding a stiff drive
 carries ~1e6 N m s, where float32's 6e-8 alone is ~1 rad/s of joint velocity). Redundant rows (a four-bar's
@@ -72,12 +75,16 @@ def _residual(a: Mat64, b: Vec64, x: Vec64, env: int, i: int, m: int) -> wp.floa
 
 
 @wp.func
-def _noise(a: Mat64, x: Vec64, env: int, i: int, m: int) -> wp.float64:
-    """What rounding can put into w_i: NOISE_REL sum_j |a_ij x_j| (A's entries are sums of float32 products)."""
-    s = wp.float64(0.0)
+def _residual_and_noise(a: Mat64, b: Vec64, x: Vec64, env: int, i: int, m: int) -> wp.vec2d:
+    """(w_i, what rounding can put into it: NOISE_REL sum_j |a_ij x_j|, A's entries being sums of float32
+    products), in one sweep of row i."""
+    s = -b[env, i]
+    n = wp.float64(0.0)
     for j in range(m):
-        s += wp.abs(a[env, i, j] * x[env, j])
-    return s * NOISE_REL
+        t = a[env, i, j] * x[env, j]
+        s += t
+        n += wp.abs(t)
+    return wp.vec2d(s, n * NOISE_REL)
 
 
 @wp.func
@@ -91,6 +98,108 @@ def _clamped_rhs(a: Mat64, b: Vec64, x: Vec64, state: wp.array2d(dtype=int), env
 
 
 @wp.func
+def _append(a: Mat64, chol: Mat64, free: wp.array2d(dtype=int), env: int, nf: int, i: int, reg_cap: wp.float64) -> int:
+    """Row i joins the free set as its last member: the factor's new row is L^-1 a_Fi and its pivot the rest of the
+    regularized diagonal entry (the bordered form of Cholesky: appending the rows one by one is the factorization).
+    A pivot that rounding drives below FLOOR_REL of its entry (or a tenth of the regularization) is raised to
+    that (math/dense.py's rule); a NaN stays NaN, and the caller sees a non-finite result. Returns nf + 1."""
+    reg = wp.min(REG_REL * a[env, i, i], reg_cap)
+    diag = a[env, i, i] + reg
+    t = wp.float64(diag)
+    for k in range(nf):
+        u = a[env, free[env, k], i]
+        for p in range(k):
+            u -= chol[env, nf, p] * chol[env, k, p]
+        u = u / chol[env, k, k]
+        chol[env, nf, k] = u
+        t -= u * u
+    floor = wp.max(wp.min(FLOOR_REL * diag, wp.float64(0.1) * reg), FLOOR_ABS)
+    pivot = wp.float64(t)
+    if pivot < floor:
+        pivot = floor
+    chol[env, nf, nf] = wp.sqrt(pivot)
+    free[env, nf] = i
+    return nf + 1
+
+
+@wp.func
+def _drop(chol: Mat64, free: wp.array2d(dtype=int), env: int, nf: int, k: int) -> int:
+    """The free row at position k leaves: the rows after it keep their factor, updated by the rank-one term
+    l l^T of the deleted column l (L33' L33'^T = L33 L33^T + l l^T, the Givens form of the update, l kept in the
+    deleted column while it is consumed), then shifted up and left by one. Returns nf - 1."""
+    for j in range(k + 1, nf):
+        ljj = chol[env, j, j]
+        xj = chol[env, j, k]
+        r = wp.sqrt(ljj * ljj + xj * xj)
+        c = r / ljj
+        s = xj / ljj
+        chol[env, j, j] = r
+        for i in range(j + 1, nf):
+            lij = (chol[env, i, j] + s * chol[env, i, k]) / c
+            chol[env, i, k] = c * chol[env, i, k] - s * lij
+            chol[env, i, j] = lij
+    for p in range(k, nf - 1):
+        free[env, p] = free[env, p + 1]
+        for q in range(p + 1):
+            src = q
+            if q >= k:
+                src = q + 1
+            chol[env, p, q] = chol[env, p + 1, src]
+    return nf - 1
+
+
+@wp.func
+def _sync_factor(
+    a: Mat64,
+    state: wp.array2d(dtype=int),
+    chol: Mat64,
+    free: wp.array2d(dtype=int),
+    nfree: wp.array(dtype=int),
+    env: int,
+    m: int,
+    reg_cap: wp.float64,
+) -> int:
+    """Bring the factor to the free set that `state` says: drop the listed rows that are no longer free and append
+    the free rows not listed (the rows the last solve left as they were keep their factor); factor from scratch
+    when nfree[env] < 0 (no valid factor) or when more than half the rows would change. Returns nf."""
+    nf = nfree[env]
+    if nf >= 0:
+        drops = int(0)
+        for k in range(nf):
+            if free[env, k] >= m or state[env, free[env, k]] != FREE:
+                drops += 1
+        free_now = int(0)
+        for i in range(m):
+            if state[env, i] == FREE:
+                free_now += 1
+        appends = free_now - (nf - drops)  # every kept row is free
+        if 2 * (drops + appends) > nf + 4:
+            nf = -1
+    if nf < 0:
+        nf = int(0)
+        for i in range(m):
+            if state[env, i] == FREE:
+                nf = _append(a, chol, free, env, nf, i, reg_cap)
+        nfree[env] = nf
+        return nf
+    k = nf - 1
+    while k >= 0:  # from the end: a dropped row's update only touches the rows after it
+        if free[env, k] >= m or state[env, free[env, k]] != FREE:
+            nf = _drop(chol, free, env, nf, k)
+        k -= 1
+    for i in range(m):
+        if state[env, i] == FREE:
+            listed = int(0)
+            for q in range(nf):
+                if free[env, q] == i:
+                    listed = 1
+            if listed == 0:
+                nf = _append(a, chol, free, env, nf, i, reg_cap)
+    nfree[env] = nf
+    return nf
+
+
+@wp.func
 def _solve_free(
     a: Mat64,
     b: Vec64,
@@ -101,42 +210,17 @@ def _solve_free(
     y: Vec64,
     env: int,
     m: int,
-    reg_cap: wp.float64,
+    nf: int,
     refine: int,
-) -> int:
-    """y[:nf] = A_FF^-1 (b_F - A_FC x_C) for the free rows listed in free[:nf] (y is (E, 2M): its second half is
-    the refinement's workspace); returns nf."""
-    nf = int(0)
-    for i in range(m):
-        if state[env, i] == FREE:
-            free[env, nf] = i
-            nf += 1
+) -> None:
+    """y[:nf] = A_FF^-1 (b_F - A_FC x_C) for the free rows listed in free[:nf], with the factor in chol (y is
+    (E, 2M): its second half is the refinement's workspace)."""
     for k in range(nf):
         y[env, k] = _clamped_rhs(a, b, x, state, env, m, free[env, k])
-    # Cholesky A_FF = L L^T in chol's lower triangle (float64 sums)
-    for k in range(nf):
-        i = free[env, k]
-        reg = wp.min(REG_REL * a[env, i, i], reg_cap)
-        diag = a[env, i, i] + reg
-        t = wp.float64(diag)
-        for p in range(k):
-            t -= chol[env, k, p] * chol[env, k, p]
-        floor = wp.max(wp.min(FLOOR_REL * diag, wp.float64(0.1) * reg), FLOOR_ABS)
-        pivot = wp.float64(t)
-        if pivot < floor:  # NaN stays NaN: the caller sees a non-finite result and falls back
-            pivot = floor
-        d = wp.sqrt(pivot)
-        chol[env, k, k] = d
-        for r in range(k + 1, nf):
-            u = a[env, free[env, r], i]
-            for p in range(k):
-                u -= chol[env, r, p] * chol[env, k, p]
-            chol[env, r, k] = u / d
     _substitute(chol, y, env, nf, 0)
     if refine != 0:
         for _pass in range(REFINE_PASSES):
             _refine(a, b, x, state, chol, free, y, env, m, nf)
-    return nf
 
 
 @wp.func
@@ -221,6 +305,7 @@ def solve_box_lcp(
     state: wp.array2d(dtype=int),
     chol: Mat64,
     free: wp.array2d(dtype=int),
+    nfree: wp.array(dtype=int),
     y: Vec64,
     env: int,
     m: int,
@@ -228,25 +313,30 @@ def solve_box_lcp(
     pivot_limit: int,
 ) -> wp.vec2i:
     """Solve the env's m-row problem in place: x holds a feasible start with its state (start_state) and ends with
-    the solution. reg_cap: the largest regularization of a row; pivot_limit: the most passes (0: MAX_PIVOTS_PER_ROW
-    m + 16). Returns (pivots, status): SOLVED; FAILED (a non-finite value); BUDGET_SPENT (the pivot budget ran
-    out, as rounding makes a degenerate problem cycle between equivalent active sets: x is the last feasible point,
-    whose complementarity error the caller judges)."""
+    the solution. nfree[env]: -1, or the size of a factor in chol of the free rows listed in free that is valid for
+    this A and reg_cap (the last solve's; it is brought to this start's free set by updates, and left valid for
+    the next call). reg_cap: the largest regularization of a row; pivot_limit: the most passes (0:
+    MAX_PIVOTS_PER_ROW m + 16). Returns (pivots, status): SOLVED; FAILED (a non-finite value); BUDGET_SPENT (the
+    pivot budget ran out, as rounding makes a degenerate problem cycle between equivalent active sets: x is the
+    last feasible point, whose complementarity error the caller judges)."""
     tol = lcp_tolerance(b, env, m)
     max_passes = MAX_PIVOTS_PER_ROW * m + 16
     if pivot_limit > 0:
         max_passes = wp.min(max_passes, pivot_limit)
     pivots = int(0)
     refine = int(0)  # refinement only from the pass that would end the solve: it moves no active set, only values
+    nf = _sync_factor(a, state, chol, free, nfree, env, m, reg_cap)
     for _pass in range(max_passes):
-        nf = _solve_free(a, b, x, state, chol, free, y, env, m, reg_cap, refine)
+        _solve_free(a, b, x, state, chol, free, y, env, m, nf, refine)
         alpha = wp.float64(1.0)
         block = int(-1)
+        block_at = int(-1)
         block_state = FREE
         for k in range(nf):
             i = free[env, k]
             target = y[env, k]
             if not wp.isfinite(target):
+                nfree[env] = -1
                 return wp.vec2i(pivots, FAILED)
             step = target - x[env, i]
             if target < lo[env, i] and step < wp.float64(0.0):
@@ -254,12 +344,14 @@ def solve_box_lcp(
                 if t < alpha:
                     alpha = t
                     block = i
+                    block_at = k
                     block_state = AT_LOW
             elif target > hi[env, i] and step > wp.float64(0.0):
                 t = (hi[env, i] - x[env, i]) / step
                 if t < alpha:
                     alpha = t
                     block = i
+                    block_at = k
                     block_state = AT_HIGH
         alpha = wp.max(alpha, wp.float64(0.0))
         for k in range(nf):
@@ -271,6 +363,8 @@ def solve_box_lcp(
             else:
                 x[env, block] = hi[env, block]
             state[env, block] = block_state
+            nf = _drop(chol, free, env, nf, block_at)
+            nfree[env] = nf
             pivots += 1
             continue
         # the free rows meet their targets: free the clamped row whose w has the wrong sign by the most, and by
@@ -281,10 +375,11 @@ def solve_box_lcp(
         for i in range(m):
             st = state[env, i]
             if st != FREE and lo[env, i] < hi[env, i]:
-                w = _residual(a, b, x, env, i, m)
+                wn = _residual_and_noise(a, b, x, env, i, m)
+                w = wn[0]
                 if st == AT_LOW:
                     w = -w
-                if w > worst_w and w > _noise(a, x, env, i, m):
+                if w > worst_w and w > wn[1]:
                     worst_w = w
                     worst = i
         if worst < 0:
@@ -293,6 +388,8 @@ def solve_box_lcp(
                 continue
             return wp.vec2i(pivots, SOLVED)
         state[env, worst] = FREE
+        nf = _append(a, chol, free, env, nf, worst, reg_cap)
+        nfree[env] = nf
         pivots += 1
     return wp.vec2i(pivots, BUDGET_SPENT)
 
@@ -370,6 +467,7 @@ def solve_friction_lcp(
     state: wp.array2d(dtype=int),
     chol: Mat64,
     free: wp.array2d(dtype=int),
+    nfree: wp.array(dtype=int),
     y: Vec64,
     findex: wp.array2d(dtype=int),
     fcount: wp.array2d(dtype=int),
@@ -394,7 +492,7 @@ def solve_friction_lcp(
     friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 0, 1)
     for p in range(max_passes):
         start_state(lo, hi, x, state, env, m)
-        res = solve_box_lcp(a, b, lo, hi, x, state, chol, free, y, env, m, reg_cap, pivot_limit)
+        res = solve_box_lcp(a, b, lo, hi, x, state, chol, free, nfree, y, env, m, reg_cap, pivot_limit)
         pivots += res[0]
         if res[1] == FAILED:
             return wp.vec3i(pivots, 0, flags)

@@ -28,6 +28,7 @@ def _solve_kernel(
     state: wp.array2d(dtype=int),
     chol: wp.array3d(dtype=wp.float64),
     free: wp.array2d(dtype=int),
+    nfree: wp.array(dtype=int),
     y: wp.array2d(dtype=wp.float64),
     findex: wp.array2d(dtype=int),
     fcount: wp.array2d(dtype=int),
@@ -49,6 +50,7 @@ def _solve_kernel(
             state,
             chol,
             free,
+            nfree,
             y,
             findex,
             fcount,
@@ -65,7 +67,7 @@ def _solve_kernel(
         out[env, 3] = wp.float64(res[2])
     else:
         start_state(lo, hi, x, state, env, m)
-        res2 = solve_box_lcp(a, b, lo, hi, x, state, chol, free, y, env, m, wp.float64(1.0e30), 0)
+        res2 = solve_box_lcp(a, b, lo, hi, x, state, chol, free, nfree, y, env, m, wp.float64(1.0e30), 0)
         out[env, 0] = wp.float64(res2[0])
         out[env, 1] = wp.float64(res2[1])
     out[env, 2] = complementarity_error(a, b, lo, hi, x, env, m)
@@ -104,6 +106,7 @@ def _run(problems, friction=False):
             wp.zeros((e, M), dtype=int),
             wp.zeros((e, M, M), dtype=wp.float64),
             wp.zeros((e, M), dtype=int),
+            wp.full(e, -1, dtype=int),
             wp.zeros((e, 2 * M), dtype=wp.float64),
             wp.array(findex, dtype=int),
             wp.array(fcount, dtype=int),
