@@ -67,6 +67,7 @@ from .mlcp import (
     MAX_FRICTION_PASSES,
     UNSETTLED,
     complementarity_error,
+    factor_drop,
     lcp_tolerance,
     solve_friction_lcp,
 )
@@ -92,6 +93,7 @@ class DirectArrays:
     source: wp.array2d(dtype=int)  # (E, M) the position solve's rows (kind + 16 index), which the velocity solve
     # compares its own with to keep their part of A
     source_count: wp.array(dtype=int)  # (E,) rows in source
+    cap: wp.array(dtype=wp.float64)  # (E,) the regularization cap the factor (chol, free, nfree) was made with
     b: wp.array2d(dtype=wp.float64)  # (E, M) target - G v*
     lo: wp.array2d(dtype=wp.float64)  # (E, M) the bounds as solved (friction boxes follow the normals)
     hi: wp.array2d(dtype=wp.float64)  # (E, M)
@@ -100,7 +102,7 @@ class DirectArrays:
     chol: wp.array3d(dtype=wp.float64)  # (E, M, M) Cholesky workspace
     free: wp.array2d(dtype=int)  # (E, M) the free rows, in the order of the factor's rows
     nfree: wp.array(dtype=int)  # (E,) rows in the factor, -1 when it is not valid for the current A
-    y: wp.array2d(dtype=wp.float64)  # (E, 2M) the free-set solution, then the refinement's correction
+    y: wp.array2d(dtype=wp.float64)  # (E, 3M) the pivoting's step, the refinement's correction, w = A x - b
     v_star: wp.array2d(dtype=float)  # (E, N) the unconstrained velocity
     pivots: wp.array(dtype=int)  # (E,) pivots of the last step (both solves)
     rows: wp.array(dtype=int)  # (E,) rows of the last velocity solve
@@ -190,6 +192,24 @@ def _velocity(rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: in
             if xi != wp.float64(0.0):
                 acc += xi * wp.float64(rf.minv_g[env, i, k])
         v[env, k] = float(acc)
+
+
+@wp.func
+def _keep_factor(rf: RowForm, da: DirectArrays, env: int, keep: int) -> None:
+    """Before the velocity solve's A is built: keep the position solve's factor for its rows that stay as they were
+    (among the first `keep`, with the same compliance: a compliant mimic row's differs between the passes) and
+    drop the others from it (rank-one updates), so that the velocity solve, whose active set is usually the position
+    solve's, starts without a factorization. A changed regularization cap drops the factor later (_solve)."""
+    nf = da.nfree[env]
+    if nf < 0:
+        return
+    k = nf - 1
+    while k >= 0:
+        i = da.free[env, k]
+        if i >= keep or da.a[env, i, i] != da.resp[env, i] + wp.float64(rf.cfm[env, i]):
+            nf = factor_drop(da.chol, da.free, env, nf, k)
+        k -= 1
+    da.nfree[env] = nf
 
 
 @wp.func
@@ -319,16 +339,20 @@ def _solve(
     built = int(0)
     pivots = int(0)
     flags = int(0)
-    da.nfree[env] = -1  # a new A: no factor yet
-    cap = wp.float64(-1.0)
+    cap = da.cap[env]
+    if position != 0:
+        da.nfree[env] = -1  # a new A: no factor yet
+    else:
+        _keep_factor(rf, da, env, keep)
     for _round in range(LAZY_ROUNDS + 1):
         m = rf.count[env]
         _build(rf, da, env, built, m, n_gen, warm, keep)
         built = m
         new_cap = _regularization_cap(rf, env, m)
-        if new_cap != cap:  # the factor's regularization changed (lazy rows are hard: it does not, in practice)
+        if new_cap != cap:  # the factor's regularization changed (lazy rows are hard: not between rounds)
             da.nfree[env] = -1
         cap = new_cap
+        da.cap[env] = cap
         # a few friction passes first: a round that calls for lazy rows is solved again anyway
         res = solve_friction_lcp(
             da.a,

@@ -297,12 +297,13 @@ def build_direct(
     da = DirectArrays()
     d = wp.float64
     da.a, da.chol = z((e, m, m), d), z((e, m, m), d)
-    da.b, da.lo, da.hi, da.x, da.y = z((e, m), d), z((e, m), d), z((e, m), d), z((e, m), d), z((e, 2 * m), d)
+    da.b, da.lo, da.hi, da.x, da.y = z((e, m), d), z((e, m), d), z((e, m), d), z((e, m), d), z((e, 3 * m), d)
     da.state, da.free = z((e, m), wp.int32), z((e, m), wp.int32)
     da.nfree = wp.full(e, -1, dtype=wp.int32, device=device)
     da.resp = z((e, m), d)
     da.nz, da.nnz = z((e, m, n), wp.int32), z((e, m), wp.int32)
     da.source, da.source_count = z((e, m), wp.int32), z(e, wp.int32)
+    da.cap = z(e, d)
     da.v_star = z((e, n))
     for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count"):
         setattr(da, name, z(e, wp.int32))
@@ -317,7 +318,7 @@ def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     """Bytes one env of build_direct's arrays takes: the rows (float32 and int32) and the solver's float64 workspace
     (A and the Cholesky factor dominate: 16 M^2 bytes)."""
     m, n = max(capacity, 1), max(n_gen, 1)
-    return 4 * (3 * m * n + 14 * m + n + 11) + 8 * (2 * m * m + 7 * m)  # + one float per deadzone controller
+    return 4 * (3 * m * n + 14 * m + n + 11) + 8 * (2 * m * m + 8 * m + 1)  # + one float per deadzone controller
 
 
 # -- what they will take ---------------------------------------------------------------------------------------
