@@ -129,30 +129,38 @@ def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: i
     for i in range(start, m):
         if i >= keep:
             nnz = int(0)
-            for k in range(n_gen):
+            k = int(0)
+            while k < n_gen:
                 if rf.g[env, i, k] != 0.0:
                     da.nz[env, i, nnz] = k
                     nnz += 1
+                k += 1
             da.nnz[env, i] = nnz
-            for j in range(i + 1):
+            j = int(0)
+            while j <= i:
                 s = wp.float64(0.0)
-                if nnz <= da.nnz[env, j]:
-                    for q in range(nnz):
-                        k = da.nz[env, i, q]
-                        s += wp.float64(rf.g[env, i, k]) * wp.float64(rf.minv_g[env, j, k])
-                else:
-                    for q in range(da.nnz[env, j]):
-                        k = da.nz[env, j, q]
-                        s += wp.float64(rf.g[env, j, k]) * wp.float64(rf.minv_g[env, i, k])
+                r = i  # sum over the sparser of rows i and j
+                c = j
+                if nnz > da.nnz[env, j]:
+                    r = j
+                    c = i
+                q = int(0)
+                while q < da.nnz[env, r]:
+                    k = da.nz[env, r, q]
+                    s += wp.float64(rf.g[env, r, k]) * wp.float64(rf.minv_g[env, c, k])
+                    q += 1
                 da.a[env, i, j] = s
                 da.a[env, j, i] = s
+                j += 1
             da.resp[env, i] = da.a[env, i, i]
         resp = da.resp[env, i]
         da.a[env, i, i] = resp + wp.float64(rf.cfm[env, i])
         vel = wp.float64(0.0)
-        for q in range(da.nnz[env, i]):
+        q = int(0)
+        while q < da.nnz[env, i]:
             k = da.nz[env, i, q]
             vel += wp.float64(rf.g[env, i, k]) * wp.float64(da.v_star[env, k])
+            q += 1
         da.b[env, i] = wp.float64(rf.target[env, i]) - vel
         da.lo[env, i] = wp.float64(rf.lo[env, i])
         da.hi[env, i] = wp.float64(rf.hi[env, i])
@@ -187,10 +195,12 @@ def _velocity(rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: in
     """v = v* + sum_i x_i M^-1 g_i, summed in float64 (the impulses of stiff rows cancel each other)."""
     for k in range(n_gen):
         acc = wp.float64(da.v_star[env, k])
-        for i in range(m):
+        i = int(0)
+        while i < m:
             xi = da.x[env, i]
             if xi != wp.float64(0.0):
                 acc += xi * wp.float64(rf.minv_g[env, i, k])
+            i += 1
         v[env, k] = float(acc)
 
 
@@ -228,9 +238,11 @@ def _regularization_cap(rf: RowForm, env: int, m: int) -> wp.float64:
 
 @wp.func
 def _has_row(rf: RowForm, env: int, m: int, kind: int, kind2: int, index: int) -> int:
-    for i in range(m):
+    i = int(0)
+    while i < m:
         if rf.source_index[env, i] == index and (rf.source_kind[env, i] == kind or rf.source_kind[env, i] == kind2):
             return 1
+        i += 1
     return 0
 
 

@@ -136,8 +136,10 @@ def _residual(a: Mat64, b: Vec64, x: Vec64, env: int, i: int, m: int) -> wp.floa
 def _noise(a: Mat64, x: Vec64, env: int, i: int, m: int) -> wp.float64:
     """What rounding can put into w_i: NOISE_REL sum_j |a_ij x_j| (A's entries are sums of float32 products)."""
     s = wp.float64(0.0)
-    for j in range(m):
+    j = int(0)
+    while j < m:
         s += wp.abs(a[env, i, j] * x[env, j])
+        j += 1
     return s * NOISE_REL
 
 
@@ -150,10 +152,12 @@ def _append(a: Mat64, chol: Mat64, free: wp.array2d(dtype=int), env: int, nf: in
     reg = _regularization(a, env, i, reg_cap)
     diag = a[env, i, i] + reg
     t = wp.float64(diag)
-    for k in range(nf):
+    k = int(0)
+    while k < nf:
         u = (a[env, free[env, k], i] - _dot_rows(chol, env, nf, k, k)) / chol[env, k, k]
         chol[env, nf, k] = u
         t -= u * u
+        k += 1
     floor = wp.max(wp.min(FLOOR_REL * diag, wp.float64(0.1) * reg), FLOOR_ABS)
     pivot = wp.float64(t)
     if pivot < floor:
@@ -168,24 +172,32 @@ def factor_drop(chol: Mat64, free: wp.array2d(dtype=int), env: int, nf: int, k: 
     """The free row at position k leaves: the rows after it keep their factor, updated by the rank-one term
     l l^T of the deleted column l (L33' L33'^T = L33 L33^T + l l^T, the Givens form of the update, l kept in the
     deleted column while it is consumed), then shifted up and left by one. Returns nf - 1."""
-    for j in range(k + 1, nf):
+    j = k + 1
+    while j < nf:
         ljj = chol[env, j, j]
         xj = chol[env, j, k]
         r = wp.sqrt(ljj * ljj + xj * xj)
         c = r / ljj
         s = xj / ljj
         chol[env, j, j] = r
-        for i in range(j + 1, nf):
+        i = j + 1
+        while i < nf:
             lij = (chol[env, i, j] + s * chol[env, i, k]) / c
             chol[env, i, k] = c * chol[env, i, k] - s * lij
             chol[env, i, j] = lij
-    for p in range(k, nf - 1):
+            i += 1
+        j += 1
+    p = k
+    while p < nf - 1:
         free[env, p] = free[env, p + 1]
-        for q in range(p + 1):
-            src = q
-            if q >= k:
-                src = q + 1
-            chol[env, p, q] = chol[env, p + 1, src]
+        q = int(0)
+        while q < k:
+            chol[env, p, q] = chol[env, p + 1, q]
+            q += 1
+        while q <= p:
+            chol[env, p, q] = chol[env, p + 1, q + 1]
+            q += 1
+        p += 1
     return nf - 1
 
 
@@ -231,9 +243,11 @@ def _sync_factor(
     for i in range(m):
         if state[env, i] == FREE:
             listed = int(0)
-            for q in range(nf):
+            q = int(0)
+            while q < nf:
                 if free[env, q] == i:
                     listed = 1
+                q += 1
             if listed == 0:
                 nf = _append(a, chol, free, env, nf, i, reg_cap)
     nfree[env] = nf
@@ -245,14 +259,19 @@ def _substitute(chol: Mat64, y: Vec64, env: int, nf: int, offset: int) -> None:
     """y[offset:offset + nf] = (L L^T)^-1 y[offset:offset + nf], L in chol's lower triangle: forward by rows,
     backward by columns (L^T's rows are L's columns: each solved value is taken out of the rows above it, reading
     L row by row)."""
-    for k in range(nf):
+    k = int(0)
+    while k < nf:
         y[env, offset + k] = (y[env, offset + k] - _dot(chol, env, k, y, offset, k)) / chol[env, k, k]
-    for kk in range(nf):
-        k = nf - 1 - kk
+        k += 1
+    k = nf - 1
+    while k >= 0:
         u = y[env, offset + k] / chol[env, k, k]
         y[env, offset + k] = u
-        for p in range(k):
+        p = int(0)
+        while p < k:
             y[env, offset + p] = y[env, offset + p] - chol[env, k, p] * u
+            p += 1
+        k -= 1
 
 
 @wp.func
@@ -265,8 +284,10 @@ def _regularization(a: Mat64, env: int, i: int, reg_cap: wp.float64) -> wp.float
 def _compute_w(a: Mat64, b: Vec64, x: Vec64, y: Vec64, env: int, m: int) -> None:
     """w = A x - b afresh, into y's third part (the pivoting keeps it up to date; this removes its rounding)."""
     off = 2 * (y.shape[1] // 3)
-    for i in range(m):
+    i = int(0)
+    while i < m:
         y[env, off + i] = _residual(a, b, x, env, i, m)
+        i += 1
 
 
 @wp.func
@@ -290,18 +311,24 @@ def _free_step(
     direction, which A_FF does not resolve, gains at most another regularized share of its residual per pass."""
     c = y.shape[1] // 3
     off = 2 * c
-    for k in range(nf):
+    k = int(0)
+    while k < nf:
         i = free[env, k]
         y[env, k] = -(y[env, off + i] + _regularization(a, env, i, reg_cap) * x[env, i])
+        k += 1
     _substitute(chol, y, env, nf, 0)
     if refine != 0:
         for _pass in range(REFINE_PASSES):
-            for k in range(nf):
+            k = int(0)
+            while k < nf:
                 i = free[env, k]
                 y[env, c + k] = -y[env, off + i] - _dot_free(a, env, i, free, y, nf)
+                k += 1
             _substitute(chol, y, env, nf, c)
-            for k in range(nf):
+            k = int(0)
+            while k < nf:
                 y[env, k] = y[env, k] + y[env, c + k]
+                k += 1
 
 
 @wp.func
@@ -310,16 +337,20 @@ def _move(a: Mat64, x: Vec64, y: Vec64, env: int, m: int, i: int, dx: wp.float64
     if dx != wp.float64(0.0):
         off = 2 * (y.shape[1] // 3)
         x[env, i] = x[env, i] + dx
-        for j in range(m):
+        j = int(0)
+        while j < m:
             y[env, off + j] = y[env, off + j] + a[env, i, j] * dx  # A is symmetric: row i, read in order
+            j += 1
 
 
 @wp.func
 def lcp_tolerance(b: Vec64, env: int, m: int) -> wp.float64:
     """Complementarity tolerance on w for this problem: TOL_REL of the largest |b_i|, at least FLOOR_W."""
     scale = wp.float64(0.0)
-    for i in range(m):
+    i = int(0)
+    while i < m:
         scale = wp.max(scale, wp.abs(b[env, i]))
+        i += 1
     return wp.max(TOL_REL * scale, FLOOR_W)
 
 
@@ -379,7 +410,8 @@ def solve_box_lcp(
         block = int(-1)
         block_at = int(-1)
         block_state = FREE
-        for k in range(nf):
+        k = int(0)
+        while k < nf:
             i = free[env, k]
             step = y[env, k]
             if not wp.isfinite(step):
@@ -400,9 +432,12 @@ def solve_box_lcp(
                     block = i
                     block_at = k
                     block_state = AT_HIGH
+            k += 1
         alpha = wp.max(alpha, wp.float64(0.0))
-        for k in range(nf):
+        k = int(0)
+        while k < nf:
             _move(a, x, y, env, m, free[env, k], alpha * y[env, k])
+            k += 1
         if block >= 0:
             bound = hi[env, block]
             if block_state == AT_LOW:
@@ -421,7 +456,8 @@ def solve_box_lcp(
         # exceed tol, and releasing on it cycles (in float32: a 1000 kg box on a 1 kg box, impulses of 80 N s)
         worst = int(-1)
         worst_w = wp.float64(tol)
-        for i in range(m):
+        i = int(0)
+        while i < m:
             st = state[env, i]
             if st != FREE and lo[env, i] < hi[env, i]:
                 w = y[env, off + i]
@@ -431,6 +467,7 @@ def solve_box_lcp(
                     if w > _noise(a, x, env, i, m):
                         worst_w = w
                         worst = i
+            i += 1
         if worst < 0:
             if refine == 0:
                 refine = 1  # solve the same active set once more, refined, and check it again
