@@ -94,6 +94,9 @@ class DirectArrays:
     # compares its own with to keep their part of A
     source_count: wp.array(dtype=int)  # (E,) rows in source
     cap: wp.array(dtype=wp.float64)  # (E,) the regularization cap the factor (chol, free, nfree) was made with
+    last_x: wp.array2d(dtype=wp.float64)  # (E, M) the last step's impulses (its velocity solve), which start the
+    last_source: wp.array2d(dtype=int)  # (E, M) next position solve where its rows come from the same sources
+    last_count: wp.array(dtype=int)  # (E,) rows in last_x (0 after a fallback)
     b: wp.array2d(dtype=wp.float64)  # (E, M) target - G v*
     lo: wp.array2d(dtype=wp.float64)  # (E, M) the bounds as solved (friction boxes follow the normals)
     hi: wp.array2d(dtype=wp.float64)  # (E, M)
@@ -202,6 +205,43 @@ def _velocity(rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: in
                 acc += xi * wp.float64(rf.minv_g[env, i, k])
             i += 1
         v[env, k] = float(acc)
+
+
+@wp.func
+def _warm_from_last_step(rf: RowForm, da: DirectArrays, env: int, base: int) -> int:
+    """Start the position solve's rows 0..base-1 from the last step's impulses of the rows with the same source
+    (0 where there is none), as PGS warm-starts its contacts: the active set is then mostly right from the start,
+    and a step takes a pivot or two where a cold start takes one per row that ends clamped. Rows keep their order
+    from step to step except where rows come or go, so the search starts at the last match's offset. Returns base
+    (the rows whose impulses _build keeps)."""
+    n = da.last_count[env]
+    shift = int(0)
+    i = int(0)
+    while i < base:
+        src = rf.source_kind[env, i] + 16 * rf.source_index[env, i]
+        da.x[env, i] = wp.float64(0.0)
+        j = i + shift
+        if j < 0 or j >= n or da.last_source[env, j] != src:
+            j = int(0)
+            while j < n and da.last_source[env, j] != src:
+                j += 1
+        if j < n:
+            da.x[env, i] = da.last_x[env, j]
+            shift = j - i
+        i += 1
+    return base
+
+
+@wp.func
+def _remember_step(rf: RowForm, da: DirectArrays, env: int) -> None:
+    """Keep this step's impulses and their sources for the next step's warm start."""
+    m = rf.count[env]
+    i = int(0)
+    while i < m:
+        da.last_x[env, i] = da.x[env, i]
+        da.last_source[env, i] = rf.source_kind[env, i] + 16 * rf.source_index[env, i]
+        i += 1
+    da.last_count[env] = m
 
 
 @wp.func
@@ -347,6 +387,8 @@ def _solve(
     add_deadzone_rows(tree, jt, ja, kin, dz, rf, sd.minv, joint_q, env, n_gen, h)
     base = rf.count[env]
     warm = wp.min(warm, base)
+    if position != 0:
+        warm = _warm_from_last_step(rf, da, env, base)
     keep = _same_rows(rf, da, env, base, position)
     built = int(0)
     pivots = int(0)
@@ -579,6 +621,7 @@ def direct_solve(
             ok = 0  # float32 could not resolve it (the guide's finger with kp 1e8: 18 rad/s): not a solution
     da.complementarity[env] = err
     if ok == 0:
+        da.last_count[env] = 0
         da.fallback[env] = 1
         da.fallback_count[env] = da.fallback_count[env] + 1
         for k in range(n_gen):
@@ -586,5 +629,6 @@ def direct_solve(
         pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel)
         return
     da.fallback[env] = 0
+    _remember_step(rf, da, env)
     _bound_correction(sd, env, n_gen, rows_energy)
     _write_back(rf, da, sd, ct, ja, env)

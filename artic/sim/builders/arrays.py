@@ -304,6 +304,7 @@ def build_direct(
     da.nz, da.nnz = z((e, m, n), wp.int32), z((e, m), wp.int32)
     da.source, da.source_count = z((e, m), wp.int32), z(e, wp.int32)
     da.cap = z(e, d)
+    da.last_x, da.last_source, da.last_count = z((e, m), d), z((e, m), wp.int32), z(e, wp.int32)
     da.v_star = z((e, n))
     for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count"):
         setattr(da, name, z(e, wp.int32))
@@ -318,7 +319,7 @@ def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     """Bytes one env of build_direct's arrays takes: the rows (float32 and int32) and the solver's float64 workspace
     (A and the Cholesky factor dominate: 16 M^2 bytes)."""
     m, n = max(capacity, 1), max(n_gen, 1)
-    return 4 * (3 * m * n + 14 * m + n + 11) + 8 * (2 * m * m + 8 * m + 1)  # + one float per deadzone controller
+    return 4 * (3 * m * n + 15 * m + n + 12) + 8 * (2 * m * m + 9 * m + 1)  # + one float per deadzone controller
 
 
 # -- what they will take ---------------------------------------------------------------------------------------
