@@ -88,6 +88,7 @@ class DirectArrays:
 
     a: wp.array3d(dtype=wp.float64)  # (E, M, M) G M^-1 G^T + diag(cfm)
     resp: wp.array2d(dtype=wp.float64)  # (E, M) g_i . M^-1 g_i: A's diagonal without the compliance
+    minv_g64: wp.array3d(dtype=wp.float64)  # (E, M, N) each row's M^-1 g in float64 (_minv_row)
     nz: wp.array3d(dtype=int)  # (E, M, N) each row's nonzero generalized columns, nnz of them
     nnz: wp.array2d(dtype=int)  # (E, M)
     source: wp.array2d(dtype=int)  # (E, M) the position solve's rows (kind + 16 index), which the velocity solve
@@ -105,7 +106,8 @@ class DirectArrays:
     chol: wp.array3d(dtype=wp.float64)  # (E, M, M) Cholesky workspace
     free: wp.array2d(dtype=int)  # (E, M) the free rows, in the order of the factor's rows
     nfree: wp.array(dtype=int)  # (E,) rows in the factor, -1 when it is not valid for the current A
-    y: wp.array2d(dtype=wp.float64)  # (E, 3M) the pivoting's step, the refinement's correction, w = A x - b
+    y: wp.array2d(dtype=wp.float64)  # (E, 4M) the pivoting's step, the refinement's correction, w = A x - b,
+    # the rows' regularization
     v_star: wp.array2d(dtype=float)  # (E, N) the unconstrained velocity
     pivots: wp.array(dtype=int)  # (E,) pivots of the last step (both solves)
     rows: wp.array(dtype=int)  # (E,) rows of the last velocity solve
@@ -121,14 +123,50 @@ class DirectArrays:
 
 
 @wp.func
-def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: int, warm: int, keep: int) -> None:
+def _minv_row(tree: Tree, minv: wp.array3d(dtype=float), rf: RowForm, da: DirectArrays, env: int, i: int, n_gen: int):
+    """Row i's M^-1 g in float64 from M^-1's float32 entries, over its nonzero columns (da.nz) and each one's tree
+    block (M^-1 is block-diagonal, one block per tree). The rows' own M^-1 g (rf.minv_g) is float32: A built from
+    it is only symmetric positive semi-definite to ~1e-8 of its entries, which hides the difference between a
+    redundant row (pivot ~0) and a light body between heavy ones (pivot ~ the mass ratio); from these, a redundant
+    row's pivot is ~1e-16 of its entry (solvers/mlcp.py)."""
+    k = int(0)
+    while k < n_gen:
+        da.minv_g64[env, i, k] = wp.float64(0.0)
+        k += 1
+    t = int(0)
+    q = int(0)
+    while q < da.nnz[env, i]:
+        col = da.nz[env, i, q]
+        while col >= tree.tree_gen_start[t] + tree.tree_gen_count[t]:  # the columns come in increasing order
+            t += 1
+        gk = wp.float64(rf.g[env, i, col])
+        j = tree.tree_gen_start[t]
+        while j < tree.tree_gen_start[t] + tree.tree_gen_count[t]:
+            da.minv_g64[env, i, j] = da.minv_g64[env, i, j] + gk * wp.float64(minv[env, j, col])
+            j += 1
+        q += 1
+
+
+@wp.func
+def _build(
+    tree: Tree,
+    minv: wp.array3d(dtype=float),
+    rf: RowForm,
+    da: DirectArrays,
+    env: int,
+    start: int,
+    m: int,
+    n_gen: int,
+    warm: int,
+    keep: int,
+) -> None:
     """Rows start..m-1 of A (and their columns) and of b; their impulses start at 0, except the first `warm` rows',
     which keep the previous solve's (the same rows in the same order). The first `keep` rows are the previous
     solve's rows with the same directions (the velocity solve's, after the position solve): their entries among
     themselves stay, and only their compliance, right-hand side and bounds are renewed.
 
-    A_ij = g_i . M^-1 g_j sums over the sparser row's nonzero columns (da.nz): a dof row has one, a contact row
-    those of the trees it touches; each pair is computed once (A is symmetric)."""
+    A_ij = g_i . M^-1 g_j (M^-1 g in float64, _minv_row) sums over the sparser row's nonzero columns (da.nz): a
+    dof row has one, a contact row those of the trees it touches; each pair is computed once (A is symmetric)."""
     for i in range(start, m):
         if i >= keep:
             nnz = int(0)
@@ -139,6 +177,7 @@ def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: i
                     nnz += 1
                 k += 1
             da.nnz[env, i] = nnz
+            _minv_row(tree, minv, rf, da, env, i, n_gen)
             j = int(0)
             while j <= i:
                 s = wp.float64(0.0)
@@ -150,7 +189,7 @@ def _build(rf: RowForm, da: DirectArrays, env: int, start: int, m: int, n_gen: i
                 q = int(0)
                 while q < da.nnz[env, r]:
                     k = da.nz[env, r, q]
-                    s += wp.float64(rf.g[env, r, k]) * wp.float64(rf.minv_g[env, c, k])
+                    s += wp.float64(rf.g[env, r, k]) * da.minv_g64[env, c, k]
                     q += 1
                 da.a[env, i, j] = s
                 da.a[env, j, i] = s
@@ -195,14 +234,15 @@ def _same_rows(rf: RowForm, da: DirectArrays, env: int, base: int, position: int
 
 @wp.func
 def _velocity(rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: int, m: int, n_gen: int) -> None:
-    """v = v* + sum_i x_i M^-1 g_i, summed in float64 (the impulses of stiff rows cancel each other)."""
+    """v = v* + sum_i x_i M^-1 g_i, in float64 (the impulses of stiff rows cancel each other) with the M^-1 g
+    that A was built from, so that each row's velocity is the one the solve saw."""
     for k in range(n_gen):
         acc = wp.float64(da.v_star[env, k])
         i = int(0)
         while i < m:
             xi = da.x[env, i]
             if xi != wp.float64(0.0):
-                acc += xi * wp.float64(rf.minv_g[env, i, k])
+                acc += xi * da.minv_g64[env, i, k]
             i += 1
         v[env, k] = float(acc)
 
@@ -400,7 +440,7 @@ def _solve(
         _keep_factor(rf, da, env, keep)
     for _round in range(LAZY_ROUNDS + 1):
         m = rf.count[env]
-        _build(rf, da, env, built, m, n_gen, warm, keep)
+        _build(tree, sd.minv, rf, da, env, built, m, n_gen, warm, keep)
         built = m
         new_cap = _regularization_cap(rf, env, m)
         if new_cap != cap:  # the factor's regularization changed (lazy rows are hard: not between rounds)

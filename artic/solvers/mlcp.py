@@ -24,14 +24,22 @@ valid for the rows listed in free): the friction passes and the lazy rounds of o
 by appended rows, start from the last free set and only the rows whose state changed are added or dropped.
 
 Numerics: float64 throughout (the step's rows are float32; their impulses are not: a limit holding a stiff drive
-carries ~1e6 N m s, where float32's 6e-8 alone is ~1 rad/s of joint velocity). Redundant rows (a four-bar's
-over-constrained loop, two contacts that say the same thing) make A_FF singular: every diagonal entry is raised by
-REG_REL times itself (the caller caps it below the problem's smallest compliance, solvers/direct.py), which turns
-a redundant hard row into one of compliance 1e-5 A_ii. Once the active set would be final, REFINE_PASSES passes of
-iterative refinement against the unregularized A_FF remove that compliance's error from every direction A_FF
-resolves, so a hard row stays hard even when it carries a large impulse; only a truly redundant direction keeps the
-floor. A pivot that rounding still drives below FLOOR_REL times its diagonal entry (or a tenth of the
-regularization) is raised to that (math/dense.py's rule).
+carries ~1e6 N m s, where float32's 6e-8 alone is ~1 rad/s of joint velocity). Redundant rows (a four-bar's over-
+constrained loop, two contacts that say the same thing) make A_FF singular. Only they are regularized: a row whose
+Cholesky pivot (what is left of its diagonal entry after the rows before it) is below DEPENDENT_REL of the entry
+depends on those rows, and its diagonal is raised by REG_REL of the entry (capped by the caller below the problem's
+smallest compliance, solvers/direct.py), which makes it a row of compliance 1e-5 A_ii; every other row is solved
+exactly. A is assembled in float64 from M^-1 (solvers/direct.py), so a dependent row's pivot is rounding (~1e-16 of
+its entry on the four-bar), far below DEPENDENT_REL, while a large mass ratio's small pivot (1e-6 of the entry for a
+1 kg body between 1e6 kg ones) stays above it and is not softened (a uniform 1e-5 regularization made such a chain
+carry a twentieth of its weight). DEPENDENT_REL sits between the two with margins of 100 and 1e4: rows computed in
+float32 are dependent only to their rounding, and a loop's out-of-plane rows gave pivots of 1e-12 of their entries
+(solved exactly at that size, their large opposite impulses leak through the rounding of G: a fast four-bar crank
+went 3 rad astray); mass ratios beyond ~1e8 are softened, and a 1:1e10 chain still falls back. Once the active set
+would be final, REFINE_PASSES passes of iterative refinement against the unregularized A_FF remove the
+regularization's error from every direction A_FF resolves; only a truly redundant direction keeps the compliance. A
+pivot that rounding still drives below FLOOR_REL times its diagonal entry (or a tenth of the regularization) is
+raised to that (math/dense.py's rule).
 A pass count beyond MAX_PIVOTS_PER_ROW * m + 16 (or the caller's pivot limit) ends the solve at its last feasible
 point (BUDGET_SPENT: rounding can make a degenerate problem cycle); a non-finite value is a failure. The caller
 judges the first by its complementarity error and falls back to projected Gauss-Seidel on failure, counted
@@ -55,7 +63,8 @@ BUDGET_HIT = wp.constant(2)
 FREE = wp.constant(0)
 AT_LOW = wp.constant(1)
 AT_HIGH = wp.constant(2)
-REG_REL = wp.constant(wp.float64(1.0e-5))  # diagonal regularization floor, relative to A_ii
+REG_REL = wp.constant(wp.float64(1.0e-5))  # a dependent row's diagonal regularization, relative to A_ii
+DEPENDENT_REL = wp.constant(wp.float64(1.0e-8))  # a pivot below this fraction of its A_ii: a dependent row
 FLOOR_REL = wp.constant(wp.float64(1.0e-7))  # smallest Cholesky pivot relative to its (regularized) diagonal entry
 FLOOR_ABS = wp.constant(wp.float64(1.0e-20))
 REFINE_PASSES = wp.constant(2)  # iterative refinement passes after each free-set solve
@@ -144,13 +153,16 @@ def _noise(a: Mat64, x: Vec64, env: int, i: int, m: int) -> wp.float64:
 
 
 @wp.func
-def _append(a: Mat64, chol: Mat64, free: wp.array2d(dtype=int), env: int, nf: int, i: int, reg_cap: wp.float64) -> int:
+def _append(
+    a: Mat64, chol: Mat64, free: wp.array2d(dtype=int), y: Vec64, env: int, nf: int, i: int, reg_cap: wp.float64
+) -> int:
     """Row i joins the free set as its last member: the factor's new row is L^-1 a_Fi and its pivot the rest of the
-    regularized diagonal entry (the bordered form of Cholesky: appending the rows one by one is the factorization).
-    A pivot that rounding drives below FLOOR_REL of its entry (or a tenth of the regularization) is raised to
-    that (math/dense.py's rule); a NaN stays NaN, and the caller sees a non-finite result. Returns nf + 1."""
-    reg = _regularization(a, env, i, reg_cap)
-    diag = a[env, i, i] + reg
+    diagonal entry (the bordered form of Cholesky: appending the rows one by one is the factorization). A pivot
+    below DEPENDENT_REL of the entry means row i depends on the free rows before it: its diagonal is regularized
+    by REG_REL of the entry (at most reg_cap), kept in y's fourth part (by row) for the steps. A pivot that
+    rounding still drives below FLOOR_REL of its entry (or a tenth of the regularization) is raised to that
+    (math/dense.py's rule); a NaN stays NaN, and the caller sees a non-finite result. Returns nf + 1."""
+    diag = a[env, i, i]
     t = wp.float64(diag)
     k = int(0)
     while k < nf:
@@ -158,8 +170,12 @@ def _append(a: Mat64, chol: Mat64, free: wp.array2d(dtype=int), env: int, nf: in
         chol[env, nf, k] = u
         t -= u * u
         k += 1
+    reg = wp.float64(0.0)
+    if t < DEPENDENT_REL * diag:
+        reg = wp.min(REG_REL * diag, reg_cap)
+    y[env, 3 * (y.shape[1] // 4) + i] = reg
+    pivot = t + reg
     floor = wp.max(wp.min(FLOOR_REL * diag, wp.float64(0.1) * reg), FLOOR_ABS)
-    pivot = wp.float64(t)
     if pivot < floor:
         pivot = floor
     chol[env, nf, nf] = wp.sqrt(pivot)
@@ -208,6 +224,7 @@ def _sync_factor(
     chol: Mat64,
     free: wp.array2d(dtype=int),
     nfree: wp.array(dtype=int),
+    y: Vec64,
     env: int,
     m: int,
     reg_cap: wp.float64,
@@ -232,7 +249,7 @@ def _sync_factor(
         nf = int(0)
         for i in range(m):
             if state[env, i] == FREE:
-                nf = _append(a, chol, free, env, nf, i, reg_cap)
+                nf = _append(a, chol, free, y, env, nf, i, reg_cap)
         nfree[env] = nf
         return nf
     k = nf - 1
@@ -249,7 +266,7 @@ def _sync_factor(
                     listed = 1
                 q += 1
             if listed == 0:
-                nf = _append(a, chol, free, env, nf, i, reg_cap)
+                nf = _append(a, chol, free, y, env, nf, i, reg_cap)
     nfree[env] = nf
     return nf
 
@@ -275,15 +292,9 @@ def _substitute(chol: Mat64, y: Vec64, env: int, nf: int, offset: int) -> None:
 
 
 @wp.func
-def _regularization(a: Mat64, env: int, i: int, reg_cap: wp.float64) -> wp.float64:
-    """Row i's diagonal regularization in the factor: REG_REL of its entry, at most reg_cap."""
-    return wp.min(REG_REL * a[env, i, i], reg_cap)
-
-
-@wp.func
 def _compute_w(a: Mat64, b: Vec64, x: Vec64, y: Vec64, env: int, m: int) -> None:
     """w = A x - b afresh, into y's third part (the pivoting keeps it up to date; this removes its rounding)."""
-    off = 2 * (y.shape[1] // 3)
+    off = 2 * (y.shape[1] // 4)
     i = int(0)
     while i < m:
         y[env, off + i] = _residual(a, b, x, env, i, m)
@@ -299,22 +310,22 @@ def _free_step(
     y: Vec64,
     env: int,
     nf: int,
-    reg_cap: wp.float64,
     refine: int,
 ) -> None:
     """y[:nf] = d, the step from x_F to the free set's solution y_F = (A_FF + R)^-1 (b_F - A_FC x_C) (R the
-    regularization): since b_F - A_FC x_C = A_FF x_F - w_F, d = -(A_FF + R)^-1 (w_F + R x_F), from the kept w in
-    O(f^2). With `refine`, REFINE_PASSES passes of iterative refinement against the unregularized A_FF follow:
-    d += (A_FF + R)^-1 (-w_F - A_FF d), in float64 (y's second part holds the correction). They remove the
-    regularization's error in every direction A_FF resolves (the compliance REG_REL A_ii would otherwise give a
-    hard row: a limit holding 1e3 N m s against a stiff drive yields by REG_REL A_ii lambda), while a redundant
-    direction, which A_FF does not resolve, gains at most another regularized share of its residual per pass."""
-    c = y.shape[1] // 3
+    dependent rows' regularization, y's fourth part): since b_F - A_FC x_C = A_FF x_F - w_F, d = -(A_FF + R)^-1 (w_F
+    + R x_F), from the kept w in O(f^2). With `refine`, REFINE_PASSES passes of iterative refinement against the
+    unregularized A_FF follow: d += (A_FF + R)^-1 (-w_F - A_FF d), in float64 (y's second part holds the
+    correction). They remove the regularization's error in every direction A_FF resolves (the compliance REG_REL
+    A_ii would otherwise give a hard row: a limit holding 1e3 N m s against a stiff drive yields by REG_REL A_ii
+    lambda), while a redundant direction, which A_FF does not resolve, gains at most another regularized share of
+    its residual per pass."""
+    c = y.shape[1] // 4
     off = 2 * c
     k = int(0)
     while k < nf:
         i = free[env, k]
-        y[env, k] = -(y[env, off + i] + _regularization(a, env, i, reg_cap) * x[env, i])
+        y[env, k] = -(y[env, off + i] + y[env, 3 * c + i] * x[env, i])
         k += 1
     _substitute(chol, y, env, nf, 0)
     if refine != 0:
@@ -335,7 +346,7 @@ def _free_step(
 def _move(a: Mat64, x: Vec64, y: Vec64, env: int, m: int, i: int, dx: wp.float64) -> None:
     """x_i += dx, and w += dx A_i (w in y's third part)."""
     if dx != wp.float64(0.0):
-        off = 2 * (y.shape[1] // 3)
+        off = 2 * (y.shape[1] // 4)
         x[env, i] = x[env, i] + dx
         j = int(0)
         while j < m:
@@ -401,11 +412,11 @@ def solve_box_lcp(
         max_passes = wp.min(max_passes, pivot_limit)
     pivots = int(0)
     refine = int(0)  # refinement only from the pass that would end the solve: it moves no active set, only values
-    off = 2 * (y.shape[1] // 3)  # w = A x - b, kept up to date as x moves (y's third part)
-    nf = _sync_factor(a, state, chol, free, nfree, env, m, reg_cap)
+    off = 2 * (y.shape[1] // 4)  # w = A x - b, kept up to date as x moves (y's third part)
+    nf = _sync_factor(a, state, chol, free, nfree, y, env, m, reg_cap)
     _compute_w(a, b, x, y, env, m)
     for _pass in range(max_passes):
-        _free_step(a, x, chol, free, y, env, nf, reg_cap, refine)
+        _free_step(a, x, chol, free, y, env, nf, refine)
         alpha = wp.float64(1.0)
         block = int(-1)
         block_at = int(-1)
@@ -474,7 +485,7 @@ def solve_box_lcp(
                 continue
             return wp.vec2i(pivots, SOLVED)
         state[env, worst] = FREE
-        nf = _append(a, chol, free, env, nf, worst, reg_cap)
+        nf = _append(a, chol, free, y, env, nf, worst, reg_cap)
         nfree[env] = nf
         pivots += 1
     return wp.vec2i(pivots, BUDGET_SPENT)

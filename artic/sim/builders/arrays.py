@@ -297,11 +297,11 @@ def build_direct(
     da = DirectArrays()
     d = wp.float64
     da.a, da.chol = z((e, m, m), d), z((e, m, m), d)
-    da.b, da.lo, da.hi, da.x, da.y = z((e, m), d), z((e, m), d), z((e, m), d), z((e, m), d), z((e, 3 * m), d)
+    da.b, da.lo, da.hi, da.x, da.y = z((e, m), d), z((e, m), d), z((e, m), d), z((e, m), d), z((e, 4 * m), d)
     da.state, da.free = z((e, m), wp.int32), z((e, m), wp.int32)
     da.nfree = wp.full(e, -1, dtype=wp.int32, device=device)
     da.resp = z((e, m), d)
-    da.nz, da.nnz = z((e, m, n), wp.int32), z((e, m), wp.int32)
+    da.nz, da.nnz, da.minv_g64 = z((e, m, n), wp.int32), z((e, m), wp.int32), z((e, m, n), d)
     da.source, da.source_count = z((e, m), wp.int32), z(e, wp.int32)
     da.cap = z(e, d)
     da.last_x, da.last_source, da.last_count = z((e, m), d), z((e, m), wp.int32), z(e, wp.int32)
@@ -319,7 +319,8 @@ def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     """Bytes one env of build_direct's arrays takes: the rows (float32 and int32) and the solver's float64 workspace
     (A and the Cholesky factor dominate: 16 M^2 bytes)."""
     m, n = max(capacity, 1), max(n_gen, 1)
-    return 4 * (3 * m * n + 15 * m + n + 12) + 8 * (2 * m * m + 9 * m + 1)  # + one float per deadzone controller
+    # + one float per deadzone controller
+    return 4 * (3 * m * n + 15 * m + n + 12) + 8 * (2 * m * m + m * n + 10 * m + 1)
 
 
 # -- what they will take ---------------------------------------------------------------------------------------
