@@ -25,21 +25,22 @@ by appended rows, start from the last free set and only the rows whose state cha
 
 Numerics: float64 throughout (the step's rows are float32; their impulses are not: a limit holding a stiff drive
 carries ~1e6 N m s, where float32's 6e-8 alone is ~1 rad/s of joint velocity). Redundant rows (a four-bar's over-
-constrained loop, two contacts that say the same thing) make A_FF singular. Only they are regularized: a row whose
-Cholesky pivot (what is left of its diagonal entry after the rows before it) is below DEPENDENT_REL of the entry
-depends on those rows, and its diagonal is raised by REG_REL of the entry (capped by the caller below the problem's
-smallest compliance, solvers/direct.py), which makes it a row of compliance 1e-5 A_ii; every other row is solved
-exactly. A is assembled in float64 from M^-1 (solvers/direct.py), so a dependent row's pivot is rounding (~1e-16 of
-its entry on the four-bar), far below DEPENDENT_REL, while a large mass ratio's small pivot (1e-6 of the entry for a
-1 kg body between 1e6 kg ones) stays above it and is not softened (a uniform 1e-5 regularization made such a chain
-carry a twentieth of its weight). DEPENDENT_REL sits between the two with margins of 100 and 1e4: rows computed in
-float32 are dependent only to their rounding, and a loop's out-of-plane rows gave pivots of 1e-12 of their entries
-(solved exactly at that size, their large opposite impulses leak through the rounding of G: a fast four-bar crank
-went 3 rad astray); mass ratios beyond ~1e8 are softened, and a 1:1e10 chain still falls back. Once the active set
-would be final, REFINE_PASSES passes of iterative refinement against the unregularized A_FF remove the
-regularization's error from every direction A_FF resolves; only a truly redundant direction keeps the compliance. A
-pivot that rounding still drives below FLOOR_REL times its diagonal entry (or a tenth of the regularization) is
-raised to that (math/dense.py's rule).
+constrained loop, two contacts that say the same thing) make A_FF singular, and a loop near its toggle point makes
+it nearly so. Only such rows are regularized: a row whose Cholesky pivot (what is left of its diagonal entry after
+the free rows before it) is below SMALL_PIVOT_REL of the entry, and whose direction g_i the same combination of
+those rows' directions reproduces to GEOMETRIC_REL, is dependent, and its diagonal is raised by REG_REL of the entry
+(capped by the caller below the problem's smallest compliance, solvers/direct.py). A small pivot whose direction is
+not reproduced comes from the masses (a 1 kg body between 1e6 kg ones: 1e-6 of its entry) and is solved exactly: a
+uniform regularization (1e-5 of every entry, as before) made such a chain carry a twentieth of its weight and fall
+back on every step, while a threshold on the pivot alone cannot tell the two apart (a loop's out-of-plane rows
+computed in float32 gave pivots of 1e-12; solved exactly, their large opposite impulses leaked through G's rounding
+and a fast crank went 3 rad astray; a four-bar at its toggle point, pivot 2e-7, took impulses of 4e5 N s and lost 40
+% of its energy at once). A is assembled in float64 from M^-1 (solvers/direct.py), so that a redundant row's pivot
+is rounding (~1e-16 of its entry). Without directions (g zero), a pivot below DEPENDENT_REL of its entry makes a
+dependent row. Once the active set would be final, REFINE_PASSES passes of iterative refinement against the
+unregularized A_FF remove the regularization's error from every direction A_FF resolves; only a (nearly) redundant
+direction keeps the compliance. A pivot that rounding still drives below FLOOR_REL times its diagonal entry (or a
+tenth of the regularization) is raised to that (math/dense.py's rule).
 A pass count beyond MAX_PIVOTS_PER_ROW * m + 16 (or the caller's pivot limit) ends the solve at its last feasible
 point (BUDGET_SPENT: rounding can make a degenerate problem cycle); a non-finite value is a failure. The caller
 judges the first by its complementarity error and falls back to projected Gauss-Seidel on failure, counted
@@ -63,8 +64,13 @@ BUDGET_HIT = wp.constant(2)
 FREE = wp.constant(0)
 AT_LOW = wp.constant(1)
 AT_HIGH = wp.constant(2)
-REG_REL = wp.constant(wp.float64(1.0e-5))  # a dependent row's diagonal regularization, relative to A_ii
-DEPENDENT_REL = wp.constant(wp.float64(1.0e-8))  # a pivot below this fraction of its A_ii: a dependent row
+REG_REL = wp.constant(wp.float64(1.0e-4))  # a dependent row's regularization, relative to A_ii (1e-5 lost
+# 1.7-2.8 times the energy of 1e-4 at a four-bar's toggle points)
+DEPENDENT_REL = wp.constant(wp.float64(1.0e-8))  # without the rows' directions: a pivot below this fraction of
+# its A_ii makes a dependent row
+SMALL_PIVOT_REL = wp.constant(wp.float64(1.0e-4))  # with them: a pivot below this fraction of A_ii is looked at
+GEOMETRIC_REL = wp.constant(wp.float64(1.0e-2))  # and the row is dependent if the same combination of the rows
+# before it leaves less than this fraction of its direction g_i
 FLOOR_REL = wp.constant(wp.float64(1.0e-7))  # smallest Cholesky pivot relative to its (regularized) diagonal entry
 FLOOR_ABS = wp.constant(wp.float64(1.0e-20))
 REFINE_PASSES = wp.constant(2)  # iterative refinement passes after each free-set solve
@@ -153,15 +159,67 @@ def _noise(a: Mat64, x: Vec64, env: int, i: int, m: int) -> wp.float64:
 
 
 @wp.func
+def _geometric_residual(
+    chol: Mat64, free: wp.array2d(dtype=int), y: Vec64, g: wp.array3d(dtype=float), env: int, nf: int, i: int
+) -> wp.float64:
+    """|g_i - sum_k z_k g_F(k)| / |g_i| for the combination z of the free rows that best reproduces row i in A's
+    (mass) metric: z = L^-T l with l = L^-1 a_Fi, the factor's new row (chol[nf, :nf]); y's second part holds z.
+    Small when row i is a combination of those rows in their directions themselves (a redundant loop row, a loop
+    at its toggle point); near 1 when only the masses make it look so (a light body between heavy ones, whose
+    rows move the heavy ones very little). -1 when g_i is zero (the caller passed no directions)."""
+    c = y.shape[1] // 4
+    k = int(0)
+    while k < nf:
+        y[env, c + k] = chol[env, nf, k]
+        k += 1
+    k = nf - 1
+    while k >= 0:  # L^T z = l
+        u = y[env, c + k] / chol[env, k, k]
+        y[env, c + k] = u
+        p = int(0)
+        while p < k:
+            y[env, c + p] = y[env, c + p] - chol[env, k, p] * u
+            p += 1
+        k -= 1
+    rr = wp.float64(0.0)
+    gg = wp.float64(0.0)
+    n = g.shape[2]
+    col = int(0)
+    while col < n:
+        gi = wp.float64(g[env, i, col])
+        r = gi
+        q = int(0)
+        while q < nf:
+            r -= y[env, c + q] * wp.float64(g[env, free[env, q], col])
+            q += 1
+        rr += r * r
+        gg += gi * gi
+        col += 1
+    if gg <= wp.float64(0.0):
+        return wp.float64(-1.0)
+    return wp.sqrt(rr / gg)
+
+
+@wp.func
 def _append(
-    a: Mat64, chol: Mat64, free: wp.array2d(dtype=int), y: Vec64, env: int, nf: int, i: int, reg_cap: wp.float64
+    a: Mat64,
+    chol: Mat64,
+    free: wp.array2d(dtype=int),
+    y: Vec64,
+    g: wp.array3d(dtype=float),
+    env: int,
+    nf: int,
+    i: int,
+    reg_cap: wp.float64,
 ) -> int:
     """Row i joins the free set as its last member: the factor's new row is L^-1 a_Fi and its pivot the rest of the
-    diagonal entry (the bordered form of Cholesky: appending the rows one by one is the factorization). A pivot
-    below DEPENDENT_REL of the entry means row i depends on the free rows before it: its diagonal is regularized
-    by REG_REL of the entry (at most reg_cap), kept in y's fourth part (by row) for the steps. A pivot that
-    rounding still drives below FLOOR_REL of its entry (or a tenth of the regularization) is raised to that
-    (math/dense.py's rule); a NaN stays NaN, and the caller sees a non-finite result. Returns nf + 1."""
+    diagonal entry (the bordered form of Cholesky: appending the rows one by one is the factorization). Row i is
+    dependent on the free rows before it when its pivot is below SMALL_PIVOT_REL of the entry and the rows'
+    directions g (E, M, N) show it (_geometric_residual below GEOMETRIC_REL), or, where g is zero (a caller with no
+    directions), when the pivot is below DEPENDENT_REL of the entry. A dependent row's diagonal is regularized by
+    REG_REL of the entry (at most reg_cap), kept in y's fourth part (by row) for the steps. A pivot that rounding
+    still drives below FLOOR_REL of its entry (or a tenth of the regularization) is raised to that (math/dense.py's
+    rule); a NaN stays NaN, and the caller sees a non-finite result. Returns nf + 1."""
     diag = a[env, i, i]
     t = wp.float64(diag)
     k = int(0)
@@ -171,8 +229,13 @@ def _append(
         t -= u * u
         k += 1
     reg = wp.float64(0.0)
-    if t < DEPENDENT_REL * diag:
-        reg = wp.min(REG_REL * diag, reg_cap)
+    if t < SMALL_PIVOT_REL * diag:
+        rho = _geometric_residual(chol, free, y, g, env, nf, i)
+        dependent = rho >= wp.float64(0.0) and rho < GEOMETRIC_REL
+        if rho < wp.float64(0.0):
+            dependent = t < DEPENDENT_REL * diag
+        if dependent or not wp.isfinite(rho):
+            reg = wp.min(REG_REL * diag, reg_cap)
     y[env, 3 * (y.shape[1] // 4) + i] = reg
     pivot = t + reg
     floor = wp.max(wp.min(FLOOR_REL * diag, wp.float64(0.1) * reg), FLOOR_ABS)
@@ -225,6 +288,7 @@ def _sync_factor(
     free: wp.array2d(dtype=int),
     nfree: wp.array(dtype=int),
     y: Vec64,
+    g: wp.array3d(dtype=float),
     env: int,
     m: int,
     reg_cap: wp.float64,
@@ -249,7 +313,7 @@ def _sync_factor(
         nf = int(0)
         for i in range(m):
             if state[env, i] == FREE:
-                nf = _append(a, chol, free, y, env, nf, i, reg_cap)
+                nf = _append(a, chol, free, y, g, env, nf, i, reg_cap)
         nfree[env] = nf
         return nf
     k = nf - 1
@@ -266,7 +330,7 @@ def _sync_factor(
                     listed = 1
                 q += 1
             if listed == 0:
-                nf = _append(a, chol, free, y, env, nf, i, reg_cap)
+                nf = _append(a, chol, free, y, g, env, nf, i, reg_cap)
     nfree[env] = nf
     return nf
 
@@ -394,6 +458,7 @@ def solve_box_lcp(
     free: wp.array2d(dtype=int),
     nfree: wp.array(dtype=int),
     y: Vec64,
+    g: wp.array3d(dtype=float),
     env: int,
     m: int,
     reg_cap: wp.float64,
@@ -413,7 +478,7 @@ def solve_box_lcp(
     pivots = int(0)
     refine = int(0)  # refinement only from the pass that would end the solve: it moves no active set, only values
     off = 2 * (y.shape[1] // 4)  # w = A x - b, kept up to date as x moves (y's third part)
-    nf = _sync_factor(a, state, chol, free, nfree, y, env, m, reg_cap)
+    nf = _sync_factor(a, state, chol, free, nfree, y, g, env, m, reg_cap)
     _compute_w(a, b, x, y, env, m)
     for _pass in range(max_passes):
         _free_step(a, x, chol, free, y, env, nf, refine)
@@ -485,7 +550,7 @@ def solve_box_lcp(
                 continue
             return wp.vec2i(pivots, SOLVED)
         state[env, worst] = FREE
-        nf = _append(a, chol, free, y, env, nf, worst, reg_cap)
+        nf = _append(a, chol, free, y, g, env, nf, worst, reg_cap)
         nfree[env] = nf
         pivots += 1
     return wp.vec2i(pivots, BUDGET_SPENT)
@@ -566,6 +631,7 @@ def solve_friction_lcp(
     free: wp.array2d(dtype=int),
     nfree: wp.array(dtype=int),
     y: Vec64,
+    g: wp.array3d(dtype=float),
     findex: wp.array2d(dtype=int),
     fcount: wp.array2d(dtype=int),
     mu_static: wp.array2d(dtype=float),
@@ -589,7 +655,7 @@ def solve_friction_lcp(
     friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 0, 1)
     for p in range(max_passes):
         start_state(lo, hi, x, state, env, m)
-        res = solve_box_lcp(a, b, lo, hi, x, state, chol, free, nfree, y, env, m, reg_cap, pivot_limit)
+        res = solve_box_lcp(a, b, lo, hi, x, state, chol, free, nfree, y, g, env, m, reg_cap, pivot_limit)
         pivots += res[0]
         if res[1] == FAILED:
             return wp.vec3i(pivots, 0, flags)

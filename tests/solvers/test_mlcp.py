@@ -30,6 +30,7 @@ def _solve_kernel(
     free: wp.array2d(dtype=int),
     nfree: wp.array(dtype=int),
     y: wp.array2d(dtype=wp.float64),
+    g: wp.array3d(dtype=float),
     findex: wp.array2d(dtype=int),
     fcount: wp.array2d(dtype=int),
     mu_s: wp.array2d(dtype=float),
@@ -52,6 +53,7 @@ def _solve_kernel(
             free,
             nfree,
             y,
+            g,
             findex,
             fcount,
             mu_s,
@@ -67,7 +69,7 @@ def _solve_kernel(
         out[env, 3] = wp.float64(res[2])
     else:
         start_state(lo, hi, x, state, env, m)
-        res2 = solve_box_lcp(a, b, lo, hi, x, state, chol, free, nfree, y, env, m, wp.float64(1.0e30), 0)
+        res2 = solve_box_lcp(a, b, lo, hi, x, state, chol, free, nfree, y, g, env, m, wp.float64(1.0e30), 0)
         out[env, 0] = wp.float64(res2[0])
         out[env, 1] = wp.float64(res2[1])
     out[env, 2] = complementarity_error(a, b, lo, hi, x, env, m)
@@ -108,6 +110,7 @@ def _run(problems, friction=False):
             wp.zeros((e, M), dtype=int),
             wp.full(e, -1, dtype=int),
             wp.zeros((e, 4 * M), dtype=wp.float64),
+            wp.zeros((e, M, 1), dtype=float),  # no directions: dependent rows by their pivots alone
             wp.array(findex, dtype=int),
             wp.array(fcount, dtype=int),
             wp.array(mu, dtype=float),
