@@ -635,7 +635,7 @@ def direct_solve(
         # only if that is a solution (an exact solve of redundant rows with inconsistent ERP targets, a four-bar's,
         # leaves a residual that is the regularized problem's answer, and is kept)
         m0 = rf.count[env]
-        err = float(complementarity_error(da.a, da.b, da.lo, da.hi, da.x, env, m0))
+        err = float(complementarity_error(da.a, da.b, da.lo, da.hi, da.x, da.state, da.y, env, m0))
         if err > FAILED_TOLERANCES * float(lcp_tolerance(da.b, env, m0)):
             ok = 0
     rows_energy = float(0.0)
@@ -658,7 +658,7 @@ def direct_solve(
     da.budget_hit[env] = (flags & BUDGET_HIT) // BUDGET_HIT
     if ok != 0:
         m = rf.count[env]
-        err = wp.max(err, float(complementarity_error(da.a, da.b, da.lo, da.hi, da.x, env, m)))
+        err = wp.max(err, float(complementarity_error(da.a, da.b, da.lo, da.hi, da.x, da.state, da.y, env, m)))
         if err > FAILED_TOLERANCES * float(lcp_tolerance(da.b, env, m)):
             ok = 0  # float32 could not resolve it (the guide's finger with kp 1e8: 18 rad/s): not a solution
     da.complementarity[env] = err

@@ -72,7 +72,7 @@ def _solve_kernel(
         res2 = solve_box_lcp(a, b, lo, hi, x, state, chol, free, nfree, y, g, env, m, wp.float64(1.0e30), 0)
         out[env, 0] = wp.float64(res2[0])
         out[env, 1] = wp.float64(res2[1])
-    out[env, 2] = complementarity_error(a, b, lo, hi, x, env, m)
+    out[env, 2] = complementarity_error(a, b, lo, hi, x, state, y, env, m)
 
 
 def _run(problems, friction=False):
