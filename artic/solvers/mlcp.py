@@ -461,18 +461,28 @@ def solve_box_lcp(
     nfree: wp.array(dtype=int),
     y: Vec64,
     g: wp.array3d(dtype=float),
+    findex: wp.array2d(dtype=int),
+    fcount: wp.array2d(dtype=int),
+    mu_static: wp.array2d(dtype=float),
+    mu_dynamic: wp.array2d(dtype=float),
     env: int,
     m: int,
     reg_cap: wp.float64,
     pivot_limit: int,
-) -> wp.vec2i:
+    box_updates: int,
+) -> wp.vec3i:
     """Solve the env's m-row problem in place: x holds a feasible start with its state (start_state) and ends with
     the solution. nfree[env]: -1, or the size of a factor in chol of the free rows listed in free that is valid for
-    this A and reg_cap (the last solve's; it is brought to this start's free set by updates, and left valid for
-    the next call). reg_cap: the largest regularization of a row; pivot_limit: the most passes (0:
-    MAX_PIVOTS_PER_ROW m + 16). Returns (pivots, status): SOLVED; FAILED (a non-finite value); BUDGET_SPENT (the
-    pivot budget ran out, as rounding makes a degenerate problem cycle between equivalent active sets: x is the
-    last feasible point, whose complementarity error the caller judges)."""
+    this A and reg_cap (the last solve's; it is brought to this start's free set by updates, and left valid for the
+    next call). reg_cap: the largest regularization of a row; pivot_limit: the most passes (0: MAX_PIVOTS_PER_ROW m
+    + 16). Friction rows (findex, fcount, mu_static, mu_dynamic: friction_bounds) have their boxes follow the normal
+    impulses inside the pivoting, up to box_updates times (0: the boxes are fixed): each time the active set is
+    final for the boxes it has, they are set from the normals there (_follow_normals) and the pivoting goes on from
+    that point with a fresh budget, until no box would move. Returns (pivots, status, unsettled): status SOLVED;
+    FAILED (a non-finite value); BUDGET_SPENT (the pivot budget ran out, as rounding makes a degenerate problem
+    cycle between equivalent active sets: x is the last feasible point, whose complementarity error the caller
+    judges); unsettled 1 when the boxes would still move after box_updates updates (x then solves the boxes in lo
+    and hi)."""
     tol = lcp_tolerance(b, env, m)
     max_passes = MAX_PIVOTS_PER_ROW * m + 16
     if pivot_limit > 0:
@@ -483,7 +493,10 @@ def solve_box_lcp(
     nf = _sync_factor(a, state, chol, free, nfree, y, g, env, m, reg_cap)
     _compute_w(a, b, x, y, env, m)
     released = int(-1)  # the row the last pass released
-    for _pass in range(max_passes):
+    box_left = box_updates
+    budget = max_passes
+    while budget > 0:
+        budget -= 1
         _free_step(a, x, chol, free, y, env, nf, refine)
         alpha = wp.float64(1.0)
         block = int(-1)
@@ -496,7 +509,7 @@ def solve_box_lcp(
             if not wp.isfinite(step):
                 nfree[env] = -1
                 _unstick(state, env, m)
-                return wp.vec2i(pivots, FAILED)
+                return wp.vec3i(pivots, FAILED, 0)
             target = x[env, i] + step
             if target < lo[env, i] and step < wp.float64(0.0):
                 t = (lo[env, i] - x[env, i]) / step
@@ -558,15 +571,32 @@ def solve_box_lcp(
             if refine == 0:
                 refine = 1  # solve the same active set once more, refined, and check it again
                 continue
+            if box_left > 0:  # solved for these boxes: move them to the normals found, and go on from here
+                moved = _follow_normals(
+                    a, lo, hi, x, state, chol, free, y, findex, fcount, mu_static, mu_dynamic, env, m, nf
+                )
+                if moved[0] != 0:
+                    nf = moved[1]
+                    nfree[env] = nf
+                    box_left -= 1
+                    refine = 0
+                    budget = max_passes  # a budget per set of boxes, as per solve of an outer loop
+                    _unstick(state, env, m)
+                    continue
             _unstick(state, env, m)
-            return wp.vec2i(pivots, SOLVED)
+            unsettled = int(0)
+            if box_updates > 0 and box_left == 0:
+                change = friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1, 0)
+                if change > _settled_change(x, env, m):
+                    unsettled = 1
+            return wp.vec3i(pivots, SOLVED, unsettled)
         state[env, worst] = FREE
         released = worst
         nf = _append(a, chol, free, y, g, env, nf, worst, reg_cap)
         nfree[env] = nf
         pivots += 1
     _unstick(state, env, m)
-    return wp.vec2i(pivots, BUDGET_SPENT)
+    return wp.vec3i(pivots, BUDGET_SPENT, 0)
 
 
 @wp.func
@@ -648,6 +678,68 @@ def friction_bounds(
 
 
 @wp.func
+def _settled_change(x: Vec64, env: int, m: int) -> wp.float64:
+    """The largest move of a friction box that counts as settled: 1e-5 of the largest impulse."""
+    scale = wp.float64(0.0)
+    i = int(0)
+    while i < m:
+        scale = wp.max(scale, wp.abs(x[env, i]))
+        i += 1
+    return wp.float64(1.0e-5) * scale + wp.float64(1.0e-12)
+
+
+@wp.func
+def _follow_normals(
+    a: Mat64,
+    lo: Vec64,
+    hi: Vec64,
+    x: Vec64,
+    state: wp.array2d(dtype=int),
+    chol: Mat64,
+    free: wp.array2d(dtype=int),
+    y: Vec64,
+    findex: wp.array2d(dtype=int),
+    fcount: wp.array2d(dtype=int),
+    mu_static: wp.array2d(dtype=float),
+    mu_dynamic: wp.array2d(dtype=float),
+    env: int,
+    m: int,
+    nf: int,
+) -> wp.vec2i:
+    """Inside the pivoting, where the free rows meet their targets: if a friction box would move by more than
+    _settled_change, set every box from the normal impulses at x (dynamic mu for the rows at a bound) and keep x
+    feasible: a clamped row moves with its bound, a free row outside its new box is clamped to it and leaves the
+    factor (w follows x). Returns (1 if the boxes moved, nf)."""
+    if friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1, 0) <= _settled_change(
+        x, env, m
+    ):
+        return wp.vec2i(0, nf)
+    friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1, 1)
+    i = int(0)
+    while i < m:
+        f = findex[env, i]
+        if f >= 0 or f == FRICTION_CONSTANT:
+            st = state[env, i] & 3
+            target = x[env, i]
+            if st == AT_LOW or (st == FREE and target < lo[env, i]):
+                target = lo[env, i]
+                st = AT_LOW | (state[env, i] & STUCK)
+            elif st == AT_HIGH or (st == FREE and target > hi[env, i]):
+                target = hi[env, i]
+                st = AT_HIGH | (state[env, i] & STUCK)
+            if state[env, i] == FREE and st != FREE:
+                k = int(0)
+                while free[env, k] != i:
+                    k += 1
+                nf = factor_drop(chol, free, env, nf, k)
+            _move(a, x, y, env, m, i, target - x[env, i])
+            x[env, i] = target
+            state[env, i] = st
+        i += 1
+    return wp.vec2i(1, nf)
+
+
+@wp.func
 def solve_friction_lcp(
     a: Mat64,
     b: Vec64,
@@ -670,31 +762,25 @@ def solve_friction_lcp(
     pivot_limit: int,
     max_passes: int,
 ) -> wp.vec3i:
-    """The problem with friction rows whose boxes follow their normal impulses: solve with the boxes the current
-    normals give, update the boxes from the new normals, and repeat, warm-started, until no bound would move by more
-    than 1e-5 of the largest impulse (at most max_passes solves; MAX_FRICTION_PASSES for a step's final rows).
-    This fixed point converges linearly; on random strongly coupled problems (tests/solvers/test_mlcp.py) 97 %
-    settle within 32 passes. x holds the start (zeros, or the last solution). Returns (pivots, solved, flags):
-    solved 0 if a solve failed; flags UNSETTLED when the boxes would still move after the last pass (x then solves
-    the boxes it was solved with, which stay in lo and hi), BUDGET_HIT when a solve spent its pivot budget (x is
-    its last feasible point)."""
-    pivots = int(0)
-    flags = int(0)
+    """The problem with friction rows whose boxes follow their normal impulses (ODE's findex): the boxes start from
+    the normals in x (zeros, or the last solution; static mu) and follow them inside the pivoting (solve_box_lcp's
+    box_updates = max_passes; MAX_FRICTION_PASSES for a step's final rows) until no bound would move by more than
+    1e-5 of the largest impulse. The fixed point is the one an outer loop of whole solves reaches (one solve per box
+    update, each from start_state), without restarting: the factor, w and the active set carry on. Returns (pivots,
+    solved, flags): solved 0 if the solve failed; flags UNSETTLED when the boxes would still move after the last
+    update (x then solves the boxes it was solved with, which stay in lo and hi), BUDGET_HIT when the solve spent
+    its pivot budget (x is its last feasible point)."""
     friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 0, 1)
-    for p in range(max_passes):
-        start_state(lo, hi, x, state, env, m)
-        res = solve_box_lcp(a, b, lo, hi, x, state, chol, free, nfree, y, g, env, m, reg_cap, pivot_limit)
-        pivots += res[0]
-        if res[1] == FAILED:
-            return wp.vec3i(pivots, 0, flags)
-        if res[1] == BUDGET_SPENT:
-            flags = flags | BUDGET_HIT
-        scale = wp.float64(0.0)
-        for i in range(m):
-            scale = wp.max(scale, wp.abs(x[env, i]))
-        change = friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1, 0)
-        if change <= wp.float64(1.0e-5) * scale + wp.float64(1.0e-12):
-            return wp.vec3i(pivots, 1, flags)
-        if p + 1 < max_passes:
-            friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1, 1)
-    return wp.vec3i(pivots, 1, flags | UNSETTLED)
+    start_state(lo, hi, x, state, env, m)
+    res = solve_box_lcp(
+        a, b, lo, hi, x, state, chol, free, nfree, y, g, findex, fcount, mu_static, mu_dynamic, env, m, reg_cap,
+        pivot_limit, max_passes,
+    )  # fmt: skip
+    if res[1] == FAILED:
+        return wp.vec3i(res[0], 0, 0)
+    flags = int(0)
+    if res[1] == BUDGET_SPENT:
+        flags = BUDGET_HIT
+    if res[2] != 0:
+        flags = flags | UNSETTLED
+    return wp.vec3i(res[0], 1, flags)

@@ -69,7 +69,28 @@ def _solve_kernel(
         out[env, 3] = wp.float64(res[2])
     else:
         start_state(lo, hi, x, state, env, m)
-        res2 = solve_box_lcp(a, b, lo, hi, x, state, chol, free, nfree, y, g, env, m, wp.float64(1.0e30), 0)
+        res2 = solve_box_lcp(
+            a,
+            b,
+            lo,
+            hi,
+            x,
+            state,
+            chol,
+            free,
+            nfree,
+            y,
+            g,
+            findex,
+            fcount,
+            mu_s,
+            mu_d,
+            env,
+            m,
+            wp.float64(1.0e30),
+            0,
+            0,
+        )
         out[env, 0] = wp.float64(res2[0])
         out[env, 1] = wp.float64(res2[1])
     out[env, 2] = complementarity_error(a, b, lo, hi, x, state, y, env, m)
