@@ -307,7 +307,7 @@ def _regularization_cap(rf: RowForm, env: int, m: int) -> wp.float64:
     """The largest regularization the solve may put on a row: REG_CFM_FRACTION of the smallest compliance among the
     rows. Where soft rows meet redundant hard ones (the guide's finger: a drive of cfm 3.6e-5 against a limit and a
     contact on two dofs), the drive's compliance is what decides the answer, and the hard rows must stay far
-    stiffer than it; without soft rows the floor is mlcp.REG_REL of each row's response."""
+    stiffer than it; without soft rows a dependent row gets free_factor.REG_REL of its entry."""
     cfm_min = float(wp.inf)
     for i in range(m):
         c = rf.cfm[env, i]

@@ -24,23 +24,10 @@ valid for the rows listed in free): the friction passes and the lazy rounds of o
 by appended rows, start from the last free set and only the rows whose state changed are added or dropped.
 
 Numerics: float64 throughout (the step's rows are float32; their impulses are not: a limit holding a stiff drive
-carries ~1e6 N m s, where float32's 6e-8 alone is ~1 rad/s of joint velocity). Redundant rows (a four-bar's over-
-constrained loop, two contacts that say the same thing) make A_FF singular, and a loop near its toggle point makes
-it nearly so. Only such rows are regularized: a row whose Cholesky pivot (what is left of its diagonal entry after
-the free rows before it) is below SMALL_PIVOT_REL of the entry, and whose direction g_i the same combination of
-those rows' directions reproduces to GEOMETRIC_REL, is dependent, and its diagonal is raised by REG_REL of the entry
-(capped by the caller below the problem's smallest compliance, solvers/direct.py). A small pivot whose direction is
-not reproduced comes from the masses (a 1 kg body between 1e6 kg ones: 1e-6 of its entry) and is solved exactly: a
-uniform regularization (1e-5 of every entry, as before) made such a chain carry a twentieth of its weight and fall
-back on every step, while a threshold on the pivot alone cannot tell the two apart (a loop's out-of-plane rows
-computed in float32 gave pivots of 1e-12; solved exactly, their large opposite impulses leaked through G's rounding
-and a fast crank went 3 rad astray; a four-bar at its toggle point, pivot 2e-7, took impulses of 4e5 N s and lost 40
-% of its energy at once). A is assembled in float64 from M^-1 (solvers/direct.py), so that a redundant row's pivot
-is rounding (~1e-16 of its entry). Without directions (g zero), a pivot below DEPENDENT_REL of its entry makes a
-dependent row. Once the active set would be final, REFINE_PASSES passes of iterative refinement against the
-unregularized A_FF remove the regularization's error from every direction A_FF resolves; only a (nearly) redundant
-direction keeps the compliance. A pivot that rounding still drives below FLOOR_REL times its diagonal entry (or a
-tenth of the regularization) is raised to that (math/dense.py's rule).
+carries ~1e6 N m s, where float32's 6e-8 alone is ~1 rad/s of joint velocity). The free set's factor, and which rows
+of it are regularized as dependent on the others, is solvers/free_factor.py. Once the active set would be final,
+REFINE_PASSES passes of iterative refinement against the unregularized A_FF remove the regularization's error from
+every direction A_FF resolves; only a (nearly) redundant direction keeps its compliance.
 A pass count beyond MAX_PIVOTS_PER_ROW * m + 16 (or the caller's pivot limit) ends the solve at its last feasible
 point (BUDGET_SPENT: rounding can make a degenerate problem cycle); a non-finite value is a failure. The caller
 judges the first by its complementarity error and falls back to projected Gauss-Seidel on failure, counted
@@ -52,28 +39,26 @@ from __future__ import annotations
 import warp as wp
 
 from ..constraints.row_form import FRICTION_CONSTANT
-
-Mat64 = wp.array3d(dtype=wp.float64)  # (E, M, M) per-env matrices
-Vec64 = wp.array2d(dtype=wp.float64)  # (E, M) per-env vectors
+from .free_factor import (
+    AT_HIGH,
+    AT_LOW,
+    FREE,
+    STUCK,
+    Mat64,
+    Vec64,
+    append_row,
+    dot_free,
+    dot_row,
+    factor_drop,
+    substitute,
+    sync_factor,
+)
 
 FAILED = wp.constant(0)
 SOLVED = wp.constant(1)
 BUDGET_SPENT = wp.constant(3)
 UNSETTLED = wp.constant(1)  # flags of solve_friction_lcp
 BUDGET_HIT = wp.constant(2)
-FREE = wp.constant(0)
-AT_LOW = wp.constant(1)
-AT_HIGH = wp.constant(2)
-STUCK = wp.constant(4)  # a flag on a clamped row's state, within one solve: released once for nothing, not again
-REG_REL = wp.constant(wp.float64(1.0e-4))  # a dependent row's regularization, relative to A_ii (1e-5 lost
-# 1.7-2.8 times the energy of 1e-4 at a four-bar's toggle points)
-DEPENDENT_REL = wp.constant(wp.float64(1.0e-8))  # without the rows' directions: a pivot below this fraction of
-# its A_ii makes a dependent row
-SMALL_PIVOT_REL = wp.constant(wp.float64(1.0e-4))  # with them: a pivot below this fraction of A_ii is looked at
-GEOMETRIC_REL = wp.constant(wp.float64(1.0e-2))  # and the row is dependent if the same combination of the rows
-# before it leaves less than this fraction of its direction g_i
-FLOOR_REL = wp.constant(wp.float64(1.0e-7))  # smallest Cholesky pivot relative to its (regularized) diagonal entry
-FLOOR_ABS = wp.constant(wp.float64(1.0e-20))
 REFINE_PASSES = wp.constant(2)  # iterative refinement passes after each free-set solve
 MAX_PIVOTS_PER_ROW = wp.constant(4)
 TOL_REL = wp.constant(wp.float64(1.0e-5))  # complementarity tolerance on w, relative to the largest |b_i|
@@ -82,70 +67,9 @@ NOISE_REL = wp.constant(wp.float64(1.0e-9))  # a release must beat this fraction
 
 
 @wp.func
-def _dot(a: Mat64, env: int, i: int, x: Vec64, off: int, n: int) -> wp.float64:
-    """sum over j < n of a[env, i, j] x[env, off + j], in four partial sums: a single running sum makes the loop wait
-    on each addition's latency (2.2 ns a term on the CPU; 0.5 ns with four, measured with Warp 1.19)."""
-    s0 = wp.float64(0.0)
-    s1 = wp.float64(0.0)
-    s2 = wp.float64(0.0)
-    s3 = wp.float64(0.0)
-    j = int(0)
-    while j + 4 <= n:
-        s0 += a[env, i, j] * x[env, off + j]
-        s1 += a[env, i, j + 1] * x[env, off + j + 1]
-        s2 += a[env, i, j + 2] * x[env, off + j + 2]
-        s3 += a[env, i, j + 3] * x[env, off + j + 3]
-        j += 4
-    while j < n:
-        s0 += a[env, i, j] * x[env, off + j]
-        j += 1
-    return (s0 + s1) + (s2 + s3)
-
-
-@wp.func
-def _dot_rows(c: Mat64, env: int, r: int, q: int, n: int) -> wp.float64:
-    """sum over p < n of c[env, r, p] c[env, q, p] (two rows of the factor), in four partial sums as _dot."""
-    s0 = wp.float64(0.0)
-    s1 = wp.float64(0.0)
-    s2 = wp.float64(0.0)
-    s3 = wp.float64(0.0)
-    p = int(0)
-    while p + 4 <= n:
-        s0 += c[env, r, p] * c[env, q, p]
-        s1 += c[env, r, p + 1] * c[env, q, p + 1]
-        s2 += c[env, r, p + 2] * c[env, q, p + 2]
-        s3 += c[env, r, p + 3] * c[env, q, p + 3]
-        p += 4
-    while p < n:
-        s0 += c[env, r, p] * c[env, q, p]
-        p += 1
-    return (s0 + s1) + (s2 + s3)
-
-
-@wp.func
-def _dot_free(a: Mat64, env: int, i: int, free: wp.array2d(dtype=int), y: Vec64, n: int) -> wp.float64:
-    """sum over q < n of a[env, i, free[env, q]] y[env, q] (row i of A_.F times y), in four partial sums as _dot."""
-    s0 = wp.float64(0.0)
-    s1 = wp.float64(0.0)
-    s2 = wp.float64(0.0)
-    s3 = wp.float64(0.0)
-    q = int(0)
-    while q + 4 <= n:
-        s0 += a[env, i, free[env, q]] * y[env, q]
-        s1 += a[env, i, free[env, q + 1]] * y[env, q + 1]
-        s2 += a[env, i, free[env, q + 2]] * y[env, q + 2]
-        s3 += a[env, i, free[env, q + 3]] * y[env, q + 3]
-        q += 4
-    while q < n:
-        s0 += a[env, i, free[env, q]] * y[env, q]
-        q += 1
-    return (s0 + s1) + (s2 + s3)
-
-
-@wp.func
 def _residual(a: Mat64, b: Vec64, x: Vec64, env: int, i: int, m: int) -> wp.float64:
     """w_i = (A x)_i - b_i (without the regularization: the problem as posed)."""
-    return _dot(a, env, i, x, 0, m) - b[env, i]
+    return dot_row(a, env, i, x, 0, m) - b[env, i]
 
 
 @wp.func
@@ -157,204 +81,6 @@ def _noise(a: Mat64, x: Vec64, env: int, i: int, m: int) -> wp.float64:
         s += wp.abs(a[env, i, j] * x[env, j])
         j += 1
     return s * NOISE_REL
-
-
-@wp.func
-def _geometric_residual(
-    chol: Mat64, free: wp.array2d(dtype=int), y: Vec64, g: wp.array3d(dtype=float), env: int, nf: int, i: int
-) -> wp.float64:
-    """|g_i - sum_k z_k g_F(k)| / |g_i| for the combination z of the free rows that best reproduces row i in A's
-    (mass) metric: z = L^-T l with l = L^-1 a_Fi, the factor's new row (chol[nf, :nf]); y's second part holds z.
-    Small when row i is a combination of those rows in their directions themselves (a redundant loop row, a loop
-    at its toggle point); near 1 when only the masses make it look so (a light body between heavy ones, whose
-    rows move the heavy ones very little). -1 when g_i is zero (the caller passed no directions)."""
-    c = y.shape[1] // 4
-    k = int(0)
-    while k < nf:
-        y[env, c + k] = chol[env, nf, k]
-        k += 1
-    k = nf - 1
-    while k >= 0:  # L^T z = l
-        u = y[env, c + k] / chol[env, k, k]
-        y[env, c + k] = u
-        p = int(0)
-        while p < k:
-            y[env, c + p] = y[env, c + p] - chol[env, k, p] * u
-            p += 1
-        k -= 1
-    rr = wp.float64(0.0)
-    gg = wp.float64(0.0)
-    n = g.shape[2]
-    col = int(0)
-    while col < n:
-        gi = wp.float64(g[env, i, col])
-        r = gi
-        q = int(0)
-        while q < nf:
-            r -= y[env, c + q] * wp.float64(g[env, free[env, q], col])
-            q += 1
-        rr += r * r
-        gg += gi * gi
-        col += 1
-    if gg <= wp.float64(0.0):
-        return wp.float64(-1.0)
-    return wp.sqrt(rr / gg)
-
-
-@wp.func
-def _append(
-    a: Mat64,
-    chol: Mat64,
-    free: wp.array2d(dtype=int),
-    y: Vec64,
-    g: wp.array3d(dtype=float),
-    env: int,
-    nf: int,
-    i: int,
-    reg_cap: wp.float64,
-) -> int:
-    """Row i joins the free set as its last member: the factor's new row is L^-1 a_Fi and its pivot the rest of the
-    diagonal entry (the bordered form of Cholesky: appending the rows one by one is the factorization). Row i is
-    dependent on the free rows before it when its pivot is below SMALL_PIVOT_REL of the entry and the rows'
-    directions g (E, M, N) show it (_geometric_residual below GEOMETRIC_REL), or, where g is zero (a caller with no
-    directions), when the pivot is below DEPENDENT_REL of the entry. A dependent row's diagonal is regularized by
-    REG_REL of the entry (at most reg_cap), kept in y's fourth part (by row) for the steps. A pivot that rounding
-    still drives below FLOOR_REL of its entry (or a tenth of the regularization) is raised to that (math/dense.py's
-    rule); a NaN stays NaN, and the caller sees a non-finite result. Returns nf + 1."""
-    diag = a[env, i, i]
-    t = wp.float64(diag)
-    k = int(0)
-    while k < nf:
-        u = (a[env, free[env, k], i] - _dot_rows(chol, env, nf, k, k)) / chol[env, k, k]
-        chol[env, nf, k] = u
-        t -= u * u
-        k += 1
-    reg = wp.float64(0.0)
-    if t < SMALL_PIVOT_REL * diag:
-        rho = _geometric_residual(chol, free, y, g, env, nf, i)
-        dependent = rho >= wp.float64(0.0) and rho < GEOMETRIC_REL
-        if rho < wp.float64(0.0):
-            dependent = t < DEPENDENT_REL * diag
-        if dependent or not wp.isfinite(rho):
-            reg = wp.min(REG_REL * diag, reg_cap)
-    y[env, 3 * (y.shape[1] // 4) + i] = reg
-    pivot = t + reg
-    floor = wp.max(wp.min(FLOOR_REL * diag, wp.float64(0.1) * reg), FLOOR_ABS)
-    if pivot < floor:
-        pivot = floor
-    chol[env, nf, nf] = wp.sqrt(pivot)
-    free[env, nf] = i
-    return nf + 1
-
-
-@wp.func
-def factor_drop(chol: Mat64, free: wp.array2d(dtype=int), env: int, nf: int, k: int) -> int:
-    """The free row at position k leaves: the rows after it keep their factor, updated by the rank-one term
-    l l^T of the deleted column l (L33' L33'^T = L33 L33^T + l l^T, the Givens form of the update, l kept in the
-    deleted column while it is consumed), then shifted up and left by one. Returns nf - 1."""
-    j = k + 1
-    while j < nf:
-        ljj = chol[env, j, j]
-        xj = chol[env, j, k]
-        r = wp.sqrt(ljj * ljj + xj * xj)
-        c = r / ljj
-        s = xj / ljj
-        chol[env, j, j] = r
-        i = j + 1
-        while i < nf:
-            lij = (chol[env, i, j] + s * chol[env, i, k]) / c
-            chol[env, i, k] = c * chol[env, i, k] - s * lij
-            chol[env, i, j] = lij
-            i += 1
-        j += 1
-    p = k
-    while p < nf - 1:
-        free[env, p] = free[env, p + 1]
-        q = int(0)
-        while q < k:
-            chol[env, p, q] = chol[env, p + 1, q]
-            q += 1
-        while q <= p:
-            chol[env, p, q] = chol[env, p + 1, q + 1]
-            q += 1
-        p += 1
-    return nf - 1
-
-
-@wp.func
-def _sync_factor(
-    a: Mat64,
-    state: wp.array2d(dtype=int),
-    chol: Mat64,
-    free: wp.array2d(dtype=int),
-    nfree: wp.array(dtype=int),
-    y: Vec64,
-    g: wp.array3d(dtype=float),
-    env: int,
-    m: int,
-    reg_cap: wp.float64,
-) -> int:
-    """Bring the factor to the free set that `state` says: drop the listed rows that are no longer free and append
-    the free rows not listed (the rows the last solve left as they were keep their factor); factor from scratch
-    when nfree[env] < 0 (no valid factor) or when more than half the rows would change. Returns nf."""
-    nf = nfree[env]
-    if nf >= 0:
-        drops = int(0)
-        for k in range(nf):
-            if free[env, k] >= m or state[env, free[env, k]] != FREE:
-                drops += 1
-        free_now = int(0)
-        for i in range(m):
-            if state[env, i] == FREE:
-                free_now += 1
-        appends = free_now - (nf - drops)  # every kept row is free
-        if 2 * (drops + appends) > nf + 4:
-            nf = -1
-    if nf < 0:
-        nf = int(0)
-        for i in range(m):
-            y[env, 3 * (y.shape[1] // 4) + i] = wp.float64(0.0)  # no row is regularized until it joins
-            if state[env, i] == FREE:
-                nf = _append(a, chol, free, y, g, env, nf, i, reg_cap)
-        nfree[env] = nf
-        return nf
-    k = nf - 1
-    while k >= 0:  # from the end: a dropped row's update only touches the rows after it
-        if free[env, k] >= m or state[env, free[env, k]] != FREE:
-            nf = factor_drop(chol, free, env, nf, k)
-        k -= 1
-    for i in range(m):
-        if state[env, i] == FREE:
-            listed = int(0)
-            q = int(0)
-            while q < nf:
-                if free[env, q] == i:
-                    listed = 1
-                q += 1
-            if listed == 0:
-                nf = _append(a, chol, free, y, g, env, nf, i, reg_cap)
-    nfree[env] = nf
-    return nf
-
-
-@wp.func
-def _substitute(chol: Mat64, y: Vec64, env: int, nf: int, offset: int) -> None:
-    """y[offset:offset + nf] = (L L^T)^-1 y[offset:offset + nf], L in chol's lower triangle: forward by rows,
-    backward by columns (L^T's rows are L's columns: each solved value is taken out of the rows above it, reading
-    L row by row)."""
-    k = int(0)
-    while k < nf:
-        y[env, offset + k] = (y[env, offset + k] - _dot(chol, env, k, y, offset, k)) / chol[env, k, k]
-        k += 1
-    k = nf - 1
-    while k >= 0:
-        u = y[env, offset + k] / chol[env, k, k]
-        y[env, offset + k] = u
-        p = int(0)
-        while p < k:
-            y[env, offset + p] = y[env, offset + p] - chol[env, k, p] * u
-            p += 1
-        k -= 1
 
 
 @wp.func
@@ -393,15 +119,15 @@ def _free_step(
         i = free[env, k]
         y[env, k] = -(y[env, off + i] + y[env, 3 * c + i] * x[env, i])
         k += 1
-    _substitute(chol, y, env, nf, 0)
+    substitute(chol, y, env, nf, 0)
     if refine != 0:
         for _pass in range(REFINE_PASSES):
             k = int(0)
             while k < nf:
                 i = free[env, k]
-                y[env, c + k] = -y[env, off + i] - _dot_free(a, env, i, free, y, nf)
+                y[env, c + k] = -y[env, off + i] - dot_free(a, env, i, free, y, nf)
                 k += 1
-            _substitute(chol, y, env, nf, c)
+            substitute(chol, y, env, nf, c)
             k = int(0)
             while k < nf:
                 y[env, k] = y[env, k] + y[env, c + k]
@@ -471,26 +197,20 @@ def solve_box_lcp(
     pivot_limit: int,
     box_updates: int,
 ) -> wp.vec3i:
-    """Solve the env's m-row problem in place: x holds a feasible start with its state (start_state) and ends with
-    the solution. nfree[env]: -1, or the size of a factor in chol of the free rows listed in free that is valid for
-    this A and reg_cap (the last solve's; it is brought to this start's free set by updates, and left valid for the
-    next call). reg_cap: the largest regularization of a row; pivot_limit: the most passes (0: MAX_PIVOTS_PER_ROW m
-    + 16). Friction rows (findex, fcount, mu_static, mu_dynamic: friction_bounds) have their boxes follow the normal
-    impulses inside the pivoting, up to box_updates times (0: the boxes are fixed): each time the active set is
-    final for the boxes it has, they are set from the normals there (_follow_normals) and the pivoting goes on from
-    that point with a fresh budget, until no box would move. Returns (pivots, status, unsettled): status SOLVED;
-    FAILED (a non-finite value); BUDGET_SPENT (the pivot budget ran out, as rounding makes a degenerate problem
-    cycle between equivalent active sets: x is the last feasible point, whose complementarity error the caller
-    judges); unsettled 1 when the boxes would still move after box_updates updates (x then solves the boxes in lo
-    and hi)."""
+    """Solve the env's m-row problem in place from a feasible x and its state (start_state). nfree[env]: -1, or the
+    size of a factor (chol, free) valid for this A and reg_cap, kept from the last solve and brought to this free
+    set. pivot_limit: the most passes per set of boxes (0: MAX_PIVOTS_PER_ROW m + 16). Friction rows' boxes
+    (friction_bounds) follow the normals up to box_updates times (0: fixed): whenever the active set is final for
+    its boxes, _follow_normals moves them and the pivoting goes on. Returns (pivots, status, unsettled): SOLVED;
+    FAILED (a non-finite value); BUDGET_SPENT (rounding made a degenerate problem cycle: x is the last feasible
+    point, for the caller to judge); unsettled 1 when the boxes would still move after the last update."""
     tol = lcp_tolerance(b, env, m)
     max_passes = MAX_PIVOTS_PER_ROW * m + 16
     if pivot_limit > 0:
         max_passes = wp.min(max_passes, pivot_limit)
     pivots = int(0)
     refine = int(0)  # refinement only from the pass that would end the solve: it moves no active set, only values
-    off = 2 * (y.shape[1] // 4)  # w = A x - b, kept up to date as x moves (y's third part)
-    nf = _sync_factor(a, state, chol, free, nfree, y, g, env, m, reg_cap)
+    nf = sync_factor(a, state, chol, free, nfree, y, g, env, m, reg_cap)
     _compute_w(a, b, x, y, env, m)
     released = int(-1)  # the row the last pass released
     box_left = box_updates
@@ -532,41 +252,15 @@ def solve_box_lcp(
             _move(a, x, y, env, m, free[env, k], alpha * y[env, k])
             k += 1
         if block >= 0:
-            bound = hi[env, block]
-            if block_state == AT_LOW:
-                bound = lo[env, block]
-            _move(a, x, y, env, m, block, bound - x[env, block])  # exactly at its bound
-            x[env, block] = bound
-            if block == released and alpha <= wp.float64(0.0):
-                # released and blocked again without a step: rounding (or a dependent row's regularization) made
-                # its w look wrong; releasing it again would cycle until the budget is spent (160 rows of a
-                # 1:1000 box stack: 1341 pivots, 130 ms, where the step takes 40 pivots)
-                block_state = block_state | STUCK
-            state[env, block] = block_state
-            released = -1
-            nf = factor_drop(chol, free, env, nf, block_at)
+            stuck = block == released and alpha <= wp.float64(0.0)
+            nf = _clamp(a, x, y, lo, hi, state, chol, free, env, m, nf, block, block_at, block_state, stuck)
             nfree[env] = nf
+            released = -1
             pivots += 1
             continue
         if refine != 0:
             _compute_w(a, b, x, y, env, m)  # the final check reads w afresh, without the updates' rounding
-        # the free rows meet their targets: free the clamped row whose w has the wrong sign by the most, and by
-        # more than the rounding of its terms (NOISE_REL sum_j |a_ij x_j|): with large impulses that noise can
-        # exceed tol, and releasing on it cycles (in float32: a 1000 kg box on a 1 kg box, impulses of 80 N s)
-        worst = int(-1)
-        worst_w = wp.float64(tol)
-        i = int(0)
-        while i < m:
-            st = state[env, i]
-            if st != FREE and (st & STUCK) == 0 and lo[env, i] < hi[env, i]:
-                w = y[env, off + i]
-                if st == AT_LOW:
-                    w = -w
-                if w > worst_w:
-                    if w > _noise(a, x, env, i, m):
-                        worst_w = w
-                        worst = i
-            i += 1
+        worst = _release_candidate(a, x, y, lo, hi, state, env, m, tol)
         if worst < 0:
             if refine == 0:
                 refine = 1  # solve the same active set once more, refined, and check it again
@@ -585,18 +279,79 @@ def solve_box_lcp(
                     continue
             _unstick(state, env, m)
             unsettled = int(0)
-            if box_updates > 0 and box_left == 0:
-                change = friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1, 0)
-                if change > _settled_change(x, env, m):
+            if box_updates > 0 and box_left == 0:  # the boxes would still move: reported
+                if friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 1, 0) > (
+                    _settled_change(x, env, m)
+                ):
                     unsettled = 1
             return wp.vec3i(pivots, SOLVED, unsettled)
         state[env, worst] = FREE
         released = worst
-        nf = _append(a, chol, free, y, g, env, nf, worst, reg_cap)
+        nf = append_row(a, chol, free, y, g, env, nf, worst, reg_cap)
         nfree[env] = nf
         pivots += 1
     _unstick(state, env, m)
     return wp.vec3i(pivots, BUDGET_SPENT, 0)
+
+
+@wp.func
+def _clamp(
+    a: Mat64,
+    x: Vec64,
+    y: Vec64,
+    lo: Vec64,
+    hi: Vec64,
+    state: wp.array2d(dtype=int),
+    chol: Mat64,
+    free: wp.array2d(dtype=int),
+    env: int,
+    m: int,
+    nf: int,
+    block: int,
+    block_at: int,
+    side: int,
+    stuck: bool,
+) -> int:
+    """The free row `block` (position block_at in the factor) met its bound on `side`: it is put exactly there (w
+    follows) and leaves the factor. `stuck`: it was released by the last pass and blocked again without a step
+    (rounding, or a dependent row's compliance, made its w look wrong); releasing it again would cycle until the
+    budget is spent (160 rows of a 1:1000 box stack: 1341 pivots and 130 ms where the step takes 40 pivots), so it
+    is flagged STUCK for the rest of the solve. Returns nf - 1."""
+    bound = hi[env, block]
+    if side == AT_LOW:
+        bound = lo[env, block]
+    _move(a, x, y, env, m, block, bound - x[env, block])
+    x[env, block] = bound
+    if stuck:
+        side = side | STUCK
+    state[env, block] = side
+    return factor_drop(chol, free, env, nf, block_at)
+
+
+@wp.func
+def _release_candidate(
+    a: Mat64, x: Vec64, y: Vec64, lo: Vec64, hi: Vec64, state: wp.array2d(dtype=int), env: int, m: int, tol: wp.float64
+) -> int:
+    """Where the free rows meet their targets: the clamped row whose w (y's third part) has the wrong sign by the
+    most, beyond tol and beyond the rounding of its terms (NOISE_REL sum_j |a_ij x_j|: with large impulses that noise
+    can exceed tol, and releasing on it cycles; in float32, a 1000 kg box on a 1 kg box, impulses of 80 N s); STUCK
+    rows are not released. -1 when there is none."""
+    off = 2 * (y.shape[1] // 4)
+    worst = int(-1)
+    worst_w = wp.float64(tol)
+    i = int(0)
+    while i < m:
+        st = state[env, i]
+        if st != FREE and (st & STUCK) == 0 and lo[env, i] < hi[env, i]:
+            w = y[env, off + i]
+            if st == AT_LOW:
+                w = -w
+            if w > worst_w:
+                if w > _noise(a, x, env, i, m):
+                    worst_w = w
+                    worst = i
+        i += 1
+    return worst
 
 
 @wp.func
