@@ -41,20 +41,13 @@ def _coordinate_row(
     ja: BodyJointArrays,
     kin: Kin,
     rf: RowForm,
-    minv: wp.array3d(dtype=float),
     env: int,
     i: int,
-    n_gen: int,
     j: int,
     r: int,
 ) -> None:
-    """Row i's direction: body joint j's coordinate whose drive row is r (M^-1 g over the whole forest)."""
+    """Row i's direction: body joint j's coordinate whose drive row is r."""
     joint_row_direction(tree, jt, kin, rf.g, env, i, j, ja.row_wrench_a[env, r], ja.row_wrench_b[env, r])
-    for k in range(n_gen):
-        s = float(0.0)
-        for c in range(n_gen):
-            s += minv[env, k, c] * rf.g[env, i, c]
-        rf.minv_g[env, i, k] = s
 
 
 @wp.func
@@ -65,7 +58,6 @@ def _one_row(
     kin: Kin,
     dz: DeadzoneTable,
     rf: RowForm,
-    minv: wp.array3d(dtype=float),
     env: int,
     n_gen: int,
     z: int,
@@ -75,9 +67,9 @@ def _one_row(
 ) -> None:
     i = _new_row(rf, env, n_gen, SRC_DEADZONE, z, spring[0], spring[1], lo, hi)
     if dz.kind[z] == ON_DOF:
-        _add_dof(rf, minv, env, i, n_gen, tree.dof_gen[dz.dof[z]], 1.0)
+        _add_dof(rf, env, i, tree.dof_gen[dz.dof[z]], 1.0)
     else:
-        _coordinate_row(tree, jt, ja, kin, rf, minv, env, i, n_gen, dz.joint[z], dz.row[z])
+        _coordinate_row(tree, jt, ja, kin, rf, env, i, dz.joint[z], dz.row[z])
 
 
 @wp.func
@@ -88,7 +80,6 @@ def add_deadzone_rows(
     kin: Kin,
     dz: DeadzoneTable,
     rf: RowForm,
-    minv: wp.array3d(dtype=float),
     joint_q: wp.array2d(dtype=float),
     env: int,
     n_gen: int,
@@ -102,12 +93,8 @@ def add_deadzone_rows(
         else:
             q = ja.row_value[env, dz.row[z]]
         cap = p[4] * h
-        _one_row(
-            tree, jt, ja, kin, dz, rf, minv, env, n_gen, z, implicit_spring(p[2], p[3], p[0] - q, 0.0, h), 0.0, cap
-        )
-        _one_row(
-            tree, jt, ja, kin, dz, rf, minv, env, n_gen, z, implicit_spring(p[2], p[3], p[1] - q, 0.0, h), -cap, 0.0
-        )
+        _one_row(tree, jt, ja, kin, dz, rf, env, n_gen, z, implicit_spring(p[2], p[3], p[0] - q, 0.0, h), 0.0, cap)
+        _one_row(tree, jt, ja, kin, dz, rf, env, n_gen, z, implicit_spring(p[2], p[3], p[1] - q, 0.0, h), -cap, 0.0)
         if p[8] > 0.0 and q >= p[0] and q <= p[1]:
             cap2 = p[8] * h
             _one_row(
@@ -117,7 +104,6 @@ def add_deadzone_rows(
                 kin,
                 dz,
                 rf,
-                minv,
                 env,
                 n_gen,
                 z,

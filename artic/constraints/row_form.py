@@ -1,4 +1,4 @@
-"""One row form for everything the step solves: each kind's rows written as (g, M^-1 g, target, cfm, lo, hi,
+"""One row form for everything the step solves: each kind's rows written as (g, target, cfm, lo, hi,
 friction index), which the direct solver (solvers/direct.py) assembles into one bounded mixed LCP per env.
 
 A row i asks that, after the impulses lambda, its velocity g_i . v plus cfm_i lambda_i equals target_i, unless
@@ -71,7 +71,6 @@ class RowForm:
 
     count: wp.array(dtype=int)  # (E,)
     g: wp.array3d(dtype=float)  # (E, M, N) generalized direction
-    minv_g: wp.array3d(dtype=float)  # (E, M, N) M^-1 g: the velocity change per unit impulse
     target: wp.array2d(dtype=float)  # (E, M) [m/s or rad/s] target row velocity (ERP bias included)
     cfm: wp.array2d(dtype=float)  # (E, M) [velocity per impulse] compliance
     lo: wp.array2d(dtype=float)  # (E, M) [N s or N m s] lower bound (-inf: none)
@@ -95,7 +94,6 @@ def _new_row(
     k = int(0)
     while k < n_gen:  # a while loop: Warp's CPU code runs for-range loops with a runtime bound ~4x slower
         rf.g[env, i, k] = 0.0
-        rf.minv_g[env, i, k] = 0.0
         k += 1
     rf.target[env, i] = target
     rf.cfm[env, i] = cfm
@@ -111,23 +109,16 @@ def _new_row(
 
 
 @wp.func
-def _add_dof(rf: RowForm, minv: wp.array3d(dtype=float), env: int, i: int, n_gen: int, col: int, coef: float) -> None:
-    """g_i += coef e_col (and M^-1 g_i += coef M^-1 e_col)."""
+def _add_dof(rf: RowForm, env: int, i: int, col: int, coef: float) -> None:
+    """g_i += coef e_col."""
     rf.g[env, i, col] = rf.g[env, i, col] + coef
-    k = int(0)
-    while k < n_gen:
-        rf.minv_g[env, i, k] = rf.minv_g[env, i, k] + coef * minv[env, k, col]
-        k += 1
 
 
 @wp.func
-def _copy_dir(
-    rf: RowForm, env: int, i: int, n_gen: int, g: wp.array3d(dtype=float), minv_g: wp.array3d(dtype=float), src: int
-) -> None:
+def _copy_dir(rf: RowForm, env: int, i: int, n_gen: int, g: wp.array3d(dtype=float), src: int) -> None:
     k = int(0)
     while k < n_gen:
         rf.g[env, i, k] = g[env, src, k]
-        rf.minv_g[env, i, k] = minv_g[env, src, k]
         k += 1
 
 
@@ -193,7 +184,7 @@ def add_limit_row(
         i = _new_row(rf, env, n_gen, SRC_DOF_HIGH, r, target, 0.0, -wp.inf, 0.0)
     if i < 0:
         return 0
-    _add_dof(rf, sd.minv, env, i, n_gen, tree.dof_gen[d], 1.0)
+    _add_dof(rf, env, i, tree.dof_gen[d], 1.0)
     return 1
 
 
@@ -234,12 +225,12 @@ def add_dof_rows(
             if dp.dof_limits_are_forces[d] != 0:
                 bound *= h
             i = _new_row(rf, env, n_gen, SRC_DOF, r, spring[0], spring[1], -bound, bound)
-            _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+            _add_dof(rf, env, i, col, 1.0)
         elif kind == ROW_FRICTION_COEF:
             bound = sd.dof_friction_force[env, d] * h
             if bound > 0.0:
                 i = _new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 0.0, -bound, bound)
-                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+                _add_dof(rf, env, i, col, 1.0)
         elif kind == ROW_FRICTION:
             static = dp.dof_static_friction[d] * h
             if static > 0.0 or dp.dof_dynamic_friction[d] > 0.0:
@@ -247,10 +238,10 @@ def add_dof_rows(
                 rf.findex[env, i] = FRICTION_CONSTANT
                 rf.mu_static[env, i] = static
                 rf.mu_dynamic[env, i] = dp.dof_dynamic_friction[d] * h
-                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+                _add_dof(rf, env, i, col, 1.0)
             elif dp.dof_viscous_friction[d] > 0.0:  # viscous only (URDF damping): the damper takes this slot
                 i = _new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 1.0 / (dp.dof_viscous_friction[d] * h), -wp.inf, wp.inf)
-                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+                _add_dof(rf, env, i, col, 1.0)
         elif kind == ROW_LIMIT:
             cfm = sd.dof_soft_cfm[env, d]
             if cfm == SOFT_HARD:
@@ -271,7 +262,7 @@ def add_dof_rows(
                     i = _new_row(rf, env, n_gen, SRC_DOF, r, sd.dof_soft_target[env, d], cfm, 0.0, wp.inf)
                 else:
                     i = _new_row(rf, env, n_gen, SRC_DOF_HIGH, r, sd.dof_soft_target[env, d], cfm, -wp.inf, 0.0)
-                _add_dof(rf, sd.minv, env, i, n_gen, col, 1.0)
+                _add_dof(rf, env, i, col, 1.0)
     # the viscous part of a friction that also has a Coulomb part is a second row (step.direct_capacity counts a
     # slot for it); returns how many found no slot (the caller then falls back: never dropped silently)
     missing = int(0)
@@ -285,7 +276,7 @@ def add_dof_rows(
         ):
             if rf.count[env] < rf.cfm.shape[1]:
                 i = _new_row(rf, env, n_gen, SRC_DOF_VISCOUS, r, 0.0, 1.0 / (c * h), -wp.inf, wp.inf)
-                _add_dof(rf, sd.minv, env, i, n_gen, tree.dof_gen[d], 1.0)
+                _add_dof(rf, env, i, tree.dof_gen[d], 1.0)
             else:
                 missing += 1
     return missing
@@ -305,7 +296,7 @@ def add_velocity_limit(
         i = _new_row(rf, env, n_gen, SRC_VELOCITY_LIMIT, r, vmax, 0.0, -wp.inf, 0.0)
     else:
         i = _new_row(rf, env, n_gen, SRC_VELOCITY_LIMIT, r, -vmax, 0.0, 0.0, wp.inf)
-    _add_dof(rf, sd.minv, env, i, n_gen, tree.dof_gen[d], 1.0)
+    _add_dof(rf, env, i, tree.dof_gen[d], 1.0)
     return 1
 
 
@@ -343,7 +334,6 @@ def _tendon_rows(
             i = _new_row(rf, env, n_gen, SRC_COUPLING_LIMIT, k, 0.0, 0.0, 0.0, 0.0)
             for c in range(n_gen):
                 rf.g[env, i, c] = rf.g[env, first, c]
-                rf.minv_g[env, i, c] = rf.minv_g[env, first, c]
     elif limit[1] < 0.0:
         rf.count[env] = rf.count[env] - 1
         return
@@ -379,7 +369,7 @@ def add_coupling_rows(
             ls = sd.cpl_len[env, k]
             y_limit = spatial_limit_error(ls, cr.leaf_limit_low[item], cr.leaf_limit_high[item])
             first = _new_row(rf, env, n_gen, SRC_COUPLING, k, 0.0, 0.0, -wp.inf, wp.inf)
-            _copy_dir(rf, env, first, n_gen, sd.cpl_g, sd.cpl_minv_g, k)
+            _copy_dir(rf, env, first, n_gen, sd.cpl_g, k)
             # the row velocity g.v is the rate of (rest length - length)
             _tendon_rows(
                 rf,
@@ -404,7 +394,7 @@ def add_coupling_rows(
             for m in range(cr.ft_joint_count[t]):
                 u = cr.ft_joint_start[t] + m
                 length += cr.ftj_coef[u] * joint_q[env, cr.ftj_dof[u]]
-                _add_dof(rf, sd.minv, env, first, n_gen, tree.dof_gen[cr.ftj_dof[u]], cr.ftj_coef[u])
+                _add_dof(rf, env, first, tree.dof_gen[cr.ftj_dof[u]], cr.ftj_coef[u])
             y_limit = float(0.0)
             if length < cr.ft_limit_low[t]:
                 y_limit = length - cr.ft_limit_low[t]
@@ -444,7 +434,7 @@ def add_coupling_rows(
                     bias = h * kp / (h * kp + kd)
             target = -wp.clamp(bias * c / h, -max_speed, max_speed)
             i = _new_row(rf, env, n_gen, SRC_COUPLING, k, target, cfm, -wp.inf, wp.inf)
-            _copy_dir(rf, env, i, n_gen, sd.cpl_g, sd.cpl_minv_g, k)
+            _copy_dir(rf, env, i, n_gen, sd.cpl_g, k)
 
 
 @wp.func
@@ -465,7 +455,7 @@ def add_contact_rows(
                 hi = 0.0  # a soft contact whose surfaces do not overlap: no force (kept for the patch's layout)
             target = normal_target(ct, env, c, h, erp, position)
             i = _new_row(rf, env, n_gen, SRC_CONTACT, 3 * c, target, wp.max(cfm, 0.0), 0.0, hi)
-            _copy_dir(rf, env, i, n_gen, ct.g, ct.minv_g, 3 * c)
+            _copy_dir(rf, env, i, n_gen, ct.g, 3 * c)
         anchors = float(0.0)
         for c in range(c0, c1):
             anchors += float(ct.anchor[env, c])
@@ -477,7 +467,7 @@ def add_contact_rows(
                     drift = ct.anchor_error[env, c] * (-erp / h)
                 for s in range(2):
                     i = _new_row(rf, env, n_gen, SRC_CONTACT, 3 * c + 1 + s, drift[s], 0.0, 0.0, 0.0)
-                    _copy_dir(rf, env, i, n_gen, ct.g, ct.minv_g, 3 * c + 1 + s)
+                    _copy_dir(rf, env, i, n_gen, ct.g, 3 * c + 1 + s)
                     rf.findex[env, i] = first
                     rf.fcount[env, i] = c1 - c0
                     rf.mu_static[env, i] = mat[0] / anchors
@@ -492,7 +482,6 @@ def _copy_span(rf: RowForm, ja: BodyJointArrays, env: int, i: int, r: int, span:
         k = span[2 * part]
         while k < span[2 * part] + span[2 * part + 1]:
             rf.g[env, i, k] = ja.row_g[env, r, k]
-            rf.minv_g[env, i, k] = ja.row_minv_g[env, r, k]
             k += 1
 
 

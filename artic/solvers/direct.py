@@ -125,10 +125,10 @@ class DirectArrays:
 @wp.func
 def _minv_row(tree: Tree, minv: wp.array3d(dtype=float), rf: RowForm, da: DirectArrays, env: int, i: int, n_gen: int):
     """Row i's M^-1 g in float64 from M^-1's float32 entries, over its nonzero columns (da.nz) and each one's tree
-    block (M^-1 is block-diagonal, one block per tree). The rows' own M^-1 g (rf.minv_g) is float32: A built from
-    it is only symmetric positive semi-definite to ~1e-8 of its entries, which hides the difference between a
-    redundant row (pivot ~0) and a light body between heavy ones (pivot ~ the mass ratio); from these, a redundant
-    row's pivot is ~1e-16 of its entry (solvers/mlcp.py)."""
+    block (M^-1 is block-diagonal, one block per tree). The row kinds' own M^-1 g (contacts', loops') are float32: A
+    built from them is only symmetric positive semi-definite to ~1e-8 of its entries, which hides the difference
+    between a redundant row (pivot ~0) and a light body between heavy ones (pivot ~ the mass ratio); from these, a
+    redundant row's pivot is ~1e-16 of its entry (solvers/mlcp.py)."""
     k = int(0)
     while k < n_gen:
         da.minv_g64[env, i, k] = wp.float64(0.0)
@@ -215,13 +215,19 @@ def _build(
 
 
 @wp.func
+def _source(rf: RowForm, env: int, i: int) -> int:
+    """Row i's source as one number (kind + 16 index; the kinds are below 16), to match rows between solves."""
+    return rf.source_kind[env, i] + 16 * rf.source_index[env, i]
+
+
+@wp.func
 def _same_rows(rf: RowForm, da: DirectArrays, env: int, base: int, position: int) -> int:
     """How many leading rows the velocity solve shares with the position solve (the same source, so the same
     direction: the builders read the same state and v*). The position solve records its rows' sources (da.source)
     and shares none."""
     same = int(0)
     for i in range(base):
-        src = rf.source_kind[env, i] + 16 * rf.source_index[env, i]
+        src = _source(rf, env, i)
         if position != 0:
             da.source[env, i] = src
         elif same == i and i < da.source_count[env] and da.source[env, i] == src:
@@ -248,17 +254,16 @@ def _velocity(rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: in
 
 
 @wp.func
-def _warm_from_last_step(rf: RowForm, da: DirectArrays, env: int, base: int) -> int:
+def _warm_from_last_step(rf: RowForm, da: DirectArrays, env: int, base: int) -> None:
     """Start the position solve's rows 0..base-1 from the last step's impulses of the rows with the same source
     (0 where there is none), as PGS warm-starts its contacts: the active set is then mostly right from the start,
     and a step takes a pivot or two where a cold start takes one per row that ends clamped. Rows keep their order
-    from step to step except where rows come or go, so the search starts at the last match's offset. Returns base
-    (the rows whose impulses _build keeps)."""
+    from step to step except where rows come or go, so the search starts at the last match's offset."""
     n = da.last_count[env]
     shift = int(0)
     i = int(0)
     while i < base:
-        src = rf.source_kind[env, i] + 16 * rf.source_index[env, i]
+        src = _source(rf, env, i)
         da.x[env, i] = wp.float64(0.0)
         j = i + shift
         if j < 0 or j >= n or da.last_source[env, j] != src:
@@ -269,7 +274,6 @@ def _warm_from_last_step(rf: RowForm, da: DirectArrays, env: int, base: int) -> 
             da.x[env, i] = da.last_x[env, j]
             shift = j - i
         i += 1
-    return base
 
 
 @wp.func
@@ -279,7 +283,7 @@ def _remember_step(rf: RowForm, da: DirectArrays, env: int) -> None:
     i = int(0)
     while i < m:
         da.last_x[env, i] = da.x[env, i]
-        da.last_source[env, i] = rf.source_kind[env, i] + 16 * rf.source_index[env, i]
+        da.last_source[env, i] = _source(rf, env, i)
         i += 1
     da.last_count[env] = m
 
@@ -424,16 +428,16 @@ def _solve(
     add_coupling_rows(tree, dp, cr, sd, rf, joint_q, env, n_gen, h, PGS_ERP, position)
     if add_dof_rows(tree, dp, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP, position) != 0:
         return wp.vec4i(0, 0, 0, 0)
-    add_deadzone_rows(tree, jt, ja, kin, dz, rf, sd.minv, joint_q, env, n_gen, h)
+    add_deadzone_rows(tree, jt, ja, kin, dz, rf, joint_q, env, n_gen, h)
     base = rf.count[env]
     warm = wp.min(warm, base)
     if position != 0:
-        warm = _warm_from_last_step(rf, da, env, base)
+        _warm_from_last_step(rf, da, env, base)
+        warm = base  # _build keeps these impulses
     keep = _same_rows(rf, da, env, base, position)
     built = int(0)
     pivots = int(0)
     flags = int(0)
-    cap = da.cap[env]
     if position != 0:
         da.nfree[env] = -1  # a new A: no factor yet
     else:
@@ -442,10 +446,9 @@ def _solve(
         m = rf.count[env]
         _build(tree, sd.minv, rf, da, env, built, m, n_gen, warm, keep)
         built = m
-        new_cap = _regularization_cap(rf, env, m)
-        if new_cap != cap:  # the factor's regularization changed (lazy rows are hard: not between rounds)
+        cap = _regularization_cap(rf, env, m)
+        if cap != da.cap[env]:  # the factor's regularization changed (lazy rows are hard: not between rounds)
             da.nfree[env] = -1
-        cap = new_cap
         da.cap[env] = cap
         # a few friction passes first: a round that calls for lazy rows is solved again anyway
         res = solve_friction_lcp(

@@ -289,7 +289,7 @@ def build_direct(
 
     rf = RowForm()
     rf.count = z(e, wp.int32)
-    rf.g, rf.minv_g = z((e, m, n)), z((e, m, n))
+    rf.g = z((e, m, n))
     for name in ("target", "cfm", "lo", "hi", "mu_static", "mu_dynamic"):
         setattr(rf, name, z((e, m)))
     for name in ("findex", "fcount", "source_kind", "source_index"):
@@ -320,7 +320,7 @@ def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     (A and the Cholesky factor dominate: 16 M^2 bytes)."""
     m, n = max(capacity, 1), max(n_gen, 1)
     # + one float per deadzone controller
-    return 4 * (3 * m * n + 15 * m + n + 12) + 8 * (2 * m * m + m * n + 10 * m + 1)
+    return 4 * (2 * m * n + 15 * m + n + 12) + 8 * (2 * m * m + m * n + 10 * m + 1)
 
 
 # -- what they will take ---------------------------------------------------------------------------------------
