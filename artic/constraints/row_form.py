@@ -17,8 +17,9 @@ lambda_i sits at a bound (the ODE paper's three conditions). Every kind maps ont
   where PhysX splits it per tendon joint), and the limit as a one-sided implicit spring;
 * contact normal (target as constraints/contact_rows.py: speculative, restitution, or -erp s / h) with lambda >= 0, and
   two friction rows per anchor whose box is mu / anchors times the patch's normal impulse (the friction index);
-* joints between bodies (constraints/body_joint_rows.py): bilateral slots (hard with their bias, or soft), locks,
-  drives, ranges (hard like limits, or soft as two one-sided springs: a deadzone);
+* joints between bodies (constraints/body_joint_rows.py): bilateral slots and locks (hard, with their bias in the
+  position pass and half their direction's turn over the last step in the velocity pass, carried_row_target; or
+  soft), drives, ranges (hard like limits, or soft as two one-sided springs: a deadzone);
 * deadzone controllers (constraints/deadzone_rows.py): one-sided implicit springs at a band's edges, and a
   secondary target.
 Limit, velocity-limit and friction rows are hard (cfm 0): PhysX's link cfm only under-relaxes each Gauss-Seidel
@@ -35,6 +36,7 @@ from ..collision.contacts import ContactPoints
 from ..core.data import StepData
 from ..core.model import DRIVE_ACCELERATION, DRIVE_NONE, DofParams, Tree
 from ..math.dense import row_dot
+from .body_joint_report import ANGULAR_TOLERANCE, LINEAR_TOLERANCE
 from .body_joint_rows import (
     BODY_ROW_DRIVE,
     BODY_ROW_RANGE,
@@ -42,6 +44,7 @@ from .body_joint_rows import (
     ROW_ON,
     BodyJointArrays,
     BodyJointTable,
+    carried_row_target,
     hard_row_target,
 )
 from .contact_rows import ContactRows, normal_target, patch_end
@@ -531,6 +534,14 @@ def add_body_joint_rows(
     position: int,
 ) -> None:
     """The rows of the joints between bodies, each in its kind's form."""
+    # while every joint of the env is within the violation tolerances, the hard slots carry their directions' turn
+    # in the velocity pass; a joint beyond them is being pulled together (or cannot close), its turn is that of the
+    # correction, and the joints it moves would carry it on
+    held = int(1)
+    for j in range(jt.joint_count):
+        err = ja.error[env, j]
+        if err[0] > LINEAR_TOLERANCE or err[1] > ANGULAR_TOLERANCE:
+            held = 0
     for j in range(jt.joint_count):
         span = jt.joint_span[j]
         for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
@@ -573,9 +584,13 @@ def add_body_joint_rows(
                     if position != 0:
                         target = hard_row_target(coef, jt.row_slot[r], value, joint_erp, h)
                     i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, target, 0.0, -wp.inf, wp.inf)
+                    _copy_span(rf, ja, env, i, r, span)
+                    if position == 0 and held != 0:
+                        rate = velocity(rf, sd.gen_v0, env, i, n_gen)
+                        rf.target[env, i] = carried_row_target(jt.row_slot[r], rate, ja.row_rate[env, r])
                 else:
                     target = -coef[0] * value
                     if coef[3] != 0.0:  # MuJoCo-soft (body_joint_rows._mujoco_soft_coefficients)
                         target = coef[4]
                     i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, target, coef[1], -wp.inf, wp.inf)
-                _copy_span(rf, ja, env, i, r, span)
+                    _copy_span(rf, ja, env, i, r, span)

@@ -27,6 +27,7 @@ import warp as wp
 
 from ..collision.contacts import ContactPoints
 from ..constraints.body_joint_rows import (
+    BODY_ROW_DRIVE,
     BODY_ROW_RANGE,
     MAX_CORRECTION_LINEAR,
     ROW_ON,
@@ -109,6 +110,8 @@ class DirectArrays:
     y: wp.array2d(dtype=wp.float64)  # (E, 4M) the pivoting's step, the refinement's correction, w = A x - b,
     # the rows' regularization
     v_star: wp.array2d(dtype=float)  # (E, N) the unconstrained velocity
+    carried: wp.array2d(dtype=float)  # (E, N) the velocity the last direct step carried on (NaN after a fallback):
+    # a step that starts from another (a state written between steps, a PGS or TGS step) forgets ja.row_rate
     pivots: wp.array(dtype=int)  # (E,) pivots of the last step (both solves)
     rows: wp.array(dtype=int)  # (E,) rows of the last velocity solve
     complementarity: wp.array(dtype=float)  # (E,) largest violation of the conditions in the last step's solves
@@ -286,6 +289,42 @@ def _remember_step(rf: RowForm, da: DirectArrays, env: int) -> None:
         da.last_source[env, i] = _source(rf, env, i)
         i += 1
     da.last_count[env] = m
+
+
+@wp.func
+def _forget_slot_rates(jt: BodyJointTable, ja: BodyJointArrays, env: int) -> None:
+    r = int(0)
+    while r < jt.row_count:
+        ja.row_rate[env, r] = wp.nan
+        r += 1
+
+
+@wp.func
+def _remember_slot_rates(
+    jt: BodyJointTable, ja: BodyJointArrays, rf: RowForm, da: DirectArrays, sd: StepData, env: int, ok: int
+) -> None:
+    """Each hard slot's g.v with the velocity carried on (ja.row_rate), which the next velocity pass compares with
+    its turned direction's (carried_row_target); NaN for every other row, and for every row after a fallback."""
+    _forget_slot_rates(jt, ja, env)
+    if ok == 0:
+        return
+    i = int(0)
+    while i < rf.count[env]:
+        r = rf.source_index[env, i]
+        if rf.source_kind[env, i] == SRC_BODY_JOINT and rf.cfm[env, i] == 0.0 and rf.lo[env, i] == -wp.inf:
+            if rf.hi[env, i] == wp.inf and jt.row_kind[r] != BODY_ROW_DRIVE:  # a hard slot or lock
+                rate = float(0.0)
+                q = int(0)
+                while q < da.nnz[env, i]:
+                    k = da.nz[env, i, q]
+                    rate += rf.g[env, i, k] * sd.gen_v[env, k]
+                    q += 1
+                ja.row_rate[env, r] = rate
+        i += 1
+    k = int(0)
+    while k < sd.gen_v.shape[1]:
+        da.carried[env, k] = sd.gen_v[env, k]
+        k += 1
 
 
 @wp.func
@@ -625,6 +664,8 @@ def direct_solve(
     """Position solve (sd.gen_vpos), then velocity solve (sd.gen_v); PGS for this env if either fails."""
     for k in range(n_gen):
         da.v_star[env, k] = sd.gen_v[env, k]
+        if sd.gen_v0[env, k] != da.carried[env, k]:  # not the velocity the last direct step carried (or NaN)
+            _forget_slot_rates(jt, ja, env)
     res = _solve(
         tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1, 0
     )
@@ -671,9 +712,11 @@ def direct_solve(
         da.fallback_count[env] = da.fallback_count[env] + 1
         for k in range(n_gen):
             sd.gen_v[env, k] = da.v_star[env, k]
+        _remember_slot_rates(jt, ja, rf, da, sd, env, 0)
         pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel)
         return
     da.fallback[env] = 0
     _remember_step(rf, da, env)
     _bound_correction(sd, env, n_gen, rows_energy)
+    _remember_slot_rates(jt, ja, rf, da, sd, env, 1)
     _write_back(rf, da, sd, ct, ja, env)

@@ -306,6 +306,7 @@ def build_direct(
     da.cap = z(e, d)
     da.last_x, da.last_source, da.last_count = z((e, m), d), z((e, m), wp.int32), z(e, wp.int32)
     da.v_star = z((e, n))
+    da.carried = wp.full((e, n), np.nan, dtype=wp.float32, device=device)
     for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count"):
         setattr(da, name, z(e, wp.int32))
     da.complementarity = z(e)
@@ -320,7 +321,7 @@ def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     (A and the Cholesky factor dominate: 16 M^2 bytes)."""
     m, n = max(capacity, 1), max(n_gen, 1)
     # + one float per deadzone controller
-    return 4 * (2 * m * n + 15 * m + n + 12) + 8 * (2 * m * m + m * n + 10 * m + 1)
+    return 4 * (2 * m * n + 15 * m + 2 * n + 12) + 8 * (2 * m * m + m * n + 10 * m + 1)
 
 
 # -- what they will take ---------------------------------------------------------------------------------------

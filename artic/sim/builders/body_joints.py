@@ -176,6 +176,7 @@ def build_body_joint_arrays(
     a.row_minv_g = z((e, row_count, n_gen))
     for name in ("row_r", "row_value", "row_dq", "row_lambda", "row_lambda2"):
         setattr(a, name, z((e, row_count)))
+    a.row_rate = wp.full((e, row_count), np.nan, dtype=float, device=device)
     a.row_active = z((e, row_count), int)
     a.row_coef = z((e, row_count), vec5)
     a.row_ortho = z((e, row_count), vec6)
