@@ -290,9 +290,13 @@ class StepWarnings:
         for block in blocks:
             if block.direct is None:
                 continue
-            fell_back = block.direct[1].fallback.numpy()  # only this array: the whole report costs ~50 us a step
-            if not fell_back.any():
+            flag = block.fallback_host  # the step's flag first: the whole report costs ~50 us a step
+            if flag is None:
+                flag = block.direct[1].any_fallback.numpy()
+            if flag[0] == 0:
                 continue
+            block.direct[1].any_fallback.zero_()
+            fell_back = block.direct[1].fallback.numpy()
             now = time.monotonic()
             if now - self._fallback_warned_at >= FALLBACK_WARN_INTERVAL:
                 self._fallback_warned_at = now

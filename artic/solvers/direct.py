@@ -121,6 +121,7 @@ class DirectArrays:
     budget_hit: wp.array(dtype=int)  # (E,) 1 if a solve of the last step spent its pivot budget (kept if accurate)
     fallback: wp.array(dtype=int)  # (E,) 1 if the last step fell back to PGS
     fallback_count: wp.array(dtype=int)  # (E,) steps that fell back since the scene was built
+    any_fallback: wp.array(dtype=int)  # (1,) raised by a step in which any env fell back, lowered by the host
     pivot_limit: int  # most pivots of one solve (0: automatic, 4 m + 16; Scene.direct_pivot_limit)
     deadzone_impulse: wp.array2d(dtype=float)  # (E, Z) each deadzone controller's impulse in the last step [N s]
 
@@ -587,17 +588,22 @@ def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: ContactRows, ja
 
 
 @wp.func
-def _bilateral_residual(rf: RowForm, v: wp.array2d(dtype=float), env: int, n_gen: int) -> float:
+def _bilateral_residual(rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: int) -> float:
     """The largest |g.v - target| over the hard bilateral rows (no bounds, no compliance): zero when the position
     solve met them, and what it could not meet when they contradict each other (the complementarity of the
-    regularized problem stays small then)."""
+    regularized problem stays small then). Over each row's nonzero columns (da.nz)."""
     worst = float(0.0)
-    for i in range(rf.count[env]):
+    i = int(0)
+    while i < rf.count[env]:
         if rf.cfm[env, i] == 0.0 and rf.lo[env, i] == -wp.inf and rf.hi[env, i] == wp.inf:
             s = float(0.0)
-            for k in range(n_gen):
+            q = int(0)
+            while q < da.nnz[env, i]:
+                k = da.nz[env, i, q]
                 s += rf.g[env, i, k] * v[env, k]
+                q += 1
             worst = wp.max(worst, wp.abs(s - rf.target[env, i]))
+        i += 1
     return worst
 
 
@@ -622,17 +628,23 @@ def _bound_correction(sd: StepData, env: int, n_gen: int, rows_energy: float) ->
     dependent (a loop that cannot close, stretched towards its singular pose) give corrections of any size for
     capped targets (velocity ~ target^2 / regularization); PhysX bounds a correction per body (max depenetration),
     this bounds it per mechanism."""
-    e = float(0.0)
+    # small corrections pass whatever their energy: a chain of mass ratio 1000 couples its rows so that the exact
+    # correction takes 1000 times the rows' energy, for errors of micrometres (and d^T M d, O(N^2), is only formed
+    # for a fast one)
     fastest = float(0.0)
+    i = int(0)
+    while i < n_gen:
+        fastest = wp.max(fastest, wp.abs(sd.gen_vpos[env, i] - sd.gen_v[env, i]))
+        i += 1
+    if fastest <= MAX_CORRECTION_LINEAR:
+        return
+    e = float(0.0)
     for i in range(n_gen):
         s = float(0.0)
         for k in range(n_gen):
             s += sd.mass_matrix[env, i, k] * (sd.gen_vpos[env, k] - sd.gen_v[env, k])
         e += (sd.gen_vpos[env, i] - sd.gen_v[env, i]) * s
-        fastest = wp.max(fastest, wp.abs(sd.gen_vpos[env, i] - sd.gen_v[env, i]))
-    # small corrections pass whatever their energy: a chain of mass ratio 1000 couples its rows so that the exact
-    # correction takes 1000 times the rows' energy, for errors of micrometres
-    if fastest > MAX_CORRECTION_LINEAR and e > CORRECTION_MARGIN * rows_energy:
+    if e > CORRECTION_MARGIN * rows_energy:
         f = wp.sqrt(CORRECTION_MARGIN * rows_energy / e)
         for i in range(n_gen):
             sd.gen_vpos[env, i] = sd.gen_v[env, i] + f * (sd.gen_vpos[env, i] - sd.gen_v[env, i])
@@ -672,14 +684,14 @@ def direct_solve(
     pivots = res[0]
     flags = res[2]
     ok = res[1]
-    da.bilateral_residual[env] = _bilateral_residual(rf, sd.gen_v, env, n_gen)
+    da.bilateral_residual[env] = _bilateral_residual(rf, da, sd.gen_v, env)
     err = float(0.0)
     if ok != 0 and (flags & BUDGET_HIT) != 0:
         # a position solve that spent its pivot budget integrates the positions with its last feasible point:
         # only if that is a solution (an exact solve of redundant rows with inconsistent ERP targets, a four-bar's,
         # leaves a residual that is the regularized problem's answer, and is kept)
         m0 = rf.count[env]
-        err = float(complementarity_error(da.a, da.b, da.lo, da.hi, da.x, da.state, da.y, env, m0))
+        err = float(complementarity_error(da.a, da.b, da.lo, da.hi, da.x, da.state, da.y, env, m0, 0))
         if err > FAILED_TOLERANCES * float(lcp_tolerance(da.b, env, m0)):
             ok = 0
     rows_energy = float(0.0)
@@ -702,7 +714,8 @@ def direct_solve(
     da.budget_hit[env] = (flags & BUDGET_HIT) // BUDGET_HIT
     if ok != 0:
         m = rf.count[env]
-        err = wp.max(err, float(complementarity_error(da.a, da.b, da.lo, da.hi, da.x, da.state, da.y, env, m)))
+        fresh = int((res[2] & BUDGET_HIT) == 0)  # the velocity solve ended SOLVED: its w is A x - b afresh
+        err = wp.max(err, float(complementarity_error(da.a, da.b, da.lo, da.hi, da.x, da.state, da.y, env, m, fresh)))
         if err > FAILED_TOLERANCES * float(lcp_tolerance(da.b, env, m)):
             ok = 0  # float32 could not resolve it (the guide's finger with kp 1e8: 18 rad/s): not a solution
     da.complementarity[env] = err
@@ -710,6 +723,7 @@ def direct_solve(
         da.last_count[env] = 0
         da.fallback[env] = 1
         da.fallback_count[env] = da.fallback_count[env] + 1
+        da.any_fallback[0] = 1  # every writer stores the same value: no atomics needed
         for k in range(n_gen):
             sd.gen_v[env, k] = da.v_star[env, k]
         _remember_slot_rates(jt, ja, rf, da, sd, env, 0)

@@ -9,7 +9,8 @@ Redundant rows (a four-bar's over-constrained loop, two contacts that say the sa
 loop near its toggle point makes it nearly so. Only such rows are regularized: a row whose Cholesky pivot (what is
 left of its diagonal entry after the free rows before it) is below SMALL_PIVOT_REL of the entry, and whose direction
 g_i the same combination of those rows' directions reproduces to GEOMETRIC_REL, is dependent, and its diagonal is
-raised by REG_REL of the entry (capped by the caller below the problem's smallest compliance, solvers/direct.py). A
+raised by REG_REL of the entry (capped by the caller below the problem's smallest compliance, solvers/direct.py),
+unless its pivot is already EXPLAINED times that: compliant rows before it make it (a limit under a stiff drive). A
 small pivot whose direction is not reproduced comes from the masses (a 1 kg body between 1e6 kg ones: 1e-6 of its
 entry) and is solved exactly: a uniform regularization (1e-5 of every entry, as this solver had) made such a chain
 carry a twentieth of its weight and fall back on every step, while a threshold on the pivot alone cannot tell the
@@ -39,6 +40,8 @@ DEPENDENT_REL = wp.constant(wp.float64(1.0e-8))  # without the rows' directions:
 SMALL_PIVOT_REL = wp.constant(wp.float64(1.0e-4))  # with them: a pivot below this fraction of A_ii is looked at
 GEOMETRIC_REL = wp.constant(wp.float64(1.0e-2))  # and the row is dependent if the same combination of the rows
 # before it leaves less than this fraction of its direction g_i
+EXPLAINED = wp.constant(wp.float64(100.0))  # a dependent row whose pivot is this many times the regularization
+# it would get needs none: the compliance of the rows it depends on already holds its pivot there
 FLOOR_REL = wp.constant(wp.float64(1.0e-7))  # smallest Cholesky pivot relative to its (regularized) diagonal entry
 FLOOR_ABS = wp.constant(wp.float64(1.0e-20))
 
@@ -182,6 +185,8 @@ def append_row(
             dependent = t < DEPENDENT_REL * diag
         if dependent or not wp.isfinite(rho):
             reg = wp.min(REG_REL * diag, reg_cap)
+            if t > EXPLAINED * reg:  # compliant rows before it make its pivot (a limit under a stiff drive)
+                reg = wp.float64(0.0)
     y[env, 3 * (y.shape[1] // 4) + i] = reg
     pivot = t + reg
     floor = wp.max(wp.min(FLOOR_REL * diag, wp.float64(0.1) * reg), FLOOR_ABS)

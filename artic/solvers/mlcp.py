@@ -25,9 +25,10 @@ by appended rows, start from the last free set and only the rows whose state cha
 
 Numerics: float64 throughout (the step's rows are float32; their impulses are not: a limit holding a stiff drive
 carries ~1e6 N m s, where float32's 6e-8 alone is ~1 rad/s of joint velocity). The free set's factor, and which rows
-of it are regularized as dependent on the others, is solvers/free_factor.py. Once the active set would be final,
-REFINE_PASSES passes of iterative refinement against the unregularized A_FF remove the regularization's error from
-every direction A_FF resolves; only a (nearly) redundant direction keeps its compliance.
+of it are regularized as dependent on the others, is solvers/free_factor.py. On the passes that may end the solve
+(the first, and once the active set would be final), up to REFINE_PASSES passes of iterative refinement against the
+unregularized A_FF remove the regularization's error (and the factor's rounding) from every direction A_FF resolves,
+until the residual is below REFINED of the tolerance; only a (nearly) redundant direction keeps its compliance.
 A pass count beyond MAX_PIVOTS_PER_ROW * m + 16 (or the caller's pivot limit) ends the solve at its last feasible
 point (BUDGET_SPENT: rounding can make a degenerate problem cycle); a non-finite value is a failure. The caller
 judges the first by its complementarity error and falls back to projected Gauss-Seidel on failure, counted
@@ -59,7 +60,8 @@ SOLVED = wp.constant(1)
 BUDGET_SPENT = wp.constant(3)
 UNSETTLED = wp.constant(1)  # flags of solve_friction_lcp
 BUDGET_HIT = wp.constant(2)
-REFINE_PASSES = wp.constant(2)  # iterative refinement passes after each free-set solve
+REFINE_PASSES = wp.constant(2)  # iterative refinement passes after each free-set solve, at most
+REFINED = wp.constant(wp.float64(1.0e-3))  # they end once the free rows' residual is below this share of the tolerance
 MAX_PIVOTS_PER_ROW = wp.constant(4)
 TOL_REL = wp.constant(wp.float64(1.0e-5))  # complementarity tolerance on w, relative to the largest |b_i|
 FLOOR_W = wp.constant(wp.float64(1.0e-7))  # [m/s or rad/s] the tolerance's floor
@@ -103,6 +105,7 @@ def _free_step(
     env: int,
     nf: int,
     refine: int,
+    tol: wp.float64,
 ) -> None:
     """y[:nf] = d, the step from x_F to the free set's solution y_F = (A_FF + R)^-1 (b_F - A_FC x_C) (R the
     dependent rows' regularization, y's fourth part): since b_F - A_FC x_C = A_FF x_F - w_F, d = -(A_FF + R)^-1 (w_F
@@ -110,8 +113,9 @@ def _free_step(
     unregularized A_FF follow: d += (A_FF + R)^-1 (-w_F - A_FF d), in float64 (y's second part holds the
     correction). They remove the regularization's error in every direction A_FF resolves (the compliance REG_REL
     A_ii would otherwise give a hard row: a limit holding 1e3 N m s against a stiff drive yields by REG_REL A_ii
-    lambda), while a redundant direction, which A_FF does not resolve, gains at most another regularized share of
-    its residual per pass."""
+    lambda), and the factor's rounding where A is ill-conditioned (a 1:1000 stack), while a redundant direction,
+    which A_FF does not resolve, gains at most another regularized share of its residual per pass. A pass whose
+    residual is below REFINED tol ends them (no row regularized, A well-conditioned: one residual, no solve)."""
     c = y.shape[1] // 4
     off = 2 * c
     k = int(0)
@@ -123,10 +127,15 @@ def _free_step(
     if refine != 0:
         for _pass in range(REFINE_PASSES):
             k = int(0)
+            largest = wp.float64(0.0)
             while k < nf:
                 i = free[env, k]
-                y[env, c + k] = -y[env, off + i] - dot_free(a, env, i, free, y, nf)
+                r = -y[env, off + i] - dot_free(a, env, i, free, y, nf)
+                y[env, c + k] = r
+                largest = wp.max(largest, wp.abs(r))
                 k += 1
+            if largest <= REFINED * tol:
+                return
             substitute(chol, y, env, nf, c)
             k = int(0)
             while k < nf:
@@ -209,7 +218,10 @@ def solve_box_lcp(
     if pivot_limit > 0:
         max_passes = wp.min(max_passes, pivot_limit)
     pivots = int(0)
-    refine = int(0)  # refinement only from the pass that would end the solve: it moves no active set, only values
+    # refinement on the passes that may end the solve: it moves no active set, only values. The first pass is
+    # refined (a warm start's active set is usually final: one refined pass, not an unrefined one and a refined
+    # one); if it pivots, the passes go unrefined until one would end the solve, and refined from then on
+    refine = int(1)
     nf = sync_factor(a, state, chol, free, nfree, y, g, env, m, reg_cap)
     _compute_w(a, b, x, y, env, m)
     released = int(-1)  # the row the last pass released
@@ -217,7 +229,7 @@ def solve_box_lcp(
     budget = max_passes
     while budget > 0:
         budget -= 1
-        _free_step(a, x, chol, free, y, env, nf, refine)
+        _free_step(a, x, chol, free, y, env, nf, refine, tol)
         alpha = wp.float64(1.0)
         block = int(-1)
         block_at = int(-1)
@@ -256,6 +268,8 @@ def solve_box_lcp(
             nf = _clamp(a, x, y, lo, hi, state, chol, free, env, m, nf, block, block_at, block_state, stuck)
             nfree[env] = nf
             released = -1
+            if pivots == 0:
+                refine = 0
             pivots += 1
             continue
         if refine != 0:
@@ -289,6 +303,8 @@ def solve_box_lcp(
         released = worst
         nf = append_row(a, chol, free, y, g, env, nf, worst, reg_cap)
         nfree[env] = nf
+        if pivots == 0:
+            refine = 0
         pivots += 1
     _unstick(state, env, m)
     return wp.vec3i(pivots, BUDGET_SPENT, 0)
@@ -365,16 +381,30 @@ def _unstick(state: wp.array2d(dtype=int), env: int, m: int) -> None:
 
 @wp.func
 def complementarity_error(
-    a: Mat64, b: Vec64, lo: Vec64, hi: Vec64, x: Vec64, state: wp.array2d(dtype=int), y: Vec64, env: int, m: int
+    a: Mat64,
+    b: Vec64,
+    lo: Vec64,
+    hi: Vec64,
+    x: Vec64,
+    state: wp.array2d(dtype=int),
+    y: Vec64,
+    env: int,
+    m: int,
+    fresh: int,
 ) -> wp.float64:
     """The largest violation of the conditions at x: for each row, the smallest of |w_i| (it could be free), how far
     w_i < 0 at lo or w_i > 0 at hi, and how far x_i lies outside [lo_i, hi_i]. A free dependent row is a row of
     compliance R_i (its regularization, y's fourth part), so its |w_i| counts beyond R_i |x_i| only: a loop at its
-    toggle point leaves ~1e-4 m/s there by design. [m/s or rad/s, or impulse units for the bounds]"""
+    toggle point leaves ~1e-4 m/s there by design. With `fresh`, w is read from y's third part, which a solve that
+    ended SOLVED computed afresh from x (A x - b, as here); otherwise it is computed. [m/s or rad/s, or impulse
+    units for the bounds]"""
     err = wp.float64(0.0)
     c = 3 * (y.shape[1] // 4)
-    for i in range(m):
-        w = wp.float64(_residual(a, b, x, env, i, m))
+    i = int(0)
+    while i < m:
+        w = y[env, 2 * (y.shape[1] // 4) + i]
+        if fresh == 0:
+            w = _residual(a, b, x, env, i, m)
         xi = x[env, i]
         e = wp.abs(w)
         if state[env, i] == FREE:
@@ -388,6 +418,7 @@ def complementarity_error(
             e = wp.min(e, wp.max(w, wp.float64(0.0)))
         e = wp.max(e, wp.max(lo[env, i] - xi, xi - hi[env, i]))
         err = wp.max(err, e)
+        i += 1
     return err
 
 

@@ -37,6 +37,7 @@ def _solve_kernel(
     mu_d: wp.array2d(dtype=float),
     sizes: wp.array(dtype=int),
     friction: int,
+    reg_cap: wp.float64,
     out: wp.array2d(dtype=wp.float64),
 ):
     env = wp.tid()
@@ -60,7 +61,7 @@ def _solve_kernel(
             mu_d,
             env,
             m,
-            wp.float64(1.0e30),
+            reg_cap,
             0,
             MAX_FRICTION_PASSES,
         )
@@ -87,16 +88,17 @@ def _solve_kernel(
             mu_d,
             env,
             m,
-            wp.float64(1.0e30),
+            reg_cap,
             0,
             0,
         )
         out[env, 0] = wp.float64(res2[0])
         out[env, 1] = wp.float64(res2[1])
-    out[env, 2] = complementarity_error(a, b, lo, hi, x, state, y, env, m)
+    out[env, 2] = complementarity_error(a, b, lo, hi, x, state, y, env, m, 0)
 
 
-def _run(problems, friction=False):
+def _run(problems, friction=False, reg_cap=1.0e30, directions=None):
+    """Solve each problem in its own env: (x, out, lo, hi, y). directions: (E, M, N) rows' g (zeros: none)."""
     e = len(problems)
     a = np.zeros((e, M, M), np.float64)
     b = np.zeros((e, M), np.float64)
@@ -119,7 +121,9 @@ def _run(problems, friction=False):
             mu[k, :m] = p["mu"]
     arrays = [wp.array(v, dtype=wp.float64) for v in (a, b, lo, hi)]
     x = wp.zeros((e, M), dtype=wp.float64)
+    y = wp.zeros((e, 4 * M), dtype=wp.float64)
     out = wp.zeros((e, 4), dtype=wp.float64)
+    g = np.zeros((e, M, 1), np.float32) if directions is None else directions
     wp.launch(
         _solve_kernel,
         e,
@@ -130,19 +134,20 @@ def _run(problems, friction=False):
             wp.zeros((e, M, M), dtype=wp.float64),
             wp.zeros((e, M), dtype=int),
             wp.full(e, -1, dtype=int),
-            wp.zeros((e, 4 * M), dtype=wp.float64),
-            wp.zeros((e, M, 1), dtype=float),  # no directions: dependent rows by their pivots alone
+            y,
+            wp.array(g, dtype=float),  # zeros: no directions, dependent rows by their pivots alone
             wp.array(findex, dtype=int),
             wp.array(fcount, dtype=int),
             wp.array(mu, dtype=float),
             wp.array(mu, dtype=float),
             wp.array(sizes, dtype=int),
             int(friction),
+            wp.float64(reg_cap),
             out,
         ],
         device="cpu",
     )
-    return x.numpy(), out.numpy(), arrays[2].numpy(), arrays[3].numpy()
+    return x.numpy(), out.numpy(), arrays[2].numpy(), arrays[3].numpy(), y.numpy()
 
 
 def _random_problem(rng, m, rank_deficient=False):
@@ -173,7 +178,7 @@ def test_random_problems_meet_the_conditions_and_equal_a_float64_solution():
     of the equivalent box QP (min 1/2 l'Al - b'l) to 1e-3 of the largest impulse."""
     rng = np.random.default_rng(7)
     problems = [_random_problem(rng, int(rng.integers(1, M + 1))) for _ in range(200)]
-    x, out, _, _ = _run(problems)
+    x, out, _, _, _ = _run(problems)
     assert np.all(out[:, 1] == 1), f"{int((out[:, 1] != 1).sum())} problems not solved"
     for k, p in enumerate(problems):
         m = len(p["b"])
@@ -196,7 +201,7 @@ def test_rank_deficient_problems_are_solved_with_the_regularization_floor():
     # consistent right-hand sides: b in A's range, as rows describing one motion twice are
     for p in problems:
         p["b"] = p["A"] @ rng.normal(size=len(p["b"]))
-    x, out, _, _ = _run(problems)
+    x, out, _, _, _ = _run(problems)
     assert np.all(out[:, 1] == 1)
     for k, p in enumerate(problems):
         m = len(p["b"])
@@ -231,7 +236,7 @@ def test_friction_boxes_follow_the_normal_impulses():
     tolerance) and the conditions hold for those boxes."""
     rng = np.random.default_rng(3)
     problems = [_friction_problem(rng, int(rng.integers(1, M // 3 + 1))) for _ in range(150)]
-    x, out, _lo, _hi = _run(problems, friction=True)
+    x, out, _lo, _hi, _ = _run(problems, friction=True)
     assert np.all(out[:, 1] == 1)  # no solve failed
     assert np.all(out[:, 3] != 2) and np.all(out[:, 3] != 3)  # nor spent its pivot budget
     settled = out[:, 3] == 0
@@ -277,8 +282,29 @@ def test_a_single_soft_row_is_the_implicit_spring(seed):
             }
         )
         expect.append(h * -(d * v + k * xx + h * k * v) / (1 + h * d / mass + h * h * k / mass))
-    x, _out, _, _ = _run(problems)
+    x, _out, _, _, _ = _run(problems)
     np.testing.assert_allclose(x[:, 0], expect, rtol=1e-5)
+
+
+def test_a_limit_under_a_stiff_drive_is_solved_exactly_without_regularization():
+    """Closed form: one dof of response r = 2 (1 / kg), a drive row of compliance c = 1e-7 asking for +1 m/s within
+    a box of +-10 N s, and a limit row along the same direction holding the dof at 0 m/s (lambda <= 0). Exact answer:
+    the drive at its bound, 10, and the limit carrying -10, the dof still (the drive's own w, 10 c - 1, is negative
+    at its upper bound, as the conditions ask). Appended after the drive, the limit's pivot r c / (r + c) ~ c is
+    below 1e-4 of its entry and its direction is the drive's, so by pivot and direction it is "dependent"; but the
+    drive's compliance already makes that pivot, 1e3 times the regularization the cap (1e-3 c) would give, so the row
+    is left unregularized (y's fourth part 0: free_factor.EXPLAINED) and needs no refinement."""
+    r, c = 2.0, 1.0e-7
+    a = np.array([[r + c, r], [r, r]])
+    b = np.array([1.0, 0.0])
+    problem = {"A": a, "b": b, "lo": np.array([-10.0, -np.inf]), "hi": np.array([10.0, 0.0])}
+    directions = np.zeros((1, M, 1), np.float32)
+    directions[0, :2, 0] = 1.0
+    x, out, _, _, y = _run([problem], reg_cap=1.0e-3 * c, directions=directions)
+    assert out[0, 1] == 1
+    assert np.all(y[0, 3 * M : 3 * M + 2] == 0.0)  # no row regularized
+    np.testing.assert_allclose(x[0, :2], [10.0, -10.0], rtol=1e-12)
+    _check_conditions(a, b, problem["lo"], problem["hi"], x[0, :2], 1e-9)
 
 
 def test_the_solver_compiles_for_cuda(tmp_path):

@@ -310,6 +310,7 @@ def build_direct(
     for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count"):
         setattr(da, name, z(e, wp.int32))
     da.complementarity = z(e)
+    da.any_fallback = z(1, wp.int32)
     da.bilateral_residual = z(e)
     da.deadzone_impulse = z((e, max(deadzones, 1)))
     da.pivot_limit = 0

@@ -109,7 +109,6 @@ def test_tgs_holds_a_fast_spinning_hinge_on_its_pin():
     assert 0.02 < direct[0] < 0.035  # the single-step chord drift, documented in docs/joints.md
 
 
-
 def test_direct_keeps_a_spinning_hinge_turning():
     """A hinge turning 0.1 rad per step (10 rad/s at dt = 10 ms, 0.25 m lever, no gravity) for 200 steps. Projected
     onto the pin's rows as they are at the start of each step, the velocity loses a share (0.1)^2 / 2 of its energy
@@ -126,6 +125,7 @@ def test_direct_keeps_a_spinning_hinge_turning():
     assert 0.985 < direct[1] / start < 1.001
     assert tgs[1] / start > 0.995
     assert direct[0] == pytest.approx(pgs[0], abs=1e-4) and direct[0] < 1.5e-3
+
 
 # -- the violation status (issue 27, item 1) ---------------------------------------------------------------------
 
