@@ -132,8 +132,7 @@ class BodyJointArrays:
     row_minv_g: wp.array3d(dtype=float)  # (E, R, N) M^-1 g
     row_r: wp.array2d(dtype=float)  # (E, R) response g^T M^-1 g
     row_value: wp.array2d(dtype=float)  # (E, R) error, coordinate, or coordinate - lock value at the step start
-    row_rate: wp.array2d(dtype=float)  # (E, R) a hard slot's g.v at the end of the last direct step (its direction
-    # then, the velocity carried on) [m/s or rad/s]; NaN where there is none (carried_row_target)
+    row_rate: wp.array2d(dtype=float)  # (E, R) a hard slot's g.v after the last direct step; NaN: none (row_form)
     row_dq: wp.array2d(dtype=float)  # (E, R) value change over the TGS substeps so far
     row_active: wp.array2d(dtype=int)  # (E, R) ROW_OFF / ROW_ON / ROW_LOCKED this step
     row_coef: wp.array2d(dtype=vec5)  # (E, R) drive coefficients, or (beta, gamma, erp) of the other rows
@@ -311,26 +310,6 @@ def hard_row_target(coef: vec5, slot: int, phi: float, erp: float, h: float) -> 
     if slot < 3:
         cap = MAX_CORRECTION_ANGULAR
     return wp.clamp(-bias * phi / h, -cap, cap)
-
-
-@wp.func
-def carried_row_target(slot: int, rate: float, last_rate: float) -> float:
-    """The velocity a hard row asks for in the direct solver's velocity pass: half of what the turn of its direction
-    over the last step added to its velocity, -(g_n . v_n - g_(n-1) . v_n) / 2, with v_n the velocity the step
-    started from (`rate` = g_n . v_n) and g_(n-1) . v_n what the last step left it at (`last_rate`, row_rate).
-    Projecting onto the start-of-step rows (target 0) makes the velocity tangent to the constraint where the step
-    begins, and the next step's rows, turned by h w, take a share (h w)^2 / 2 of the energy each step: a loop loses
-    its energy at first order in h. Asking for half the turn, extrapolated, leaves the velocity tangent at the middle
-    of the next step, as a symplectic (RATTLE-like) projection does, and a rigid loop keeps its energy to second
-    order (docs/solvers.md, "Energy"). From velocities, not from the position errors' drift (h^2 w^2 r / 2, below
-    float32's resolution of a pose at 1 ms steps). 0 without a last rate (the first step, a row just switched on,
-    after a fallback); at most the correction cap."""
-    if not wp.isfinite(last_rate):
-        return 0.0
-    cap = MAX_CORRECTION_LINEAR
-    if slot < 3:
-        cap = MAX_CORRECTION_ANGULAR
-    return wp.clamp(0.5 * (last_rate - rate), -cap, cap)
 
 
 @wp.func

@@ -40,11 +40,12 @@ from .body_joint_report import ANGULAR_TOLERANCE, LINEAR_TOLERANCE
 from .body_joint_rows import (
     BODY_ROW_DRIVE,
     BODY_ROW_RANGE,
+    MAX_CORRECTION_ANGULAR,
+    MAX_CORRECTION_LINEAR,
     ROW_OFF,
     ROW_ON,
     BodyJointArrays,
     BodyJointTable,
-    carried_row_target,
     hard_row_target,
 )
 from .contact_rows import ContactRows, normal_target, patch_end
@@ -519,6 +520,26 @@ def add_body_joint_range_row(
         rf.lo[env, i] = -wp.inf
         rf.source_kind[env, i] = SRC_BODY_JOINT_HIGH
     return 1
+
+
+@wp.func
+def carried_row_target(slot: int, rate: float, last_rate: float) -> float:
+    """The velocity a hard row asks for in the direct solver's velocity pass: half of what the turn of its direction
+    over the last step added to its velocity, -(g_n . v_n - g_(n-1) . v_n) / 2, with v_n the velocity the step
+    started from (`rate` = g_n . v_n) and g_(n-1) . v_n what the last step left it at (`last_rate`, row_rate).
+    Projecting onto the start-of-step rows (target 0) makes the velocity tangent to the constraint where the step
+    begins, and the next step's rows, turned by h w, take a share (h w)^2 / 2 of the energy each step: a loop loses
+    its energy at first order in h. Asking for half the turn, extrapolated, leaves the velocity tangent at the middle
+    of the next step, as a symplectic (RATTLE-like) projection does, and a rigid loop keeps its energy to second
+    order (docs/solvers.md, "Energy"). From velocities, not from the position errors' drift (h^2 w^2 r / 2, below
+    float32's resolution of a pose at 1 ms steps). 0 without a last rate (the first step, a row just switched on,
+    after a fallback); at most the correction cap."""
+    if not wp.isfinite(last_rate):
+        return 0.0
+    cap = MAX_CORRECTION_LINEAR
+    if slot < 3:
+        cap = MAX_CORRECTION_ANGULAR
+    return wp.clamp(0.5 * (last_rate - rate), -cap, cap)
 
 
 @wp.func

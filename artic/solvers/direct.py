@@ -14,12 +14,11 @@ The velocity solve starts from the position solve's impulses and active set (the
 The LCP is float64 (solvers/mlcp.py); its regularization stays below REG_CFM_FRACTION of the smallest compliance
 among the rows, so that soft rows among redundant hard ones (the guide's finger) decide the answer.
 
-When a solve fails (a value is not finite; the velocity solve's answer, or that of a solve that spent its pivot
-budget, violates the conditions by more than FAILED_TOLERANCES times the pivoting's tolerance; a lazy row finds no
-slot) the env falls back to PGS for this step; the fallback is counted per env and reported by Scene (never
-silent). The per-env report: pivots, rows, complementarity error (also of a rejected solve), whether the friction
-boxes settled, whether a pivot budget was spent, and each deadzone controller's impulse.
-"""
+When a solve fails (a value is not finite; the velocity solve's answer, or that of a solve that spent its pivot budget,
+violates the conditions by more than FAILED_TOLERANCES times the pivoting's tolerance; a lazy row finds no slot; the
+last lazy round still calls for rows) the env falls back to PGS for this step; the fallback is counted per env and
+reported by Scene (never silent). The per-env report: pivots, rows, complementarity error (also of a rejected solve),
+whether the friction boxes settled, whether a pivot budget was spent, and each deadzone controller's impulse."""
 
 from __future__ import annotations
 
@@ -550,8 +549,9 @@ def _solve(
                     return wp.vec4i(pivots, 0, res[2], base)
                 flags = (flags & BUDGET_HIT) | res[2]
                 _velocity(rf, da, sd.gen_v, env, m, n_gen)
-            break
-    return wp.vec4i(pivots, 1, flags, base)
+            return wp.vec4i(pivots, 1, flags, base)
+    # the last round still called for lazy rows, which were added but not solved: a failure (PGS takes the step)
+    return wp.vec4i(pivots, 0, flags, base)
 
 
 @wp.func

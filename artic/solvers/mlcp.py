@@ -115,7 +115,10 @@ def _free_step(
     A_ii would otherwise give a hard row: a limit holding 1e3 N m s against a stiff drive yields by REG_REL A_ii
     lambda), and the factor's rounding where A is ill-conditioned (a 1:1000 stack), while a redundant direction,
     which A_FF does not resolve, gains at most another regularized share of its residual per pass. A pass whose
-    residual is below REFINED tol ends them (no row regularized, A well-conditioned: one residual, no solve)."""
+    residual is below REFINED tol ends them (no row regularized, A well-conditioned: one residual, no solve).
+    solve_box_lcp refines its first pass (a warm start's active set is usually final: one pass, not an unrefined
+    and a refined one); if that pass pivots, the passes go unrefined until one would end the solve, and stay refined
+    from then on (going back and forth made the 1:1000 stack cycle between the two answers' active sets)."""
     c = y.shape[1] // 4
     off = 2 * c
     k = int(0)
@@ -218,10 +221,7 @@ def solve_box_lcp(
     if pivot_limit > 0:
         max_passes = wp.min(max_passes, pivot_limit)
     pivots = int(0)
-    # refinement on the passes that may end the solve: it moves no active set, only values. The first pass is
-    # refined (a warm start's active set is usually final: one refined pass, not an unrefined one and a refined
-    # one); if it pivots, the passes go unrefined until one would end the solve, and refined from then on
-    refine = int(1)
+    refine = int(1)  # on the passes that may end the solve (the first, a warm start's; then as _free_step says)
     nf = sync_factor(a, state, chol, free, nfree, y, g, env, m, reg_cap)
     _compute_w(a, b, x, y, env, m)
     released = int(-1)  # the row the last pass released
@@ -268,8 +268,7 @@ def solve_box_lcp(
             nf = _clamp(a, x, y, lo, hi, state, chol, free, env, m, nf, block, block_at, block_state, stuck)
             nfree[env] = nf
             released = -1
-            if pivots == 0:
-                refine = 0
+            refine = refine * int(pivots > 0)  # the first pass pivoted: unrefined until one would end the solve
             pivots += 1
             continue
         if refine != 0:
@@ -303,8 +302,7 @@ def solve_box_lcp(
         released = worst
         nf = append_row(a, chol, free, y, g, env, nf, worst, reg_cap)
         nfree[env] = nf
-        if pivots == 0:
-            refine = 0
+        refine = refine * int(pivots > 0)
         pivots += 1
     _unstick(state, env, m)
     return wp.vec3i(pivots, BUDGET_SPENT, 0)

@@ -161,7 +161,7 @@ def test_a_fast_loop_converges(reference, solver, dts, largest, ratio):
     where its error used to wander (1.6, 2.8, 1.6 rad) because the rows' errors advanced at first order over
     substeps that turn the crank by 0.025 rad each. PGS integrates once per step with start-of-step directions:
     1.2, 0.65, 0.35 rad at the finer steps given it. DIRECT did too (1.7, 0.9, 0.48 rad at those steps); its
-    velocity pass now asks for half its rows' turn over the step (body_joint_rows.carried_row_target), and it
+    velocity pass now asks for half its rows' turn over the step (row_form.carried_row_target), and it
     converges at second order: 0.38, 0.067, 0.015 rad at dt = 5e-5, 2.5e-5, 1.25e-5 (ratios 5.7, 4.5)."""
     errors = [_crank_error(solver, dt, reference) for dt in dts]
     assert errors[0] < largest

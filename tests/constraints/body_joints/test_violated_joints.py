@@ -113,7 +113,7 @@ def test_direct_keeps_a_spinning_hinge_turning():
     """A hinge turning 0.1 rad per step (10 rad/s at dt = 10 ms, 0.25 m lever, no gravity) for 200 steps. Projected
     onto the pin's rows as they are at the start of each step, the velocity loses a share (0.1)^2 / 2 of its energy
     to the next step's turned rows: PGS keeps 58 % of the speed. DIRECT's velocity pass asks each hard slot for half
-    its direction's turn over the last step (body_joint_rows.carried_row_target) and keeps 99 % (TGS, re-measuring
+    its direction's turn over the last step (row_form.carried_row_target) and keeps 99 % (TGS, re-measuring
     over 4 substeps, 99.9 %); it never gains. Both leave the pin by the step's chord drift, 1.25 mm."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # and nothing is reported
