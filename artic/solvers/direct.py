@@ -674,10 +674,13 @@ def direct_solve(
     n_vel: int,
 ) -> None:
     """Position solve (sd.gen_vpos), then velocity solve (sd.gen_v); PGS for this env if either fails."""
+    same_start = int(1)
     for k in range(n_gen):
         da.v_star[env, k] = sd.gen_v[env, k]
         if sd.gen_v0[env, k] != da.carried[env, k]:  # not the velocity the last direct step carried (or NaN)
-            _forget_slot_rates(jt, ja, env)
+            same_start = 0
+    if same_start == 0:
+        _forget_slot_rates(jt, ja, env)
     res = _solve(
         tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1, 0
     )
