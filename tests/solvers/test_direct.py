@@ -281,7 +281,7 @@ def test_rigid_four_bar_keeps_its_energy_better_than_pgs():
     (2.4 / 1.2 % of the largest kinetic energy over 3 s at dt 2 / 1 ms). DIRECT's velocity pass asks each hard
     slot for half its direction's turn over the last step (row_form.carried_row_target): its energy after
     3 s is within 0.6 % of the start's (+0.25 / -0.09 %) and below a third of PGS's loss at both steps. Measured
-    over 5 s at 2 / 1 / 0.5 ms: DIRECT +0.1 / -0.2 / -0.8 %, PGS -4.0 / -2.0 / -1.0 %; DIRECT at target 0 (before)
+    over 5 s at 2 / 1 / 0.5 ms: DIRECT +0.1 / -0.15 / -0.9 %, PGS -4.0 / -2.0 / -1.0 %; DIRECT at target 0 (before)
     lost 6.1 / 3.2 / 1.8 %, and regularizing only by the pivot let the loop take 4e5 N s at its toggle points and
     lose 40 % in three steps (docs/solvers.md, "Energy")."""
     for dt in (2e-3, 1e-3):
