@@ -108,6 +108,21 @@ def dot_free(a: Mat64, env: int, i: int, free: wp.array2d(dtype=int), y: Vec64, 
 
 
 @wp.func
+def _back_substitute(chol: Mat64, y: Vec64, env: int, nf: int, offset: int) -> None:
+    """y[offset:offset + nf] = L^-T y[offset:offset + nf], by columns: L^T's rows are L's columns, so each solved
+    value is taken out of the rows above it while L is read row by row."""
+    k = nf - 1
+    while k >= 0:
+        u = y[env, offset + k] / chol[env, k, k]
+        y[env, offset + k] = u
+        p = int(0)
+        while p < k:
+            y[env, offset + p] = y[env, offset + p] - chol[env, k, p] * u
+            p += 1
+        k -= 1
+
+
+@wp.func
 def _geometric_residual(
     chol: Mat64, free: wp.array2d(dtype=int), y: Vec64, g: wp.array3d(dtype=float), env: int, nf: int, i: int
 ) -> wp.float64:
@@ -121,15 +136,7 @@ def _geometric_residual(
     while k < nf:
         y[env, c + k] = chol[env, nf, k]
         k += 1
-    k = nf - 1
-    while k >= 0:  # L^T z = l
-        u = y[env, c + k] / chol[env, k, k]
-        y[env, c + k] = u
-        p = int(0)
-        while p < k:
-            y[env, c + p] = y[env, c + p] - chol[env, k, p] * u
-            p += 1
-        k -= 1
+    _back_substitute(chol, y, env, nf, c)  # L^T z = l
     rr = wp.float64(0.0)
     gg = wp.float64(0.0)
     n = g.shape[2]
@@ -289,19 +296,10 @@ def sync_factor(
 
 @wp.func
 def substitute(chol: Mat64, y: Vec64, env: int, nf: int, offset: int) -> None:
-    """y[offset:offset + nf] = (L L^T)^-1 y[offset:offset + nf], L in chol's lower triangle: forward by rows,
-    backward by columns (L^T's rows are L's columns: each solved value is taken out of the rows above it, reading
-    L row by row)."""
+    """y[offset:offset + nf] = (L L^T)^-1 y[offset:offset + nf], L in chol's lower triangle: forward by rows, then
+    backward by columns (_back_substitute)."""
     k = int(0)
     while k < nf:
         y[env, offset + k] = (y[env, offset + k] - dot_row(chol, env, k, y, offset, k)) / chol[env, k, k]
         k += 1
-    k = nf - 1
-    while k >= 0:
-        u = y[env, offset + k] / chol[env, k, k]
-        y[env, offset + k] = u
-        p = int(0)
-        while p < k:
-            y[env, offset + p] = y[env, offset + p] - chol[env, k, p] * u
-            p += 1
-        k -= 1
+    _back_substitute(chol, y, env, nf, offset)
