@@ -6,7 +6,8 @@ A row's impulse dF changes the generalized velocity by dF M^-1 g and its respons
 * fixed-tendon joint i: g = J_i^T w_i - J_root^T w_0, the couple of physx-notes 5.3 (w_i: a unit torque about
   joint i's axis, or a unit force along it at its anchor; w_0 the same for the root's first child tendon joint,
   on the tendon root link);
-* spatial-tendon leaf: g = J_leaf^T (n at the leaf point) - J_root^T (n_0 at the root point), physx-notes 5.4.
+* spatial-tendon leaf: g = J_leaf^T (n at the leaf point) - J_root^T (n_0 at the root point), physx-notes 5.4;
+* MuJoCo-soft fixed-tendon limit: g = sum_i c_i e_{d_i}, the tendon length's gradient (a row after its tendon's).
 Rows are solved before the joint rows, spatial tendons, then fixed tendons, then mimic joints (physx-notes 1.7).
 """
 
@@ -15,13 +16,16 @@ from __future__ import annotations
 import warp as wp
 
 from ..core.data import Kin
-from ..core.model import Tree
-from ..math.dense import solve_row
+from ..core.model import Tree, soft_params
+from ..math.dense import row_dot, solve_row
 from ..math.spatial import root_column
+from .limit import soft_limit_row
+from .softness import SOFT_HARD, is_soft, soft_row
 
 COUPLING_SPATIAL = wp.constant(0)
 COUPLING_FIXED = wp.constant(1)
 COUPLING_MIMIC = wp.constant(2)
+COUPLING_TENDON_LIMIT = wp.constant(3)  # a MuJoCo-soft fixed-tendon limit: one row along sum_i c_i e_i
 
 
 @wp.struct
@@ -37,6 +41,8 @@ class CouplingRows:
     mimic_offset: wp.array(dtype=float)
     mimic_natural_frequency: wp.array(dtype=float)
     mimic_damping_ratio: wp.array(dtype=float)
+    mimic_soft: wp.array(dtype=soft_params)  # (mimics,) MuJoCo's solref, solimp (zeros: hard or PhysX-compliant)
+    mimic_weight: wp.array(dtype=float)  # (mimics,) a soft row's approximate inverse effective mass [1/kg...]
     term_dof: wp.array(dtype=int)  # (T,) dof of each term (first term of a mimic: coefficient 1)
     term_coef: wp.array(dtype=float)  # (T,)
     ft_stiffness: wp.array(dtype=float)  # (F,)
@@ -46,6 +52,8 @@ class CouplingRows:
     ft_rest_length: wp.array(dtype=float)
     ft_limit_low: wp.array(dtype=float)
     ft_limit_high: wp.array(dtype=float)
+    ft_limit_soft: wp.array(dtype=soft_params)  # (F,) MuJoCo's solreflimit, solimplimit; zeros: PhysX's limit spring
+    ft_weight: wp.array(dtype=float)  # (F,) tendon_invweight0, J M^-1 J^T at the described pose (soft limits only)
     ft_joint_start: wp.array(dtype=int)  # (F,) first non-root tendon joint
     ft_joint_count: wp.array(dtype=int)  # (F,) N: number of non-root tendon joints
     ft_root_link: wp.array(dtype=int)  # (F,) tendon root link (receives the reactions)
@@ -138,10 +146,12 @@ def setup_couplings(
     minv_g: wp.array3d(dtype=float),
     r: wp.array2d(dtype=float),
     length: wp.array2d(dtype=float),
+    joint_q: wp.array2d(dtype=float),
     env: int,
     n_gen: int,
 ) -> None:
-    """Directions g, M^-1 g, responses and (spatial tendons) path lengths of every coupling row."""
+    """Directions g, M^-1 g, responses and (spatial tendons, soft fixed-tendon limits) lengths of every coupling
+    row."""
     for k in range(cr.row_count):
         for c in range(n_gen):
             g[env, k, c] = 0.0
@@ -190,6 +200,14 @@ def setup_couplings(
                 dof_wrench(tree, kin, link_pose, env, cr.ft_root_dof[t], cr.ft_root_dof_link[t]),
                 -1.0,
             )
+        elif kind == COUPLING_TENDON_LIMIT:
+            total = cr.ft_offset[item]
+            for m in range(cr.ft_joint_count[item]):
+                u = cr.ft_joint_start[item] + m
+                gd = tree.dof_gen[cr.ftj_dof[u]]
+                g[env, k, gd] = g[env, k, gd] + cr.ftj_coef[u]
+                total += cr.ftj_coef[u] * joint_q[env, cr.ftj_dof[u]]
+            length[env, k] = total
         else:
             for m in range(cr.mimic_term_count[item]):
                 term = cr.mimic_term_start[item] + m
@@ -198,12 +216,53 @@ def setup_couplings(
         r[env, k] = solve_row(minv, g, minv_g, env, k, n_gen)
 
 
+@wp.func
+def soft_coupling_row(
+    cr: CouplingRows,
+    g: wp.array3d(dtype=float),
+    length: wp.array2d(dtype=float),
+    v0: wp.array2d(dtype=float),
+    joint_q: wp.array2d(dtype=float),
+    env: int,
+    k: int,
+    n_gen: int,
+    dt: float,
+) -> wp.vec2:
+    """(target, cfm) of coupling row k at the step's start (rate g . v0; C is linear in q, so no J-dot term) when it
+    is MuJoCo-soft: a mimic joint (MuJoCo's joint and tendon equalities), softness.soft_row at its violation C; a
+    fixed-tendon limit, limit.soft_limit_row at its length (cfm SOFT_APART within the range). cfm SOFT_HARD for
+    every other row."""
+    out = wp.vec2(0.0, SOFT_HARD)
+    if cr.row_kind[k] == COUPLING_TENDON_LIMIT:
+        t = cr.row_item[k]
+        out = soft_limit_row(
+            cr.ft_limit_soft[t],
+            length[env, k] - cr.ft_limit_low[t],
+            cr.ft_limit_high[t] - length[env, k],
+            row_dot(g, v0, env, k, n_gen),
+            cr.ft_weight[t],
+            dt,
+        )
+    elif cr.row_kind[k] == COUPLING_MIMIC:
+        item = cr.row_item[k]
+        p = cr.mimic_soft[item]
+        if is_soft(p):
+            c = cr.mimic_offset[item]
+            for m in range(cr.mimic_term_count[item]):
+                term = cr.mimic_term_start[item] + m
+                c += cr.term_coef[term] * joint_q[env, cr.term_dof[term]]
+            out = soft_row(p, c, row_dot(g, v0, env, k, n_gen), cr.mimic_weight[item], dt, dt)
+    return out
+
+
 __all__ = [
     "COUPLING_FIXED",
     "COUPLING_MIMIC",
     "COUPLING_SPATIAL",
+    "COUPLING_TENDON_LIMIT",
     "CouplingRows",
     "add_jacobian_transpose",
     "dof_wrench",
     "setup_couplings",
+    "soft_coupling_row",
 ]

@@ -12,9 +12,10 @@ lambda_i sits at a bound (the ODE paper's three conditions). Every kind maps ont
 * joint friction: target 0, box +-f h (coefficient model) or +-static h sliding at +-dynamic h (effort model),
   whose viscous part is the implicit damper c on the dof: target 0, cfm 1 / (c h), unbounded (what PGS's sliding
   bound +-(dynamic + c |v|) h converges to), a second row when there is a Coulomb part;
-* mimic joint (the mimic-joint note): hard (cfm 0, target -erp C / h) or its compliant spring;
+* mimic joint (the mimic-joint note): hard (cfm 0, target -erp C / h), its compliant spring, or MuJoCo-soft (a joint
+  or tendon equality: constraints/softness.py's target and cfm);
 * tendons: the rest-length spring as an implicit spring (a fixed tendon's on the single direction sum_j c_j e_j,
-  where PhysX splits it per tendon joint), and the limit as a one-sided implicit spring;
+  where PhysX splits it per tendon joint), and the limit as a one-sided implicit spring, or MuJoCo-soft (one-sided);
 * contact normal (target as constraints/contact_rows.py: speculative, restitution, or -erp s / h) with lambda >= 0, and
   two friction rows per anchor whose box is mu / anchors times the patch's normal impulse (the friction index);
 * joints between bodies (constraints/body_joint_rows.py): bilateral slots and locks (hard, with their bias in the
@@ -49,9 +50,9 @@ from .body_joint_rows import (
     hard_row_target,
 )
 from .contact_rows import ContactRows, normal_target, patch_end
-from .coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
+from .coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, COUPLING_TENDON_LIMIT, CouplingRows
 from .dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, DofRows
-from .softness import SOFT_APART, SOFT_HARD
+from .softness import SOFT_APART, SOFT_HARD, is_soft
 from .tendon import spatial_limit_error
 
 # source kinds, for writing impulses back (reported forces) and for the report
@@ -400,10 +401,11 @@ def add_coupling_rows(
                 length += cr.ftj_coef[u] * joint_q[env, cr.ftj_dof[u]]
                 _add_dof(rf, env, first, tree.dof_gen[cr.ftj_dof[u]], cr.ftj_coef[u])
             y_limit = float(0.0)
-            if length < cr.ft_limit_low[t]:
-                y_limit = length - cr.ft_limit_low[t]
-            elif length > cr.ft_limit_high[t]:
-                y_limit = length - cr.ft_limit_high[t]
+            if not is_soft(cr.ft_limit_soft[t]):  # a MuJoCo-soft limit is a row of its own (COUPLING_TENDON_LIMIT)
+                if length < cr.ft_limit_low[t]:
+                    y_limit = length - cr.ft_limit_low[t]
+                elif length > cr.ft_limit_high[t]:
+                    y_limit = length - cr.ft_limit_high[t]
             _tendon_rows(
                 rf,
                 env,
@@ -417,6 +419,20 @@ def add_coupling_rows(
                 cr.ft_limit_stiffness[t],
                 h,
             )
+        elif kind == COUPLING_TENDON_LIMIT or sd.cpl_soft_cfm[env, k] >= 0.0:
+            # MuJoCo-soft (coupling_rows.soft_coupling_row), the same row in both passes: a mimic joint, or a tendon
+            # limit beyond its range at the step's start, pushing only (SOFT_APART within it: no row)
+            cfm = sd.cpl_soft_cfm[env, k]
+            if cfm >= 0.0:
+                lo = -wp.inf
+                hi = wp.inf
+                if kind == COUPLING_TENDON_LIMIT:
+                    if sd.cpl_len[env, k] < cr.ft_limit_low[item]:
+                        lo = 0.0
+                    else:
+                        hi = 0.0
+                i = _new_row(rf, env, n_gen, SRC_COUPLING, k, sd.cpl_soft_target[env, k], cfm, lo, hi)
+                _copy_dir(rf, env, i, n_gen, sd.cpl_g, k)
         else:
             c = cr.mimic_offset[item]
             max_speed = float(0.0)

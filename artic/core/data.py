@@ -77,6 +77,8 @@ class StepData:
     cpl_acc: wp.array2d(dtype=float)  # (E, K): accumulated tendon rest-length impulse
     cpl_acc2: wp.array2d(dtype=float)  # (E, K): accumulated tendon limit impulse
     cpl_len: wp.array2d(dtype=float)  # (E, K): spatial tendon path length (refreshed per TGS substep)
+    cpl_soft_target: wp.array2d(dtype=float)  # (E, K) [m/s or rad/s]: a MuJoCo-soft mimic row's target
+    cpl_soft_cfm: wp.array2d(dtype=float)  # (E, K): its cfm; SOFT_HARD for every other row
     row_lambda: wp.array2d(dtype=float)  # (E, R): accumulated impulse (the low side for limits)
     row_lambda2: wp.array2d(dtype=float)  # (E, R): accumulated high-side limit impulse
     joint_acceleration: wp.array2d(dtype=float)  # (E, n): reported (v_end - v_start) / dt

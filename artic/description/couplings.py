@@ -1,9 +1,10 @@
 """Mimic joints and fixed and spatial tendons: descriptions that couple dofs or links of one articulation.
 
 * `MimicJoint` (the mimic-joint note; physx-notes 1): C = q_A + G q_B + gamma = 0, or the N-dof extension
-  C = q_0 + G_1 q_1 + ... + gamma. Hard by default; compliant when natural_frequency > 0 and damping_ratio > 0.
+  C = q_0 + G_1 q_1 + ... + gamma. Hard by default; compliant when natural_frequency > 0 and damping_ratio > 0
+  (PhysX's rule), or MuJoCo-soft when given a `Softness` (an MJCF joint or tendon equality's solref/solimp).
 * `FixedTendon` (physx-notes 5.3): a tree of tendon joints; length L = offset + sum c_i q_i over the non-root tendon
-  joints, pulled to rest_length by an implicit spring, with optional limits.
+  joints, pulled to rest_length by an implicit spring, with optional limits (PhysX's limit spring, or MuJoCo-soft).
 * `SpatialTendon` (physx-notes 5.4): a tree of attachment points on links; each leaf's path length is pulled to
   its rest length.
 All are created and released only while the articulation is out of a scene (PhysX's rule); their scalar
@@ -21,6 +22,7 @@ from numpy.typing import ArrayLike
 from ..enums import AXIS_NAMES, Axis, JointType, Motion
 from ..errors import TopologyError, ValidationError
 from ..math.np_spatial import Transform
+from .softness import Softness, check_softness
 from .validate import KnownAttributes
 
 if TYPE_CHECKING:
@@ -125,6 +127,8 @@ class MimicJoint(_Coupling):
         self._offset = _number(owner, "offset", offset)
         self._natural_frequency = _number(owner, "natural_frequency", natural_frequency)
         self._damping_ratio = _number(owner, "damping_ratio", damping_ratio)
+        self._softness = None
+        self._soft_weight = None
 
     @property
     def joint_a(self) -> Joint:
@@ -159,6 +163,37 @@ class MimicJoint(_Coupling):
     offset = _param("offset", "gamma in q_A + G q_B + gamma = 0.")
     natural_frequency = _param("natural_frequency", "Compliance natural frequency mu [1/s]; <= 0: hard.")
     damping_ratio = _param("damping_ratio", "Compliance damping ratio zeta; <= 0: hard (>= 1 recommended).")
+
+    @property
+    def softness(self) -> Softness | None:
+        """MuJoCo's solref/solimp for the row C = 0 (constraints/softness.py's law, in every solver), or None: hard,
+        or PhysX's compliance when natural_frequency and damping_ratio are > 0. The two are exclusive."""
+        return self._softness
+
+    @softness.setter
+    def softness(self, value: Softness | None):
+        value = check_softness(self._owner(), value)
+        if value is not None and self._natural_frequency > 0.0 and self._damping_ratio > 0.0:
+            raise ValidationError(
+                f"{self._owner()}: has a PhysX compliance (natural_frequency {self._natural_frequency:g}, "
+                f"damping_ratio {self._damping_ratio:g}); set both to 0 before giving it a MuJoCo softness"
+            )
+        self._softness = value
+        self.articulation._changed("model")
+
+    @property
+    def soft_weight(self) -> float | None:
+        """The approximate inverse effective mass a soft row's regularizer is scaled by [1/kg, 1/(kg m^2)]; None:
+        MuJoCo's rule for a joint equality, the sum of the coupled dofs' (M^-1)_dd at the described pose. An MJCF
+        tendon equality sets the sum of its tendons' J M^-1 J^T instead."""
+        return self._soft_weight
+
+    @soft_weight.setter
+    def soft_weight(self, value: float | None):
+        if value is not None:
+            value = _number(self._owner(), "soft_weight", value, nonneg=True)
+        self._soft_weight = value
+        self.articulation._changed("model")
 
     def set_gear_ratio(self, g: float) -> None:
         self.gear_ratio = g
@@ -212,6 +247,7 @@ class FixedTendon(_Tendon):
         self.tendon_joints: list[TendonJoint] = []
         self._rest_length = 0.0
         self._limit_low, self._limit_high = _MAX_F32, -_MAX_F32  # PhysX's (inverted) defaults: no limits
+        self._limit_softness = None
 
     rest_length = _param("rest_length", "Length the spring pulls L = offset + sum c_i q_i to.")
 
@@ -225,6 +261,18 @@ class FixedTendon(_Tendon):
 
     def get_limit_parameters(self) -> tuple[float, float]:
         return self._limit_low, self._limit_high
+
+    @property
+    def limit_softness(self) -> Softness | None:
+        """MuJoCo's solreflimit/solimplimit for the limits, or None: PhysX's limit spring (limit_stiffness). Soft,
+        each limit is a one-sided row on L beyond it with constraints/softness.py's law, scaled by MuJoCo's
+        tendon_invweight0 (J M^-1 J^T at the described pose, J = sum c_i e_i), and limit_stiffness is not used."""
+        return self._limit_softness
+
+    @limit_softness.setter
+    def limit_softness(self, value: Softness | None):
+        self._limit_softness = check_softness(self._owner(), value)
+        self.articulation._changed("model")
 
     def acting_joints(self) -> list[TendonJoint]:
         """The tendon joints below the root that have a dof: all but the coefficient-0 ones on a LOCKED axis, which
@@ -362,6 +410,11 @@ def validate_couplings(articulation: Articulation) -> None:
             for joint, axis, _ in c.terms:
                 if joint.get_motion(axis) == Motion.LOCKED:
                     raise ValidationError(f"{owner}: joint '{joint.name}' axis {AXIS_NAMES[axis]} is now LOCKED")
+            if c.softness is not None and c.natural_frequency > 0.0 and c.damping_ratio > 0.0:
+                raise ValidationError(
+                    f"{owner}: has both a MuJoCo softness and a PhysX compliance (natural_frequency, damping_ratio);"
+                    " keep one (set softness to None, or both compliance values to 0)"
+                )
         elif isinstance(c, FixedTendon):
             if len(c.tendon_joints) < 2:
                 raise ValidationError(f"{owner}: needs a root tendon joint and at least one child")

@@ -33,7 +33,7 @@ from ..constraints.body_joint_report import finish_body_joint_forces, update_bod
 from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, setup_body_joints
 from ..constraints.contact_rows import ContactRows, finish_contacts, setup_contacts
 from ..constraints.contact_status import PenetrationStatus, track_penetration
-from ..constraints.coupling_rows import CouplingRows, setup_couplings
+from ..constraints.coupling_rows import CouplingRows, setup_couplings, soft_coupling_row
 from ..constraints.deadzone_rows import DeadzoneTable
 from ..constraints.dof_rows import DofRows
 from ..constraints.drive import drive_coefficients, spherical_drive_error
@@ -162,13 +162,18 @@ def _mass_matrix(
 
 @wp.func
 def _setup_couplings(
-    tree: Tree, cr: CouplingRows, kin: Kin, st: StateArrays, sd: StepData, env: int, n_gen: int
+    tree: Tree, cr: CouplingRows, kin: Kin, st: StateArrays, sd: StepData, env: int, n_gen: int, dt: float
 ) -> None:
-    """The coupling rows' directions and responses, their accumulators zeroed."""
-    setup_couplings(tree, cr, kin, st.link_pose, sd.minv, sd.cpl_g, sd.cpl_minv_g, sd.cpl_r, sd.cpl_len, env, n_gen)
+    """The coupling rows' directions and responses, MuJoCo-soft rows' targets, accumulators zeroed."""
+    setup_couplings(
+        tree, cr, kin, st.link_pose, sd.minv, sd.cpl_g, sd.cpl_minv_g, sd.cpl_r, sd.cpl_len, st.joint_q, env, n_gen
+    )
     for k in range(cr.row_count):
         sd.cpl_acc[env, k] = 0.0
         sd.cpl_acc2[env, k] = 0.0
+        soft = soft_coupling_row(cr, sd.cpl_g, sd.cpl_len, sd.gen_v0, st.joint_q, env, k, n_gen, dt)
+        sd.cpl_soft_target[env, k] = soft[0]
+        sd.cpl_soft_cfm[env, k] = soft[1]
 
 
 @wp.func
@@ -327,7 +332,7 @@ def _step(
     if tgs != 0:
         h = dt / float(n_pos)
     _setup_dofs(tree, dp, rows, st, ctl, sd, env, n, h, dt, tgs)
-    _setup_couplings(tree, cr, kin, st, sd, env, n_gen)
+    _setup_couplings(tree, cr, kin, st, sd, env, n_gen, dt)
     setup_contacts(
         tree,
         kin,

@@ -16,13 +16,13 @@ import warp as wp
 from ..collision.contacts import ContactPoints
 from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, solve_body_joint, solve_dynamic_body_joints
 from ..constraints.contact_rows import ContactRows, solve_contacts
-from ..constraints.coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, CouplingRows
+from ..constraints.coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, COUPLING_TENDON_LIMIT, CouplingRows
 from ..constraints.dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, ROW_VELOCITY_LIMIT, DofRows
 from ..constraints.drive import drive_impulse
 from ..constraints.friction import coefficient_friction_impulse, effort_friction_impulse
 from ..constraints.limit import limit_impulse, soft_limit_impulse
 from ..constraints.mimic import mimic_impulse
-from ..constraints.softness import SOFT_HARD
+from ..constraints.softness import SOFT_HARD, is_soft
 from ..constraints.tendon import spatial_limit_error, tendon_impulse
 from ..constraints.velocity_limit import velocity_limit_impulse
 from ..core.data import StepData
@@ -250,7 +250,7 @@ def sweep_coupling_rows(
     position_iteration: int,
     tgs: int,
 ) -> None:
-    """One pass over the coupling dp. joint_q holds the current positions (TGS integrates them per substep);
+    """One pass over the coupling rows. joint_q holds the current positions (TGS integrates them per substep);
     rows gives the dofs' max joint velocities, which cap a mimic joint's bias speed (constraints/mimic.py)."""
     tendon = int(-1)
     length = float(0.0)
@@ -292,10 +292,11 @@ def sweep_coupling_rows(
                     length += cr.ftj_coef[u] * joint_q[env, cr.ftj_dof[u]]
                     speed += cr.ftj_coef[u] * sd.gen_v[env, tree.dof_gen[cr.ftj_dof[u]]]
             limit_err = float(0.0)
-            if length < cr.ft_limit_low[t]:
-                limit_err = (length - cr.ft_limit_low[t]) / float(n)
-            elif length > cr.ft_limit_high[t]:
-                limit_err = (length - cr.ft_limit_high[t]) / float(n)
+            if not is_soft(cr.ft_limit_soft[t]):  # a MuJoCo-soft limit is a row of its own (COUPLING_TENDON_LIMIT)
+                if length < cr.ft_limit_low[t]:
+                    limit_err = (length - cr.ft_limit_low[t]) / float(n)
+                elif length > cr.ft_limit_high[t]:
+                    limit_err = (length - cr.ft_limit_high[t]) / float(n)
             res = tendon_impulse(
                 (length - cr.ft_rest_length[t]) / float(n),
                 limit_err,
@@ -313,6 +314,24 @@ def sweep_coupling_rows(
             delta = res[0]
             sd.cpl_acc[env, k] = res[1]
             sd.cpl_acc2[env, k] = res[2]
+        elif kind == COUPLING_TENDON_LIMIT:  # MuJoCo-soft, pushing only (coupling_rows.soft_coupling_row)
+            acc = sd.cpl_acc[env, k]
+            res = soft_limit_impulse(
+                sd.cpl_soft_target[env, k],
+                sd.cpl_soft_cfm[env, k],
+                sd.cpl_len[env, k] - cr.ft_limit_low[item],
+                row_dot(sd.cpl_g, sd.gen_v, env, k, n_gen),
+                sd.cpl_r[env, k],
+                acc,
+                acc,
+            )
+            delta = res[0]
+            sd.cpl_acc[env, k] = acc + delta
+        elif sd.cpl_soft_cfm[env, k] >= 0.0:  # a MuJoCo-soft mimic joint: v + cfm lambda = target, every iteration
+            cfm = sd.cpl_soft_cfm[env, k]
+            jv = row_dot(sd.cpl_g, sd.gen_v, env, k, n_gen)
+            delta = (sd.cpl_soft_target[env, k] - jv - cfm * sd.cpl_acc[env, k]) / (sd.cpl_r[env, k] + cfm)
+            sd.cpl_acc[env, k] = sd.cpl_acc[env, k] + delta
         else:
             c = cr.mimic_offset[item]
             max_speed = float(0.0)  # the fastest |dC/dt| the coupled dofs' velocity limits allow

@@ -10,20 +10,26 @@ Mapping:
   solved for so that the joints get MuJoCo's c_i F (see `_recips`). Joints of different articulations: dropped
   with a warning.
   stiffness and damping map one to one; springlength (default: L at qpos0, as MuJoCo computes it) is the rest
-  length. A range (with limited / autolimits) is dropped with a warning (see `_tendon_range`).
+  length. A range (with limited / autolimits) becomes MuJoCo-soft limits (solreflimit, solimplimit); with
+  `soft_constraints=False` it is dropped with a warning (see `_tendon_range`).
 * <equality><connect body1 body2 anchor>: a SphericalJoint holding body1's anchor (in body1's frame) on the point
   of body2 that coincides with it at qpos0 (MuJoCo's rule). <weld body1 body2 relpose>: a FixedJoint holding
   body2's pose relative to body1 at relpose, or at its qpos0 value when relpose is absent (MuJoCo's default).
   <connect site1 site2>: a SphericalJoint holding the two sites together.
   <joint joint1 joint2 polycoef> with a linear polynomial: a mimic joint q1 - ref1 = c0 + c1 (q2 - ref2).
+  Every equality is soft as in MuJoCo (solref/solimp, their defaults when absent) unless
+  `load_mjcf(soft_constraints=False)`: a connect or weld through its joint's softness, a joint or tendon equality
+  through its mimic joint's, whose regularizer is scaled by MuJoCo's weight (the two dofs' (M^-1)_dd summed, or
+  the two tendons' J M^-1 J^T at qpos0).
 * <tendon><spatial> of two sites with a range and no spring or damper (a rope, as ball_in_cup's string): a
   DistanceJoint between the sites (range [low, high]), which may join two articulations.
 * <equality><tendon tendon1 tendon2 polycoef> between fixed tendons with a linear polynomial: a multi-dof mimic
   joint over their joints (L1 - L1_0 = c0 + c1 (L2 - L2_0) is linear in q).
 * Reported (one warning each, naming the element): other spatial tendons (site paths, wrapping, pulleys, springs),
   other <equality><tendon>, non-linear polycoefs, welds given by sites, weld torquescale other than 1,
-  solref/solimp (artic's joints and couplings are hard), tendon ranges, inactive constraints (active='false'), and
-  anything else in the two sections.
+  solref/solimp where they are not followed (ropes, and every equality and tendon range under
+  soft_constraints=False), tendon ranges under soft_constraints=False, a tendon limit's margin, inactive
+  constraints (active='false'), and anything else in the two sections.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...description.body_joints import DistanceJoint, FixedJoint, SphericalJoint
+from ...description.mass_check import joint_space_inertia
 from ...enums import ArticulationFlag, Axis, JointType
 from ...math.np_spatial import Transform
 from .report import and_more
@@ -102,8 +109,10 @@ class _Couplings:
 
     def _soft(self, el, a):
         soft = [k for k in _SOFT if k in a]
-        if el.tag in ("connect", "weld") and self.loader.opts.soft:
-            return  # read by equality()
+        if el.tag == "fixed" and self.loader.opts.soft:  # a fixed tendon's limit softness: read by _tendon_range
+            soft = [k for k in soft if k not in ("solreflimit", "solimplimit")]
+        if el.tag in ("connect", "weld", "joint", "tendon") and self.loader.opts.soft:
+            return  # read by equality() (a joint or tendon equality: the mimic joint's softness)
         if soft:
             self._warn(el, f"{', '.join(soft)} not followed: artic holds this constraint hard (or by its own spring)")
 
@@ -164,7 +173,7 @@ class _Couplings:
                 self._warn(el, "a springlength dead band is not supported; its middle is the rest length")
             length0 = float(np.mean(spring))
         tendon.rest_length = length0
-        self._tendon_range(el, a)
+        self._tendon_range(el, a, tendon)
         self._soft(el, a)
         if self._num(el, a, "frictionloss", "0") != 0.0:
             self._warn(el, "frictionloss is not supported and was dropped")
@@ -219,12 +228,14 @@ class _Couplings:
         recips[acting] = n * np.linalg.solve(g, cs[acting])
         return recips
 
-    def _tendon_range(self, el, a):
-        """MuJoCo's tendon range is a (hard, or solref-soft) constraint. artic's (PhysX's) fixed-tendon limit is a
-        spring without a velocity term whose converged impulse is explicit in the stiffness: stiff enough to hold
-        the range it diverges (k r h^2 > 1), soft enough to be stable it lets the range be exceeded (a 0.1 range on
-        a two-hinge chain under gravity: 0.28 at k = 1e2, divergence at k = 1e4). So the range is checked and
-        dropped with a warning rather than mapped onto a limit that misbehaves."""
+    def _tendon_range(self, el, a, tendon):
+        """MuJoCo's tendon range is a soft constraint (solreflimit, solimplimit): with soft constraints on (the
+        default) it becomes the tendon's MuJoCo-soft limits (`FixedTendon.limit_softness`). artic's (PhysX's)
+        fixed-tendon limit is a spring without a velocity term whose converged impulse is explicit in the
+        stiffness: stiff enough to hold the range it diverges (k r h^2 > 1), soft enough to be stable it lets the
+        range be exceeded (a 0.1 range on a two-hinge chain under gravity: 0.28 at k = 1e2, divergence at k = 1e4).
+        So with `soft_constraints=False` the range is checked and dropped with a warning rather than mapped onto a
+        limit that misbehaves."""
         v = self.v
         limited = v.choice(el, "limited", a.get("limited", "auto"), ("true", "false", "auto"))
         if limited == "false" or "range" not in a or (limited == "auto" and not self.loader.autolimits):
@@ -234,6 +245,13 @@ class _Couplings:
         lo, hi = v.numbers(el, "range", 2, text=a["range"])
         if not lo < hi:
             raise v.fail(el, f"attribute range='{a['range']}': low must be below high")
+        if self.loader.opts.soft:
+            tendon.set_limit_parameters(float(lo), float(hi))
+            with v.context(el):
+                tendon.limit_softness = read_softness(v, el, a, "solreflimit", "solimplimit")
+            if self._num(el, a, "margin", "0") != 0.0:
+                self._warn(el, "a tendon limit's margin is not followed; the limit acts at the range itself")
+            return
         self._warn(
             el,
             f"range='{a['range']}' dropped: artic's fixed-tendon limit is a spring that cannot hold "
@@ -298,11 +316,14 @@ class _Couplings:
     # -- equalities -----------------------------------------------------------------------------------------------
     def equality(self, el):
         before = len(self.joints)
-        self._equality(el)
-        if len(self.joints) > before and self.loader.opts.soft:  # a connect or weld: MuJoCo's soft equality
+        mimic = self._equality(el)
+        made = self.joints[-1] if len(self.joints) > before else mimic
+        if made is not None and self.loader.opts.soft:  # MuJoCo's equalities are soft, by default too
             a = self._attrs(el, "equality")
             with self.v.context(el):
-                self.joints[-1].softness = read_softness(self.v, el, a)
+                made.softness = read_softness(self.v, el, a)
+            if mimic is not None and el.tag == "tendon":
+                mimic.soft_weight = self._tendon_weight([a.get("tendon1"), a.get("tendon2")])
 
     def _equality(self, el):
         a = self._attrs(el, "equality")
@@ -326,13 +347,14 @@ class _Couplings:
             else:
                 self._weld(el, a, body_a, body_b)
         elif el.tag == "joint":
-            self._joint(el, a)
+            mimic = self._joint(el, a)
         elif el.tag == "tendon":
-            self._tendon_equality(el, a)
+            mimic = self._tendon_equality(el, a)
         else:
             self._warn(el, f"<equality><{el.tag}> is not supported and was dropped")
-            return
+            return None
         self._soft(el, a)
+        return mimic if el.tag in ("joint", "tendon") else None
 
     def _body(self, el, a, attr, default=None):
         name = a.get(attr, default)
@@ -418,9 +440,26 @@ class _Couplings:
         others = [(where[k][1], where[k][2], coef[k] / head) for k in keys[1:]]
         offset = -(l1 + c0 - c1 * l2) / head
         if others:
-            art.create_multi_dof_mimic_joint(lead, lead_axis, others, offset)
-        else:
-            self._warn(el, "<equality><tendon> holds a single joint at a constant; not supported; dropped")
+            return art.create_multi_dof_mimic_joint(lead, lead_axis, others, offset)
+        self._warn(el, "<equality><tendon> holds a single joint at a constant; not supported; dropped")
+        return None
+
+    def _tendon_weight(self, names):
+        """MuJoCo's approximate inverse effective mass of a tendon equality: the sum of its tendons' J M^-1 J^T at
+        qpos0 (tendon_invweight0), J the tendon's coefficients on its joints' dofs."""
+        total = 0.0
+        for name in names:
+            if name is None:
+                continue
+            terms, _ = self.tendons[name]
+            art = terms[0][0]
+            m, dofs = joint_space_inertia(art)
+            index = {dof: i for i, dof in enumerate(dofs)}
+            jac = np.zeros(len(dofs))
+            for _, joint, axis, c in terms:
+                jac[index[(joint.child_link, axis)]] += c
+            total += float(jac @ np.linalg.pinv(m) @ jac)
+        return total
 
     def _joint(self, el, a):
         v, ld = self.v, self.loader
@@ -452,7 +491,7 @@ class _Couplings:
         if c1 == 0.0:
             self._warn(el, "polycoef holds joint1 at a constant (c1 = 0); not supported; dropped")
             return
-        art1.create_mimic_joint(j1, axes[0], j2, axes[1], -c1, c1 * ref2 - ref1 - c0)
+        return art1.create_mimic_joint(j1, axes[0], j2, axes[1], -c1, c1 * ref2 - ref1 - c0)
 
 
 def _depth(link):

@@ -212,7 +212,7 @@ def build_step_data(data: ArticulationData, row_count: int, coupling_count: int,
     sd.dof_drive_coef = wp.zeros((e, n), dtype=wp.types.vector(length=5, dtype=float), device=device)
     sd.cpl_g = wp.zeros((e, coupling_count, n_g), dtype=wp.float32, device=device)
     sd.cpl_minv_g = wp.zeros((e, coupling_count, n_g), dtype=wp.float32, device=device)
-    for name in ("cpl_r", "cpl_acc", "cpl_acc2", "cpl_len"):
+    for name in ("cpl_r", "cpl_acc", "cpl_acc2", "cpl_len", "cpl_soft_target", "cpl_soft_cfm"):
         setattr(sd, name, wp.zeros((e, coupling_count), dtype=wp.float32, device=device))
     sd.row_lambda = wp.zeros((e, row_count), dtype=wp.float32, device=device)
     sd.row_lambda2 = wp.zeros((e, row_count), dtype=wp.float32, device=device)

@@ -8,11 +8,19 @@ import numpy as np
 import warp as wp
 
 from ...constraints.body_joint_rows import row_layout
-from ...constraints.coupling_rows import COUPLING_FIXED, COUPLING_MIMIC, COUPLING_SPATIAL, CouplingRows
+from ...constraints.coupling_rows import (
+    COUPLING_FIXED,
+    COUPLING_MIMIC,
+    COUPLING_SPATIAL,
+    COUPLING_TENDON_LIMIT,
+    CouplingRows,
+)
 from ...constraints.deadzone_rows import DeadzoneTable
 from ...core.structs import upload
 from ...description.articulation import Articulation
 from ...description.body_joints import JointBase
+from ...description.mass_check import dof_inverse_weights, joint_space_inertia
+from ...description.softness import softness_row
 from ...enums import AXIS_NAMES
 from ...errors import ValidationError
 
@@ -50,12 +58,17 @@ def _tree_coupling_arrays(art: Articulation) -> dict:
                 low, high = a.get_limit_parameters()
                 h["leaf_limit_low"].append(low)
                 h["leaf_limit_high"].append(high)
-    for t_idx, t in enumerate(art.get_fixed_tendons()):
+    tendons = art.get_fixed_tendons()
+    inertia = joint_space_inertia(art) if any(t.limit_softness is not None for t in tendons) else None
+    for t_idx, t in enumerate(tendons):
         for k in ("ft_stiffness", "ft_damping", "ft_limit_stiffness", "ft_offset", "ft_rest_length"):
             h[k].append(getattr(t, k[3:]))
         low, high = t.get_limit_parameters()
         h["ft_limit_low"].append(low)
         h["ft_limit_high"].append(high)
+        soft = t.limit_softness is not None and low <= high  # PhysX's inverted defaults: no limits
+        h["ft_limit_soft"].append(softness_row(t.limit_softness if soft else None))
+        h["ft_weight"].append(_tendon_weight(t, inertia) if soft else 0.0)
         root, acting = t.tendon_joints[0], t.acting_joints()
         h["ft_root_link"].append(li[root.link])
         first = root.children[0] if root.children[0] in acting else acting[0]
@@ -70,13 +83,22 @@ def _tree_coupling_arrays(art: Articulation) -> dict:
             h["ftj_link"].append(li[tj.link])
             h["ftj_coef"].append(tj.coefficient)
             h["ftj_recip"].append(tj.recip_coefficient)
-    for m_idx, m in enumerate(art.get_mimic_joints()):
+        if soft:  # its limits as one MuJoCo-soft row after the tendon's rows
+            rows.append((int(COUPLING_TENDON_LIMIT), t_idx))
+    mimics = art.get_mimic_joints()
+    weights = dof_inverse_weights(art) if any(m.softness is not None for m in mimics) else {}
+    for m_idx, m in enumerate(mimics):
         rows.append((int(COUPLING_MIMIC), m_idx))
         h["mimic_term_start"].append(len(h["term_dof"]))
         h["mimic_term_count"].append(len(m.terms))
         h["mimic_offset"].append(m.offset)
         h["mimic_natural_frequency"].append(m.natural_frequency)
         h["mimic_damping_ratio"].append(m.damping_ratio)
+        h["mimic_soft"].append(softness_row(m.softness))
+        weight = m.soft_weight
+        if weight is None:  # MuJoCo's joint equality: the coupled dofs' inverse weights, summed unscaled
+            weight = sum(weights.get((joint.child_link, axis), 0.0) for joint, axis, _ in m.terms)
+        h["mimic_weight"].append(weight)
         for joint, axis, g in m.terms:
             h["term_dof"].append(_dof_index(art, joint, axis))
             h["term_coef"].append(g)
@@ -84,6 +106,16 @@ def _tree_coupling_arrays(art: Articulation) -> dict:
     h["row_item"] = [r[1] for r in rows]
     h["row_count"] = len(rows)
     return h
+
+
+def _tendon_weight(tendon, inertia) -> float:
+    """MuJoCo's tendon_invweight0: J M^-1 J^T at the described pose, J = sum c_i e_i over the acting joints."""
+    m, dofs = inertia
+    index = {dof: i for i, dof in enumerate(dofs)}
+    jac = np.zeros(len(dofs))
+    for tj in tendon.acting_joints():
+        jac[index[(tj.link, tj.axis)]] += tj.coefficient
+    return float(jac @ np.linalg.pinv(m) @ jac)
 
 
 # index fields of the tables and the count each one indexes into ("link", "dof", or the table they point at)
@@ -106,7 +138,12 @@ _SHIFTS = {
 }
 
 
-_ROW_TABLE = {int(COUPLING_SPATIAL): "leaf_att", int(COUPLING_FIXED): "ftj_dof", int(COUPLING_MIMIC): "mimic_offset"}
+_ROW_TABLE = {
+    int(COUPLING_SPATIAL): "leaf_att",
+    int(COUPLING_FIXED): "ftj_dof",
+    int(COUPLING_MIMIC): "mimic_offset",
+    int(COUPLING_TENDON_LIMIT): "ft_stiffness",
+}
 
 
 def coupling_arrays(arts: list[Articulation]) -> dict:

@@ -20,6 +20,7 @@ from artic import (
     SolverType,
     Transform,
 )
+from artic.description.softness import Softness
 from tests.support.models import random_state, random_tree, robot_path, robots_dir
 from tests.support.scenes import clean
 
@@ -300,6 +301,29 @@ def test_mimic_validation_and_release():
     scene.remove_articulation(art)
     mj.release()
     assert art.get_mimic_joints() == []
+
+
+def test_mimic_and_tendon_softness_are_checked():
+    """A MuJoCo softness and PhysX's compliance are exclusive (refused when set, and when the articulation enters a
+    scene with both); a softness must be a Softness (a mimic joint's, a fixed tendon's limit_softness) and a soft
+    weight >= 0, each refused naming the coupling."""
+    art = random_tree(np.random.default_rng(1), n_links=3, kinds=("revolute",))
+    j1, j2 = art.get_joint("l1"), art.get_joint("l2")
+    ax1, ax2 = j1.dof_axes()[0], j2.dof_axes()[0]
+    compliant = art.create_mimic_joint(j1, ax1, j2, ax2, 1.0, natural_frequency=10.0, damping_ratio=1.0)
+    with pytest.raises(ArticError, match="mimic joint of articulation 'random'.*set both to 0"):
+        compliant.softness = Softness()
+    with pytest.raises(ArticError, match="softness must be an artic Softness"):
+        compliant.softness = (0.02, 1.0)
+    with pytest.raises(ArticError, match="soft_weight must be >= 0"):
+        compliant.soft_weight = -1.0
+    with pytest.raises(ArticError, match="fixed tendon of articulation 'random': softness must be an artic Softness"):
+        art.create_fixed_tendon().limit_softness = "soft"
+    compliant.natural_frequency = 0.0
+    compliant.softness = Softness((0.05, 0.3))
+    compliant.natural_frequency = 10.0  # both again: refused when the articulation enters a scene
+    with pytest.raises(ArticError, match="both a MuJoCo softness and a PhysX compliance"):
+        artic.Scene(1).add_articulation(art)
 
 
 @pytest.mark.parametrize("solver", [SolverType.PGS, SolverType.TGS])

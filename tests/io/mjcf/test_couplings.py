@@ -377,8 +377,11 @@ def test_weld_locks_the_four_bar(tmp_path):
     [
         ('<equality><joint joint1="coupler" joint2="crank" polycoef="0 1 0.5 0 0"/></equality>', "<joint"),
         ('<equality><tendon tendon1="t"/></equality>', "<tendon"),
-        ('<equality><joint joint1="coupler" joint2="crank" solref="0.05 1"/></equality>', "solref"),  # held hard
-        ('<tendon><fixed name="f" range="-0.1 0.1"><joint joint="crank" coef="1"/></fixed></tendon>', "range="),
+        ('<equality><joint joint1="coupler" joint2="crank" active="false"/></equality>', "inactive"),
+        (
+            '<tendon><fixed name="f" range="-0.1 0.1" margin="0.01"><joint joint="crank" coef="1"/></fixed></tendon>',
+            "margin",
+        ),
         (
             '<tendon><spatial name="s" stiffness="3"><site site="x"/><site site="y"/></spatial></tendon>',
             "spatial tendon",

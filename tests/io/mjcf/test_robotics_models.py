@@ -112,3 +112,40 @@ def test_a_hand_held_at_rest_moves_as_mujocos(name):
     ours, theirs = _hinges(model, md)
     assert np.abs(theirs - start).max() > 0.02  # MuJoCo's hand did move
     np.testing.assert_allclose(ours, theirs, atol=0.02)
+
+
+@pytest.mark.skipif(not FILES, reason="gymnasium-robotics is not installed")
+def test_the_shadow_hands_coupled_finger_joints_follow_mujocos():
+    """The shadow hand as shipped couples each finger's two distal joints by a fixed tendon with the range
+    +-0.001 (T_FFJ1c: 0.00705 q0 - 0.00805 q1), a MuJoCo soft limit. With the four J1 servos at ctrl 1.2 for 1 s,
+    MuJoCo's J0 joints follow to 1.21 rad; artic's (the tendons' soft limits) end within 3e-3 rad of MuJoCo's, and
+    every hinge within 0.02 rad. With the ranges dropped (`soft_constraints=False`) the J0 joints stay at 0."""
+    path = ROOT / "assets" / "hand/reach.xml"
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    names = [mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_ACTUATOR, k) for k in range(mm.nu)]
+    ctrl = np.zeros(mm.nu)
+    for finger in ("FF", "MF", "RF", "LF"):
+        ctrl[names.index(f"robot0:A_{finger}J1")] = 1.2
+    joints = [mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_JOINT, k) for k in range(mm.njnt)]
+    hinges = [joints[k] for k in range(mm.njnt) if mm.jnt_type[k] == mujoco.mjtJoint.mjJNT_HINGE]
+    distal = [hinges.index(f"robot0:{finger}J0") for finger in ("FF", "MF", "RF", "LF")]
+    for soft in (True, False):
+        md = mujoco.MjData(mm)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = artic.load_mjcf(path, soft_constraints=soft)
+        scene = artic.Scene(1, gravity=model.gravity)
+        model.add_to(scene)
+        control = artic.MjcfControl(model, scene)
+        md.ctrl[:] = ctrl
+        control.set(ctrl[None])
+        for _ in range(int(round(1.0 / mm.opt.timestep))):
+            mujoco.mj_step(mm, md)
+            scene.step(mm.opt.timestep)
+        ours, theirs = _hinges(model, md)
+        assert np.all(theirs[distal] > 1.1)  # MuJoCo's distal joints follow the servoed ones
+        if soft:
+            np.testing.assert_allclose(ours[distal], theirs[distal], atol=3e-3)
+            np.testing.assert_allclose(ours, theirs, atol=0.02)
+        else:
+            assert np.all(np.abs(ours[distal]) < 0.05)

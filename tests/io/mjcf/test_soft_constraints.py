@@ -189,6 +189,149 @@ def test_soft_equality_follows_mujoco(tmp_path, case, solver):
     np.testing.assert_allclose(mine, theirs, atol=tol)
 
 
+_COUPLED = """<mujoco><option timestep="0.002"/><worldbody>
+<body name="a" pos="0 0 1"><joint name="j1" axis="0 1 0"/>
+ <geom type="capsule" fromto="0 0 0 .3 0 0" size=".03" mass="1"/>
+ <body name="b" pos=".3 0 0"><joint name="j2" axis="0 1 0"/>
+  <geom type="capsule" fromto="0 0 0 .3 0 0.1" size=".03" mass="2"/>
+  <body name="c" pos=".3 0 0.1"><joint name="j3" axis="0 1 0"/>
+   <geom type="capsule" fromto="0 0 0 .2 0 0" size=".03" mass="0.5"/></body></body></body></worldbody>
+<tendon><fixed name="t1"><joint joint="j1" coef="1"/><joint joint="j2" coef="0.5"/></fixed>
+ <fixed name="t2"><joint joint="j3" coef="1"/></fixed></tendon>
+<equality>{equality}</equality></mujoco>"""
+COUPLED_CASES = {
+    "joint, default solref": '<joint joint1="j2" joint2="j1" polycoef="0.1 0.5 0 0 0"/>',
+    "joint, solref and solimp": '<joint joint1="j2" joint2="j1" polycoef="0.1 0.5" solref="0.05 0.3" '
+    'solimp="0.5 0.99 0.1"/>',
+    "joint, direct solref": '<joint joint1="j3" joint2="j1" polycoef="-0.2 -1" solref="-2000 -20"/>',
+    "tendon": '<tendon tendon1="t2" tendon2="t1" polycoef="0.05 -0.7"/>',
+}
+
+
+def _joint_run(tmp_path, xml, solver, steps, **kw):
+    model = _load(tmp_path, xml, **kw)
+    scene = _scene(model, solver)
+    art = model.articulations[0]
+    cache = art.create_cache()
+    out = []
+    for _ in range(steps):
+        scene.step(model.timestep)
+        art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+        out.append(cache.joint_position[0].copy())
+    return np.array(out), art
+
+
+@pytest.mark.parametrize("solver", SOLVERS, ids=lambda s: s.name)
+@pytest.mark.parametrize("case", list(COUPLED_CASES))
+def test_soft_joint_and_tendon_equalities_follow_mujoco(tmp_path, case, solver):
+    """A three-link chain falling from the horizontal with two of its joints (or two fixed tendons) coupled by a
+    MuJoCo equality, started off the constraint (polycoef's c0): the joints follow MuJoCo's to 5e-5 rad over 1 s
+    (TGS, whose substeps move the positions the soft targets were taken at: 5e-4; the triple pendulum amplifies
+    float32's rounding to 3e-5 in the direct solver's run), while the same chain with the
+    coupling held hard (`soft_constraints=False`) is 0.02 rad or more away from them."""
+    xml = _COUPLED.format(equality=COUPLED_CASES[case])
+    theirs = _mujoco_run(xml, 500, lambda m, d: d.qpos.copy())
+    mine, art = _joint_run(tmp_path, xml, solver, 500)
+    (mimic,) = art.get_mimic_joints()
+    assert mimic.softness is not None
+    if case == "tendon":  # MuJoCo's tendon_invweight0 of the two tendons, summed
+        m = mujoco.MjModel.from_xml_string(xml)
+        assert mimic.soft_weight == pytest.approx(m.tendon_invweight0.sum(), rel=1e-9)
+    tol = 5e-4 if solver == SolverType.TGS else 5e-5
+    np.testing.assert_allclose(mine, theirs, atol=tol)
+    assert np.abs(theirs - theirs[0]).max() > 2.0  # the chain swings
+    if solver == SolverType.PGS:
+        hard, _ = _joint_run(tmp_path, xml, solver, 500, soft_constraints=False)
+        assert np.abs(hard - theirs).max() > 0.02
+
+
+_RANGED = """<mujoco><option timestep="0.002"/><worldbody>
+<body name="a" pos="0 0 1"><joint name="j1" axis="0 1 0"/>
+ <geom type="capsule" fromto="0 0 0 .3 0 0" size=".03" mass="1"/>
+ <body name="b" pos=".3 0 0"><joint name="j2" axis="0 1 0"/>
+  <geom type="capsule" fromto="0 0 0 .3 0 0.1" size=".03" mass="2"/></body></body></worldbody>
+<tendon><fixed name="t" range="-0.3 0.5" {soft}><joint joint="j1" coef="1"/><joint joint="j2" coef="0.5"/></fixed>
+</tendon></mujoco>"""
+
+
+@pytest.mark.parametrize("solver", SOLVERS, ids=lambda s: s.name)
+@pytest.mark.parametrize("soft", ["", 'solreflimit="0.01 0.5" solimplimit="0.8 0.99 0.02"'], ids=["default", "given"])
+def test_soft_tendon_range_follows_mujoco(tmp_path, soft, solver):
+    """A double pendulum falls until its fixed tendon L = q1 + 0.5 q2 overruns the range's upper end 0.5: the
+    tendon's MuJoCo-soft limit (a one-sided row along dL/dq, R scaled by tendon_invweight0) pushes it back as
+    MuJoCo's does: the joints follow MuJoCo's to 1e-5 rad over 0.6 s (measured 8e-7 and 2.4e-6; TGS 5e-4, measured
+    1.7e-4: its substeps move the positions the limit's target was taken at), where without the range they are
+    0.5 rad away. (No joint damping here: MuJoCo's Euler integrates it implicitly after the constraint solve, artic
+    solves it with the rows, which puts them 2e-4 rad apart in the step the limit engages.) With
+    `soft_constraints=False` the range is dropped with a warning, as before."""
+    xml = _RANGED.format(soft=soft)
+    m = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(m)
+    theirs, longest = [], 0.0
+    for _ in range(300):
+        mujoco.mj_step(m, d)
+        theirs.append(d.qpos.copy())
+        longest = max(longest, d.ten_length[0])
+    theirs = np.array(theirs)
+    assert longest > 0.51  # the soft limit is overrun, as MuJoCo's soft limits are
+    mine, art = _joint_run(tmp_path, xml, solver, 300)
+    (tendon,) = art.get_fixed_tendons()
+    assert tendon.get_limit_parameters() == (-0.3, 0.5) and tendon.limit_softness is not None
+    np.testing.assert_allclose(mine, theirs, atol=5e-4 if solver == SolverType.TGS else 1e-5)
+    if solver == SolverType.PGS:
+        free, _ = _joint_run(tmp_path, xml.replace('range="-0.3 0.5"', ""), solver, 300)
+        assert np.abs(free - theirs).max() > 0.5
+        path = tmp_path / "hard.xml"
+        path.write_text(xml)
+        with pytest.warns(RuntimeWarning, match="range='-0.3 0.5' dropped"):
+            artic.load_mjcf(path, soft_constraints=False)
+
+
+def test_soft_mimic_joint_follows_its_closed_form(tmp_path):
+    """Two coaxial hinges without gravity (inertias 0.2 and 0.05 kg m^2 about z; M = [[Ia + Ib, Ib], [Ib, Ib]])
+    coupled by q2 = 0.5 q1 + 0.3 at constant impedance d (solimp 0.9 0.9), started at rest 0.3 rad off. The row
+    r = q2 - 0.5 q1 - 0.3 then obeys, step by step (A = J M^-1 J^T, R = (1 - d) / d w, w MuJoCo's sum of the
+    dofs' (M^-1)_dd): v+ = v - h A / (A + R) (b v + k d r), r+ = r + h v+, with k = 1 / (d tc dr)^2 and
+    b = 2 / (d tc) from solref (tc, dr) = (0.05, 0.3). PGS and the direct solver follow this recursion to 1e-6
+    rad over 0.6 s; the recursion converges at first order to the continuous damped oscillator it discretizes."""
+    xml = """<mujoco><option timestep="0.002" gravity="0 0 0"/><worldbody>
+    <body name="a"><joint name="j1" axis="0 0 1"/><inertial pos="0 0 0" mass="1" diaginertia="0.2 0.2 0.2"/>
+     <body name="b"><joint name="j2" axis="0 0 1"/><inertial pos="0 0 0" mass="1" diaginertia="0.05 0.05 0.05"/>
+    </body></body></worldbody><equality><joint joint1="j2" joint2="j1" polycoef="0.3 0.5" solref="0.05 0.3"
+    solimp="0.9 0.9 0.001"/></equality></mujoco>"""
+    ia, ib, h, d, tc, dr, c1 = 0.2, 0.05, 0.002, 0.9, 0.05, 0.3, 0.5
+    minv = np.linalg.inv([[ia + ib, ib], [ib, ib]])
+    jac = np.array([-c1, 1.0])
+    a = jac @ minv @ jac
+    reg = (1.0 - d) / d * (minv[0, 0] + minv[1, 1])
+    k, b = 1.0 / (d * tc * dr) ** 2, 2.0 / (d * tc)
+    gain = a / (a + reg)
+
+    def recursion(step, n):
+        r, v, out = -0.3, 0.0, []
+        for _ in range(n):
+            v = v - step * gain * (b * v + k * d * r)
+            r = r + step * v
+            out.append(r)
+        return np.array(out)
+
+    def continuous(t):  # the row's ODE r'' = -gain (b r' + k d r) from rest at -0.3
+        w0 = np.sqrt(gain * k * d)
+        zeta = gain * b / (2.0 * w0)
+        wd = w0 * np.sqrt(1.0 - zeta**2)
+        return -0.3 * np.exp(-zeta * w0 * t) * (np.cos(wd * t) + zeta * w0 / wd * np.sin(wd * t))
+
+    expected = recursion(h, 300)
+    coarse = np.abs(expected - continuous(h * np.arange(1, 301))).max()
+    fine = np.abs(recursion(h / 8, 2400)[7::8] - continuous(h * np.arange(1, 301))).max()
+    assert coarse < 0.03 and fine < coarse / 5  # the recursion is a first-order discretization of the oscillator
+    for solver in (SolverType.PGS, SolverType.DIRECT):
+        q, _ = _joint_run(tmp_path, xml, solver, 300)
+        mine = q[:, 1] - 0.5 * q[:, 0] - 0.3
+        np.testing.assert_allclose(mine, expected, atol=1e-6)
+    assert min(expected) > -0.3 and max(expected) > 0.01  # it overshoots: the damping ratio 0.3 shows
+
+
 def test_soft_contact_rests_at_the_closed_form_depth(tmp_path):
     """A sphere resting on a floor of constant impedance d = 0.9 (solimp 0.9 0.9) and solref (0.02, 1): at rest
     R lambda = -h k d r with lambda = m g h, R = (1 - d) / d w, w = 1 / m, so r = -(1 - d) g / (d^2 k),
