@@ -2,7 +2,8 @@
 generalized-impulse direction g (per env, configuration dependent).
 
 A row's impulse dF changes the generalized velocity by dF M^-1 g and its response is r = g^T M^-1 g:
-* mimic joint: g = sum_i G_i e_{d_i} (J of the mimic-joint note);
+* mimic joint: g = sum_i G_i e_{d_i} (J of the mimic-joint note), plus p'(q_B) on the second dof when C carries
+  a polynomial p in q_B (MuJoCo's polycoef);
 * fixed-tendon joint i: g = J_i^T w_i - J_root^T w_0, the couple of physx-notes 5.3 (w_i: a unit torque about
   joint i's axis, or a unit force along it at its anchor; w_0 the same for the root's first child tendon joint,
   on the tendon root link);
@@ -43,6 +44,7 @@ class CouplingRows:
     mimic_damping_ratio: wp.array(dtype=float)
     mimic_soft: wp.array(dtype=soft_params)  # (mimics,) MuJoCo's solref, solimp (zeros: hard or PhysX-compliant)
     mimic_weight: wp.array(dtype=float)  # (mimics,) a soft row's approximate inverse effective mass [1/kg...]
+    mimic_poly: wp.array(dtype=wp.vec4)  # (mimics,) (x0, k2, k3, k4): C += sum_k k_k (q_B - x0)^k (zeros: linear)
     term_dof: wp.array(dtype=int)  # (T,) dof of each term (first term of a mimic: coefficient 1)
     term_coef: wp.array(dtype=float)  # (T,)
     ft_stiffness: wp.array(dtype=float)  # (F,)
@@ -210,10 +212,45 @@ def setup_couplings(
             length[env, k] = total
         else:
             for m in range(cr.mimic_term_count[item]):
-                term = cr.mimic_term_start[item] + m
-                gd = tree.dof_gen[cr.term_dof[term]]
-                g[env, k, gd] = g[env, k, gd] + cr.term_coef[term]
+                gd = tree.dof_gen[cr.term_dof[cr.mimic_term_start[item] + m]]
+                g[env, k, gd] = g[env, k, gd] + mimic_slope(cr, joint_q, env, item, m)
         r[env, k] = solve_row(minv, g, minv_g, env, k, n_gen)
+
+
+@wp.func
+def mimic_slope(cr: CouplingRows, joint_q: wp.array2d(dtype=float), env: int, item: int, m: int) -> float:
+    """dC/dq of mimic joint `item`'s term m: its gear ratio, plus p'(q_B) on the second term."""
+    term = cr.mimic_term_start[item] + m
+    slope = cr.term_coef[term]
+    if m == 1:
+        poly = cr.mimic_poly[item]
+        x = joint_q[env, cr.term_dof[term]] - poly[0]
+        slope += x * (2.0 * poly[1] + x * (3.0 * poly[2] + x * 4.0 * poly[3]))
+    return slope
+
+
+@wp.func
+def mimic_value(cr: CouplingRows, joint_q: wp.array2d(dtype=float), env: int, item: int) -> float:
+    """C of mimic joint `item`: offset + sum G_i q_i + p(q_B), p = k2 x^2 + k3 x^3 + k4 x^4, x = q_B - x0."""
+    c = cr.mimic_offset[item]
+    for m in range(cr.mimic_term_count[item]):
+        term = cr.mimic_term_start[item] + m
+        c += cr.term_coef[term] * joint_q[env, cr.term_dof[term]]
+    poly = cr.mimic_poly[item]
+    x = joint_q[env, cr.term_dof[cr.mimic_term_start[item] + 1]] - poly[0]
+    return c + x * x * (poly[1] + x * (poly[2] + x * poly[3]))
+
+
+@wp.func
+def mimic_speed_bound(
+    cr: CouplingRows, max_velocity: wp.array(dtype=float), joint_q: wp.array2d(dtype=float), env: int, item: int
+) -> float:
+    """The fastest |dC/dt| the coupled dofs' velocity limits allow (constraints/mimic.py's bias cap)."""
+    bound = float(0.0)
+    for m in range(cr.mimic_term_count[item]):
+        term = cr.mimic_term_start[item] + m
+        bound += wp.abs(mimic_slope(cr, joint_q, env, item, m)) * max_velocity[cr.term_dof[term]]
+    return bound
 
 
 @wp.func
@@ -247,10 +284,7 @@ def soft_coupling_row(
         item = cr.row_item[k]
         p = cr.mimic_soft[item]
         if is_soft(p):
-            c = cr.mimic_offset[item]
-            for m in range(cr.mimic_term_count[item]):
-                term = cr.mimic_term_start[item] + m
-                c += cr.term_coef[term] * joint_q[env, cr.term_dof[term]]
+            c = mimic_value(cr, joint_q, env, item)
             out = soft_row(p, c, row_dot(g, v0, env, k, n_gen), cr.mimic_weight[item], dt, dt)
     return out
 
@@ -263,6 +297,9 @@ __all__ = [
     "CouplingRows",
     "add_jacobian_transpose",
     "dof_wrench",
+    "mimic_slope",
+    "mimic_speed_bound",
+    "mimic_value",
     "setup_couplings",
     "soft_coupling_row",
 ]

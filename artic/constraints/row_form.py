@@ -50,7 +50,14 @@ from .body_joint_rows import (
     hard_row_target,
 )
 from .contact_rows import ContactRows, normal_target, patch_end
-from .coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, COUPLING_TENDON_LIMIT, CouplingRows
+from .coupling_rows import (
+    COUPLING_FIXED,
+    COUPLING_SPATIAL,
+    COUPLING_TENDON_LIMIT,
+    CouplingRows,
+    mimic_speed_bound,
+    mimic_value,
+)
 from .dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, DofRows
 from .softness import SOFT_APART, SOFT_HARD, is_soft
 from .tendon import spatial_limit_error
@@ -434,12 +441,8 @@ def add_coupling_rows(
                 i = _new_row(rf, env, n_gen, SRC_COUPLING, k, sd.cpl_soft_target[env, k], cfm, lo, hi)
                 _copy_dir(rf, env, i, n_gen, sd.cpl_g, k)
         else:
-            c = cr.mimic_offset[item]
-            max_speed = float(0.0)
-            for m in range(cr.mimic_term_count[item]):
-                term = cr.mimic_term_start[item] + m
-                c += cr.term_coef[term] * joint_q[env, cr.term_dof[term]]
-                max_speed += wp.abs(cr.term_coef[term]) * dp.dof_max_velocity[cr.term_dof[term]]
+            c = mimic_value(cr, joint_q, env, item)
+            max_speed = mimic_speed_bound(cr, dp.dof_max_velocity, joint_q, env, item)
             r = sd.cpl_r[env, k]
             bias = float(0.0)
             cfm = float(0.0)

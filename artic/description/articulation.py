@@ -334,12 +334,23 @@ class Articulation(KnownAttributes):
         offset: float = 0.0,
         natural_frequency: float = 0.0,
         damping_ratio: float = 0.0,
+        polynomial: Iterable[float] = (0.0, 0.0, 0.0, 0.0),
     ) -> MimicJoint:
-        """Couple two dofs: q_A + gear_ratio * q_B + offset = 0 (the mimic-joint note). Hard unless
+        """Couple two dofs: q_A + gear_ratio * q_B + offset (+ k2 x^2 + k3 x^3 + k4 x^4, x = q_B - x0, with
+        polynomial = (x0, k2, k3, k4); gear_ratio may then be 0) = 0 (the mimic-joint note). Hard unless
         natural_frequency > 0 and damping_ratio > 0. Only while the articulation is out of a scene."""
-        return self.create_multi_dof_mimic_joint(
-            joint_a, axis_a, [(joint_b, axis_b, gear_ratio)], offset, natural_frequency, damping_ratio
+        self._check_topology_change(self._owner(), "create_mimic_joint")
+        m = MimicJoint(
+            self,
+            [(joint_a, axis_a, 1.0), (joint_b, axis_b, gear_ratio)],
+            offset,
+            natural_frequency,
+            damping_ratio,
+            polynomial,
         )
+        self._couplings.append(m)
+        self._changed("topology")
+        return m
 
     def create_multi_dof_mimic_joint(
         self,

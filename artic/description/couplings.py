@@ -1,8 +1,9 @@
 """Mimic joints and fixed and spatial tendons: descriptions that couple dofs or links of one articulation.
 
 * `MimicJoint` (the mimic-joint note; physx-notes 1): C = q_A + G q_B + gamma = 0, or the N-dof extension
-  C = q_0 + G_1 q_1 + ... + gamma. Hard by default; compliant when natural_frequency > 0 and damping_ratio > 0
-  (PhysX's rule), or MuJoCo-soft when given a `Softness` (an MJCF joint or tendon equality's solref/solimp).
+  C = q_0 + G_1 q_1 + ... + gamma, or a polynomial in q_B (MuJoCo's polycoef). Hard by default; compliant when
+  natural_frequency > 0 and damping_ratio > 0 (PhysX's rule), or MuJoCo-soft when given a `Softness` (an MJCF
+  joint or tendon equality's solref/solimp).
 * `FixedTendon` (physx-notes 5.3): a tree of tendon joints; length L = offset + sum c_i q_i over the non-root tendon
   joints, pulled to rest_length by an implicit spring, with optional limits (PhysX's limit spring, or MuJoCo-soft).
 * `SpatialTendon` (physx-notes 5.4): a tree of attachment points on links; each leaf's path length is pulled to
@@ -107,14 +108,16 @@ class MimicJoint(_Coupling):
         offset: float,
         natural_frequency: float,
         damping_ratio: float,
+        polynomial: Iterable[float] = (0.0, 0.0, 0.0, 0.0),
     ):
         super().__init__(articulation)
         owner = self._owner()
         checked = []
+        curved = any(_number(owner, "polynomial", k) != 0.0 for k in list(polynomial)[1:])
         for joint, axis, g in terms:
             axis = _check_dof(owner, articulation, joint, axis)
             g = _number(owner, "gear ratio", g)
-            if g == 0.0:
+            if g == 0.0 and not (curved and len(checked) == 1):  # q_B may enter through the polynomial alone
                 raise ValidationError(f"{owner}: gear ratio of joint '{joint.name}' axis {axis.name} must be non-zero")
             if any(j is joint and a == axis for j, a, _ in checked):
                 raise ValidationError(
@@ -129,6 +132,8 @@ class MimicJoint(_Coupling):
         self._damping_ratio = _number(owner, "damping_ratio", damping_ratio)
         self._softness = None
         self._soft_weight = None
+        self._polynomial = (0.0, 0.0, 0.0, 0.0)
+        self.polynomial = polynomial
 
     @property
     def joint_a(self) -> Joint:
@@ -154,8 +159,8 @@ class MimicJoint(_Coupling):
     @gear_ratio.setter
     def gear_ratio(self, value: float):
         g = _number(self._owner(), "gear_ratio", value)
-        if g == 0.0:
-            raise ValidationError(f"{self._owner()}: gear_ratio must be non-zero")
+        if g == 0.0 and not any(self._polynomial[1:]):
+            raise ValidationError(f"{self._owner()}: gear_ratio must be non-zero (or q_B enter through a polynomial)")
         j, a, _ = self.terms[1]
         self.terms[1] = (j, a, g)
         self.articulation._changed("model")
@@ -193,6 +198,29 @@ class MimicJoint(_Coupling):
         if value is not None:
             value = _number(self._owner(), "soft_weight", value, nonneg=True)
         self._soft_weight = value
+        self.articulation._changed("model")
+
+    @property
+    def polynomial(self) -> tuple[float, float, float, float]:
+        """(x0, k2, k3, k4): C gains k2 x^2 + k3 x^3 + k4 x^4 with x = q_B - x0 (a two-dof mimic joint only; MuJoCo's
+        polycoef beyond the linear term). Zeros (the default): the linear coupling. The row's direction is then
+        dC/dq at the current q_B, so it turns with the coupled dof."""
+        return self._polynomial
+
+    @polynomial.setter
+    def polynomial(self, value: Iterable[float]):
+        owner = self._owner()
+        try:
+            items = [_number(owner, "polynomial", v) for v in value]
+        except TypeError:
+            raise ValidationError(f"{owner}: polynomial must be 4 numbers (x0, k2, k3, k4), got {value!r}") from None
+        if len(items) != 4:
+            raise ValidationError(f"{owner}: polynomial must be 4 numbers (x0, k2, k3, k4), got {len(items)}")
+        if any(items[1:]) and len(self.terms) != 2:
+            raise ValidationError(f"{owner}: a polynomial couples two dofs; this mimic joint has {len(self.terms)}")
+        if not any(items[1:]) and self.terms[1][2] == 0.0:
+            raise ValidationError(f"{owner}: its gear ratio is 0, so q_B enters through the polynomial; keep one")
+        self._polynomial = tuple(items)
         self.articulation._changed("model")
 
     def set_gear_ratio(self, g: float) -> None:

@@ -16,7 +16,14 @@ import warp as wp
 from ..collision.contacts import ContactPoints
 from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, solve_body_joint, solve_dynamic_body_joints
 from ..constraints.contact_rows import ContactRows, solve_contacts
-from ..constraints.coupling_rows import COUPLING_FIXED, COUPLING_SPATIAL, COUPLING_TENDON_LIMIT, CouplingRows
+from ..constraints.coupling_rows import (
+    COUPLING_FIXED,
+    COUPLING_SPATIAL,
+    COUPLING_TENDON_LIMIT,
+    CouplingRows,
+    mimic_speed_bound,
+    mimic_value,
+)
 from ..constraints.dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, ROW_VELOCITY_LIMIT, DofRows
 from ..constraints.drive import drive_impulse
 from ..constraints.friction import coefficient_friction_impulse, effort_friction_impulse
@@ -333,12 +340,8 @@ def sweep_coupling_rows(
             delta = (sd.cpl_soft_target[env, k] - jv - cfm * sd.cpl_acc[env, k]) / (sd.cpl_r[env, k] + cfm)
             sd.cpl_acc[env, k] = sd.cpl_acc[env, k] + delta
         else:
-            c = cr.mimic_offset[item]
-            max_speed = float(0.0)  # the fastest |dC/dt| the coupled dofs' velocity limits allow
-            for m in range(cr.mimic_term_count[item]):
-                term = cr.mimic_term_start[item] + m
-                c += cr.term_coef[term] * joint_q[env, cr.term_dof[term]]
-                max_speed += wp.abs(cr.term_coef[term]) * dp.dof_max_velocity[cr.term_dof[term]]
+            c = mimic_value(cr, joint_q, env, item)
+            max_speed = mimic_speed_bound(cr, dp.dof_max_velocity, joint_q, env, item)
             delta = mimic_impulse(
                 c,
                 row_dot(sd.cpl_g, sd.gen_v, env, k, n_gen),

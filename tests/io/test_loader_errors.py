@@ -442,7 +442,8 @@ def test_duplicate_mjcf_joint_names_and_dropped_sections(tmp_path):
     with pytest.warns(
         RuntimeWarning,
         match=re.escape(
-            "<joint> in <equality>: only a linear polynomial between two joints maps onto a mimic joint; dropped"
+            "<joint> in <equality>: a joint equality without joint2 (a joint held at a constant) is not supported; "
+            "dropped"
         ),
     ):
         artic.load_mjcf(path)

@@ -16,7 +16,8 @@ Mapping:
   of body2 that coincides with it at qpos0 (MuJoCo's rule). <weld body1 body2 relpose>: a FixedJoint holding
   body2's pose relative to body1 at relpose, or at its qpos0 value when relpose is absent (MuJoCo's default).
   <connect site1 site2>: a SphericalJoint holding the two sites together.
-  <joint joint1 joint2 polycoef> with a linear polynomial: a mimic joint q1 - ref1 = c0 + c1 (q2 - ref2).
+  <joint joint1 joint2 polycoef>: a mimic joint q1 - ref1 = c0 + c1 (q2 - ref2) + c2 (q2 - ref2)^2 + ... (the
+  powers above one as the mimic joint's `polynomial`).
   Every equality is soft as in MuJoCo (solref/solimp, their defaults when absent) unless
   `load_mjcf(soft_constraints=False)`: a connect or weld through its joint's softness, a joint or tendon equality
   through its mimic joint's, whose regularizer is scaled by MuJoCo's weight (the two dofs' (M^-1)_dd summed, or
@@ -26,7 +27,8 @@ Mapping:
 * <equality><tendon tendon1 tendon2 polycoef> between fixed tendons with a linear polynomial: a multi-dof mimic
   joint over their joints (L1 - L1_0 = c0 + c1 (L2 - L2_0) is linear in q).
 * Reported (one warning each, naming the element): other spatial tendons (site paths, wrapping, pulleys, springs),
-  other <equality><tendon>, non-linear polycoefs, welds given by sites, weld torquescale other than 1,
+  other <equality><tendon>, non-linear polycoefs between tendons, a joint equality without joint2, welds given
+  by sites, weld torquescale other than 1,
   solref/solimp where they are not followed (ropes, and every equality and tendon range under
   soft_constraints=False), tendon ranges under soft_constraints=False, a tendon limit's margin, inactive
   constraints (active='false'), and anything else in the two sections.
@@ -468,8 +470,8 @@ class _Couplings:
             if name is not None and name not in ld.joint_names:
                 raise v.fail(el, f"attribute joint{k + 1}='{name}' names no joint of the model; fix the name")
         poly = _padded(v.numbers(el, "polycoef", (1, 5), text=a.get("polycoef", "0 1 0 0 0")))
-        if names[1] is None or np.any(poly[2:] != 0.0):
-            self._warn(el, "only a linear polynomial between two joints maps onto a mimic joint; dropped")
+        if names[1] is None:
+            self._warn(el, "a joint equality without joint2 (a joint held at a constant) is not supported; dropped")
             return
         (art1, j1), (art2, j2) = ld.joint_names[names[0]], ld.joint_names[names[1]]
         if art1 is not art2:
@@ -488,10 +490,12 @@ class _Couplings:
         ref1, ref2 = j1.get_joint_position(axes[0]), j2.get_joint_position(axes[1])
         # q1 - ref1 = c0 + c1 (q2 - ref2)  <=>  q1 + (-c1) q2 + (c1 ref2 - ref1 - c0) = 0
         c0, c1 = float(poly[0]), float(poly[1])
-        if c1 == 0.0:
+        if c1 == 0.0 and not np.any(poly[2:] != 0.0):
             self._warn(el, "polycoef holds joint1 at a constant (c1 = 0); not supported; dropped")
             return
-        return art1.create_mimic_joint(j1, axes[0], j2, axes[1], -c1, c1 * ref2 - ref1 - c0)
+        # q1 - ref1 - sum_k c_k (q2 - ref2)^k: the powers above one as the mimic joint's polynomial about ref2
+        curve = (ref2, -float(poly[2]), -float(poly[3]), -float(poly[4]))
+        return art1.create_mimic_joint(j1, axes[0], j2, axes[1], -c1, c1 * ref2 - ref1 - c0, polynomial=curve)
 
 
 def _depth(link):

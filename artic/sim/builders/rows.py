@@ -99,6 +99,7 @@ def _tree_coupling_arrays(art: Articulation) -> dict:
         if weight is None:  # MuJoCo's joint equality: the coupled dofs' inverse weights, summed unscaled
             weight = sum(weights.get((joint.child_link, axis), 0.0) for joint, axis, _ in m.terms)
         h["mimic_weight"].append(weight)
+        h["mimic_poly"].append(m.polynomial)
         for joint, axis, g in m.terms:
             h["term_dof"].append(_dof_index(art, joint, axis))
             h["term_coef"].append(g)

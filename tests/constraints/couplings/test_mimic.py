@@ -326,6 +326,30 @@ def test_mimic_and_tendon_softness_are_checked():
         artic.Scene(1).add_articulation(art)
 
 
+def test_mimic_polynomial_is_checked():
+    """A polynomial (x0, k2, k3, k4) is 4 numbers, for a two-dof mimic joint only; with it the gear ratio may be 0
+    (q_B enters through the polynomial alone), and neither may then be cleared, each refused naming the joint."""
+    art = random_tree(np.random.default_rng(1), n_links=4, kinds=("revolute",))
+    j1, j2, j3 = art.get_joint("l1"), art.get_joint("l2"), art.get_joint("l3")
+    ax1, ax2, ax3 = j1.dof_axes()[0], j2.dof_axes()[0], j3.dof_axes()[0]
+    with pytest.raises(ArticError, match="gear ratio of joint 'l2'.* must be non-zero"):
+        art.create_mimic_joint(j1, ax1, j2, ax2, 0.0)
+    curved = art.create_mimic_joint(j1, ax1, j2, ax2, 0.0, polynomial=(0.1, 1.0, 0.0, 0.0))
+    assert curved.polynomial == (0.1, 1.0, 0.0, 0.0)
+    with pytest.raises(ArticError, match="mimic joint of articulation 'random': its gear ratio is 0"):
+        curved.polynomial = (0.0, 0.0, 0.0, 0.0)
+    with pytest.raises(ArticError, match="polynomial must be 4 numbers"):
+        curved.polynomial = (0.0, 1.0)
+    with pytest.raises(ArticError, match="polynomial must be a number"):
+        curved.polynomial = (0.0, "x", 0.0, 0.0)
+    linear = art.create_mimic_joint(j2, ax2, j3, ax3, 2.0)
+    with pytest.raises(ArticError, match="gear_ratio must be non-zero"):
+        linear.gear_ratio = 0.0
+    three = art.create_multi_dof_mimic_joint(j1, ax1, [(j2, ax2, 1.0), (j3, ax3, 1.0)])
+    with pytest.raises(ArticError, match="a polynomial couples two dofs; this mimic joint has 3"):
+        three.polynomial = (0.0, 1.0, 0.0, 0.0)
+
+
 @pytest.mark.parametrize("solver", [SolverType.PGS, SolverType.TGS])
 def test_panda_gripper_follows_one_driven_finger(solver):
     """panda.urdf's <mimic> (finger2 = finger1) becomes a mimic joint: driving only finger 1 moves finger 2 the
