@@ -24,6 +24,16 @@ friction); beyond it the anchor slides with mu_d/k and the patch is marked broke
 next step. The rows of a patch are solved together (_solve_patch).
 TGS tracks each contact's separation (`gap`, from the detected one) and each anchor's drift over the substeps
 (s += v_n rho).
+
+MuJoCo's pyramidal cone (an MJCF model's default; a soft contact whose material carries MAT_PYRAMID, the impratio,
+and friction f): the contact point's rows 3c+1, 3c+2 are MuJoCo's contact frame t1, t2 (mju_makeFrame: the normal's
+component-free part of y, or of z when n is near y, or of a plane-capsule contact's capsule axis; t2 = n x t1) at
+the point itself, with no anchors, and the
+solvers act on its four edges g_e = g_n + s f g_tk (s = +-1, k = 1, 2), each pushing only (lambda_e >= 0): the
+contact impulse is sum lambda_e along n and f (lambda_1 - lambda_2), f (lambda_3 - lambda_4) along t1, t2, inside
+|f_t1| + |f_t2| <= f f_n. Each edge is a soft row (constraints/softness.py) with its own velocity v_e at the step's
+start, the contact's depth r, and MuJoCo's R = 2 mu^2 (1 + f^2) (1 - d) / d w, mu^2 = f^2 / impratio (mj_makeImpedance
+with diagApprox w (1 + f^2) per edge), so that PGS to convergence, TGS and the direct solver give MuJoCo's force.
 """
 
 from __future__ import annotations
@@ -31,7 +41,15 @@ from __future__ import annotations
 import warp as wp
 
 from ..collision.contacts import ContactPoints
-from ..collision.geometry import MAT_PYRAMID, MAT_SOLREF, MAT_WEIGHT, ContactMaterial
+from ..collision.geometry import (
+    GEOM_CAPSULE,
+    GEOM_PLANE,
+    MAT_PYRAMID,
+    MAT_SOLREF,
+    MAT_WEIGHT,
+    ContactMaterial,
+    Geometry,
+)
 from ..core.data import Kin
 from ..core.model import Tree
 from ..math.dense import add_row, row_dot, solve_row
@@ -50,7 +68,12 @@ class ContactRows:
     # a soft contact's normal row (constraints/softness.py), fixed for the step: cfm = SOFT_HARD for a hard contact,
     # SOFT_APART for a soft one whose surfaces do not overlap (no row: MuJoCo has no contact there)
     soft_target: wp.array2d(dtype=float)  # (E, C) [m/s]
-    soft_cfm: wp.array2d(dtype=float)  # (E, C) [m/s per N s]
+    soft_cfm: wp.array2d(dtype=float)  # (E, C) [m/s per N s]; a pyramidal contact's: every edge's R
+    # MuJoCo's pyramidal cone (a soft contact whose material asks for it, MAT_PYRAMID): four edge rows instead of
+    # the normal row and PhysX's anchors (module docstring)
+    pyramid: wp.array2d(dtype=int)  # (E, C) 1 if slot c's friction is MuJoCo's pyramidal cone
+    edge_target: wp.array2d(dtype=wp.vec4)  # (E, C) the edges' targets, n + f t1, n - f t1, n + f t2, n - f t2 [m/s]
+    edge_impulse: wp.array2d(dtype=wp.vec4)  # (E, C) their accumulated impulses (>= 0) [N s]
     g: wp.array3d(dtype=float)  # (E, 3C, N) generalized directions of the normal and two friction rows
     minv_g: wp.array3d(dtype=float)  # (E, 3C, N) M^-1 g
     response: wp.array2d(dtype=float)  # (E, 3C) g^T M^-1 g
@@ -152,6 +175,102 @@ def _cone_factor(mat: ContactMaterial) -> float:
 
 
 @wp.func
+def is_pyramid(mat: ContactMaterial) -> int:
+    """1 for a soft contact with friction under MuJoCo's pyramidal cone (module docstring)."""
+    if mat[MAT_PYRAMID] > 0.0 and mat[0] > 0.0 and (mat[MAT_SOLREF] != 0.0 or mat[MAT_SOLREF + 1] != 0.0):
+        return 1
+    return 0
+
+
+@wp.func
+def mujoco_tangent(n: wp.vec3, hint: wp.vec3) -> wp.vec3:
+    """MuJoCo's first contact-frame axis for normal n (mju_makeFrame): the collision's hint (a unit vector, or
+    zero), else y, or z when |n_y| >= 0.5; made normal to n."""
+    a = wp.vec3(0.0, 1.0, 0.0)
+    if wp.abs(n[1]) >= 0.5:
+        a = wp.vec3(0.0, 0.0, 1.0)
+    if wp.length(hint - n * wp.dot(n, hint)) > 1.0e-6:
+        a = hint
+    return wp.normalize(a - n * wp.dot(n, a))
+
+
+@wp.func
+def _frame_hint(
+    geo: Geometry, link_pose: wp.array2d(dtype=wp.transform), cp: ContactPoints, env: int, c: int
+) -> wp.vec3:
+    """The tangent MuJoCo's collision sets before mju_makeFrame: a plane-capsule contact's capsule axis
+    (mjc_PlaneCapsule aligns its frame with it; every other pair of artic's shapes leaves it to the default)."""
+    ga = cp.shape_a[env, c]
+    gb = cp.shape_b[env, c]
+    cap = int(-1)
+    if geo.geom_type[ga] == GEOM_CAPSULE and geo.geom_type[gb] == GEOM_PLANE:
+        cap = ga
+    elif geo.geom_type[gb] == GEOM_CAPSULE and geo.geom_type[ga] == GEOM_PLANE:
+        cap = gb
+    if cap < 0:
+        return wp.vec3(0.0)
+    pose = geo.geom_pose[cap]
+    if geo.geom_link[cap] >= 0:
+        pose = wp.transform_multiply(link_pose[env, geo.geom_link[cap]], pose)
+    return wp.transform_vector(pose, wp.vec3(1.0, 0.0, 0.0))  # artic's capsules lie along their x axis
+
+
+@wp.func
+def pyramid_edge(e: int) -> wp.vec2:
+    """(k, s) of edge e: g_e = g_n + s f g_tk, in MuJoCo's order (t1 +, t1 -, t2 +, t2 -)."""
+    return wp.vec2(float(1 + e // 2), float(1 - 2 * (e % 2)))
+
+
+@wp.func
+def _setup_pyramid(
+    tree: Tree,
+    kin: Kin,
+    geo: Geometry,
+    cp: ContactPoints,
+    ct: ContactRows,
+    link_pose: wp.array2d(dtype=wp.transform),
+    link_v: wp.array2d(dtype=wp.spatial_vector),
+    minv: wp.array3d(dtype=float),
+    sp: soft_params,
+    o: wp.vec3,
+    env: int,
+    c: int,
+    n_gen: int,
+    dt: float,
+) -> None:
+    """Slot c's friction rows along MuJoCo's frame at the point, and its edges' soft targets and R."""
+    cmat = cp.material[env, c]
+    la = cp.link_a[env, c]
+    lb = cp.link_b[env, c]
+    pc = cp.point[env, c] - o
+    n = cp.normal[env, c]
+    t1 = mujoco_tangent(n, _frame_hint(geo, link_pose, cp, env, c))
+    t2 = wp.cross(n, t1)
+    ct.tangent[env, c] = t1
+    ct.pyramid[env, c] = 1
+    _set_row(tree, kin, ct, minv, env, 3 * c + 1, n_gen, la, pc, lb, pc, t1)
+    _set_row(tree, kin, ct, minv, env, 3 * c + 2, n_gen, la, pc, lb, pc, t2)
+    ct.edge_impulse[env, c] = wp.vec4(0.0)
+    if cp.separation[env, c] >= 0.0:
+        return  # apart: no rows (soft_cfm stays SOFT_APART)
+    rel = _point_velocity(link_v, env, la, pc) - _point_velocity(link_v, env, lb, pc)
+    f = cmat[0]
+    weight = cmat[MAT_WEIGHT] * 2.0 * f * f / cmat[MAT_PYRAMID] * (1.0 + f * f)
+    targets = wp.vec4(0.0)
+    cfm = float(0.0)
+    for e in range(4):
+        ks = pyramid_edge(e)
+        t = t1
+        if ks[0] > 1.5:
+            t = t2
+        row = soft_row(sp, cp.separation[env, c], wp.dot(n + t * (ks[1] * f), rel), weight, dt, dt)
+        targets[e] = row[0]
+        cfm = row[1]
+    ct.edge_target[env, c] = targets
+    ct.soft_cfm[env, c] = cfm
+
+
+@wp.func
 def _link_frame(link_pose: wp.array2d(dtype=wp.transform), env: int, link: int) -> wp.transform:
     if link < 0:
         return wp.transform_identity()
@@ -237,6 +356,7 @@ def _new_anchors(
 def setup_contacts(
     tree: Tree,
     kin: Kin,
+    geo: Geometry,
     cp: ContactPoints,
     ct: ContactRows,
     link_pose: wp.array2d(dtype=wp.transform),
@@ -284,11 +404,15 @@ def setup_contacts(
         ct.bounce[env, c] = bounce
         ct.soft_cfm[env, c] = SOFT_HARD
         ct.soft_target[env, c] = 0.0
+        ct.pyramid[env, c] = 0
         cmat = cp.material[env, c]
         sp = soft_params()
         for k in range(7):
             sp[k] = cmat[MAT_SOLREF + k]
-        if is_soft(sp):
+        if is_pyramid(cmat) != 0:
+            ct.soft_cfm[env, c] = SOFT_APART
+            _setup_pyramid(tree, kin, geo, cp, ct, link_pose, link_v, minv, sp, o, env, c, n_gen, dt)
+        elif is_soft(sp):
             ct.soft_cfm[env, c] = SOFT_APART
             if cp.separation[env, c] < 0.0:
                 pc = cp.point[env, c] - o
@@ -302,7 +426,7 @@ def setup_contacts(
     while c0 < count:
         c1 = patch_end(cp, env, c0, count)
         mat = cp.material[env, c0]
-        if mat[0] > 0.0 or mat[1] > 0.0:
+        if (mat[0] > 0.0 or mat[1] > 0.0) and is_pyramid(mat) == 0:
             anchors = _kept_anchors(cp, ct, link_pose, env, c0, c1, corr)
             if anchors == 0:
                 anchors = _new_anchors(cp, ct, link_pose, env, c0, c1, corr)
@@ -332,11 +456,11 @@ def _patch_delassus(ct: ContactRows, env: int, c0: int, c1: int, n_gen: int) -> 
     m = 3 * (c1 - c0)
     for i in range(m):
         ri = 3 * c0 + i
-        live_i = i % 3 == 0 or ct.anchor[env, c0 + i // 3] != 0
+        live_i = i % 3 == 0 or ct.anchor[env, c0 + i // 3] != 0 or ct.pyramid[env, c0 + i // 3] != 0
         for j in range(m):
             rj = 3 * c0 + j
             s = float(0.0)
-            if live_i and (j % 3 == 0 or ct.anchor[env, c0 + j // 3] != 0):
+            if live_i and (j % 3 == 0 or ct.anchor[env, c0 + j // 3] != 0 or ct.pyramid[env, c0 + j // 3] != 0):
                 if j < i:
                     s = ct.delassus[env, rj, i]  # symmetric
                 else:
@@ -384,6 +508,9 @@ def _solve_patch(
     """The rows of one patch (<= 4 contacts of a shape pair) solved together: projected Gauss-Seidel sweeps on the
     patch's Delassus matrix A = G M^-1 G^T (normals, then friction with the Coulomb disc), then one velocity update.
     Converging the patch inside the visit removes the bias a fixed row order leaves in a few outer iterations."""
+    if ct.pyramid[env, c0] != 0:
+        _solve_pyramid_patch(cp, ct, v, env, c0, c1, n_gen)
+        return
     m = 3 * (c1 - c0)
     a = _mat_patch()
     vrel = _vec_patch()
@@ -473,6 +600,71 @@ def _solve_patch(
         if d != 0.0:
             add_row(v, ct.minv_g, env, 3 * c0 + i, n_gen, d)
             ct.impulse[env, 3 * c0 + i] = lam[i]
+
+
+@wp.func
+def _solve_pyramid_patch(
+    cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, c0: int, c1: int, n_gen: int
+) -> None:
+    """The edges of a pyramidal patch (module docstring) solved together: projected Gauss-Seidel sweeps of
+    v_e + R lambda_e = target_e, lambda_e >= 0, on the patch's Delassus matrix (an edge's entries are its rows'
+    combinations), the rows' impulses kept as the edges' sums; then one velocity update. The soft targets hold for
+    the whole step, so every iteration of every solver solves the same rows."""
+    m = 3 * (c1 - c0)
+    a = _mat_patch()
+    vrel = _vec_patch()
+    lam0 = _vec_patch()
+    for i in range(m):
+        ri = 3 * c0 + i
+        vrel[i] = row_dot(ct.g, v, env, ri, n_gen)
+        lam0[i] = ct.impulse[env, ri]
+        for j in range(m):
+            a[i, j] = ct.delassus[env, ri, j]
+    lam = lam0
+    f = cp.material[env, c0][0]
+    for _sweep in range(PATCH_SWEEPS):
+        change = float(0.0)
+        for c in range(c1 - c0):
+            cfm = ct.soft_cfm[env, c0 + c]
+            if cfm < 0.0:
+                continue  # apart: no edges
+            i = 3 * c
+            edges = ct.edge_impulse[env, c0 + c]
+            targets = ct.edge_target[env, c0 + c]
+            for e in range(4):
+                ks = pyramid_edge(e)
+                k = i + int(ks[0])
+                sf = ks[1] * f
+                vn = vrel[i]
+                vt = vrel[k]
+                for j in range(m):
+                    vn += a[i, j] * (lam[j] - lam0[j])
+                    vt += a[k, j] * (lam[j] - lam0[j])
+                aee = a[i, i] + 2.0 * sf * a[i, k] + sf * sf * a[k, k]
+                new = wp.max(edges[e] + (targets[e] - vn - sf * vt - cfm * edges[e]) / (aee + cfm), 0.0)
+                d = new - edges[e]
+                edges[e] = new
+                lam[i] += d
+                lam[k] += sf * d
+                change = wp.max(change, wp.abs(d) * aee)
+            ct.edge_impulse[env, c0 + c] = edges
+        if change < SWEEP_TOLERANCE:
+            break
+    for i in range(m):
+        d = lam[i] - lam0[i]
+        if d != 0.0:
+            add_row(v, ct.minv_g, env, 3 * c0 + i, n_gen, d)
+            ct.impulse[env, 3 * c0 + i] = lam[i]
+
+
+@wp.func
+def pyramid_impulses(cp: ContactPoints, ct: ContactRows, env: int, c: int) -> None:
+    """Slot c's normal and friction impulses from its edges' (the direct solver's write-back)."""
+    edges = ct.edge_impulse[env, c]
+    f = cp.material[env, c][0]
+    ct.impulse[env, 3 * c] = edges[0] + edges[1] + edges[2] + edges[3]
+    ct.impulse[env, 3 * c + 1] = f * (edges[0] - edges[1])
+    ct.impulse[env, 3 * c + 2] = f * (edges[2] - edges[3])
 
 
 @wp.func

@@ -17,7 +17,8 @@ lambda_i sits at a bound (the ODE paper's three conditions). Every kind maps ont
 * tendons: the rest-length spring as an implicit spring (a fixed tendon's on the single direction sum_j c_j e_j,
   where PhysX splits it per tendon joint), and the limit as a one-sided implicit spring, or MuJoCo-soft (one-sided);
 * contact normal (target as constraints/contact_rows.py: speculative, restitution, or -erp s / h) with lambda >= 0, and
-  two friction rows per anchor whose box is mu / anchors times the patch's normal impulse (the friction index);
+  two friction rows per anchor whose box is mu / anchors times the patch's normal impulse (the friction index); or,
+  for MuJoCo's pyramidal cone, four soft edge rows per contact with lambda >= 0;
 * joints between bodies (constraints/body_joint_rows.py): bilateral slots and locks (hard, with their bias in the
   position pass and half their direction's turn over the last step in the velocity pass, carried_row_target; or
   soft), drives, ranges (hard like limits, or soft as two one-sided springs: a deadzone);
@@ -49,7 +50,7 @@ from .body_joint_rows import (
     BodyJointTable,
     hard_row_target,
 )
-from .contact_rows import ContactRows, normal_target, patch_end
+from .contact_rows import ContactRows, normal_target, patch_end, pyramid_edge
 from .coupling_rows import (
     COUPLING_FIXED,
     COUPLING_SPATIAL,
@@ -73,6 +74,7 @@ SRC_BODY_JOINT = wp.constant(6)
 SRC_BODY_JOINT_HIGH = wp.constant(7)  # a loop range's high side
 SRC_DEADZONE = wp.constant(8)  # a deadzone controller's row (constraints/deadzone_rows.py)
 SRC_DOF_VISCOUS = wp.constant(9)  # the viscous part of a dof's friction, added to its friction row's impulse
+SRC_CONTACT_EDGE = wp.constant(10)  # an edge of a pyramidal contact (index 4 c + e; contact_rows.py)
 NO_FRICTION = wp.constant(-1)  # findex of a row no normal impulse bounds
 FRICTION_CONSTANT = wp.constant(-2)  # findex of a box of fixed size (mu_static, then mu_dynamic once sliding)
 
@@ -461,6 +463,27 @@ def add_coupling_rows(
 
 
 @wp.func
+def _add_pyramid_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, n_gen: int, c0: int, c1: int) -> None:
+    """A pyramidal patch's rows: four edges g_n + s f g_tk per overlapping contact, each pushing only, with its
+    soft target and R (contact_rows.py); the same rows in both passes."""
+    f = cp.material[env, c0][0]
+    for c in range(c0, c1):
+        cfm = ct.soft_cfm[env, c]
+        if cfm >= 0.0:
+            targets = ct.edge_target[env, c]
+            for e in range(4):
+                ks = pyramid_edge(e)
+                i = _new_row(rf, env, n_gen, SRC_CONTACT_EDGE, 4 * c + e, targets[e], cfm, 0.0, wp.inf)
+                _copy_dir(rf, env, i, n_gen, ct.g, 3 * c)
+                t = 3 * c + int(ks[0])
+                sf = ks[1] * f
+                k = int(0)
+                while k < n_gen:
+                    rf.g[env, i, k] = rf.g[env, i, k] + sf * ct.g[env, t, k]
+                    k += 1
+
+
+@wp.func
 def add_contact_rows(
     cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, n_gen: int, h: float, erp: float, position: int
 ) -> None:
@@ -470,6 +493,10 @@ def add_contact_rows(
     c0 = int(0)
     while c0 < count:
         c1 = patch_end(cp, env, c0, count)
+        if ct.pyramid[env, c0] != 0:
+            _add_pyramid_rows(cp, ct, rf, env, n_gen, c0, c1)
+            c0 = c1
+            continue
         first = rf.count[env]
         for c in range(c0, c1):
             cfm = ct.soft_cfm[env, c]

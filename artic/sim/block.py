@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
+from ..collision.geometry import MAT_PYRAMID, MATERIAL_SIZE
 from ..constraints.dof_rows import ROW_FRICTION
 from ..core.control import control_view
 from ..core.state import columns, state_view
@@ -296,15 +297,21 @@ class Block:
 
     def direct_capacity(self) -> int:
         """Rows one env's direct solve can have: each dof row (and a second for an effort friction's viscous part),
-        two per coupling row (a tendon's spring and its limit), three per contact slot, two per body-joint row (a
-        soft range's two sides) and three per deadzone controller."""
+        two per coupling row (a tendon's spring and its limit), three per contact slot (four where a material asks
+        for MuJoCo's pyramidal cone: its edges), two per body-joint row (a soft range's two sides) and three per
+        deadzone controller."""
         rows = self.dof_rows
         friction = int((rows.row_kind.numpy() == ROW_FRICTION).sum()) if rows.row_count else 0
+        per_contact = 3
+        for key in ("geom_material", "pair_material"):
+            table = np.asarray(self.geometry_host[key], np.float32).reshape(-1, MATERIAL_SIZE)
+            if np.any(table[:, MAT_PYRAMID] > 0.0):
+                per_contact = 4
         return (
             rows.row_count
             + friction
             + 2 * self.couplings.row_count
-            + 3 * self.geometry.capacity
+            + per_contact * self.geometry.capacity
             + 2 * self.body_joint_table.row_count
             + 3 * self.deadzones.count
         )

@@ -336,6 +336,7 @@ def _step(
     setup_contacts(
         tree,
         kin,
+        geo,
         cp,
         ct,
         st.link_pose,

@@ -33,7 +33,7 @@ from ..constraints.body_joint_rows import (
     BodyJointArrays,
     BodyJointTable,
 )
-from ..constraints.contact_rows import ContactRows
+from ..constraints.contact_rows import ContactRows, pyramid_impulses
 from ..constraints.coupling_rows import CouplingRows
 from ..constraints.deadzone_rows import DeadzoneTable, add_deadzone_rows
 from ..constraints.dof_rows import ROW_LIMIT, ROW_VELOCITY_LIMIT, DofRows
@@ -41,6 +41,7 @@ from ..constraints.row_form import (
     SRC_BODY_JOINT,
     SRC_BODY_JOINT_HIGH,
     SRC_CONTACT,
+    SRC_CONTACT_EDGE,
     SRC_COUPLING,
     SRC_COUPLING_LIMIT,
     SRC_DEADZONE,
@@ -555,9 +556,12 @@ def _solve(
 
 
 @wp.func
-def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: ContactRows, ja: BodyJointArrays, env: int) -> None:
-    """The velocity solve's impulses into each kind's accumulator, which the reported forces read; a patch whose
-    friction ended at its box is marked broken (its anchors are renewed next step)."""
+def _write_back(
+    rf: RowForm, da: DirectArrays, sd: StepData, cp: ContactPoints, ct: ContactRows, ja: BodyJointArrays, env: int
+) -> None:
+    """The velocity solve's impulses into each kind's accumulator, which the reported forces read (a pyramidal
+    contact's edges summed into its rows'); a patch whose friction ended at its box is marked broken (its anchors
+    are renewed next step)."""
     for z in range(da.deadzone_impulse.shape[1]):
         da.deadzone_impulse[env, z] = 0.0
     for i in range(rf.count[env]):
@@ -585,6 +589,13 @@ def _write_back(rf: RowForm, da: DirectArrays, sd: StepData, ct: ContactRows, ja
             ja.row_lambda2[env, src] = x
         elif kind == SRC_DEADZONE:
             da.deadzone_impulse[env, src] = da.deadzone_impulse[env, src] + x
+        elif kind == SRC_CONTACT_EDGE:
+            edges = ct.edge_impulse[env, src // 4]
+            edges[src % 4] = x
+            ct.edge_impulse[env, src // 4] = edges
+    for c in range(cp.count[env]):
+        if ct.pyramid[env, c] != 0:
+            pyramid_impulses(cp, ct, env, c)
 
 
 @wp.func
@@ -736,4 +747,4 @@ def direct_solve(
     _remember_step(rf, da, env)
     _bound_correction(sd, env, n_gen, rows_energy)
     _remember_slot_rates(jt, ja, rf, da, sd, env, 1)
-    _write_back(rf, da, sd, ct, ja, env)
+    _write_back(rf, da, sd, cp, ct, ja, env)

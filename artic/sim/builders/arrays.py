@@ -265,7 +265,8 @@ def build_contact_rows(num_envs: int, capacity: int, n_gen: int, device: wp.Devi
     e, c = num_envs, max(capacity, 1)
     ct = ContactRows()
     ct.prev_count = _zeros(e, int, device)
-    for name in ("anchor", "broken", "prev_shape_a", "prev_shape_b", "prev_anchor"):
+    ct.edge_target, ct.edge_impulse = _zeros((e, c), wp.vec4, device), _zeros((e, c), wp.vec4, device)
+    for name in ("anchor", "broken", "prev_shape_a", "prev_shape_b", "prev_anchor", "pyramid"):
         setattr(ct, name, _zeros((e, c), int, device))
     ct.anchor_error = _zeros((e, c), wp.vec2, device)
     for name in ("tangent", "force", "anchor_a", "anchor_b", "prev_anchor_a", "prev_anchor_b"):
@@ -382,8 +383,8 @@ def step_bytes_per_env(model: ArticulationModel, row_count: int, coupling_count:
 
 def contact_bytes_per_env(capacity: int, gen_count: int) -> int:
     """Bytes one env of the contact buffers takes (build_contact_points and build_contact_rows): 5 counters, per slot
-    10 int, 8 vec3, a material (MATERIAL_SIZE floats), a vec2 and 5 floats, and 3 rows with their generalized
-    directions (2 N) and patch Delassus entries."""
+    11 int, 8 vec3, a material (MATERIAL_SIZE floats), a vec2, 2 vec4 and 5 floats, and 3 rows with their
+    generalized directions (2 N) and patch Delassus entries."""
     c = max(capacity, 1)
-    values = 5 + c * (10 + 24 + MATERIAL_SIZE + 2 + 5) + 3 * c * (2 * gen_count + 2 + 3 * MANIFOLD_POINTS)
+    values = 5 + c * (11 + 24 + MATERIAL_SIZE + 2 + 8 + 5) + 3 * c * (2 * gen_count + 2 + 3 * MANIFOLD_POINTS)
     return 4 * values

@@ -1,6 +1,7 @@
 """Passive 2 s drops of the locomotion models of Gymnasium and dm_control, loaded with `load_mjcf`, against MuJoCo on
 the same files (issue 15): from a slightly tilted pose, with zero controls, the root height after 2 s is within
-5 % of MuJoCo's (2.9 % at most since artic follows MuJoCo's soft constraints, issue 25; 8.7 % before).
+5 % of MuJoCo's (4.8 % at most, the gymnasium ant, since artic follows MuJoCo's soft constraints and pyramidal
+cone, issue 25; 8.7 % before).
 
 Root height: the world z of MuJoCo's body 1 (the torso), in artic the link of that name. Tilt: planar models (their
 qpos[2] is the pitch hinge `rooty`) turn that hinge by the tilt, free-floating ones turn their root about world x.
@@ -36,7 +37,7 @@ from tests.support.models import suite_mjcf_files
 mujoco = pytest.importorskip("mujoco")
 
 SECONDS = 2.0
-TOLERANCE = 0.05  # relative, on the final root height (2.9 % at most, docs/mjcf.md)
+TOLERANCE = 0.05  # relative, on the final root height (4.8 % at most, the gymnasium ant: docs/mjcf.md)
 TILTS = (0.1, 0.15, 0.2, 0.25, 0.3)  # rad, the candidates, in order
 SPREAD = 0.03  # MuJoCo's own final-height change under the tilt perturbations that makes a tilt well conditioned
 PERTURBATIONS = (1e-3, -1e-3, 1e-2, -1e-2)  # rad

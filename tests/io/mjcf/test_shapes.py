@@ -250,7 +250,8 @@ _BOX_FACES = "0 2 1 1 2 4 0 1 5 0 5 3 0 3 6 0 6 2 1 4 7 1 7 5 2 6 7 2 7 4 3 5 7 
 @pytest.mark.parametrize("faces", ["", f' face="{_BOX_FACES}"'], ids=["hull", "faces"])
 def test_a_mesh_given_by_its_vertices_is_mujocos(tmp_path, faces):
     """<mesh vertex="..." face="..."> (or vertices alone: MuJoCo takes their hull), scaled, on a free body: mass,
-    COM and inertia equal MuJoCo's, and dropped tilted onto the floor the body comes to rest where MuJoCo's does."""
+    COM and inertia equal MuJoCo's, and dropped tilted onto the floor the body comes to rest where MuJoCo's does
+    (after 2 s: artic's hull makes other contacts than MuJoCo's on the way, and settles 0.1 s later)."""
     import mujoco
 
     xml = f"""<mujoco><asset><mesh name="m" vertex="{_BOX_VERTS}"{faces} scale="1 2 1"/></asset><worldbody>
@@ -269,7 +270,7 @@ def test_a_mesh_given_by_its_vertices_is_mujocos(tmp_path, faces):
     np.testing.assert_allclose(sorted(link.inertia), sorted(mm.body_inertia[1]), rtol=1e-6)
     scene = artic.Scene(1, gravity=model.gravity)
     model.add_to(scene)
-    for _ in range(600):
+    for _ in range(1000):
         mujoco.mj_step(mm, md)
         scene.step(mm.opt.timestep)
     assert abs(scene.get_link_poses(model.articulations[0])[0, 0, 2] - md.xpos[1][2]) < 1e-5
