@@ -474,6 +474,7 @@ def _patch_delassus(ct: ContactRows, env: int, c0: int, c1: int, n_gen: int) -> 
 PATCH_ROWS = 12  # 4 contacts x (normal, 2 friction)
 PATCH_SWEEPS = wp.constant(8)  # at most; a sweep that changes no row velocity by SWEEP_TOLERANCE ends them
 SWEEP_TOLERANCE = wp.constant(1.0e-9)  # [m/s] (1e-6 let a 1.6 cm cube on a slope turn by 0.5 deg in 10 s)
+EDGE_QP_CFM = wp.constant(1.0e-3)  # a pyramidal contact whose R is below this share of its edges' A: edge by edge
 _vec_patch = wp.types.vector(length=PATCH_ROWS, dtype=float)
 _mat_patch = wp.types.matrix(shape=(PATCH_ROWS, PATCH_ROWS), dtype=float)
 
@@ -603,20 +604,65 @@ def _solve_patch(
 
 
 @wp.func
+def _edge_qp(h: wp.mat44, b: wp.vec4, old: wp.vec4) -> wp.vec4:
+    """The x >= 0 minimizing x^T h x / 2 - b^T x for one contact's four edges (h = A_edges + R I, positive
+    definite since R > 0, so the answer is unique): the active set whose solution is feasible and whose inactive
+    edges' gradients h x - b are >= 0, tried from all four edges active (a sticking contact) down to none (x = 0
+    when every b <= 0). Should rounding reject every set (an edge exactly at its bound), `old` is kept."""
+    out = old
+    found = int(0)
+    if b[0] <= 0.0 and b[1] <= 0.0 and b[2] <= 0.0 and b[3] <= 0.0:
+        out = wp.vec4(0.0)
+        found = 1
+    for size in range(4, 0, -1):
+        for mask in range(1, 16):
+            n = (mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1) + ((mask >> 3) & 1)
+            if found == 0 and n == size:
+                sub = wp.mat44(0.0)
+                rhs = wp.vec4(0.0)
+                for r in range(4):
+                    if (mask >> r) & 1 != 0:
+                        rhs[r] = b[r]
+                        for q in range(4):
+                            if (mask >> q) & 1 != 0:
+                                sub[r, q] = h[r, q]
+                    else:
+                        sub[r, r] = 1.0
+                x = wp.inverse(sub) * rhs
+                ok = int(1)
+                if not (wp.isfinite(x[0]) and wp.isfinite(x[1]) and wp.isfinite(x[2]) and wp.isfinite(x[3])):
+                    ok = 0
+                g = h * x - b
+                scale = wp.max(wp.max(wp.abs(b[0]), wp.abs(b[1])), wp.max(wp.abs(b[2]), wp.abs(b[3])))
+                for r in range(4):
+                    if (mask >> r) & 1 != 0:
+                        if x[r] < 0.0:
+                            ok = 0
+                    elif g[r] < -1.0e-6 * scale:
+                        ok = 0
+                if ok != 0:
+                    out = x
+                    found = 1
+    return out
+
+
+@wp.func
 def _solve_pyramid_patch(
     cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, c0: int, c1: int, n_gen: int
 ) -> None:
-    """The edges of a pyramidal patch (module docstring) solved together: projected Gauss-Seidel sweeps of
-    v_e + R lambda_e = target_e, lambda_e >= 0, on the patch's Delassus matrix (an edge's entries are its rows'
-    combinations), the rows' impulses kept as the edges' sums; then one velocity update. The soft targets hold for
-    the whole step, so every iteration of every solver solves the same rows."""
+    """The edges of a pyramidal patch (module docstring): v_e + R lambda_e = target_e, lambda_e >= 0, on the
+    patch's Delassus matrix (an edge's entries are its rows' combinations). Each contact's four edges are solved
+    exactly together (_edge_qp: Gauss-Seidel on the edges alone converges slowly, as they share the normal; a
+    contact whose R is too small for that, EDGE_QP_CFM, takes Gauss-Seidel steps), the contacts of the patch by
+    block Gauss-Seidel sweeps; the rows' impulses are kept as the edges' sums; then one velocity update. The soft
+    targets hold for the whole step, so every iteration of every solver solves the same rows."""
     m = 3 * (c1 - c0)
     a = _mat_patch()
-    vrel = _vec_patch()
+    vel = _vec_patch()  # the rows' velocities at the current impulses
     lam0 = _vec_patch()
     for i in range(m):
         ri = 3 * c0 + i
-        vrel[i] = row_dot(ct.g, v, env, ri, n_gen)
+        vel[i] = row_dot(ct.g, v, env, ri, n_gen)
         lam0[i] = ct.impulse[env, ri]
         for j in range(m):
             a[i, j] = ct.delassus[env, ri, j]
@@ -624,32 +670,57 @@ def _solve_pyramid_patch(
     f = cp.material[env, c0][0]
     for _sweep in range(PATCH_SWEEPS):
         change = float(0.0)
+        exact = int(1)
         for c in range(c1 - c0):
             cfm = ct.soft_cfm[env, c0 + c]
-            if cfm < 0.0:
-                continue  # apart: no edges
-            i = 3 * c
-            edges = ct.edge_impulse[env, c0 + c]
-            targets = ct.edge_target[env, c0 + c]
-            for e in range(4):
-                ks = pyramid_edge(e)
-                k = i + int(ks[0])
-                sf = ks[1] * f
-                vn = vrel[i]
-                vt = vrel[k]
-                for j in range(m):
-                    vn += a[i, j] * (lam[j] - lam0[j])
-                    vt += a[k, j] * (lam[j] - lam0[j])
-                aee = a[i, i] + 2.0 * sf * a[i, k] + sf * sf * a[k, k]
-                new = wp.max(edges[e] + (targets[e] - vn - sf * vt - cfm * edges[e]) / (aee + cfm), 0.0)
-                d = new - edges[e]
-                edges[e] = new
-                lam[i] += d
-                lam[k] += sf * d
-                change = wp.max(change, wp.abs(d) * aee)
-            ct.edge_impulse[env, c0 + c] = edges
-        if change < SWEEP_TOLERANCE:
-            break
+            if cfm >= 0.0:  # else apart: no edges
+                i = 3 * c
+                old = ct.edge_impulse[env, c0 + c]
+                targets = ct.edge_target[env, c0 + c]
+                h = wp.mat44(0.0)
+                b = wp.vec4(0.0)
+                for e in range(4):
+                    ke = pyramid_edge(e)
+                    k = i + int(ke[0])
+                    se = ke[1] * f
+                    for q in range(4):
+                        kq = pyramid_edge(q)
+                        kl = i + int(kq[0])
+                        sq = kq[1] * f
+                        h[e, q] = a[i, i] + sq * a[i, kl] + se * a[k, i] + se * sq * a[k, kl]
+                for e in range(4):
+                    ke = pyramid_edge(e)
+                    b[e] = targets[e] - vel[i] - ke[1] * f * vel[i + int(ke[0])]
+                b = b + h * old
+                for e in range(4):
+                    h[e, e] = h[e, e] + cfm
+                new = old
+                # the four edges span three directions: with R ~ 0 (a body MuJoCo weighs 0 at qpos0, whose R is
+                # MuJoCo's floor 1e-15) h is singular and float32 solves of it give impulses of 1e8 (robosuite's Jaco
+                # gripper); such a contact takes projected Gauss-Seidel steps, edge by edge, instead
+                if cfm > EDGE_QP_CFM * wp.max(wp.max(h[0, 0], h[1, 1]), wp.max(h[2, 2], h[3, 3])):
+                    new = _edge_qp(h, b, old)
+                else:
+                    exact = 0
+                    for e in range(4):
+                        g = b[e] - wp.dot(wp.vec4(h[e, 0], h[e, 1], h[e, 2], h[e, 3]), new)
+                        new[e] = wp.max(new[e] + g / h[e, e], 0.0)
+                for e in range(4):
+                    d = new[e] - old[e]
+                    if d != 0.0:
+                        ke = pyramid_edge(e)
+                        k = i + int(ke[0])
+                        se = ke[1] * f
+                        lam[i] += d
+                        lam[k] += se * d
+                        j = int(0)
+                        while j < m:
+                            vel[j] += (a[j, i] + se * a[j, k]) * d
+                            j += 1
+                        change = wp.max(change, wp.abs(d) * h[e, e])
+                ct.edge_impulse[env, c0 + c] = new
+        if change < SWEEP_TOLERANCE or (c1 - c0 == 1 and exact != 0):
+            break  # one contact solved exactly: done
     for i in range(m):
         d = lam[i] - lam0[i]
         if d != 0.0:
