@@ -265,10 +265,11 @@ def soft_coupling_row(
     n_gen: int,
     dt: float,
 ) -> wp.vec2:
-    """(target, cfm) of coupling row k at the step's start (rate g . v0; C is linear in q, so no J-dot term) when it
-    is MuJoCo-soft: a mimic joint (MuJoCo's joint and tendon equalities), softness.soft_row at its violation C; a
-    fixed-tendon limit, limit.soft_limit_row at its length (cfm SOFT_APART within the range). cfm SOFT_HARD for
-    every other row."""
+    """(target, cfm) of coupling row k at the step's start (rate g . v0) when it is MuJoCo-soft: a mimic joint
+    (MuJoCo's joint and tendon equalities), softness.soft_row at its violation C; a fixed-tendon limit,
+    limit.soft_limit_row at its length (cfm SOFT_APART within the range). cfm SOFT_HARD for every other row. No
+    J-dot term, a polynomial mimic's p'' q_B'^2 left out too: the quartic case follows MuJoCo to 1.2e-5 rad, so
+    MuJoCo's reference leaves it out as well, or it is below that."""
     out = wp.vec2(0.0, SOFT_HARD)
     if cr.row_kind[k] == COUPLING_TENDON_LIMIT:
         t = cr.row_item[k]
