@@ -355,6 +355,17 @@ def link_inverse_weights(art: Articulation) -> dict:
     return out
 
 
+def tendon_inverse_weight(terms: list, inertia: tuple) -> float:
+    """MuJoCo's tendon_invweight0: J M^-1 J^T for a length sum c_i q_i, `terms` its ((link, axis), c_i) and
+    `inertia` the articulation's joint_space_inertia at the described pose [1/kg or 1/(kg m^2)]."""
+    m, dofs = inertia
+    index = {dof: i for i, dof in enumerate(dofs)}
+    jac = np.zeros(len(dofs))
+    for dof, c in terms:
+        jac[index[dof]] += c
+    return float(jac @ np.linalg.pinv(m) @ jac)
+
+
 def dof_inverse_weights(art: Articulation) -> dict:
     """Per joint dof (link, axis), (M^-1)_dd at the described pose, as MuJoCo's dof_invweight0: a soft limit's
     approximate inverse effective mass [1/kg or 1/(kg m^2)] (constraints/softness.py)."""

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...description.body_joints import DistanceJoint, FixedJoint, SphericalJoint
-from ...description.mass_check import joint_space_inertia
+from ...description.mass_check import joint_space_inertia, tendon_inverse_weight
 from ...enums import ArticulationFlag, Axis, JointType
 from ...math.np_spatial import Transform
 from .report import and_more
@@ -454,13 +454,8 @@ class _Couplings:
             if name is None:
                 continue
             terms, _ = self.tendons[name]
-            art = terms[0][0]
-            m, dofs = joint_space_inertia(art)
-            index = {dof: i for i, dof in enumerate(dofs)}
-            jac = np.zeros(len(dofs))
-            for _, joint, axis, c in terms:
-                jac[index[(joint.child_link, axis)]] += c
-            total += float(jac @ np.linalg.pinv(m) @ jac)
+            inertia = joint_space_inertia(terms[0][0])
+            total += tendon_inverse_weight([((joint.child_link, axis), c) for _, joint, axis, c in terms], inertia)
         return total
 
     def _joint(self, el, a):

@@ -19,7 +19,7 @@ from ...constraints.deadzone_rows import DeadzoneTable
 from ...core.structs import upload
 from ...description.articulation import Articulation
 from ...description.body_joints import JointBase
-from ...description.mass_check import dof_inverse_weights, joint_space_inertia
+from ...description.mass_check import dof_inverse_weights, joint_space_inertia, tendon_inverse_weight
 from ...description.softness import softness_row
 from ...enums import AXIS_NAMES
 from ...errors import ValidationError
@@ -68,7 +68,11 @@ def _tree_coupling_arrays(art: Articulation) -> dict:
         h["ft_limit_high"].append(high)
         soft = t.limit_softness is not None and low <= high  # PhysX's inverted defaults: no limits
         h["ft_limit_soft"].append(softness_row(t.limit_softness if soft else None))
-        h["ft_weight"].append(_tendon_weight(t, inertia) if soft else 0.0)
+        h["ft_weight"].append(
+            tendon_inverse_weight([((tj.link, tj.axis), tj.coefficient) for tj in t.acting_joints()], inertia)
+            if soft
+            else 0.0
+        )
         root, acting = t.tendon_joints[0], t.acting_joints()
         h["ft_root_link"].append(li[root.link])
         first = root.children[0] if root.children[0] in acting else acting[0]
@@ -107,16 +111,6 @@ def _tree_coupling_arrays(art: Articulation) -> dict:
     h["row_item"] = [r[1] for r in rows]
     h["row_count"] = len(rows)
     return h
-
-
-def _tendon_weight(tendon, inertia) -> float:
-    """MuJoCo's tendon_invweight0: J M^-1 J^T at the described pose, J = sum c_i e_i over the acting joints."""
-    m, dofs = inertia
-    index = {dof: i for i, dof in enumerate(dofs)}
-    jac = np.zeros(len(dofs))
-    for tj in tendon.acting_joints():
-        jac[index[(tj.link, tj.axis)]] += tj.coefficient
-    return float(jac @ np.linalg.pinv(m) @ jac)
 
 
 # index fields of the tables and the count each one indexes into ("link", "dof", or the table they point at)
