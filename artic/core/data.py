@@ -84,6 +84,7 @@ class StepData:
     joint_acceleration: wp.array2d(dtype=float)  # (E, n): reported (v_end - v_start) / dt
     link_acceleration: wp.array2d(dtype=wp.spatial_vector)  # (E, L): reported COM accelerations
     link_incoming_joint_force: wp.array2d(dtype=wp.spatial_vector)  # (E, L): reported, child joint frame
+    solver_iterations: wp.array(dtype=wp.int32)  # (E,): position iterations (sweeps) the last step ran, solvers/pgs.py
 
 
 @dataclass

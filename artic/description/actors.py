@@ -109,6 +109,15 @@ class RigidDynamic(KnownAttributes):
         self.articulation.set_solver_iteration_counts(min_position_iters, min_velocity_iters)
 
     @property
+    def solver_tolerance(self) -> float:
+        """Articulation.solver_tolerance of the body's one-link articulation (0: every iteration runs)."""
+        return self.articulation.solver_tolerance
+
+    @solver_tolerance.setter
+    def solver_tolerance(self, value: float) -> None:
+        self.articulation.solver_tolerance = value
+
+    @property
     def global_pose(self) -> Transform:
         """The pose in the description (given at creation or by set_global_pose); per env: scene.get_actor_pose."""
         return self.articulation.root_global_pose

@@ -220,6 +220,7 @@ class Articulation(KnownAttributes):
         self._flags = ArticulationFlag(0)
         self._iterations = (4, 1)
         self._sleep_threshold = 5e-3
+        self._solver_tolerance = 0.0
         self._stabilization_threshold = 5e-4
         self._wake_counter = 0.4
         self._root_pose: Transform | None = None
@@ -448,6 +449,12 @@ class Articulation(KnownAttributes):
         """(position, velocity) iteration counts (PhysX `getSolverIterationCounts`; default (4, 1))."""
         return self._iterations
 
+    solver_tolerance = nonneg_property(
+        "solver_tolerance",
+        "PGS ends its position iterations after the first sweep that changes no generalized velocity by more than "
+        "this [m/s or rad/s] (solvers/pgs.py); 0 (the default, PhysX's behaviour) runs every iteration. TGS runs "
+        "all of its substeps; Scene.get_solver_iterations reports the sweeps run.",
+    )
     sleep_threshold = nonneg_property(
         "sleep_threshold", "Mass-normalized kinetic energy below which it may sleep (5e-3)."
     )

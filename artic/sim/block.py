@@ -187,6 +187,10 @@ class Block:
         counts = [a.get_solver_iteration_counts() for a in self.arts]
         return max(c[0] for c in counts), max(c[1] for c in counts)
 
+    def solver_tolerance(self) -> float:
+        """The strictest of the articulations' (0, run every iteration, if any asks for that)."""
+        return min(a.solver_tolerance for a in self.arts)
+
     def sleep_threshold(self) -> float:
         return min(a.sleep_threshold for a in self.arts)
 

@@ -462,6 +462,13 @@ class Scene(KnownAttributes):
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
         return require_solver_report(self.view(art).block, art)
 
+    def get_solver_iterations(self, obj: Articulation | RigidDynamic) -> np.ndarray:
+        """(E,) int32: the position iterations the last step ran in each env for the block of `obj` (an
+        Articulation or RigidDynamic): PGS's sweeps, fewer than its count where Articulation.solver_tolerance ended
+        them early; TGS's substeps; under DIRECT 0, or the sweeps of a PGS fallback."""
+        art = obj.articulation if isinstance(obj, RigidDynamic) else obj
+        return self.view(art).block.step_data.solver_iterations.numpy().copy()
+
     def get_contacts(self, obj: Articulation | RigidDynamic) -> ContactReport:
         """The contacts of an articulation or RigidDynamic after the last step."""
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj

@@ -301,6 +301,7 @@ def _step(
     solver: int,
     n_pos: int,
     n_vel: int,
+    tolerance: float,
     sleep_threshold: float,
     bounce_threshold: float,
     friction_correlation: float,
@@ -311,9 +312,7 @@ def _step(
         return
     if status_mode == STATUS_FREEZE and st.status[env] != 0:
         return  # frozen at its last finite state until a reset (status.py)
-    tgs = int(0)
-    if solver == SOLVER_TGS:
-        tgs = 1
+    tgs = int(solver == SOLVER_TGS)
     n = st.joint_q.shape[1]
     n_gen = sd.gen_v.shape[1]
     # 1. the start state, kinematics and link velocities; contact points
@@ -328,9 +327,7 @@ def _step(
     _unconstrained_dynamics(tree, dp, st, ctl, kin, sc, sd, gravity, dt, env, n, n_gen)
     # 3. M^-1 and every row at the solver step h (dt, or the TGS substep)
     _mass_matrix(tree, st, ctl, kin, sc, sd, env, dt)
-    h = dt
-    if tgs != 0:
-        h = dt / float(n_pos)
+    h = wp.where(tgs != 0, dt / float(n_pos), dt)
     _setup_dofs(tree, dp, rows, st, ctl, sd, env, n, h, dt, tgs)
     _setup_couplings(tree, cr, kin, st, sd, env, n_gen, dt)
     setup_contacts(
@@ -377,10 +374,11 @@ def _step(
             dt,
             n_pos,
             n_vel,
+            tolerance,
         )
         integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
     else:
-        pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, st.joint_q, env, n_gen, dt, n_pos, n_vel)
+        pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, st.joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
         integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
     _write_velocities(tree, st, sd, env, n)
     if _check_status(tree, st, kin, sc, sd, env, n, status_mode) != 0:
@@ -432,6 +430,7 @@ def record_step(
             int(solver_type),
             int(n_pos),
             int(n_vel),
+            float(block.solver_tolerance()),
             float(block.sleep_threshold()),
             BOUNCE_THRESHOLD,
             float(block.friction_correlation_distance),

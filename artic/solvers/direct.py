@@ -683,8 +683,10 @@ def direct_solve(
     dt: float,
     n_pos: int,
     n_vel: int,
+    tolerance: float,
 ) -> None:
-    """Position solve (sd.gen_vpos), then velocity solve (sd.gen_v); PGS for this env if either fails."""
+    """Position solve (sd.gen_vpos), then velocity solve (sd.gen_v); PGS for this env if either fails (then
+    sd.solver_iterations counts its sweeps; 0 when solved directly)."""
     same_start = int(1)
     for k in range(n_gen):
         da.v_star[env, k] = sd.gen_v[env, k]
@@ -741,9 +743,10 @@ def direct_solve(
         for k in range(n_gen):
             sd.gen_v[env, k] = da.v_star[env, k]
         _remember_slot_rates(jt, ja, rf, da, sd, env, 0)
-        pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel)
+        pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
         return
     da.fallback[env] = 0
+    sd.solver_iterations[env] = 0
     _remember_step(rf, da, env)
     _bound_correction(sd, env, n_gen, rows_energy)
     _remember_slot_rates(jt, ja, rf, da, sd, env, 1)

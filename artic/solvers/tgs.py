@@ -49,6 +49,7 @@ def tgs_solve(
     contact_erp = wp.min(0.8, 2.0 / wp.sqrt(float(n_pos)))
     for k in range(n_gen):
         sd.gen_vpos[env, k] = 0.0
+    sd.solver_iterations[env] = n_pos  # its position iterations are its substeps: all of them run
     for a in range(n_pos):
         sweep(
             tree,

@@ -20,9 +20,13 @@ Solver iterations. MuJoCo solves its constraints to convergence (its Newton solv
 default 100, tolerance 1e-8); PhysX's default 4 position iterations leave friction unconverged where contacts close
 a loop: the dm_control walker, lying on its back propped on its legs, slid flat (friction 0.7) where MuJoCo's holds
 even at friction 0.35, and held with 128 iterations. An MJCF import's articulations therefore get `iterations`
-position iterations (at most 255, PhysX's bound) and PhysX's 1 velocity iteration; this multiplies the solver's
-cost (the dog's 2 s drop: 3 s to 7 s here), so lower it with `set_solver_iteration_counts` where speed matters
-more than MuJoCo's results.
+position iterations (at most 255, PhysX's bound) and PhysX's 1 velocity iteration. Like MuJoCo's solvers, they stop
+early once converged: `<option tolerance>` (MuJoCo's relative cost improvement, default 1e-8) cannot carry over to
+Gauss-Seidel sweeps, so any value but 0 sets Articulation.solver_tolerance to SOLVER_TOLERANCE (1e-5 m/s or rad/s:
+the iterations end after a sweep that changes no velocity by more), and tolerance="0" (MuJoCo: never stop early) runs
+every iteration. Converged steps cost a few sweeps (Gymnasium's hopper: 3 of 100 on average, its trajectory 1e-6 m
+from the fully iterated one); stiff, many-contact ones still need most of them (dm_control's quadruped: 60 of 100).
+Lower `set_solver_iteration_counts` where speed matters more than MuJoCo's results.
 """
 
 from __future__ import annotations
@@ -78,8 +82,11 @@ _HARMLESS_FLAGS = (
     "filterparent",
 )
 # <option> attributes read here; the others change MuJoCo's solver, integrator or medium and are reported
-_READ_OPTIONS = ("timestep", "gravity", "integrator", "iterations", "cone", "impratio")
+_READ_OPTIONS = ("timestep", "gravity", "integrator", "iterations", "tolerance", "cone", "impratio")
 MAX_ITERATIONS = 255  # PhysX's bound on an articulation's position iterations
+# [m/s or rad/s] Articulation.solver_tolerance of an MJCF import whose tolerance is not 0: 1e-4 changed the dm_control
+# quadruped's 1 s drop by 0.9 m (it tips another way), 1e-5 by 6e-6 m (docs/benchmarks.md)
+SOLVER_TOLERANCE = 1e-5
 # option attributes that change nothing artic simulates: the magnetic field acts on magnetometers only, apirate
 # on MuJoCo's remote API
 _HARMLESS_OPTIONS = ("magnetic", "apirate")
@@ -101,6 +108,7 @@ class Options:
     spring: bool = True  # joint stiffness acts (off with flag spring disabled)
     damper: bool = True  # joint damping acts (off with flag damper disabled)
     iterations: int = 100  # MuJoCo's solver iterations: the articulations' position iterations (capped at 255)
+    tolerance: float = 1e-8  # MuJoCo's; 0 runs every iteration, any other value gives SOLVER_TOLERANCE
     soft: bool = True  # MuJoCo's soft constraints mapped (load_mjcf's soft_constraints), else PhysX's hard rows
     cone: str = "pyramidal"  # MuJoCo's friction cone: the soft normal row's regularizer (contact_rows._cone_factor)
     impratio: float = 1.0
@@ -131,6 +139,8 @@ def read_options(v: XmlValues, root: ET.Element, soft: bool = True) -> Options:
                         "position iterations (PhysX's bound)",
                     )
                 )
+        if "tolerance" in opt.attrib:
+            opts.tolerance = v.number(opt, "tolerance", minimum=0.0)
         opts.cone = v.choice(opt, "cone", opt.get("cone", opts.cone), ("pyramidal", "elliptic"))
         if "impratio" in opt.attrib:
             opts.impratio = v.number(opt, "impratio")
@@ -184,6 +194,7 @@ def apply_mujoco_defaults(art: Articulation, opts: Options) -> None:
     (see the module docstring); with contacts disabled, its shapes collide with nothing."""
     art.sleep_threshold = 0.0
     art.set_solver_iteration_counts(min(max(opts.iterations, 1), MAX_ITERATIONS), 1)
+    art.solver_tolerance = SOLVER_TOLERANCE if opts.tolerance > 0.0 else 0.0
     if opts.fluid is not None and opts.fluid.active:
         art.fluid = opts.fluid  # MuJoCo's inertia-box fluid forces (description/fluid.py)
     for link in art.get_links():

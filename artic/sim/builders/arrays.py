@@ -191,6 +191,7 @@ def build_step_data(data: ArticulationData, row_count: int, coupling_count: int,
         setattr(sd, name, getattr(data, name))
     sd.gen_v0 = wp.zeros((e, n_g), dtype=wp.float32, device=device)
     sd.gen_vpos = wp.zeros((e, n_g), dtype=wp.float32, device=device)
+    sd.solver_iterations = wp.zeros(e, dtype=wp.int32, device=device)
     sd.q0 = wp.zeros((e, n), dtype=wp.float32, device=device)
     sd.root_pose0 = wp.zeros((e, tree_count), dtype=wp.transform, device=device)
     sd.link_vel0 = wp.zeros_like(data.link_v)
@@ -372,6 +373,7 @@ def step_bytes_per_env(model: ArticulationModel, row_count: int, coupling_count:
         + 7 * model.tree_count
         + 22 * nl
         + 3
+        + 1  # solver_iterations
         + g * g
         + 20 * n  # velocities, q0, root poses, link velocities and bias accelerations, substep kinematics, M^-1, dofs
         + 2 * coupling_count * g

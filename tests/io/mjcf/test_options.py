@@ -13,6 +13,7 @@ import pytest
 import artic
 from artic import ArticError, CacheFlag, Motion
 from artic.description.body_joints import description_pose
+from artic.io.mjcf.options import SOLVER_TOLERANCE
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -205,6 +206,23 @@ def test_mujocos_iterations_are_the_position_iterations(tmp_path, option, counts
         warnings.simplefilter("ignore")
         model = artic.load_mjcf(_write(tmp_path, option=option))
     assert all(a.get_solver_iteration_counts() == counts for a in model.articulations)
+
+
+@pytest.mark.parametrize(
+    "option, tolerance", [("", SOLVER_TOLERANCE), ('tolerance="1e-10"', SOLVER_TOLERANCE), ('tolerance="0"', 0.0)]
+)
+def test_mujocos_tolerance_stops_the_iterations_early(tmp_path, option, tolerance):
+    """MuJoCo stops its iterations when converged unless tolerance="0": an MJCF import gets artic's own early stop
+    (Articulation.solver_tolerance, in velocity; tests/solvers/test_early_stop.py), or none; silently, as followed."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = artic.load_mjcf(_write(tmp_path, option=option))
+    assert all(a.solver_tolerance == tolerance for a in model.articulations)
+
+
+def test_a_negative_tolerance_is_refused(tmp_path):
+    with pytest.raises(artic.ArticError, match="tolerance"):
+        artic.load_mjcf(_write(tmp_path, option='tolerance="-1"'))
 
 
 def test_followed_settings_are_silent(tmp_path):
