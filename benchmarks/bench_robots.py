@@ -10,10 +10,10 @@ constraints, the file's iterations as PGS position iterations, `MjcfControl` wit
 refuses, or that goes non-finite, is a row saying so.
 
 Prints per scene: microseconds per step for both and their ratio, artic's contacts (reported points, speculative
-ones included) and MuJoCo's `ncon`, artic's position iterations and MuJoCo's `solver_niter`; then the median and the
-worst ratio.
+ones included) and MuJoCo's `ncon`, artic's position iterations, the sweeps its PGS ran per step (fewer where it
+stopped early, docs/solvers.md "Early stop") and MuJoCo's `solver_niter`; then the median and the worst ratio.
 
-    python -m benchmarks.bench_robots [--steps 100] [--warmup 20] [--iterations 4] [--scenes "gym ant" ...]
+    python -m benchmarks.bench_robots [--steps 100] [--warmup 20] [--iterations 4] [--tolerance 0] [--scenes ...]
 """
 
 from __future__ import annotations
@@ -59,15 +59,22 @@ def _scenes() -> dict[str, Path]:
     }
 
 
-def _artic(path: Path, steps: int, warmup: int, iterations: int | None) -> tuple[float, float, int]:
-    """(us per step, contacts, position iterations) of artic on the scene (`iterations` position iterations
-    instead of the file's, if given), or raise."""
+def _artic(
+    path: Path, steps: int, warmup: int, iterations: int | None, tolerance: float | None
+) -> tuple[float, float, int, float]:
+    """(us per step, contacts, position iterations, mean sweeps run per step) of artic on the scene, with
+    `iterations` position iterations and `tolerance` as Articulation.solver_tolerance instead of the file's where
+    given, or raise. The sweeps are counted in untimed steps after the timed ones (PGS's early stop runs fewer than
+    the iterations)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = artic.load_mjcf(path)
     if iterations:
         for art in model.articulations:
             art.set_solver_iteration_counts(iterations, 1)
+    if tolerance is not None:
+        for art in model.articulations:
+            art.solver_tolerance = tolerance
     scene = artic.Scene(1, gravity=model.gravity)
     model.add_to(scene)
     if model.actuators:
@@ -86,7 +93,11 @@ def _artic(path: Path, steps: int, warmup: int, iterations: int | None) -> tuple
     for art in model.articulations:  # a contact between two articulations counts for both
         contacts.append(int(scene.get_contacts(art).count[0]))
     iterations = max(a.get_solver_iteration_counts()[0] for a in model.articulations)
-    return 1e6 * seconds / steps, float(sum(contacts)), iterations
+    sweeps = []
+    for _ in range(min(steps, 20)):
+        scene.step(dt)
+        sweeps.append(max(int(scene.get_solver_iterations(a)[0]) for a in model.articulations))
+    return 1e6 * seconds / steps, float(sum(contacts)), iterations, float(np.mean(sweeps))
 
 
 def _mujoco(path: Path, steps: int, warmup: int) -> tuple[float, float, float]:
@@ -112,6 +123,9 @@ def main(argv=None) -> None:
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--scenes", nargs="*", default=None, help="names from the list (default: all)")
     ap.add_argument("--iterations", type=int, default=None, help="artic's position iterations (default: the file's)")
+    ap.add_argument(
+        "--tolerance", type=float, default=None, help="artic's PGS early stop [m/s] (default: load_mjcf's; 0: none)"
+    )
     args = ap.parse_args(argv)
     set_cpu_threads(1)
     scenes = _scenes()
@@ -119,7 +133,7 @@ def main(argv=None) -> None:
     print(f"{platform.machine()}, {os.cpu_count()} cores, 1 env, {args.steps} steps after {args.warmup}")
     print(
         f"{'scene':22s} {'artic us':>9s} {'MuJoCo us':>10s} {'ratio':>7s} {'contacts':>9s} {'ncon':>5s} "
-        f"{'iters':>6s} {'niter':>6s}"
+        f"{'iters':>6s} {'sweeps':>7s} {'niter':>6s}"
     )
     ratios = []
     for name in chosen:
@@ -130,14 +144,14 @@ def main(argv=None) -> None:
             print(f"{name:22s} MuJoCo could not run it: {e}")
             continue
         try:
-            us, contacts, iterations = _artic(path, args.steps, args.warmup, args.iterations)
+            us, contacts, iterations, sweeps = _artic(path, args.steps, args.warmup, args.iterations, args.tolerance)
         except Exception as e:  # a row that says why
             print(f"{name:22s} artic: {type(e).__name__}: {str(e)[:100]}")
             continue
         ratios.append(us / mj_us)
         print(
             f"{name:22s} {us:9.1f} {mj_us:10.1f} {us / mj_us:6.2f}x {contacts:9.0f} {ncon:5.0f} {iterations:6d} "
-            f"{niter:6.0f}"
+            f"{sweeps:7.1f} {niter:6.0f}"
         )
     if ratios:
         print(f"median {np.median(ratios):.2f}x, worst {max(ratios):.2f}x MuJoCo over {len(ratios)} scenes")
