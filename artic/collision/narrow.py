@@ -1,17 +1,18 @@
 """Narrow phase: contact points, normals and separations of one shape pair, in Warp functions.
 
-Every shape is described twice: by a signed distance function with its gradient (exact for planes, spheres,
-capsules, boxes and cylinders; the largest face-plane distance for convex hulls, exact inside and a lower bound
-outside), and by surface samples (a sphere's centre with its radius, five points along a capsule's axis with its
-radius, a box's corners, sixteen points on a cylinder's rims, a hull's vertices). A pair is resolved by the exact
-segment-segment test when both shapes are round (sphere, capsule), by testing the round shape's samples against
-the other's distance function when one is, and by a separating-axis test otherwise: box_box.py for two boxes,
-hull_hull.py for any other pair of boxes, hulls and cylinders (a cylinder as its 32-sided prism). A plane against
-a cylinder uses the exact deepest rim points. Triangle meshes (static only) are tested against the other shape's
-samples with point-triangle distances, which misses a mesh edge crossing a polytope edge (docs/design.md).
+Every shape is described twice: by a signed distance function with its gradient (exact for planes, spheres, capsules,
+boxes and cylinders; the largest face-plane distance for convex hulls, exact inside and a lower bound outside, where
+a round shape near enough to touch gets GJK's exact distance instead, gjk.py), and by surface samples (a sphere's
+centre with its radius, five points along a capsule's axis with its radius, a box's corners, sixteen points on a
+cylinder's rims, a hull's vertices). A pair is resolved by the exact segment-segment test when both shapes are round
+(sphere, capsule), by testing the round shape's samples against the other's distance function when one is, and by a
+separating-axis test otherwise: box_box.py for two boxes, hull_hull.py for any other pair of boxes, hulls and
+cylinders (a cylinder as its 32-sided prism). A plane against a cylinder uses the exact deepest rim points. Triangle
+meshes (static only) are tested against the other shape's samples with point-triangle distances, which misses a mesh
+edge crossing a polytope edge (docs/design.md).
 
-Candidates go through `emit` (manifold.py), which keeps at most four points per pair (MANIFOLD_POINTS): the
-deepest, and among points of about the same depth those that spread the manifold most.
+Candidates go through `emit` (manifold.py), which keeps at most four points per pair (MANIFOLD_POINTS): the deepest,
+and among points of about the same depth those that spread the manifold most.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .distance import closest_on_segment, closest_on_triangle, closest_segment_s
 from .geometry import (
     GEOM_BOX,
     GEOM_CAPSULE,
+    GEOM_CONVEX,
     GEOM_CYLINDER,
     GEOM_PLANE,
     GEOM_SPHERE,
@@ -35,6 +37,7 @@ from .geometry import (
     ContactMaterial,
     Geometry,
 )
+from .gjk import segment_hull_distance
 from .hull_hull import hull_hull
 from .manifold import emit
 
@@ -252,7 +255,10 @@ def samples_against(
     for k in range(0, count, step):
         s = sample_local(geo, src, k)
         p = wp.transform_point(xs, wp.vec3(s[0], s[1], s[2]))
-        dn = sdf_local(geo, dst, wp.transform_point(wp.transform_inverse(xd), p))
+        local = wp.transform_point(wp.transform_inverse(xd), p)
+        dn = sdf_local(geo, dst, local)
+        if geo.geom_type[dst] == GEOM_CONVEX and dn[0] > 0.0 and dn[0] - s[3] < margin:
+            dn = _hull_point_distance(geo, dst, local, dn)
         sep = dn[0] - s[3]
         if sep < margin:
             nd = wp.transform_vector(xd, wp.vec3(dn[1], dn[2], dn[3]))
@@ -260,6 +266,17 @@ def samples_against(
             emit(cp, env, first, la, lb, a, b, rank, point, nd * flip, sep, mat)
     if geo.geom_type[src] == GEOM_CAPSULE and geo.geom_type[dst] != GEOM_PLANE:
         _capsule_deepest(geo, cp, env, first, la, lb, a, b, rank, src, xs, dst, xd, flip, margin, mat)
+
+
+@wp.func
+def _hull_point_distance(geo: Geometry, g: int, p: wp.vec3, lower: wp.vec4) -> wp.vec4:
+    """(distance, outward unit normal) of shape-frame point p outside hull g, exact (GJK), where `lower` (the
+    face-plane distance, sdf_local's) is only a lower bound; `lower` itself when GJK finds p on the hull."""
+    dist, pa, pb = segment_hull_distance(geo, g, p, p)
+    if dist <= 0.0:
+        return lower
+    n = (pa - pb) / dist
+    return wp.vec4(dist, n[0], n[1], n[2])
 
 
 CAPSULE_SEARCH = wp.constant(28)  # golden-section steps: the axis interval shrinks to 0.618^28 = 1.4e-6 of its length
@@ -287,12 +304,36 @@ def _capsule_deepest(
     """The capsule axis point deepest in (or nearest to) `dst`: a box edge or a hull ridge across the capsule's
     middle lies between the axis samples, which then stay apart while the capsule sinks onto the edge (a capsule
     link crossing a box post's top edge went 2.5 cm in). The distance functions of boxes, cylinders and hulls are
-    convex, so along the axis it has one minimum, found by golden-section search."""
+    convex, so along the axis it has one minimum, found by golden-section search. A hull's distance function is
+    exact only inside it: an axis that stays outside a hull gets GJK's nearest point instead."""
     h = geo.geom_size[src][1]
     r = geo.geom_size[src][0]
     inv = wp.transform_inverse(xd)
     p0 = wp.transform_point(inv, wp.transform_point(xs, wp.vec3(-h, 0.0, 0.0)))
     p1 = wp.transform_point(inv, wp.transform_point(xs, wp.vec3(h, 0.0, 0.0)))
+    if geo.geom_type[dst] == GEOM_CONVEX:
+        dist, pa, pb = segment_hull_distance(geo, dst, p0, p1)
+        if dist > 0.0:
+            axis = p1 - p0
+            t_near = wp.dot(pa - p0, axis) / wp.max(wp.dot(axis, axis), 1.0e-30)
+            sep_near = dist - r
+            if t_near >= 0.02 and t_near <= 0.98 and sep_near < margin:  # at an end, the end samples have it
+                nd = wp.transform_vector(xd, (pa - pb) / dist)
+                emit(
+                    cp,
+                    env,
+                    first,
+                    la,
+                    lb,
+                    a,
+                    b,
+                    rank,
+                    wp.transform_point(xd, pa) - nd * (r + 0.5 * sep_near),
+                    nd * flip,
+                    sep_near,
+                    mat,
+                )
+            return
     lo = float(0.0)
     hi = float(1.0)
     g = 0.6180339887
