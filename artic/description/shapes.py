@@ -1,28 +1,29 @@
-"""Collision shapes attached to links and rigid actors, their materials and filters, and the mass properties they
-give at a density.
+"""Collision shapes attached to links and rigid actors, their materials and filters, and the mass properties they give
+at a density.
 
 Contact parameters follow PhysX: a shape makes contacts with another when their surfaces are closer than the sum of
-their `contact_offset`s (default 0.02 m, PxTolerancesScale length 1); friction combines the two materials by
-their `friction_combine` mode of higher priority (PxCombineMode; eAVERAGE by default), restitution averages.
-Filtering follows MuJoCo's contype/conaffinity: two shapes may collide when
-(a.collision_group & b.collision_mask) or (b.collision_group & a.collision_mask) is non-zero.
+their `contact_offset`s (default 0.02 m, PxTolerancesScale length 1) and their `rest_offset`s, and the contact holds
+them the sum of their `rest_offset`s apart (PxShape::setRestOffset; default 0, touching); friction combines the two
+materials by their `friction_combine` mode of higher priority (PxCombineMode; eAVERAGE by default), restitution
+averages. Filtering follows MuJoCo's contype/conaffinity: two shapes may collide when (a.collision_group &
+b.collision_mask) or (b.collision_group & a.collision_mask) is non-zero.
 
-Mass properties: standard solid-body formulas (box, sphere, cylinder; a capsule is a cylinder plus two
-hemispheres, the hemisphere's centroid lying 3r/8 from its flat face). Capsules and cylinders lie along their local
-x axis, as PhysX's capsule does; the URDF importer rotates z-aligned URDF cylinders onto it.
+Mass properties: standard solid-body formulas (box, sphere, cylinder; a capsule is a cylinder plus two hemispheres, the
+hemisphere's centroid lying 3r/8 from its flat face). Capsules and cylinders lie along their local x axis, as PhysX's
+capsule does; the URDF importer rotates z-aligned URDF cylinders onto it.
 
 Validation: every field is checked when it is set, at construction or later (`Shape.__setattr__` and
 `Material.__setattr__` run the class's `_check_<field>`): sizes positive, finite and at most MAX_MAGNITUDE (1e15 m,
 validate.py: beyond it float32 contact arithmetic overflows or loses all precision), `local_pose` a finite Transform
 whose quaternion is normalized (a zero or non-finite one is refused), mesh vertices finite and within MAX_MAGNITUDE
-(after scale), triangle indices in range, contact_offset in [0, MAX_MAGNITUDE], collision bit masks integers in
-[0, 2^31). Materials follow PxMaterial's ranges (friction >= 0, restitution in [0, 1]) with friction also bounded by
-MAX_FRICTION. Lengths beyond COARSE_LENGTH (1e5 m), where float32 resolves a surface only to centimetres, are
-accepted with a warning. Mesh arrays are stored read-only, so they cannot be edited in place behind these checks; the
-arrays of `local_pose` can, so `check_contact_params` (run by attach_shape, scene add and the collision build)
-checks the pose, and a mesh's triangle indices, again. A `Mesh` reads and validates its file when it is built (or its
-filename or scale change) and keeps the vertices, so a missing or broken file is reported at load, never at the
-first step. Errors name the shape by its type and name ("box 'lid'", or "unnamed box"); loaders add the file and
+(after scale), triangle indices in range, contact_offset in [0, MAX_MAGNITUDE], rest_offset within +-MAX_MAGNITUDE,
+collision bit masks integers in [0, 2^31). Materials follow PxMaterial's ranges (friction >= 0, restitution in [0, 1])
+with friction also bounded by MAX_FRICTION. Lengths beyond COARSE_LENGTH (1e5 m), where float32 resolves a surface only
+to centimetres, are accepted with a warning. Mesh arrays are stored read-only, so they cannot be edited in place behind
+these checks; the arrays of `local_pose` can, so `check_contact_params` (run by attach_shape, scene add and the
+collision build) checks the pose, and a mesh's triangle indices, again. A `Mesh` reads and validates its file when it is
+built (or its filename or scale change) and keeps the vertices, so a missing or broken file is reported at load, never
+at the first step. Errors name the shape by its type and name ("box 'lid'", or "unnamed box"); loaders add the file and
 link. Point sets that span no volume are thickened as math/hull.py documents.
 """
 
@@ -155,7 +156,8 @@ class Shape:
     local_pose: Transform = field(default_factory=Transform, kw_only=True)
     name: str = field(default="", kw_only=True)
     material: Material = field(default_factory=Material, kw_only=True)
-    contact_offset: float = field(default=0.02, kw_only=True)  # [m]
+    contact_offset: float = field(default=0.02, kw_only=True)  # [m] detection distance beyond the rest offsets
+    rest_offset: float = field(default=0.0, kw_only=True)  # [m] contacts hold the surfaces this far apart (<0: deep)
     collision_group: int = field(default=1, kw_only=True)  # bit mask (MuJoCo contype)
     collision_mask: int = field(default=1, kw_only=True)  # bit mask (MuJoCo conaffinity)
 
@@ -202,6 +204,14 @@ class Shape:
         if not 0.0 <= value <= MAX_MAGNITUDE:
             raise ValidationError(
                 f"{self.label()}: contact_offset must be a distance in [0, {MAX_MAGNITUDE:g}] m, got {value:g}"
+            )
+        return value
+
+    def _check_rest_offset(self, value):
+        value = finite(self.label(), "rest_offset", value)
+        if abs(value) > MAX_MAGNITUDE:
+            raise ValidationError(
+                f"{self.label()}: rest_offset must be a distance within +-{MAX_MAGNITUDE:g} m, got {value:g}"
             )
         return value
 

@@ -181,6 +181,18 @@ def test_absurd_contact_offset_is_refused():
     assert s.contact_offset == 0.02
 
 
+def test_absurd_rest_offset_is_refused():
+    """rest_offset is a finite distance within +-MAX_MAGNITUDE (negative: the contact holds the surfaces that deep
+    in), checked at construction and on assignment."""
+    with pytest.raises(ValidationError, match="sphere 'b': rest_offset must be a distance within"):
+        Sphere(0.1, rest_offset=-1e30, name="b")
+    s = Sphere(0.1, name="b", rest_offset=-0.001)
+    for bad in (np.inf, np.nan, "0.02", None):
+        with pytest.raises(ValidationError, match="sphere 'b': rest_offset"):
+            s.rest_offset = bad
+    assert s.rest_offset == -0.001
+
+
 def test_material_coefficients_are_bounded():
     """Friction must lie in [0, MAX_FRICTION] and restitution in [0, 1] (PxMaterial's ranges), at construction
     and on assignment; MAX_FRICTION itself and restitution 1 are accepted."""

@@ -153,12 +153,12 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
             shape = Mesh(str(file), tuple(scale), name=name, first_object=True, static_hull=True)
     else:
         shape = _ellipsoid(loader, name, size[:3])
-    margin, dropped = v.number(g, "margin", text=a["margin"], minimum=0.0), len(loader.margin_dropped)
-    shape.local_pose = _grow(loader, shape, pose, margin)
+    margin = v.number(g, "margin", text=a["margin"], minimum=0.0)
+    shape.local_pose = _grow(shape, pose, margin)
     if "name" in g.attrib:
         if g.get("name") in loader.geoms:
             loader.geom_repeated.add(g.get("name"))
-        loader.geoms[g.get("name")] = (shape, margin if len(loader.margin_dropped) == dropped else 0.0)
+        loader.geoms[g.get("name")] = (shape, margin)
     mu = float(v.numbers(g, "friction", (1, 3), text=a["friction"])[0])
     # MuJoCo gives a pair of equal priority the larger condim and the larger friction of the two: PhysX's
     # combine mode max; condim 1 (frictionless) is friction 0, exact against condim-1 geoms and against geoms
@@ -168,10 +168,12 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
     shape.material = Material(0.0 if condim == "1" else mu, 0.0 if condim == "1" else mu, 0.0, friction_combine="max")
     if loader.opts.soft:  # MuJoCo's soft contact (io/mjcf/softness.py; contact_rows.py's soft normal row)
         soft_material(loader, shape.material, g, a)
-    # artic's contacts act at touch and are speculative (kept from closing) within the contact offset, which is
-    # a detection distance: at 0 a resting contact is found only in the steps where it penetrates, and its
-    # friction comes and goes (dm walker kneeling)
-    shape.contact_offset = DETECTION_OFFSET
+    # MuJoCo's contact exists only within the margin, which the shape's growth (or rest offset) holds: a soft
+    # contact acts only while the surfaces overlap, so its detection distance is 0 as MuJoCo's (speculative points
+    # would cost slots and time and act on nothing: the dm_control dog had 164 points, MuJoCo 10). PhysX's hard
+    # rows need one: at 0 a hard resting contact is found only in the steps where it penetrates, and its friction
+    # comes and goes (dm walker kneeling)
+    shape.contact_offset = 0.0 if loader.opts.soft else DETECTION_OFFSET
     shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
     shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
     return shape
@@ -284,12 +286,13 @@ def report_frictionless(loader: _Loader) -> None:
         )
 
 
-def _grow(loader, shape: Shape, pose: Transform, margin: float) -> Transform:
+def _grow(shape: Shape, pose: Transform, margin: float) -> Transform:
     """MuJoCo's contact acts once two geoms are closer than the sum of their margins, and they rest about that
     far apart; artic's act at touch. So each shape grows by its margin (its pose returned): spheres, capsules
     and ellipsoids (their radii) exactly, planes and height fields moved out along their normal, boxes and
     cylinders by their half sizes (exact on their faces; their edges and corners reach up to (sqrt(3) - 1)
-    margin farther than MuJoCo's rounded ones). A mesh cannot grow: listed in `loader.margin_dropped`."""
+    margin farther than MuJoCo's rounded ones). A mesh (its hull), which cannot grow, gets the margin as its
+    rest offset: its contacts hold it that far from the other surface, which is MuJoCo's margin exactly."""
     if margin == 0.0:
         return pose
     if isinstance(shape, (Sphere, Capsule)):
@@ -306,7 +309,7 @@ def _grow(loader, shape: Shape, pose: Transform, margin: float) -> Transform:
     elif isinstance(shape, TriangleMesh):  # a height field, facing its +z
         return pose * Transform(np.array([0.0, 0.0, margin]))
     else:
-        loader.margin_dropped.append(shape.name)
+        shape.rest_offset = margin
     return pose
 
 

@@ -39,10 +39,12 @@ How MJCF maps onto PhysX-style articulations:
 * Contact: contype/conaffinity are the shapes' collision group/mask (self-collision between bodies follows them,
   as in MuJoCo), friction's first value both Coulomb coefficients, combined by their maximum (MuJoCo's rule,
   PhysX's combine mode max), condim 1 friction 0 (`_shape`); a margin grows the shape (`_grow`: MuJoCo's
-  geoms rest the sum of their margins apart) and the contact offset is DETECTION_OFFSET (PhysX's default, a
-  detection distance, as artic's contacts act at touch). An ellipsoid collides as the convex polytope inscribed
-  in it through ELLIPSOID_DIRECTIONS (exact at the ends of its axes). MuJoCo's soft-contact parameters (solref,
-  solimp) have no PhysX counterpart and are ignored.
+  geoms rest the sum of their margins apart; a mesh, which cannot grow, gets it as its rest offset) and the
+  contact offset is 0 with MuJoCo's soft contacts (a contact exists only while the surfaces overlap, as MuJoCo's
+  within its margin) or DETECTION_OFFSET with PhysX's hard rows (PhysX's default, a detection distance for their
+  speculative rows). An ellipsoid collides as the convex polytope inscribed in it through ELLIPSOID_DIRECTIONS
+  (exact at the ends of its axes). MuJoCo's soft-contact parameters (solref, solimp, solmix) are the materials'
+  softness (geoms.py `soft_material`; constraints/softness.py).
 """
 
 from __future__ import annotations
@@ -247,7 +249,6 @@ class _Loader:
             if j.tag in ("joint", "freejoint"):
                 raise v.fail(j, "the world body cannot have joints; put the joint in a <body>")
         self.ellipsoids = []  # names of the ellipsoid geoms that collide as inscribed polytopes (`_ellipsoid`)
-        self.margin_dropped = []  # names of the mesh geoms whose margin artic cannot add (`_grow`)
         self.gravcomp_unclamped = []  # joints with actuatorgravcomp and an actuatorfrcrange (`_force_range`)
         self.frictions = []  # (geom name, condim, friction) of every geom, for the condim-1 report
         self.geoms, self.geom_repeated = {}, set()  # <geom name>: (shape, margin grown by), for <pair>
@@ -296,14 +297,6 @@ class _Loader:
                 f"MJCF '{path.name}': {len(self.gravcomp_unclamped)} joint(s) (first "
                 f"'{self.gravcomp_unclamped[0]}') have actuatorgravcomp and an actuatorfrcrange: the bodies' "
                 "gravity compensation acts, but is not counted against the range as MuJoCo counts it",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-        if self.margin_dropped:
-            warnings.warn(
-                f"MJCF '{path.name}': the margin of {len(self.margin_dropped)} mesh geom(s) (first "
-                f"'{self.margin_dropped[0]}') is dropped: they touch where MuJoCo keeps them the margin "
-                "apart",
                 RuntimeWarning,
                 stacklevel=3,
             )

@@ -218,6 +218,7 @@ def geometry_arrays(
             if id(p.shape_a) in geom_of and id(p.shape_b) in geom_of:  # else shape_b's body is not in the scene
                 explicit[frozenset((geom_of[id(p.shape_a)], geom_of[id(p.shape_b)]))] = p
     pairs_a, pairs_b, own, materials, rests, capacity = [], [], [], [], [], 0
+    rest_of = [float(shape.rest_offset) for shape, _ in t.shapes]
 
     def add_pair(a, b, pair):
         nonlocal capacity
@@ -228,7 +229,8 @@ def geometry_arrays(
         m = pair.material if pair is not None else None
         own.append(int(m is not None))
         materials.append(material_row(m, 0.0) if m is not None else [0.0] * MATERIAL_SIZE)
-        rests.append(pair.rest_offset if pair is not None else 0.0)
+        # the shapes' rest offsets add to an explicit pair's (an MJCF <pair>'s margin less the geoms' own, pairs.py)
+        rests.append((pair.rest_offset if pair is not None else 0.0) + rest_of[a] + rest_of[b])
         capacity += _max_points(t.rows["geom_type"][a], t.rows["geom_type"][b])
 
     for x, a in enumerate(link_geoms):  # "dynamic" pairs: links of one tree, or of two trees
@@ -278,6 +280,7 @@ def geometry_arrays(
     h["pair_dynamic_count"] = dynamic_count
     h["link_rank"] = rank
     h["capacity"] = int(min(capacity, capacity_cap))
+    h["capacity_bound"] = int(capacity)  # every pair's largest manifold: no step can want more slots
     return h, t.shapes
 
 

@@ -204,6 +204,23 @@ def test_every_shape_rests_on_the_plane_at_its_extent(shape, height):
     np.testing.assert_allclose(scene.get_contacts(b).total_force()[0, 2], b.mass * G, rtol=0.03)
 
 
+@pytest.mark.parametrize("solver", [SolverType.PGS, SolverType.TGS, SolverType.DIRECT])
+def test_rest_offsets_hold_the_surfaces_apart(solver):
+    """PhysX's rest offset: a 0.1 m sphere with rest_offset 0.01 on a ground with rest_offset 0.02 rests 0.03
+    above touching (centre at 0.13 m), its weight carried; a negative rest offset lets it rest that deep."""
+    for sphere_rest, ground_rest in ((0.01, 0.02), (-0.004, 0.0)):
+        scene = artic.Scene(1, solver_type=solver)
+        ground = artic.create_ground_plane(material=Material(0.5, 0.5, 0.0))
+        ground.shapes[0].rest_offset = ground_rest
+        scene.add_actor(ground)
+        b = body(Sphere(0.1, rest_offset=sphere_rest), pose=(0.0, 0.0, 0.1 + sphere_rest + ground_rest + 0.02))
+        scene.add_actor(b)
+        poses, vels = run(scene, [b], 240, 1.0 / 120.0)
+        assert poses[-1, 0, 2] == pytest.approx(0.1 + sphere_rest + ground_rest, abs=1e-3)
+        assert np.abs(vels[-1, 0]).max() < 1e-2
+        np.testing.assert_allclose(scene.get_contacts(b).total_force()[0, 2], b.mass * G, rtol=0.03)
+
+
 @pytest.mark.parametrize(
     "top",
     [

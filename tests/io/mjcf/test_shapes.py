@@ -171,8 +171,9 @@ def test_bad_hfields_are_refused(tmp_path, asset, where, message):
 )
 def test_margins_keep_bodies_apart_as_in_mujoco(tmp_path, geom):
     """MuJoCo's geoms rest the sum of their margins apart (0.05 + 0.03 here, against 0 without): a body with a
-    margin dropped on a floor with one rests at MuJoCo's height to 1.5 mm, and every geom's contact offset is the
-    0.02 m detection distance."""
+    margin dropped on a floor with one rests at MuJoCo's height to 1.5 mm. The margins are in the shapes' growth,
+    so the contact offsets are 0: a contact exists only while the grown surfaces overlap, as MuJoCo's only within
+    the margins."""
     path = tmp_path / "m.xml"
     path.write_text(
         f'<mujoco><worldbody><geom type="plane" size="5 5 0.1" margin="0.03"/><body pos="0 0 0.4">'
@@ -187,38 +188,68 @@ def test_margins_keep_bodies_apart_as_in_mujoco(tmp_path, geom):
         mujoco.mj_step(mj, data)
     assert _rest_height(model) == pytest.approx(data.qpos[2], abs=1.5e-3)
     shapes = model.statics[0].shapes + model.articulations[0].get_links()[0].shapes
-    assert all(s.contact_offset == pytest.approx(0.02) for s in shapes)
+    assert all(s.contact_offset == 0.0 for s in shapes)
 
 
-def test_mesh_margin_is_reported(tmp_path):
-    """A mesh geom cannot grow by its margin: one warning names it."""
-    (tmp_path / "cube.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+def test_mesh_margin_is_its_rest_offset(tmp_path):
+    """A mesh geom cannot grow by its margin: it becomes the shape's rest offset (its contacts hold it that far
+    from the other surface), silently. A 10 cm mesh cube with margin 0.01 dropped on a floor with margin 0.02
+    rests at MuJoCo's height (0.03 above touching) to 1.5 mm, where the margin was dropped before."""
+    corners = [(x, y, z) for x in (-0.05, 0.05) for y in (-0.05, 0.05) for z in (-0.05, 0.05)]
+    faces = [(1, 2, 4, 3), (5, 7, 8, 6), (1, 5, 6, 2), (3, 4, 8, 7), (1, 3, 7, 5), (2, 6, 8, 4)]
+    (tmp_path / "cube.obj").write_text(
+        "".join(f"v {x} {y} {z}\n" for x, y, z in corners)
+        + "".join(f"f {a} {b} {c}\nf {a} {c} {d}\n" for a, b, c, d in faces)
+    )
     path = tmp_path / "m.xml"
     path.write_text(
-        '<mujoco><asset><mesh name="c" file="cube.obj" scale="0.1 0.1 0.1"/></asset><worldbody><body>'
-        '<freejoint/><geom name="tet" type="mesh" mesh="c" margin="0.01"/></body></worldbody></mujoco>'
+        '<mujoco><asset><mesh name="c" file="cube.obj"/></asset><worldbody><geom type="plane" size="5 5 0.1" '
+        'margin="0.02"/><body pos="0 0 0.2"><freejoint/><geom name="cube" type="mesh" mesh="c" margin="0.01"/>'
+        "</body></worldbody></mujoco>"
     )
-    with pytest.warns(RuntimeWarning, match=r"the margin of 1 mesh geom\(s\) \(first 'tet'\) is dropped"):
-        artic.load_mjcf(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.filterwarnings("ignore", message=".*not used by artic, without effect")
+        model = artic.load_mjcf(path)
+    cube = model.articulations[0].get_links()[0].shapes[0]
+    assert cube.rest_offset == pytest.approx(0.01)
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(mj)
+    for _ in range(500):
+        mujoco.mj_step(mj, data)
+    assert data.qpos[2] == pytest.approx(0.08, abs=2e-3)  # MuJoCo keeps it the margins' 0.03 above touching
+    assert _rest_height(model) == pytest.approx(data.qpos[2], abs=1.5e-3)
 
 
 def test_resting_capsule_keeps_its_contacts(tmp_path):
-    """A capsule lying on the floor (MuJoCo's default margin 0) is in contact at every step of 0.5 s and stays at
-    its radius: with a zero contact offset its contacts were seen only in the steps where it sank in."""
-    model, _ = _load(
+    """A capsule lying on the floor (MuJoCo's default margin 0, so artic's contact offset 0: a soft contact exists
+    only while the surfaces overlap) has MuJoCo's contacts at every step of 0.5 s, both ends once it has sunk into
+    its soft contacts (one at the first step, where it starts exactly touching: MuJoCo's too), and rests at
+    MuJoCo's height to 1e-6 m. Under PhysX's hard rows (soft_constraints=False) the contact offset stays 0.02 m,
+    which a hard contact at rest needs: at 0 it was seen only in the steps where it sank in."""
+    model, path = _load(
         tmp_path,
         world='<geom type="plane" size="5 5 0.1"/>',
         body='<body pos="0 0 0.05"><freejoint/><geom type="capsule" size="0.05 0.2" zaxis="1 0 0"/></body>',
     )
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    mj.opt.timestep = 0.0025
+    data = mujoco.MjData(mj)
     scene = artic.Scene(1, gravity=model.gravity)
     model.add_to(scene)
     (art,) = model.articulations
-    counts = []
+    counts, mj_counts = [], []
     for _ in range(200):
         scene.step(0.0025)
+        mujoco.mj_step(mj, data)
         counts.append(int(scene.get_contacts(art).count[0]))
-    assert min(counts) >= 2  # both ends of the capsule, every step
-    assert scene.get_link_poses(art)[0, 0, 2] == pytest.approx(0.05, abs=1e-3)
+        mj_counts.append(int(data.ncon))
+    assert counts == mj_counts and min(counts[1:]) == 2
+    assert scene.get_link_poses(art)[0, 0, 2] == pytest.approx(data.qpos[2], abs=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hard = artic.load_mjcf(path, soft_constraints=False)
+    assert hard.articulations[0].get_links()[0].shapes[0].contact_offset == pytest.approx(0.02)
 
 
 def test_friction_combines_by_maximum_and_condim_1_is_frictionless(tmp_path):
