@@ -20,7 +20,8 @@ class ContactPoints:
     count: wp.array(dtype=int)  # (E,) contacts in use
     dynamic_count: wp.array(dtype=int)  # (E,) the first ones are link-link contacts
     overflow: wp.array(dtype=int)  # (E,) contacts that did not fit in the last step
-    skipped: wp.array(dtype=int)  # (E,) 1 if the last step left its speculative contacts out to make room
+    wanted: wp.array(dtype=int)  # (E,) slots the last step's detection wanted when they did not fit, else 0
+    grow: wp.array(dtype=int)  # (1,) 1 once any env's contacts did not fit: the host grows the slots (block.py)
     link_a: wp.array2d(dtype=int)  # (E, C) link pushed along +normal
     link_b: wp.array2d(dtype=int)  # (E, C) other link, -1 for a static shape
     shape_a: wp.array2d(dtype=int)  # (E, C) geometry index of a

@@ -8,11 +8,13 @@ pass every filter but the last, and carry their own material and rest offset. Th
 link-vs-link pairs first, within one articulation or between two (PhysX's "dynamic" contacts, solved before the
 articulations' internal constraints), then link-vs-static pairs sorted by the link's depth-first rank in the forest
 (static contacts are solved right after their link's joint rows).
-C is the sum of every pair's maximum manifold size, capped by the scene's `contact_capacity`. When an env's contacts
-do not fit, detection runs again without the speculative ones (surfaces within the contact offsets but apart; the
-touching ones and the soft ones that overlap stay), so that the slots go to the contacts that bear loads rather than
-to whichever pairs come first in the solve order (a robot's feet on the floor come last); the scene warns once.
-Contacts that still do not fit are counted in `overflow`, never dropped silently (the scene warns).
+C is the sum of every pair's maximum manifold size (the host's `capacity_bound`), capped by the block's slots (the
+scene's `contact_capacity` to start with). When an env's contacts do not fit, detection runs again without the
+speculative ones (surfaces within the contact offsets but apart; the touching ones and the soft ones that overlap
+stay), so that the slots go to the contacts that bear loads rather than to whichever pairs come first in the solve
+order (a robot's feet on the floor come last). Contacts that still do not fit are counted in `overflow`. Either way
+the slots the env wanted are kept in `wanted` and the block's slots grow for the next steps (sim/block.py
+`plan_contact_growth`), with a warning that says what the step left out.
 """
 
 from __future__ import annotations

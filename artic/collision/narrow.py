@@ -619,9 +619,12 @@ def _detect_pairs(
 def detect_env(geo: Geometry, cp: ContactPoints, link_pose: wp.array2d(dtype=wp.transform), env: int) -> None:
     """The env's contacts. When they do not fit the slots, detection runs again without the speculative ones
     (surfaces apart within the contact offsets), so that the slots go to the contacts that bear loads (a robot's
-    feet on the floor, solved last, were the ones dropped); what still does not fit is counted in `overflow`."""
+    feet on the floor, solved last, were the ones dropped); what still does not fit is counted in `overflow`.
+    Either way the slots the first pass wanted go to `wanted` and the block's `grow` flag is raised, so that the
+    host gives the next steps room (Block.plan_contact_growth)."""
     _detect_pairs(geo, cp, link_pose, env, 1)
-    cp.skipped[env] = 0
+    cp.wanted[env] = 0
     if cp.overflow[env] > 0:
+        cp.wanted[env] = cp.count[env] + cp.overflow[env]
+        cp.grow[0] = 1  # every writer stores the same value: no atomics needed across CPU chunks
         _detect_pairs(geo, cp, link_pose, env, 0)
-        cp.skipped[env] = 1

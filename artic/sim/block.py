@@ -74,7 +74,7 @@ class Block:
         self.gravity = tuple(float(g) for g in gravity)
         self.device = device
         self.statics = statics  # the scene's RigidStatic actors (a shared list)
-        self.contact_capacity = contact_capacity
+        self.contact_capacity = contact_capacity  # slots per env: the scene's, then grown (plan_contact_growth)
         self.friction_correlation_distance = friction_correlation_distance  # [m]
         self.model = build_model(self.arts, device)
         self.state = build_state(self.model, num_envs, device)
@@ -115,7 +115,9 @@ class Block:
         self.direct = None  # (RowForm, DirectArrays), built at the first direct step
         self.fallback_host = None  # its any-fallback flag, seen from NumPy on the CPU (_direct_arrays)
         self._no_direct = None  # a one-row (RowForm, DirectArrays) that PGS and TGS launches pass instead
-        self._overflow_view = None
+        self._overflow_view = self._grow_view = None
+        self.contact_grow_failed = False  # the slots could not grow (memory): StepWarnings said so once
+        self._contacts_to = 0  # slots the next step starts with, when a step wanted more (plan_contact_growth)
         self._launches = {}  # recorded step launches by (dt, solver, status mode, pivot limit)
         self._dirty = False  # a description parameter changed since the model was uploaded
 
@@ -271,6 +273,7 @@ class Block:
         self.direct = None  # its capacity follows the rows and the contact capacity
         self.geometry, self.geometry_host, self.shapes = geometry, geometry_host, shapes
         self._overflow_view = points.overflow.numpy() if self.device.is_cpu else None  # shares the memory
+        self._grow_view = points.grow.numpy() if self.device.is_cpu else None
 
     def _rebuild_tables(self):
         """Re-read the row tables after a description change (the set of dof rows may change: a drive switched
@@ -293,11 +296,41 @@ class Block:
             return None
         return self._overflow_view if self._overflow_view is not None else self.contact_points.overflow.numpy()
 
-    def contact_skipped(self) -> np.ndarray | None:
-        """Per env, 1 where the last step left its speculative contacts out to fit the slots; None without pairs."""
+    def contacts_did_not_fit(self) -> bool:
+        """Whether a step since the last plan_contact_growth found more contacts than the slots (one int read, a NumPy
+        view on the CPU)."""
         if self.geometry is None or self.geometry.pair_count == 0:
+            return False
+        flag = self._grow_view if self._grow_view is not None else self.contact_points.grow.numpy()
+        return bool(flag[0] != 0)
+
+    def plan_contact_growth(self) -> tuple[int, int, int, int] | None:
+        """After a step whose contacts did not fit: the slots the next step gets, as (old slots, new slots, slots
+        wanted, envs that wanted more), or None when everything fit. The slots at least double, up to the most the
+        block's pairs can make (geometry's capacity_bound); the buffers are replaced when the next step starts, so
+        that the last step's contacts can still be read. Why grow rather than size every block for that bound: a
+        block's pairs can make far more contacts than any state touches (the dm_control dog: thousands of slots,
+        each a generalized row per env), and the step that did not fit already kept the touching contacts
+        (collision/narrow.py). Friction anchors and the direct solver's warm start are not carried into the new
+        buffers. Raises the memory check's ArticError when the new slots would not fit."""
+        if not self.contacts_did_not_fit():
             return None
-        return self.contact_points.skipped.numpy()
+        self.contact_points.grow.zero_()
+        wanted = self.contact_points.wanted.numpy()
+        old = self.contact_points.link_a.shape[1]
+        need = int(wanted.max())
+        new = min(max(2 * old, need), self.geometry_host["capacity_bound"])
+        if new > old:
+            more = contact_bytes_per_env(new, self.model.gen_count) - contact_bytes_per_env(old, self.model.gen_count)
+            check_fits(self.owner(), self.num_envs, more, self.device, f"{new} contact slots")
+            self._contacts_to = new
+        return old, max(new, old), need, int((wanted > 0).sum())
+
+    def _grow_contacts(self) -> None:
+        """Replace the contact buffers by the planned larger ones (plan_contact_growth) and record the step again."""
+        self.contact_capacity, self._contacts_to = self._contacts_to, 0
+        self._allocate(step_data=False)
+        self._launches.clear()
 
     def direct_capacity(self) -> int:
         """Rows one env's direct solve can have: each dof row (and a second for an effort friction's viscous part),
@@ -342,6 +375,8 @@ class Block:
     def step(self, dt: float, solver_type: SolverType, freeze: bool = False, pivot_limit: int = 0) -> None:
         """One step of every env: the recorded launch of step_kernel.py for this dt and solver."""
         self.ensure_step_arrays()
+        if self._contacts_to:
+            self._grow_contacts()
         mode = (STATUS_FREEZE if freeze else STATUS_CHECK) if status.CHECK_STATE else STATUS_OFF
         key = (dt, int(solver_type), mode, pivot_limit)
         if solver_type != SolverType.DIRECT and self.deadzones.count:

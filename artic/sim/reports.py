@@ -15,7 +15,7 @@ import numpy as np
 from ..constraints.body_joint_rows import ROW_LOCKED, ROW_ON, row_layout
 from ..description.articulation import Articulation
 from ..description.body_joints import coordinates_to_tcd_mode
-from ..errors import ValidationError
+from ..errors import ArticError, ValidationError
 from ..math.np_spatial import Transform
 from .body_joint_view import BodyJointView, refresh_body_joint_kinematics
 
@@ -278,12 +278,10 @@ def require_solver_report(block: Block, art: Articulation) -> dict[str, np.ndarr
 
 
 class StepWarnings:
-    """The scene's warnings about what a step could not do as asked: contacts dropped for lack of slots (once per
-    scene) and envs the direct solver handed to PGS (at most every FALLBACK_WARN_INTERVAL seconds)."""
+    """The scene's warnings about what a step could not do as asked: contacts that did not fit their slots (the
+    slots then grow) and envs the direct solver handed to PGS (at most every FALLBACK_WARN_INTERVAL seconds)."""
 
     def __init__(self):
-        self.overflow_warned = False
-        self.skipped_warned = False
         self._fallback_warned_at = -1.0e9
 
     def check_fallbacks(self, blocks: list[Block]) -> None:
@@ -309,26 +307,40 @@ class StepWarnings:
                     stacklevel=3,
                 )
 
-    def check_overflow(self, blocks: list[Block]) -> None:
-        for block in blocks:
-            skipped = block.contact_skipped()
-            if skipped is not None and skipped.any() and not self.skipped_warned:
-                self.skipped_warned = True
-                warnings.warn(
-                    f"scene: {block.owner()} found more contacts than their {block.contact_points.link_a.shape[1]} "
-                    f"slots in {int((skipped > 0).sum())} env(s); the step kept the touching contacts and left out "
-                    "the speculative ones (surfaces apart within the contact offsets), so fast approaches may sink "
-                    "in before they are caught. Raise Scene(contact_capacity=...) to keep them",
-                    RuntimeWarning,
-                    stacklevel=3,
-                )
-            dropped = block.contact_overflow()
-            if dropped is not None and dropped.any() and not self.overflow_warned:
-                self.overflow_warned = True
-                warnings.warn(
-                    f"scene: {block.owner()} produced more contacts than their "
-                    f"{block.contact_points.link_a.shape[1]} slots in {int((dropped > 0).sum())} env(s); "
-                    "the extra contacts were dropped. Raise Scene(contact_capacity=...)",
-                    RuntimeWarning,
-                    stacklevel=3,
-                )
+    def check_contacts(self, block: Block) -> None:
+        """After a step whose contacts did not fit the block's slots: plan larger ones for the next step
+        (Block.plan_contact_growth) and say what the step left out. Each growth is said once (a block grows at most
+        a few times: the slots at least double); a block whose growth does not fit the memory stays as it is and
+        says so once."""
+        if block.contact_grow_failed:
+            return
+        dropped = block.contact_overflow()
+        dropped = 0 if dropped is None else int(dropped.sum())
+        try:
+            grown = block.plan_contact_growth()
+        except ArticError as e:
+            block.contact_grow_failed = True
+            warnings.warn(
+                f"scene: {block.owner()} found more contacts than their {block.contact_points.link_a.shape[1]} "
+                f"slots and the slots cannot grow ({e}); contacts that do not fit are left out, speculative ones "
+                "first. Use fewer envs or filter collision pairs (collision groups)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            return
+        if grown is None:
+            return
+        old, new, need, envs = grown
+        lost = (
+            f"dropped {dropped} touching contact(s)"
+            if dropped
+            else "kept the touching contacts and left out the speculative ones (surfaces apart within the contact "
+            "offsets)"
+        )
+        warnings.warn(
+            f"scene: {block.owner()} wanted up to {need} contact slots in {envs} env(s), more than their {old}: "
+            f"that step {lost}; the next steps have {new} slots (Scene(contact_capacity=...) sets the starting "
+            "number)",
+            RuntimeWarning,
+            stacklevel=3,
+        )

@@ -108,16 +108,18 @@ def _managed(name: str, what: str, how: str) -> property:
 
 
 class Scene(KnownAttributes):
-    """`num_envs` copies ("environments") of the articulations, rigid bodies, static actors and body joints added to
-    it, simulated together by `step(dt)` (PxScene, with an env dimension on every array).
+    """`num_envs` copies ("environments") of the articulations, rigid bodies, static actors and body joints added to it,
+    simulated together by `step(dt)` (PxScene, with an env dimension on every array).
 
     Settings fixed at construction: `num_envs`, `device` (None: Warp's default, the CPU here), `contact_capacity`
-    (contact slots per articulation and env), `friction_correlation_distance` [m], `nan_policy` ('warn', 'raise'
-    or 'freeze': what a step that leaves an env's state non-finite does, status.py). `gravity` (3,) [m/s^2],
-    `solver_type` (PGS, TGS or DIRECT: docs/solvers.md) and `mass_policy` ('repair' or 'raise': massless movable
-    links when an articulation is added) may change later. Per-env state goes through each articulation's cache
-    (`art.create_cache`, `apply_cache`, `copy_internal_state_to_cache`) and the per-env setters here;
-    `env_status` reports the envs whose state went non-finite."""
+    (the contact slots per env a block starts with, at most what its collision pairs can make; a step that finds
+    more keeps the touching contacts, and the block's slots grow for the next steps, with a warning),
+    `friction_correlation_distance` [m], `nan_policy` ('warn', 'raise' or 'freeze': what a step that leaves an env's
+    state non-finite does, status.py). `gravity` (3,) [m/s^2], `solver_type` (PGS, TGS or DIRECT: docs/solvers.md)
+    and `mass_policy` ('repair' or 'raise': massless movable links when an articulation is added) may change later.
+    Per-env state goes through each articulation's cache (`art.create_cache`, `apply_cache`,
+    `copy_internal_state_to_cache`) and the per-env setters here; `env_status` reports the envs whose state went
+    non-finite."""
 
     def __init__(
         self,
@@ -148,7 +150,7 @@ class Scene(KnownAttributes):
             or contact_capacity < 1
         ):
             raise ValidationError(f"scene: contact_capacity must be a positive integer, got {contact_capacity!r}")
-        self._contact_capacity = int(contact_capacity)  # most contact slots per articulation per env
+        self._contact_capacity = int(contact_capacity)  # the contact slots per env a block starts with
         try:
             corr = finite("scene", "friction_correlation_distance", friction_correlation_distance)
         except ValidationError:
@@ -182,7 +184,7 @@ class Scene(KnownAttributes):
     # -- settings: those the blocks were built with are fixed; gravity and the solver type can change -------------
     num_envs = _fixed("num_envs", "every articulation's arrays were allocated for it")
     device = _fixed("device", "every array lives on it")
-    contact_capacity = _fixed("contact_capacity", "the contact buffers were allocated with it")
+    contact_capacity = _fixed("contact_capacity", "the blocks' contact buffers started with it")
     friction_correlation_distance = _fixed("friction_correlation_distance", "the contact setup was built with it")
     nan_policy = _fixed("nan_policy", "the status monitor was set up with it")
     articulations = _managed(
@@ -413,8 +415,10 @@ class Scene(KnownAttributes):
             self._status.after_step(self._blocks)
         if self._solver_type == SolverType.DIRECT:
             self._warnings.check_fallbacks(self._blocks)
-        if self.device.is_cpu and not self._warnings.overflow_warned:  # cheap on the CPU; a GPU checks on get_contacts
-            self._warnings.check_overflow(self._blocks)
+        if self.device.is_cpu:  # one int per block from a NumPy view; a GPU checks when get_contacts reads
+            for block in self._blocks:
+                if block.contacts_did_not_fit():
+                    self._warnings.check_contacts(block)
 
     def set_before_step(self, key: str, callback: Callable[[float], None] | None) -> None:
         """Call `callback(dt)` at the start of every step, before anything moves: for a controller that carries
@@ -472,9 +476,10 @@ class Scene(KnownAttributes):
     def get_contacts(self, obj: Articulation | RigidDynamic) -> ContactReport:
         """The contacts of an articulation or RigidDynamic after the last step."""
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
-        report = contact_report(self.view(art).block, art, self.articulations)
-        if report.overflow.any() and not self._warnings.overflow_warned:
-            self._warnings.check_overflow(self._blocks)
+        block = self.view(art).block
+        report = contact_report(block, art, self.articulations)
+        if block.contacts_did_not_fit():
+            self._warnings.check_contacts(block)
         return report
 
     # -- rigid-body state as arrays ---------------------------------------------------------------------------------

@@ -241,7 +241,7 @@ def build_contact_points(num_envs: int, capacity: int, device: wp.Device | str |
     e, c = num_envs, max(capacity, 1)
     cp = ContactPoints()
     cp.count, cp.dynamic_count, cp.overflow = _zeros(e, int, device), _zeros(e, int, device), _zeros(e, int, device)
-    cp.skipped = _zeros(e, int, device)
+    cp.wanted, cp.grow = _zeros(e, int, device), _zeros(1, int, device)
     for name in ("link_a", "link_b", "shape_a", "shape_b", "rank"):
         setattr(cp, name, _zeros((e, c), int, device))
     for name in ("point", "normal"):

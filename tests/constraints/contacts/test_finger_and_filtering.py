@@ -136,14 +136,27 @@ def test_parent_and_child_links_never_collide():
     assert scene.get_contacts(art).count[0] == 0
 
 
-def test_overflowing_contacts_warn_and_are_counted():
+def test_overflowing_contacts_warn_are_counted_and_the_slots_grow():
+    """A box resting on the ground with slots for 2 of its 4 corners: the first step drops two touching contacts,
+    counts them and says so; the slots then grow to the box's 4 (its one pair's largest manifold), and the next
+    steps keep every corner with no further warning. The box stays at rest."""
     scene = scene_with_ground(contact_capacity=2)
     b = body(Box((0.1, 0.1, 0.1)), pose=(0.0, 0.0, 0.1))
     scene.add_actor(b)
-    with pytest.warns(RuntimeWarning, match="contact_capacity"):
+    with pytest.warns(
+        RuntimeWarning,
+        match=r"wanted up to 4 contact slots in 1 env\(s\), more than their 2: that "
+        r"step dropped 2 touching contact\(s\); the next steps have 4 slots",
+    ):
         scene.step(1.0 / 60.0)
     report = scene.get_contacts(b)
-    assert report.count[0] == 2 and report.overflow[0] > 0
+    assert report.count[0] == 2 and report.overflow[0] == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        poses, _ = run(scene, [b], 30, 1.0 / 60.0)
+    report = scene.get_contacts(b)
+    assert report.count[0] == 4 and report.overflow[0] == 0
+    assert np.abs(poses[:, 0, 2] - 0.1).max() < 1e-3
 
 
 def test_capacity_covers_every_pair_by_default():
@@ -205,8 +218,8 @@ def test_convex_hull_mass_properties_match_a_box():
 def test_full_slots_keep_the_contacts_that_bear_loads():
     """A box resting on the ground among static spheres 1 cm from it (within the contact offsets), the spheres
     added first so that their speculative contacts come first in the solve order and the ground's last. With slots
-    for 6, the step leaves the speculative ones out rather than the ground's (before, the box fell through the
-    ground: z -0.08 m after 0.3 s) and says so once."""
+    for 6, the first step leaves the speculative ones out rather than the ground's (before, the box fell through the
+    ground: z -0.08 m after 0.3 s) and says so; the slots then grow to hold them all."""
     scene = artic.Scene(1, contact_capacity=6)
     for k, (x, y) in enumerate([(s * 0.16, t) for s in (-1, 1) for t in (-0.08, 0.0, 0.08)]):
         for p in ((x, y), (y, x)):  # 1 cm from the box's faces
@@ -216,8 +229,13 @@ def test_full_slots_keep_the_contacts_that_bear_loads():
     scene.add_actor(artic.create_ground_plane(material=Material(0.5, 0.5, 0.0)))
     b = body(Box((0.1, 0.1, 0.1)), pose=(0.0, 0.0, 0.1))
     scene.add_actor(b)
-    with pytest.warns(RuntimeWarning, match="speculative"):
-        poses, _ = run(scene, [b], 60, 1.0 / 60.0)
+    with pytest.warns(RuntimeWarning, match="kept the touching contacts and left out the speculative ones"):
+        scene.step(1.0 / 60.0)
     report = scene.get_contacts(b)
     assert report.count[0] == 4 and report.overflow[0] == 0  # the ground's four corners
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        poses, _ = run(scene, [b], 60, 1.0 / 60.0)
+    report = scene.get_contacts(b)
+    assert report.count[0] > 6 and report.overflow[0] == 0  # now the spheres' speculative contacts too
     assert np.abs(poses[:, 0, 2] - 0.1).max() < 1e-3
