@@ -152,7 +152,7 @@ def _weights(w: Simplex, n: int):
 
 
 @wp.func
-def segment_hull_distance(geo: Geometry, g: int, p0: wp.vec3, p1: wp.vec3):
+def segment_hull_distance(geo: Geometry, g: int, p0: wp.vec3, p1: wp.vec3) -> tuple[float, wp.vec3, wp.vec3]:
     """(distance, point of segment p0 p1, point of hull g) in g's shape frame, the points the nearest pair. A
     distance of 0 means they overlap (the points are then not meaningful)."""
     ws = Simplex()

@@ -135,6 +135,7 @@ class DofParams:
     link_max_linear_velocity: wp.array(dtype=float)  # (L,) [m/s]
     link_max_angular_velocity: wp.array(dtype=float)  # (L,) [rad/s]
     link_gravity_scale: wp.array(dtype=float)  # (L,) share of the scene's gravity acting on the link (1: all)
+    link_root_damping: wp.array(dtype=float)  # (L,) [N s/m, N m s/rad] a floating root's root_damping, else 0
     link_fluid: wp.array(dtype=wp.vec3)  # (L,) the medium's density [kg/m^3], viscosity [Pa s], 0 (fluid.py)
     link_wind: wp.array(dtype=wp.vec3)  # (L,) the medium's velocity [m/s], world frame
     link_fluid_box: wp.array(dtype=wp.vec3)  # (L,) sides of the link's inertia box [m], in its principal axes

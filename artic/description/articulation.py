@@ -221,6 +221,7 @@ class Articulation(KnownAttributes):
         self._iterations = (4, 1)
         self._sleep_threshold = 5e-3
         self._solver_tolerance = 0.0
+        self._root_damping = 0.0
         self._stabilization_threshold = 5e-4
         self._wake_counter = 0.4
         self._root_pose: Transform | None = None
@@ -454,6 +455,14 @@ class Articulation(KnownAttributes):
         "PGS ends its position iterations after the first sweep that changes no generalized velocity by more than "
         "this [m/s or rad/s] (solvers/pgs.py); 0 (the default, PhysX's behaviour) runs every iteration. TGS runs "
         "all of its substeps; Scene.get_solver_iterations reports the sweeps run.",
+    )
+    root_damping = nonneg_property(
+        "root_damping",
+        "Damping [N s/m and N m s/rad] on a floating root's six velocities, MuJoCo's free-joint damping: a force "
+        "-d v at the root frame's origin and a torque -d w, implicit in the step (the root block of the mass "
+        "matrix gains dt d, as MuJoCo's Euler integrator damps). PhysX has none (0, the default); ignored for a "
+        "fixed base. Unlike the links' linear_damping and angular_damping [1/s] it is not per unit mass, so it "
+        "damps a body's spin about its axis of least inertia the most (a pen's roll).",
     )
     sleep_threshold = nonneg_property(
         "sleep_threshold", "Mass-normalized kinetic energy below which it may sleep (5e-3)."

@@ -174,6 +174,37 @@ def set_keyframe(model: MjcfModel, scene: Scene, key: int | str, envs: ArrayLike
     return frame
 
 
+def get_qpos(model: MjcfModel, scene: Scene) -> np.ndarray:
+    """(E, nq) every env's state in MuJoCo's qpos layout (set_keyframe's inverse): a free root's body position and
+    quaternion (w x y z), a ball joint's quaternion, hinge and slide joints' values, so that a state can be compared
+    with MuJoCo's `data.qpos` entry by entry."""
+    flags = CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM
+    caches = {}
+    for art in model.articulations:
+        cache = art.create_cache()
+        art.copy_internal_state_to_cache(cache, flags)
+        caches[id(art)] = (cache, {(id(j), int(a)): i for i, (j, a) in enumerate(art.dof_list())})
+    out = []
+    for e in model.qpos_layout:
+        cache, dof = caches[id(e.articulation)]
+        if e.kind == "free":
+            x, y, z, w = cache.root_transform[:, 3:].T
+            out.append(np.column_stack([cache.root_transform[:, :3], w, x, y, z]))
+            continue
+        cols = [dof[(id(e.joint), int(a))] for a in e.joint.dof_axes()]
+        q = cache.joint_position[:, cols]
+        out.append(np.array([_quaternion(r) for r in q]) if e.kind == "ball" else q)
+    return np.concatenate(out, axis=1) if out else np.zeros((scene.num_envs, 0))
+
+
+def _quaternion(r: np.ndarray) -> np.ndarray:
+    """The unit quaternion (w, x, y, z) of rotation vector r (_rotation_vector's inverse)."""
+    angle = float(np.linalg.norm(r))
+    if angle < 1e-15:
+        return np.array([1.0, 0.0, 0.0, 0.0])
+    return np.array([np.cos(angle / 2), *(np.sin(angle / 2) * r / angle)])
+
+
 def _rotation_vector(wxyz: np.ndarray) -> np.ndarray:
     """The rotation vector (|r| <= pi) of a unit quaternion (w, x, y, z): a ball joint's artic coordinates."""
     w, vec = (wxyz[0], wxyz[1:]) if wxyz[0] >= 0.0 else (-wxyz[0], -wxyz[1:])

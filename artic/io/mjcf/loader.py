@@ -70,7 +70,7 @@ from .couplings import read_couplings
 from .frames import expand_frames, expand_replicates
 from .geoms import ELLIPSOID_DIRECTIONS, geom_shape, inline_mesh, report_frictionless
 from .hfield import read_hfield
-from .keyframes import Keyframe, QposEntry, qpos0, read_keyframes, set_keyframe
+from .keyframes import Keyframe, QposEntry, get_qpos, qpos0, read_keyframes, set_keyframe
 from .mass import MESH_INERTIA, MassRules
 from .mocap import is_mocap, mocap_body, set_mocap
 from .options import Options, apply_mujoco_defaults, disable_contacts, read_options
@@ -131,6 +131,11 @@ class MjcfModel:
         `keyframes`: roots and joints at its qpos and qvel. Returns the keyframe; `MjcfControl.set_keyframe` also
         sets its ctrl and act (keyframes.py)."""
         return set_keyframe(self, scene, key, envs)
+
+    def get_qpos(self, scene: Scene) -> np.ndarray:
+        """(E, nq) the state of every env of `scene` in MuJoCo's qpos layout (free roots' body position and w x y z
+        quaternion, ball joints' quaternions, hinges and slides), to compare with MuJoCo's `data.qpos`."""
+        return get_qpos(self, scene)
 
     def set_mocap(
         self,
@@ -250,6 +255,7 @@ class _Loader:
                 raise v.fail(j, "the world body cannot have joints; put the joint in a <body>")
         self.ellipsoids = []  # names of the ellipsoid geoms that collide as inscribed polytopes (`_ellipsoid`)
         self.gravcomp_unclamped = []  # joints with actuatorgravcomp and an actuatorfrcrange (`_force_range`)
+        self.free_joint_unfollowed = []  # (tree, attribute) of free joints' armature, frictionloss, stiffness
         self.frictions = []  # (geom name, condim, friction) of every geom, for the condim-1 report
         self.geoms, self.geom_repeated = {}, set()  # <geom name>: (shape, margin grown by), for <pair>
         static = RigidStatic(name="world")
@@ -297,6 +303,16 @@ class _Loader:
                 f"MJCF '{path.name}': {len(self.gravcomp_unclamped)} joint(s) (first "
                 f"'{self.gravcomp_unclamped[0]}') have actuatorgravcomp and an actuatorfrcrange: the bodies' "
                 "gravity compensation acts, but is not counted against the range as MuJoCo counts it",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        if self.free_joint_unfollowed:
+            trees = sorted({t for t, _ in self.free_joint_unfollowed})
+            names = sorted({n for _, n in self.free_joint_unfollowed})
+            warnings.warn(
+                f"MJCF '{path.name}': the free joint of {len(trees)} body tree(s) (first '{trees[0]}') has "
+                f"{', '.join(names)}, which artic does not follow on a floating root (its damping is followed: "
+                "Articulation.root_damping)",
                 RuntimeWarning,
                 stacklevel=3,
             )
@@ -466,12 +482,13 @@ class _Loader:
         with self.v.context(body):
             art = Articulation(name)
         cls = self._class(body, "childclass", "main")
-        _, free = self._joints(body, cls)
+        found, free = self._joints(body, cls)
         welds = []  # per body of the tree: (geom link, weld group, weld group of the parent body)
         if free:
             with self.v.context(body):
                 root = art.create_link(None, self._frame(body, self._attrs(body, cls)), name)
             self.model.qpos_layout.append(QposEntry("free", art))
+            self._free_joint(art, *found[0])
             self._fill_link(root, body, cls)
             self._record(body, art, root, 0, _WORLD, welds)
             for child in body.findall("body"):
@@ -487,6 +504,17 @@ class _Loader:
         apply_mujoco_defaults(art, self.opts)
         art.mjcf_root_free = free
         return art
+
+    def _free_joint(self, art, j, a):
+        """A free joint's damping is the articulation's root_damping (MuJoCo damps its six velocities, implicitly
+        in its Euler step: the Shadow hand's objects, whose damping 0.01 keeps a pen from rolling off the palm);
+        its other passive attributes are reported (`free_joint_unfollowed`)."""
+        v = self.v
+        if self.opts.damper:
+            art.root_damping = v.number(j, "damping", text=a.get("damping", "0"), minimum=0.0)
+        for name in ("armature", "frictionloss", "stiffness"):
+            if v.number(j, name, text=a.get(name, "0"), minimum=0.0) > 0.0:
+                self.free_joint_unfollowed.append((art.name, name))
 
     def _unique_joint_names(self, art):
         """A joint artic names after its body (a body without joints is welded by a fixed joint, an unnamed joint

@@ -195,6 +195,7 @@ def _tree_dof_arrays(art: Articulation) -> dict:
                 "link_max_linear_velocity",
                 "link_max_angular_velocity",
                 "link_gravity_scale",
+                "link_root_damping",
             )
         }
     )
@@ -208,6 +209,8 @@ def _tree_dof_arrays(art: Articulation) -> dict:
         h["link_max_linear_velocity"][i] = link.max_linear_velocity
         h["link_max_angular_velocity"][i] = link.max_angular_velocity
         h["link_gravity_scale"][i] = link.gravity_scale
+    if not art.fix_base:
+        h["link_root_damping"][0] = art.root_damping
     h.update({k: np.zeros((nl, 3), f) for k in ("link_fluid", "link_wind", "link_fluid_box")})
     if art.fluid is not None and art.fluid.active:
         for i, link in enumerate(topo.links):

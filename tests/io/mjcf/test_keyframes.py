@@ -105,6 +105,31 @@ def test_a_scene_set_to_a_keyframe_is_where_mujoco_puts_it_and_moves_as_it_does(
         np.testing.assert_allclose(ours[mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_BODY, b)][:3], md.xpos[b], atol=1e-3)
 
 
+def test_get_qpos_reads_a_state_in_mujocos_layout(tmp_path):
+    """get_qpos is set_keyframe's inverse: right after set_keyframe it gives the key's qpos (quaternions up to sign,
+    the ball joint's rotation vector turned back into one), per env; after 20 ms it is MuJoCo's data.qpos to 1e-3."""
+    model, mm = _load(tmp_path)
+    md = mujoco.MjData(mm)
+    scene = artic.Scene(2, gravity=model.gravity)
+    model.add_to(scene)
+    key = model.set_keyframe(scene, "bent", envs=[1])
+    q = model.get_qpos(scene)
+    assert q.shape == (2, mm.nq)
+    np.testing.assert_allclose(q[0], mm.qpos0, atol=1e-6)
+    np.testing.assert_allclose(q[1], key.qpos, atol=1e-6)
+    control = artic.MjcfControl(model, scene)
+    control.set(np.tile(key.ctrl, (2, 1)))
+    mujoco.mj_resetDataKeyframe(mm, md, 0)
+    for _ in range(200):
+        mujoco.mj_step(mm, md)
+        scene.step(mm.opt.timestep)
+    ours = model.get_qpos(scene)[1]
+    for a in (3, 7):  # the free root's and the ball joint's quaternions: either sign is the same rotation
+        if np.dot(ours[a : a + 4], md.qpos[a : a + 4]) < 0.0:
+            ours[a : a + 4] *= -1.0
+    np.testing.assert_allclose(ours, md.qpos, atol=1e-3)
+
+
 def test_set_keyframe_takes_envs_and_refuses_unknown_keys(tmp_path):
     """One env set to a key leaves the other as it was; an unknown name or index is a ValidationError listing the
     keys; a key's qpos of the wrong length is an MjcfError naming the key."""
