@@ -11,7 +11,7 @@ from .core.parallel import get_cpu_threads, set_cpu_threads
 from .core.warp_runtime import set_verbose
 from .description.actors import RigidDynamic, RigidStatic, create_ground_plane
 from .description.articulation import Articulation, Link
-from .description.articulation_joint import Drive, FrictionParams, Joint, Limit
+from .description.articulation_joint import Drive, FrictionParams, Joint, Limit, PassiveParams
 from .description.body_joints import (
     CylindricalJoint,
     D6Joint,
@@ -126,6 +126,7 @@ __all__ = [
     "Motion",
     "NanPolicy",
     "NonFiniteStateError",
+    "PassiveParams",
     "PenetrationReport",
     "PlanarJoint",
     "Plane",

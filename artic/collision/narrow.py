@@ -44,6 +44,9 @@ from .manifold import emit
 wp.set_module_options({"enable_backward": False})
 
 CYLINDER_RIM_SAMPLES = wp.constant(8)
+# sin^2 of the angle below which two capsules' segments count as parallel for soft contacts: MuJoCo makes two
+# contacts at 0.001 degrees and one at 0.01 (measured), so about 1e-4 rad
+PARALLEL_SIN2 = wp.constant(1.0e-8)
 CAPSULE_SAMPLES = wp.constant(5)
 
 
@@ -178,23 +181,44 @@ def collide_round(
     margin: float,
     mat: ContactMaterial,
 ) -> None:
-    """Sphere/capsule against sphere/capsule: closest points of the core segments (plus a's end points when the
-    capsules are nearly parallel, so that a capsule lying along another gets two points)."""
+    """Sphere/capsule against sphere/capsule: closest points of the core segments. Hard contacts add a's end points
+    when the capsules are nearly parallel (within 18 degrees), so that a capsule lying along another rests on two
+    points. A soft contact is a spring of its own, so soft contacts follow MuJoCo's count exactly: the closest
+    points only, or, for parallel segments (MuJoCo's test: within ~1e-4 rad), the two ends of their overlap."""
     a0 = segment_of(geo, a, xa, -1.0)
     a1 = segment_of(geo, a, xa, 1.0)
     b0 = segment_of(geo, b, xb, -1.0)
     b1 = segment_of(geo, b, xb, 1.0)
     ra = geo.geom_size[a][0]
     rb = geo.geom_size[b][0]
-    st = closest_segment_segment(a0, a1, b0, b1)
-    pa = a0 + (a1 - a0) * st[0]
-    pb = b0 + (b1 - b0) * st[1]
-    _round_point(cp, env, first, la, lb, a, b, rank, pa, pb, ra, rb, margin, mat)
     da = a1 - a0
     db = b1 - b0
     la2 = wp.length(da)
     lb2 = wp.length(db)
-    if la2 > 1.0e-9 and lb2 > 1.0e-9:
+    soft = mat[MAT_SOLREF] != 0.0 or mat[MAT_SOLREF + 1] != 0.0
+    if soft and la2 > 1.0e-9 and lb2 > 1.0e-9:
+        cross = wp.cross(da, db)
+        if wp.dot(cross, cross) <= PARALLEL_SIN2 * la2 * la2 * lb2 * lb2:
+            # the overlap of b's projection onto a's segment, in a's parameter
+            t0 = wp.dot(b0 - a0, da) / (la2 * la2)
+            t1 = wp.dot(b1 - a0, da) / (la2 * la2)
+            lo = wp.max(wp.min(t0, t1), 0.0)
+            hi = wp.min(wp.max(t0, t1), 1.0)
+            if hi > lo:
+                p_lo = a0 + da * lo
+                p_hi = a0 + da * hi
+                _round_point(
+                    cp, env, first, la, lb, a, b, rank, p_lo, closest_on_segment(b0, b1, p_lo), ra, rb, margin, mat
+                )
+                _round_point(
+                    cp, env, first, la, lb, a, b, rank, p_hi, closest_on_segment(b0, b1, p_hi), ra, rb, margin, mat
+                )
+                return
+    st = closest_segment_segment(a0, a1, b0, b1)
+    pa = a0 + da * st[0]
+    pb = b0 + db * st[1]
+    _round_point(cp, env, first, la, lb, a, b, rank, pa, pb, ra, rb, margin, mat)
+    if not soft and la2 > 1.0e-9 and lb2 > 1.0e-9:
         if wp.abs(wp.dot(da, db)) > 0.95 * la2 * lb2:
             _round_point(cp, env, first, la, lb, a, b, rank, a0, closest_on_segment(b0, b1, a0), ra, rb, margin, mat)
             _round_point(cp, env, first, la, lb, a, b, rank, a1, closest_on_segment(b0, b1, a1), ra, rb, margin, mat)

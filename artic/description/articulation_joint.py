@@ -1,6 +1,7 @@
 """An articulation's joints: `Joint` (PhysX's PxArticulationJointReducedCoordinate, the inbound joint of a
 non-root link) and the per-axis parameters it takes, `Limit`, `Drive` and `FrictionParams`, with PhysX's defaults
-(physx-notes 7.2). Every setter validates its input and raises an `ArticError` naming the joint.
+(physx-notes 7.2), and `PassiveParams`, MuJoCo's passive joint spring and damper, which PhysX has no word for.
+Every setter validates its input and raises an `ArticError` naming the joint.
 """
 
 from __future__ import annotations
@@ -52,6 +53,19 @@ class FrictionParams(KnownAttributes):
     viscous_friction_coefficient: float = 0.0
 
 
+@dataclass
+class PassiveParams(KnownAttributes):
+    """MuJoCo's passive spring and damper of one axis (its joint stiffness, damping and springref): the force
+    stiffness (reference - q), explicit, and -damping qdot, implicit after the constraints are solved, as MuJoCo's
+    Euler integrator applies them (dynamics/passive.py). Unlike a `Drive` (PhysX's implicit PD row,
+    solved with the constraints, so that a contact pushing a damped joint meets the damper's resistance) they
+    reproduce MuJoCo's trajectories with contacts. [N/m or Nm/rad], [N s/m or Nm s/rad], [m or rad]."""
+
+    stiffness: float = 0.0
+    damping: float = 0.0
+    reference: float = 0.0
+
+
 class Joint(KnownAttributes):
     """`PxArticulationJointReducedCoordinate`: the inbound joint of a non-root link."""
 
@@ -66,6 +80,7 @@ class Joint(KnownAttributes):
         self._limit = [Limit() for _ in range(6)]
         self._drive = [Drive() for _ in range(6)]
         self._friction_params = [FrictionParams() for _ in range(6)]
+        self._passive = [PassiveParams() for _ in range(6)]
         self._drive_target = np.zeros(6)
         self._drive_velocity = np.zeros(6)
         self._armature = np.zeros(6)
@@ -237,6 +252,27 @@ class Joint(KnownAttributes):
         """A copy of one axis's `FrictionParams`."""
         p = self._friction_params[_axis(self._owner(), axis)]
         return FrictionParams(p.static_friction_effort, p.dynamic_friction_effort, p.viscous_friction_coefficient)
+
+    def set_passive_params(self, axis: Axis, params: PassiveParams) -> None:
+        """MuJoCo's passive spring and damper of one axis (`PassiveParams`): stiffness and damping >= 0, a finite
+        reference."""
+        owner, axis = self._owner(), _axis(self._owner(), axis)
+        name = AXIS_NAMES[axis]
+        if not isinstance(params, PassiveParams):
+            raise ValidationError(
+                f"{owner}: set_passive_params takes an artic.PassiveParams, got {type(params).__name__}"
+            )
+        self._passive[axis] = PassiveParams(
+            nonneg(owner, f"{name} passive stiffness", params.stiffness),
+            nonneg(owner, f"{name} passive damping", params.damping),
+            _bounded(owner, f"{name} passive reference", params.reference),
+        )
+        self._changed()
+
+    def get_passive_params(self, axis: Axis) -> PassiveParams:
+        """A copy of one axis's `PassiveParams` (all 0 by default)."""
+        p = self._passive[_axis(self._owner(), axis)]
+        return PassiveParams(p.stiffness, p.damping, p.reference)
 
     def _set_axis_value(self, store, axis, value, what, non_negative=False, kind="model", field=None):
         owner = self._owner()

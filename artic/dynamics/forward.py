@@ -97,23 +97,3 @@ def fluid_wrench(frame: wp.quat, v: wp.vec3, w: wp.vec3, box: wp.vec3, medium: w
         f[k] = f[k] - 0.5 * medium[0] * area[k] * wp.abs(lv[k]) * lv[k]
         t[k] = t[k] - medium[0] * arm[k] * wp.abs(lw[k]) * lw[k] / 64.0
     return wp.spatial_vector(wp.quat_rotate(frame, f), wp.quat_rotate(frame, t))
-
-
-@wp.func
-def root_damping_matrix(d: float, r: wp.vec3) -> wp.spatial_matrix:
-    """MuJoCo's free-joint damping d in a floating root's generalized coordinates (COM velocity, angular velocity):
-    the force -d v_o at the root frame's origin o (r = o - COM: v_o = v - r x w) and the torque -d w give the
-    generalized force -D nu with D = d J^T J, J = [[I, -[r]x], [0, I]] (the body-frame spin's damping is the same
-    torque in the world frame, d being isotropic)."""
-    s = wp.skew(r)
-    eye = wp.identity(n=3, dtype=float)
-    top_right = -d * s
-    bottom_right = d * (eye - s * s)
-    m = wp.spatial_matrix()
-    for a in range(3):
-        m[a, a] = d
-        for b in range(3):
-            m[a, 3 + b] = top_right[a, b]
-            m[3 + a, b] = top_right[b, a]  # D is symmetric
-            m[3 + a, 3 + b] = bottom_right[a, b]
-    return m

@@ -65,6 +65,41 @@ def spd_inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: i
 
 
 @wp.func
+def cholesky_solve_in_place(
+    a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), env: int, s: int, n: int, factor: int
+) -> None:
+    """b = a^-1 b on the block [s, s + n) of an SPD a, whose lower triangle becomes (with `factor`) or already is
+    (without) its Cholesky factor L; pivots floored as spd_inverse's. The step's MuJoCo damping solves twice with
+    one factor (dynamics/passive.py mujoco_damping)."""
+    if factor != 0:
+        for j in range(s, s + n):
+            t = a[env, j, j]
+            for k in range(s, j):
+                t -= a[env, j, k] * a[env, j, k]
+            floor = wp.max(PIVOT_REL * a[env, j, j], PIVOT_ABS)
+            if t < floor:
+                t = floor
+            d = wp.sqrt(t)
+            a[env, j, j] = d
+            for i in range(j + 1, s + n):
+                u = a[env, i, j]
+                for k in range(s, j):
+                    u -= a[env, i, k] * a[env, j, k]
+                a[env, i, j] = u / d
+    for i in range(s, s + n):  # L y = b
+        u = b[env, i]
+        for k in range(s, i):
+            u -= a[env, i, k] * b[env, k]
+        b[env, i] = u / a[env, i, i]
+    for ii in range(n):  # L^T x = y
+        i = s + n - 1 - ii
+        u = b[env, i]
+        for k in range(i + 1, s + n):
+            u -= a[env, k, i] * b[env, k]
+        b[env, i] = u / a[env, i, i]
+
+
+@wp.func
 def row_dot(g: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, row: int, n: int) -> float:
     """g[env, row] . v[env]: a constraint row's velocity."""
     s = float(0.0)

@@ -46,7 +46,7 @@ from ..core.parallel import RecordedEnvLaunch
 from ..core.state import StateArrays
 from ..dynamics.aba import aba_env
 from ..dynamics.crba import crba_env
-from ..dynamics.forward import applied_link_wrench, prescale_joint_velocities, root_damping_matrix
+from ..dynamics.forward import applied_link_wrench, prescale_joint_velocities
 from ..dynamics.integrate import integrate_positions, quat_log
 from ..dynamics.kinematics import (
     forward_kinematics_env,
@@ -55,6 +55,7 @@ from ..dynamics.kinematics import (
     link_velocities_env,
     quat_exp,
 )
+from ..dynamics.passive import mujoco_damping, passive_forces, tgs_mujoco_damping
 from ..dynamics.rnea import rnea_env
 from ..enums import SolverType
 from ..math.dense import spd_inverse
@@ -136,6 +137,7 @@ def _unconstrained_dynamics(
         sd.gen_f[env, k] = 0.0
     for d in range(n):
         sd.gen_f[env, tree.dof_gen[d]] = ctl.joint_force[env, d]
+    passive_forces(tree, dp, st, kin, sd, env, n)
     zero = wp.vec3(0.0)
     aba_env(tree, kin, sc, sd.gen_v, sd.gen_f, sd.link_fext, zero, 1, sd.gen_a, env, 1)
     rnea_env(tree, kin, sc, sd.gen_v, sd.gen_a, sd.link_fext, zero, 1, sd.gen_f, env)
@@ -151,30 +153,12 @@ def _unconstrained_dynamics(
 
 @wp.func
 def _mass_matrix(
-    tree: Tree,
-    dp: DofParams,
-    st: StateArrays,
-    ctl: ControlArrays,
-    kin: Kin,
-    sc: Scratch,
-    sd: StepData,
-    env: int,
-    dt: float,
+    tree: Tree, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, dt: float
 ) -> None:
-    """M and M^-1 (dense, per tree; a damped floating root's block gains dt D), the unconstrained velocity of such
-    a root's tree damped implicitly, then the kinematic bodies' velocities (their block of M^-1 zeroed)."""
+    """M and M^-1 (dense, per tree), then the kinematic bodies' velocities (their block of M^-1 zeroed)."""
     crba_env(tree, kin, sc, sd.mass_matrix, env)
     for t in range(tree.tree_count):
-        i = tree.tree_root[t]
-        if dp.link_root_damping[i] > 0.0:
-            rg = tree.link_root_gen[i]
-            dmat = _root_damping(tree, dp, st, kin, env, i)
-            for r in range(6):
-                for c in range(6):
-                    sd.mass_matrix[env, rg + r, rg + c] = sd.mass_matrix[env, rg + r, rg + c] + dt * dmat[r, c]
-    for t in range(tree.tree_count):
         spd_inverse(sd.mass_matrix, sd.minv, env, tree.tree_gen_start[t], tree.tree_gen_count[t])
-    _damp_roots(tree, dp, st, kin, sd, env, dt)
     _kinematic_roots(tree, st, ctl, sd, env, dt)
 
 
@@ -325,6 +309,8 @@ def _step(
     friction_correlation: float,
     status_mode: int,
 ):
+    # long function: the pipeline reads top to bottom as the module docstring lists it, and the solver calls stay in
+    # the kernel's body (a stage passing the row tables through costs a copy of each per step: module docstring)
     env = env_offset + wp.tid()
     if st.sleeping[env] != 0:
         return
@@ -344,7 +330,7 @@ def _step(
     # 2. unconstrained forward dynamics: v* = v + a dt
     _unconstrained_dynamics(tree, dp, st, ctl, kin, sc, sd, gravity, dt, env, n, n_gen)
     # 3. M^-1 and every row at the solver step h (dt, or the TGS substep)
-    _mass_matrix(tree, dp, st, ctl, kin, sc, sd, env, dt)
+    _mass_matrix(tree, st, ctl, kin, sc, sd, env, dt)
     h = wp.where(tgs != 0, dt / float(n_pos), dt)
     _setup_dofs(tree, dp, rows, st, ctl, sd, env, n, h, dt, tgs)
     _setup_couplings(tree, cr, kin, st, sd, env, n_gen, dt)
@@ -370,33 +356,36 @@ def _step(
         tgs_solve(
             tree, dp, rows, cr, cp, ct, jt, ja, sd, kin_sub, st.joint_q, st.root_pose, env, n_gen, dt, n_pos, n_vel
         )
-    elif solver == SOLVER_DIRECT:
-        direct_solve(
-            tree,
-            dp,
-            rows,
-            cr,
-            cp,
-            ct,
-            jt,
-            ja,
-            kin,
-            dz,
-            sd,
-            rf,
-            da,
-            st.joint_q,
-            ctl.joint_target_velocity,
-            env,
-            n_gen,
-            dt,
-            n_pos,
-            n_vel,
-            tolerance,
-        )
-        integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
+        tgs_mujoco_damping(tree, dp, st, kin, sd, env, dt, n_gen)
     else:
-        pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, st.joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
+        if solver == SOLVER_DIRECT:
+            direct_solve(
+                tree,
+                dp,
+                rows,
+                cr,
+                cp,
+                ct,
+                jt,
+                ja,
+                kin,
+                dz,
+                sd,
+                rf,
+                da,
+                st.joint_q,
+                ctl.joint_target_velocity,
+                env,
+                n_gen,
+                dt,
+                n_pos,
+                n_vel,
+                tolerance,
+            )
+        else:
+            pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, st.joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
+        # both integrate once, with the position-iteration velocity
+        mujoco_damping(tree, dp, st, kin, sd, env, dt, 1)
         integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
     _write_velocities(tree, st, sd, env, n)
     if _check_status(tree, st, kin, sc, sd, env, n, status_mode) != 0:
@@ -464,36 +453,6 @@ def record_step(
 @wp.func
 def _gen_to_vec3(gen: wp.array2d(dtype=float), env: int, k: int) -> wp.vec3:
     return wp.vec3(gen[env, k], gen[env, k + 1], gen[env, k + 2])
-
-
-@wp.func
-def _root_damping(tree: Tree, dp: DofParams, st: StateArrays, kin: Kin, env: int, i: int) -> wp.spatial_matrix:
-    """root_damping_matrix of floating root link i (Articulation.root_damping) at the step's start."""
-    r = wp.transform_get_translation(st.link_pose[env, i]) - kin.origin[env] - kin.link_com[env, i]
-    return root_damping_matrix(dp.link_root_damping[i], r)
-
-
-@wp.func
-def _damp_roots(tree: Tree, dp: DofParams, st: StateArrays, kin: Kin, sd: StepData, env: int, dt: float) -> None:
-    """MuJoCo's implicit damping of a floating root (Articulation.root_damping, its free joint's): the unconstrained
-    velocity v* = v + dt M^-1 f becomes (M + dt D)^-1 M v* = v* - dt (M + dt D)^-1 D v*, whose inverse M^-1 already
-    holds (_mass_matrix), so that a damping far above the root's inertia over dt (a pen's roll about its axis:
-    d dt / I = 15) is stable; the rows then act through the same damped inertia."""
-    for t in range(tree.tree_count):
-        i = tree.tree_root[t]
-        if dp.link_root_damping[i] > 0.0 and tree.tree_kinematic[t] == 0:
-            rg = tree.link_root_gen[i]
-            dmat = _root_damping(tree, dp, st, kin, env, i)
-            nu = wp.spatial_vector()
-            for k in range(6):
-                nu[k] = sd.gen_v[env, rg + k]
-            w = dmat * nu
-            g0 = tree.tree_gen_start[t]
-            for k in range(tree.tree_gen_count[t]):
-                change = float(0.0)
-                for c in range(6):
-                    change += sd.minv[env, g0 + k, rg + c] * w[c]
-                sd.gen_v[env, g0 + k] = sd.gen_v[env, g0 + k] - dt * change
 
 
 @wp.func

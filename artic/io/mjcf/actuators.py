@@ -360,8 +360,9 @@ def _tendon_spring(loader, tendon, rec, act):
 
 
 def _set_drives(loader, acts):
-    """Combine the drive actuators of each joint with its passive spring and damper into the dof's one drive,
-    targets set for ctrl = 0."""
+    """Combine the drive actuators of each joint into the dof's one drive, targets set for ctrl = 0 (the joint's
+    own spring and damper are its PassiveParams, outside the drive and so outside its force limit, as in
+    MuJoCo)."""
     v = loader.v
     approximate = []  # (actuator element, reasons) whose forcerange the drive bounds only approximately
     by_joint = {}
@@ -371,20 +372,17 @@ def _set_drives(loader, acts):
     for jname, group in by_joint.items():
         _, joint = loader.joint_names[jname]
         ax = joint.dof_axes()[0]
-        passive = joint.get_drive_params(ax)
-        k, d = passive.stiffness, passive.damping
-        stiffness = k + sum(-r.bias[1] * r.gear**2 for r, _ in group)
-        damping = d + sum(-r.bias[2] * r.gear**2 for r, _ in group)
-        x0 = k * joint.get_drive_target(ax) + sum(r.gear * r.bias[0] for r, _ in group if r.bias[1] != 0.0)
+        stiffness = sum(-r.bias[1] * r.gear**2 for r, _ in group)
+        damping = sum(-r.bias[2] * r.gear**2 for r, _ in group)
+        x0 = sum(r.gear * r.bias[0] for r, _ in group if r.bias[1] != 0.0)
         v0 = sum(r.gear * r.bias[0] for r, _ in group if r.bias[1] == 0.0)
         max_force = 1e30
         joint_range = loader.model.joint_force_ranges.get(jname)
         if joint_range is not None:  # actuatorfrcrange: the total actuator force on the joint
             lo, hi = joint_range
             max_force = max(abs(lo), abs(hi))
-            if lo != -hi or k > 0.0 or d > 0.0:
-                why = "not symmetric" if lo != -hi else "the drive also carries the joint's spring or damper"
-                approximate.append((group[0][1], [f"joint '{jname}''s actuatorfrcrange: {why}"]))
+            if lo != -hi:
+                approximate.append((group[0][1], [f"joint '{jname}''s actuatorfrcrange: not symmetric"]))
         limited = [(r, act) for r, act in group if r.forcerange is not None]
         for r, act in limited:
             lo, hi = r.forcerange
@@ -392,12 +390,8 @@ def _set_drives(loader, acts):
             why = []
             if lo != -hi:
                 why.append(f"the range is not symmetric; the drive clamps to +-{max(abs(lo), abs(hi)):g}")
-            if len(group) > 1 or k > 0.0 or d > 0.0:
-                why.append(
-                    f"joint '{jname}''s drive also carries "
-                    + ("other actuators" if len(group) > 1 else "the joint's spring or damper")
-                    + ", which the clamp limits too"
-                )
+            if len(group) > 1:
+                why.append(f"joint '{jname}''s drive also carries other actuators, which the clamp limits too")
             if why:
                 approximate.append((act, why))
         with v.context(group[0][1]):

@@ -1,50 +1,48 @@
 """`load_mjcf`: MuJoCo MJCF models as artic articulations and static actors.
 
-Supported: <compiler angle eulerseq meshdir/assetdir inertiafromgeom autolimits>, <option timestep gravity> and
-<flag gravity contact constraint limit frictionloss spring damper>, nested <default> classes with childclass,
-<worldbody> geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/capsule/box/cylinder/
-ellipsoid/mesh (and hfield in <worldbody>: hfield.py), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis,
-body mass properties exactly as MuJoCo computes them (mass.py: <inertial> diaginertia/fullinertia, geom
-mass/density/shellinertia, mesh inertia legacy/exact/convex/shell, compiler inertiafromgeom, inertiagrouprange,
-boundmass, boundinertia, balanceinertia, settotalmass), joint ref, range/limited, damping, armature, frictionloss,
-stiffness, springref, contype/conaffinity, friction, condim 1/3, margin, <option iterations>, and
-<motor>/<position>/<velocity>/<general> actuators on joints and fixed tendons (actuators.py);
-<include> and <attach> are expanded (sections.py, attach.py), <frame> and <replicate> too (frames.py). <contact>
-<exclude> between bodies of one tree, <contact><pair> (pairs.py); <tendon> and <equality> as couplings.py says
-(fixed tendons, connect, weld, linear joint equalities; the rest reported); <composite>, <flexcomp> are refused.
-Errors: see `load_mjcf`.
+Supported: <compiler angle eulerseq meshdir/assetdir inertiafromgeom autolimits>, <option timestep gravity> and <flag
+gravity contact constraint limit frictionloss spring damper>, nested <default> classes with childclass, <worldbody>
+geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/capsule/box/cylinder/ ellipsoid/mesh (and
+hfield in <worldbody>: hfield.py), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, body mass properties exactly
+as MuJoCo computes them (mass.py: <inertial> diaginertia/fullinertia, geom mass/density/shellinertia, mesh inertia
+legacy/exact/convex/shell, compiler inertiafromgeom, inertiagrouprange, boundmass, boundinertia, balanceinertia,
+settotalmass), joint ref, range/limited, damping, armature, frictionloss, stiffness, springref, contype/conaffinity,
+friction, condim 1/3, margin, <option iterations>, and <motor>/<position>/<velocity>/<general> actuators on joints and
+fixed tendons (actuators.py); <include> and <attach> are expanded (sections.py, attach.py), <frame> and <replicate> too
+(frames.py). <contact> <exclude> between bodies of one tree, <contact><pair> (pairs.py); <tendon> and <equality> as
+couplings.py says (fixed tendons, connect, weld, linear joint equalities; the rest reported); <composite>, <flexcomp>
+are refused. Errors: see `load_mjcf`.
 
 How MJCF maps onto PhysX-style articulations:
-* A body with several hinge/slide joints becomes a chain of links, one joint each (MuJoCo composes them in order
-  about axes that turn with the previous joints, which is what a chain does); the extra links are massless but
-  for a 1e-6 kg / 1e-9 kg m^2 regularization and sit at the body frame; the body's geoms sit on its last link.
-* Self-collision follows MuJoCo's body filter (its filterBodyPair, with filterparent enabled): bodies welded
-  together (a body without joints is welded to its parent) never collide, and neither do a weld group and the weld
-  group of its root's parent body, unless either is welded to the world. artic keeps the link pairs that rule
-  excludes out of contact with `Articulation.disable_collision` (also across joint chains, where the two geom
-  links are not parent and child). <exclude body1 body2> adds the pair of the two bodies' geom links; between two
-  trees or with the world artic has no per-pair filter, so such an exclusion is dropped with a warning. artic's
-  own rule that a link never collides with its parent link would go further in one case, a body with one joint (one
-  link) below a parent body welded to the world (an arm's first link on its base: robosuite's Sawyer swings into
-  it), which MuJoCo lets collide: those geom pairs are added as explicit contact pairs (pairs.py).
-* A top-level body with a free joint is a floating base; any other top-level body hangs from a fixed root at the
-  world origin. Ball joints are spherical joints with three free axes (their cone range is not mapped).
-* Joint q is MuJoCo's qpos: the child frame is turned back by `ref`, so the body sits where the file puts it at
-  q = ref (MuJoCo's qpos0), and range and springref need no shift. Joint stiffness and damping are one implicit
-  force drive (stiffness, damping, target springref); frictionloss is PhysX's static and dynamic friction effort,
+* A body with several hinge/slide joints becomes a chain of links, one joint each (MuJoCo composes them in order about
+  axes that turn with the previous joints, which is what a chain does); the extra links are massless but for a 1e-6 kg /
+  1e-9 kg m^2 regularization and sit at the body frame; the body's geoms sit on its last link.
+* Self-collision follows MuJoCo's body filter (its filterBodyPair, with filterparent enabled): bodies welded together (a
+  body without joints is welded to its parent) never collide, and neither do a weld group and the weld group of its
+  root's parent body, unless either is welded to the world. artic keeps the link pairs that rule excludes out of contact
+  with `Articulation.disable_collision` (also across joint chains, where the two geom links are not parent and child).
+  <exclude body1 body2> adds the pair of the two bodies' geom links; between two trees or with the world artic has no
+  per-pair filter, so such an exclusion is dropped with a warning. artic's own rule that a link never collides with its
+  parent link would go further in one case, a body with one joint (one link) below a parent body welded to the world (an
+  arm's first link on its base: robosuite's Sawyer swings into it), which MuJoCo lets collide: those geom pairs are
+  added as explicit contact pairs (pairs.py).
+* A top-level body with a free joint is a floating base; any other top-level body hangs from a fixed root at the world
+  origin. Ball joints are spherical joints with three free axes (their cone range is not mapped).
+* Joint q is MuJoCo's qpos: the child frame is turned back by `ref`, so the body sits where the file puts it at q = ref
+  (MuJoCo's qpos0), and range and springref need no shift. Joint stiffness, damping and springref are the joint's
+  PassiveParams (integrated as MuJoCo's Euler: options.py); frictionloss is PhysX's static and dynamic friction effort,
   armature the joint armature. A range alone limits the joint (compiler autolimits, MuJoCo 3's default).
 * <option> and MuJoCo's defaults (no link damping, no sleeping, no velocity caps): see options.py.
-* Actuators (motor, position, velocity, general) become drives and joint forces driven by `MjcfControl`; all are
-  listed in `MjcfModel.actuators`, in file order (the ctrl columns): see actuators.py.
-* Contact: contype/conaffinity are the shapes' collision group/mask (self-collision between bodies follows them,
-  as in MuJoCo), friction's first value both Coulomb coefficients, combined by their maximum (MuJoCo's rule,
-  PhysX's combine mode max), condim 1 friction 0 (`_shape`); a margin grows the shape (`_grow`: MuJoCo's
-  geoms rest the sum of their margins apart; a mesh, which cannot grow, gets it as its rest offset) and the
-  contact offset is 0 with MuJoCo's soft contacts (a contact exists only while the surfaces overlap, as MuJoCo's
-  within its margin) or DETECTION_OFFSET with PhysX's hard rows (PhysX's default, a detection distance for their
-  speculative rows). An ellipsoid collides as the convex polytope inscribed in it through ELLIPSOID_DIRECTIONS
-  (exact at the ends of its axes). MuJoCo's soft-contact parameters (solref, solimp, solmix) are the materials'
-  softness (geoms.py `soft_material`; constraints/softness.py).
+* Actuators (motor, position, velocity, general) become drives and joint forces driven by `MjcfControl`; all are listed
+  in `MjcfModel.actuators`, in file order (the ctrl columns): see actuators.py.
+* Contact: contype/conaffinity are the shapes' collision group/mask (self-collision between bodies follows them, as in
+  MuJoCo), friction's first value both Coulomb coefficients, combined by their maximum (MuJoCo's rule, PhysX's combine
+  mode max), condim 1 friction 0 (`_shape`); a margin grows the shape (`_grow`: MuJoCo's geoms rest the sum of their
+  margins apart; a mesh, which cannot grow, gets it as its rest offset) and the contact offset is 0 with MuJoCo's soft
+  contacts (a contact exists only while the surfaces overlap, as MuJoCo's within its margin) or DETECTION_OFFSET with
+  PhysX's hard rows (PhysX's default, a detection distance for their speculative rows). An ellipsoid collides as the
+  convex polytope inscribed in it through ELLIPSOID_DIRECTIONS (exact at the ends of its axes). MuJoCo's soft-contact
+  parameters (solref, solimp, solmix) are the materials' softness (geoms.py `soft_material`; constraints/softness.py).
 """
 
 from __future__ import annotations
@@ -60,8 +58,8 @@ import numpy as np
 
 from ...description.actors import RigidStatic
 from ...description.articulation import Articulation
-from ...description.articulation_joint import Drive, FrictionParams, Limit
-from ...enums import ArticulationFlag, Axis, DriveType, JointType, Motion
+from ...description.articulation_joint import FrictionParams, Limit, PassiveParams
+from ...enums import ArticulationFlag, Axis, JointType, Motion
 from ...errors import ArticError, MjcfError
 from ...math.np_spatial import Transform, quat_between, quat_from_axis_angle, quat_from_matrix, quat_mul
 from ..xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
@@ -699,12 +697,12 @@ class _Loader:
                 joint.set_armature(ax, armature)
                 if loss > 0.0:
                     joint.set_friction_params(ax, FrictionParams(loss, loss, 0.0))
-                # MuJoCo's passive spring and damper k (springref - q) - d qdot as an implicit drive: its damping is
-                # MuJoCo's implicit Euler damping exactly (PhysX's viscous joint friction, solved by iteration,
-                # does not converge once d h exceeds the dof's inertia); see options.py for the spring
+                # MuJoCo's passive spring and damper k (springref - q) - d qdot, integrated as MuJoCo's Euler does:
+                # the spring explicit, the damping implicit after the constraint solve (PassiveParams). As an
+                # implicit drive, solved with the constraints, the damper resisted contacts that MuJoCo's does not
+                # see (the CMU humanoid's first step 11 % off, the gymnasium ant's drop 4.8 %)
                 if k > 0.0 or damping > 0.0:
-                    joint.set_drive_params(ax, Drive(k, damping, 1e30, DriveType.FORCE))
-                    joint.set_drive_target(ax, springref)
+                    joint.set_passive_params(ax, PassiveParams(k, damping, springref))
         return link
 
     def _force_range(self, j, a):

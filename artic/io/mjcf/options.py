@@ -6,11 +6,11 @@ damper are followed; every other option attribute or flag that changes the dynam
 naming it (MuJoCo's XML reference, "option" and "option/flag").
 
 Integration. artic steps with semi-implicit Euler (velocities, then positions with the new velocities), MuJoCo's
-`Euler`. MuJoCo's Euler integrates joint damping implicitly (unless `eulerdamp` is disabled); artic's viscous joint
-friction row is solved against the end-of-step velocity, which is implicit too. MuJoCo integrates joint springs
-(`stiffness`) explicitly in every integrator; artic's implicit force drive treats them implicitly, a difference of
-order h * stiffness / (joint inertia) per step. `RK4`, `implicit` and `implicitfast` are reported: artic does not
-follow them (its trajectories differ from theirs at first order in the time step).
+`Euler`. Joint stiffness and damping are the joints' PassiveParams, integrated as MuJoCo's Euler does: springs
+explicit, damping (and a free joint's, Articulation.root_damping) implicit after the constraint solve, M + h D in
+place of M (dynamics/passive.py; MuJoCo's eulerdamp, whose disabling is reported). `RK4`, `implicit` and
+`implicitfast` are reported: artic does not follow them (its trajectories differ from theirs at first order in the
+time step).
 
 MuJoCo's defaults (applied to every link and dof of an MJCF import, not to URDF or the Python API): no link damping
 (PhysX: 0.05 /s), no sleeping (PhysX: sleep threshold 5e-3), and no velocity caps (PhysX: 100 m/s, 50 rad/s per

@@ -54,7 +54,7 @@ def _max_points(ta: int, tb: int) -> int:
     if (ta == 1 and tb in round_) or (tb == 1 and ta in round_):
         return 1
     if ta in round_ and tb in round_:
-        return 2
+        return 3  # the closest points and, for hard contacts of nearly parallel capsules, a's two ends
     if tb == 0 and ta == 2:
         return 2
     return MANIFOLD_POINTS

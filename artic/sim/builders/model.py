@@ -183,6 +183,7 @@ def _tree_dof_arrays(art: Articulation) -> dict:
         )
     }
     h["dof_limit_soft"] = np.zeros((n, SOFT_PARAMS), f)
+    h["dof_passive"] = np.zeros((n, 3), f)
     soft = any(lk.inbound_joint.limit_softness is not None for lk in topo.links[1:])
     weights = dof_inverse_weights(art) if soft else {}
     h.update({k: np.zeros(n, np.int32) for k in ("dof_drive", "dof_quat_drive", "dof_link")})
@@ -244,6 +245,8 @@ def _tree_dof_arrays(art: Articulation) -> dict:
             h["dof_static_friction"][d] = fp.static_friction_effort
             h["dof_dynamic_friction"][d] = fp.dynamic_friction_effort
             h["dof_viscous_friction"][d] = fp.viscous_friction_coefficient
+            passive = j.get_passive_params(ax)
+            h["dof_passive"][d] = (passive.stiffness, passive.damping, passive.reference)
             new_friction = fp.static_friction_effort != 0.0 or fp.viscous_friction_coefficient != 0.0
             if int(ax) < 3:  # angular: a drive exists unless its type is NONE (physx-notes 2.2)
                 has_drive = drive.drive_type != DriveType.NONE

@@ -85,7 +85,7 @@ def test_defaults_merge_and_the_last_compiler_wins(tmp_path):
     limit = j.get_limit_params(ax)
     np.testing.assert_allclose([limit.low, limit.high], mm.jnt_range[0], atol=1e-12)
     assert limit.high == pytest.approx(np.radians(1.0))
-    assert j.get_drive_params(ax).damping == pytest.approx(mm.dof_damping[0]) == 1.0
+    assert j.get_passive_params(ax).damping == pytest.approx(mm.dof_damping[0]) == 1.0
     assert j.get_armature(ax) == pytest.approx(mm.dof_armature[0]) == 0.5
     link = model.articulations[0].get_link("arm")
     assert link.mass == pytest.approx(mm.body_mass[1], rel=1e-9)  # the 0.05 m radius of class 'wide'
@@ -103,7 +103,7 @@ def test_a_scene_file_including_a_robot_keeps_its_own_sections(tmp_path):
     ax = hinge.dof_axes()[0]
     limit = hinge.get_limit_params(ax)
     np.testing.assert_allclose([limit.low, limit.high], mm.jnt_range[1], atol=1e-12)
-    assert hinge.get_drive_params(ax).damping == pytest.approx(0.2)
+    assert hinge.get_passive_params(ax).damping == pytest.approx(0.2)
     scene = artic.Scene(1, gravity=model.gravity)
     model.add_to(scene)
     for _ in range(200):
@@ -116,7 +116,9 @@ def test_a_scene_file_including_a_robot_keeps_its_own_sections(tmp_path):
 def test_one_warning_per_kind_not_per_element(tmp_path):
     """A hand's 64 ranged fixed tendons gave 64 warnings, its 20 force-limited servos on damped joints 20 more
     (issue 25, item 8). Each kind is now said once, for its first element, with how many others there are and
-    the next names. (The ranges are dropped with soft constraints off; on, they are the tendons' soft limits.)"""
+    the next names. (The ranges are dropped with soft constraints off; on, they are the tendons' soft limits. A
+    joint's damper no longer shares the servo's drive, so the servos here have asymmetric ranges, which the
+    drive's symmetric force limit approximates.)"""
     joints = (
         "".join(
             f'<body name="b{i}" pos="0.1 0 0"><joint name="j{i}" axis="0 1 0" damping="0.1"/>'
@@ -126,7 +128,7 @@ def test_one_warning_per_kind_not_per_element(tmp_path):
         + "</body>" * 8
     )
     tendons = "".join(f'<fixed name="t{i}" range="-0.1 0.1"><joint joint="j{i}" coef="1"/></fixed>' for i in range(8))
-    servos = "".join(f'<position name="s{i}" joint="j{i}" kp="5" forcerange="-1 1"/>' for i in range(8))
+    servos = "".join(f'<position name="s{i}" joint="j{i}" kp="5" forcerange="-1 2"/>' for i in range(8))
     text = f"<mujoco><worldbody>{joints}</worldbody><tendon>{tendons}</tendon><actuator>{servos}</actuator></mujoco>"
     path = tmp_path / "hand.xml"
     path.write_text(text)
