@@ -325,3 +325,36 @@ def test_bad_inline_meshes_are_refused_by_name(tmp_path, mesh, words):
     )
     with pytest.raises(artic.MjcfError, match=words):
         artic.load_mjcf(path)
+
+
+@pytest.mark.parametrize("degrees, expected", [(0.0, 2), (0.001, 2), (0.01, 1), (2.0, 1), (30.0, 1)])
+def test_soft_capsule_pairs_make_mujocos_contacts(tmp_path, degrees, expected):
+    """Each soft contact point is a spring of its own, so a pair must make MuJoCo's points, not more: two capsules
+    crossing at an angle touch at one point, parallel ones (within ~1e-4 rad, as MuJoCo decides) at the two ends of
+    their overlap, where MuJoCo puts them; before, artic added both ends within 18 degrees (three springs where
+    MuJoCo has one). Checked against MuJoCo's contacts at the same pose."""
+    a = np.radians(degrees)
+    dx, dy = 0.1 * np.cos(a), 0.1 * np.sin(a)
+    path = tmp_path / "capsules.xml"
+    path.write_text(
+        '<mujoco><option gravity="0 0 0"/><worldbody><geom type="capsule" size=".05" fromto="-.2 0 0 .2 0 0"/>'
+        f'<body pos="0.05 0 .09"><freejoint/><geom type="capsule" size=".05" fromto="{-dx} {-dy} 0 {dx} {dy} 0"/>'
+        "</body></worldbody></mujoco>"
+    )
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(mj)
+    mujoco.mj_forward(mj, data)
+    assert data.ncon == expected
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = artic.load_mjcf(path)
+    scene = artic.Scene(1, gravity=model.gravity)
+    model.add_to(scene)
+    scene.step(1e-9)
+    report = scene.get_contacts(model.articulations[0])
+    assert report.count[0] == expected
+    np.testing.assert_allclose(report.separation[0, :expected], [c.dist for c in data.contact[:expected]], atol=2e-6)
+    if expected == 2:  # at the ends of the overlap, x = -0.05 and 0.15
+        np.testing.assert_allclose(
+            sorted(report.point[0, :2, 0]), sorted(c.pos[0] for c in data.contact[:2]), atol=1e-6
+        )
