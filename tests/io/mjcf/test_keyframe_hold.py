@@ -2,15 +2,15 @@
 
 The criterion is the issue's: over 2 s, artic's largest hinge or slide excursion from the keyframe stays within twice
 MuJoCo's, or within 0.02 rad (m) where MuJoCo's is smaller. Two kinds of keyframe:
-* the files' own `<key>`s (the Franka kitchen, dm_control's cartpole asset, dog and fruit fly, myo_sim's leg with
-  its prosthesis), set with MjcfControl.set_keyframe (qpos, qvel, ctrl, act) and MuJoCo's mj_resetDataKeyframe;
+* the files' own `<key>`s (the Franka kitchen, dm_control's cartpole asset, dog and fruit fly, myo_sim's leg with its
+  prosthesis), set with MjcfControl.set_keyframe (qpos, qvel, ctrl, act) and MuJoCo's mj_resetDataKeyframe;
 * a hold built for every model driven by position servos on joints (the Shadow and Adroit hands, the kitchen's arm,
-  robosuite's grippers, dm_control's quadruped, whose tendon servos stay at ctrl 0): the ctrl each servo needs to hold the joint where the file puts it
-  (kp gear q / gain, within its ctrlrange), the same in both.
-Where MuJoCo's own motion is large (a keyframe with zero ctrl lets the model fall) the criterion is loose; the
-servo holds are the strict cases, and there the two agree to 0.02 rad or better (their hinges' largest difference is
-checked too, HOLD_AGREE). Not yet: the Adroit pen, which MuJoCo holds by torsional friction (condim 4, reported): with
-condim 3 MuJoCo's pen turns 1.8 rad in the palm, as artic's does.
+  robosuite's grippers, dm_control's quadruped, whose tendon servos stay at ctrl 0): the ctrl each servo needs to hold
+  the joint where the file puts it (kp gear q / gain, within its ctrlrange), the same in both. Where MuJoCo's own motion
+  is large (a keyframe with zero ctrl lets the model fall) the criterion is loose; the servo holds are the strict cases,
+  and there the two agree to 0.02 rad or better (their hinges' largest difference is checked too, HOLD_AGREE). Not yet:
+  the Adroit pen, which MuJoCo holds by torsional friction (condim 4, reported): with condim 3 MuJoCo's pen turns 1.8
+  rad in the palm, as artic's does.
 """
 
 from __future__ import annotations
