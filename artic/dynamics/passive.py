@@ -53,6 +53,14 @@ def _root_damping(tree: Tree, dp: DofParams, st: StateArrays, kin: Kin, env: int
 
 
 @wp.func
+def _tree_links_end(tree: Tree, t: int) -> int:
+    """One past tree t's last link (a forest's trees are concatenated, each from its root)."""
+    if t + 1 < tree.tree_count:
+        return tree.tree_root[t + 1]
+    return tree.link_count
+
+
+@wp.func
 def _tree_damped(tree: Tree, dp: DofParams, t: int) -> int:
     """1 when tree t has MuJoCo damping: a damped floating root or a dof with passive damping."""
     i = tree.tree_root[t]
@@ -60,11 +68,10 @@ def _tree_damped(tree: Tree, dp: DofParams, t: int) -> int:
         return 0
     if tree.link_root_gen[i] >= 0 and dp.link_root_damping[i] > 0.0:
         return 1
-    for li in range(tree.link_count):
-        if tree.link_tree[li] == t:
-            for k in range(tree.joint_dof_count[li]):
-                if dp.dof_passive[tree.joint_dof_start[li] + k][1] > 0.0:
-                    return 1
+    for li in range(i, _tree_links_end(tree, t)):
+        for k in range(tree.joint_dof_count[li]):
+            if dp.dof_passive[tree.joint_dof_start[li] + k][1] > 0.0:
+                return 1
     return 0
 
 
@@ -124,23 +131,21 @@ def mujoco_damping(
             for r in range(6):
                 for c in range(6):
                     sd.mass_matrix[env, rg + r, rg + c] = sd.mass_matrix[env, rg + r, rg + c] + dt * dmat[r, c]
-        for li in range(tree.link_count):
-            if tree.link_tree[li] == t:
-                for k in range(tree.joint_dof_count[li]):
-                    d = tree.joint_dof_start[li] + k
-                    g = tree.dof_gen[d]
-                    sd.mass_matrix[env, g, g] = sd.mass_matrix[env, g, g] + dt * dp.dof_passive[d][1]
+        for li in range(i, _tree_links_end(tree, t)):
+            for k in range(tree.joint_dof_count[li]):
+                d = tree.joint_dof_start[li] + k
+                g = tree.dof_gen[d]
+                sd.mass_matrix[env, g, g] = sd.mass_matrix[env, g, g] + dt * dp.dof_passive[d][1]
         for which in range(1 - with_vpos, 2):  # 0: gen_vpos, 1: gen_v
             # right-hand side D (v - v0) in sd.gen_a
             for k in range(ng):
                 sd.gen_a[env, g0 + k] = 0.0
-            for li in range(tree.link_count):
-                if tree.link_tree[li] == t:
-                    for k in range(tree.joint_dof_count[li]):
-                        d = tree.joint_dof_start[li] + k
-                        g = tree.dof_gen[d]
-                        u = wp.where(which == 0, sd.gen_vpos[env, g], sd.gen_v[env, g]) - sd.gen_v0[env, g]
-                        sd.gen_a[env, g] = dp.dof_passive[d][1] * u
+            for li in range(i, _tree_links_end(tree, t)):
+                for k in range(tree.joint_dof_count[li]):
+                    d = tree.joint_dof_start[li] + k
+                    g = tree.dof_gen[d]
+                    u = wp.where(which == 0, sd.gen_vpos[env, g], sd.gen_v[env, g]) - sd.gen_v0[env, g]
+                    sd.gen_a[env, g] = dp.dof_passive[d][1] * u
             if rg >= 0 and dp.link_root_damping[i] > 0.0:
                 u6 = wp.spatial_vector()
                 for k in range(6):
