@@ -128,6 +128,7 @@ class DofParams:
     dof_dynamic_friction: wp.array(dtype=float)  # (n,) [N or Nm]
     dof_viscous_friction: wp.array(dtype=float)  # (n,) [N s/m or Nm s/rad]
     dof_passive: wp.array(dtype=wp.vec3)  # (n,) MuJoCo's stiffness, damping, reference (PassiveParams)
+    passive: int  # 1 when any dof has PassiveParams or a floating root root_damping (else the step skips them)
     dof_cfm: wp.array(dtype=float)  # (n,) max(link cfm, parent cfm); a fixed root has cfm 0
     dof_link: wp.array(dtype=int)  # (n,) link whose inbound joint owns the dof
     dof_limits_are_forces: wp.array(dtype=int)  # (n,) 1 where the articulation has DRIVE_LIMITS_ARE_FORCES

@@ -78,6 +78,8 @@ def _tree_damped(tree: Tree, dp: DofParams, t: int) -> int:
 @wp.func
 def any_damped(tree: Tree, dp: DofParams) -> int:
     """1 when any tree of the block has MuJoCo damping (so that a block without any skips its correction)."""
+    if dp.passive == 0:
+        return 0
     for t in range(tree.tree_count):
         if _tree_damped(tree, dp, t) != 0:
             return 1
@@ -89,6 +91,8 @@ def passive_forces(tree: Tree, dp: DofParams, st: StateArrays, kin: Kin, sd: Ste
     """MuJoCo's passive joint forces into the unconstrained step's generalized force, explicit as MuJoCo's: each
     dof's spring k (reference - q) and damper -d qdot, and a damped floating root's -D nu (root_damping_matrix).
     The damping is made implicit after the solve (mujoco_damping)."""
+    if dp.passive == 0:
+        return
     for d in range(n):
         p = dp.dof_passive[d]
         if p[0] > 0.0 or p[1] > 0.0:
@@ -118,6 +122,8 @@ def mujoco_damping(
     constraint forces are computed with M alone, and a contact pushing a damped joint then moves it less than
     the contact asked; solving the damper with the contact made the CMU humanoid's first step 11 % off MuJoCo's.
     M + dt D is factored in place of M (no longer needed in this step); sd.gen_a holds the right-hand side."""
+    if dp.passive == 0:
+        return
     for t in range(tree.tree_count):
         if _tree_damped(tree, dp, t) == 0:
             continue

@@ -292,6 +292,7 @@ def dof_row_arrays(arts: list[Articulation]) -> dict:
         h["dof_link"][dofs : dofs + art.dof_count] += links
         links, dofs, rows = links + art.link_count, dofs + art.dof_count, rows + nr
     h["row_count"] = rows
+    h["passive"] = int(bool(np.any(h["dof_passive"][:, :2] > 0.0) or np.any(h["link_root_damping"] > 0.0)))
     return h
 
 
