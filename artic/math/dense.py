@@ -25,11 +25,9 @@ PIVOT_ABS = wp.constant(1.0e-9)  # [kg or kg m^2] smallest pivot when the diagon
 
 
 @wp.func
-def spd_inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: int, s: int, n: int) -> None:
-    """out = a^-1 on the diagonal block [s, s + n) of an SPD a; `out` also serves as the Cholesky workspace.
-    (A forest's M is block-diagonal, one block per tree: entries outside the blocks are never written and stay
-    zero.) Pivots are floored (see the module docstring), so a singular `a` gives a finite, very large inverse."""
-    # Cholesky factor L in the lower triangle of out
+def cholesky_factor(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: int, s: int, n: int) -> None:
+    """The Cholesky factor L of the diagonal block [s, s + n) of an SPD a, in out's lower triangle (out may be a:
+    column j reads a's entries at and below j before writing them). Pivots are floored (module docstring)."""
     for j in range(s, s + n):
         t = a[env, j, j]
         for k in range(s, j):
@@ -44,6 +42,14 @@ def spd_inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: i
             for k in range(s, j):
                 u -= out[env, i, k] * out[env, j, k]
             out[env, i, j] = u / d
+
+
+@wp.func
+def spd_inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: int, s: int, n: int) -> None:
+    """out = a^-1 on the diagonal block [s, s + n) of an SPD a; `out` also serves as the Cholesky workspace.
+    (A forest's M is block-diagonal, one block per tree: entries outside the blocks are never written and stay
+    zero.) Pivots are floored (see the module docstring), so a singular `a` gives a finite, very large inverse."""
+    cholesky_factor(a, out, env, s, n)
     # L^-1 in place (lower triangle)
     for j in range(s, s + n):
         out[env, j, j] = 1.0 / out[env, j, j]
@@ -72,20 +78,7 @@ def cholesky_solve_in_place(
     (without) its Cholesky factor L; pivots floored as spd_inverse's. The step's MuJoCo damping solves twice with
     one factor (dynamics/passive.py mujoco_damping)."""
     if factor != 0:
-        for j in range(s, s + n):
-            t = a[env, j, j]
-            for k in range(s, j):
-                t -= a[env, j, k] * a[env, j, k]
-            floor = wp.max(PIVOT_REL * a[env, j, j], PIVOT_ABS)
-            if t < floor:
-                t = floor
-            d = wp.sqrt(t)
-            a[env, j, j] = d
-            for i in range(j + 1, s + n):
-                u = a[env, i, j]
-                for k in range(s, j):
-                    u -= a[env, i, k] * a[env, j, k]
-                a[env, i, j] = u / d
+        cholesky_factor(a, a, env, s, n)
     for i in range(s, s + n):  # L y = b
         u = b[env, i]
         for k in range(s, i):

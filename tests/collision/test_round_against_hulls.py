@@ -15,6 +15,7 @@ import pytest
 
 import artic
 from artic import Capsule, ConvexMesh, Sphere, Transform
+from artic.math.np_spatial import quat_mul
 
 RADIUS = 0.01  # of the sphere and capsule [m]
 HALF = 0.025  # the capsule's half length [m]
@@ -63,24 +64,11 @@ def _artic_contacts(palm: np.ndarray, kind: str, poses: list[tuple[np.ndarray, n
     for e, (p, q_wxyz) in enumerate(poses):
         q = np.array([*q_wxyz[1:], q_wxyz[0]])
         pose[e, :3] = p
-        pose[e, 3:] = _quat_mul(q, along_z) if kind == "capsule" else q
+        pose[e, 3:] = quat_mul(q, along_z) if kind == "capsule" else q
     scene.set_actor_pose(b, pose)
     scene.step(1e-9)
     r = scene.get_contacts(b)
     return r.count, r.separation, r.normal
-
-
-def _quat_mul(a, b):
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return np.array(
-        [
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz,
-        ]
-    )
 
 
 def _poses(palm, kind, gaps, rng):
