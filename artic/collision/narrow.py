@@ -30,6 +30,7 @@ from .geometry import (
     GEOM_PLANE,
     GEOM_SPHERE,
     GEOM_TRIMESH,
+    MANIFOLD_POINTS,
     MAT_MIX,
     MAT_PYRAMID,
     MAT_SOLREF,
@@ -44,6 +45,7 @@ from .manifold import emit
 wp.set_module_options({"enable_backward": False})
 
 CYLINDER_RIM_SAMPLES = wp.constant(8)
+MANIFOLD = wp.constant(MANIFOLD_POINTS)
 # sin^2 of the angle below which two capsules' segments count as parallel for soft contacts: MuJoCo makes two
 # contacts at 0.001 degrees and one at 0.01 (measured), so about 1e-4 rad
 PARALLEL_SIN2 = wp.constant(1.0e-8)
@@ -609,7 +611,8 @@ def _detect_pairs(
         xb = geo.geom_pose[b]
         if lb >= 0:
             xb = link_pose[env, lb] * geo.geom_pose[b]
-        # an explicit pair's contacts act `rest` apart: found that much farther, their separations taken from it
+        # a pair's contacts act `rest` apart (an explicit pair's own plus the shapes' rest offsets): found that much
+        # farther, their separations taken from it
         rest = geo.pair_rest[k]
         margin = geo.geom_offset[a] + geo.geom_offset[b] + rest
         reach = geo.geom_radius[a] + geo.geom_offset[a] + geo.geom_offset[b] + wp.max(rest, 0.0)
@@ -631,7 +634,12 @@ def _detect_pairs(
             if mat[MAT_SOLREF] == 0.0 and mat[MAT_SOLREF + 1] == 0.0:
                 margin = rest + TOUCHING
         first = cp.count[env]
+        before = cp.overflow[env]
         collide_pair(geo, cp, env, la, lb, a, b, geo.link_rank[la], xa, xb, margin, mat)
+        # emit counts every candidate that found no slot (a hull's vertices, a capsule's samples); the pair lacks at
+        # most the points its manifold could still take
+        missing = MANIFOLD - (cp.count[env] - first)
+        cp.overflow[env] = before + wp.min(cp.overflow[env] - before, missing)
         if rest != 0.0:
             for c in range(first, cp.count[env]):
                 cp.separation[env, c] = cp.separation[env, c] - rest

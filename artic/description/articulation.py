@@ -459,8 +459,9 @@ class Articulation(KnownAttributes):
     root_damping = nonneg_property(
         "root_damping",
         "Damping [N s/m and N m s/rad] on a floating root's six velocities, MuJoCo's free-joint damping: a force "
-        "-d v at the root frame's origin and a torque -d w, implicit in the step (the root block of the mass "
-        "matrix gains dt d, as MuJoCo's Euler integrator damps). PhysX has none (0, the default); ignored for a "
+        "-d v at the root frame's origin and a torque -d w, explicit in the unconstrained step and made implicit "
+        "after the constraint solve as MuJoCo's Euler integrator does (dynamics/passive.py: M gains dt D in the "
+        "root block, D = d J^T J for the origin's velocity J). PhysX has none (0, the default); ignored for a "
         "fixed base. Unlike the links' linear_damping and angular_damping [1/s] it is not per unit mass, so it "
         "damps a body's spin about its axis of least inertia the most (a pen's roll).",
     )

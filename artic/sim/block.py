@@ -115,7 +115,7 @@ class Block:
         self.direct = None  # (RowForm, DirectArrays), built at the first direct step
         self.fallback_host = None  # its any-fallback flag, seen from NumPy on the CPU (_direct_arrays)
         self._no_direct = None  # a one-row (RowForm, DirectArrays) that PGS and TGS launches pass instead
-        self._overflow_view = self._grow_view = None
+        self._overflow_view = self._grow_view = self._grow_pinned = None
         self.contact_grow_failed = False  # the slots could not grow (memory): StepWarnings said so once
         self._contacts_to = 0  # slots the next step starts with, when a step wanted more (plan_contact_growth)
         self._launches = {}  # recorded step launches by (dt, solver, status mode, pivot limit)
@@ -297,12 +297,20 @@ class Block:
         return self._overflow_view if self._overflow_view is not None else self.contact_points.overflow.numpy()
 
     def contacts_did_not_fit(self) -> bool:
-        """Whether a step since the last plan_contact_growth found more contacts than the slots (one int read, a NumPy
-        view on the CPU)."""
+        """Whether a step since the last plan_contact_growth found more contacts than the slots: one int read, from a
+        NumPy view on the CPU, or on a GPU from a pinned host copy queued at the last call (one step late, with no
+        synchronization per step, as the status flag: sim/status.py)."""
         if self.geometry is None or self.geometry.pair_count == 0:
             return False
-        flag = self._grow_view if self._grow_view is not None else self.contact_points.grow.numpy()
-        return bool(flag[0] != 0)
+        if self._grow_view is not None:
+            return bool(self._grow_view[0] != 0)
+        flag = self.contact_points.grow
+        if self._grow_pinned is None or self._grow_pinned[0] is not flag:
+            self._grow_pinned = (flag, wp.zeros(1, dtype=wp.int32, device="cpu", pinned=True))
+        host = self._grow_pinned[1]
+        seen = bool(host.numpy()[0])
+        wp.copy(host, flag)
+        return seen
 
     def plan_contact_growth(self) -> tuple[int, int, int, int] | None:
         """After a step whose contacts did not fit: the slots the next step gets, as (old slots, new slots, slots
@@ -313,15 +321,20 @@ class Block:
         each a generalized row per env), and the step that did not fit already kept the touching contacts
         (collision/narrow.py). Friction anchors and the direct solver's warm start are not carried into the new
         buffers. Raises the memory check's ArticError when the new slots would not fit."""
-        if not self.contacts_did_not_fit():
-            return None
         self.contact_points.grow.zero_()
         wanted = self.contact_points.wanted.numpy()
+        if not wanted.any():  # a GPU's flag read one step late, already handled
+            return None
         old = self.contact_points.link_a.shape[1]
         need = int(wanted.max())
         new = min(max(2 * old, need), self.geometry_host["capacity_bound"])
         if new > old:
-            more = contact_bytes_per_env(new, self.model.gen_count) - contact_bytes_per_env(old, self.model.gen_count)
+            g = self.model.gen_count
+            more = contact_bytes_per_env(new, g) - contact_bytes_per_env(old, g)
+            if self.direct is not None:  # its rows follow the slots (direct_capacity)
+                more += direct_bytes_per_env(self.direct_capacity(new), g) - direct_bytes_per_env(
+                    self.direct_capacity(), g
+                )
             check_fits(self.owner(), self.num_envs, more, self.device, f"{new} contact slots")
             self._contacts_to = new
         return old, max(new, old), need, int((wanted > 0).sum())
@@ -332,11 +345,11 @@ class Block:
         self._allocate(step_data=False)
         self._launches.clear()
 
-    def direct_capacity(self) -> int:
+    def direct_capacity(self, slots: int | None = None) -> int:
         """Rows one env's direct solve can have: each dof row (and a second for an effort friction's viscous part),
         two per coupling row (a tendon's spring and its limit), three per contact slot (four where a material asks
-        for MuJoCo's pyramidal cone: its edges), two per body-joint row (a soft range's two sides) and three per
-        deadzone controller."""
+        for MuJoCo's pyramidal cone: its edges; `slots`: that many instead of the geometry's), two per body-joint row
+        (a soft range's two sides) and three per deadzone controller."""
         rows = self.dof_rows
         friction = int((rows.row_kind.numpy() == ROW_FRICTION).sum()) if rows.row_count else 0
         per_contact = 3
@@ -348,7 +361,7 @@ class Block:
             rows.row_count
             + friction
             + 2 * self.couplings.row_count
-            + per_contact * self.geometry.capacity
+            + per_contact * (self.geometry.capacity if slots is None else slots)
             + 2 * self.body_joint_table.row_count
             + 3 * self.deadzones.count
         )

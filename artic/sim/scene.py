@@ -415,10 +415,9 @@ class Scene(KnownAttributes):
             self._status.after_step(self._blocks)
         if self._solver_type == SolverType.DIRECT:
             self._warnings.check_fallbacks(self._blocks)
-        if self.device.is_cpu:  # one int per block from a NumPy view; a GPU checks when get_contacts reads
-            for block in self._blocks:
-                if block.contacts_did_not_fit():
-                    self._warnings.check_contacts(block)
+        for block in self._blocks:  # one int per block: a NumPy view on the CPU, a pinned copy a step late on a GPU
+            if block.contacts_did_not_fit():
+                self._warnings.check_contacts(block)
 
     def set_before_step(self, key: str, callback: Callable[[float], None] | None) -> None:
         """Call `callback(dt)` at the start of every step, before anything moves: for a controller that carries
@@ -469,18 +468,18 @@ class Scene(KnownAttributes):
     def get_solver_iterations(self, obj: Articulation | RigidDynamic) -> np.ndarray:
         """(E,) int32: the position iterations the last step ran in each env for the block of `obj` (an
         Articulation or RigidDynamic): PGS's sweeps, fewer than its count where Articulation.solver_tolerance ended
-        them early; TGS's substeps; under DIRECT 0, or the sweeps of a PGS fallback."""
+        them early; TGS's substeps; under DIRECT 0, or the sweeps of a PGS fallback. An env that slept or stayed
+        frozen through the last step keeps the count of the step it last ran."""
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
-        return self.view(art).block.step_data.solver_iterations.numpy().copy()
+        block = self.view(art).block
+        if block.step_data is None:
+            raise ValidationError(f"scene: no step has run for '{art.name}' yet; step first")
+        return block.step_data.solver_iterations.numpy().copy()
 
     def get_contacts(self, obj: Articulation | RigidDynamic) -> ContactReport:
         """The contacts of an articulation or RigidDynamic after the last step."""
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
-        block = self.view(art).block
-        report = contact_report(block, art, self.articulations)
-        if block.contacts_did_not_fit():
-            self._warnings.check_contacts(block)
-        return report
+        return contact_report(self.view(art).block, art, self.articulations)
 
     # -- rigid-body state as arrays ---------------------------------------------------------------------------------
     def _body_cache(self, body, flags):

@@ -60,7 +60,7 @@ from ..dynamics.rnea import rnea_env
 from ..enums import SolverType
 from ..math.dense import spd_inverse
 from ..math.spatial import unit
-from ..solvers.direct import DirectArrays, direct_solve
+from ..solvers.direct import DirectArrays, direct_solve, refresh_slot_rates
 from ..solvers.pgs import pgs_solve
 from ..solvers.tgs import tgs_solve
 from .status import CONTACT_PENETRATION, JOINT_VIOLATION, STATUS_FREEZE, STATUS_OFF, state_status
@@ -390,6 +390,8 @@ def _step(
         # the structs by value: a call that returns at once still copies them (6 % of a 64-env panda step)
         if dp.passive != 0:
             mujoco_damping(tree, dp, st, kin, sd, env, dt, 1)
+            if solver == SOLVER_DIRECT:
+                refresh_slot_rates(jt, ja, rf, da, sd, env)
         integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
     _write_velocities(tree, st, sd, env, n)
     if _check_status(tree, st, kin, sc, sd, env, n, status_mode) != 0:

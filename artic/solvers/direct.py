@@ -329,6 +329,17 @@ def _remember_slot_rates(
 
 
 @wp.func
+def refresh_slot_rates(
+    jt: BodyJointTable, ja: BodyJointArrays, rf: RowForm, da: DirectArrays, sd: StepData, env: int
+) -> None:
+    """_remember_slot_rates again once the step changed the velocity the direct solve carried on (MuJoCo's damping,
+    dynamics/passive.py): the next step starts from that velocity, and a carried velocity other than its start would
+    make it forget the rates every step. Nothing after a fallback (PGS carried that step)."""
+    if da.fallback[env] == 0:
+        _remember_slot_rates(jt, ja, rf, da, sd, env, 1)
+
+
+@wp.func
 def _keep_factor(rf: RowForm, da: DirectArrays, env: int, keep: int) -> None:
     """Before the velocity solve's A is built: keep the position solve's factor for its rows that stay as they were
     (among the first `keep`, with the same compliance: a compliant mimic row's differs between the passes) and

@@ -1,16 +1,15 @@
-"""Projected Gauss-Seidel schedule (physx-notes 4.3): n_pos position iterations with bias 0.8 (articulation joints
-and contacts alike, physx-notes 9.6; 1 for joints between bodies, PhysX's PxJoint bias, physx-notes 7.2) and the
-full step, then max(1, n_vel) velocity iterations without position bias.
-The velocity at the end of the position iterations is the one positions are integrated with; the velocity
-iterations only change the velocity carried forward.
+"""Projected Gauss-Seidel schedule (physx-notes 4.3): n_pos position iterations with bias 0.8 (articulation joints and
+contacts alike, physx-notes 9.6; 1 for joints between bodies, PhysX's PxJoint bias, physx-notes 7.2) and the full step,
+then max(1, n_vel) velocity iterations without position bias. The velocity at the end of the position iterations is the
+one positions are integrated with; the velocity iterations only change the velocity carried forward.
 
-Early stop. With a tolerance > 0 (Articulation.solver_tolerance; an MJCF import sets one, PhysX has none and runs
-every iteration), the position iterations end after the first sweep that changed no generalized velocity by more
-than the tolerance [m/s or rad/s]: a sweep that moves nothing has reached the fixed point every later sweep would
-repeat, so what the remaining iterations would add is bounded by that change times their number, and in practice by
-far less (Gauss-Seidel's changes shrink geometrically once the active set is fixed). MuJoCo's solvers stop the same
-way, on the improvement of their cost (mjOption.tolerance). gen_vpos holds each sweep's starting velocity meanwhile;
-sd.solver_iterations reports the sweeps run per env."""
+Early stop. With a tolerance > 0 (Articulation.solver_tolerance; an MJCF import sets one, PhysX has none and runs every
+iteration), the position iterations end after the first sweep that changed no generalized velocity by more than the
+tolerance [m/s or rad/s]: a sweep that moves nothing has reached the fixed point every later sweep would repeat. It is a
+stopping rule, not an error bound: Gauss-Seidel's changes shrink geometrically once the active set is fixed, but a
+slowly converging problem can also change little per sweep far from its answer (docs/solvers.md). MuJoCo's solvers stop
+the same way, on the improvement of their cost (mjOption.tolerance). gen_vpos holds each sweep's starting velocity
+meanwhile; sd.solver_iterations reports the sweeps run per env."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
+import artic
 from artic import Box
 from tests.support.bodies import body, scene_with_ground
 
@@ -61,3 +62,39 @@ def test_slots_that_cannot_grow_are_said_once(monkeypatch):
             scene.step(DT)
     report = scene.get_contacts(b)
     assert report.count[0] == 2 and report.overflow[0] == 2
+
+
+def test_the_slots_wanted_count_points_not_candidates():
+    """A hull resting on the ground with one slot: its eight vertices are candidates, but a pair keeps at most four
+    points, so the step wanted 4 slots and dropped 3 (it counted every candidate that found no slot)."""
+    scene = scene_with_ground(contact_capacity=1)
+    corners = np.array([[x, y, z] for x in (-0.1, 0.1) for y in (-0.1, 0.1) for z in (-0.1, 0.1)])
+    b = body(artic.ConvexMesh(corners), pose=(0.0, 0.0, 0.1))
+    scene.add_actor(b)
+    with pytest.warns(RuntimeWarning, match=r"wanted up to 4 contact slots .* dropped 3 touching contact"):
+        scene.step(DT)
+    assert scene.get_contacts(b).overflow[0] == 3
+
+
+def test_growth_counts_the_direct_solvers_rows_too(monkeypatch):
+    """Under the direct solver the rows follow the contact slots (three or four per slot, float64 A and factor):
+    the growth's memory check counts them, so memory that holds the larger contact buffers but not the larger direct
+    workspace refuses the growth with the warning, instead of the next step raising."""
+    from artic.sim.builders.arrays import contact_bytes_per_env, direct_bytes_per_env
+
+    scene, b = _boxes_on_ground([1.0], capacity=2)
+    scene.solver_type = artic.SolverType.DIRECT
+    scene.step(DT)
+    block = scene.view(b.articulation).block
+    g = block.model.gen_count
+    contacts = contact_bytes_per_env(4, g) - contact_bytes_per_env(2, g)
+    rows = direct_bytes_per_env(block.direct_capacity(4), g) - direct_bytes_per_env(block.direct_capacity(), g)
+    assert rows > 0
+    scene.set_actor_pose(b, np.array([[0.0, 0.0, 0.1, 0.0, 0.0, 0.0, 1.0]]))
+    monkeypatch.setattr("artic.sim.memory.available_bytes", lambda device: (contacts + rows // 2, "available memory"))
+    with pytest.warns(RuntimeWarning, match="slots cannot grow"):
+        scene.step(DT)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scene.step(DT)  # steps on with its two slots
+    assert scene.get_contacts(b).count[0] == 2

@@ -188,6 +188,23 @@ def test_a_contact_pushing_a_damped_hinge_moves_it_as_mujoco(tmp_path, solver):
     np.testing.assert_allclose(cache.joint_velocity[0, 0], md.qvel[0], rtol=1e-5)
 
 
+def test_the_direct_solver_carries_the_damped_velocity(tmp_path):
+    """Under DIRECT the velocity carried into the next step is the damped one, and the solver records it as what it
+    carried (DirectArrays.carried), so that the next step starts from the velocity it carried (else it forgets its
+    hard slots' rates on every step of a damped model)."""
+    _, mm, model = _hinge(tmp_path, dt=0.01, d=0.8, k=40.0, ref=0.5, v0=3.0)
+    scene = artic.Scene(1, gravity=model.gravity, solver_type=SolverType.DIRECT)
+    model.add_to(scene)
+    model.set_keyframe(scene, 0)
+    (art,) = model.articulations
+    cache = art.create_cache()
+    for _ in range(3):
+        scene.step(mm.opt.timestep)
+    art.copy_internal_state_to_cache(cache, artic.CacheFlag.VELOCITY)
+    carried = scene.view(art).block.direct[1].carried.numpy()[0]
+    np.testing.assert_array_equal(carried[-1:], cache.joint_velocity[0, -1:])
+
+
 def test_bad_passive_parameters_are_refused_by_name():
     art = artic.Articulation("arm")
     root = art.create_link(None, Transform(), "base")

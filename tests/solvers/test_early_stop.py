@@ -72,6 +72,12 @@ def test_direct_reports_no_sweeps():
     assert not scene.get_solver_report(art)["fell_back"][0]
 
 
+def test_sweeps_before_any_step_are_refused():
+    art, scene = prismatic_drive()
+    with pytest.raises(artic.ArticError, match="no step has run for 'prismatic' yet"):
+        scene.get_solver_iterations(art)
+
+
 @pytest.mark.parametrize("value", [-1e-5, float("nan"), float("inf"), "1e-5"])
 def test_bad_tolerance_is_refused_by_name(value):
     art, _ = prismatic_drive()

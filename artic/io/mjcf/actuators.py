@@ -1,52 +1,52 @@
 """MJCF `<actuator>` for `load_mjcf`: actuators read and mapped onto drives, joint forces and tendon springs.
 
-MuJoCo's actuator force is ``f = gain * ctrl + b0 + b1 * length + b2 * velocity`` with length = gear * q and
-velocity = gear * qdot on a joint transmission, clamped to `forcerange` when force-limited; the joint gets
-``gear * f``. `ctrl` is clamped to `ctrlrange` when control-limited (MuJoCo's XML reference, "actuator"; ctrllimited
-and forcelimited "auto" mean "limited when the range is given"). The shortcuts are general actuators:
+MuJoCo's actuator force is ``f = gain * ctrl + b0 + b1 * length + b2 * velocity`` with length = gear * q and velocity =
+gear * qdot on a joint transmission, clamped to `forcerange` when force-limited; the joint gets ``gear * f``. `ctrl` is
+clamped to `ctrlrange` when control-limited (MuJoCo's XML reference, "actuator"; ctrllimited and forcelimited "auto"
+mean "limited when the range is given"). The shortcuts are general actuators:
 
 * <motor>: gain 1, no bias. artic applies ``gear * clamp(ctrl)`` as a joint force (explicit, as in MuJoCo).
-* <position kp kv>: gain kp, bias (0, -kp, -kv): an implicit force drive of stiffness gear^2 kp, damping
-  gear^2 kv and target position ctrl / gear. dampratio and inheritrange are MuJoCo's compile-time rules
-  (`_position_extras`); timeconst is an activation filter (below).
+* <position kp kv>: gain kp, bias (0, -kp, -kv): an implicit force drive of stiffness gear^2 kp, damping gear^2 kv and
+  target position ctrl / gear. dampratio and inheritrange are MuJoCo's compile-time rules (`_position_extras`);
+  timeconst is an activation filter (below).
 * <velocity kv>: gain kv, bias (0, 0, -kv): a drive of damping gear^2 kv and target velocity ctrl / gear.
-* <general>: gaintype fixed, dyntype none and biastype none or affine. With bias b1 != 0 it joins the drive's
-  stiffness (target position), else with b2 != 0 its damping (target velocity), else it is a joint force.
-* <intvelocity kp kv actrange>: a position servo on an integrated ctrl: dyntype integrator, gain kp, bias
-  (0, -kp, -kv), its activation limited to actrange (inheritrange sets actrange, dampratio kv, as for <position>).
-* <damper kv ctrlrange>: a damping proportional to ctrl: an affine gain (0, 0, -kv), f = -kv velocity ctrl, with
-  ctrl limited to a range that must be given and not negative (as MuJoCo refuses). A joint force that `MjcfControl`
-  computes at each step from the velocity the step starts with (MuJoCo's Euler takes actuator forces explicitly too).
+* <general>: gaintype fixed, dyntype none and biastype none or affine. With bias b1 != 0 it joins the drive's stiffness
+  (target position), else with b2 != 0 its damping (target velocity), else it is a joint force.
+* <intvelocity kp kv actrange>: a position servo on an integrated ctrl: dyntype integrator, gain kp, bias (0, -kp, -kv),
+  its activation limited to actrange (inheritrange sets actrange, dampratio kv, as for <position>).
+* <damper kv ctrlrange>: a damping proportional to ctrl: an affine gain (0, 0, -kv), f = -kv velocity ctrl, with ctrl
+  limited to a range that must be given and not negative (as MuJoCo refuses). A joint force that `MjcfControl` computes
+  at each step from the velocity the step starts with (MuJoCo's Euler takes actuator forces explicitly too).
 * <general>: gaintype fixed or affine (gain = g0 + g1 length + g2 velocity, applied as a damper is; only without a
-  stiffness or damping bias), dyntype none, integrator, filter or filterexact, biastype none or affine. With bias
-  b1 != 0 it joins the drive's stiffness (target position), else with b2 != 0 its damping (target velocity), else it
-  is a joint force.
+  stiffness or damping bias), dyntype none, integrator, filter or filterexact, biastype none or affine. With bias b1 !=
+  0 it joins the drive's stiffness (target position), else with b2 != 0 its damping (target velocity), else it is a
+  joint force.
 * Activations (dyntype integrator: act' = ctrl; filter and filterexact: act' = (ctrl - act) / timeconst; <position
-  timeconst> is filterexact, <cylinder timeconst> filter): the force takes act where it would take ctrl.
-  `MjcfControl` keeps act per env and integrates it at the start of every step as MuJoCo's Euler does
-  (act + h act', filterexact exactly, then clamped to actrange when actlimited; with actearly the force takes the
-  updated act, else the one the step starts with). act starts at 0, or at a keyframe's act.
-* A fixed tendon transmission (tendon="name" of a <tendon><fixed>, an artic fixed tendon, couplings.py): the
-  tendon length is L = sum c_i q_i and joint i gets gear c_i f. The bias terms b1, b2 join the artic tendon's
-  stiffness (-b1 gear^2) and damping (-b2 gear^2), with its rest length kept where the tendon's own spring puts it;
-  the ctrl term gear (gain ctrl + b0), clamped to forcerange, is applied as joint forces gear c_i f by
-  `MjcfControl` (MuJoCo's Euler applies actuator forces explicitly too). A forcerange then bounds only that term
-  (warned when the actuator also has stiffness or damping).
+  timeconst> is filterexact, <cylinder timeconst> filter): the force takes act where it would take ctrl. `MjcfControl`
+  keeps act per env and integrates it at the start of every step as MuJoCo's Euler does (act + h act', filterexact
+  exactly, then clamped to actrange when actlimited; with actearly the force takes the updated act, else the one the
+  step starts with). act starts at 0, or at a keyframe's act.
+* A fixed tendon transmission (tendon="name" of a <tendon><fixed>, an artic fixed tendon, couplings.py): the tendon
+  length is L = sum c_i q_i and joint i gets gear c_i f. The bias terms b1, b2 join the artic tendon's stiffness (-b1
+  gear^2) and damping (-b2 gear^2), with its rest length kept where the tendon's own spring puts it; the ctrl term gear
+  (gain ctrl + b0), clamped to forcerange, is applied as joint forces gear c_i f by `MjcfControl` (MuJoCo's Euler
+  applies actuator forces explicitly too). A forcerange then bounds only that term (warned when the actuator also has
+  stiffness or damping).
 
-Several actuators on one joint add up, with the joint's own spring (stiffness, springref) and damper, into the dof's
-one drive: stiffness K = k + sum(-b1 gear^2), damping D = d + sum(-b2 gear^2), and targets chosen so that
-K (x - q) + D (v - qdot) is the sum of their forces. What does not combine exactly is reported: a forcerange on a
-drive actuator clamps the whole drive (the PhysX drive's max force, gear * max(|lo|, |hi|)), so it is exact only for
-a symmetric range on a joint that actuator drives alone.
+Several actuators on one joint add up into the dof's one drive: stiffness K = sum(-b1 gear^2), damping D = sum(-b2
+gear^2), and targets chosen so that K (x - q) + D (v - qdot) is the sum of their forces. The joint's own spring and
+damper are not in it: they are its PassiveParams, integrated as MuJoCo's Euler (dynamics/passive.py). What does not
+combine exactly is reported: a forcerange on a drive actuator clamps the whole drive (the PhysX drive's max force, gear
+* max(|lo|, |hi|)), so it is exact only for a symmetric range on a joint that actuator drives alone.
 
 Differences from MuJoCo's Euler integrator: PhysX drives are implicit in stiffness and damping where MuJoCo's Euler
 treats actuator bias explicitly, a difference of order h * gain / (joint inertia) per step.
 
 Reported with one warning naming each actuator, and then inert (its ctrl column is read and ignored): transmissions
 other than a hinge or slide joint or a fixed tendon (spatial tendons, site, body, cranksite, ball joints), dynamics
-other than those above (muscle, user), gaintype other than fixed/affine, biastype other than none/affine,
-negative stiffness (b1 > 0) or damping (b2 > 0), and the other actuator elements: muscle, adhesion (no adhesive
-contact force), plugin, ...
+other than those above (muscle, user), gaintype other than fixed/affine, biastype other than none/affine, negative
+stiffness (b1 > 0) or damping (b2 > 0), and the other actuator elements: muscle, adhesion (no adhesive contact force),
+plugin, ...
 
 <cylinder area diameter bias timeconst> is MuJoCo's general actuator with gain area (pi d^2 / 4 when the diameter is
 given), affine bias and a filter of time constant timeconst: mapped as such.

@@ -228,7 +228,7 @@ class _Binding:
     def _affine(groups, dofs, joints, actuators, nu, term):
         """(dof indices, matrix, offset) with target = ctrl @ matrix.T + offset: each actuator adds
         gear * gain * ctrl / the dof drive's whole `term` (stiffness or damping); the offset is the target set at
-        load for ctrl = 0 (the joint spring's k * springref and the actuators' gear * b0, over the same term)."""
+        load for ctrl = 0 (the actuators' gear * b0, over the same term)."""
         idx = np.array([dofs[j] for j in groups], int)
         mat = np.zeros((len(groups), nu))
         off = np.zeros(len(groups))

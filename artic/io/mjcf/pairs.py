@@ -7,8 +7,9 @@ its <default><pair> class over MuJoCo's built-ins, never the geoms'):
 * friction: the first (sliding) value, in both directions (`Material`); condim 1 is friction 0, condim 3 Coulomb
   friction, condim 4 and 6 (torsional, rolling) as 3, reported; anisotropic sliding friction is reported.
 * margin: MuJoCo's contact acts once the geoms are closer than the pair's margin (instead of the sum of the geoms'
-  margins). artic has grown each shape by its geom's margin (loader.py `_grow`), so the pair's rest offset is the
-  pair's margin less the two growths; gap other than 0 is reported, as for geoms.
+  margins). artic has grown each shape by its geom's margin (geoms.py `_grow`), or given a mesh, which cannot grow,
+  its margin as a rest offset that the pair's adds to, so the pair's rest offset is the pair's margin less the two
+  geoms' margins; gap other than 0 is reported, as for geoms.
 * solref, solimp: the pair's soft contact (io/mjcf/softness.py) with soft constraints on (the default), reported
   otherwise; solreffriction (soft friction) is reported: artic's friction is Coulomb's box.
 A pair of two geoms of one body (one link) or of two <worldbody> geoms acts on nothing, in MuJoCo too: it is skipped.
