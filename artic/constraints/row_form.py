@@ -152,18 +152,20 @@ def velocity(rf: RowForm, v: wp.array2d(dtype=float), env: int, i: int, n_gen: i
 
 
 @wp.func
-def limit_row(err_low: float, err_high: float, v: float, h: float, erp: float, position: int) -> wp.vec2:
+def limit_row(err_low: float, err_high: float, v: float, h: float, erp: float, position: int, near: float) -> wp.vec2:
     """(target, side) of a hard limit row: side 1 low (lambda >= 0), -1 high (lambda <= 0), 0 inactive; the rule of
     constraints/limit.py (violated: the bias in position passes, 0 in velocity passes; speculative: arrive at the
-    limit in the step)."""
-    if err_low < 0.0 or err_low + v * h < 0.0:
+    limit in the step). `near` > 0 also makes a row for a limit that v would come within `near` of (the direct
+    solver's rows predicted from a guess of the solved velocity): its target is still the speculative one, so the
+    row holds only if the limit is reached."""
+    if err_low < 0.0 or err_low + v * h < near:
         t = -err_low / h
         if err_low < 0.0:
             t = float(0.0)
             if position != 0:
                 t = -err_low * erp / h
         return wp.vec2(t, 1.0)
-    if err_high < 0.0 or err_high - v * h < 0.0:
+    if err_high < 0.0 or err_high - v * h < near:
         t = err_high / h
         if err_high < 0.0:
             t = float(0.0)
@@ -268,7 +270,7 @@ def add_dof_rows(
                     env,
                     n_gen,
                     r,
-                    limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position),
+                    limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position, 0.0),
                 )
             elif cfm >= 0.0:  # a soft limit, beyond its range at the step's start (limit.soft_limit_row)
                 i = int(0)
@@ -298,12 +300,22 @@ def add_dof_rows(
 
 @wp.func
 def add_velocity_limit(
-    tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int, v: float
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    sd: StepData,
+    rf: RowForm,
+    env: int,
+    n_gen: int,
+    r: int,
+    v: float,
+    near: float,
 ) -> int:
-    """The velocity-limit row of joint row r when the dof's velocity v exceeds its limit; returns 1 if added."""
+    """The velocity-limit row of joint row r when the dof's velocity v exceeds its limit (or comes within `near` of
+    it, a speed); returns 1 if added."""
     d = rows.row_dof[r]
     vmax = dp.dof_max_velocity[d]
-    if wp.abs(v) <= vmax * (1.0 + 1.0e-6):
+    if wp.abs(v) <= vmax * (1.0 + 1.0e-6) - near:
         return 0
     i = int(0)
     if v > 0.0:
@@ -550,12 +562,13 @@ def add_body_joint_range_row(
     h: float,
     joint_erp: float,
     position: int,
+    near: float,
 ) -> int:
     """Loop row r's hard range as a one-sided row on the side that is violated or that the velocity in sd.gen_v
-    would cross within the step (limit_row's rule); returns 1 if a row was added."""
+    would cross (or come within `near` of) within the step (limit_row's rule); returns 1 if a row was added."""
     i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, 0.0, 0.0, 0.0, 0.0)
     _copy_span(rf, ja, env, i, r, span)
-    res = limit_row(value - low, high - value, velocity(rf, sd.gen_v, env, i, n_gen), h, joint_erp, position)
+    res = limit_row(value - low, high - value, velocity(rf, sd.gen_v, env, i, n_gen), h, joint_erp, position, near)
     if res[1] == 0.0:
         rf.count[env] = rf.count[env] - 1
         return 0
@@ -635,7 +648,9 @@ def add_body_joint_rows(
                 low = ja.range_low[env, k]
                 high = ja.range_high[env, k]
                 if coef[1] < 0.0:  # hard range
-                    add_body_joint_range_row(ja, sd, rf, env, n_gen, r, span, low, high, value, h, joint_erp, position)
+                    add_body_joint_range_row(
+                        ja, sd, rf, env, n_gen, r, span, low, high, value, h, joint_erp, position, 0.0
+                    )
                 else:  # soft range: a deadzone, an implicit spring beyond either bound that only pushes back
                     if low > -wp.inf:
                         i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, -coef[0] * (value - low), coef[1], 0.0, wp.inf)

@@ -88,26 +88,6 @@ def dot_rows(c: Mat64, env: int, r: int, q: int, n: int) -> wp.float64:
 
 
 @wp.func
-def dot_free(a: Mat64, env: int, i: int, free: wp.array2d(dtype=int), y: Vec64, n: int) -> wp.float64:
-    """sum over q < n of a[env, i, free[env, q]] y[env, q] (row i of A_.F times y), in four partial sums as _dot."""
-    s0 = wp.float64(0.0)
-    s1 = wp.float64(0.0)
-    s2 = wp.float64(0.0)
-    s3 = wp.float64(0.0)
-    q = int(0)
-    while q + 4 <= n:
-        s0 += a[env, i, free[env, q]] * y[env, q]
-        s1 += a[env, i, free[env, q + 1]] * y[env, q + 1]
-        s2 += a[env, i, free[env, q + 2]] * y[env, q + 2]
-        s3 += a[env, i, free[env, q + 3]] * y[env, q + 3]
-        q += 4
-    while q < n:
-        s0 += a[env, i, free[env, q]] * y[env, q]
-        q += 1
-    return (s0 + s1) + (s2 + s3)
-
-
-@wp.func
 def _back_substitute(chol: Mat64, y: Vec64, env: int, nf: int, offset: int) -> None:
     """y[offset:offset + nf] = L^-T y[offset:offset + nf], by columns: L^T's rows are L's columns, so each solved
     value is taken out of the rows above it while L is read row by row."""

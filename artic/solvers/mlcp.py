@@ -48,7 +48,6 @@ from .free_factor import (
     Mat64,
     Vec64,
     append_row,
-    dot_free,
     dot_row,
     factor_drop,
     substitute,
@@ -96,54 +95,38 @@ def _compute_w(a: Mat64, b: Vec64, x: Vec64, y: Vec64, env: int, m: int) -> None
 
 
 @wp.func
-def _free_step(
-    a: Mat64,
-    x: Vec64,
-    chol: Mat64,
-    free: wp.array2d(dtype=int),
-    y: Vec64,
-    env: int,
-    nf: int,
-    refine: int,
-    tol: wp.float64,
-) -> None:
+def _free_step(x: Vec64, chol: Mat64, free: wp.array2d(dtype=int), y: Vec64, env: int, nf: int, correct: int) -> None:
     """y[:nf] = d, the step from x_F to the free set's solution y_F = (A_FF + R)^-1 (b_F - A_FC x_C) (R the
     dependent rows' regularization, y's fourth part): since b_F - A_FC x_C = A_FF x_F - w_F, d = -(A_FF + R)^-1 (w_F
-    + R x_F), from the kept w in O(f^2). With `refine`, REFINE_PASSES passes of iterative refinement against the
-    unregularized A_FF follow: d += (A_FF + R)^-1 (-w_F - A_FF d), in float64 (y's second part holds the
-    correction). They remove the regularization's error in every direction A_FF resolves (the compliance REG_REL
-    A_ii would otherwise give a hard row: a limit holding 1e3 N m s against a stiff drive yields by REG_REL A_ii
-    lambda), and the factor's rounding where A is ill-conditioned (a 1:1000 stack), while a redundant direction,
-    which A_FF does not resolve, gains at most another regularized share of its residual per pass. A pass whose
-    residual is below REFINED tol ends them (no row regularized, A well-conditioned: one residual, no solve).
-    solve_box_lcp refines its first pass (a warm start's active set is usually final: one pass, not an unrefined
-    and a refined one); if that pass pivots, the passes go unrefined until one would end the solve, and stay refined
-    from then on (going back and forth made the 1:1000 stack cycle between the two answers' active sets)."""
+    + R x_F), from the kept w in O(f^2). With `correct`, an iterative refinement's correction against the
+    unregularized A_FF instead, d = -(A_FF + R)^-1 w_F from a w computed afresh at the point the last pass reached:
+    it removes the regularization's error in every direction A_FF resolves (the compliance REG_REL A_ii would
+    otherwise give a hard row: a limit holding 1e3 N m s against a stiff drive yields by REG_REL A_ii lambda), and the
+    factor's rounding where A is ill-conditioned (a 1:1000 stack), while a redundant direction, which A_FF does not
+    resolve, gains at most another regularized share of its residual per correction (solve_box_lcp)."""
     c = y.shape[1] // 4
     off = 2 * c
     k = int(0)
     while k < nf:
         i = free[env, k]
-        y[env, k] = -(y[env, off + i] + y[env, 3 * c + i] * x[env, i])
+        r = y[env, off + i]
+        if correct == 0:
+            r += y[env, 3 * c + i] * x[env, i]
+        y[env, k] = -r
         k += 1
     substitute(chol, y, env, nf, 0)
-    if refine != 0:
-        for _pass in range(REFINE_PASSES):
-            k = int(0)
-            largest = wp.float64(0.0)
-            while k < nf:
-                i = free[env, k]
-                r = -y[env, off + i] - dot_free(a, env, i, free, y, nf)
-                y[env, c + k] = r
-                largest = wp.max(largest, wp.abs(r))
-                k += 1
-            if largest <= REFINED * tol:
-                return
-            substitute(chol, y, env, nf, c)
-            k = int(0)
-            while k < nf:
-                y[env, k] = y[env, k] + y[env, c + k]
-                k += 1
+
+
+@wp.func
+def _free_residual(free: wp.array2d(dtype=int), y: Vec64, env: int, nf: int) -> wp.float64:
+    """The largest |w_i| over the free rows (w in y's third part)."""
+    off = 2 * (y.shape[1] // 4)
+    largest = wp.float64(0.0)
+    k = int(0)
+    while k < nf:
+        largest = wp.max(largest, wp.abs(y[env, off + free[env, k]]))
+        k += 1
+    return largest
 
 
 @wp.func
@@ -227,9 +210,11 @@ def solve_box_lcp(
     released = int(-1)  # the row the last pass released
     box_left = box_updates
     budget = max_passes
+    corrections = int(0)  # refinement corrections taken since the last full pass
     while budget > 0:
-        budget -= 1
-        _free_step(a, x, chol, free, y, env, nf, refine, tol)
+        if corrections == 0:
+            budget -= 1
+        _free_step(x, chol, free, y, env, nf, int(corrections > 0))
         alpha = wp.float64(1.0)
         block = int(-1)
         block_at = int(-1)
@@ -259,10 +244,24 @@ def solve_box_lcp(
                     block_state = AT_HIGH
             k += 1
         alpha = wp.max(alpha, wp.float64(0.0))
-        k = int(0)
-        while k < nf:
-            _move(a, x, y, env, m, free[env, k], alpha * y[env, k])
-            k += 1
+        if block < 0 and refine != 0:
+            # the whole step, then w afresh (O(m^2), where moving w along costs O(m f)): the free rows' w is the
+            # refinement's residual, and the final check reads w without the updates' rounding
+            k = int(0)
+            while k < nf:
+                i = free[env, k]
+                x[env, i] = x[env, i] + y[env, k]
+                k += 1
+            _compute_w(a, b, x, y, env, m)
+            if corrections < REFINE_PASSES and _free_residual(free, y, env, nf) > REFINED * tol:
+                corrections += 1  # refine: a correction from this w, against the unregularized A_FF
+                continue
+        else:
+            k = int(0)
+            while k < nf:
+                _move(a, x, y, env, m, free[env, k], alpha * y[env, k])
+                k += 1
+        corrections = 0
         if block >= 0:
             stuck = block == released and alpha <= wp.float64(0.0)
             nf = _clamp(a, x, y, lo, hi, state, chol, free, env, m, nf, block, block_at, block_state, stuck)
@@ -271,8 +270,6 @@ def solve_box_lcp(
             refine = refine * int(pivots > 0)  # the first pass pivoted: unrefined until one would end the solve
             pivots += 1
             continue
-        if refine != 0:
-            _compute_w(a, b, x, y, env, m)  # the final check reads w afresh, without the updates' rounding
         worst = _release_candidate(a, x, y, lo, hi, state, env, m, tol)
         if worst < 0:
             if refine == 0:
