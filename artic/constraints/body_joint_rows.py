@@ -345,6 +345,15 @@ def _find_block_rows(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int) 
 
 
 @wp.func
+def gauss_seidel_blocks(jt: BodyJointTable, ja: BodyJointArrays, env: int) -> None:
+    """What setup_body_joints does for the Gauss-Seidel solvers only, for every joint: its block factored and its
+    coordinate rows orthogonalized against it (the direct solver's fallback to PGS)."""
+    for j in range(jt.joint_count):
+        factor_joint_block(jt, ja, env, j)
+        orthogonalize_coordinate_rows(jt, ja, env, j)
+
+
+@wp.func
 def factor_joint_block(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int) -> None:
     """Joint j's block rows found and stored, and the Cholesky factor L of A = G M^-1 G^T + R packed (R: the
     MuJoCo-soft rows' regularizers; a row that depends on earlier ones left out: zero pivot and column)."""
@@ -582,13 +591,13 @@ def setup_body_joints(
     h: float,
     dt: float,
     tgs: int,
-    ortho: int,
+    gauss_seidel: int,
 ) -> None:
-    """Directions, responses, position values and coefficients of every joint row at the start of the step;
-    accumulators zeroed; each joint's block factored and (ortho: the Gauss-Seidel solvers) its coordinate rows
-    orthogonalized against it. Coordinates are unwrapped against the last stored ones and stored. v0, link_v,
-    link_bias: the generalized and link velocities and the links' J-dot q-dot at the step's start (MuJoCo-soft
-    rows' reference)."""
+    """Directions, responses, position values and coefficients of every joint row at the start of the step; accumulators
+    zeroed; for the Gauss-Seidel solvers (gauss_seidel 1; the direct solver's fallback calls gauss_seidel_blocks) each
+    joint's block factored and its coordinate rows orthogonalized against it. Coordinates are unwrapped against the last
+    stored ones and stored. v0, link_v, link_bias: the generalized and link velocities and the links' J-dot q-dot at the
+    step's start (MuJoCo-soft rows' reference)."""
     o = kin.origin[env]
     for j in range(jt.joint_count):
         xc, xd, _tcd, raw, dirs = joint_kinematics(jt, link_pose, env, j)
@@ -628,8 +637,8 @@ def setup_body_joints(
             ja.row_lambda[env, r] = 0.0
             ja.row_lambda2[env, r] = 0.0
         _mujoco_soft_coefficients(jt, ja, link_pose, link_v, link_bias, v0, o, env, j, dt)
-        factor_joint_block(jt, ja, env, j)
-        if ortho != 0:
+        if gauss_seidel != 0:  # the block solve's factor: the direct solver factors all rows at once
+            factor_joint_block(jt, ja, env, j)
             orthogonalize_coordinate_rows(jt, ja, env, j)
         for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
             if jt.row_kind[r] == BODY_ROW_DRIVE and ja.row_active[env, r] != ROW_OFF:

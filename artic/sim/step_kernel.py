@@ -505,14 +505,28 @@ def _setup_joints(
     h: float,
     dt: float,
     tgs: int,
-    ortho: int,
+    gauss_seidel: int,
 ) -> None:
     """The body joints' rows at the step's start, with the links' J-dot q-dot that MuJoCo-soft rows cancel (from
     the velocity-product accelerations the unconstrained step's ABA left in sc.link_c)."""
     if jt.joint_count > 0:
         link_bias_accelerations_env(tree, sc.link_c, sd.link_bias, env)
     setup_body_joints(
-        tree, jt, ja, kin, st.link_pose, sd.minv, sd.gen_v0, sc.link_v, sd.link_bias, env, n_gen, h, dt, tgs, ortho
+        tree,
+        jt,
+        ja,
+        kin,
+        st.link_pose,
+        sd.minv,
+        sd.gen_v0,
+        sc.link_v,
+        sd.link_bias,
+        env,
+        n_gen,
+        h,
+        dt,
+        tgs,
+        gauss_seidel,
     )
 
 

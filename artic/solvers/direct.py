@@ -32,6 +32,7 @@ from ..constraints.body_joint_rows import (
     ROW_ON,
     BodyJointArrays,
     BodyJointTable,
+    gauss_seidel_blocks,
 )
 from ..constraints.contact_rows import ContactRows, pyramid_impulses
 from ..constraints.coupling_rows import CouplingRows
@@ -790,6 +791,7 @@ def direct_solve(
         for k in range(n_gen):
             sd.gen_v[env, k] = da.v_star[env, k]
         _remember_slot_rates(jt, ja, rf, da, sd, env, 0)
+        gauss_seidel_blocks(jt, ja, env)  # the direct setup left them out
         pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
         return
     da.fallback[env] = 0

@@ -61,6 +61,7 @@ UNSETTLED = wp.constant(1)  # flags of solve_friction_lcp
 BUDGET_HIT = wp.constant(2)
 REFINE_PASSES = wp.constant(2)  # iterative refinement passes after each free-set solve, at most
 REFINED = wp.constant(wp.float64(1.0e-3))  # they end once the free rows' residual is below this share of the tolerance
+STALLED = wp.constant(wp.float64(0.5))  # or once a correction did not halve it (a redundant direction, not resolved)
 MAX_PIVOTS_PER_ROW = wp.constant(4)
 TOL_REL = wp.constant(wp.float64(1.0e-5))  # complementarity tolerance on w, relative to the largest |b_i|
 FLOOR_W = wp.constant(wp.float64(1.0e-7))  # [m/s or rad/s] the tolerance's floor
@@ -211,6 +212,7 @@ def solve_box_lcp(
     box_left = box_updates
     budget = max_passes
     corrections = int(0)  # refinement corrections taken since the last full pass
+    last_residual = wp.float64(wp.inf)  # the free rows' residual before the last correction
     while budget > 0:
         if corrections == 0:
             budget -= 1
@@ -253,8 +255,10 @@ def solve_box_lcp(
                 x[env, i] = x[env, i] + y[env, k]
                 k += 1
             _compute_w(a, b, x, y, env, m)
-            if corrections < REFINE_PASSES and _free_residual(free, y, env, nf) > REFINED * tol:
+            residual = _free_residual(free, y, env, nf)
+            if corrections < REFINE_PASSES and residual > REFINED * tol and residual < STALLED * last_residual:
                 corrections += 1  # refine: a correction from this w, against the unregularized A_FF
+                last_residual = residual
                 continue
         else:
             k = int(0)
@@ -262,6 +266,7 @@ def solve_box_lcp(
                 _move(a, x, y, env, m, free[env, k], alpha * y[env, k])
                 k += 1
         corrections = 0
+        last_residual = wp.float64(wp.inf)
         if block >= 0:
             stuck = block == released and alpha <= wp.float64(0.0)
             nf = _clamp(a, x, y, lo, hi, state, chol, free, env, m, nf, block, block_at, block_state, stuck)
