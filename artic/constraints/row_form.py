@@ -85,8 +85,11 @@ class RowForm:
 
     count: wp.array(dtype=int)  # (E,)
     g: wp.array3d(dtype=float)  # (E, M, N) generalized direction
-    target: wp.array2d(dtype=float)  # (E, M) [m/s or rad/s] target row velocity (ERP bias included)
-    cfm: wp.array2d(dtype=float)  # (E, M) [velocity per impulse] compliance
+    target: wp.array2d(dtype=float)  # (E, M) [m/s or rad/s] target row velocity in the position pass (ERP bias
+    # included)
+    cfm: wp.array2d(dtype=float)  # (E, M) [velocity per impulse] compliance in the position pass
+    target_vel: wp.array2d(dtype=float)  # (E, M) [m/s or rad/s] target row velocity in the velocity pass (no bias)
+    cfm_vel: wp.array2d(dtype=float)  # (E, M) [velocity per impulse] compliance in the velocity pass
     lo: wp.array2d(dtype=float)  # (E, M) [N s or N m s] lower bound (-inf: none)
     hi: wp.array2d(dtype=float)  # (E, M) upper bound
     findex: wp.array2d(dtype=int)  # (E, M) first normal row whose impulse bounds this one, NO_FRICTION, or
@@ -99,18 +102,35 @@ class RowForm:
 
 
 @wp.func
+def _set_target(rf: RowForm, env: int, i: int, target: float, cfm: float) -> None:
+    """Row i's target and compliance, the same in both passes."""
+    rf.target[env, i] = target
+    rf.cfm[env, i] = cfm
+    rf.target_vel[env, i] = target
+    rf.cfm_vel[env, i] = cfm
+
+
+@wp.func
+def set_velocity_pass(rf: RowForm, env: int, i: int, target: float, cfm: float) -> None:
+    """Row i's target and compliance in the velocity pass, where they differ from the position pass's (no ERP
+    bias; a compliant mimic joint's spring, hard there)."""
+    rf.target_vel[env, i] = target
+    rf.cfm_vel[env, i] = cfm
+
+
+@wp.func
 def _new_row(
     rf: RowForm, env: int, n_gen: int, kind: int, index: int, target: float, cfm: float, lo: float, hi: float
 ) -> int:
-    """Append a row with a zero direction; returns its index."""
+    """Append a row with a zero direction, the same target and cfm in both passes (set_velocity_pass makes them
+    differ); returns its index."""
     i = rf.count[env]
     rf.count[env] = i + 1
     k = int(0)
     while k < n_gen:  # a while loop: Warp's CPU code runs for-range loops with a runtime bound ~4x slower
         rf.g[env, i, k] = 0.0
         k += 1
-    rf.target[env, i] = target
-    rf.cfm[env, i] = cfm
+    _set_target(rf, env, i, target, cfm)
     rf.lo[env, i] = lo
     rf.hi[env, i] = hi
     rf.findex[env, i] = NO_FRICTION
@@ -152,27 +172,21 @@ def velocity(rf: RowForm, v: wp.array2d(dtype=float), env: int, i: int, n_gen: i
 
 
 @wp.func
-def limit_row(err_low: float, err_high: float, v: float, h: float, erp: float, position: int, near: float) -> wp.vec2:
-    """(target, side) of a hard limit row: side 1 low (lambda >= 0), -1 high (lambda <= 0), 0 inactive; the rule of
-    constraints/limit.py (violated: the bias in position passes, 0 in velocity passes; speculative: arrive at the
-    limit in the step). `near` > 0 also makes a row for a limit that v would come within `near` of (the direct
-    solver's rows predicted from a guess of the solved velocity): its target is still the speculative one, so the
-    row holds only if the limit is reached."""
+def limit_row(err_low: float, err_high: float, v: float, h: float, erp: float, near: float) -> wp.vec3:
+    """(position pass target, side, velocity pass target) of a hard limit row: side 1 low (lambda >= 0), -1 high
+    (lambda <= 0), 0 inactive; the rule of constraints/limit.py (violated: the bias in the position pass, 0 in the
+    velocity pass; speculative: arrive at the limit in the step). `near` > 0 also makes a row for a limit that v
+    would come within `near` of (the direct solver's rows predicted from a guess of the solved velocity): its target
+    is still the speculative one, so the row holds only if the limit is reached."""
     if err_low < 0.0 or err_low + v * h < near:
-        t = -err_low / h
         if err_low < 0.0:
-            t = float(0.0)
-            if position != 0:
-                t = -err_low * erp / h
-        return wp.vec2(t, 1.0)
+            return wp.vec3(-err_low * erp / h, 1.0, 0.0)
+        return wp.vec3(-err_low / h, 1.0, -err_low / h)
     if err_high < 0.0 or err_high - v * h < near:
-        t = err_high / h
         if err_high < 0.0:
-            t = float(0.0)
-            if position != 0:
-                t = err_high * erp / h
-        return wp.vec2(t, -1.0)
-    return wp.vec2(0.0, 0.0)
+            return wp.vec3(err_high * erp / h, -1.0, 0.0)
+        return wp.vec3(err_high / h, -1.0, err_high / h)
+    return wp.vec3(0.0, 0.0, 0.0)
 
 
 @wp.func
@@ -187,10 +201,10 @@ def limit_target(dp: DofParams, d: int, target: float) -> float:
 
 @wp.func
 def add_limit_row(
-    tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int, side: wp.vec2
+    tree: Tree, dp: DofParams, rows: DofRows, sd: StepData, rf: RowForm, env: int, n_gen: int, r: int, side: wp.vec3
 ) -> int:
-    """Joint row r's limit as a hard one-sided row, `side` from limit_row (target, +1 low / -1 high / 0 none);
-    returns 1 if a row was added."""
+    """Joint row r's limit as a hard one-sided row, `side` from limit_row (target, +1 low / -1 high / 0 none,
+    velocity pass target); returns 1 if a row was added."""
     d = rows.row_dof[r]
     target = limit_target(dp, d, side[0])
     i = int(-1)
@@ -200,6 +214,7 @@ def add_limit_row(
         i = _new_row(rf, env, n_gen, SRC_DOF_HIGH, r, target, 0.0, -wp.inf, 0.0)
     if i < 0:
         return 0
+    set_velocity_pass(rf, env, i, limit_target(dp, d, side[2]), 0.0)
     _add_dof(rf, env, i, tree.dof_gen[d], 1.0)
     return 1
 
@@ -217,7 +232,6 @@ def add_dof_rows(
     n_gen: int,
     h: float,
     erp: float,
-    position: int,
 ) -> int:
     """Drives, limits and friction of the articulations' dofs (velocity limits are added when needed); returns
     the number of viscous friction rows that found no slot."""
@@ -270,7 +284,7 @@ def add_dof_rows(
                     env,
                     n_gen,
                     r,
-                    limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, position, 0.0),
+                    limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, erp, 0.0),
                 )
             elif cfm >= 0.0:  # a soft limit, beyond its range at the step's start (limit.soft_limit_row)
                 i = int(0)
@@ -354,8 +368,7 @@ def _tendon_rows(
         hi = 0.0
     i = first
     if spring[1] >= 0.0:
-        rf.target[env, first] = spring[0]
-        rf.cfm[env, first] = spring[1]
+        _set_target(rf, env, first, spring[0], spring[1])
         if limit[1] >= 0.0:
             i = _new_row(rf, env, n_gen, SRC_COUPLING_LIMIT, k, 0.0, 0.0, 0.0, 0.0)
             for c in range(n_gen):
@@ -364,8 +377,7 @@ def _tendon_rows(
         rf.count[env] = rf.count[env] - 1
         return
     if limit[1] >= 0.0:
-        rf.target[env, i] = limit[0]
-        rf.cfm[env, i] = limit[1]
+        _set_target(rf, env, i, limit[0], limit[1])
         rf.lo[env, i] = lo
         rf.hi[env, i] = hi
         rf.source_kind[env, i] = SRC_COUPLING_LIMIT
@@ -383,7 +395,6 @@ def add_coupling_rows(
     n_gen: int,
     h: float,
     erp: float,
-    position: int,
 ) -> None:
     """Mimic joints and tendons."""
     tendon = int(-1)
@@ -458,19 +469,18 @@ def add_coupling_rows(
             c = mimic_value(cr, joint_q, env, item)
             max_speed = mimic_speed_bound(cr, dp.dof_max_velocity, joint_q, env, item)
             r = sd.cpl_r[env, k]
-            bias = float(0.0)
+            bias = erp
             cfm = float(0.0)
-            if position != 0:
-                bias = erp
-                mu = cr.mimic_natural_frequency[item]
-                zeta = cr.mimic_damping_ratio[item]
-                if mu > 0.0 and zeta > 0.0 and r > 0.0:
-                    kp = mu * mu / r
-                    kd = 2.0 * mu * zeta / r
-                    cfm = 1.0 / (h * (h * kp + kd))
-                    bias = h * kp / (h * kp + kd)
+            mu = cr.mimic_natural_frequency[item]
+            zeta = cr.mimic_damping_ratio[item]
+            if mu > 0.0 and zeta > 0.0 and r > 0.0:
+                kp = mu * mu / r
+                kd = 2.0 * mu * zeta / r
+                cfm = 1.0 / (h * (h * kp + kd))
+                bias = h * kp / (h * kp + kd)
             target = -wp.clamp(bias * c / h, -max_speed, max_speed)
             i = _new_row(rf, env, n_gen, SRC_COUPLING, k, target, cfm, -wp.inf, wp.inf)
+            set_velocity_pass(rf, env, i, 0.0, 0.0)  # hard and unbiased, a compliant one too
             _copy_dir(rf, env, i, n_gen, sd.cpl_g, k)
 
 
@@ -497,7 +507,7 @@ def _add_pyramid_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int,
 
 @wp.func
 def add_contact_rows(
-    cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, n_gen: int, h: float, erp: float, position: int
+    cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, n_gen: int, h: float, erp: float
 ) -> None:
     """Per patch: the normal rows, then two friction rows per anchor boxed by mu / anchors times the patch's
     normal impulse (static, then dynamic once sliding)."""
@@ -515,8 +525,9 @@ def add_contact_rows(
             hi = wp.inf
             if cfm == SOFT_APART:
                 hi = 0.0  # a soft contact whose surfaces do not overlap: no force (kept for the patch's layout)
-            target = normal_target(ct, env, c, h, erp, position)
+            target = normal_target(ct, env, c, h, erp, 1)
             i = _new_row(rf, env, n_gen, SRC_CONTACT, 3 * c, target, wp.max(cfm, 0.0), 0.0, hi)
+            set_velocity_pass(rf, env, i, normal_target(ct, env, c, h, erp, 0), wp.max(cfm, 0.0))
             _copy_dir(rf, env, i, n_gen, ct.g, 3 * c)
         anchors = float(0.0)
         for c in range(c0, c1):
@@ -524,11 +535,10 @@ def add_contact_rows(
         mat = cp.material[env, c0]
         for c in range(c0, c1):
             if ct.anchor[env, c] != 0:
-                drift = wp.vec2(0.0)
-                if position != 0:
-                    drift = ct.anchor_error[env, c] * (-erp / h)
+                drift = ct.anchor_error[env, c] * (-erp / h)  # the position pass pulls the anchors' drift back
                 for s in range(2):
                     i = _new_row(rf, env, n_gen, SRC_CONTACT, 3 * c + 1 + s, drift[s], 0.0, 0.0, 0.0)
+                    set_velocity_pass(rf, env, i, 0.0, 0.0)
                     _copy_dir(rf, env, i, n_gen, ct.g, 3 * c + 1 + s)
                     rf.findex[env, i] = first
                     rf.fcount[env, i] = c1 - c0
@@ -561,18 +571,18 @@ def add_body_joint_range_row(
     value: float,
     h: float,
     joint_erp: float,
-    position: int,
     near: float,
 ) -> int:
     """Loop row r's hard range as a one-sided row on the side that is violated or that the velocity in sd.gen_v
     would cross (or come within `near` of) within the step (limit_row's rule); returns 1 if a row was added."""
     i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, 0.0, 0.0, 0.0, 0.0)
     _copy_span(rf, ja, env, i, r, span)
-    res = limit_row(value - low, high - value, velocity(rf, sd.gen_v, env, i, n_gen), h, joint_erp, position, near)
+    res = limit_row(value - low, high - value, velocity(rf, sd.gen_v, env, i, n_gen), h, joint_erp, near)
     if res[1] == 0.0:
         rf.count[env] = rf.count[env] - 1
         return 0
-    rf.target[env, i] = res[0]
+    _set_target(rf, env, i, res[0], 0.0)
+    set_velocity_pass(rf, env, i, res[2], 0.0)
     if res[1] > 0.0:
         rf.hi[env, i] = wp.inf
     else:
@@ -611,7 +621,6 @@ def add_body_joint_rows(
     n_gen: int,
     h: float,
     joint_erp: float,
-    position: int,
 ) -> None:
     """The rows of the joints between bodies, each in its kind's form."""
     # while every joint of the env is within the violation tolerances, the hard slots carry their directions' turn
@@ -648,9 +657,7 @@ def add_body_joint_rows(
                 low = ja.range_low[env, k]
                 high = ja.range_high[env, k]
                 if coef[1] < 0.0:  # hard range
-                    add_body_joint_range_row(
-                        ja, sd, rf, env, n_gen, r, span, low, high, value, h, joint_erp, position, 0.0
-                    )
+                    add_body_joint_range_row(ja, sd, rf, env, n_gen, r, span, low, high, value, h, joint_erp, 0.0)
                 else:  # soft range: a deadzone, an implicit spring beyond either bound that only pushes back
                     if low > -wp.inf:
                         i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, -coef[0] * (value - low), coef[1], 0.0, wp.inf)
@@ -662,14 +669,14 @@ def add_body_joint_rows(
                         _copy_span(rf, ja, env, i, r, span)
             else:  # a constrained slot or a locked coordinate
                 if coef[1] < 0.0:
-                    target = float(0.0)
-                    if position != 0:
-                        target = hard_row_target(coef, jt.row_slot[r], value, joint_erp, h)
+                    target = hard_row_target(coef, jt.row_slot[r], value, joint_erp, h)
                     i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, target, 0.0, -wp.inf, wp.inf)
                     _copy_span(rf, ja, env, i, r, span)
-                    if position == 0 and held != 0:
+                    carried = float(0.0)
+                    if held != 0:
                         rate = velocity(rf, sd.gen_v0, env, i, n_gen)
-                        rf.target[env, i] = carried_row_target(jt.row_slot[r], rate, ja.row_rate[env, r])
+                        carried = carried_row_target(jt.row_slot[r], rate, ja.row_rate[env, r])
+                    set_velocity_pass(rf, env, i, carried, 0.0)
                 else:
                     target = -coef[0] * value
                     if coef[3] != 0.0:  # MuJoCo-soft (body_joint_rows._mujoco_soft_coefficients)

@@ -94,9 +94,6 @@ class DirectArrays:
     minv_g64: wp.array3d(dtype=wp.float64)  # (E, M, N) each row's M^-1 g in float64 (_minv_row)
     nz: wp.array3d(dtype=int)  # (E, M, N) each row's nonzero generalized columns, nnz of them
     nnz: wp.array2d(dtype=int)  # (E, M)
-    source: wp.array2d(dtype=int)  # (E, M) the position solve's rows (kind + 16 index), which the velocity solve
-    # compares its own with to keep their part of A
-    source_count: wp.array(dtype=int)  # (E,) rows in source
     cap: wp.array(dtype=wp.float64)  # (E,) the regularization cap the factor (chol, free, nfree) was made with
     last_x: wp.array2d(dtype=wp.float64)  # (E, M) the last step's impulses (its velocity solve), which start the
     last_source: wp.array2d(dtype=int)  # (E, M) next position solve where its rows come from the same sources
@@ -154,6 +151,14 @@ def _minv_row(tree: Tree, minv: wp.array3d(dtype=float), rf: RowForm, da: Direct
 
 
 @wp.func
+def _pass_cfm(rf: RowForm, env: int, i: int, position: int) -> float:
+    """Row i's compliance in the position pass (position 1) or the velocity pass."""
+    if position != 0:
+        return rf.cfm[env, i]
+    return rf.cfm_vel[env, i]
+
+
+@wp.func
 def _build(
     tree: Tree,
     minv: wp.array3d(dtype=float),
@@ -165,11 +170,12 @@ def _build(
     n_gen: int,
     warm: int,
     keep: int,
+    position: int,
 ) -> None:
-    """Rows start..m-1 of A (and their columns) and of b; their impulses start at 0, except the first `warm` rows',
-    which keep the previous solve's (the same rows in the same order). The first `keep` rows are the previous
-    solve's rows with the same directions (the velocity solve's, after the position solve): their entries among
-    themselves stay, and only their compliance, right-hand side and bounds are renewed.
+    """Rows start..m-1 of A (and their columns) and of b, with the pass's targets and compliances (_pass_cfm); their
+    impulses start at 0, except the first `warm` rows', which keep the previous solve's. The first `keep` rows are
+    the previous solve's (the velocity solve's, after the position solve): their entries among themselves stay, and
+    only their compliance, right-hand side and bounds are renewed.
 
     A_ij = g_i . M^-1 g_j (M^-1 g in float64, _minv_row) sums over the sparser row's nonzero columns (da.nz): a
     dof row has one, a contact row those of the trees it touches; each pair is computed once (A is symmetric)."""
@@ -202,17 +208,21 @@ def _build(
                 j += 1
             da.resp[env, i] = da.a[env, i, i]
         resp = da.resp[env, i]
-        da.a[env, i, i] = resp + wp.float64(rf.cfm[env, i])
+        cfm = _pass_cfm(rf, env, i, position)
+        da.a[env, i, i] = resp + wp.float64(cfm)
         vel = wp.float64(0.0)
         q = int(0)
         while q < da.nnz[env, i]:
             k = da.nz[env, i, q]
             vel += wp.float64(rf.g[env, i, k]) * wp.float64(da.v_star[env, k])
             q += 1
-        da.b[env, i] = wp.float64(rf.target[env, i]) - vel
+        target = rf.target[env, i]
+        if position == 0:
+            target = rf.target_vel[env, i]
+        da.b[env, i] = wp.float64(target) - vel
         da.lo[env, i] = wp.float64(rf.lo[env, i])
         da.hi[env, i] = wp.float64(rf.hi[env, i])
-        if resp <= wp.float64(MIN_RESPONSE) and rf.cfm[env, i] <= 0.0:
+        if resp <= wp.float64(MIN_RESPONSE) and cfm <= 0.0:
             da.lo[env, i] = wp.float64(0.0)
             da.hi[env, i] = wp.float64(0.0)
             rf.findex[env, i] = -1
@@ -224,24 +234,6 @@ def _build(
 def _source(rf: RowForm, env: int, i: int) -> int:
     """Row i's source as one number (kind + 16 index; the kinds are below 16), to match rows between solves."""
     return rf.source_kind[env, i] + 16 * rf.source_index[env, i]
-
-
-@wp.func
-def _same_rows(rf: RowForm, da: DirectArrays, env: int, base: int, position: int) -> int:
-    """How many leading rows the velocity solve shares with the position solve (the same source, so the same
-    direction: the builders read the same state and v*). The position solve records its rows' sources (da.source)
-    and shares none."""
-    same = int(0)
-    for i in range(base):
-        src = _source(rf, env, i)
-        if position != 0:
-            da.source[env, i] = src
-        elif same == i and i < da.source_count[env] and da.source[env, i] == src:
-            same = i + 1
-    if position != 0:
-        da.source_count[env] = base
-        same = 0
-    return same
 
 
 @wp.func
@@ -342,32 +334,32 @@ def refresh_slot_rates(
 
 
 @wp.func
-def _keep_factor(rf: RowForm, da: DirectArrays, env: int, keep: int) -> None:
-    """Before the velocity solve's A is built: keep the position solve's factor for its rows that stay as they were
-    (among the first `keep`, with the same compliance: a compliant mimic row's differs between the passes) and
-    drop the others from it (rank-one updates), so that the velocity solve, whose active set is usually the position
-    solve's, starts without a factorization. A changed regularization cap drops the factor later (_solve)."""
+def _keep_factor(rf: RowForm, da: DirectArrays, env: int) -> None:
+    """Before the velocity solve's A is renewed: keep the position solve's factor for its rows whose compliance is
+    the same in both passes (a compliant mimic row's is not) and drop the others from it (rank-one updates), so that
+    the velocity solve, whose active set is usually the position solve's, starts without a factorization. A changed
+    regularization cap drops the factor later (_solve)."""
     nf = da.nfree[env]
     if nf < 0:
         return
     k = nf - 1
     while k >= 0:
         i = da.free[env, k]
-        if i >= keep or da.a[env, i, i] != da.resp[env, i] + wp.float64(rf.cfm[env, i]):
+        if da.a[env, i, i] != da.resp[env, i] + wp.float64(rf.cfm_vel[env, i]):
             nf = factor_drop(da.chol, da.free, env, nf, k)
         k -= 1
     da.nfree[env] = nf
 
 
 @wp.func
-def _regularization_cap(rf: RowForm, env: int, m: int) -> wp.float64:
+def _regularization_cap(rf: RowForm, env: int, m: int, position: int) -> wp.float64:
     """The largest regularization the solve may put on a row: REG_CFM_FRACTION of the smallest compliance among the
     rows. Where soft rows meet redundant hard ones (the guide's finger: a drive of cfm 3.6e-5 against a limit and a
     contact on two dofs), the drive's compliance is what decides the answer, and the hard rows must stay far
     stiffer than it; without soft rows a dependent row gets free_factor.REG_REL of its entry."""
     cfm_min = float(wp.inf)
     for i in range(m):
-        c = rf.cfm[env, i]
+        c = _pass_cfm(rf, env, i, position)
         if c > 0.0:
             cfm_min = wp.min(cfm_min, c)
     return wp.float64(REG_CFM_FRACTION * cfm_min)
@@ -395,7 +387,6 @@ def _lazy_rows(
     env: int,
     n_gen: int,
     h: float,
-    position: int,
     near: float,
 ) -> int:
     """Add the joint-limit, velocity-limit and body-joint range rows the solved velocity (in sd.gen_v) calls for;
@@ -417,7 +408,7 @@ def _lazy_rows(
                         return -1
                     added += add_velocity_limit(tree, dp, rows, sd, rf, env, n_gen, r, v, near / h)
         elif kind == ROW_LIMIT and sd.dof_soft_cfm[env, d] == SOFT_HARD:  # a soft limit's row is there or not
-            res = limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, PGS_ERP, position, near)
+            res = limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, PGS_ERP, near)
             if res[1] != 0.0 and _has_row(rf, env, m, SRC_DOF, SRC_DOF_HIGH, r) == 0:
                 if rf.count[env] >= full:
                     return -1
@@ -442,7 +433,6 @@ def _lazy_rows(
                         ja.row_value[env, r],
                         h,
                         PGS_JOINT_ERP,
-                        position,
                         near,
                     )
     return added
@@ -461,26 +451,21 @@ def _predicted_rows(
     env: int,
     n_gen: int,
     h: float,
-    position: int,
 ) -> None:
-    """Before the first round: the lazy rows a guess of the solved velocity calls for, with a margin (PREDICT_NEAR):
-    the last step's velocity for the position solve, the position solve's for the velocity solve. A joint held at
-    its limit by a drive (v* alone does not cross it) would otherwise have its row added by a second round in both
-    solves of every step, a third of the panda's direct step. A predicted row that the solve does not need stays at
-    its bound 0 and changes nothing (its target is the speculative one); a needed row the guess missed is still
-    added lazily. No room for one is not a failure here: the lazy rounds report it if the row is needed."""
+    """Before the first round: the lazy rows that the last step's velocity (a guess of this step's) calls for, with
+    a margin (PREDICT_NEAR). A joint held at its limit by a drive (v* alone does not cross it) would otherwise have
+    its row added by a second round every step. A predicted row that the solve does not need stays at its bound 0
+    and changes nothing (its target is the speculative one); a needed row the guess missed is still added lazily.
+    No room for one is not a failure here: the lazy rounds report it if the row is needed."""
     for k in range(n_gen):
-        if position != 0:
-            sd.gen_v[env, k] = sd.gen_v0[env, k]
-        else:
-            sd.gen_v[env, k] = sd.gen_vpos[env, k]
-    _lazy_rows(tree, dp, rows, jt, ja, sd, rf, env, n_gen, h, position, PREDICT_NEAR)
+        sd.gen_v[env, k] = sd.gen_v0[env, k]
+    _lazy_rows(tree, dp, rows, jt, ja, sd, rf, env, n_gen, h, PREDICT_NEAR)
     for k in range(n_gen):
         sd.gen_v[env, k] = da.v_star[env, k]  # the row builders' v*
 
 
 @wp.func
-def _solve(
+def _rows(
     tree: Tree,
     dp: DofParams,
     rows: DofRows,
@@ -499,42 +484,58 @@ def _solve(
     env: int,
     n_gen: int,
     h: float,
-    position: int,
-    warm: int,
-) -> wp.vec4i:
-    """One solve (position or velocity pass): assemble, solve, add lazy rows and solve again; the velocity ends
-    in sd.gen_v. The first `warm` rows start from the previous solve's impulses (the velocity solve builds the same
-    rows, in the same order, as the position solve before its lazy rows: its active set is usually the same).
-    Returns (pivots, ok, flags, rows before the lazy ones): ok 0 if it failed; flags as solve_friction_lcp's, of
-    the final rows."""
+) -> int:
+    """The step's rows, once for both solves (each row carries both passes' targets and compliances: row_form.py),
+    and the predicted lazy ones; 0 when a friction dof's viscous row found no slot."""
     for k in range(n_gen):
         sd.gen_v[env, k] = da.v_star[env, k]  # the row builders read v* (limit sides, joint velocities)
     rf.count[env] = 0
-    add_body_joint_rows(jt, ja, sd, rf, env, n_gen, h, PGS_JOINT_ERP, position)
-    add_contact_rows(cp, ct, rf, env, n_gen, h, PGS_ERP, position)
-    add_coupling_rows(tree, dp, cr, sd, rf, joint_q, env, n_gen, h, PGS_ERP, position)
-    if add_dof_rows(tree, dp, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP, position) != 0:
-        return wp.vec4i(0, 0, 0, 0)
+    add_body_joint_rows(jt, ja, sd, rf, env, n_gen, h, PGS_JOINT_ERP)
+    add_contact_rows(cp, ct, rf, env, n_gen, h, PGS_ERP)
+    add_coupling_rows(tree, dp, cr, sd, rf, joint_q, env, n_gen, h, PGS_ERP)
+    if add_dof_rows(tree, dp, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP) != 0:
+        return 0
     add_deadzone_rows(tree, jt, ja, kin, dz, rf, joint_q, env, n_gen, h)
-    _predicted_rows(tree, dp, rows, jt, ja, sd, rf, da, env, n_gen, h, position)
-    base = rf.count[env]
-    warm = wp.min(warm, base)
+    _predicted_rows(tree, dp, rows, jt, ja, sd, rf, da, env, n_gen, h)
+    return 1
+
+
+@wp.func
+def _solve(
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    sd: StepData,
+    rf: RowForm,
+    da: DirectArrays,
+    env: int,
+    n_gen: int,
+    h: float,
+    position: int,
+) -> wp.vec3i:
+    """One solve of the step's rows (_rows) in the position pass or the velocity pass: assemble, solve, add lazy
+    rows and solve again; the velocity ends in sd.gen_v. The position solve starts from the last step's impulses
+    (_warm_from_last_step), the velocity solve from the position solve's: the same rows in the same order (its lazy
+    ones included), the same A but for the diagonal of rows whose compliance differs, its factor and usually its
+    active set. Returns (pivots, ok, flags): ok 0 if it failed; flags as solve_friction_lcp's, of the final rows."""
+    warm = rf.count[env]  # _build keeps these impulses
+    keep = int(0)
     if position != 0:
-        _warm_from_last_step(rf, da, env, base)
-        warm = base  # _build keeps these impulses
-    keep = _same_rows(rf, da, env, base, position)
+        _warm_from_last_step(rf, da, env, warm)
+        da.nfree[env] = -1  # a new A: no factor yet
+    else:
+        keep = warm
+        _keep_factor(rf, da, env)
     built = int(0)
     pivots = int(0)
     flags = int(0)
-    if position != 0:
-        da.nfree[env] = -1  # a new A: no factor yet
-    else:
-        _keep_factor(rf, da, env, keep)
     for _round in range(LAZY_ROUNDS + 1):
         m = rf.count[env]
-        _build(tree, sd.minv, rf, da, env, built, m, n_gen, warm, keep)
+        _build(tree, sd.minv, rf, da, env, built, m, n_gen, warm, keep, position)
         built = m
-        cap = _regularization_cap(rf, env, m)
+        cap = _regularization_cap(rf, env, m, position)
         if cap != da.cap[env]:  # the factor's regularization changed (lazy rows are hard: not between rounds)
             da.nfree[env] = -1
         da.cap[env] = cap
@@ -563,11 +564,11 @@ def _solve(
         )
         pivots += res[0]
         if res[1] == 0:
-            return wp.vec4i(pivots, 0, res[2], base)
+            return wp.vec3i(pivots, 0, res[2])
         _velocity(rf, da, sd.gen_v, env, m, n_gen)
-        added = _lazy_rows(tree, dp, rows, jt, ja, sd, rf, env, n_gen, h, position, 0.0)
+        added = _lazy_rows(tree, dp, rows, jt, ja, sd, rf, env, n_gen, h, 0.0)
         if added < 0:
-            return wp.vec4i(pivots, 0, res[2], base)
+            return wp.vec3i(pivots, 0, res[2])
         flags = res[2]
         if added == 0:
             if (flags & UNSETTLED) != 0:  # the final rows: let the friction boxes settle, warm-started
@@ -595,12 +596,12 @@ def _solve(
                 )
                 pivots += res[0]
                 if res[1] == 0:
-                    return wp.vec4i(pivots, 0, res[2], base)
+                    return wp.vec3i(pivots, 0, res[2])
                 flags = (flags & BUDGET_HIT) | res[2]
                 _velocity(rf, da, sd.gen_v, env, m, n_gen)
-            return wp.vec4i(pivots, 1, flags, base)
+            return wp.vec3i(pivots, 1, flags)
     # the last round still called for lazy rows, which were added but not solved: a failure (PGS takes the step)
-    return wp.vec4i(pivots, 0, flags, base)
+    return wp.vec3i(pivots, 0, flags)
 
 
 @wp.func
@@ -742,9 +743,9 @@ def direct_solve(
             same_start = 0
     if same_start == 0:
         _forget_slot_rates(jt, ja, env)
-    res = _solve(
-        tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1, 0
-    )
+    res = wp.vec3i(0, 0, 0)
+    if _rows(tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt) != 0:
+        res = _solve(tree, dp, rows, jt, ja, sd, rf, da, env, n_gen, dt, 1)
     pivots = res[0]
     flags = res[2]
     ok = res[1]
@@ -763,9 +764,7 @@ def direct_solve(
         rows_energy = _rows_correction_energy(rf, da, env)
         for k in range(n_gen):
             sd.gen_vpos[env, k] = sd.gen_v[env, k]
-        res = _solve(
-            tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 0, res[3]
-        )
+        res = _solve(tree, dp, rows, jt, ja, sd, rf, da, env, n_gen, dt, 0)
         pivots += res[0]
         ok = res[1]
         flags = flags | res[2]

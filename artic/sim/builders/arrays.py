@@ -292,7 +292,7 @@ def build_direct(
     rf = RowForm()
     rf.count = z(e, wp.int32)
     rf.g = z((e, m, n))
-    for name in ("target", "cfm", "lo", "hi", "mu_static", "mu_dynamic"):
+    for name in ("target", "cfm", "target_vel", "cfm_vel", "lo", "hi", "mu_static", "mu_dynamic"):
         setattr(rf, name, z((e, m)))
     for name in ("findex", "fcount", "source_kind", "source_index"):
         setattr(rf, name, z((e, m), wp.int32))
@@ -304,7 +304,6 @@ def build_direct(
     da.nfree = wp.full(e, -1, dtype=wp.int32, device=device)
     da.resp = z((e, m), d)
     da.nz, da.nnz, da.minv_g64 = z((e, m, n), wp.int32), z((e, m), wp.int32), z((e, m, n), d)
-    da.source, da.source_count = z((e, m), wp.int32), z(e, wp.int32)
     da.cap = z(e, d)
     da.last_x, da.last_source, da.last_count = z((e, m), d), z((e, m), wp.int32), z(e, wp.int32)
     da.v_star = z((e, n))
@@ -324,7 +323,7 @@ def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     (A and the Cholesky factor dominate: 16 M^2 bytes)."""
     m, n = max(capacity, 1), max(n_gen, 1)
     # + one float per deadzone controller
-    return 4 * (2 * m * n + 15 * m + 2 * n + 12) + 8 * (2 * m * m + m * n + 10 * m + 1)
+    return 4 * (2 * m * n + 16 * m + 2 * n + 12) + 8 * (2 * m * m + m * n + 10 * m + 1)
 
 
 # -- what they will take ---------------------------------------------------------------------------------------
