@@ -154,9 +154,10 @@ def lcp_tolerance(b: Vec64, env: int, m: int) -> wp.float64:
 
 
 @wp.func
-def start_state(lo: Vec64, hi: Vec64, x: Vec64, state: wp.array2d(dtype=int), env: int, m: int) -> None:
+def start_state(lo: Vec64, hi: Vec64, x: Vec64, state: wp.array2d(dtype=int), env: int, m: int) -> int:
     """A feasible start: x clamped into [lo, hi]; rows at a bound are clamped there, the rest free. A warm start
-    passes the previous solution in x."""
+    passes the previous solution in x. Returns how many impulses moved."""
+    moved = int(0)
     for i in range(m):
         v = wp.clamp(x[env, i], lo[env, i], hi[env, i])
         st = FREE
@@ -166,8 +167,11 @@ def start_state(lo: Vec64, hi: Vec64, x: Vec64, state: wp.array2d(dtype=int), en
         elif v >= hi[env, i]:
             v = hi[env, i]
             st = AT_HIGH
+        if v != x[env, i]:
+            moved += 1
         x[env, i] = v
         state[env, i] = st
+    return moved
 
 
 @wp.func
@@ -192,6 +196,7 @@ def solve_box_lcp(
     reg_cap: wp.float64,
     pivot_limit: int,
     box_updates: int,
+    w_known: int,
 ) -> wp.vec3i:
     """Solve the env's m-row problem in place from a feasible x and its state (start_state). nfree[env]: -1, or the
     size of a factor (chol, free) valid for this A and reg_cap, kept from the last solve and brought to this free
@@ -207,7 +212,8 @@ def solve_box_lcp(
     pivots = int(0)
     refine = int(1)  # on the passes that may end the solve (the first, a warm start's; then as _free_step says)
     nf = sync_factor(a, state, chol, free, nfree, y, g, env, m, reg_cap)
-    _compute_w(a, b, x, y, env, m)
+    if w_known == 0:
+        _compute_w(a, b, x, y, env, m)
     released = int(-1)  # the row the last pass released
     box_left = box_updates
     budget = max_passes
@@ -547,6 +553,7 @@ def solve_friction_lcp(
     reg_cap: wp.float64,
     pivot_limit: int,
     max_passes: int,
+    w_known: int,
 ) -> wp.vec3i:
     """The problem with friction rows whose boxes follow their normal impulses (ODE's findex): the boxes start from
     the normals in x (zeros, or the last solution; static mu) and follow them inside the pivoting (solve_box_lcp's
@@ -557,10 +564,11 @@ def solve_friction_lcp(
     update (x then solves the boxes it was solved with, which stay in lo and hi), BUDGET_HIT when the solve spent
     its pivot budget (x is its last feasible point)."""
     friction_bounds(x, lo, hi, state, findex, fcount, mu_static, mu_dynamic, env, m, 0, 1)
-    start_state(lo, hi, x, state, env, m)
+    if start_state(lo, hi, x, state, env, m) != 0:
+        w_known = 0
     res = solve_box_lcp(
         a, b, lo, hi, x, state, chol, free, nfree, y, g, findex, fcount, mu_static, mu_dynamic, env, m, reg_cap,
-        pivot_limit, max_passes,
+        pivot_limit, max_passes, w_known,
     )  # fmt: skip
     if res[1] == FAILED:
         return wp.vec3i(res[0], 0, 0)

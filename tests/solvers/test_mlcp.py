@@ -64,6 +64,7 @@ def _solve_kernel(
             reg_cap,
             0,
             MAX_FRICTION_PASSES,
+            0,
         )
         out[env, 0] = wp.float64(res[0])
         out[env, 1] = wp.float64(res[1])
@@ -89,6 +90,7 @@ def _solve_kernel(
             env,
             m,
             reg_cap,
+            0,
             0,
             0,
         )
