@@ -13,8 +13,9 @@ iterations for PGS and TGS):
 * four_bar: ArtiSynth's four-bar (examples/four_bar.py) with rigid hinges (no compliance, no damping): a closed loop
   of three free bars and four hinge body joints, falling from the square. dt 1 ms.
 
-Cost: microseconds per env-step, the median of --repeats runs of --steps steps, after --warmup steps (which include
-the kernel compile and the scene settling); the humanoid's timed steps stay within its first simulated second,
+Cost: microseconds per env-step, the median of --repeats runs of --steps steps (a quarter of them at 1024 envs),
+after --warmup steps (which include the kernel compile and the scene settling), the three solvers' runs
+interleaved; the humanoid's timed steps stay within its first simulated second,
 while it stands under all three solvers. All three solvers run in the same kernel launch on the same cores
 (env chunks on every CPU core from 128 envs, artic/core/parallel.py), so the ratios compare the solvers only.
 
@@ -319,30 +320,37 @@ def _fmt_accuracy(name, solver, a):
 # -- cost ----------------------------------------------------------------------------------------------------------
 
 
-def cost(name, solver, envs, steps, warmup, repeats):
-    """Median microseconds per env-step over `repeats` runs of `steps` steps, after `warmup` steps."""
-    b = SCENES[name](envs, solver)
-    if hasattr(b, "timed_seconds"):  # the timed steps stay within that simulated time
-        steps = min(steps, max(2, (round(b.timed_seconds / b.dt) - warmup) // repeats))
-    for _ in range(warmup):
-        b.scene.step(b.dt)
-    wp.synchronize()
-    runs = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(steps):
+def cost(name, envs, steps, warmup, repeats):
+    """{solver: (median microseconds per env-step, env-steps that fell back)} over `repeats` runs of `steps` steps
+    of each solver, after `warmup` steps. The solvers' runs are interleaved (PGS, TGS, DIRECT, PGS, ...), so that
+    the machine's drift over the run (~10 % here from minute to minute at 1024 envs) falls on all three alike."""
+    benches = {solver: SCENES[name](envs, solver) for solver in SOLVERS}
+    runs = {solver: [] for solver in SOLVERS}
+    for b in benches.values():
+        if hasattr(b, "timed_seconds"):  # the timed steps stay within that simulated time
+            steps = min(steps, max(2, (round(b.timed_seconds / b.dt) - warmup) // repeats))
+        for _ in range(warmup):
             b.scene.step(b.dt)
-        wp.synchronize()
-        runs.append((time.perf_counter() - start) / steps / envs * 1e6)
-    fell = int(b.scene.get_solver_report(b.art)["fallback_count"].sum()) if solver == SolverType.DIRECT else 0
-    return statistics.median(runs), fell
+    wp.synchronize()
+    for _ in range(repeats):
+        for solver, b in benches.items():
+            start = time.perf_counter()
+            for _ in range(steps):
+                b.scene.step(b.dt)
+            wp.synchronize()
+            runs[solver].append((time.perf_counter() - start) / steps / envs * 1e6)
+    out = {}
+    for solver, b in benches.items():
+        fell = int(b.scene.get_solver_report(b.art)["fallback_count"].sum()) if solver == SolverType.DIRECT else 0
+        out[solver] = (statistics.median(runs[solver]), fell)
+    return out
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--scenes", nargs="+", choices=list(SCENES), default=list(SCENES))
     p.add_argument("--envs", nargs="+", type=int, default=[1, 1024])
-    p.add_argument("--steps", type=int, default=50, help="timed steps per repeat (divided by 8 at 1024 envs or more)")
+    p.add_argument("--steps", type=int, default=50, help="timed steps per repeat (divided by 4 at 1024 envs or more)")
     p.add_argument("--warmup", type=int, default=20, help="untimed steps first (compile, settle)")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--accuracy-seconds", type=float, default=1.0, help="simulated time of the accuracy runs")
@@ -367,8 +375,8 @@ def main():
         print("|---|---:|---:|---:|---:|---:|---:|")
         for name in args.scenes:
             for envs in args.envs:
-                steps = max(2, args.steps // 8) if envs >= 1024 else args.steps
-                t = {s: cost(name, s, envs, steps, args.warmup, args.repeats) for s in SOLVERS}
+                steps = max(2, args.steps // 4) if envs >= 1024 else args.steps
+                t = cost(name, envs, steps, args.warmup, args.repeats)
                 pgs, tgs, (direct, fell) = t[SolverType.PGS][0], t[SolverType.TGS][0], t[SolverType.DIRECT]
                 note = f" ({fell} env-steps fell back to PGS, warm-up included)" if fell else ""
                 print(

@@ -63,6 +63,7 @@ from ..constraints.row_form import (
 from ..constraints.softness import SOFT_HARD
 from ..core.data import Kin, StepData
 from ..core.model import DofParams, Tree
+from .fold import fold_exceeded, fold_rows, fold_velocity
 from .mlcp import (
     BUDGET_HIT,
     FREE,
@@ -109,6 +110,16 @@ class DirectArrays:
     y: wp.array2d(dtype=wp.float64)  # (E, 4M) the pivoting's step, the refinement's correction, w = A x - b,
     # the rows' regularization
     v_star: wp.array2d(dtype=float)  # (E, N) the unconstrained velocity
+    v_free: wp.array2d(dtype=wp.float64)  # (E, N) the pass's velocity with the folded rows alone (solvers/fold.py)
+    minv64: wp.array3d(dtype=wp.float64)  # (E, N, N) (M + D)^-1 per tree block: the rows' M^-1 (solvers/fold.py)
+    fold_exceeded: wp.array(dtype=int)  # (E,) 1 when the last attempt's folded impulse left its box
+    rows_energy: wp.array(dtype=float)  # (E,) the position rows' correction energy [J] (_rows_correction_energy)
+    fold_src: wp.array2d(dtype=int)  # (E, M) the folded rows' sources (kind + 16 index)
+    fold_col: wp.array2d(dtype=int)  # (E, M) their generalized columns
+    fold_row: wp.array3d(dtype=float)  # (E, M, 5) their target, velocity-pass target, cfm, lo, hi
+    fold_count: wp.array(dtype=int)  # (E,) folded rows this step
+    fold_x: wp.array2d(dtype=wp.float64)  # (E, M) their impulses in the last pass [N s or N m s]
+    fold_scratch: wp.array2d(dtype=wp.float64)  # (E, N)
     carried: wp.array2d(dtype=float)  # (E, N) the velocity the last direct step carried on (NaN after a fallback):
     # a step that starts from another (a state written between steps, a PGS or TGS step) forgets ja.row_rate
     pivots: wp.array(dtype=int)  # (E,) pivots of the last step (both solves)
@@ -126,7 +137,9 @@ class DirectArrays:
 
 
 @wp.func
-def _minv_row(tree: Tree, minv: wp.array3d(dtype=float), rf: RowForm, da: DirectArrays, env: int, i: int, n_gen: int):
+def _minv_row(
+    tree: Tree, minv: wp.array3d(dtype=wp.float64), rf: RowForm, da: DirectArrays, env: int, i: int, n_gen: int
+):
     """Row i's M^-1 g in float64 from M^-1's float32 entries, over its nonzero columns (da.nz) and each one's tree
     block (M^-1 is block-diagonal, one block per tree). The row kinds' own M^-1 g (contacts', loops') are float32: A
     built from them is only symmetric positive semi-definite to ~1e-8 of its entries, which hides the difference
@@ -145,7 +158,7 @@ def _minv_row(tree: Tree, minv: wp.array3d(dtype=float), rf: RowForm, da: Direct
         gk = wp.float64(rf.g[env, i, col])
         j = tree.tree_gen_start[t]
         while j < tree.tree_gen_start[t] + tree.tree_gen_count[t]:
-            da.minv_g64[env, i, j] = da.minv_g64[env, i, j] + gk * wp.float64(minv[env, j, col])
+            da.minv_g64[env, i, j] = da.minv_g64[env, i, j] + gk * minv[env, j, col]
             j += 1
         q += 1
 
@@ -161,7 +174,7 @@ def _pass_cfm(rf: RowForm, env: int, i: int, position: int) -> float:
 @wp.func
 def _build(
     tree: Tree,
-    minv: wp.array3d(dtype=float),
+    minv: wp.array3d(dtype=wp.float64),
     rf: RowForm,
     da: DirectArrays,
     env: int,
@@ -216,7 +229,7 @@ def _build(
         q = int(0)
         while q < da.nnz[env, i]:
             k = da.nz[env, i, q]
-            vel += wp.float64(rf.g[env, i, k]) * wp.float64(da.v_star[env, k])
+            vel += wp.float64(rf.g[env, i, k]) * da.v_free[env, k]
             q += 1
         target = rf.target[env, i]
         if position == 0:
@@ -248,7 +261,7 @@ def _velocity(rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: in
     """v = v* + sum_i x_i M^-1 g_i, in float64 (the impulses of stiff rows cancel each other) with the M^-1 g
     that A was built from, so that each row's velocity is the one the solve saw."""
     for k in range(n_gen):
-        acc = wp.float64(da.v_star[env, k])
+        acc = da.v_free[env, k]
         i = int(0)
         while i < m:
             xi = da.x[env, i]
@@ -359,7 +372,7 @@ def _keep_factor(rf: RowForm, da: DirectArrays, env: int) -> None:
 
 
 @wp.func
-def _regularization_cap(rf: RowForm, env: int, m: int, position: int) -> wp.float64:
+def _regularization_cap(rf: RowForm, da: DirectArrays, env: int, m: int, position: int) -> wp.float64:
     """The largest regularization the solve may put on a row: REG_CFM_FRACTION of the smallest compliance among the
     rows. Where soft rows meet redundant hard ones (the guide's finger: a drive of cfm 3.6e-5 against a limit and a
     contact on two dofs), the drive's compliance is what decides the answer, and the hard rows must stay far
@@ -369,6 +382,8 @@ def _regularization_cap(rf: RowForm, env: int, m: int, position: int) -> wp.floa
         c = _pass_cfm(rf, env, i, position)
         if c > 0.0:
             cfm_min = wp.min(cfm_min, c)
+    for f in range(da.fold_count[env]):  # a folded drive is still one of the rows (the finger's, kp 1e8)
+        cfm_min = wp.min(cfm_min, da.fold_row[env, f, 2])
     return wp.float64(REG_CFM_FRACTION * cfm_min)
 
 
@@ -530,6 +545,9 @@ def _solve(
     active set; with w_fresh (the position solve ended SOLVED: its w = A x - b is exact) the velocity solve's w
     follows from it by the change of A's diagonal and of b (_build), without an O(m^2) product. Returns (pivots, ok,
     flags): ok 0 if it failed; flags as solve_friction_lcp's, of the final rows."""
+    fold_velocity(
+        da.v_star, da.fold_col, da.fold_row, da.fold_count, da.minv64, da.fold_scratch, da.v_free, env, n_gen, position
+    )
     warm = rf.count[env]  # _build keeps these impulses
     keep = int(0)
     if position != 0:
@@ -544,9 +562,9 @@ def _solve(
     w_known = w_fresh * (1 - position)
     for _round in range(LAZY_ROUNDS + 1):
         m = rf.count[env]
-        _build(tree, sd.minv, rf, da, env, built, m, n_gen, warm, keep, position)
+        _build(tree, da.minv64, rf, da, env, built, m, n_gen, warm, keep, position)
         built = m
-        cap = _regularization_cap(rf, env, m, position)
+        cap = _regularization_cap(rf, da, env, m, position)
         if cap != da.cap[env]:  # the factor's regularization changed (lazy rows are hard: not between rounds)
             da.nfree[env] = -1
         da.cap[env] = cap
@@ -656,6 +674,13 @@ def _write_back(
             edges = ct.edge_impulse[env, src // 4]
             edges[src % 4] = x
             ct.edge_impulse[env, src // 4] = edges
+    for f in range(da.fold_count[env]):  # after the rows of the LCP: a viscous part adds to its Coulomb row's
+        src = da.fold_src[env, f] // 16
+        x = float(da.fold_x[env, f])
+        if da.fold_src[env, f] % 16 == SRC_DOF_VISCOUS:
+            sd.row_lambda[env, src] = sd.row_lambda[env, src] + x
+        else:
+            sd.row_lambda[env, src] = x
     for c in range(cp.count[env]):
         if ct.pyramid[env, c] != 0:
             pyramid_impulses(cp, ct, env, c)
@@ -725,6 +750,70 @@ def _bound_correction(sd: StepData, env: int, n_gen: int, rows_energy: float) ->
 
 
 @wp.func
+def _attempt(
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    cr: CouplingRows,
+    cp: ContactPoints,
+    ct: ContactRows,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    kin: Kin,
+    dz: DeadzoneTable,
+    sd: StepData,
+    rf: RowForm,
+    da: DirectArrays,
+    joint_q: wp.array2d(dtype=float),
+    target_velocity: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+    dt: float,
+    fold: int,
+) -> wp.vec4i:
+    """The step's rows (with `fold`, the foldable ones folded into the mass matrix: solvers/fold.py), the position
+    solve (sd.gen_vpos) and the velocity solve (sd.gen_v). Returns (pivots, ok, both solves' flags, the last
+    solve's flags); da.fold_exceeded is 1 when a folded row's impulse left its box in either pass (the caller then
+    solves again without folding), da.complementarity the error of a position solve that spent its pivot budget,
+    da.rows_energy the position rows' correction energy (_bound_correction)."""
+    res = wp.vec3i(0, 0, 0)
+    exceeded = int(0)
+    if _rows(tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt) != 0:
+        fold_rows(tree, sd, rf, da.fold_src, da.fold_col, da.fold_row, da.fold_count, da.minv64, env, n_gen, fold)
+        res = _solve(tree, dp, rows, jt, ja, sd, rf, da, env, n_gen, dt, 1, 0)
+        if res[1] != 0:
+            exceeded = fold_exceeded(sd.gen_v, da.fold_col, da.fold_row, da.fold_count, da.fold_x, env, 1)
+    pivots = res[0]
+    flags = res[2]
+    ok = res[1]
+    da.bilateral_residual[env] = _bilateral_residual(rf, da, sd.gen_v, env)
+    err = float(0.0)
+    if ok != 0 and (flags & BUDGET_HIT) != 0:
+        # a position solve that spent its pivot budget integrates the positions with its last feasible point:
+        # only if that is a solution (an exact solve of redundant rows with inconsistent ERP targets, a four-bar's,
+        # leaves a residual that is the regularized problem's answer, and is kept)
+        m0 = rf.count[env]
+        err = float(complementarity_error(da.a, da.b, da.lo, da.hi, da.x, da.state, da.y, env, m0, 0))
+        if err > FAILED_TOLERANCES * float(lcp_tolerance(da.b, env, m0)):
+            ok = 0
+    rows_energy = float(0.0)
+    if ok != 0:
+        rows_energy = _rows_correction_energy(rf, da, env)
+        for k in range(n_gen):
+            sd.gen_vpos[env, k] = sd.gen_v[env, k]
+        res = _solve(tree, dp, rows, jt, ja, sd, rf, da, env, n_gen, dt, 0, int((flags & BUDGET_HIT) == 0))
+        pivots += res[0]
+        ok = res[1]
+        flags = flags | res[2]
+        if ok != 0:
+            exceeded = exceeded | fold_exceeded(sd.gen_v, da.fold_col, da.fold_row, da.fold_count, da.fold_x, env, 0)
+    da.complementarity[env] = err
+    da.rows_energy[env] = rows_energy
+    da.fold_exceeded[env] = exceeded
+    return wp.vec4i(pivots, ok, flags, res[2])
+
+
+@wp.func
 def direct_solve(
     tree: Tree,
     dp: DofParams,
@@ -757,41 +846,29 @@ def direct_solve(
             same_start = 0
     if same_start == 0:
         _forget_slot_rates(jt, ja, env)
-    res = wp.vec3i(0, 0, 0)
-    if _rows(tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt) != 0:
-        res = _solve(tree, dp, rows, jt, ja, sd, rf, da, env, n_gen, dt, 1, 0)
-    pivots = res[0]
-    flags = res[2]
-    ok = res[1]
-    da.bilateral_residual[env] = _bilateral_residual(rf, da, sd.gen_v, env)
-    err = float(0.0)
-    if ok != 0 and (flags & BUDGET_HIT) != 0:
-        # a position solve that spent its pivot budget integrates the positions with its last feasible point:
-        # only if that is a solution (an exact solve of redundant rows with inconsistent ERP targets, a four-bar's,
-        # leaves a residual that is the regularized problem's answer, and is kept)
-        m0 = rf.count[env]
-        err = float(complementarity_error(da.a, da.b, da.lo, da.hi, da.x, da.state, da.y, env, m0, 0))
-        if err > FAILED_TOLERANCES * float(lcp_tolerance(da.b, env, m0)):
-            ok = 0
-    rows_energy = float(0.0)
-    if ok != 0:
-        rows_energy = _rows_correction_energy(rf, da, env)
-        for k in range(n_gen):
-            sd.gen_vpos[env, k] = sd.gen_v[env, k]
-        res = _solve(tree, dp, rows, jt, ja, sd, rf, da, env, n_gen, dt, 0, int((flags & BUDGET_HIT) == 0))
-        pivots += res[0]
-        ok = res[1]
-        flags = flags | res[2]
+    attempt = _attempt(
+        tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1
+    )
+    if da.fold_exceeded[env] != 0:  # a folded row's impulse left its box: every row in the LCP (solvers/fold.py)
+        attempt = _attempt(
+            tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 0
+        )
+    pivots = attempt[0]
+    ok = attempt[1]
+    flags = attempt[2]
+    last_flags = attempt[3]  # the last solve's
+    err = da.complementarity[env]
+    rows_energy = da.rows_energy[env]
     for k in range(n_gen):
         if not wp.isfinite(sd.gen_v[env, k]) or not wp.isfinite(sd.gen_vpos[env, k]):
             ok = 0
     da.pivots[env] = pivots
-    da.rows[env] = rf.count[env]
+    da.rows[env] = rf.count[env] + da.fold_count[env]
     da.settled[env] = 1 - (flags & UNSETTLED)
     da.budget_hit[env] = (flags & BUDGET_HIT) // BUDGET_HIT
     if ok != 0:
         m = rf.count[env]
-        fresh = int((res[2] & BUDGET_HIT) == 0)  # the velocity solve ended SOLVED: its w is A x - b afresh
+        fresh = int((last_flags & BUDGET_HIT) == 0)  # the velocity solve ended SOLVED: its w is A x - b afresh
         err = wp.max(err, float(complementarity_error(da.a, da.b, da.lo, da.hi, da.x, da.state, da.y, env, m, fresh)))
         if err > FAILED_TOLERANCES * float(lcp_tolerance(da.b, env, m)):
             ok = 0  # float32 could not resolve it (the guide's finger with kp 1e8: 18 rad/s): not a solution

@@ -307,6 +307,10 @@ def build_direct(
     da.cap = z(e, d)
     da.last_x, da.last_source, da.last_count = z((e, m), d), z((e, m), wp.int32), z(e, wp.int32)
     da.v_star = z((e, n))
+    da.v_free, da.minv64, da.fold_scratch = z((e, n), d), z((e, n, n), d), z((e, n), d)
+    da.fold_src, da.fold_col, da.fold_row = z((e, m), wp.int32), z((e, m), wp.int32), z((e, m, 5))
+    da.fold_count, da.fold_exceeded, da.rows_energy = z(e, wp.int32), z(e, wp.int32), z(e)
+    da.fold_x = z((e, m), d)
     da.carried = wp.full((e, n), np.nan, dtype=wp.float32, device=device)
     for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count"):
         setattr(da, name, z(e, wp.int32))
@@ -323,7 +327,7 @@ def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     (A and the Cholesky factor dominate: 16 M^2 bytes)."""
     m, n = max(capacity, 1), max(n_gen, 1)
     # + one float per deadzone controller
-    return 4 * (2 * m * n + 16 * m + 2 * n + 12) + 8 * (2 * m * m + m * n + 10 * m + 1)
+    return 4 * (2 * m * n + 23 * m + 2 * n + 15) + 8 * (2 * m * m + m * n + n * n + 11 * m + 2 * n + 1)
 
 
 # -- what they will take ---------------------------------------------------------------------------------------
