@@ -184,6 +184,12 @@ def main():
         f"{wp.__version__} on {wp.get_device()}, {time.strftime('%Y-%m-%d %H:%M %Z')}, load average "
         f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n"
     )
+    stress_table(args)
+
+
+def stress_table(args):
+    """The table of the module docstring for args.scenes (four_bar with args.four_bar_seconds, args.four_bar_envs);
+    bench_solvers.py --stress prints it too."""
     print("| scene | solver | ms/env-step | held | energy drift | pivots/step (median, max) | budget spent |", end="")
     print(" fallbacks |")
     print("|---|---|---:|---|---|---|---:|---:|")

@@ -32,7 +32,12 @@ Accuracy, on one env over a fixed simulated time (--accuracy-seconds; untimed, s
   (statics: 1 and 0.5, the rig being symmetric), averaged over the second half of the run.
 * DIRECT's rows, pivots per step, fallbacks and unsettled friction boxes over the run.
 
+With --stress, also bench_direct_stress.py's scenes (the alternating 1:1000 stack, the 1:1e6 pair and chain, the
+rigid four-bar over --four-bar-seconds in --four-bar-envs envs): cost, whether each holds, DIRECT's pivots, spent
+pivot budgets, fallbacks and the four-bar's energy drift.
+
     python -m benchmarks.bench_solvers [--scenes panda humanoid allegro four_bar] [--envs 1 1024] [--steps 50]
+        [--stress [--four-bar-seconds 200] [--four-bar-envs 8]]
 """
 
 from __future__ import annotations
@@ -356,6 +361,13 @@ def main():
     p.add_argument("--accuracy-seconds", type=float, default=1.0, help="simulated time of the accuracy runs")
     p.add_argument("--no-accuracy", dest="accuracy", action="store_false")
     p.add_argument("--no-cost", dest="cost", action="store_false")
+    p.add_argument(
+        "--stress",
+        action="store_true",
+        help="also the direct solver's stress scenes (bench_direct_stress.py: stack, pair, chain, four_bar)",
+    )
+    p.add_argument("--four-bar-seconds", type=float, default=200.0, help="the stress four-bar's simulated time")
+    p.add_argument("--four-bar-envs", type=int, default=8, help="the stress four-bar's envs")
     args = p.parse_args()
     wp.config.quiet = True
     wp.init()
@@ -391,6 +403,12 @@ def main():
         for name in args.scenes:
             for solver in SOLVERS:
                 print(_fmt_accuracy(name, solver, accuracy(name, solver, args.accuracy_seconds)), flush=True)
+    if args.stress:
+        from benchmarks.bench_direct_stress import stress_table
+
+        print("\nStress scenes (bench_direct_stress.py; ms per env-step in scene.step alone):\n")
+        args.scenes = ["stack", "pair", "chain", "four_bar"]
+        stress_table(args)
 
 
 if __name__ == "__main__":

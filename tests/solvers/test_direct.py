@@ -453,3 +453,40 @@ def test_a_velocity_written_between_steps_forgets_the_carried_turn():
         scene.step(0.01)
         assert np.abs(scene.get_actor_velocity(b)[0]).max() < 1e-5
     _no_fallback(scene, b)
+
+
+# --- drives and dampers folded into the mass matrix (solvers/fold.py) --------------------------------------------
+
+
+def _driven_rod(kp, kd, max_force, target):
+    """rod_pendulum (horizontal at rest, gravity torque -m g l / 2 about its joint) under DIRECT with a force drive."""
+    art, scene = rod_pendulum(DIRECT, (4, 1))
+    j = art.get_links()[1].inbound_joint
+    j.set_drive_params(Axis.SWING2, artic.Drive(kp, kd, max_force, artic.DriveType.FORCE))
+    j.set_drive_target(Axis.SWING2, target)
+    inertia = 1.0 / 12.0 * (1.0**2 + 0.1**2) + 0.25  # about the joint [kg m^2]
+    return art, scene, inertia, -9.81 * 0.5
+
+
+def test_folded_drive_is_the_implicit_pd_step():
+    """A drive folded into the mass matrix is the implicit-drive note's step: (I + h^2 kp + h kd) v1 = I v0 +
+    h (tau_g + kp (q_t - q0) + kd v_t), for the rod from rest (closed form, 1e-5 relative), and the position moves
+    by h v1."""
+    kp, kd, target, h = 1000.0, 10.0, 0.5, DT
+    art, scene, inertia, tau_g = _driven_rod(kp, kd, 1e6, target)
+    q, qd = _joint_history(art, scene, 1)
+    v1 = h * (tau_g + kp * target) / (inertia + h * h * kp + h * kd)
+    assert qd[0, 0, 0] == pytest.approx(v1, rel=1e-5)
+    assert q[0, 0, 0] == pytest.approx(h * v1, rel=1e-5)
+    _no_fallback(scene, art)
+
+
+def test_folded_drive_beyond_its_max_force_is_solved_with_its_box():
+    """A stiff drive (kp 1e5) towards 1 rad with a max force of 0.01 (without DRIVE_LIMITS_ARE_FORCES, PhysX's
+    default, an impulse per step [N m s]): the folded impulse would be far beyond its box, so the step is solved again
+    with the drive as a boxed row of the LCP and it pushes with exactly its bound, v1 = (h tau_g + 0.01) / I (closed
+    form, 1e-5 relative), with no fallback to PGS."""
+    art, scene, inertia, tau_g = _driven_rod(1e5, 0.0, 0.01, 1.0)
+    _q, qd = _joint_history(art, scene, 1)
+    assert qd[0, 0, 0] == pytest.approx((DT * tau_g + 0.01) / inertia, rel=1e-5)
+    _no_fallback(scene, art)
