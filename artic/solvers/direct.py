@@ -850,9 +850,11 @@ def direct_solve(
         tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1
     )
     if da.fold_exceeded[env] != 0:  # a folded row's impulse left its box: every row in the LCP (solvers/fold.py)
+        first_pivots = attempt[0]
         attempt = _attempt(
             tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 0
         )
+        attempt[0] = attempt[0] + first_pivots  # the report counts both attempts' pivots
     pivots = attempt[0]
     ok = attempt[1]
     flags = attempt[2]
