@@ -345,15 +345,6 @@ def _find_block_rows(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int) 
 
 
 @wp.func
-def gauss_seidel_blocks(jt: BodyJointTable, ja: BodyJointArrays, env: int) -> None:
-    """What setup_body_joints does for the Gauss-Seidel solvers only, for every joint: its block factored and its
-    coordinate rows orthogonalized against it (the direct solver's fallback to PGS)."""
-    for j in range(jt.joint_count):
-        factor_joint_block(jt, ja, env, j)
-        orthogonalize_coordinate_rows(jt, ja, env, j)
-
-
-@wp.func
 def factor_joint_block(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int) -> None:
     """Joint j's block rows found and stored, and the Cholesky factor L of A = G M^-1 G^T + R packed (R: the
     MuJoCo-soft rows' regularizers; a row that depends on earlier ones left out: zero pivot and column)."""
@@ -594,7 +585,7 @@ def setup_body_joints(
     gauss_seidel: int,
 ) -> None:
     """Directions, responses, position values and coefficients of every joint row at the start of the step; accumulators
-    zeroed; for the Gauss-Seidel solvers (gauss_seidel 1; the direct solver's fallback calls gauss_seidel_blocks) each
+    zeroed; for the Gauss-Seidel solvers (gauss_seidel 1; the direct solver's fallback to PGS does it itself) each
     joint's block factored and its coordinate rows orthogonalized against it. Coordinates are unwrapped against the last
     stored ones and stored. v0, link_v, link_bias: the generalized and link velocities and the links' J-dot q-dot at the
     step's start (MuJoCo-soft rows' reference)."""

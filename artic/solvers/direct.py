@@ -27,17 +27,16 @@ import warp as wp
 from ..collision.contacts import ContactPoints
 from ..constraints.body_joint_rows import (
     BODY_ROW_DRIVE,
-    BODY_ROW_RANGE,
     MAX_CORRECTION_LINEAR,
-    ROW_ON,
     BodyJointArrays,
     BodyJointTable,
-    gauss_seidel_blocks,
+    factor_joint_block,
+    orthogonalize_coordinate_rows,
 )
 from ..constraints.contact_rows import ContactRows, pyramid_impulses
 from ..constraints.coupling_rows import CouplingRows
-from ..constraints.deadzone_rows import DeadzoneTable, add_deadzone_rows
-from ..constraints.dof_rows import ROW_LIMIT, ROW_VELOCITY_LIMIT, DofRows
+from ..constraints.deadzone_rows import DeadzoneTable
+from ..constraints.dof_rows import DofRows
 from ..constraints.row_form import (
     SRC_BODY_JOINT,
     SRC_BODY_JOINT_HIGH,
@@ -49,20 +48,11 @@ from ..constraints.row_form import (
     SRC_DOF,
     SRC_DOF_HIGH,
     SRC_DOF_VISCOUS,
-    SRC_VELOCITY_LIMIT,
     RowForm,
-    add_body_joint_range_row,
-    add_body_joint_rows,
-    add_contact_rows,
-    add_coupling_rows,
-    add_dof_rows,
-    add_limit_row,
-    add_velocity_limit,
-    limit_row,
 )
-from ..constraints.softness import SOFT_HARD
 from ..core.data import Kin, StepData
 from ..core.model import DofParams, Tree
+from .direct_rows import lazy_rows, step_rows
 from .fold import fold_exceeded, fold_rows, fold_velocity
 from .mlcp import (
     BUDGET_HIT,
@@ -74,7 +64,7 @@ from .mlcp import (
     lcp_tolerance,
     solve_friction_lcp,
 )
-from .pgs import PGS_ERP, PGS_JOINT_ERP, pgs_solve
+from .pgs import pgs_solve
 
 LAZY_ROUNDS = wp.constant(4)
 QUICK_PASSES = wp.constant(4)  # friction passes of a round before its lazy rows are checked
@@ -83,7 +73,6 @@ FAILED_TOLERANCES = wp.constant(1000.0)  # a velocity solve whose complementarit
 # the pivoting's own tolerance (1e-2 of the largest |b|, at least 1e-4 m/s) has failed
 MIN_RESPONSE = wp.constant(1.0e-12)  # a hard row nothing can move along is held at zero impulse
 CORRECTION_MARGIN = wp.constant(4.0)  # the position solve's correction may take this many times its rows' energy
-PREDICT_NEAR = wp.constant(1.0e-3)  # [m or rad] how near a limit a guessed velocity comes for _predicted_rows
 
 
 @wp.struct
@@ -388,141 +377,6 @@ def _regularization_cap(rf: RowForm, da: DirectArrays, env: int, m: int, positio
 
 
 @wp.func
-def _has_row(rf: RowForm, env: int, m: int, kind: int, kind2: int, index: int) -> int:
-    i = int(0)
-    while i < m:
-        if rf.source_index[env, i] == index and (rf.source_kind[env, i] == kind or rf.source_kind[env, i] == kind2):
-            return 1
-        i += 1
-    return 0
-
-
-@wp.func
-def _lazy_rows(
-    tree: Tree,
-    dp: DofParams,
-    rows: DofRows,
-    jt: BodyJointTable,
-    ja: BodyJointArrays,
-    sd: StepData,
-    rf: RowForm,
-    env: int,
-    n_gen: int,
-    h: float,
-    near: float,
-) -> int:
-    """Add the joint-limit, velocity-limit and body-joint range rows the solved velocity (in sd.gen_v) calls for;
-    returns how many, or -1 when the capacity has no room left for one (a friction dof's viscous row took it).
-    `near` > 0 (a guess of the solved velocity in sd.gen_v, PREDICT_NEAR) also adds those whose limit the velocity
-    would come within `near` of (a position, or near / h of a velocity limit)."""
-    m = rf.count[env]
-    added = int(0)
-    full = rf.cfm.shape[1]
-    for r in range(rows.row_count):
-        kind = rows.row_kind[r]
-        d = rows.row_dof[r]
-        col = tree.dof_gen[d]
-        v = sd.gen_v[env, col]
-        if kind == ROW_VELOCITY_LIMIT:
-            if wp.abs(v) > dp.dof_max_velocity[d] * (1.0 + 1.0e-6) - near / h:
-                if _has_row(rf, env, m, SRC_VELOCITY_LIMIT, SRC_VELOCITY_LIMIT, r) == 0:
-                    if rf.count[env] >= full:
-                        return -1
-                    added += add_velocity_limit(tree, dp, rows, sd, rf, env, n_gen, r, v, near / h)
-        elif kind == ROW_LIMIT and sd.dof_soft_cfm[env, d] == SOFT_HARD:  # a soft limit's row is there or not
-            res = limit_row(sd.dof_err_low[env, d], sd.dof_err_high[env, d], v, h, PGS_ERP, near)
-            if res[1] != 0.0 and _has_row(rf, env, m, SRC_DOF, SRC_DOF_HIGH, r) == 0:
-                if rf.count[env] >= full:
-                    return -1
-                added += add_limit_row(tree, dp, rows, sd, rf, env, n_gen, r, res)
-    for j in range(jt.joint_count):  # the hard ranges of the joints between bodies
-        for r in range(jt.joint_row_start[j], jt.joint_row_start[j] + jt.joint_row_count[j]):
-            if jt.row_kind[r] == BODY_ROW_RANGE and ja.row_active[env, r] == ROW_ON and ja.row_coef[env, r][1] < 0.0:
-                if _has_row(rf, env, m, SRC_BODY_JOINT, SRC_BODY_JOINT_HIGH, r) == 0:
-                    if rf.count[env] >= full:
-                        return -1
-                    k = jt.row_coord[r]
-                    added += add_body_joint_range_row(
-                        ja,
-                        sd,
-                        rf,
-                        env,
-                        n_gen,
-                        r,
-                        jt.joint_span[j],
-                        ja.range_low[env, k],
-                        ja.range_high[env, k],
-                        ja.row_value[env, r],
-                        h,
-                        PGS_JOINT_ERP,
-                        near,
-                    )
-    return added
-
-
-@wp.func
-def _predicted_rows(
-    tree: Tree,
-    dp: DofParams,
-    rows: DofRows,
-    jt: BodyJointTable,
-    ja: BodyJointArrays,
-    sd: StepData,
-    rf: RowForm,
-    da: DirectArrays,
-    env: int,
-    n_gen: int,
-    h: float,
-) -> None:
-    """Before the first round: the lazy rows that the last step's velocity (a guess of this step's) calls for, with
-    a margin (PREDICT_NEAR). A joint held at its limit by a drive (v* alone does not cross it) would otherwise have
-    its row added by a second round every step. A predicted row that the solve does not need stays at its bound 0
-    and changes nothing (its target is the speculative one); a needed row the guess missed is still added lazily.
-    No room for one is not a failure here: the lazy rounds report it if the row is needed."""
-    for k in range(n_gen):
-        sd.gen_v[env, k] = sd.gen_v0[env, k]
-    _lazy_rows(tree, dp, rows, jt, ja, sd, rf, env, n_gen, h, PREDICT_NEAR)
-    for k in range(n_gen):
-        sd.gen_v[env, k] = da.v_star[env, k]  # the row builders' v*
-
-
-@wp.func
-def _rows(
-    tree: Tree,
-    dp: DofParams,
-    rows: DofRows,
-    cr: CouplingRows,
-    cp: ContactPoints,
-    ct: ContactRows,
-    jt: BodyJointTable,
-    ja: BodyJointArrays,
-    kin: Kin,
-    dz: DeadzoneTable,
-    sd: StepData,
-    rf: RowForm,
-    da: DirectArrays,
-    joint_q: wp.array2d(dtype=float),
-    target_velocity: wp.array2d(dtype=float),
-    env: int,
-    n_gen: int,
-    h: float,
-) -> int:
-    """The step's rows, once for both solves (each row carries both passes' targets and compliances: row_form.py),
-    and the predicted lazy ones; 0 when a friction dof's viscous row found no slot."""
-    for k in range(n_gen):
-        sd.gen_v[env, k] = da.v_star[env, k]  # the row builders read v* (limit sides, joint velocities)
-    rf.count[env] = 0
-    add_body_joint_rows(jt, ja, sd, rf, env, n_gen, h, PGS_JOINT_ERP)
-    add_contact_rows(cp, ct, rf, env, n_gen, h, PGS_ERP)
-    add_coupling_rows(tree, dp, cr, sd, rf, joint_q, env, n_gen, h, PGS_ERP)
-    if add_dof_rows(tree, dp, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP) != 0:
-        return 0
-    add_deadzone_rows(tree, jt, ja, kin, dz, rf, joint_q, env, n_gen, h)
-    _predicted_rows(tree, dp, rows, jt, ja, sd, rf, da, env, n_gen, h)
-    return 1
-
-
-@wp.func
 def _solve(
     tree: Tree,
     dp: DofParams,
@@ -538,13 +392,13 @@ def _solve(
     position: int,
     w_fresh: int,
 ) -> wp.vec3i:
-    """One solve of the step's rows (_rows) in the position pass or the velocity pass: assemble, solve, add lazy
-    rows and solve again; the velocity ends in sd.gen_v. The position solve starts from the last step's impulses
-    (_warm_from_last_step), the velocity solve from the position solve's: the same rows in the same order (its lazy
-    ones included), the same A but for the diagonal of rows whose compliance differs, its factor and usually its
-    active set; with w_fresh (the position solve ended SOLVED: its w = A x - b is exact) the velocity solve's w
-    follows from it by the change of A's diagonal and of b (_build), without an O(m^2) product. Returns (pivots, ok,
-    flags): ok 0 if it failed; flags as solve_friction_lcp's, of the final rows."""
+    """One solve of the step's rows (direct_rows.step_rows) in the position pass or the velocity pass: assemble, solve,
+    add lazy rows and solve again; the velocity ends in sd.gen_v. The position solve starts from the last step's
+    impulses (_warm_from_last_step), the velocity solve from the position solve's: the same rows in the same order (its
+    lazy ones included), the same A but for the diagonal of rows whose compliance differs, its factor and usually its
+    active set; with w_fresh (the position solve ended SOLVED: its w = A x - b is exact) the velocity solve's w follows
+    from it by the change of A's diagonal and of b (_build), without an O(m^2) product. Returns (pivots, ok, flags): ok
+    0 if it failed; flags as solve_friction_lcp's, of the final rows."""
     fold_velocity(
         da.v_star, da.fold_col, da.fold_row, da.fold_count, da.minv64, da.fold_scratch, da.v_free, env, n_gen, position
     )
@@ -597,7 +451,7 @@ def _solve(
         if res[1] == 0:
             return wp.vec3i(pivots, 0, res[2])
         _velocity(rf, da, sd.gen_v, env, m, n_gen)
-        added = _lazy_rows(tree, dp, rows, jt, ja, sd, rf, env, n_gen, h, 0.0)
+        added = lazy_rows(tree, dp, rows, jt, ja, sd, rf, env, n_gen, h, 0.0)
         if added < 0:
             return wp.vec3i(pivots, 0, res[2])
         flags = res[2]
@@ -778,7 +632,12 @@ def _attempt(
     da.rows_energy the position rows' correction energy (_bound_correction)."""
     res = wp.vec3i(0, 0, 0)
     exceeded = int(0)
-    if _rows(tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt) != 0:
+    if (
+        step_rows(
+            tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da.v_star, joint_q, target_velocity, env, n_gen, dt
+        )
+        != 0
+    ):
         fold_rows(tree, sd, rf, da.fold_src, da.fold_col, da.fold_row, da.fold_count, da.minv64, env, n_gen, fold)
         res = _solve(tree, dp, rows, jt, ja, sd, rf, da, env, n_gen, dt, 1, 0)
         if res[1] != 0:
@@ -811,6 +670,15 @@ def _attempt(
     da.rows_energy[env] = rows_energy
     da.fold_exceeded[env] = exceeded
     return wp.vec4i(pivots, ok, flags, res[2])
+
+
+@wp.func
+def _gauss_seidel_blocks(jt: BodyJointTable, ja: BodyJointArrays, env: int) -> None:
+    """What setup_body_joints does for the Gauss-Seidel solvers only, for every joint: its block factored and its
+    coordinate rows orthogonalized against it (a direct step's fallback to PGS)."""
+    for j in range(jt.joint_count):
+        factor_joint_block(jt, ja, env, j)
+        orthogonalize_coordinate_rows(jt, ja, env, j)
 
 
 @wp.func
@@ -883,7 +751,7 @@ def direct_solve(
         for k in range(n_gen):
             sd.gen_v[env, k] = da.v_star[env, k]
         _remember_slot_rates(jt, ja, rf, da, sd, env, 0)
-        gauss_seidel_blocks(jt, ja, env)  # the direct setup left them out
+        _gauss_seidel_blocks(jt, ja, env)  # the direct setup left them out
         pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
         return
     da.fallback[env] = 0

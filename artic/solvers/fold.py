@@ -179,6 +179,14 @@ def _fold_mass(
 
 
 @wp.func
+def _fold_target(fold_row: wp.array3d(dtype=float), env: int, f: int, position: int) -> float:
+    """Folded row f's target in the position pass (position 1) or the velocity pass."""
+    if position != 0:
+        return fold_row[env, f, 0]
+    return fold_row[env, f, 1]
+
+
+@wp.func
 def fold_velocity(
     v_star: wp.array2d(dtype=float),
     fold_col: wp.array2d(dtype=int),
@@ -203,9 +211,7 @@ def fold_velocity(
         return
     for f in range(nf):
         c = fold_col[env, f]
-        t = fold_row[env, f, 0]
-        if position == 0:
-            t = fold_row[env, f, 1]
+        t = _fold_target(fold_row, env, f, position)
         scratch[env, c] = scratch[env, c] + (wp.float64(t) - wp.float64(v_star[env, c])) / wp.float64(
             fold_row[env, f, 2]
         )
@@ -232,9 +238,7 @@ def fold_exceeded(
     box (beyond FOLD_BOX_SLACK of it): the step is then solved with the row in the LCP."""
     out = int(0)
     for f in range(fold_count[env]):
-        t = fold_row[env, f, 0]
-        if position == 0:
-            t = fold_row[env, f, 1]
+        t = _fold_target(fold_row, env, f, position)
         x = (wp.float64(t) - wp.float64(v[env, fold_col[env, f]])) / wp.float64(fold_row[env, f, 2])
         fold_x[env, f] = x
         lo = wp.float64(fold_row[env, f, 3])

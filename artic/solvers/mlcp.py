@@ -131,6 +131,36 @@ def _free_residual(free: wp.array2d(dtype=int), y: Vec64, env: int, nf: int) -> 
 
 
 @wp.func
+def _step_free_rows(
+    a: Mat64,
+    b: Vec64,
+    x: Vec64,
+    y: Vec64,
+    free: wp.array2d(dtype=int),
+    env: int,
+    m: int,
+    nf: int,
+    alpha: wp.float64,
+    whole: int,
+) -> wp.float64:
+    """Move the free rows along y[:nf]. `whole`: the whole step, then w afresh (O(m^2), where moving w along costs
+    O(m f)): the free rows' w is the refinement's residual, returned, and the final check reads w without the
+    updates' rounding. Otherwise alpha of the step with w moved along; returns 0."""
+    k = int(0)
+    if whole != 0:
+        while k < nf:
+            i = free[env, k]
+            x[env, i] = x[env, i] + y[env, k]
+            k += 1
+        _compute_w(a, b, x, y, env, m)
+        return _free_residual(free, y, env, nf)
+    while k < nf:
+        _move(a, x, y, env, m, free[env, k], alpha * y[env, k])
+        k += 1
+    return wp.float64(0.0)
+
+
+@wp.func
 def _move(a: Mat64, x: Vec64, y: Vec64, env: int, m: int, i: int, dx: wp.float64) -> None:
     """x_i += dx, and w += dx A_i (w in y's third part)."""
     if dx != wp.float64(0.0):
@@ -205,6 +235,7 @@ def solve_box_lcp(
     its boxes, _follow_normals moves them and the pivoting goes on. Returns (pivots, status, unsettled): SOLVED;
     FAILED (a non-finite value); BUDGET_SPENT (rounding made a degenerate problem cycle: x is the last feasible
     point, for the caller to judge); unsettled 1 when the boxes would still move after the last update."""
+    # long function: one pivoting loop whose passes, ratio test, refinement, releases and box updates share its state
     tol = lcp_tolerance(b, env, m)
     max_passes = MAX_PIVOTS_PER_ROW * m + 16
     if pivot_limit > 0:
@@ -252,25 +283,13 @@ def solve_box_lcp(
                     block_state = AT_HIGH
             k += 1
         alpha = wp.max(alpha, wp.float64(0.0))
-        if block < 0 and refine != 0:
-            # the whole step, then w afresh (O(m^2), where moving w along costs O(m f)): the free rows' w is the
-            # refinement's residual, and the final check reads w without the updates' rounding
-            k = int(0)
-            while k < nf:
-                i = free[env, k]
-                x[env, i] = x[env, i] + y[env, k]
-                k += 1
-            _compute_w(a, b, x, y, env, m)
-            residual = _free_residual(free, y, env, nf)
-            if corrections < REFINE_PASSES and residual > REFINED * tol and residual < STALLED * last_residual:
+        whole = int(block < 0 and refine != 0)
+        residual = _step_free_rows(a, b, x, y, free, env, m, nf, alpha, whole)
+        if whole != 0 and corrections < REFINE_PASSES and residual > REFINED * tol:
+            if residual < STALLED * last_residual:
                 corrections += 1  # refine: a correction from this w, against the unregularized A_FF
                 last_residual = residual
                 continue
-        else:
-            k = int(0)
-            while k < nf:
-                _move(a, x, y, env, m, free[env, k], alpha * y[env, k])
-                k += 1
         corrections = 0
         last_residual = wp.float64(wp.inf)
         if block >= 0:
