@@ -638,7 +638,10 @@ def _attempt(
         )
         != 0
     ):
-        fold_rows(tree, sd, rf, da.fold_src, da.fold_col, da.fold_row, da.fold_count, da.minv64, env, n_gen, fold)
+        fold_rows(
+            tree, sd.mass_matrix, sd.minv, rf, da.fold_src, da.fold_col, da.fold_row, da.fold_count, da.minv64, env,
+            n_gen, fold,
+        )  # fmt: skip
         res = _solve(tree, dp, rows, jt, ja, sd, rf, da, env, n_gen, dt, 1, 0)
         if res[1] != 0:
             exceeded = fold_exceeded(sd.gen_v, da.fold_col, da.fold_row, da.fold_count, da.fold_x, env, 1)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import warp as wp
 
 from ..constraints.row_form import SRC_DOF, SRC_DOF_VISCOUS, RowForm
-from ..core.data import StepData
 from ..core.model import Tree
 
 FOLD_BOX_SLACK = wp.constant(1.0e-6)  # a folded impulse may exceed its box by this share of the box (rounding)
@@ -81,7 +80,8 @@ def _copy_row(rf: RowForm, env: int, src: int, dst: int, n_gen: int) -> None:
 @wp.func
 def fold_rows(
     tree: Tree,
-    sd: StepData,
+    mass_matrix: wp.array3d(dtype=float),
+    minv: wp.array3d(dtype=float),
     rf: RowForm,
     fold_src: wp.array2d(dtype=int),
     fold_col: wp.array2d(dtype=int),
@@ -115,13 +115,14 @@ def fold_rows(
             w += 1
     rf.count[env] = w
     fold_count[env] = nf
-    _fold_mass(tree, sd, fold_col, fold_row, nf, fold_minv, env)
+    _fold_mass(tree, mass_matrix, minv, fold_col, fold_row, nf, fold_minv, env)
 
 
 @wp.func
 def _fold_mass(
     tree: Tree,
-    sd: StepData,
+    mass_matrix: wp.array3d(dtype=float),
+    minv: wp.array3d(dtype=float),
     fold_col: wp.array2d(dtype=int),
     fold_row: wp.array3d(dtype=float),
     nf: int,
@@ -140,11 +141,11 @@ def _fold_mass(
         if folded == 0:
             for i in range(s, s + n):
                 for j in range(s, s + n):
-                    out[env, i, j] = wp.float64(sd.minv[env, i, j])
+                    out[env, i, j] = wp.float64(minv[env, i, j])
             continue
         for i in range(s, s + n):  # M + D, lower triangle
             for j in range(s, i + 1):
-                out[env, i, j] = wp.float64(sd.mass_matrix[env, i, j])
+                out[env, i, j] = wp.float64(mass_matrix[env, i, j])
         for f in range(nf):
             k = fold_col[env, f]
             if k >= s and k < s + n:
