@@ -54,6 +54,7 @@ from ..core.data import Kin, StepData
 from ..core.model import DofParams, Tree
 from .direct_rows import lazy_rows, step_rows
 from .fold import fold_exceeded, fold_rows, fold_velocity
+from .free_factor import FactorMemo
 from .mlcp import (
     BUDGET_HIT,
     FREE,
@@ -101,6 +102,7 @@ class DirectArrays:
     v_star: wp.array2d(dtype=float)  # (E, N) the unconstrained velocity
     v_free: wp.array2d(dtype=wp.float64)  # (E, N) the pass's velocity with the folded rows alone (solvers/fold.py)
     minv64: wp.array3d(dtype=wp.float64)  # (E, N, N) (M + D)^-1 per tree block: the rows' M^-1 (solvers/fold.py)
+    memo: FactorMemo  # the last factorization's verdicts on dependent rows (solvers/free_factor.py)
     fold_exceeded: wp.array(dtype=int)  # (E,) 1 when the last attempt's folded impulse left its box
     rows_energy: wp.array(dtype=float)  # (E,) the position rows' correction energy [J] (_rows_correction_energy)
     fold_src: wp.array2d(dtype=int)  # (E, M) the folded rows' sources (kind + 16 index)
@@ -265,12 +267,17 @@ def _warm_from_last_step(rf: RowForm, da: DirectArrays, env: int, base: int) -> 
     """Start the position solve's rows 0..base-1 from the last step's impulses of the rows with the same source
     (0 where there is none), as PGS warm-starts its contacts: the active set is then mostly right from the start,
     and a step takes a pivot or two where a cold start takes one per row that ends clamped. Rows keep their order
-    from step to step except where rows come or go, so the search starts at the last match's offset."""
+    from step to step except where rows come or go, so the search starts at the last match's offset. Unless the rows
+    are the last step's, in the same order and without contacts, the factorization's memo is cleared."""
     n = da.last_count[env]
     shift = int(0)
+    same = int(base == n)  # the last step's rows in the same order, and no contact (whose slots change meaning)
     i = int(0)
     while i < base:
         src = _source(rf, env, i)
+        kind = rf.source_kind[env, i]
+        if i >= n or da.last_source[env, i] != src or kind == SRC_CONTACT or kind == SRC_CONTACT_EDGE:
+            same = 0
         da.x[env, i] = wp.float64(0.0)
         j = i + shift
         if j < 0 or j >= n or da.last_source[env, j] != src:
@@ -281,6 +288,8 @@ def _warm_from_last_step(rf: RowForm, da: DirectArrays, env: int, base: int) -> 
             da.x[env, i] = da.last_x[env, j]
             shift = j - i
         i += 1
+    if same == 0:
+        da.memo.count[env] = 0  # its verdicts were on other rows
 
 
 @wp.func
@@ -435,6 +444,7 @@ def _solve(
             da.nfree,
             da.y,
             rf.g,
+            da.memo,
             rf.findex,
             rf.fcount,
             rf.mu_static,
@@ -469,6 +479,7 @@ def _solve(
                     da.nfree,
                     da.y,
                     rf.g,
+                    da.memo,
                     rf.findex,
                     rf.fcount,
                     rf.mu_static,

@@ -45,6 +45,7 @@ from .free_factor import (
     AT_LOW,
     FREE,
     STUCK,
+    FactorMemo,
     Mat64,
     Vec64,
     append_row,
@@ -217,6 +218,7 @@ def solve_box_lcp(
     nfree: wp.array(dtype=int),
     y: Vec64,
     g: wp.array3d(dtype=float),
+    memo: FactorMemo,
     findex: wp.array2d(dtype=int),
     fcount: wp.array2d(dtype=int),
     mu_static: wp.array2d(dtype=float),
@@ -242,7 +244,7 @@ def solve_box_lcp(
         max_passes = wp.min(max_passes, pivot_limit)
     pivots = int(0)
     refine = int(1)  # on the passes that may end the solve (the first, a warm start's; then as _free_step says)
-    nf = sync_factor(a, state, chol, free, nfree, y, g, env, m, reg_cap)
+    nf = sync_factor(a, state, chol, free, nfree, y, g, memo, env, m, reg_cap)
     if w_known == 0:
         _compute_w(a, b, x, y, env, m)
     released = int(-1)  # the row the last pass released
@@ -327,7 +329,7 @@ def solve_box_lcp(
             return wp.vec3i(pivots, SOLVED, unsettled)
         state[env, worst] = FREE
         released = worst
-        nf = append_row(a, chol, free, y, g, env, nf, worst, reg_cap)
+        nf = append_row(a, chol, free, y, g, env, nf, worst, reg_cap, -1)[0]
         nfree[env] = nf
         refine = refine * int(pivots > 0)
         pivots += 1
@@ -563,6 +565,7 @@ def solve_friction_lcp(
     nfree: wp.array(dtype=int),
     y: Vec64,
     g: wp.array3d(dtype=float),
+    memo: FactorMemo,
     findex: wp.array2d(dtype=int),
     fcount: wp.array2d(dtype=int),
     mu_static: wp.array2d(dtype=float),
@@ -586,7 +589,7 @@ def solve_friction_lcp(
     if start_state(lo, hi, x, state, env, m) != 0:
         w_known = 0
     res = solve_box_lcp(
-        a, b, lo, hi, x, state, chol, free, nfree, y, g, findex, fcount, mu_static, mu_dynamic, env, m, reg_cap,
+        a, b, lo, hi, x, state, chol, free, nfree, y, g, memo, findex, fcount, mu_static, mu_dynamic, env, m, reg_cap,
         pivot_limit, max_passes, w_known,
     )  # fmt: skip
     if res[1] == FAILED:

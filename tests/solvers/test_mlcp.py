@@ -7,6 +7,7 @@ import pytest
 import warp as wp
 from scipy.optimize import lsq_linear
 
+from artic.solvers.free_factor import FactorMemo
 from artic.solvers.mlcp import (
     MAX_FRICTION_PASSES,
     complementarity_error,
@@ -31,6 +32,7 @@ def _solve_kernel(
     nfree: wp.array(dtype=int),
     y: wp.array2d(dtype=wp.float64),
     g: wp.array3d(dtype=float),
+    memo: FactorMemo,
     findex: wp.array2d(dtype=int),
     fcount: wp.array2d(dtype=int),
     mu_s: wp.array2d(dtype=float),
@@ -55,6 +57,7 @@ def _solve_kernel(
             nfree,
             y,
             g,
+            memo,
             findex,
             fcount,
             mu_s,
@@ -83,6 +86,7 @@ def _solve_kernel(
             nfree,
             y,
             g,
+            memo,
             findex,
             fcount,
             mu_s,
@@ -99,8 +103,9 @@ def _solve_kernel(
     out[env, 2] = complementarity_error(a, b, lo, hi, x, state, y, env, m, 0)
 
 
-def _run(problems, friction=False, reg_cap=1.0e30, directions=None):
-    """Solve each problem in its own env: (x, out, lo, hi, y). directions: (E, M, N) rows' g (zeros: none)."""
+def _run(problems, friction=False, reg_cap=1.0e30, directions=None, memo=None):
+    """Solve each problem in its own env: (x, out, lo, hi, y). directions: (E, M, N) rows' g (zeros: none); memo: a
+    FactorMemo (a fresh, empty one by default)."""
     e = len(problems)
     a = np.zeros((e, M, M), np.float64)
     b = np.zeros((e, M), np.float64)
@@ -138,6 +143,7 @@ def _run(problems, friction=False, reg_cap=1.0e30, directions=None):
             wp.full(e, -1, dtype=int),
             y,
             wp.array(g, dtype=float),  # zeros: no directions, dependent rows by their pivots alone
+            _memo(e) if memo is None else memo,
             wp.array(findex, dtype=int),
             wp.array(fcount, dtype=int),
             wp.array(mu, dtype=float),
@@ -150,6 +156,14 @@ def _run(problems, friction=False, reg_cap=1.0e30, directions=None):
         device="cpu",
     )
     return x.numpy(), out.numpy(), arrays[2].numpy(), arrays[3].numpy(), y.numpy()
+
+
+def _memo(e):
+    """An empty FactorMemo (no verdicts yet) for e envs."""
+    memo = FactorMemo()
+    memo.free, memo.dependent = wp.zeros((e, M), dtype=int), wp.zeros((e, M), dtype=int)
+    memo.count = wp.zeros(e, dtype=int)
+    return memo
 
 
 def _random_problem(rng, m, rank_deficient=False):
@@ -210,6 +224,23 @@ def test_rank_deficient_problems_are_solved_with_the_regularization_floor():
         xk = x[k, :m].astype(np.float64)
         tol = 1e-6 * np.abs(np.diag(p["A"])).max() * np.abs(xk).max() + 1e-3 * max(1.0, np.abs(p["b"]).max())
         _check_conditions(p["A"], p["b"], p["lo"], p["hi"], xk, tol)
+
+
+def test_a_factorization_memo_gives_the_same_answer():
+    """The dependent-row verdicts a factorization records (free_factor.FactorMemo) and the next one over the same
+    rows reuses, skipping the directions test: the rank-deficient problems above solved again with the memo of their
+    first solve give the same impulses (1e-12), and the memo holds a verdict of 'dependent' for some of their rows."""
+    rng = np.random.default_rng(11)
+    problems = [_random_problem(rng, int(rng.integers(3, M + 1)), rank_deficient=True) for _ in range(40)]
+    for p in problems:
+        p["b"] = p["A"] @ rng.normal(size=len(p["b"]))
+    memo = _memo(len(problems))
+    x1, out1, _, _, _ = _run(problems, memo=memo)
+    np.testing.assert_array_equal(memo.count.numpy(), [len(p["b"]) for p in problems])
+    assert (memo.dependent.numpy() == 1).sum() > 0
+    x2, out2, _, _, _ = _run(problems, memo=memo)
+    assert np.all(out1[:, 1] == 1) and np.all(out2[:, 1] == 1)
+    np.testing.assert_allclose(x2, x1, rtol=1e-12, atol=1e-12 * np.abs(x1).max())
 
 
 def _friction_problem(rng, contacts):

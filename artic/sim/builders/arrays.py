@@ -21,6 +21,7 @@ from ...core.model import ArticulationModel
 from ...core.state import ArticulationState
 from ...description.articulation import Articulation
 from ...solvers.direct import DirectArrays
+from ...solvers.free_factor import FactorMemo
 
 _FLOAT = 4  # bytes: every array but the direct solver's workspace is float32 or int32 based
 
@@ -311,6 +312,8 @@ def build_direct(
     da.fold_src, da.fold_col, da.fold_row = z((e, m), wp.int32), z((e, m), wp.int32), z((e, m, 5))
     da.fold_count, da.fold_exceeded, da.rows_energy = z(e, wp.int32), z(e, wp.int32), z(e)
     da.fold_x = z((e, m), d)
+    da.memo = FactorMemo()
+    da.memo.free, da.memo.dependent, da.memo.count = z((e, m), wp.int32), z((e, m), wp.int32), z(e, wp.int32)
     da.carried = wp.full((e, n), np.nan, dtype=wp.float32, device=device)
     for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count"):
         setattr(da, name, z(e, wp.int32))
@@ -327,7 +330,7 @@ def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     (A and the Cholesky factor dominate: 16 M^2 bytes)."""
     m, n = max(capacity, 1), max(n_gen, 1)
     # + one float per deadzone controller
-    return 4 * (2 * m * n + 23 * m + 2 * n + 15) + 8 * (2 * m * m + m * n + n * n + 11 * m + 2 * n + 1)
+    return 4 * (2 * m * n + 25 * m + 2 * n + 16) + 8 * (2 * m * m + m * n + n * n + 11 * m + 2 * n + 1)
 
 
 # -- what they will take ---------------------------------------------------------------------------------------
