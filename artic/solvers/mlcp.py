@@ -243,7 +243,10 @@ def solve_box_lcp(
     if pivot_limit > 0:
         max_passes = wp.min(max_passes, pivot_limit)
     pivots = int(0)
-    refine = int(1)  # on the passes that may end the solve (the first, a warm start's; then as _free_step says)
+    # refined passes: the first (a warm start's active set is usually final: one pass, not an unrefined and a refined
+    # one); if it pivots, the passes go unrefined until one would end the solve, and stay refined from then on (going
+    # back and forth made the 1:1000 stack cycle between the two answers' active sets)
+    refine = int(1)
     nf = sync_factor(a, state, chol, free, nfree, y, g, memo, env, m, reg_cap)
     if w_known == 0:
         _compute_w(a, b, x, y, env, m)
