@@ -32,12 +32,15 @@ Accuracy, on one env over a fixed simulated time (--accuracy-seconds; untimed, s
   (statics: 1 and 0.5, the rig being symmetric), averaged over the second half of the run.
 * DIRECT's rows, pivots per step, fallbacks and unsettled friction boxes over the run.
 
+With --facets, DIRECT on the contact scenes (humanoid, allegro) with each friction pyramid asked for
+(Scene.direct_friction_facets; 4 is PhysX's box): cost per env-step (interleaved as above), rows and pivots.
+
 With --stress, also bench_direct_stress.py's scenes (the alternating 1:1000 stack, the 1:1e6 pair and chain, the
 rigid four-bar over --four-bar-seconds in --four-bar-envs envs): cost, whether each holds, DIRECT's pivots, spent
 pivot budgets, fallbacks and the four-bar's energy drift.
 
     python -m benchmarks.bench_solvers [--scenes panda humanoid allegro four_bar] [--envs 1 1024] [--steps 50]
-        [--stress [--four-bar-seconds 200] [--four-bar-envs 8]]
+        [--facets 4 8 16] [--stress [--four-bar-seconds 200] [--four-bar-envs 8]]
 """
 
 from __future__ import annotations
@@ -351,6 +354,38 @@ def cost(name, envs, steps, warmup, repeats):
     return out
 
 
+def facets_table(scenes, envs_list, facets, steps, warmup, repeats):
+    """DIRECT with each of `facets` on the contact scenes among `scenes`: us/env-step, its ratio to the box (4),
+    rows and pivots of the last step, fallbacks."""
+    print("\n| scene | envs | facets | DIRECT us/env-step | / box | rows | pivots | fallbacks |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name in [s for s in scenes if s in ("humanoid", "allegro")]:
+        for envs in envs_list:
+            n = max(2, steps // 4) if envs >= 1024 else steps
+            benches = {f: SCENES[name](envs, SolverType.DIRECT) for f in sorted(set(facets) | {4})}
+            runs = {f: [] for f in benches}
+            for f, b in benches.items():
+                b.scene.direct_friction_facets = f
+                for _ in range(warmup):
+                    b.scene.step(b.dt)
+            for _ in range(repeats):
+                for f, b in benches.items():
+                    start = time.perf_counter()
+                    for _ in range(n):
+                        b.scene.step(b.dt)
+                    wp.synchronize()
+                    runs[f].append((time.perf_counter() - start) / n / envs * 1e6)
+            box = statistics.median(runs[4])
+            for f in facets:
+                rep = benches[f].scene.get_solver_report(benches[f].art)
+                us = statistics.median(runs[f])
+                print(
+                    f"| {name} | {envs} | {f} | {us:.1f} | {us / box:.2f} | {int(rep['rows'].max())} | "
+                    f"{int(np.median(rep['pivots']))} | {int(rep['fallback_count'].sum())} |",
+                    flush=True,
+                )
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--scenes", nargs="+", choices=list(SCENES), default=list(SCENES))
@@ -366,6 +401,7 @@ def main():
         action="store_true",
         help="also the direct solver's stress scenes (bench_direct_stress.py: stack, pair, chain, four_bar)",
     )
+    p.add_argument("--facets", nargs="+", type=int, choices=(4, 8, 12, 16), help="DIRECT's friction pyramids")
     p.add_argument("--four-bar-seconds", type=float, default=200.0, help="the stress four-bar's simulated time")
     p.add_argument("--four-bar-envs", type=int, default=8, help="the stress four-bar's envs")
     args = p.parse_args()
@@ -403,6 +439,8 @@ def main():
         for name in args.scenes:
             for solver in SOLVERS:
                 print(_fmt_accuracy(name, solver, accuracy(name, solver, args.accuracy_seconds)), flush=True)
+    if args.facets:
+        facets_table(args.scenes, args.envs, args.facets, args.steps, args.warmup, args.repeats)
     if args.stress:
         from benchmarks.bench_direct_stress import stress_table
 
