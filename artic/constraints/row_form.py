@@ -75,6 +75,7 @@ SRC_BODY_JOINT_HIGH = wp.constant(7)  # a loop range's high side
 SRC_DEADZONE = wp.constant(8)  # a deadzone controller's row (constraints/deadzone_rows.py)
 SRC_DOF_VISCOUS = wp.constant(9)  # the viscous part of a dof's friction, added to its friction row's impulse
 SRC_CONTACT_EDGE = wp.constant(10)  # an edge of a pyramidal contact (index 4 c + e; contact_rows.py)
+SRC_CONTACT_FACET = wp.constant(11)  # friction direction k of a pyramid's anchor (index 8 c + k; add_contact_rows)
 NO_FRICTION = wp.constant(-1)  # findex of a row no normal impulse bounds
 FRICTION_CONSTANT = wp.constant(-2)  # findex of a box of fixed size (mu_static, then mu_dynamic once sliding)
 
@@ -506,11 +507,61 @@ def _add_pyramid_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int,
 
 
 @wp.func
+def facet_base(ct: ContactRows, v_star: wp.array2d(dtype=float), env: int, c: int, n_gen: int) -> float:
+    """The angle from t1 of anchor c's slip at the unconstrained velocity v*, 0 without one: a pyramid turns a
+    vertex to it (add_contact_rows)."""
+    u1 = row_dot(ct.g, v_star, env, 3 * c + 1, n_gen)
+    u2 = row_dot(ct.g, v_star, env, 3 * c + 2, n_gen)
+    if u1 * u1 + u2 * u2 < 1.0e-18:
+        return 0.0
+    return wp.atan2(u2, u1)
+
+
+@wp.func
+def friction_direction(directions: int, k: int, base: float) -> wp.vec2:
+    """Friction direction k of an anchor with `directions` rows, as its (t1, t2) components: t1 and t2 for PhysX's
+    box (2), else evenly spaced over half a turn from half a step past `base` (add_contact_rows)."""
+    angle = float(k) * wp.pi / 2.0
+    if directions > 2:
+        angle = base + (float(k) + 0.5) * wp.pi / float(directions)
+    return wp.vec2(wp.cos(angle), wp.sin(angle))
+
+
+@wp.func
+def _add_friction_row(
+    ct: ContactRows, rf: RowForm, env: int, n_gen: int, kind: int, src: int, c: int, d: wp.vec2, target: float
+) -> int:
+    """A friction row along d[0] t1 + d[1] t2 of contact c, boxed later (findex) and targeting `target` in the
+    position pass, 0 in the velocity pass."""
+    i = _new_row(rf, env, n_gen, kind, src, target, 0.0, 0.0, 0.0)
+    set_velocity_pass(rf, env, i, 0.0, 0.0)
+    k = int(0)
+    while k < n_gen:
+        rf.g[env, i, k] = d[0] * ct.g[env, 3 * c + 1, k] + d[1] * ct.g[env, 3 * c + 2, k]
+        k += 1
+    return i
+
+
+@wp.func
 def add_contact_rows(
-    cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, n_gen: int, h: float, erp: float
+    cp: ContactPoints,
+    ct: ContactRows,
+    rf: RowForm,
+    v_star: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+    h: float,
+    erp: float,
+    directions: int,
 ) -> None:
-    """Per patch: the normal rows, then two friction rows per anchor boxed by mu / anchors times the patch's
-    normal impulse (static, then dynamic once sliding)."""
+    """Per patch: the normal rows, then `directions` friction rows per anchor, each boxed by mu' / anchors times the
+    patch's normal impulse (static, then dynamic once sliding). Two are PhysX's box: along t1 and t2, mu' = mu
+    (t1 along the anchor's slip at the start of the step: contact_rows.setup_contacts). More (m, even) are a pyramid
+    of 2m facets: directions (k + 1/2) pi / m from the anchor's slip at the unconstrained velocity v* (facet_base),
+    whose boxes sum to a regular 2m-gon with a vertex along that slip and every vertex on the Coulomb disc of radius
+    mu N (mu' = mu sin(pi / 2m)). Implicit Coulomb friction at one point opposes the slip at the step's end, which is
+    parallel to v*'s: the vertex is where the disc's answer lies, and a lone contact slides and sticks as with the
+    disc itself. The box puts a face across the slip instead, which also resists a sideways push up to mu N."""
     count = cp.count[env]
     c0 = int(0)
     while c0 < count:
@@ -533,17 +584,27 @@ def add_contact_rows(
         for c in range(c0, c1):
             anchors += float(ct.anchor[env, c])
         mat = cp.material[env, c0]
+        scale = 1.0 / anchors
+        kind = SRC_CONTACT  # the box's rows are the contact's own tangent rows
+        if directions > 2:
+            scale = wp.sin(wp.pi / float(2 * directions)) / anchors
+            kind = SRC_CONTACT_FACET
         for c in range(c0, c1):
             if ct.anchor[env, c] != 0:
                 drift = ct.anchor_error[env, c] * (-erp / h)  # the position pass pulls the anchors' drift back
-                for s in range(2):
-                    i = _new_row(rf, env, n_gen, SRC_CONTACT, 3 * c + 1 + s, drift[s], 0.0, 0.0, 0.0)
-                    set_velocity_pass(rf, env, i, 0.0, 0.0)
-                    _copy_dir(rf, env, i, n_gen, ct.g, 3 * c + 1 + s)
+                base = float(0.0)
+                if kind == SRC_CONTACT_FACET:
+                    base = facet_base(ct, v_star, env, c, n_gen)
+                for k in range(directions):
+                    src = 3 * c + 1 + k
+                    if kind == SRC_CONTACT_FACET:
+                        src = 8 * c + k
+                    d = friction_direction(directions, k, base)
+                    i = _add_friction_row(ct, rf, env, n_gen, kind, src, c, d, wp.dot(d, drift))
                     rf.findex[env, i] = first
                     rf.fcount[env, i] = c1 - c0
-                    rf.mu_static[env, i] = mat[0] / anchors
-                    rf.mu_dynamic[env, i] = mat[1] / anchors
+                    rf.mu_static[env, i] = mat[0] * scale
+                    rf.mu_dynamic[env, i] = mat[1] * scale
         c0 = c1
 
 

@@ -120,6 +120,7 @@ class Block:
         self.contact_grow_failed = False  # the slots could not grow (memory): StepWarnings said so once
         self._contacts_to = 0  # slots the next step starts with, when a step wanted more (plan_contact_growth)
         self._launches = {}  # recorded step launches by (dt, solver, status mode, pivot limit)
+        self.friction_directions = 2  # the direct solver's friction rows per contact anchor (direct_capacity)
         self._dirty = False  # a description parameter changed since the model was uploaded
 
     def _build_body_joint_table(self):
@@ -348,19 +349,20 @@ class Block:
 
     def direct_capacity(self, slots: int | None = None) -> int:
         """Rows one env's direct solve can have: each dof row (and a second for an effort friction's viscous part),
-        two per coupling row (a tendon's spring and its limit), three per contact slot (four where a material asks
-        for MuJoCo's pyramidal cone: its edges; `slots`: that many instead of the geometry's), one per body-joint row
+        two per coupling row (a tendon's spring and its limit), one plus friction_directions per contact slot (at
+        least four where a material asks for MuJoCo's pyramidal cone: its edges; `slots`: that many instead of the
+        geometry's), one per body-joint row
         (two for a soft range row: its two sides; hardness is fixed when the scene is built, the ranges themselves
         may be set later) and three per deadzone controller. The direct solver's float64 workspace grows with its
         square, and the envs' steps with that footprint (a four-bar at 1024 envs: 13.4 us an env-step with two slots
         per body-joint row, 12.2 with one)."""
         rows = self.dof_rows
         friction = int((rows.row_kind.numpy() == ROW_FRICTION).sum()) if rows.row_count else 0
-        per_contact = 3
+        per_contact = 1 + self.friction_directions
         for key in ("geom_material", "pair_material"):
             table = np.asarray(self.geometry_host[key], np.float32).reshape(-1, MATERIAL_SIZE)
             if np.any(table[:, MAT_PYRAMID] > 0.0):
-                per_contact = 4
+                per_contact = max(per_contact, 4)
         return (
             rows.row_count
             + friction
@@ -398,9 +400,16 @@ class Block:
         return self.direct
 
     # -- stepping ---------------------------------------------------------------------------------------------------
-    def step(self, dt: float, solver_type: SolverType, freeze: bool = False, pivot_limit: int = 0) -> None:
-        """One step of every env: the recorded launch of step_kernel.py for this dt and solver."""
+    def step(
+        self, dt: float, solver_type: SolverType, freeze: bool = False, pivot_limit: int = 0, directions: int = 2
+    ) -> None:
+        """One step of every env: the recorded launch of step_kernel.py for this dt and solver; the direct solver's
+        with `directions` friction rows per contact anchor (a change rebuilds its arrays: their rows follow it)."""
         self.ensure_step_arrays()
+        if directions != self.friction_directions:
+            self.friction_directions = directions
+            self.direct = None
+            self._launches = {k: v for k, v in self._launches.items() if k[1] != int(SolverType.DIRECT)}
         if self._contacts_to:
             self._grow_contacts()
         mode = (STATUS_FREEZE if freeze else STATUS_CHECK) if status.CHECK_STATE else STATUS_OFF
@@ -414,6 +423,7 @@ class Block:
             )
         direct = self._direct_arrays() if solver_type == SolverType.DIRECT else self._no_direct
         direct[1].pivot_limit = pivot_limit  # captured by value when the launch below is recorded
+        direct[1].friction_directions = directions
         cmd = self._launches.get(key)
         if cmd is None:
             cmd = self._launches[key] = record_step(self, dt, solver_type, mode, direct)

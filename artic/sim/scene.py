@@ -62,6 +62,8 @@ from .reports import (
 )
 from .status import StatusMonitor, as_nan_policy
 
+FACETS = (4, 8, 12, 16)  # Scene.direct_friction_facets (row_form.add_contact_rows: an even number of directions)
+
 
 def _as_gravity(value) -> tuple:
     try:
@@ -144,6 +146,7 @@ class Scene(KnownAttributes):
         self.solver_type = solver_type  # validated by the setter
         self._warnings = StepWarnings()  # dropped contacts and direct-solver fallbacks (reports.py)
         self._pivot_limit = 0
+        self._friction_facets = 4
         if (
             isinstance(contact_capacity, bool)
             or not isinstance(contact_capacity, (int, np.integer))
@@ -254,6 +257,23 @@ class Scene(KnownAttributes):
             self._pivot_limit = 0
             return
         self._pivot_limit = positive_int("scene", "direct_pivot_limit", value, 1_000_000)
+
+    @property
+    def direct_friction_facets(self) -> int:
+        """The faces of the direct solver's friction cone at each contact anchor of PhysX's patch friction (an MJCF
+        model's soft pyramidal contacts are MuJoCo's own): 4, the default, is PhysX's box, a row along each tangent,
+        whose face across the slip also resists a sideways push while sliding and whose corners let a sticking
+        contact take up to sqrt(2) mu N; 8, 12 or 16 make facets / 2 rows per anchor, a pyramid inscribed in the
+        Coulomb cone with a vertex turned to the slip the step would have without friction, where implicit Coulomb
+        friction lies: one contact then slides and sticks as with the cone itself (row_form.add_contact_rows). More
+        rows make a step costlier (docs/solvers.md). PGS and TGS bound each anchor by the Coulomb disc itself."""
+        return self._friction_facets
+
+    @direct_friction_facets.setter
+    def direct_friction_facets(self, value: int):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value not in FACETS:
+            raise ValidationError(f"scene: direct_friction_facets must be one of 4, 8, 12, 16 (4 a box), got {value!r}")
+        self._friction_facets = int(value)
 
     def __repr__(self):
         return (
@@ -404,7 +424,7 @@ class Scene(KnownAttributes):
             callback(dt)
         freeze = self._nan_policy == NanPolicy.FREEZE
         for block in self._blocks:
-            block.step(dt, self._solver_type, freeze, self._pivot_limit)
+            block.step(dt, self._solver_type, freeze, self._pivot_limit, self._friction_facets // 2)
         for view in self._views.values():
             view.after_step()
         # straight into __dict__: KnownAttributes.__setattr__ is a Python call, ~0.3 us each at every step

@@ -60,7 +60,8 @@ from ..dynamics.rnea import rnea_env
 from ..enums import SolverType
 from ..math.dense import spd_inverse
 from ..math.spatial import unit
-from ..solvers.direct import DirectArrays, direct_solve, refresh_slot_rates
+from ..solvers.direct import direct_solve, refresh_slot_rates
+from ..solvers.direct_arrays import DirectArrays
 from ..solvers.pgs import pgs_solve
 from ..solvers.tgs import tgs_solve
 from .status import CONTACT_PENETRATION, JOINT_VIOLATION, STATUS_FREEZE, STATUS_OFF, state_status

@@ -157,14 +157,16 @@ def step_rows(
     env: int,
     n_gen: int,
     h: float,
+    directions: int,
 ) -> int:
     """The step's rows, once for both solves (each row carries both passes' targets and compliances: row_form.py),
-    and the predicted lazy ones; 0 when a friction dof's viscous row found no slot."""
+    with `directions` friction rows per contact anchor, and the predicted lazy ones; 0 when a friction dof's viscous
+    row found no slot."""
     for k in range(n_gen):
         sd.gen_v[env, k] = v_star[env, k]  # the row builders read v* (limit sides, joint velocities)
     rf.count[env] = 0
     add_body_joint_rows(jt, ja, sd, rf, env, n_gen, h, PGS_JOINT_ERP)
-    add_contact_rows(cp, ct, rf, env, n_gen, h, PGS_ERP)
+    add_contact_rows(cp, ct, rf, v_star, env, n_gen, h, PGS_ERP, directions)
     add_coupling_rows(tree, dp, cr, sd, rf, joint_q, env, n_gen, h, PGS_ERP)
     if add_dof_rows(tree, dp, rows, sd, rf, joint_q, target_velocity, env, n_gen, h, PGS_ERP) != 0:
         return 0

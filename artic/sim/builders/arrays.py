@@ -20,7 +20,7 @@ from ...core.data import ArticulationData, Kin, StepData
 from ...core.model import ArticulationModel
 from ...core.state import ArticulationState
 from ...description.articulation import Articulation
-from ...solvers.direct import DirectArrays
+from ...solvers.direct_arrays import DirectArrays
 from ...solvers.free_factor import FactorMemo
 
 _FLOAT = 4  # bytes: every array but the direct solver's workspace is float32 or int32 based
@@ -322,6 +322,7 @@ def build_direct(
     da.bilateral_residual = z(e)
     da.deadzone_impulse = z((e, max(deadzones, 1)))
     da.pivot_limit = 0
+    da.friction_directions = 2
     return rf, da
 
 
