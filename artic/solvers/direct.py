@@ -61,12 +61,42 @@ from .mlcp import (
 from .pgs import pgs_solve
 
 LAZY_ROUNDS = wp.constant(4)
+MANY_TREES = wp.constant(-2)  # _row_trees: a row on more than two trees (its A entries sum over all its columns)
 QUICK_PASSES = wp.constant(4)  # friction passes of a round before its lazy rows are checked
 REG_CFM_FRACTION = wp.constant(1.0e-3)  # the regularization floor stays below this fraction of every row's cfm
 FAILED_TOLERANCES = wp.constant(1000.0)  # a velocity solve whose complementarity error exceeds this many times
 # the pivoting's own tolerance (1e-2 of the largest |b|, at least 1e-4 m/s) has failed
 MIN_RESPONSE = wp.constant(1.0e-12)  # a hard row nothing can move along is held at zero impulse
 CORRECTION_MARGIN = wp.constant(4.0)  # the position solve's correction may take this many times its rows' energy
+
+
+@wp.func
+def _row_trees(tree: Tree, rf: RowForm, da: DirectArrays, env: int, i: int, n_gen: int) -> int:
+    """Row i's nonzero columns into da.nz (in increasing order) and the trees they lie in into da.row_trees:
+    (tree0, split, tree1, 0), tree0's columns before nz index split and tree1's (-1: none) from it on; tree0 is
+    MANY_TREES for a row on more than two trees. Returns the count of nonzero columns."""
+    nnz = int(0)
+    t = int(0)
+    seg = wp.vec4i(-1, 0, -1, 0)
+    k = int(0)
+    while k < n_gen:
+        if rf.g[env, i, k] != 0.0:
+            while k >= tree.tree_gen_start[t] + tree.tree_gen_count[t]:
+                t += 1
+            if seg[0] == -1:
+                seg[0] = t
+            elif t != seg[0] and seg[2] == -1:
+                seg[1] = nnz
+                seg[2] = t
+            elif t != seg[0] and t != seg[2]:
+                seg[0] = MANY_TREES
+            da.nz[env, i, nnz] = k
+            nnz += 1
+        k += 1
+    if seg[2] == -1:
+        seg[1] = nnz
+    da.row_trees[env, i] = seg
+    return nnz
 
 
 @wp.func
@@ -123,29 +153,34 @@ def _build(
     the previous solve's (the velocity solve's, after the position solve): their entries among themselves stay, and
     only their compliance, right-hand side and bounds are renewed.
 
-    A_ij = g_i . M^-1 g_j (M^-1 g in float64, _minv_row) sums over the sparser row's nonzero columns (da.nz): a
-    dof row has one, a contact row those of the trees it touches; each pair is computed once (A is symmetric)."""
+    A_ij = g_i . M^-1 g_j (M^-1 g in float64, _minv_row) sums over the sparser row's nonzero columns (da.nz) in
+    the trees both rows touch (_row_trees; M^-1 is block-diagonal by tree): a dof row has one column, a contact row
+    those of the trees it touches, and rows on trees apart (a stack's far contacts) cost no sum; each pair is
+    computed once (A is symmetric)."""
     for i in range(start, m):
         if i >= keep:
-            nnz = int(0)
-            k = int(0)
-            while k < n_gen:
-                if rf.g[env, i, k] != 0.0:
-                    da.nz[env, i, nnz] = k
-                    nnz += 1
-                k += 1
-            da.nnz[env, i] = nnz
+            da.nnz[env, i] = _row_trees(tree, rf, da, env, i, n_gen)
             _minv_row(tree, minv, rf, da, env, i, n_gen)
             j = int(0)
             while j <= i:
                 s = wp.float64(0.0)
                 r = i  # sum over the sparser of rows i and j
                 c = j
-                if nnz > da.nnz[env, j]:
+                if da.nnz[env, i] > da.nnz[env, j]:
                     r = j
                     c = i
-                q = int(0)
-                while q < da.nnz[env, r]:
+                seg = da.row_trees[env, r]
+                other = da.row_trees[env, c]
+                q0 = int(0)
+                q1 = da.nnz[env, r]
+                if seg[0] != MANY_TREES and other[0] != MANY_TREES:
+                    # the part of r's columns in a tree c touches: [0, split) tree0's, [split, nnz) tree1's
+                    if seg[0] != other[0] and seg[0] != other[2]:
+                        q0 = seg[1]
+                    if seg[2] < 0 or (seg[2] != other[0] and seg[2] != other[2]):
+                        q1 = seg[1]
+                q = q0
+                while q < q1:
                     k = da.nz[env, r, q]
                     s += wp.float64(rf.g[env, r, k]) * da.minv_g64[env, c, k]
                     q += 1

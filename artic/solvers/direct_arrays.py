@@ -37,6 +37,7 @@ class DirectArrays:
     minv_g64: wp.array3d(dtype=wp.float64)  # (E, M, N) each row's M^-1 g in float64 (_minv_row)
     nz: wp.array3d(dtype=int)  # (E, M, N) each row's nonzero generalized columns, nnz of them
     nnz: wp.array2d(dtype=int)  # (E, M)
+    row_trees: wp.array2d(dtype=wp.vec4i)  # (E, M) (tree0, split, tree1, 0): the trees of nz's columns (direct.py)
     cap: wp.array(dtype=wp.float64)  # (E,) the regularization cap the factor (chol, free, nfree) was made with
     last_x: wp.array2d(dtype=wp.float64)  # (E, M) the last step's impulses (its velocity solve), which start the
     last_source: wp.array2d(dtype=int)  # (E, M) next position solve where its rows come from the same sources

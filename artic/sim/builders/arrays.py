@@ -305,6 +305,7 @@ def build_direct(
     da.nfree = wp.full(e, -1, dtype=wp.int32, device=device)
     da.resp = z((e, m), d)
     da.nz, da.nnz, da.minv_g64 = z((e, m, n), wp.int32), z((e, m), wp.int32), z((e, m, n), d)
+    da.row_trees = z((e, m), wp.vec4i)
     da.cap = z(e, d)
     da.last_x, da.last_source, da.last_count = z((e, m), d), z((e, m), wp.int32), z(e, wp.int32)
     da.v_star = z((e, n))
@@ -331,7 +332,7 @@ def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     (A and the Cholesky factor dominate: 16 M^2 bytes)."""
     m, n = max(capacity, 1), max(n_gen, 1)
     # + one float per deadzone controller
-    return 4 * (2 * m * n + 25 * m + 2 * n + 16) + 8 * (2 * m * m + m * n + n * n + 11 * m + 2 * n + 1)
+    return 4 * (2 * m * n + 29 * m + 2 * n + 16) + 8 * (2 * m * m + m * n + n * n + 11 * m + 2 * n + 1)
 
 
 # -- what they will take ---------------------------------------------------------------------------------------
