@@ -24,9 +24,10 @@ import numpy as np
 import warp as wp
 
 from ..collision.geometry import MAT_PYRAMID, MATERIAL_SIZE
-from ..constraints.body_joint_rows import BODY_ROW_RANGE
+from ..constraints.body_joint_rows import BODY_ROW_DRIVE, BODY_ROW_RANGE
 from ..constraints.dof_rows import ROW_FRICTION
 from ..core.control import control_view
+from ..core.model import DRIVE_NONE
 from ..core.state import columns, state_view
 from ..description.actors import RigidStatic
 from ..description.articulation import Articulation, Link
@@ -373,13 +374,17 @@ class Block:
         )
 
     def _body_joint_slots(self) -> int:
-        """Rows the joints between bodies can make: one per row, two for a soft range (add_body_joint_rows)."""
+        """Rows the joints between bodies can make: one per row, two for a soft range (add_body_joint_rows), none
+        for the drive row of an undriven coordinate (its drive type is the table's: a change rebuilds it and these
+        arrays; the ranges are per env and may be set at any time, so every range row keeps its slot)."""
         jt = self.body_joint_table
         if jt.row_count == 0:
             return 0
         kind, erp = jt.row_kind.numpy(), jt.row_erp.numpy()
         soft = np.where(erp >= 0.0, jt.row_cfm.numpy() > 0.0, jt.row_compliance.numpy() > 0.0)
-        return jt.row_count + int(np.sum((kind == BODY_ROW_RANGE) & soft))
+        drives = jt.row_coord.numpy()[kind == BODY_ROW_DRIVE]  # the other rows' coordinate may be -1
+        undriven = int(np.sum(jt.coord_drive.numpy()[drives] == DRIVE_NONE)) if drives.size else 0
+        return jt.row_count + int(np.sum((kind == BODY_ROW_RANGE) & soft)) - undriven
 
     def _direct_arrays(self) -> tuple:
         if self.direct is None:
