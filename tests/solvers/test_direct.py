@@ -490,3 +490,25 @@ def test_folded_drive_beyond_its_max_force_is_solved_with_its_box():
     _q, qd = _joint_history(art, scene, 1)
     assert qd[0, 0, 0] == pytest.approx((DT * tau_g + 0.01) / inertia, rel=1e-5)
     _no_fallback(scene, art)
+
+
+def test_a_drive_switched_on_after_the_first_steps_gets_its_row():
+    """An undriven body-joint coordinate has no row slot in the direct solver's arrays; a drive set on it between
+    steps rebuilds them, and its first step is the implicit PD step of the drive note (force drive, target 0):
+    p = -(h k x + h (h k + d) v*) / (1 + h (h k + d) / m), v* = v0 - g h, to 1e-5 m/s, with no fallback."""
+    scene, b, joint = slider_with_soft_range(DIRECT, MASS, -5.0, 5.0, COMPLIANCE, DAMPING)
+    for _ in range(3):
+        scene.step(DT)
+    rows_before = int(scene.get_solver_report(b.articulation)["rows"][0])
+    x = float(scene.get_joint_coordinates(joint)[0, 0])
+    v0 = float(scene.get_actor_velocity(b)[0, 2])
+    k, d, h = 400.0, 20.0, DT
+    joint.set_drive_params(0, artic.Drive(k, d, 1e30, artic.DriveType.FORCE))
+    joint.set_drive_target(0, 0.0)
+    scene.step(DT)
+    v_star = v0 - G * h
+    p = -(h * k * x + h * (h * k + d) * v_star) / (1.0 + h * (h * k + d) / MASS)
+    assert abs(p) > 0.01
+    assert scene.get_actor_velocity(b)[0, 2] == pytest.approx(v_star + p / MASS, abs=1e-5)
+    assert int(scene.get_solver_report(b.articulation)["rows"][0]) == rows_before + 1
+    _no_fallback(scene, b)
