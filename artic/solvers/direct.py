@@ -76,26 +76,31 @@ def _row_trees(tree: Tree, rf: RowForm, da: DirectArrays, env: int, i: int, n_ge
     (tree0, split, tree1, 0), tree0's columns before nz index split and tree1's (-1: none) from it on; tree0 is
     MANY_TREES for a row on more than two trees. Returns the count of nonzero columns."""
     nnz = int(0)
-    t = int(0)
-    seg = wp.vec4i(-1, 0, -1, 0)
     k = int(0)
     while k < n_gen:
         if rf.g[env, i, k] != 0.0:
-            while k >= tree.tree_gen_start[t] + tree.tree_gen_count[t]:
-                t += 1
-            if seg[0] == -1:
-                seg[0] = t
-            elif t != seg[0] and seg[2] == -1:
-                seg[1] = nnz
-                seg[2] = t
-            elif t != seg[0] and t != seg[2]:
-                seg[0] = MANY_TREES
             da.nz[env, i, nnz] = k
             nnz += 1
         k += 1
-    if seg[2] == -1:
-        seg[1] = nnz
-    da.row_trees[env, i] = seg
+    tree0 = int(-1)
+    tree1 = int(-1)
+    split = nnz
+    if tree.tree_gen_start.shape[0] > 1:  # one tree: nothing to tell apart
+        t = int(0)
+        q = int(0)
+        while q < nnz:
+            col = da.nz[env, i, q]
+            while col >= tree.tree_gen_start[t] + tree.tree_gen_count[t]:
+                t += 1
+            if tree0 == -1:
+                tree0 = t
+            elif t != tree0 and tree1 == -1:
+                tree1 = t
+                split = q
+            elif t != tree0 and t != tree1:
+                tree0 = MANY_TREES
+            q += 1
+    da.row_trees[env, i] = wp.vec4i(tree0, split, tree1, 0)
     return nnz
 
 
@@ -135,6 +140,56 @@ def _pass_cfm(rf: RowForm, env: int, i: int, position: int) -> float:
 
 
 @wp.func
+def _a_entry(rf: RowForm, da: DirectArrays, env: int, r: int, c: int, q0: int, q1: int) -> wp.float64:
+    """g_r . M^-1 g_c over r's nonzero columns q0..q1-1."""
+    s = wp.float64(0.0)
+    q = q0
+    while q < q1:
+        k = da.nz[env, r, q]
+        s += wp.float64(rf.g[env, r, k]) * da.minv_g64[env, c, k]
+        q += 1
+    return s
+
+
+@wp.func
+def _a_row(rf: RowForm, da: DirectArrays, env: int, i: int, nnz: int, many_trees: int) -> None:
+    """A_ij for j <= i (and A_ji), each over the sparser row's nonzero columns; with many_trees, only those in a tree
+    the other row touches ([0, split) tree0's, [split, nnz) tree1's: _row_trees). Two loops: a test inside the one
+    loop made the allegro hand's step (one tree) 5 % slower."""
+    j = int(0)
+    if many_trees != 0:
+        while j <= i:
+            r = i
+            c = j
+            if nnz > da.nnz[env, j]:
+                r = j
+                c = i
+            seg = da.row_trees[env, r]
+            other = da.row_trees[env, c]
+            q0 = int(0)
+            q1 = da.nnz[env, r]
+            if seg[0] != MANY_TREES and other[0] != MANY_TREES:
+                if seg[0] != other[0] and seg[0] != other[2]:
+                    q0 = seg[1]
+                if seg[2] < 0 or (seg[2] != other[0] and seg[2] != other[2]):
+                    q1 = seg[1]
+            s = _a_entry(rf, da, env, r, c, q0, q1)
+            da.a[env, i, j] = s
+            da.a[env, j, i] = s
+            j += 1
+    else:
+        while j <= i:
+            s = wp.float64(0.0)
+            if nnz > da.nnz[env, j]:
+                s = _a_entry(rf, da, env, j, i, 0, da.nnz[env, j])
+            else:
+                s = _a_entry(rf, da, env, i, j, 0, nnz)
+            da.a[env, i, j] = s
+            da.a[env, j, i] = s
+            j += 1
+
+
+@wp.func
 def _build(
     tree: Tree,
     minv: wp.array3d(dtype=wp.float64),
@@ -157,36 +212,13 @@ def _build(
     the trees both rows touch (_row_trees; M^-1 is block-diagonal by tree): a dof row has one column, a contact row
     those of the trees it touches, and rows on trees apart (a stack's far contacts) cost no sum; each pair is
     computed once (A is symmetric)."""
+    many_trees = int(tree.tree_gen_start.shape[0] > 1)
     for i in range(start, m):
         if i >= keep:
-            da.nnz[env, i] = _row_trees(tree, rf, da, env, i, n_gen)
+            nnz = _row_trees(tree, rf, da, env, i, n_gen)
+            da.nnz[env, i] = nnz
             _minv_row(tree, minv, rf, da, env, i, n_gen)
-            j = int(0)
-            while j <= i:
-                s = wp.float64(0.0)
-                r = i  # sum over the sparser of rows i and j
-                c = j
-                if da.nnz[env, i] > da.nnz[env, j]:
-                    r = j
-                    c = i
-                seg = da.row_trees[env, r]
-                other = da.row_trees[env, c]
-                q0 = int(0)
-                q1 = da.nnz[env, r]
-                if seg[0] != MANY_TREES and other[0] != MANY_TREES:
-                    # the part of r's columns in a tree c touches: [0, split) tree0's, [split, nnz) tree1's
-                    if seg[0] != other[0] and seg[0] != other[2]:
-                        q0 = seg[1]
-                    if seg[2] < 0 or (seg[2] != other[0] and seg[2] != other[2]):
-                        q1 = seg[1]
-                q = q0
-                while q < q1:
-                    k = da.nz[env, r, q]
-                    s += wp.float64(rf.g[env, r, k]) * da.minv_g64[env, c, k]
-                    q += 1
-                da.a[env, i, j] = s
-                da.a[env, j, i] = s
-                j += 1
+            _a_row(rf, da, env, i, nnz, many_trees)
             da.resp[env, i] = da.a[env, i, i]
         resp = da.resp[env, i]
         cfm = _pass_cfm(rf, env, i, position)
