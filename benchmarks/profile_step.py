@@ -12,6 +12,7 @@ Scenes: bench_robots.py's MJCF scenes (by their names there, e.g. "fetch pick_an
 (panda, humanoid, allegro, four_bar), stepped for --seconds of wall time after a warm-up, one env unless --envs.
 
     python -m benchmarks.profile_step "dm dog" [--seconds 10] [--envs 1] [--solver PGS] [--top 25]
+        [--hot solve_contacts]
 
 Needs `perf` (linux-tools) with permission to sample this process (kernel.perf_event_paranoid <= 2); relies on
 Warp 1.19's private module objects (warp._src.context), so a later Warp may need this script adjusted.
@@ -100,7 +101,7 @@ def target(args) -> None:
     sys.stdin.readline()  # perf has stopped: exit (the interpreter's exit, a large collection, is not sampled)
 
 
-def report(out: str, data: str, top: int) -> None:
+def report(out: str, data: str, top: int, hot: str | None = None) -> None:
     base = obj = None
     for line in out.splitlines():
         if line.startswith("BASE "):
@@ -128,6 +129,31 @@ def report(out: str, data: str, top: int) -> None:
     print("| share | where |\n|---:|---|")
     for name, n in counts.most_common(top):
         print(f"| {100 * n / total:.1f} % | {name[:110]} |")
+    if hot:
+        _hot_blocks(samples.stdout, base, obj, funcs, hot)
+
+
+def _hot_blocks(samples: str, base: int, obj: str, funcs: list, name: str, blocks: int = 8) -> None:
+    """The hottest 64-byte blocks of function `name` (a prefix of its demangled name) and the disassembly of the
+    hottest one: where inside an inlined function the time goes."""
+    start, size, full = next(f for f in funcs if f[2].startswith(name))
+    counts = collections.Counter()
+    for line in samples.splitlines():
+        parts = line.split()
+        off = int(parts[0], 16) - base if parts else -1
+        if start <= off < start + size:
+            counts[(off - start) // 64 * 64] += 1
+    inside = sum(counts.values()) or 1
+    print(f"\n{full}: {size} bytes; its hottest 64-byte blocks:")
+    for off, n in counts.most_common(blocks):
+        print(f"  +{off:#07x}  {100 * n / inside:5.1f} %")
+    first = start + counts.most_common(1)[0][0]
+    asm = subprocess.run(
+        ["objdump", "-d", "--no-show-raw-insn", "-M", "intel", f"--start-address={first}",
+         f"--stop-address={first + 64}", "-j", ".ltext", obj],
+        capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    print("\n".join(line for line in asm.splitlines() if line.startswith("   ")))
 
 
 def main() -> None:
@@ -137,6 +163,7 @@ def main() -> None:
     p.add_argument("--envs", type=int, default=1)
     p.add_argument("--solver", default="PGS", choices=("PGS", "TGS", "DIRECT"))
     p.add_argument("--top", type=int, default=25)
+    p.add_argument("--hot", help="also the hottest blocks of this kernel function (a prefix of its name)")
     p.add_argument("--target", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.target:
@@ -166,7 +193,7 @@ def main() -> None:
         proc.communicate("\n")
         if proc.returncode != 0 or not os.path.exists(data):
             raise SystemExit(f"the profiled run or perf failed:\n{perf.stderr.read()[-2000:]}")
-        report("".join(lines), data, args.top)
+        report("".join(lines), data, args.top, args.hot)
 
 
 if __name__ == "__main__":

@@ -118,7 +118,9 @@ def test_small_box_with_one_anchor_holds_on_a_slope(solver):
     scene, b, _ = _box_on_slope(solver, 20.0, 0.5, half=0.008)
     poses, _ = run(scene, [b], 600, 1.0 / 60.0)
     assert np.abs(poses[:, 0, :3] - poses[0, 0, :3]).max() < 1e-6
-    assert abs(abs(np.dot(poses[-1, 0, 3:], poses[0, 0, 3:])) - 1.0) < 1e-6  # no spin either
+    # no spin either: float32 rounding turns it by ~3e-3 rad over the 10 s (1 - |q.q0| 1.3e-6 under PGS), where the
+    # anchor at a corner spun it about the normal by whole turns
+    assert abs(abs(np.dot(poses[-1, 0, 3:], poses[0, 0, 3:])) - 1.0) < 1e-5
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
