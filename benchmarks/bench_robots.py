@@ -5,15 +5,18 @@ The scenes are MJCF files from the package registry, loaded as they are (a scene
 floor and objects): Gymnasium's MuJoCo robots, dm_control's suite, Gymnasium-Robotics' Fetch, Shadow hand and
 Adroit scenes. Each is stepped from its initial state with zero controls, --steps steps at the file's time step,
 after --warmup steps (kernels compiled, contacts made). artic loads it with `load_mjcf` defaults (MuJoCo's soft
-constraints, the file's iterations as PGS position iterations, `MjcfControl` with zero ctrl); MuJoCo steps its own
+constraints, `MjcfControl` with zero ctrl) and the file's solver (`model.solver_type`: DIRECT for MuJoCo's Newton and
+CG, with --solver PGS the file's iterations as PGS position iterations); MuJoCo steps its own
 `MjData` (`mj_step`). Both on one CPU thread (artic's CPU launches use more only from 128 envs). A scene artic
 refuses, or that goes non-finite, is a row saying so.
 
 Prints per scene: microseconds per step for both and their ratio, artic's contacts (reported points, speculative
-ones included) and MuJoCo's `ncon`, artic's position iterations, the sweeps its PGS ran per step (fewer where it
-stopped early, docs/solvers.md "Early stop") and MuJoCo's `solver_niter`; then the median and the worst ratio.
+ones included) and MuJoCo's `ncon`, artic's solver, its position iterations and the sweeps its PGS ran per step
+(fewer where it stopped early, docs/solvers.md "Early stop"; 0 under DIRECT) and MuJoCo's `solver_niter`; then the
+median and the worst ratio.
 
-    python -m benchmarks.bench_robots [--steps 100] [--warmup 20] [--iterations 4] [--tolerance 0] [--scenes ...]
+    python -m benchmarks.bench_robots [--steps 100] [--warmup 20] [--solver file|PGS|DIRECT] [--iterations 4]
+        [--tolerance 0] [--scenes ...]
 """
 
 from __future__ import annotations
@@ -60,12 +63,12 @@ def _scenes() -> dict[str, Path]:
 
 
 def _artic(
-    path: Path, steps: int, warmup: int, iterations: int | None, tolerance: float | None
-) -> tuple[float, float, int, float]:
-    """(us per step, contacts, position iterations, mean sweeps run per step) of artic on the scene, with
+    path: Path, steps: int, warmup: int, iterations: int | None, tolerance: float | None, solver: str = "file"
+) -> tuple[float, float, int, float, str]:
+    """(us per step, contacts, position iterations, mean sweeps run per step, solver) of artic on the scene, with
     `iterations` position iterations and `tolerance` as Articulation.solver_tolerance instead of the file's where
-    given, or raise. The sweeps are counted in untimed steps after the timed ones (PGS's early stop runs fewer than
-    the iterations)."""
+    given, and `solver` ("file": model.solver_type), or raise. The sweeps are counted in untimed steps after the
+    timed ones (PGS's early stop runs fewer than the iterations)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = artic.load_mjcf(path)
@@ -75,7 +78,8 @@ def _artic(
     if tolerance is not None:
         for art in model.articulations:
             art.solver_tolerance = tolerance
-    scene = artic.Scene(1, gravity=model.gravity)
+    kind = model.solver_type if solver == "file" else artic.SolverType[solver]
+    scene = artic.Scene(1, gravity=model.gravity, solver_type=kind)
     model.add_to(scene)
     if model.actuators:
         control = artic.MjcfControl(model, scene)
@@ -97,7 +101,7 @@ def _artic(
     for _ in range(min(steps, 20)):
         scene.step(dt)
         sweeps.append(max(int(scene.get_solver_iterations(a)[0]) for a in model.articulations))
-    return 1e6 * seconds / steps, float(sum(contacts)), iterations, float(np.mean(sweeps))
+    return 1e6 * seconds / steps, float(sum(contacts)), iterations, float(np.mean(sweeps)), kind.name
 
 
 def _mujoco(path: Path, steps: int, warmup: int) -> tuple[float, float, float]:
@@ -122,6 +126,7 @@ def main(argv=None) -> None:
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--scenes", nargs="*", default=None, help="names from the list (default: all)")
+    ap.add_argument("--solver", default="file", choices=("file", "PGS", "DIRECT"), help="artic's (file: the file's)")
     ap.add_argument("--iterations", type=int, default=None, help="artic's position iterations (default: the file's)")
     ap.add_argument(
         "--tolerance", type=float, default=None, help="artic's PGS early stop [m/s] (default: load_mjcf's; 0: none)"
@@ -133,7 +138,7 @@ def main(argv=None) -> None:
     print(f"{platform.machine()}, {os.cpu_count()} cores, 1 env, {args.steps} steps after {args.warmup}")
     print(
         f"{'scene':22s} {'artic us':>9s} {'MuJoCo us':>10s} {'ratio':>7s} {'contacts':>9s} {'ncon':>5s} "
-        f"{'iters':>6s} {'sweeps':>7s} {'niter':>6s}"
+        f"{'solver':>7s} {'iters':>6s} {'sweeps':>7s} {'niter':>6s}"
     )
     ratios = []
     for name in chosen:
@@ -144,14 +149,16 @@ def main(argv=None) -> None:
             print(f"{name:22s} MuJoCo could not run it: {e}")
             continue
         try:
-            us, contacts, iterations, sweeps = _artic(path, args.steps, args.warmup, args.iterations, args.tolerance)
+            us, contacts, iterations, sweeps, solver = _artic(
+                path, args.steps, args.warmup, args.iterations, args.tolerance, args.solver
+            )
         except Exception as e:  # a row that says why
             print(f"{name:22s} artic: {type(e).__name__}: {str(e)[:100]}")
             continue
         ratios.append(us / mj_us)
         print(
-            f"{name:22s} {us:9.1f} {mj_us:10.1f} {us / mj_us:6.2f}x {contacts:9.0f} {ncon:5.0f} {iterations:6d} "
-            f"{sweeps:7.1f} {niter:6.0f}"
+            f"{name:22s} {us:9.1f} {mj_us:10.1f} {us / mj_us:6.2f}x {contacts:9.0f} {ncon:5.0f} {solver:>7s} "
+            f"{iterations:6d} {sweeps:7.1f} {niter:6.0f}"
         )
     if ratios:
         print(f"median {np.median(ratios):.2f}x, worst {max(ratios):.2f}x MuJoCo over {len(ratios)} scenes")

@@ -9,9 +9,10 @@ in the kernel body, `_step..._cpu_kernel_forward`). Samples outside the JIT code
 named by `perf` itself.
 
 Scenes: bench_robots.py's MJCF scenes (by their names there, e.g. "fetch pick_and_place") or bench_solvers.py's
-(panda, humanoid, allegro, four_bar), stepped for --seconds of wall time after a warm-up, one env unless --envs.
+(panda, humanoid, allegro, four_bar), stepped for --seconds of wall time after a warm-up, one env unless --envs,
+with the MJCF file's solver (`model.solver_type`; PGS for bench_solvers' scenes) unless --solver.
 
-    python -m benchmarks.profile_step "dm dog" [--seconds 10] [--envs 1] [--solver PGS] [--top 25]
+    python -m benchmarks.profile_step "dm dog" [--seconds 10] [--envs 1] [--solver file] [--top 25]
         [--hot solve_contacts]
 
 Needs `perf` (linux-tools) with permission to sample this process (kernel.perf_event_paranoid <= 2); relies on
@@ -45,10 +46,11 @@ def _scene(name: str, envs: int, solver: str):
         from benchmarks import bench_robots, bench_solvers
 
         if name in bench_solvers.SCENES:
-            b = bench_solvers.SCENES[name](envs, getattr(artic.SolverType, solver))
+            b = bench_solvers.SCENES[name](envs, artic.SolverType[solver if solver != "file" else "PGS"])
             return b.scene, b.dt
         model = artic.load_mjcf(bench_robots._scenes()[name])
-    scene = artic.Scene(envs, gravity=model.gravity, solver_type=getattr(artic.SolverType, solver))
+    kind = model.solver_type if solver == "file" else artic.SolverType[solver]
+    scene = artic.Scene(envs, gravity=model.gravity, solver_type=kind)
     model.add_to(scene)
     return scene, model.timestep
 
@@ -161,7 +163,7 @@ def main() -> None:
     p.add_argument("scene")
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--envs", type=int, default=1)
-    p.add_argument("--solver", default="PGS", choices=("PGS", "TGS", "DIRECT"))
+    p.add_argument("--solver", default="file", choices=("file", "PGS", "TGS", "DIRECT"), help="file: an MJCF's own")
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--hot", help="also the hottest blocks of this kernel function (a prefix of its name)")
     p.add_argument("--target", action="store_true", help=argparse.SUPPRESS)

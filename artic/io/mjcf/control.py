@@ -4,7 +4,7 @@ data.ctrl and data.act with one row per env.
 Use::
 
     model = artic.load_mjcf("ant.xml")
-    scene = artic.Scene(num_envs, gravity=model.gravity)
+    scene = artic.Scene(num_envs, gravity=model.gravity, solver_type=model.solver_type)
     model.add_to(scene)
     control = artic.MjcfControl(model, scene)  # after add_to
     control.set(ctrl)                          # ctrl: (num_envs, len(model.actuators)), file order

@@ -59,7 +59,7 @@ import numpy as np
 from ...description.actors import RigidStatic
 from ...description.articulation import Articulation
 from ...description.articulation_joint import FrictionParams, Limit, PassiveParams
-from ...enums import ArticulationFlag, Axis, JointType, Motion
+from ...enums import ArticulationFlag, Axis, JointType, Motion, SolverType
 from ...errors import ArticError, MjcfError
 from ...math.np_spatial import Transform, quat_between, quat_from_axis_angle, quat_from_matrix, quat_mul
 from ..xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
@@ -103,6 +103,12 @@ class MjcfModel:
     qpos_layout: list = field(default_factory=list)  # MuJoCo's qpos order: keyframes.QposEntry per joint
     keyframes: list = field(default_factory=list)  # keyframes.Keyframe per <key>, file order
     mocap_bodies: dict = field(default_factory=dict)  # name: kinematic RigidDynamic per mocap body (mocap.py)
+
+    @property
+    def solver_type(self) -> SolverType:
+        """The solver that simulates the file's `<option solver>`: DIRECT for MuJoCo's Newton (its default) and CG,
+        which solve to convergence, PGS for its PGS (options.py). Pass it to artic.Scene(..., solver_type=...)."""
+        return SolverType.PGS if self.options.solver == "PGS" else SolverType.DIRECT
 
     def add_to(self, scene: Scene) -> Scene:
         """Add the static actors and articulations to `scene`; a scene gravity other than the file's (its <option

@@ -27,6 +27,16 @@ the iterations end after a sweep that changes no velocity by more), and toleranc
 every iteration. Converged steps cost a few sweeps (Gymnasium's hopper: 3 of 100 on average, its trajectory 1e-6 m
 from the fully iterated one); stiff, many-contact ones still need most of them (dm_control's quadruped: 60 of 100).
 Lower `set_solver_iteration_counts` where speed matters more than MuJoCo's results.
+
+Which solver. MuJoCo's Newton (its default) and CG solve the step's convex problem to convergence; artic's DIRECT
+solves the rows exactly, PGS iterates towards them. `MjcfModel.solver_type` is therefore SolverType.DIRECT for
+`solver="Newton"` or `"CG"` and SolverType.PGS for `solver="PGS"`; a scene made with `solver_type=model.solver_type`
+simulates the file's choice (the scene's solver is the scene's, not a model's). Measured (docs/benchmarks.md, "Real
+robot scenes"): DIRECT is also the cheaper where PGS converges slowly (dm_control's humanoid 231 -> 61 us a step,
+Fetch 566 -> 180, over 16 registry scenes a median 3.9x MuJoCo's step against PGS's 4.3x, the worst 12.7x against
+40x), up to 1.3x PGS's on a few small contact-free ones, and holds every keyframe and drop of the MJCF oracle tests
+(tests/io/mjcf/test_drops.py, test_keyframe_hold.py run both). Its workspace grows with the square of the rows per
+env (docs/solvers.md): PGS remains the choice for thousands of envs of a many-contact model.
 """
 
 from __future__ import annotations
@@ -82,7 +92,7 @@ _HARMLESS_FLAGS = (
     "filterparent",
 )
 # <option> attributes read here; the others change MuJoCo's solver, integrator or medium and are reported
-_READ_OPTIONS = ("timestep", "gravity", "integrator", "iterations", "tolerance", "cone", "impratio")
+_READ_OPTIONS = ("timestep", "gravity", "integrator", "iterations", "tolerance", "cone", "impratio", "solver")
 MAX_ITERATIONS = 255  # PhysX's bound on an articulation's position iterations
 # [m/s or rad/s] Articulation.solver_tolerance of an MJCF import whose tolerance is not 0: 1e-4 changed the dm_control
 # quadruped's 1 s drop by 0.9 m (it tips another way), 1e-5 by 6e-6 m (docs/benchmarks.md)
@@ -112,6 +122,7 @@ class Options:
     soft: bool = True  # MuJoCo's soft constraints mapped (load_mjcf's soft_constraints), else PhysX's hard rows
     cone: str = "pyramidal"  # MuJoCo's friction cone: the soft normal row's regularizer (contact_rows._cone_factor)
     impratio: float = 1.0
+    solver: str = "Newton"  # MuJoCo's solver: Newton and CG map to SolverType.DIRECT, PGS to PGS (module docstring)
     fluid: Fluid | None = None  # the medium (density, viscosity, wind), None when MuJoCo's is vacuum
 
 
@@ -142,6 +153,7 @@ def read_options(v: XmlValues, root: ET.Element, soft: bool = True) -> Options:
         if "tolerance" in opt.attrib:
             opts.tolerance = v.number(opt, "tolerance", minimum=0.0)
         opts.cone = v.choice(opt, "cone", opt.get("cone", opts.cone), ("pyramidal", "elliptic"))
+        opts.solver = v.choice(opt, "solver", opt.get("solver", opts.solver), ("PGS", "CG", "Newton"))
         if "impratio" in opt.attrib:
             opts.impratio = v.number(opt, "impratio")
             if opts.impratio <= 0.0:

@@ -115,10 +115,12 @@ def test_tilt_is_mujocos_first_well_conditioned_one(key):
         assert spread(tilt) >= SPREAD, f"{key}: tilt {tilt} is already well conditioned"
 
 
+@pytest.mark.parametrize("solver", ["PGS", "file"])
 @pytest.mark.parametrize("key", _params())
-def test_drop_ends_at_mujocos_root_height(key):
+def test_drop_ends_at_mujocos_root_height(key, solver):
     """A passive 2 s drop from the model's tilt (module docstring), zero controls, at the file's time step: artic's
-    final root height is within TOLERANCE of MuJoCo's, and every state stayed finite."""
+    final root height is within TOLERANCE of MuJoCo's, and every state stayed finite; under PGS (the file's
+    iterations) and under the file's solver (model.solver_type: DIRECT for MuJoCo's Newton, every model here)."""
     path = _files()[key]
     tilt = CASES[key]
     m, d, free = _mujoco_drop(path, tilt)
@@ -127,7 +129,9 @@ def test_drop_ends_at_mujocos_root_height(key):
         warnings.simplefilter("ignore")  # what the files hold that artic drops is tested in test_mjcf_report.py
         model = artic.load_mjcf(path)
     (art,) = [a for a in model.articulations if body in a.link_names]
-    scene = artic.Scene(1, gravity=model.gravity)
+    scene = artic.Scene(
+        1, gravity=model.gravity, solver_type=model.solver_type if solver == "file" else artic.SolverType.PGS
+    )
     model.add_to(scene)
     cache = art.create_cache()
     art.copy_internal_state_to_cache(cache, CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM)

@@ -80,15 +80,18 @@ def _hold_ctrl(mm, qpos: np.ndarray) -> np.ndarray:
     return ctrl
 
 
-def _hold(path: Path, key: int | None):
+def _hold(path: Path, key: int | None, solver: str = "PGS"):
     """(artic's, MuJoCo's largest hinge/slide excursion, their largest difference) over SECONDS from keyframe
-    `key` with its ctrl, or (key None) from the file's pose with the servo hold."""
+    `key` with its ctrl, or (key None) from the file's pose with the servo hold; solver "PGS" (the file's
+    iterations) or "file" (model.solver_type: DIRECT for MuJoCo's Newton and CG)."""
     mm = mujoco.MjModel.from_xml_path(str(path))
     md = mujoco.MjData(mm)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = artic.load_mjcf(path)
-        scene = artic.Scene(1, gravity=model.gravity)
+        scene = artic.Scene(
+            1, gravity=model.gravity, solver_type=model.solver_type if solver == "file" else artic.SolverType.PGS
+        )
         model.add_to(scene)
         control = artic.MjcfControl(model, scene) if model.actuators else None
     if key is not None:
@@ -131,16 +134,18 @@ def _keys():
 
 
 @pytest.mark.oracle
+@pytest.mark.parametrize("solver", ["PGS", "file"])
 @pytest.mark.parametrize("path, key", _keys())
-def test_a_files_keyframe_is_held_as_in_mujoco(path, key):
-    ours, theirs, _ = _hold(path, key)
+def test_a_files_keyframe_is_held_as_in_mujoco(path, key, solver):
+    ours, theirs, _ = _hold(path, key, solver)
     assert ours <= max(2.0 * theirs, 0.02), (ours, theirs)
 
 
 @pytest.mark.oracle
+@pytest.mark.parametrize("solver", ["PGS", "file"])
 @pytest.mark.parametrize("name", list(SERVOS))
-def test_position_servos_hold_the_files_pose_as_in_mujoco(name):
-    ours, theirs, apart = _hold(SERVOS[name](), None)
+def test_position_servos_hold_the_files_pose_as_in_mujoco(name, solver):
+    ours, theirs, apart = _hold(SERVOS[name](), None, solver)
     assert ours <= max(2.0 * theirs, 0.02), (ours, theirs)
     if name not in LOOSE:
         assert apart < HOLD_AGREE, (ours, theirs, apart)

@@ -183,7 +183,7 @@ def test_add_to_reports_a_scene_gravity_other_than_the_files(tmp_path):
     [
         ('integrator="implicitfast"', "", "integrator='implicitfast'"),
         ('integrator="RK4"', "", "integrator='RK4'"),
-        ('solver="CG"', "", "solver='CG'"),
+        ('noslip_iterations="3"', "", "noslip_iterations='3'"),
         ('iterations="1000"', "", "iterations='1000' is capped at 255"),
         ("", '<flag eulerdamp="disable"/>', "eulerdamp='disable'"),
         ("", '<flag actuation="disable"/>', "actuation='disable'"),
@@ -218,6 +218,30 @@ def test_mujocos_tolerance_stops_the_iterations_early(tmp_path, option, toleranc
         warnings.simplefilter("error")
         model = artic.load_mjcf(_write(tmp_path, option=option))
     assert all(a.solver_tolerance == tolerance for a in model.articulations)
+
+
+@pytest.mark.parametrize(
+    "option, solver",
+    [
+        ("", artic.SolverType.DIRECT),
+        ('solver="Newton"', artic.SolverType.DIRECT),
+        ('solver="CG"', artic.SolverType.DIRECT),
+        ('solver="PGS"', artic.SolverType.PGS),
+    ],
+)
+def test_mujocos_solver_names_the_scenes_solver(tmp_path, option, solver):
+    """MuJoCo's Newton (its default) and CG solve to convergence: model.solver_type is artic's exact DIRECT for them,
+    PGS for MuJoCo's PGS; read silently, as followed. An unknown solver is refused, naming the choices."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = artic.load_mjcf(_write(tmp_path, option=option))
+    assert model.solver_type == solver
+    scene = artic.Scene(1, gravity=model.gravity, solver_type=model.solver_type)
+    model.add_to(scene)
+    scene.step(model.timestep)
+    assert scene.solver_type == solver and not scene.env_status.any()
+    with pytest.raises(artic.ArticError, match="solver='Jacobi' is not one of PGS, CG, Newton"):
+        artic.load_mjcf(_write(tmp_path, option='solver="Jacobi"'))
 
 
 def test_a_negative_tolerance_is_refused(tmp_path):
