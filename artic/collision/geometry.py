@@ -55,6 +55,8 @@ class Geometry:
     geom_combine: wp.array(dtype=int)  # (G,) friction combine mode: its index in shapes.FRICTION_COMBINE_MODES
     geom_offset: wp.array(dtype=float)  # (G,) contact offset [m]
     geom_radius: wp.array(dtype=float)  # (G,) bounding-sphere radius about the shape origin [m] (0 for planes)
+    geom_box_center: wp.array(dtype=wp.vec3)  # (G,) bounding box centre in the shape frame [m] (collision/cull.py)
+    geom_box_half: wp.array(dtype=wp.vec3)  # (G,) its half extents [m]; negative for a plane (no box)
     geom_vstart: wp.array(dtype=int)  # (G,) first vertex (hull or mesh) in `verts`
     geom_vcount: wp.array(dtype=int)  # (G,)
     geom_fstart: wp.array(dtype=int)  # (G,) first hull plane in `planes` or first triangle in `tris`

@@ -21,6 +21,7 @@ import warp as wp
 
 from .box_box import box_box
 from .contacts import ContactPoints
+from .cull import boxes_apart
 from .distance import closest_on_segment, closest_on_triangle, closest_segment_segment
 from .geometry import (
     GEOM_BOX,
@@ -622,6 +623,8 @@ def _detect_pairs(
                 continue
         elif wp.length(ca - wp.transform_get_translation(xb)) > reach + geo.geom_radius[b]:
             continue
+        elif boxes_apart(geo, a, b, xa, xb, reach - geo.geom_radius[a]) != 0:
+            continue  # spheres that overlap around shapes that do not (cull.py)
         mat = combine_materials(geo, a, b)
         if geo.pair_own_material[k] != 0:
             weight = mat[MAT_WEIGHT]

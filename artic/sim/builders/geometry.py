@@ -60,6 +60,19 @@ def _max_points(ta: int, tb: int) -> int:
     return MANIFOLD_POINTS
 
 
+def _shape_box(kind: int, size: np.ndarray, verts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(centre, half extents) of a shape's bounding box in its own frame (collision/cull.py): its vertices' bounds
+    for polytopes and meshes, the extent of a sphere or a capsule (along x), none for a plane (half -1)."""
+    if kind == 0:
+        return np.zeros(3), -np.ones(3)
+    if kind == 1:
+        return np.zeros(3), np.full(3, size[0])
+    if kind == 2:
+        return np.zeros(3), np.array([size[0] + size[1], size[0], size[0]])
+    lo, hi = verts.min(axis=0), verts.max(axis=0)
+    return (lo + hi) / 2.0, (hi - lo) / 2.0
+
+
 class _Tables:
     def __init__(self):
         self.rows = {
@@ -73,6 +86,8 @@ class _Tables:
                 "geom_combine",
                 "geom_offset",
                 "geom_radius",
+                "geom_box_center",
+                "geom_box_half",
                 "geom_vstart",
                 "geom_vcount",
                 "geom_fstart",
@@ -153,6 +168,7 @@ class _Tables:
             self.tris.extend(tris + vstart)
             vcount = len(verts)
             radius = float(np.linalg.norm(verts, axis=1).max())
+        box = _shape_box(shape_kind, size, np.asarray(self.verts[vstart : vstart + vcount], float).reshape(-1, 3))
         m = shape.material
         r = self.rows
         r["geom_link"].append(link)
@@ -163,6 +179,8 @@ class _Tables:
         r["geom_combine"].append(FRICTION_COMBINE_MODES.index(m.friction_combine))
         r["geom_offset"].append(float(shape.contact_offset))
         r["geom_radius"].append(radius)
+        r["geom_box_center"].append(box[0])
+        r["geom_box_half"].append(box[1])
         r["geom_vstart"].append(vstart)
         r["geom_vcount"].append(vcount)
         r["geom_fstart"].append(fstart)
@@ -262,6 +280,8 @@ def geometry_arrays(
     h = {k: np.array(v) for k, v in t.rows.items()}
     h["geom_pose"] = np.array(t.rows["geom_pose"], np.float32).reshape(-1, 7)
     h["geom_size"] = np.array(t.rows["geom_size"], np.float32).reshape(-1, 3)
+    h["geom_box_center"] = np.array(t.rows["geom_box_center"], np.float32).reshape(-1, 3)
+    h["geom_box_half"] = np.array(t.rows["geom_box_half"], np.float32).reshape(-1, 3)
     h["geom_material"] = np.array(t.rows["geom_material"], np.float32).reshape(-1, MATERIAL_SIZE)
     h["verts"] = np.array(t.verts, np.float32).reshape(-1, 3)
     h["planes"] = np.array(t.planes, np.float32).reshape(-1, 4)
