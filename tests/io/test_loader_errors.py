@@ -458,8 +458,8 @@ def test_mjcf_error_is_an_artic_error():
 
 def test_shipped_models_still_load_without_value_warnings():
     """The shipped ant and humanoid load as before: 8 and 17 dofs, no warning other than the <option> settings
-    artic does not follow (RK4 on both, the humanoid's solver; its iterations are followed) and the content artic
-    does not use (mjcf_report.py, tested in test_mjcf_report.py)."""
+    artic does not follow (RK4 on both; the humanoid's solver and iterations are followed: model.solver_type) and
+    the content artic does not use (mjcf_report.py, tested in test_mjcf_report.py)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ant = artic.load_mjcf(artic.assets.ASSETS / "mjcf" / "ant.xml")
@@ -468,7 +468,7 @@ def test_shipped_models_still_load_without_value_warnings():
     others = [
         str(w.message) for w in caught if "tendon" not in str(w.message) and "not used by artic" not in str(w.message)
     ]
-    assert len(others) == 3 and all("<option>" in m for m in others)
+    assert len(others) == 2 and all("<option>" in m for m in others)
     assert sum("integrator='RK4'" in m for m in others) == 2
 
 
