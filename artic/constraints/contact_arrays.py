@@ -1,0 +1,110 @@
+"""The arrays of a block's contact rows (`ContactRows`; constraints/contact_rows.py builds and solves them,
+constraints/pyramid.py holds MuJoCo's pyramidal cone) and the row writers both use."""
+
+from __future__ import annotations
+
+import warp as wp
+
+from ..collision.contacts import ContactPoints
+from ..core.data import Kin
+from ..core.model import Tree
+from ..math.dense import solve_row
+from .coupling_rows import add_jacobian_transpose
+
+
+@wp.struct
+class ContactRows:
+    """The solver's side of a block's contacts (E envs, C slots, N generalized dofs): three rows per contact point
+    of `ContactPoints` (same slots), their results, and the friction anchors kept from step to step."""
+
+    gap: wp.array2d(dtype=float)  # (E, C) the normal row's separation [m]: detected, then tracked over TGS substeps
+    tangent: wp.array2d(dtype=wp.vec3)  # (E, C) first friction direction (the second is normal x tangent)
+    bounce: wp.array2d(dtype=float)  # (E, C) restitution target normal velocity (0 when not bouncing) [m/s]
+    # a soft contact's normal row (constraints/softness.py), fixed for the step: cfm = SOFT_HARD for a hard contact,
+    # SOFT_APART for a soft one whose surfaces do not overlap (no row: MuJoCo has no contact there)
+    soft_target: wp.array2d(dtype=float)  # (E, C) [m/s]
+    soft_cfm: wp.array2d(dtype=float)  # (E, C) [m/s per N s]; a pyramidal contact's: every edge's R
+    # MuJoCo's pyramidal cone (a soft contact whose material asks for it, MAT_PYRAMID): four edge rows instead of
+    # the normal row and PhysX's anchors (module docstring)
+    pyramid: wp.array2d(dtype=int)  # (E, C) 1 if slot c's friction is MuJoCo's pyramidal cone
+    edge_target: wp.array2d(dtype=wp.vec4)  # (E, C) the edges' targets, n + f t1, n - f t1, n + f t2, n - f t2 [m/s]
+    edge_impulse: wp.array2d(dtype=wp.vec4)  # (E, C) their accumulated impulses (>= 0) [N s]
+    g: wp.array3d(dtype=float)  # (E, 3C, N) generalized directions of the normal and two friction rows
+    minv_g: wp.array3d(dtype=float)  # (E, 3C, N) M^-1 g
+    response: wp.array2d(dtype=float)  # (E, 3C) g^T M^-1 g
+    delassus: wp.array3d(dtype=float)  # (E, 3C, 12) row r's entries g_r^T M^-1 g_s against the rows s of its patch
+    impulse: wp.array2d(dtype=float)  # (E, 3C) accumulated impulses [N s]
+    force: wp.array2d(dtype=wp.vec3)  # (E, C) reported force on link a at the point, world [N]
+    # patch friction (PhysX's model, docs/design.md): the friction rows of slot c act at an anchor when
+    # anchor[c] != 0 (the first one or two slots of a patch); anchors persist across steps while the patch sticks
+    anchor: wp.array2d(dtype=int)  # (E, C) 1 if slot c's friction rows act at an anchor
+    anchor_a: wp.array2d(dtype=wp.vec3)  # (E, C) anchor in link a's actor frame [m]
+    anchor_b: wp.array2d(dtype=wp.vec3)  # (E, C) anchor in link b's actor frame (world for a static shape) [m]
+    anchor_error: wp.array2d(dtype=wp.vec2)  # (E, C) anchor drift (a minus b) along the two friction directions [m]
+    broken: wp.array2d(dtype=int)  # (E, C) 1 if the patch's friction hit its static bound in the last solve
+    prev_count: wp.array(dtype=int)  # (E,) contacts of the previous step, for matching patches
+    prev_shape_a: wp.array2d(dtype=int)  # (E, C)
+    prev_shape_b: wp.array2d(dtype=int)  # (E, C)
+    prev_anchor: wp.array2d(dtype=int)  # (E, C) anchor kept (it did not slip)
+    prev_anchor_a: wp.array2d(dtype=wp.vec3)  # (E, C)
+    prev_anchor_b: wp.array2d(dtype=wp.vec3)  # (E, C)
+
+
+PATCH_ROWS = 12  # 4 contacts x (normal, 2 friction)
+PATCH_SWEEPS = wp.constant(8)  # at most; a sweep that changes no row velocity by SWEEP_TOLERANCE ends them
+SWEEP_TOLERANCE = wp.constant(1.0e-9)  # [m/s] (1e-6 let a 1.6 cm cube on a slope turn by 0.5 deg in 10 s)
+vec_patch = wp.types.vector(length=PATCH_ROWS, dtype=float)
+mat_patch = wp.types.matrix(shape=(PATCH_ROWS, PATCH_ROWS), dtype=float)
+
+
+@wp.func
+def point_velocity(link_v: wp.array2d(dtype=wp.spatial_vector), env: int, link: int, p: wp.vec3) -> wp.vec3:
+    if link < 0:
+        return wp.vec3(0.0)
+    v = link_v[env, link]
+    return wp.spatial_bottom(v) + wp.cross(wp.spatial_top(v), p)
+
+
+@wp.func
+def set_row(
+    tree: Tree,
+    kin: Kin,
+    ct: ContactRows,
+    minv: wp.array3d(dtype=float),
+    env: int,
+    row: int,
+    n_gen: int,
+    la: int,
+    pa: wp.vec3,
+    lb: int,
+    pb: wp.vec3,
+    u: wp.vec3,
+) -> None:
+    """Row `row` = the relative velocity along u of a's point pa and b's point pb (both relative to O)."""
+    for i in range(n_gen):
+        ct.g[env, row, i] = 0.0
+    add_jacobian_transpose(tree, kin, ct.g, env, row, la, wp.spatial_vector(wp.cross(pa, u), u), 1.0)
+    if lb >= 0:
+        add_jacobian_transpose(tree, kin, ct.g, env, row, lb, wp.spatial_vector(wp.cross(pb, u), u), -1.0)
+    ct.response[env, row] = solve_row(minv, ct.g, ct.minv_g, env, row, n_gen)
+    ct.impulse[env, row] = 0.0
+
+
+@wp.func
+def clear_row(ct: ContactRows, env: int, row: int, n_gen: int) -> None:
+    for i in range(n_gen):
+        ct.g[env, row, i] = 0.0
+        ct.minv_g[env, row, i] = 0.0
+    ct.response[env, row] = 0.0
+    ct.impulse[env, row] = 0.0
+
+
+@wp.func
+def patch_end(cp: ContactPoints, env: int, c: int, c1: int) -> int:
+    """One past the last contact of the patch starting at c (consecutive contacts of one shape pair, <= 4)."""
+    e = c + 1
+    while (
+        e < c1 and e - c < 4 and cp.shape_a[env, e] == cp.shape_a[env, c] and cp.shape_b[env, e] == cp.shape_b[env, c]
+    ):
+        e += 1
+    return e
