@@ -39,7 +39,9 @@ MAT_SOLIMP = 5  # 5..9: solimp
 MAT_MIX = 10  # a shape's solmix
 MAT_PYRAMID = 11  # impratio of MuJoCo's pyramidal cone (0: elliptic)
 MAT_WEIGHT = 12  # a shape's link's inverse weight at the reference pose [1/kg]; a contact's: both shapes' summed
-MATERIAL_SIZE = 13
+MAT_TORSION = 13  # torsional friction [m] of MuJoCo's pyramidal cone (condim 4 and 6; 0: none)
+MAT_ROLLING = 14  # rolling friction [m] (condim 6; 0: none)
+MATERIAL_SIZE = 15
 ContactMaterial = wp.types.vector(length=MATERIAL_SIZE, dtype=float)
 
 

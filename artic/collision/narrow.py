@@ -34,7 +34,9 @@ from .geometry import (
     MANIFOLD_POINTS,
     MAT_MIX,
     MAT_PYRAMID,
+    MAT_ROLLING,
     MAT_SOLREF,
+    MAT_TORSION,
     MAT_WEIGHT,
     ContactMaterial,
     Geometry,
@@ -542,6 +544,8 @@ def combine_materials(geo: Geometry, a: int, b: int) -> ContactMaterial:
             out[MAT_SOLREF + 1] = wp.min(ma[MAT_SOLREF + 1], mb[MAT_SOLREF + 1])
     out[MAT_MIX] = 0.0
     out[MAT_PYRAMID] = wp.max(ma[MAT_PYRAMID], mb[MAT_PYRAMID])
+    out[MAT_TORSION] = wp.max(ma[MAT_TORSION], mb[MAT_TORSION])  # MuJoCo: the larger of each friction component
+    out[MAT_ROLLING] = wp.max(ma[MAT_ROLLING], mb[MAT_ROLLING])
     out[MAT_WEIGHT] = ma[MAT_WEIGHT] + mb[MAT_WEIGHT]
     return out
 

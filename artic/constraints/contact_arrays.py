@@ -11,6 +11,8 @@ from ..core.model import Tree
 from ..math.dense import solve_row
 from .coupling_rows import add_jacobian_transpose
 
+vec6 = wp.types.vector(length=6, dtype=float)
+
 
 @wp.struct
 class ContactRows:
@@ -29,6 +31,12 @@ class ContactRows:
     pyramid: wp.array2d(dtype=int)  # (E, C) 1 if slot c's friction is MuJoCo's pyramidal cone
     edge_target: wp.array2d(dtype=wp.vec4)  # (E, C) the edges' targets, n + f t1, n - f t1, n + f t2, n - f t2 [m/s]
     edge_impulse: wp.array2d(dtype=wp.vec4)  # (E, C) their accumulated impulses (>= 0) [N s]
+    # its torsional and rolling edges (MAT_TORSION, MAT_ROLLING: MuJoCo's condim 4 and 6; constraints/pyramid.py),
+    # solved by the direct solver; the arrays hold one entry when no material of the block has them
+    ang_edges: wp.array2d(dtype=int)  # (E, C) 0, 2 (torsion) or 6 (and rolling) angular edges of slot c
+    ang_g: wp.array3d(dtype=float)  # (E, 3C, N) relative angular velocity about n, t1, t2 [rad/s per generalized]
+    ang_target: wp.array2d(dtype=vec6)  # (E, C) n +- f_tor spin, n +- f_roll roll1, n +- f_roll roll2 [m/s]
+    ang_impulse: wp.array2d(dtype=vec6)  # (E, C) their impulses (>= 0) [N s]
     g: wp.array3d(dtype=float)  # (E, 3C, N) generalized directions of the normal and two friction rows
     minv_g: wp.array3d(dtype=float)  # (E, 3C, N) M^-1 g
     response: wp.array2d(dtype=float)  # (E, 3C) g^T M^-1 g

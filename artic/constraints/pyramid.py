@@ -11,7 +11,9 @@ from ..collision.geometry import (
     GEOM_CAPSULE,
     GEOM_PLANE,
     MAT_PYRAMID,
+    MAT_ROLLING,
     MAT_SOLREF,
+    MAT_TORSION,
     MAT_WEIGHT,
     ContactMaterial,
     Geometry,
@@ -19,7 +21,17 @@ from ..collision.geometry import (
 from ..core.data import Kin
 from ..core.model import Tree
 from ..math.dense import add_row, row_dot
-from .contact_arrays import PATCH_SWEEPS, SWEEP_TOLERANCE, ContactRows, mat_patch, point_velocity, set_row, vec_patch
+from .contact_arrays import (
+    PATCH_SWEEPS,
+    SWEEP_TOLERANCE,
+    ContactRows,
+    mat_patch,
+    point_velocity,
+    set_row,
+    vec6,
+    vec_patch,
+)
+from .coupling_rows import add_jacobian_transpose
 from .softness import soft_params, soft_row
 
 EDGE_QP_CFM = wp.constant(1.0e-3)  # a pyramidal contact whose R is below this share of its edges' A: edge by edge
@@ -116,6 +128,7 @@ def setup_pyramid(
     set_row(tree, kin, ct, minv, env, 3 * c + 1, n_gen, la, pc, lb, pc, t1)
     set_row(tree, kin, ct, minv, env, 3 * c + 2, n_gen, la, pc, lb, pc, t2)
     ct.edge_impulse[env, c] = wp.vec4(0.0)
+    ct.ang_edges[env, c] = 0
     if cp.separation[env, c] >= 0.0:
         return  # apart: no rows (soft_cfm stays SOFT_APART)
     rel = point_velocity(link_v, env, la, pc) - point_velocity(link_v, env, lb, pc)
@@ -133,6 +146,81 @@ def setup_pyramid(
         cfm = row[1]
     ct.edge_target[env, c] = targets
     ct.soft_cfm[env, c] = cfm
+    _setup_angular(tree, kin, cp, ct, link_v, sp, env, c, n_gen, la, lb, n, t1, t2, rel, weight, dt)
+
+
+@wp.func
+def _setup_angular(
+    tree: Tree,
+    kin: Kin,
+    cp: ContactPoints,
+    ct: ContactRows,
+    link_v: wp.array2d(dtype=wp.spatial_vector),
+    sp: soft_params,
+    env: int,
+    c: int,
+    n_gen: int,
+    la: int,
+    lb: int,
+    n: wp.vec3,
+    t1: wp.vec3,
+    t2: wp.vec3,
+    rel: wp.vec3,
+    weight: float,
+    dt: float,
+) -> None:
+    """Slot c's torsional and rolling edges (MuJoCo's condim 4 and 6, mj_instantiateContact): rows 3c, 3c+1, 3c+2 of
+    ang_g are the bodies' relative angular velocity about n, t1 and t2, and edge 2k + (0, 1) is g_n +- f_k ang_g_k
+    (f_0 the torsional friction, f_1 = f_2 the rolling one), soft with the same R as the sliding edges (MuJoCo
+    gives every edge of a pyramid one R) and its own velocity at the step's start."""
+    cmat = cp.material[env, c]
+    f_tor = cmat[MAT_TORSION]
+    f_roll = cmat[MAT_ROLLING]
+    edges = int(0)
+    if f_roll > 0.0:
+        edges = 6
+    elif f_tor > 0.0:
+        edges = 2
+    if edges == 0 or ct.ang_g.shape[0] != ct.g.shape[0]:
+        return  # none, or no room (the block's tables have none: contact arrays without angular rows)
+    ct.ang_edges[env, c] = edges
+    spin = wp.vec3(0.0)
+    if la >= 0:
+        spin = wp.spatial_top(link_v[env, la])
+    if lb >= 0:
+        spin = spin - wp.spatial_top(link_v[env, lb])
+    targets = vec6(0.0)
+    for k in range(edges // 2):
+        axis = n
+        f = f_tor
+        if k == 1:
+            axis = t1
+        if k == 2:
+            axis = t2
+        if k > 0:
+            f = f_roll
+        row = 3 * c + k
+        for i in range(n_gen):
+            ct.ang_g[env, row, i] = 0.0
+        add_jacobian_transpose(tree, kin, ct.ang_g, env, row, la, wp.spatial_vector(axis, wp.vec3(0.0)), 1.0)
+        if lb >= 0:
+            add_jacobian_transpose(tree, kin, ct.ang_g, env, row, lb, wp.spatial_vector(axis, wp.vec3(0.0)), -1.0)
+        for s in range(2):
+            sign = 1.0 - 2.0 * float(s)
+            v_e = wp.dot(n, rel) + sign * f * wp.dot(axis, spin)
+            targets[2 * k + s] = soft_row(sp, cp.separation[env, c], v_e, weight, dt, dt)[0]
+    ct.ang_target[env, c] = targets
+    ct.ang_impulse[env, c] = vec6(0.0)
+
+
+@wp.func
+def angular_edge(cp: ContactPoints, env: int, c: int, e: int) -> wp.vec2:
+    """(row of ang_g, s f) of slot c's angular edge e (_setup_angular): g_e = g_n + s f ang_g[row]."""
+    k = e // 2
+    f = cp.material[env, c][MAT_TORSION]
+    if k > 0:
+        f = cp.material[env, c][MAT_ROLLING]
+    return wp.vec2(float(3 * c + k), (1.0 - 2.0 * float(e % 2)) * f)
 
 
 @wp.func
@@ -265,6 +353,9 @@ def pyramid_impulses(cp: ContactPoints, ct: ContactRows, env: int, c: int) -> No
     """Slot c's normal and friction impulses from its edges' (the direct solver's write-back)."""
     edges = ct.edge_impulse[env, c]
     f = cp.material[env, c][0]
-    ct.impulse[env, 3 * c] = edges[0] + edges[1] + edges[2] + edges[3]
+    normal = edges[0] + edges[1] + edges[2] + edges[3]
+    for e in range(ct.ang_edges[env, c]):  # the torsional and rolling edges push along n too
+        normal += ct.ang_impulse[env, c][e]
+    ct.impulse[env, 3 * c] = normal
     ct.impulse[env, 3 * c + 1] = f * (edges[0] - edges[1])
     ct.impulse[env, 3 * c + 2] = f * (edges[2] - edges[3])

@@ -60,6 +60,7 @@ from .coupling_rows import (
     mimic_value,
 )
 from .dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, DofRows
+from .pyramid import angular_edge
 from .softness import SOFT_APART, SOFT_HARD, is_soft
 from .tendon import spatial_limit_error
 
@@ -74,7 +75,7 @@ SRC_BODY_JOINT = wp.constant(6)
 SRC_BODY_JOINT_HIGH = wp.constant(7)  # a loop range's high side
 SRC_DEADZONE = wp.constant(8)  # a deadzone controller's row (constraints/deadzone_rows.py)
 SRC_DOF_VISCOUS = wp.constant(9)  # the viscous part of a dof's friction, added to its friction row's impulse
-SRC_CONTACT_EDGE = wp.constant(10)  # an edge of a pyramidal contact (index 4 c + e; contact_rows.py)
+SRC_CONTACT_EDGE = wp.constant(10)  # an edge of a pyramidal contact (index 10 c + e, e >= 4 angular; pyramid.py)
 SRC_CONTACT_FACET = wp.constant(11)  # friction direction k of a pyramid's anchor (index 8 c + k; add_contact_rows)
 NO_FRICTION = wp.constant(-1)  # findex of a row no normal impulse bounds
 FRICTION_CONSTANT = wp.constant(-2)  # findex of a box of fixed size (mu_static, then mu_dynamic once sliding)
@@ -487,8 +488,9 @@ def add_coupling_rows(
 
 @wp.func
 def _add_pyramid_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, n_gen: int, c0: int, c1: int) -> None:
-    """A pyramidal patch's rows: four edges g_n + s f g_tk per overlapping contact, each pushing only, with its
-    soft target and R (contact_rows.py); the same rows in both passes."""
+    """A pyramidal patch's rows: four edges g_n + s f g_tk per overlapping contact, and its torsional and rolling
+    edges g_n + s f_k ang_g_k (condim 4 and 6), each pushing only, with its soft target and R (constraints/pyramid.py);
+    the same rows in both passes."""
     f = cp.material[env, c0][0]
     for c in range(c0, c1):
         cfm = ct.soft_cfm[env, c]
@@ -496,13 +498,24 @@ def _add_pyramid_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int,
             targets = ct.edge_target[env, c]
             for e in range(4):
                 ks = pyramid_edge(e)
-                i = _new_row(rf, env, n_gen, SRC_CONTACT_EDGE, 4 * c + e, targets[e], cfm, 0.0, wp.inf)
+                i = _new_row(rf, env, n_gen, SRC_CONTACT_EDGE, 10 * c + e, targets[e], cfm, 0.0, wp.inf)
                 _copy_dir(rf, env, i, n_gen, ct.g, 3 * c)
                 t = 3 * c + int(ks[0])
                 sf = ks[1] * f
                 k = int(0)
                 while k < n_gen:
                     rf.g[env, i, k] = rf.g[env, i, k] + sf * ct.g[env, t, k]
+                    k += 1
+            for e in range(ct.ang_edges[env, c]):
+                rs = angular_edge(cp, env, c, e)
+                i = _new_row(
+                    rf, env, n_gen, SRC_CONTACT_EDGE, 10 * c + 4 + e, ct.ang_target[env, c][e], cfm, 0.0, wp.inf
+                )
+                _copy_dir(rf, env, i, n_gen, ct.g, 3 * c)
+                t = int(rs[0])
+                k = int(0)
+                while k < n_gen:
+                    rf.g[env, i, k] = rf.g[env, i, k] + rs[1] * ct.ang_g[env, t, k]
                     k += 1
 
 

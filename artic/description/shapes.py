@@ -118,7 +118,12 @@ class Material:
     for solimp and a standard solref, the smaller of each for a direct one). `pyramid_impratio` > 0 gives the normal
     row the regularizer of MuJoCo's pyramidal friction cone with that impratio (its default cone), 0 the elliptic
     cone's (the larger of the two shapes' is used). Soft contacts act only while the surfaces overlap, as MuJoCo's
-    (no speculative row); their friction stays Coulomb's box on the normal impulse."""
+    (no speculative row); their friction stays Coulomb's box on the normal impulse.
+
+    `torsional_friction` and `rolling_friction` [m] (MuJoCo's friction[1] and friction[2] of a condim 4 or 6 contact,
+    the larger of the two shapes') resist the bodies' relative spin about the normal and their rolling: two more
+    edges of MuJoCo's pyramidal cone each (constraints/pyramid.py), solved by SolverType.DIRECT only; 0 (the default)
+    for none."""
 
     static_friction: float = 0.5
     dynamic_friction: float = 0.5
@@ -127,6 +132,8 @@ class Material:
     softness: Softness | None = None
     solmix: float = 1.0
     pyramid_impratio: float = 0.0
+    torsional_friction: float = 0.0
+    rolling_friction: float = 0.0
 
     def __setattr__(self, name, value):
         refuse_unknown_attribute(self, name)
@@ -142,7 +149,7 @@ class Material:
                 raise ValidationError(f"material: {name} must be in [0, {high:g}] ({why}), got {value:g}")
         if name == "softness":
             value = check_softness("material", value)
-        if name in ("solmix", "pyramid_impratio"):
+        if name in ("solmix", "pyramid_impratio", "torsional_friction", "rolling_friction"):
             value = finite("material", name, value)
             if value < 0.0:
                 raise ValidationError(f"material: {name} must be >= 0, got {value:g}")

@@ -20,10 +20,12 @@ may; a block does the same (its sleep threshold is the smallest of its articulat
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import warp as wp
 
-from ..collision.geometry import MAT_PYRAMID, MATERIAL_SIZE
+from ..collision.geometry import MAT_PYRAMID, MAT_ROLLING, MAT_TORSION, MATERIAL_SIZE
 from ..constraints.body_joint_rows import BODY_ROW_DRIVE, BODY_ROW_RANGE
 from ..constraints.dof_rows import ROW_FRICTION
 from ..core.control import control_view
@@ -122,6 +124,8 @@ class Block:
         self._contacts_to = 0  # slots the next step starts with, when a step wanted more (plan_contact_growth)
         self._launches = {}  # recorded step launches by (dt, solver, status mode, pivot limit)
         self.friction_directions = 2  # the direct solver's friction rows per contact anchor (direct_capacity)
+        self._angular = False  # the contact rows hold torsional and rolling edges (_allocate)
+        self._angular_warned = False  # PGS or TGS was told once that it leaves them out
         self._dirty = False  # a description parameter changed since the model was uploaded
 
     def _build_body_joint_table(self):
@@ -252,12 +256,13 @@ class Block:
             self.arts, self.statics, self.contact_capacity, self.device, self.joint_filters()
         )
         m = self.model
-        need = contact_bytes_per_env(geometry.capacity, m.gen_count)
+        angular = self._angular_edges(geometry_host) > 0
+        need = contact_bytes_per_env(geometry.capacity, m.gen_count, angular)
         if step_data:
             need += step_bytes_per_env(m, self.dof_rows.row_count, self.couplings.row_count)
         # the buffers being replaced are freed once the new ones are assigned: count them as available
         if self.contact_points is not None:
-            need -= contact_bytes_per_env(self.contact_points.link_a.shape[1], m.gen_count)
+            need -= contact_bytes_per_env(self.contact_points.link_a.shape[1], m.gen_count, self._angular)
         if step_data and self.step_data is not None:
             need -= step_bytes_per_env(m, self.step_data.row_lambda.shape[1], self.step_data.cpl_r.shape[1])
         if need > 0:
@@ -271,8 +276,9 @@ class Block:
             if step_data:
                 self.substep_kin = build_substep_kin(self.data)
             points = build_contact_points(self.num_envs, geometry.capacity, self.device)
-            rows = build_contact_rows(self.num_envs, geometry.capacity, m.gen_count, self.device)
+            rows = build_contact_rows(self.num_envs, geometry.capacity, m.gen_count, self.device, angular)
         self.step_data, self.contact_points, self.contact_rows = sd, points, rows
+        self._angular = angular
         self.direct = None  # its capacity follows the rows and the contact capacity
         self.geometry, self.geometry_host, self.shapes = geometry, geometry_host, shapes
         self._overflow_view = points.overflow.numpy() if self.device.is_cpu else None  # shares the memory
@@ -333,7 +339,7 @@ class Block:
         new = min(max(2 * old, need), self.geometry_host["capacity_bound"])
         if new > old:
             g = self.model.gen_count
-            more = contact_bytes_per_env(new, g) - contact_bytes_per_env(old, g)
+            more = contact_bytes_per_env(new, g, self._angular) - contact_bytes_per_env(old, g, self._angular)
             if self.direct is not None:  # its rows follow the slots (direct_capacity)
                 more += direct_bytes_per_env(self.direct_capacity(new), g) - direct_bytes_per_env(
                     self.direct_capacity(), g
@@ -363,7 +369,7 @@ class Block:
         for key in ("geom_material", "pair_material"):
             table = np.asarray(self.geometry_host[key], np.float32).reshape(-1, MATERIAL_SIZE)
             if np.any(table[:, MAT_PYRAMID] > 0.0):
-                per_contact = max(per_contact, 4)
+                per_contact = max(per_contact, 4 + self._angular_edges(self.geometry_host))
         return (
             rows.row_count
             + friction
@@ -372,6 +378,19 @@ class Block:
             + self._body_joint_slots()
             + 3 * self.deadzones.count
         )
+
+    @staticmethod
+    def _angular_edges(geometry_host: dict) -> int:
+        """The most torsional and rolling edges a contact of the block can have (constraints/pyramid.py): 6 with a
+        rolling friction among its materials, 2 with a torsional one, else 0."""
+        most = 0
+        for key in ("geom_material", "pair_material"):
+            table = np.asarray(geometry_host[key], np.float32).reshape(-1, MATERIAL_SIZE)
+            if np.any(table[:, MAT_ROLLING] > 0.0):
+                most = 6
+            elif np.any(table[:, MAT_TORSION] > 0.0):
+                most = max(most, 2)
+        return most
 
     def _body_joint_slots(self) -> int:
         """Rows the joints between bodies can make: one per row, two for a soft range (add_body_joint_rows), none
@@ -425,6 +444,16 @@ class Block:
                 f"scene: articulation(s) {names} or their body joints have deadzone controllers, "
                 "which only the direct solver solves; set scene.solver_type = "
                 "artic.SolverType.DIRECT (or remove them with set_deadzone(..., None))"
+            )
+        if solver_type != SolverType.DIRECT and self._angular and not self._angular_warned:
+            self._angular_warned = True
+            names = ", ".join(f"'{a.name}'" for a in self.arts) or "a body"
+            warnings.warn(
+                f"scene: {names} have contacts with torsional or rolling friction (an MJCF file's condim 4 or 6), "
+                f"which only SolverType.DIRECT solves; {solver_type.name} treats them as condim 3 "
+                "(scene.solver_type = artic.SolverType.DIRECT, or model.solver_type for MuJoCo's Newton)",
+                RuntimeWarning,
+                stacklevel=3,
             )
         direct = self._direct_arrays() if solver_type == SolverType.DIRECT else self._no_direct
         direct[1].pivot_limit = pivot_limit  # captured by value when the launch below is recorded

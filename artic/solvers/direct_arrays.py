@@ -131,10 +131,17 @@ def write_back(
             ja.row_lambda2[env, src] = x
         elif kind == SRC_DEADZONE:
             da.deadzone_impulse[env, src] = da.deadzone_impulse[env, src] + x
-        elif kind == SRC_CONTACT_EDGE:
-            edges = ct.edge_impulse[env, src // 4]
-            edges[src % 4] = x
-            ct.edge_impulse[env, src // 4] = edges
+        elif kind == SRC_CONTACT_EDGE:  # index 10 c + e: e < 4 sliding, the rest torsional and rolling
+            c = src // 10
+            e = src % 10
+            if e < 4:
+                edges = ct.edge_impulse[env, c]
+                edges[e] = x
+                ct.edge_impulse[env, c] = edges
+            else:
+                ang = ct.ang_impulse[env, c]
+                ang[e - 4] = x
+                ct.ang_impulse[env, c] = ang
     for f in range(da.fold_count[env]):  # after the rows of the LCP: a viscous part adds to its Coulomb row's
         src = da.fold_src[env, f] // 16
         x = float(da.fold_x[env, f])

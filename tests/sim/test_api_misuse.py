@@ -795,7 +795,9 @@ def test_step_memory_estimate_matches_the_arrays():
         "link_acceleration",
         "link_incoming_joint_force",
     )
-    contacts = nbytes(block.contact_points, ("grow",)) + nbytes(block.contact_rows)  # grow: one flag per block
+    # grow: one flag per block; the angular rows are one-entry placeholders without torsional or rolling friction
+    placeholders = ("ang_g", "ang_target", "ang_impulse")
+    contacts = nbytes(block.contact_points, ("grow",)) + nbytes(block.contact_rows, placeholders)
     assert contacts == 3 * contact_bytes_per_env(block.geometry.capacity, block.model.gen_count)
     # the TGS substeps' kinematics, less its one-entry inertia placeholder
     substep = nbytes(block.substep_kin, ("link_inertia",))

@@ -159,13 +159,15 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
         if g.get("name") in loader.geoms:
             loader.geom_repeated.add(g.get("name"))
         loader.geoms[g.get("name")] = (shape, margin)
-    mu = float(v.numbers(g, "friction", (1, 3), text=a["friction"])[0])
+    frictions = v.numbers(g, "friction", (1, 3), text=a["friction"])
+    mu = float(frictions[0])
     # MuJoCo gives a pair of equal priority the larger condim and the larger friction of the two: PhysX's
     # combine mode max; condim 1 (frictionless) is friction 0, exact against condim-1 geoms and against geoms
     # of at least this friction (else MuJoCo takes this one's; reported in __init__)
     condim = a.get("condim", "3").strip()
     loader.frictions.append((name, condim, mu))
     shape.material = Material(0.0 if condim == "1" else mu, 0.0 if condim == "1" else mu, 0.0, friction_combine="max")
+    angular_friction(loader, shape.material, condim, frictions[1:], name)
     if loader.opts.soft:  # MuJoCo's soft contact (io/mjcf/softness.py; contact_rows.py's soft normal row)
         soft_material(loader, shape.material, g, a)
     # MuJoCo's contact exists only within the margin, which the shape's growth (or rest offset) holds: a soft
@@ -177,6 +179,22 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
     shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
     shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
     return shape
+
+
+def angular_friction(loader: _Loader, m: Material, condim: str, rest: np.ndarray, name: str) -> None:
+    """MuJoCo's torsional (condim 4 and 6) and rolling (condim 6) friction on material `m`: `rest`, the geom's or
+    pair's friction values after the sliding one(s) (torsional, then rolling; MuJoCo's defaults 0.005 and 0.0001
+    where the file gives fewer). They act as edges of MuJoCo's pyramidal cone (constraints/pyramid.py), so with soft
+    constraints and the pyramidal cone only; otherwise the contact is condim 3 and `name` is counted for
+    report_frictionless's one warning."""
+    if condim not in ("4", "6"):
+        return
+    if not (loader.opts.soft and loader.opts.cone == "pyramidal"):
+        loader.angular_dropped.append(name)
+        return
+    m.torsional_friction = float(rest[0]) if len(rest) > 0 else 0.005
+    if condim == "6":
+        m.rolling_friction = float(rest[1]) if len(rest) > 1 else 0.0001
 
 
 def soft_material(loader: _Loader, m: Material, el: ET.Element, a: dict) -> None:
@@ -281,6 +299,15 @@ def report_frictionless(loader: _Loader) -> None:
             f"MJCF '{loader.path.name}': {len(above)} condim='1' geom(s) (first '{above[0][0]}', "
             f"friction {above[0][1]:g}) are frictionless in artic; MuJoCo gives their contacts with "
             f"geoms of lower friction (down to {min(others):g}) and condim > 1 their friction",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    if loader.angular_dropped:
+        names = loader.angular_dropped
+        warnings.warn(
+            f"MJCF '{loader.path.name}': {len(names)} condim 4 or 6 geom(s) or pair(s) (first '{names[0]}') act "
+            "as condim 3 here: torsional and rolling friction are edges of MuJoCo's pyramidal cone, which needs "
+            "soft constraints (load_mjcf's default) and <option cone='pyramidal'> (MuJoCo's default)",
             RuntimeWarning,
             stacklevel=4,
         )

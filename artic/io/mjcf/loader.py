@@ -261,6 +261,7 @@ class _Loader:
         self.gravcomp_unclamped = []  # joints with actuatorgravcomp and an actuatorfrcrange (`_force_range`)
         self.free_joint_unfollowed = []  # (tree, attribute) of free joints' armature, frictionloss, stiffness
         self.frictions = []  # (geom name, condim, friction) of every geom, for the condim-1 report
+        self.angular_dropped = []  # condim 4/6 geoms and pairs without the pyramidal soft cone (geoms.py)
         self.geoms, self.geom_repeated = {}, set()  # <geom name>: (shape, margin grown by), for <pair>
         static = RigidStatic(name="world")
         for k, g in enumerate(world.findall("geom")):

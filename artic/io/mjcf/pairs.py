@@ -5,7 +5,8 @@ replaces the dynamic contact of the same two geoms (other geoms of their bodies 
 <option><flag contact='disable'> switch turns pairs off too). The pair's parameters are its own (its attributes over
 its <default><pair> class over MuJoCo's built-ins, never the geoms'):
 * friction: the first (sliding) value, in both directions (`Material`); condim 1 is friction 0, condim 3 Coulomb
-  friction, condim 4 and 6 (torsional, rolling) as 3, reported; anisotropic sliding friction is reported.
+  friction, condim 4 and 6 add the torsional and rolling values (geoms.angular_friction); anisotropic sliding
+  friction is reported.
 * margin: MuJoCo's contact acts once the geoms are closer than the pair's margin (instead of the sum of the geoms'
   margins). artic has grown each shape by its geom's margin (geoms.py `_grow`), or given a mesh, which cannot grow,
   its margin as a rest offset that the pair's adds to, so the pair's rest offset is the pair's margin less the two
@@ -23,7 +24,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ...description.shapes import Material
-from .geoms import soft_material
+from .geoms import angular_friction, soft_material
 
 if TYPE_CHECKING:
     from .loader import _Loader
@@ -36,7 +37,6 @@ _REASON = {
     "solimp": "soft constraints are off (soft_constraints=False)",
     "solreffriction": "artic's friction is Coulomb's box, not a soft row",
     "gap": "contacts act from the margin on",
-    "condim": "contacts have Coulomb friction (condim 3) or none (condim 1), no torsional or rolling friction",
     "friction": "the first (sliding) friction acts in both tangent directions",
 }
 
@@ -78,8 +78,6 @@ def read_pairs(mj: _Loader, elements: Iterable[ET.Element]) -> None:
             dropped.setdefault(attr, [0, el])[0] += 1
         if v.number(el, "gap", text=a["gap"], minimum=0.0) != 0.0:
             dropped.setdefault("gap", [0, el])[0] += 1
-        if condim in ("4", "6"):
-            dropped.setdefault("condim", [0, el])[0] += 1
         if condim != "1" and len(friction) > 1 and friction[1] != friction[0]:
             dropped.setdefault("friction", [0, el])[0] += 1
         if not mj.opts.contact:  # <flag contact='disable'>: no contacts at all, pairs included
@@ -92,6 +90,8 @@ def read_pairs(mj: _Loader, elements: Iterable[ET.Element]) -> None:
         mu = 0.0 if condim == "1" else float(friction[0])
         with v.context(el):
             material = Material(mu, mu, 0.0, friction_combine="max")
+            label = el.get("name") or f"{el.get('geom1')}-{el.get('geom2')}"
+            angular_friction(mj, material, condim, friction[2:], label)
             if mj.opts.soft:
                 soft_material(mj, material, el, a)
             owners[id(shape1)][0].add_contact_pair(shape1, shape2, material, margin - grown1 - grown2)

@@ -139,7 +139,7 @@ NO_DYNAMICS = {
 # attributes whose value here asks for what artic does anyway (MuJoCo's defaults that change nothing artic lacks:
 # condim 3 is sliding friction only, as artic's contacts, condim 1 none, mapped as friction 0): not reported there
 MATCHING = {
-    "geom condim": ("1", "3"),
+    "geom condim": ("1", "3", "4", "6"),  # 4, 6: torsional and rolling friction (geoms.angular_friction)
     "geom priority": ("0",),
     "geom gap": ("0",),
     "geom solmix": ("1",),
@@ -150,7 +150,6 @@ REASON = {
     "geom solref": "soft constraints are off (soft_constraints=False): contacts are PhysX's hard ones",
     "geom solimp": "soft constraints are off (soft_constraints=False): contacts are PhysX's hard ones",
     "geom solmix": "soft constraints are off (soft_constraints=False): contacts are PhysX's hard ones",
-    "geom condim": "contacts have Coulomb friction (condim 3) or none (condim 1), no torsional or rolling friction",
     "geom priority": "contact parameters are combined the PhysX way",
     "geom gap": "contacts act from the margin on",
     "joint solreflimit": "soft constraints are off (soft_constraints=False): limits are PhysX's hard limits",

@@ -12,7 +12,7 @@ import warp as wp
 
 from ...collision.contacts import ContactPoints
 from ...collision.geometry import MANIFOLD_POINTS, MATERIAL_SIZE, ContactMaterial
-from ...constraints.contact_rows import ContactRows
+from ...constraints.contact_arrays import ContactRows, vec6
 from ...constraints.contact_status import PenetrationStatus
 from ...constraints.row_form import RowForm
 from ...core.control import ArticulationControl
@@ -262,10 +262,17 @@ def build_penetration_status(num_envs: int, device: wp.Device | str | None) -> P
     return ps
 
 
-def build_contact_rows(num_envs: int, capacity: int, n_gen: int, device: wp.Device | str | None) -> ContactRows:
-    """Zeroed contact rows (three per slot over N generalized dofs) and friction anchors."""
+def build_contact_rows(
+    num_envs: int, capacity: int, n_gen: int, device: wp.Device | str | None, angular: bool = False
+) -> ContactRows:
+    """Zeroed contact rows (three per slot over N generalized dofs) and friction anchors; with `angular`, three
+    angular rows and six edges per slot for torsional and rolling friction (else one-entry placeholders)."""
     e, c = num_envs, max(capacity, 1)
     ct = ContactRows()
+    ea, ca, na = (e, c, n_gen) if angular else (1, 1, 1)
+    ct.ang_edges = _zeros((e, c), int, device)
+    ct.ang_g = _zeros((ea, 3 * ca, na), float, device)
+    ct.ang_target, ct.ang_impulse = _zeros((ea, ca), vec6, device), _zeros((ea, ca), vec6, device)
     ct.prev_count = _zeros(e, int, device)
     ct.edge_target, ct.edge_impulse = _zeros((e, c), wp.vec4, device), _zeros((e, c), wp.vec4, device)
     for name in ("anchor", "broken", "prev_shape_a", "prev_shape_b", "prev_anchor", "pyramid"):
@@ -391,10 +398,12 @@ def step_bytes_per_env(model: ArticulationModel, row_count: int, coupling_count:
     return 4 * values
 
 
-def contact_bytes_per_env(capacity: int, gen_count: int) -> int:
+def contact_bytes_per_env(capacity: int, gen_count: int, angular: bool = False) -> int:
     """Bytes one env of the contact buffers takes (build_contact_points and build_contact_rows): 5 counters, per slot
-    11 int, 8 vec3, a material (MATERIAL_SIZE floats), a vec2, 2 vec4 and 5 floats, and 3 rows with their
-    generalized directions (2 N) and patch Delassus entries."""
+    12 int, 8 vec3, a material (MATERIAL_SIZE floats), a vec2, 2 vec4 and 5 floats, and 3 rows with their
+    generalized directions (2 N) and patch Delassus entries; with `angular`, 3 angular rows (N) and 2 vec6 more."""
     c = max(capacity, 1)
-    values = 5 + c * (11 + 24 + MATERIAL_SIZE + 2 + 8 + 5) + 3 * c * (2 * gen_count + 2 + 3 * MANIFOLD_POINTS)
+    values = 5 + c * (12 + 24 + MATERIAL_SIZE + 2 + 8 + 5) + 3 * c * (2 * gen_count + 2 + 3 * MANIFOLD_POINTS)
+    if angular:
+        values += c * 12 + 3 * c * gen_count
     return 4 * values

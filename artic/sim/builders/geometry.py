@@ -42,6 +42,8 @@ def material_row(m: Material, weight: float) -> list:
         m.solmix,
         m.pyramid_impratio,
         weight,
+        m.torsional_friction,
+        m.rolling_friction,
     ]
 
 

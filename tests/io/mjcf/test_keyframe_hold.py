@@ -152,7 +152,20 @@ def test_position_servos_hold_the_files_pose_as_in_mujoco(name, solver):
 
 
 @pytest.mark.oracle
-@pytest.mark.xfail(strict=True, reason="MuJoCo holds the pen by torsional friction (condim 4), which artic reports")
-def test_the_adroit_pen_is_held_as_in_mujoco():
-    ours, theirs, _ = _hold(_robotics("adroit_hand/adroit_pen.xml"), None)
+@pytest.mark.parametrize(
+    "solver",
+    [
+        "file",
+        pytest.param(
+            "PGS",
+            marks=pytest.mark.xfail(
+                strict=True, reason="MuJoCo holds the pen by torsional friction (condim 4), which PGS leaves out"
+            ),
+        ),
+    ],
+)
+def test_the_adroit_pen_is_held_as_in_mujoco(solver):
+    """The hand holds the pen by its fingertips' torsional friction (condim 4): under the file's solver (DIRECT,
+    which solves it; measured 0.099 rad against MuJoCo's 0.126) as in MuJoCo; PGS drops it (5.3 rad)."""
+    ours, theirs, _ = _hold(_robotics("adroit_hand/adroit_pen.xml"), None, solver)
     assert ours <= max(2.0 * theirs, 0.02), (ours, theirs)
