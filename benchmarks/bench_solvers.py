@@ -333,25 +333,32 @@ def cost(name, envs, steps, warmup, repeats):
     of each solver, after `warmup` steps. The solvers' runs are interleaved (PGS, TGS, DIRECT, PGS, ...), so that
     the machine's drift over the run (~10 % here from minute to minute at 1024 envs) falls on all three alike."""
     benches = {solver: SCENES[name](envs, solver) for solver in SOLVERS}
-    runs = {solver: [] for solver in SOLVERS}
     for b in benches.values():
         if hasattr(b, "timed_seconds"):  # the timed steps stay within that simulated time
             steps = min(steps, max(2, (round(b.timed_seconds / b.dt) - warmup) // repeats))
         for _ in range(warmup):
             b.scene.step(b.dt)
+    runs = _interleaved(benches, steps, envs, repeats)
+    out = {}
+    for solver, b in benches.items():
+        fell = int(b.scene.get_solver_report(b.art)["fallback_count"].sum()) if solver == SolverType.DIRECT else 0
+        out[solver] = (runs[solver], fell)
+    return out
+
+
+def _interleaved(benches: dict, steps: int, envs: int, repeats: int) -> dict:
+    """{key: median microseconds per env-step} of `repeats` runs of `steps` steps of each bench, the benches' runs
+    interleaved so that the machine's drift falls on all alike."""
     wp.synchronize()
+    runs = {key: [] for key in benches}
     for _ in range(repeats):
-        for solver, b in benches.items():
+        for key, b in benches.items():
             start = time.perf_counter()
             for _ in range(steps):
                 b.scene.step(b.dt)
             wp.synchronize()
-            runs[solver].append((time.perf_counter() - start) / steps / envs * 1e6)
-    out = {}
-    for solver, b in benches.items():
-        fell = int(b.scene.get_solver_report(b.art)["fallback_count"].sum()) if solver == SolverType.DIRECT else 0
-        out[solver] = (statistics.median(runs[solver]), fell)
-    return out
+            runs[key].append((time.perf_counter() - start) / steps / envs * 1e6)
+    return {key: statistics.median(r) for key, r in runs.items()}
 
 
 def facets_table(scenes, envs_list, facets, steps, warmup, repeats):
@@ -363,22 +370,15 @@ def facets_table(scenes, envs_list, facets, steps, warmup, repeats):
         for envs in envs_list:
             n = max(2, steps // 4) if envs >= 1024 else steps
             benches = {f: SCENES[name](envs, SolverType.DIRECT) for f in sorted(set(facets) | {4})}
-            runs = {f: [] for f in benches}
             for f, b in benches.items():
                 b.scene.direct_friction_facets = f
                 for _ in range(warmup):
                     b.scene.step(b.dt)
-            for _ in range(repeats):
-                for f, b in benches.items():
-                    start = time.perf_counter()
-                    for _ in range(n):
-                        b.scene.step(b.dt)
-                    wp.synchronize()
-                    runs[f].append((time.perf_counter() - start) / n / envs * 1e6)
-            box = statistics.median(runs[4])
+            runs = _interleaved(benches, n, envs, repeats)
+            box = runs[4]
             for f in facets:
                 rep = benches[f].scene.get_solver_report(benches[f].art)
-                us = statistics.median(runs[f])
+                us = runs[f]
                 print(
                     f"| {name} | {envs} | {f} | {us:.1f} | {us / box:.2f} | {int(rep['rows'].max())} | "
                     f"{int(np.median(rep['pivots']))} | {int(rep['fallback_count'].sum())} |",
