@@ -201,6 +201,7 @@ def setup_contacts(
         clear_row(ct, env, 3 * c + 2, n_gen)
         ct.anchor[env, c] = 0
         ct.broken[env, c] = 0
+        ct.ang_edges[env, c] = 0  # a pyramidal slot sets its own (pyramid.setup_pyramid)
         ct.anchor_error[env, c] = wp.vec2(0.0)
         ct.tangent[env, c] = _tangent(cp.normal[env, c], wp.vec3(0.0))
         ct.gap[env, c] = cp.separation[env, c]

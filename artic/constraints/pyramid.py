@@ -181,8 +181,8 @@ def _setup_angular(
         edges = 6
     elif f_tor > 0.0:
         edges = 2
-    if edges == 0 or ct.ang_g.shape[0] != ct.g.shape[0]:
-        return  # none, or no room (the block's tables have none: contact arrays without angular rows)
+    if edges == 0 or ct.ang_g.shape[1] < 3 * (c + 1) or ct.ang_g.shape[2] < n_gen:
+        return  # none, or no room (the block's tables have none: one-entry placeholders)
     ct.ang_edges[env, c] = edges
     spin = wp.vec3(0.0)
     if la >= 0:
