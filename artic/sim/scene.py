@@ -272,7 +272,8 @@ class Scene(KnownAttributes):
     @direct_friction_facets.setter
     def direct_friction_facets(self, value: int):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value not in FACETS:
-            raise ValidationError(f"scene: direct_friction_facets must be one of 4, 8, 12, 16 (4 a box), got {value!r}")
+            choices = ", ".join(map(str, FACETS))
+            raise ValidationError(f"scene: direct_friction_facets must be one of {choices} (4 a box), got {value!r}")
         self._friction_facets = int(value)
 
     def __repr__(self):
