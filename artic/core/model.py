@@ -44,6 +44,7 @@ class Tree:
     tree_gen_start: wp.array(dtype=int)
     tree_gen_count: wp.array(dtype=int)
     tree_kinematic: wp.array(dtype=int)
+    gen_parent: wp.array(dtype=int)
     link_parent: wp.array(dtype=int)
     joint_type: wp.array(dtype=int)
     joint_dof_start: wp.array(dtype=int)
@@ -76,6 +77,7 @@ class ArticulationModel:
     tree_gen_start: wp.array = None  # (T,) int32: first generalized index of each tree (M is block-diagonal)
     tree_gen_count: wp.array = None  # (T,) int32: generalized dofs of each tree
     tree_kinematic: wp.array = None  # (T,) int32: 1 for a kinematic body's tree (its root follows pose targets)
+    gen_parent: wp.array = None  # (N,) int32: parent generalized coordinate in the tree (M's sparsity), -1 for none
     joint_type: wp.array = None  # (L,) int32: JointType of the inbound joint; JOINT_FIX/JOINT_FREE_ROOT at the root
     joint_parent_pose: wp.array = None  # (L,) transform: joint frame in the parent's actor frame
     joint_child_pose: wp.array = None  # (L,) transform: joint frame in the child's actor frame

@@ -1,7 +1,6 @@
-"""Dense symmetric positive-definite inverse per env (Cholesky, Golub and Van Loan, ch. 4.2).
-
-The solver needs the columns of M^-1: column d is the generalized velocity change per unit impulse on dof d.
-A dense factorization is right up to a few dozen dofs; this is the one place to swap in a tree-sparse one.
+"""Dense symmetric positive-definite solves per env (Cholesky, Golub and Van Loan, ch. 4.2), and the row products
+the solvers use. The step's M^-1 comes from the tree-sparse factor (math/tree_ldl.py), which shares this module's
+pivot floor; the dense Cholesky serves MuJoCo's implicit damping (dynamics/passive.py).
 
 Pivot floor. A joint-space inertia can be singular in float32 although it is positive definite in exact
 arithmetic: a light hand at the end of a heavy arm (icub's smallest eigenvalue rounds to -1.7e-9), or a link whose
@@ -10,10 +9,9 @@ pivot below PIVOT_REL times its diagonal entry (float32 elimination loses about 
 pivot carries no information) is raised to PIVOT_REL * M_jj, and at least to PIVOT_ABS. The step's articulated-body
 pass (dynamics/aba.py) treats a joint-space inertia D = S^T I^A S that is singular the same way: it adds
 (PIVOT_ABS + PIVOT_REL trace D) to D's diagonal. The inverse-dynamics API does neither: there a singular matrix
-is an error naming the envs. The direction it belongs
-to then gets the finite response 1 / pivot instead of NaN: it behaves as if it had that much inertia. Models with
-massless movable subtrees are repaired or refused when they are added (description/mass_check.py), so the floor
-only catches what rounding makes singular.
+is an error naming the envs. The direction it belongs to then gets the finite response 1 / pivot instead of NaN:
+it behaves as if it had that much inertia. Models with massless movable subtrees are repaired or refused when they
+are added (description/mass_check.py), so the floor only catches what rounding makes singular.
 """
 
 from __future__ import annotations
@@ -45,37 +43,11 @@ def cholesky_factor(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), en
 
 
 @wp.func
-def spd_inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float), env: int, s: int, n: int) -> None:
-    """out = a^-1 on the diagonal block [s, s + n) of an SPD a; `out` also serves as the Cholesky workspace.
-    (A forest's M is block-diagonal, one block per tree: entries outside the blocks are never written and stay
-    zero.) Pivots are floored (see the module docstring), so a singular `a` gives a finite, very large inverse."""
-    cholesky_factor(a, out, env, s, n)
-    # L^-1 in place (lower triangle)
-    for j in range(s, s + n):
-        out[env, j, j] = 1.0 / out[env, j, j]
-        for i in range(j + 1, s + n):
-            u = float(0.0)
-            for k in range(j, i):
-                u -= out[env, i, k] * out[env, k, j]
-            out[env, i, j] = u / out[env, i, i]
-    # A^-1 = L^-T L^-1, symmetric: fill the upper triangle first, then mirror
-    for i in range(s, s + n):
-        for j in range(i, s + n):
-            u = float(0.0)
-            for k in range(j, s + n):
-                u += out[env, k, i] * out[env, k, j]
-            out[env, i, j] = u
-    for i in range(s, s + n):
-        for j in range(i + 1, s + n):
-            out[env, j, i] = out[env, i, j]
-
-
-@wp.func
 def cholesky_solve_in_place(
     a: wp.array3d(dtype=float), b: wp.array2d(dtype=float), env: int, s: int, n: int, factor: int
 ) -> None:
     """b = a^-1 b on the block [s, s + n) of an SPD a, whose lower triangle becomes (with `factor`) or already is
-    (without) its Cholesky factor L; pivots floored as spd_inverse's. The step's MuJoCo damping solves twice with
+    (without) its Cholesky factor L; pivots floored as cholesky_factor's. The step's MuJoCo damping solves twice with
     one factor (dynamics/passive.py mujoco_damping)."""
     if factor != 0:
         cholesky_factor(a, a, env, s, n)

@@ -6,9 +6,9 @@ Pipeline (physx-notes 0 and 9.1; the PhysX guide, "Constraint Sequence"), one `w
  2. `_unconstrained_dynamics`: gravity, user link forces and persistent joint forces, damping and max-velocity
     forces, Coriolis and gyroscopic terms and armature through ABA, the joint loads the coefficient friction scales
     with (RNEA of that motion), and v* = v + a dt;
- 3. `_mass_matrix`: M and M^-1 (dense, per tree) and kinematic bodies' velocities; then each row kind's setup
-    at the solver step (`_setup_dofs`, `_setup_couplings`, `setup_contacts`, `setup_body_joints`): directions,
-    responses, drive coefficients and limit errors;
+ 3. `_mass_matrix`: M and M^-1 (per tree, from its tree-sparse factor, math/tree_ldl.py) and kinematic bodies'
+    velocities; then each row kind's setup at the solver step (`_setup_dofs`, `_setup_couplings`, `setup_contacts`,
+    `setup_body_joints`): directions, responses, drive coefficients and limit errors;
  4-5. PGS, TGS or the direct solver over every row (solvers/), integration (PGS and the direct solver: once, with
     the position-iteration velocity; TGS: per substep), and `_write_velocities` into the state;
  then `_check_status` (a state gone non-finite marks the env, and under the freeze policy restores its start);
@@ -58,8 +58,8 @@ from ..dynamics.kinematics import (
 from ..dynamics.passive import mujoco_damping, passive_forces, tgs_mujoco_damping
 from ..dynamics.rnea import rnea_env
 from ..enums import SolverType
-from ..math.dense import spd_inverse
 from ..math.spatial import unit
+from ..math.tree_ldl import tree_spd_inverse
 from ..solvers.direct import direct_solve, refresh_slot_rates
 from ..solvers.direct_arrays import DirectArrays
 from ..solvers.pgs import pgs_solve
@@ -157,10 +157,11 @@ def _unconstrained_dynamics(
 def _mass_matrix(
     tree: Tree, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, dt: float
 ) -> None:
-    """M and M^-1 (dense, per tree), then the kinematic bodies' velocities (their block of M^-1 zeroed)."""
+    """M and M^-1 (per tree, through its tree-sparse factor), then the kinematic bodies' velocities (their block of
+    M^-1 zeroed)."""
     crba_env(tree, kin, sc, sd.mass_matrix, env)
     for t in range(tree.tree_count):
-        spd_inverse(sd.mass_matrix, sd.minv, env, tree.tree_gen_start[t], tree.tree_gen_count[t])
+        tree_spd_inverse(sd.mass_matrix, sd.minv, tree.gen_parent, env, tree.tree_gen_start[t], tree.tree_gen_count[t])
     _kinematic_roots(tree, st, ctl, sd, env, dt)
 
 

@@ -7,11 +7,9 @@ import warnings
 
 import numpy as np
 import pytest
-import warp as wp
 
 import artic
 from artic import CacheFlag, NanPolicy, NonFiniteStateError
-from artic.math.dense import PIVOT_REL, spd_inverse
 from artic.sim.status import FINITE_LIMIT
 from tests.support.scenes import prismatic_drive
 
@@ -150,41 +148,6 @@ def test_unknown_policy_is_refused():
     with pytest.raises(artic.ValidationError, match="nan_policy"):
         artic.Scene(1, nan_policy="ignore")
     assert artic.Scene(1, nan_policy=NanPolicy.FREEZE).nan_policy == NanPolicy.FREEZE
-
-
-@wp.kernel
-def _inverse(a: wp.array3d(dtype=float), out: wp.array3d(dtype=float)):
-    env = wp.tid()
-    spd_inverse(a, out, env, 0, a.shape[1])
-
-
-def _spd_inverse(a: np.ndarray) -> np.ndarray:
-    out = wp.zeros(a.shape, dtype=float, device="cpu")
-    wp.launch(_inverse, a.shape[0], [wp.array(a.astype(np.float32), device="cpu"), out], device="cpu")
-    return out.numpy()
-
-
-def test_pivot_floor_keeps_a_regular_inverse_exact_and_a_singular_one_finite():
-    """A well-conditioned SPD matrix is inverted to float32 precision (the floor never acts); a singular one
-    (rank 2 of 3, and one whose rounding makes a pivot negative) gives a finite inverse whose null direction has
-    the response 1 / (PIVOT_REL M_jj) instead of NaN."""
-    rng = np.random.default_rng(3)
-    b = rng.normal(size=(5, 5))
-    good = b @ b.T + 5 * np.eye(5)
-    v = np.array([[1.0, 1.0, 0.0]]) / np.sqrt(2)
-    singular = np.diag([2.0, 2.0, 1.0]) - 2.0 * v.T @ v  # eigenvalues 2, 0, 1: rows 0 and 1 equal
-    negative = singular.copy()
-    negative[1, 1] -= 1e-6  # float32 sees a pivot below zero
-    inv_good = _spd_inverse(good[None])[0]
-    np.testing.assert_allclose(inv_good @ good, np.eye(5), atol=1e-5)
-    for m in (singular, negative):
-        inv = _spd_inverse(m[None])[0]
-        assert np.all(np.isfinite(inv))
-        null = np.array([1.0, 1.0, 0.0]) / np.sqrt(2)  # M null = 0
-        # the null direction gets a large finite response of the order of 1 / (PIVOT_REL M_11)
-        assert 0.5 / PIVOT_REL < null @ inv @ null < 4.0 / PIVOT_REL
-        e2 = np.array([0.0, 0.0, 1.0])  # a regular direction keeps its exact response
-        assert e2 @ inv @ e2 == pytest.approx(1.0, rel=1e-6)
 
 
 def test_a_hinge_without_inertia_about_its_axis_steps_finitely_through_the_pivot_floors():

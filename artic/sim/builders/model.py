@@ -79,7 +79,7 @@ def model_arrays(arts: list[Articulation]) -> dict:
     indices shifted, plus the per-tree generalized layout."""
     parts = [_tree_arrays(a) for a in arts]
     h = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    link_tree, root_gen, dof_gen, roots, gen_start, gen_count = [], [], [], [], [], []
+    link_tree, root_gen, dof_gen, roots, gen_start, gen_count, gen_parent = [], [], [], [], [], [], []
     links = dofs = gen = 0
     for t, p in enumerate(parts):
         nl, nd = len(p["link_parent"]), len(p["dof_axis"])
@@ -89,6 +89,7 @@ def model_arrays(arts: list[Articulation]) -> dict:
         link_tree += [t] * nl
         root_gen += [gen if floating else -1] * nl
         dof_gen += range(gen + 6 * floating, gen + 6 * floating + nd)
+        gen_parent += _gen_parents(p, gen, floating)
         roots.append(links)
         gen_start.append(gen)
         gen_count.append(nd + 6 * floating)
@@ -102,9 +103,29 @@ def model_arrays(arts: list[Articulation]) -> dict:
         ("tree_gen_start", gen_start),
         ("tree_gen_count", gen_count),
         ("tree_kinematic", kinematic),
+        ("gen_parent", gen_parent),
     ):
         h[name] = np.array(v, np.int32)
     return h
+
+
+def _gen_parents(p: dict, gen: int, floating: bool) -> list[int]:
+    """The parent of each of a tree's generalized coordinates (global indices, -1 for none): a floating root's six
+    form a chain, a joint's dofs follow each other, and a joint's first dof hangs from the last coordinate of the
+    nearest ancestor link that has one. M's nonzeros off the diagonal are exactly the pairs where one coordinate is
+    an ancestor of the other, which the tree-sparse factorization (math/tree_ldl.py) relies on."""
+    parents = [gen + k - 1 if k > 0 else -1 for k in range(6 * floating)]
+    last = [gen + 5 if floating else -1] * len(p["link_parent"])  # each link's last coordinate, or its ancestor's
+    first = gen + 6 * floating
+    for i, (start, count) in enumerate(zip(p["joint_dof_start"], p["joint_dof_count"])):
+        up = last[p["link_parent"][i]] if i > 0 else last[0]
+        for k in range(count):
+            parents.append(up if k == 0 else first + start + k - 1)
+        if count:
+            last[i] = first + start + count - 1
+        elif i > 0:
+            last[i] = up
+    return parents
 
 
 _DTYPES = {
@@ -128,6 +149,7 @@ _DTYPES = {
     "tree_gen_start": wp.int32,
     "tree_gen_count": wp.int32,
     "tree_kinematic": wp.int32,
+    "gen_parent": wp.int32,
 }
 
 
