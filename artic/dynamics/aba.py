@@ -13,8 +13,8 @@ import warp as wp
 from ..core.data import ArticulationData, Kin, Scratch
 from ..core.model import ArticulationModel, Tree
 from ..core.parallel import launch_envs
-from ..math.dense import PIVOT_ABS, PIVOT_REL
 from ..math.spatial import cholesky_solve6, com_force_to_o, fcross, inertia_matrix, mcross, root_column, root_motion
+from ..math.tree_ldl import PIVOT_ABS, PIVOT_REL
 from .rnea import gen_vec3
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time

@@ -19,7 +19,7 @@ import warp as wp
 from ..core.data import Kin, StepData
 from ..core.model import DofParams, Tree
 from ..core.state import StateArrays
-from ..math.dense import cholesky_solve_in_place
+from ..math.tree_ldl import tree_ldl_factor, tree_ldl_solve
 from .integrate import integrate_positions
 
 wp.set_module_options({"enable_backward": False})
@@ -121,7 +121,8 @@ def mujoco_damping(
     with. Why after the solve and not as rows solved with the constraints (a drive's damping): MuJoCo's
     constraint forces are computed with M alone, and a contact pushing a damped joint then moves it less than
     the contact asked; solving the damper with the contact made the CMU humanoid's first step 11 % off MuJoCo's.
-    M + dt D is factored in place of M (no longer needed in this step); sd.gen_a holds the right-hand side."""
+    M + dt D is factored in place of M (no longer needed in this step; math/tree_ldl.py); sd.gen_a holds the
+    right-hand side."""
     if dp.passive == 0:
         return
     for t in range(tree.tree_count):
@@ -161,7 +162,9 @@ def mujoco_damping(
                 du = dmat * u6
                 for k in range(6):
                     sd.gen_a[env, rg + k] = du[k]
-            cholesky_solve_in_place(sd.mass_matrix, sd.gen_a, env, g0, ng, int(which == 1 - with_vpos))
+            if which == 1 - with_vpos:  # M + dt D keeps M's tree pattern: D is diagonal but for the root's block
+                tree_ldl_factor(sd.mass_matrix, sd.mass_matrix, tree.gen_parent, env, g0, ng)
+            tree_ldl_solve(sd.mass_matrix, sd.gen_a, tree.gen_parent, env, g0, ng)
             for k in range(ng):
                 if which == 0:
                     sd.gen_vpos[env, g0 + k] = sd.gen_vpos[env, g0 + k] - dt * sd.gen_a[env, g0 + k]

@@ -8,8 +8,7 @@ import warp as wp
 
 from artic.dynamics.crba import crba
 from artic.dynamics.kinematics import forward_kinematics
-from artic.math.dense import PIVOT_REL
-from artic.math.tree_ldl import tree_spd_inverse
+from artic.math.tree_ldl import PIVOT_REL, tree_ldl_factor, tree_ldl_solve, tree_spd_inverse
 from artic.sim.builders.arrays import build_data, build_state
 from artic.sim.builders.model import build_model
 from tests.support.models import random_rotation, random_tree
@@ -26,6 +25,20 @@ def _inverse(
     env = wp.tid()
     for t in range(starts.shape[0]):
         tree_spd_inverse(a, out, parent, env, starts[t], counts[t])
+
+
+@wp.kernel
+def _solve_in_place(
+    a: wp.array3d(dtype=float),
+    b: wp.array2d(dtype=float),
+    parent: wp.array(dtype=int),
+    starts: wp.array(dtype=int),
+    counts: wp.array(dtype=int),
+):
+    env = wp.tid()
+    for t in range(starts.shape[0]):
+        tree_ldl_factor(a, a, parent, env, starts[t], counts[t])
+        tree_ldl_solve(a, b, parent, env, starts[t], counts[t])
 
 
 def _forest_mass_matrices(seed: int, envs: int = 3):
@@ -94,6 +107,24 @@ def test_tree_inverse_matches_the_dense_inverse(seed):
             assert err < 1e-7 * np.linalg.cond(a[block, block]) + 1e-6, (e, s, err)
             np.testing.assert_array_equal(x[e][block, block], x[e][block, block].T)
     assert np.all(x[:, ~inside] == 7.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_in_place_factor_solves_with_the_matrix(seed):
+    """Oracle: M factored in place of itself (as MuJoCo's implicit damping does with M + dt D) solves M x = b as
+    NumPy's float64 solve does, per tree block, to float32 precision."""
+    m, mm = _forest_mass_matrices(seed)
+    a64 = mm.numpy().astype(np.float64)
+    rng = np.random.default_rng(seed)
+    b = rng.normal(size=(mm.shape[0], m.gen_count))
+    x = wp.array(b.astype(np.float32), device="cpu")
+    wp.launch(_solve_in_place, mm.shape[0], [mm, x, m.gen_parent, m.tree_gen_start, m.tree_gen_count], device="cpu")
+    for e in range(mm.shape[0]):
+        for s, c in zip(m.tree_gen_start.numpy(), m.tree_gen_count.numpy()):
+            blk = slice(s, s + c)
+            ref = np.linalg.solve(a64[e][blk, blk], b[e, blk])
+            err = np.abs(x.numpy()[e, blk] - ref).max() / np.abs(ref).max()
+            assert err < 1e-7 * np.linalg.cond(a64[e][blk, blk]) + 1e-6, (e, s, err)
 
 
 def test_pivot_floor_keeps_a_regular_inverse_exact_and_a_singular_one_finite():
