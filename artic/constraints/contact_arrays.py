@@ -89,8 +89,10 @@ def set_row(
     u: wp.vec3,
 ) -> None:
     """Row `row` = the relative velocity along u of a's point pa and b's point pb (both relative to O)."""
-    for i in range(n_gen):
+    i = int(0)
+    while i < n_gen:  # a while loop: math/dense.py row_dot
         ct.g[env, row, i] = 0.0
+        i += 1
     add_jacobian_transpose(tree, kin, ct.g, env, row, la, wp.spatial_vector(wp.cross(pa, u), u), 1.0)
     if lb >= 0:
         add_jacobian_transpose(tree, kin, ct.g, env, row, lb, wp.spatial_vector(wp.cross(pb, u), u), -1.0)
@@ -100,9 +102,11 @@ def set_row(
 
 @wp.func
 def clear_row(ct: ContactRows, env: int, row: int, n_gen: int) -> None:
-    for i in range(n_gen):
+    i = int(0)
+    while i < n_gen:
         ct.g[env, row, i] = 0.0
         ct.minv_g[env, row, i] = 0.0
+        i += 1
     ct.response[env, row] = 0.0
     ct.impulse[env, row] = 0.0
 

@@ -21,9 +21,13 @@ wp.set_module_options({"enable_backward": False})  # forward-only kernels: half 
 @wp.func
 def crba_env(tree: Tree, kin: Kin, sc: Scratch, mass_matrix: wp.array3d(dtype=float), env: int) -> None:
     n = mass_matrix.shape[1]
-    for r in range(n):
-        for c in range(n):
+    r = int(0)
+    while r < n:  # a while loop: Warp's CPU code runs one ~5x faster than a for-range loop (math/dense.py row_dot)
+        c = int(0)
+        while c < n:
             mass_matrix[env, r, c] = 0.0
+            c += 1
+        r += 1
     for i in range(tree.link_count):
         sc.comp_mass[env, i] = tree.link_mass[i]
         sc.comp_h[env, i] = tree.link_mass[i] * kin.link_com[env, i]

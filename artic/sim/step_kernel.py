@@ -76,6 +76,14 @@ SOLVER_TGS = wp.constant(int(SolverType.TGS))
 SOLVER_DIRECT = wp.constant(int(SolverType.DIRECT))
 BOUNCE_THRESHOLD = 2.0  # PxSceneDesc::bounceThresholdVelocity = 0.2 * PxTolerancesScale::speed (10) [m/s]
 
+# Where a step may stop early, for the stage profile (benchmarks/profile_stages.py): a step stopped before
+# STAGE_INTEGRATE has written nothing back to the state (but under TGS, whose substeps integrate), so it can be
+# repeated and timed; STAGE_NONE returns at once (the launch's own cost). The block always runs them all.
+STAGE_NONE = -1
+STAGES = ("kinematics", "collide", "dynamics", "mass matrix", "row setup", "solve", "integrate", "report")
+STAGE_KINEMATICS, STAGE_COLLIDE, STAGE_DYNAMICS, STAGE_MASS, STAGE_SETUP, STAGE_SOLVE, STAGE_INTEGRATE = range(7)
+STAGE_ALL = len(STAGES) - 1
+
 
 # -- the stages, in pipeline order --------------------------------------------------------------------------------
 
@@ -311,11 +319,12 @@ def _step(
     bounce_threshold: float,
     friction_correlation: float,
     status_mode: int,
+    stop_after: int,
 ):
     # long function: the pipeline reads top to bottom as the module docstring lists it, and the solver calls stay in
     # the kernel's body (a stage passing the row tables through costs a copy of each per step: module docstring)
     env = env_offset + wp.tid()
-    if st.sleeping[env] != 0:
+    if st.sleeping[env] != 0 or stop_after == STAGE_NONE:
         return
     if status_mode == STATUS_FREEZE and st.status[env] != 0:
         return  # frozen at its last finite state until a reset (status.py)
@@ -324,7 +333,11 @@ def _step(
     n_gen = sd.gen_v.shape[1]
     # 1. the start state, kinematics and link velocities; contact points
     _begin_step(tree, dp, st, kin, sc, sd, env, n, n_gen)
+    if stop_after == STAGE_KINEMATICS:
+        return
     detect_env(geo, cp, st.link_pose, env)
+    if stop_after == STAGE_COLLIDE:
+        return
     if status_mode != STATUS_OFF and track_penetration(cp, ps, env) != 0:
         st.status_flag[0] = 1  # bodies sunk into each other, for the host to report (status.py)
         if status_mode == STATUS_FREEZE and st.status[env] == 0:
@@ -332,8 +345,12 @@ def _step(
             return  # frozen before this step changed anything
     # 2. unconstrained forward dynamics: v* = v + a dt
     _unconstrained_dynamics(tree, dp, st, ctl, kin, sc, sd, gravity, dt, env, n, n_gen)
+    if stop_after == STAGE_DYNAMICS:
+        return
     # 3. M^-1 and every row at the solver step h (dt, or the TGS substep)
     _mass_matrix(tree, st, ctl, kin, sc, sd, env, dt)
+    if stop_after == STAGE_MASS:
+        return
     h = wp.where(tgs != 0, dt / float(n_pos), dt)
     _setup_dofs(tree, dp, rows, st, ctl, sd, env, n, h, dt, tgs)
     _setup_couplings(tree, cr, kin, st, sd, env, n_gen, dt)
@@ -354,6 +371,8 @@ def _step(
         friction_correlation,
     )
     _setup_joints(tree, jt, ja, kin, st, sc, sd, env, n_gen, h, dt, tgs, int(solver != SOLVER_DIRECT))
+    if stop_after == STAGE_SETUP:
+        return
     # 4-5. solve and integrate (PGS and the direct solver integrate once, with the position-iteration velocity)
     if tgs != 0:
         tgs_solve(
@@ -361,6 +380,8 @@ def _step(
         )
         if dp.passive != 0:
             tgs_mujoco_damping(tree, dp, st, kin, sd, env, dt, n_gen)
+        if stop_after == STAGE_SOLVE:
+            return  # (TGS's substeps have integrated the positions already)
     else:
         if solver == SOLVER_DIRECT:
             direct_solve(
@@ -394,10 +415,14 @@ def _step(
             mujoco_damping(tree, dp, st, kin, sd, env, dt, 1)
             if solver == SOLVER_DIRECT:
                 refresh_slot_rates(jt, ja, rf, da, sd, env)
+        if stop_after == STAGE_SOLVE:
+            return
         integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
     _write_velocities(tree, st, sd, env, n)
     if _check_status(tree, st, kin, sc, sd, env, n, status_mode) != 0:
         return  # frozen: restored to its start
+    if stop_after == STAGE_INTEGRATE:
+        return
     # 6. what the step reports, the end kinematics, sleep
     track = int(status_mode != STATUS_OFF)
     if _report(tree, cp, ct, jt, ja, st, ctl, kin, sc, sd, env, n, n_gen, dt, track) != 0:
@@ -411,10 +436,16 @@ def _step(
 
 
 def record_step(
-    block: Block, dt: float, solver_type: SolverType, status_mode: int, rows_direct: tuple[RowForm, DirectArrays]
+    block: Block,
+    dt: float,
+    solver_type: SolverType,
+    status_mode: int,
+    rows_direct: tuple[RowForm, DirectArrays],
+    stop_after: int = STAGE_ALL,
 ) -> RecordedEnvLaunch:
     """The step of every env of `block` (sim/block.py) as one recorded launch; rows_direct: the (RowForm,
-    DirectArrays) the direct solver uses (a one-row placeholder for PGS and TGS)."""
+    DirectArrays) the direct solver uses (a one-row placeholder for PGS and TGS); stop_after: the last stage run
+    (STAGES; only the stage profile stops early)."""
     n_pos, n_vel = block.iteration_counts()
     rf, da = rows_direct
     return RecordedEnvLaunch(
@@ -450,6 +481,7 @@ def record_step(
             BOUNCE_THRESHOLD,
             float(block.friction_correlation_distance),
             int(status_mode),
+            int(stop_after),
         ],
         block.device,
     )

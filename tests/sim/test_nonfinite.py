@@ -176,6 +176,9 @@ def test_a_hinge_without_inertia_about_its_axis_steps_finitely_through_the_pivot
     assert msgs == [] and not scene.env_status.any()
     assert np.all(np.isfinite(cache.joint_position)) and np.all(np.isfinite(cache.joint_velocity))
     assert abs(cache.joint_position[0, 0]) > 0.1  # the arm did swing under gravity
+    # at the swung pose float32 rounding may leave D a tiny number of either sign; at q = 0 it is exactly zero
+    cache.joint_position[:] = 0.0
+    art.apply_cache(cache, CacheFlag.POSITION)
     with pytest.raises(artic.ArticError, match="singular"):
         art.compute_joint_acceleration(cache)
 
