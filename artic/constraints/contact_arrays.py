@@ -8,7 +8,7 @@ import warp as wp
 from ..collision.contacts import ContactPoints
 from ..core.data import Kin
 from ..core.model import Tree
-from ..math.dense import solve_row
+from ..math.dense import solve_row, zero_row
 from .coupling_rows import add_jacobian_transpose
 
 vec6 = wp.types.vector(length=6, dtype=float)
@@ -89,10 +89,7 @@ def set_row(
     u: wp.vec3,
 ) -> None:
     """Row `row` = the relative velocity along u of a's point pa and b's point pb (both relative to O)."""
-    i = int(0)
-    while i < n_gen:  # a while loop: math/dense.py row_dot
-        ct.g[env, row, i] = 0.0
-        i += 1
+    zero_row(ct.g, env, row, n_gen)
     add_jacobian_transpose(tree, kin, ct.g, env, row, la, wp.spatial_vector(wp.cross(pa, u), u), 1.0)
     if lb >= 0:
         add_jacobian_transpose(tree, kin, ct.g, env, row, lb, wp.spatial_vector(wp.cross(pb, u), u), -1.0)

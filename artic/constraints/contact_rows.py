@@ -48,7 +48,7 @@ from ..collision.geometry import (
 )
 from ..core.data import Kin
 from ..core.model import Tree
-from ..math.dense import add_row, row_dot
+from ..math.dense import add_row, row_dot, rows_dot
 from .contact_arrays import (
     PATCH_SWEEPS,
     SWEEP_TOLERANCE,
@@ -273,10 +273,7 @@ def _patch_delassus(ct: ContactRows, env: int, c0: int, c1: int, n_gen: int) -> 
                 if j < i:
                     s = ct.delassus[env, rj, i]  # symmetric
                 else:
-                    for k in range(n_gen):
-                        gk = ct.g[env, ri, k]
-                        if gk != 0.0:  # g is sparse: the dofs between the contact's links and their roots
-                            s += gk * ct.minv_g[env, rj, k]
+                    s = rows_dot(ct.g, ri, ct.minv_g, rj, env, n_gen)
             ct.delassus[env, ri, j] = s
 
 

@@ -18,7 +18,7 @@ import warp as wp
 
 from ..core.data import Kin
 from ..core.model import Tree, soft_params
-from ..math.dense import row_dot, solve_row
+from ..math.dense import row_dot, solve_row, zero_row
 from ..math.spatial import root_column
 from .limit import soft_limit_row
 from .softness import SOFT_HARD, is_soft, soft_row
@@ -155,8 +155,7 @@ def setup_couplings(
     """Directions g, M^-1 g, responses and (spatial tendons, soft fixed-tendon limits) lengths of every coupling
     row."""
     for k in range(cr.row_count):
-        for c in range(n_gen):
-            g[env, k, c] = 0.0
+        zero_row(g, env, k, n_gen)
         item = cr.row_item[k]
         kind = cr.row_kind[k]
         if kind == COUPLING_SPATIAL:

@@ -20,7 +20,7 @@ from ..collision.geometry import (
 )
 from ..core.data import Kin
 from ..core.model import Tree
-from ..math.dense import add_row, row_dot
+from ..math.dense import add_row, row_dot, zero_row
 from .contact_arrays import (
     PATCH_SWEEPS,
     SWEEP_TOLERANCE,
@@ -200,8 +200,7 @@ def _setup_angular(
         if k > 0:
             f = f_roll
         row = 3 * c + k
-        for i in range(n_gen):
-            ct.ang_g[env, row, i] = 0.0
+        zero_row(ct.ang_g, env, row, n_gen)
         add_jacobian_transpose(tree, kin, ct.ang_g, env, row, la, wp.spatial_vector(axis, wp.vec3(0.0)), 1.0)
         if lb >= 0:
             add_jacobian_transpose(tree, kin, ct.ang_g, env, row, lb, wp.spatial_vector(axis, wp.vec3(0.0)), -1.0)

@@ -373,8 +373,10 @@ def _tendon_rows(
         _set_target(rf, env, first, spring[0], spring[1])
         if limit[1] >= 0.0:
             i = _new_row(rf, env, n_gen, SRC_COUPLING_LIMIT, k, 0.0, 0.0, 0.0, 0.0)
-            for c in range(n_gen):
+            c = int(0)
+            while c < n_gen:
                 rf.g[env, i, c] = rf.g[env, first, c]
+                c += 1
     elif limit[1] < 0.0:
         rf.count[env] = rf.count[env] - 1
         return

@@ -31,6 +31,35 @@ def row_dot(g: wp.array3d(dtype=float), v: wp.array2d(dtype=float), env: int, ro
 
 
 @wp.func
+def rows_dot(a: wp.array3d(dtype=float), ra: int, b: wp.array3d(dtype=float), rb: int, env: int, n: int) -> float:
+    """a[env, ra] . b[env, rb] (row_dot's four partial sums)."""
+    s0 = float(0.0)
+    s1 = float(0.0)
+    s2 = float(0.0)
+    s3 = float(0.0)
+    i = int(0)
+    while i + 4 <= n:
+        s0 += a[env, ra, i] * b[env, rb, i]
+        s1 += a[env, ra, i + 1] * b[env, rb, i + 1]
+        s2 += a[env, ra, i + 2] * b[env, rb, i + 2]
+        s3 += a[env, ra, i + 3] * b[env, rb, i + 3]
+        i += 4
+    while i < n:
+        s0 += a[env, ra, i] * b[env, rb, i]
+        i += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@wp.func
+def zero_row(g: wp.array3d(dtype=float), env: int, row: int, n: int) -> None:
+    """g[env, row, :n] = 0 (a while loop: row_dot)."""
+    i = int(0)
+    while i < n:
+        g[env, row, i] = 0.0
+        i += 1
+
+
+@wp.func
 def add_row(v: wp.array2d(dtype=float), d: wp.array3d(dtype=float), env: int, row: int, n: int, scale: float) -> None:
     """v[env] += scale d[env, row]: apply an impulse along a row whose M^-1 g is d[env, row] (a while loop: row_dot)."""
     i = int(0)

@@ -39,8 +39,11 @@ from ..math.dense import add_row, row_dot
 
 @wp.func
 def apply_dof_impulse(sd: StepData, env: int, n_gen: int, col: int, delta: float) -> None:
-    for k in range(n_gen):
-        sd.gen_v[env, k] = sd.gen_v[env, k] + delta * sd.minv[env, k, col]
+    # M^-1's row col, which is its column (symmetric), read contiguously; a while loop (math/dense.py row_dot)
+    k = int(0)
+    while k < n_gen:
+        sd.gen_v[env, k] = sd.gen_v[env, k] + delta * sd.minv[env, col, k]
+        k += 1
 
 
 _NO_RANK = wp.constant(2147483647)
