@@ -31,3 +31,5 @@ class ContactPoints:
     normal: wp.array2d(dtype=wp.vec3)  # (E, C) unit world normal, from b towards a
     separation: wp.array2d(dtype=float)  # (E, C) signed surface distance at detection, < 0 when penetrating [m]
     material: wp.array2d(dtype=ContactMaterial)  # (E, C) combined friction, restitution, softness (geometry.MAT_*)
+    geom_center: wp.array2d(dtype=wp.vec3)  # (E, G + L) each shape's origin, then each link's centre of shapes, in
+    # the world this step (narrow.py) [m]

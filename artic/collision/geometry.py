@@ -81,7 +81,10 @@ class Geometry:
     pair_own_material: wp.array(dtype=int)  # (P,) 1: an explicit pair's material (pair_material), 0: combined
     pair_material: wp.array(dtype=ContactMaterial)  # (P,) an explicit pair's own (MAT_WEIGHT unused)
     pair_rest: wp.array(dtype=float)  # (P,) rest offset: the contact acts with the surfaces this far apart [m]
+    pair_run_end: wp.array(dtype=int)  # (P,) at the first pair of a run between the same two links: its end
+    pair_run_reach: wp.array(dtype=float)  # (P,) there: the link centres' distance beyond which none can touch [m]
     link_rank: wp.array(dtype=int)  # (L,) depth-first visiting rank of each link
+    link_center: wp.array(dtype=wp.vec3)  # (L,) centre of the link's shapes, in its actor frame [m]
     capacity: int  # contact slots per env
 
 

@@ -257,12 +257,14 @@ class Block:
         )
         m = self.model
         angular = self._angular_edges(geometry_host) > 0
-        need = contact_bytes_per_env(geometry.capacity, m.gen_count, angular)
+        geoms = geometry.geom_link.shape[0] + geometry.link_center.shape[0]  # the detection's centres (narrow.py)
+        need = contact_bytes_per_env(geometry.capacity, m.gen_count, angular, geoms)
         if step_data:
             need += step_bytes_per_env(m, self.dof_rows.row_count, self.couplings.row_count)
         # the buffers being replaced are freed once the new ones are assigned: count them as available
         if self.contact_points is not None:
-            need -= contact_bytes_per_env(self.contact_points.link_a.shape[1], m.gen_count, self._angular)
+            cp = self.contact_points
+            need -= contact_bytes_per_env(cp.link_a.shape[1], m.gen_count, self._angular, cp.geom_center.shape[1])
         if step_data and self.step_data is not None:
             need -= step_bytes_per_env(m, self.step_data.row_lambda.shape[1], self.step_data.cpl_r.shape[1])
         if need > 0:
@@ -275,7 +277,7 @@ class Block:
             )
             if step_data:
                 self.substep_kin = build_substep_kin(self.data)
-            points = build_contact_points(self.num_envs, geometry.capacity, self.device)
+            points = build_contact_points(self.num_envs, geometry.capacity, geoms, self.device)
             rows = build_contact_rows(self.num_envs, geometry.capacity, m.gen_count, self.device, angular)
         self.step_data, self.contact_points, self.contact_rows = sd, points, rows
         self._angular = angular

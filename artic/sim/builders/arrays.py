@@ -237,8 +237,11 @@ def build_substep_kin(data: ArticulationData) -> Kin:
 # -- contacts and the direct solver -----------------------------------------------------------------------------
 
 
-def build_contact_points(num_envs: int, capacity: int, device: wp.Device | str | None) -> ContactPoints:
-    """Zeroed contact points for `num_envs` envs of `capacity` slots (at least one, as Warp has no empty arrays)."""
+def build_contact_points(
+    num_envs: int, capacity: int, geom_count: int, device: wp.Device | str | None
+) -> ContactPoints:
+    """Zeroed contact points for `num_envs` envs of `capacity` slots (at least one, as Warp has no empty arrays) and
+    the detection's `geom_count` centres (shapes and links)."""
     e, c = num_envs, max(capacity, 1)
     cp = ContactPoints()
     cp.count, cp.dynamic_count, cp.overflow = _zeros(e, int, device), _zeros(e, int, device), _zeros(e, int, device)
@@ -249,6 +252,7 @@ def build_contact_points(num_envs: int, capacity: int, device: wp.Device | str |
         setattr(cp, name, _zeros((e, c), wp.vec3, device))
     cp.material = _zeros((e, c), ContactMaterial, device)
     cp.separation = _zeros((e, c), float, device)
+    cp.geom_center = _zeros((e, max(geom_count, 1)), wp.vec3, device)
     return cp
 
 
@@ -398,12 +402,14 @@ def step_bytes_per_env(model: ArticulationModel, row_count: int, coupling_count:
     return 4 * values
 
 
-def contact_bytes_per_env(capacity: int, gen_count: int, angular: bool = False) -> int:
+def contact_bytes_per_env(capacity: int, gen_count: int, angular: bool = False, geom_count: int = 0) -> int:
     """Bytes one env of the contact buffers takes (build_contact_points and build_contact_rows): 5 counters, per slot
     12 int, 8 vec3, a material (MATERIAL_SIZE floats), a vec2, 2 vec4 and 5 floats, and 3 rows with their
-    generalized directions (2 N) and patch Delassus entries; with `angular`, 3 angular rows (N) and 2 vec6 more."""
+    generalized directions (2 N) and patch Delassus entries; with `angular`, 3 angular rows (N) and 2 vec6 more; a
+    vec3 per shape (its centre)."""
     c = max(capacity, 1)
     values = 5 + c * (12 + 24 + MATERIAL_SIZE + 2 + 8 + 5) + 3 * c * (2 * gen_count + 2 + 3 * MANIFOLD_POINTS)
+    values += 3 * max(geom_count, 1)
     if angular:
         values += c * 12 + 3 * c * gen_count
     return 4 * values

@@ -301,9 +301,43 @@ def geometry_arrays(
     h["pair_count"] = len(pairs_a)
     h["pair_dynamic_count"] = dynamic_count
     h["link_rank"] = rank
+    h["link_center"], h["pair_run_end"], h["pair_run_reach"] = _pair_runs(h, dynamic_count, len(rank))
     h["capacity"] = int(min(capacity, capacity_cap))
     h["capacity_bound"] = int(capacity)  # every pair's largest manifold: no step can want more slots
     return h, t.shapes
+
+
+def _pair_runs(h: dict, dynamic_count: int, link_count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Runs of consecutive link-link pairs between the same two links, which the narrow phase skips at once when the
+    links' centres are farther apart than any of the run's pairs could touch (collision/narrow.py): each link's
+    centre (the mean of its shapes' origins, link frame), and per pair the end of the run it starts (else the next
+    pair) and that run's reach: the largest over its pairs of both shapes' bounding radius, distance from their
+    link's centre and contact offset, plus the pair's rest offset (the triangle inequality then bounds every pair's
+    own test), widened by float32 rounding."""
+    geom_link = h["geom_link"].astype(np.int64)
+    origin = h["geom_pose"][:, :3].astype(np.float64)
+    center = np.zeros((max(link_count, 1), 3))
+    for link in range(link_count):
+        mine = geom_link == link
+        if mine.any():
+            center[link] = origin[mine].mean(axis=0)
+    own = np.where(geom_link >= 0, np.linalg.norm(origin - center[np.maximum(geom_link, 0)], axis=1), 0.0)
+    extent = own + h["geom_radius"].astype(np.float64) + h["geom_offset"].astype(np.float64)
+    count = len(h["pair_a"])
+    run_end = np.arange(1, count + 1, dtype=np.int32)
+    reach = np.full(count, np.inf, np.float32)
+    la, lb = geom_link[h["pair_a"]], geom_link[h["pair_b"]]
+    k = 0
+    while k < dynamic_count:
+        end = k + 1
+        while end < dynamic_count and la[end] == la[k] and lb[end] == lb[k]:
+            end += 1
+        if end > k + 1:
+            pa, pb = h["pair_a"][k:end], h["pair_b"][k:end]
+            most = (extent[pa] + extent[pb] + np.maximum(h["pair_rest"][k:end], 0.0)).max()
+            run_end[k], reach[k] = end, most * (1.0 + 1e-5) + 1e-6
+        k = end
+    return center.astype(np.float32), run_end, reach
 
 
 def build_geometry(
