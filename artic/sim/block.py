@@ -48,6 +48,7 @@ from .builders.arrays import (
     build_step_data,
     build_substep_kin,
     contact_bytes_per_env,
+    detection_centers,
     direct_bytes_per_env,
     step_bytes_per_env,
 )
@@ -257,7 +258,7 @@ class Block:
         )
         m = self.model
         angular = self._angular_edges(geometry_host) > 0
-        geoms = geometry.geom_link.shape[0] + geometry.link_center.shape[0]  # the detection's centres (narrow.py)
+        geoms = detection_centers(geometry)
         need = contact_bytes_per_env(geometry.capacity, m.gen_count, angular, geoms)
         if step_data:
             need += step_bytes_per_env(m, self.dof_rows.row_count, self.couplings.row_count)

@@ -773,7 +773,7 @@ def test_first_step_that_does_not_fit_is_refused_with_the_memory_it_needs(monkey
 def test_step_memory_estimate_matches_the_arrays():
     """The estimate check_fits is given is the size of the arrays the step then allocates (contact buffer and the
     step's own arrays), measured from the Warp arrays themselves."""
-    from artic.sim.builders.arrays import contact_bytes_per_env, step_bytes_per_env
+    from artic.sim.builders.arrays import contact_bytes_per_env, detection_centers, step_bytes_per_env
 
     art = random_tree(np.random.default_rng(3), n_links=5, floating=True)
     scene = artic.Scene(3)
@@ -798,7 +798,8 @@ def test_step_memory_estimate_matches_the_arrays():
     # grow: one flag per block; the angular rows are one-entry placeholders without torsional or rolling friction
     placeholders = ("ang_g", "ang_target", "ang_impulse")
     contacts = nbytes(block.contact_points, ("grow",)) + nbytes(block.contact_rows, placeholders)
-    assert contacts == 3 * contact_bytes_per_env(block.geometry.capacity, block.model.gen_count)
+    centers = detection_centers(block.geometry)
+    assert contacts == 3 * contact_bytes_per_env(block.geometry.capacity, block.model.gen_count, False, centers)
     # the TGS substeps' kinematics, less its one-entry inertia placeholder
     substep = nbytes(block.substep_kin, ("link_inertia",))
     assert nbytes(block.step_data, shared) + substep == 3 * step_bytes_per_env(

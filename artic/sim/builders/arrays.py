@@ -11,7 +11,7 @@ import numpy as np
 import warp as wp
 
 from ...collision.contacts import ContactPoints
-from ...collision.geometry import MANIFOLD_POINTS, MATERIAL_SIZE, ContactMaterial
+from ...collision.geometry import MANIFOLD_POINTS, MATERIAL_SIZE, ContactMaterial, Geometry
 from ...constraints.contact_arrays import ContactRows, vec6
 from ...constraints.contact_status import PenetrationStatus
 from ...constraints.row_form import RowForm
@@ -400,6 +400,11 @@ def step_bytes_per_env(model: ArticulationModel, row_count: int, coupling_count:
         + 2 * row_count
     )  # coupling and joint rows
     return 4 * values
+
+
+def detection_centers(geometry: Geometry) -> int:
+    """The narrow phase's per-env centres of a block's Geometry: one per shape, then one per link (narrow.py)."""
+    return geometry.geom_link.shape[0] + geometry.link_center.shape[0]
 
 
 def contact_bytes_per_env(capacity: int, gen_count: int, angular: bool = False, geom_count: int = 0) -> int:

@@ -116,7 +116,7 @@ def test_the_memory_estimate_counts_the_angular_rows(tmp_path):
     slot, and contact_bytes_per_env (what check_fits is given) counts them: the Warp arrays' own sizes, 2 envs."""
     import warp as wp
 
-    from artic.sim.builders.arrays import contact_bytes_per_env
+    from artic.sim.builders.arrays import contact_bytes_per_env, detection_centers
 
     path = tmp_path / "ball.xml"
     path.write_text(XML.format(c=4, tor=0.05, roll=0.001))
@@ -128,4 +128,5 @@ def test_the_memory_estimate_counts_the_angular_rows(tmp_path):
     arrays = (block.contact_points, block.contact_rows)
     total = sum(v.capacity for a in arrays for k, v in vars(a).items() if isinstance(v, wp.array) and k != "grow")
     assert block.contact_rows.ang_g.shape[0] == 2
-    assert total == 2 * contact_bytes_per_env(block.geometry.capacity, block.model.gen_count, angular=True)
+    centers = detection_centers(block.geometry)
+    assert total == 2 * contact_bytes_per_env(block.geometry.capacity, block.model.gen_count, True, centers)
