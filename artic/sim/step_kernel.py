@@ -22,6 +22,7 @@ in the kernel's body: a stage that only passed the row tables through to them co
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import warp as wp
@@ -287,152 +288,168 @@ def _sleep(
             sd.link_acceleration[env, i] = wp.spatial_vector()
 
 
-@wp.kernel
-def _step(
-    env_offset: int,
-    tree: Tree,
-    dp: DofParams,
-    rows: DofRows,
-    cr: CouplingRows,
-    geo: Geometry,
-    cp: ContactPoints,
-    ct: ContactRows,
-    ps: PenetrationStatus,
-    jt: BodyJointTable,
-    ja: BodyJointArrays,
-    st: StateArrays,
-    ctl: ControlArrays,
-    kin: Kin,
-    kin_sub: Kin,
-    sc: Scratch,
-    sd: StepData,
-    dz: DeadzoneTable,
-    rf: RowForm,
-    da: DirectArrays,
-    gravity: wp.vec3,
-    dt: float,
-    solver: int,
-    n_pos: int,
-    n_vel: int,
-    tolerance: float,
-    sleep_threshold: float,
-    bounce_threshold: float,
-    friction_correlation: float,
-    status_mode: int,
-    stop_after: int,
-):
-    # long function: the pipeline reads top to bottom as the module docstring lists it, and the solver calls stay in
-    # the kernel's body (a stage passing the row tables through costs a copy of each per step: module docstring)
-    env = env_offset + wp.tid()
-    if st.sleeping[env] != 0 or stop_after == STAGE_NONE:
-        return
-    if status_mode == STATUS_FREEZE and st.status[env] != 0:
-        return  # frozen at its last finite state until a reset (status.py)
-    tgs = int(solver == SOLVER_TGS)
-    n = st.joint_q.shape[1]
-    n_gen = sd.gen_v.shape[1]
-    # 1. the start state, kinematics and link velocities; contact points
-    _begin_step(tree, dp, st, kin, sc, sd, env, n, n_gen)
-    if stop_after == STAGE_KINEMATICS:
-        return
-    detect_env(geo, cp, st.link_pose, env)
-    if stop_after == STAGE_COLLIDE:
-        return
-    if status_mode != STATUS_OFF and track_penetration(cp, ps, env) != 0:
-        st.status_flag[0] = 1  # bodies sunk into each other, for the host to report (status.py)
-        if status_mode == STATUS_FREEZE and st.status[env] == 0:
-            st.status[env] = -CONTACT_PENETRATION
-            return  # frozen before this step changed anything
-    # 2. unconstrained forward dynamics: v* = v + a dt
-    _unconstrained_dynamics(tree, dp, st, ctl, kin, sc, sd, gravity, dt, env, n, n_gen)
-    if stop_after == STAGE_DYNAMICS:
-        return
-    # 3. M^-1 and every row at the solver step h (dt, or the TGS substep)
-    _mass_matrix(tree, st, ctl, kin, sc, sd, env, dt)
-    if stop_after == STAGE_MASS:
-        return
-    h = wp.where(tgs != 0, dt / float(n_pos), dt)
-    _setup_dofs(tree, dp, rows, st, ctl, sd, env, n, h, dt, tgs)
-    _setup_couplings(tree, cr, kin, st, sd, env, n_gen, dt)
-    setup_contacts(
-        tree,
-        kin,
-        geo,
-        cp,
-        ct,
-        st.link_pose,
-        sc.link_v,
-        sd.minv,
-        sd.gen_v,
-        env,
-        n_gen,
-        dt,
-        bounce_threshold,
-        friction_correlation,
-    )
-    _setup_joints(tree, jt, ja, kin, st, sc, sd, env, n_gen, h, dt, tgs, int(solver != SOLVER_DIRECT))
-    if stop_after == STAGE_SETUP:
-        return
-    # 4-5. solve and integrate (PGS and the direct solver integrate once, with the position-iteration velocity)
-    if tgs != 0:
-        tgs_solve(
-            tree, dp, rows, cr, cp, ct, jt, ja, sd, kin_sub, st.joint_q, st.root_pose, env, n_gen, dt, n_pos, n_vel
+def _make_step(stop_after: int, module: str | None = None) -> wp.Kernel:
+    """The step kernel, run up to and including stage `stop_after` (STAGES): the stage profile's stops are settled
+    when the kernel is compiled (wp.static), since tested at run time they cost the 64-env ur5 step 14 %."""
+
+    def _step(
+        env_offset: int,
+        tree: Tree,
+        dp: DofParams,
+        rows: DofRows,
+        cr: CouplingRows,
+        geo: Geometry,
+        cp: ContactPoints,
+        ct: ContactRows,
+        ps: PenetrationStatus,
+        jt: BodyJointTable,
+        ja: BodyJointArrays,
+        st: StateArrays,
+        ctl: ControlArrays,
+        kin: Kin,
+        kin_sub: Kin,
+        sc: Scratch,
+        sd: StepData,
+        dz: DeadzoneTable,
+        rf: RowForm,
+        da: DirectArrays,
+        gravity: wp.vec3,
+        dt: float,
+        solver: int,
+        n_pos: int,
+        n_vel: int,
+        tolerance: float,
+        sleep_threshold: float,
+        bounce_threshold: float,
+        friction_correlation: float,
+        status_mode: int,
+    ):
+        # long function: the pipeline reads top to bottom as the module docstring lists it, and the solver calls stay in
+        # the kernel's body (a stage passing the row tables through costs a copy of each per step: module docstring)
+        env = env_offset + wp.tid()
+        if st.sleeping[env] != 0:
+            return
+        if wp.static(stop_after == STAGE_NONE):
+            return
+        if status_mode == STATUS_FREEZE and st.status[env] != 0:
+            return  # frozen at its last finite state until a reset (status.py)
+        tgs = int(solver == SOLVER_TGS)
+        n = st.joint_q.shape[1]
+        n_gen = sd.gen_v.shape[1]
+        # 1. the start state, kinematics and link velocities; contact points
+        _begin_step(tree, dp, st, kin, sc, sd, env, n, n_gen)
+        if wp.static(stop_after == STAGE_KINEMATICS):
+            return
+        detect_env(geo, cp, st.link_pose, env)
+        if wp.static(stop_after == STAGE_COLLIDE):
+            return
+        if status_mode != STATUS_OFF and track_penetration(cp, ps, env) != 0:
+            st.status_flag[0] = 1  # bodies sunk into each other, for the host to report (status.py)
+            if status_mode == STATUS_FREEZE and st.status[env] == 0:
+                st.status[env] = -CONTACT_PENETRATION
+                return  # frozen before this step changed anything
+        # 2. unconstrained forward dynamics: v* = v + a dt
+        _unconstrained_dynamics(tree, dp, st, ctl, kin, sc, sd, gravity, dt, env, n, n_gen)
+        if wp.static(stop_after == STAGE_DYNAMICS):
+            return
+        # 3. M^-1 and every row at the solver step h (dt, or the TGS substep)
+        _mass_matrix(tree, st, ctl, kin, sc, sd, env, dt)
+        if wp.static(stop_after == STAGE_MASS):
+            return
+        h = wp.where(tgs != 0, dt / float(n_pos), dt)
+        _setup_dofs(tree, dp, rows, st, ctl, sd, env, n, h, dt, tgs)
+        _setup_couplings(tree, cr, kin, st, sd, env, n_gen, dt)
+        setup_contacts(
+            tree,
+            kin,
+            geo,
+            cp,
+            ct,
+            st.link_pose,
+            sc.link_v,
+            sd.minv,
+            sd.gen_v,
+            env,
+            n_gen,
+            dt,
+            bounce_threshold,
+            friction_correlation,
         )
-        if dp.passive != 0:
-            tgs_mujoco_damping(tree, dp, st, kin, sd, env, dt, n_gen)
-        if stop_after == STAGE_SOLVE:
-            return  # (TGS's substeps have integrated the positions already)
-    else:
-        if solver == SOLVER_DIRECT:
-            direct_solve(
-                tree,
-                dp,
-                rows,
-                cr,
-                cp,
-                ct,
-                jt,
-                ja,
-                kin,
-                dz,
-                sd,
-                rf,
-                da,
-                st.joint_q,
-                ctl.joint_target_velocity,
-                env,
-                n_gen,
-                dt,
-                n_pos,
-                n_vel,
-                tolerance,
+        _setup_joints(tree, jt, ja, kin, st, sc, sd, env, n_gen, h, dt, tgs, int(solver != SOLVER_DIRECT))
+        if wp.static(stop_after == STAGE_SETUP):
+            return
+        # 4-5. solve and integrate (PGS and the direct solver integrate once, with the position-iteration velocity)
+        if tgs != 0:
+            tgs_solve(
+                tree, dp, rows, cr, cp, ct, jt, ja, sd, kin_sub, st.joint_q, st.root_pose, env, n_gen, dt, n_pos, n_vel
             )
+            if dp.passive != 0:
+                tgs_mujoco_damping(tree, dp, st, kin, sd, env, dt, n_gen)
+            if wp.static(stop_after == STAGE_SOLVE):
+                return  # (TGS's substeps have integrated the positions already)
         else:
-            pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, st.joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
-        # both integrate once, with the position-iteration velocity; the flag is tested here because Warp passes
-        # the structs by value: a call that returns at once still copies them (6 % of a 64-env panda step)
-        if dp.passive != 0:
-            mujoco_damping(tree, dp, st, kin, sd, env, dt, 1)
             if solver == SOLVER_DIRECT:
-                refresh_slot_rates(jt, ja, rf, da, sd, env)
-        if stop_after == STAGE_SOLVE:
+                direct_solve(
+                    tree,
+                    dp,
+                    rows,
+                    cr,
+                    cp,
+                    ct,
+                    jt,
+                    ja,
+                    kin,
+                    dz,
+                    sd,
+                    rf,
+                    da,
+                    st.joint_q,
+                    ctl.joint_target_velocity,
+                    env,
+                    n_gen,
+                    dt,
+                    n_pos,
+                    n_vel,
+                    tolerance,
+                )
+            else:
+                pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, st.joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
+            # both integrate once, with the position-iteration velocity; the flag is tested here because Warp passes
+            # the structs by value: a call that returns at once still copies them (6 % of a 64-env panda step)
+            if dp.passive != 0:
+                mujoco_damping(tree, dp, st, kin, sd, env, dt, 1)
+                if solver == SOLVER_DIRECT:
+                    refresh_slot_rates(jt, ja, rf, da, sd, env)
+            if wp.static(stop_after == STAGE_SOLVE):
+                return
+            integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
+        _write_velocities(tree, st, sd, env, n)
+        if _check_status(tree, st, kin, sc, sd, env, n, status_mode) != 0:
+            return  # frozen: restored to its start
+        if wp.static(stop_after == STAGE_INTEGRATE):
             return
-        integrate_positions(tree, st.joint_q, st.root_pose, sd.gen_vpos, sd.dof_dq, dt, env)
-    _write_velocities(tree, st, sd, env, n)
-    if _check_status(tree, st, kin, sc, sd, env, n, status_mode) != 0:
-        return  # frozen: restored to its start
-    if stop_after == STAGE_INTEGRATE:
-        return
-    # 6. what the step reports, the end kinematics, sleep
-    track = int(status_mode != STATUS_OFF)
-    if _report(tree, cp, ct, jt, ja, st, ctl, kin, sc, sd, env, n, n_gen, dt, track) != 0:
-        st.status_flag[0] = 1  # a joint's violation for the host to report (status.py)
-        if status_mode == STATUS_FREEZE and st.status[env] == 0:
-            st.status[env] = -JOINT_VIOLATION
-            _restore_start(tree, kin, sc, st, sd, env, n)
-            update_body_joint_coordinates(jt, ja, st.link_pose, env, 0)
-            return
-    _sleep(tree, st, kin, sc, sd, env, n, dt, sleep_threshold)
+        # 6. what the step reports, the end kinematics, sleep
+        track = int(status_mode != STATUS_OFF)
+        if _report(tree, cp, ct, jt, ja, st, ctl, kin, sc, sd, env, n, n_gen, dt, track) != 0:
+            st.status_flag[0] = 1  # a joint's violation for the host to report (status.py)
+            if status_mode == STATUS_FREEZE and st.status[env] == 0:
+                st.status[env] = -JOINT_VIOLATION
+                _restore_start(tree, kin, sc, st, sd, env, n)
+                update_body_joint_coordinates(jt, ja, st.link_pose, env, 0)
+                return
+        _sleep(tree, st, kin, sc, sd, env, n, dt, sleep_threshold)
+
+    return wp.kernel(_step, module=module)
+
+
+_step = _make_step(STAGE_ALL)
+
+
+@functools.cache
+def _profile_step(stop_after: int) -> wp.Kernel:
+    """A kernel that stops after stage `stop_after`, for the stage profile only: in a module of its own, so that the
+    step's module is not compiled again."""
+    return _make_step(stop_after, module="unique")
 
 
 def record_step(
@@ -449,7 +466,7 @@ def record_step(
     n_pos, n_vel = block.iteration_counts()
     rf, da = rows_direct
     return RecordedEnvLaunch(
-        _step,
+        _step if stop_after == STAGE_ALL else _profile_step(stop_after),
         block.num_envs,
         [
             block.model.tree,
@@ -481,7 +498,6 @@ def record_step(
             BOUNCE_THRESHOLD,
             float(block.friction_correlation_distance),
             int(status_mode),
-            int(stop_after),
         ],
         block.device,
     )
