@@ -124,6 +124,7 @@ class Block:
         self.contact_grow_failed = False  # the slots could not grow (memory): StepWarnings said so once
         self._contacts_to = 0  # slots the next step starts with, when a step wanted more (plan_contact_growth)
         self._launches = {}  # recorded step launches by (dt, solver, status mode, pivot limit)
+        self._last_launch = None  # (step's arguments, key, launch) of the last step (step's fast path)
         self.friction_directions = 2  # the direct solver's friction rows per contact anchor (direct_capacity)
         self._angular = False  # the contact rows hold torsional and rolling edges (_allocate)
         self._angular_warned = False  # PGS or TGS was told once that it leaves them out
@@ -432,6 +433,14 @@ class Block:
     ) -> None:
         """One step of every env: the recorded launch of step_kernel.py for this dt and solver; the direct solver's
         with `directions` friction rows per contact anchor (a change rebuilds its arrays: their rows follow it)."""
+        args = (dt, solver_type, freeze, pivot_limit, directions, status.CHECK_STATE)
+        fast = self._last_launch
+        # the same step as the last one, with nothing rebuilt, regrown or changed since (every such change clears or
+        # replaces the recorded launches): its launch again without the checks below (~1 us of a 15 us step)
+        if fast is not None and fast[0] == args and not (self._dirty or self._contacts_to):
+            if self._launches.get(fast[1]) is fast[2]:
+                fast[2].launch()
+                return
         self.ensure_step_arrays()
         if directions != self.friction_directions:
             self.friction_directions = directions
@@ -464,4 +473,5 @@ class Block:
         cmd = self._launches.get(key)
         if cmd is None:
             cmd = self._launches[key] = record_step(self, dt, solver_type, mode, direct)
+        self._last_launch = (args, key, cmd)
         cmd.launch()

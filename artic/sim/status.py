@@ -172,10 +172,11 @@ class StatusMonitor:
         return seen
 
     def after_step(self, blocks: list[Block]) -> None:
+        flagged = [block for block in blocks if self._flag(block)]
+        if not flagged and not (self._pending or self._pending_joints or self._pending_contacts):
+            return  # the common case, at every step: nothing raised, nothing waiting for its warning
         new, joints, contacts = {}, {}, {}
-        for block in blocks:
-            if not self._flag(block):
-                continue
+        for block in flagged:
             block.state.status_flag.zero_()
             _collect_states(block, new)
             _collect_joints(block, joints)
