@@ -10,7 +10,7 @@ branches meet at a root; they come from L X = D^-1 L^-T (upper-triangular), row 
     X_ij = -sum_{m ancestor of i} L_im X_mj            (j < i)
     X_ii = 1 / D_ii - sum_{m ancestor of i} L_im X_mi
 
-at n^2 / 2 times the mean depth (the 79-dof dm_control dog: 37 us against the dense Cholesky inverse's 270).
+at n^2 / 2 times the mean depth (the 79-dof dm_control dog: 32 us against the dense Cholesky inverse's 270).
 
 Storage: D on the diagonal, L_ij transposed at [j, i] (the upper triangle), so that the inverse can build X's rows
 in the lower triangle while L is still needed, and the factor can be formed in place of a symmetric M.
@@ -127,7 +127,23 @@ def tree_spd_inverse(
                 out[env, i, j] = -f * out[env, m, j]
                 j += 1
             m = parent[m]
-        while m >= 0:  # two ancestors a pass: half the loads and stores of row i
+        while m >= 0 and parent[m] >= 0 and parent[parent[m]] >= 0 and parent[parent[parent[m]]] >= 0:
+            # four ancestors a pass while there are four: a quarter of the loads and stores of row i
+            m2 = parent[m]
+            m3 = parent[m2]
+            m4 = parent[m3]
+            f = out[env, m, i]
+            f2 = out[env, m2, i]
+            f3 = out[env, m3, i]
+            f4 = out[env, m4, i]
+            j = s
+            while j < i:
+                out[env, i, j] = out[env, i, j] - (
+                    (f * out[env, m, j] + f2 * out[env, m2, j]) + (f3 * out[env, m3, j] + f4 * out[env, m4, j])
+                )
+                j += 1
+            m = parent[m4]
+        while m >= 0:  # then two, then one
             f = out[env, m, i]
             m2 = parent[m]
             j = s
