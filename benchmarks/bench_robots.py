@@ -1,5 +1,5 @@
-"""Real robot scenes as shipped, artic against MuJoCo in the same run: cost per step at one env, contacts and
-solver iterations beside it.
+"""Real robot scenes as shipped, artic against MuJoCo in the same run: cost per step at one env (or per env-step at
+--envs envs), contacts and solver iterations beside it.
 
 The scenes are MJCF files from the package registry, loaded as they are (a scene file with its included robot,
 floor and objects): Gymnasium's MuJoCo robots, dm_control's suite, Gymnasium-Robotics' Fetch, Shadow hand and
@@ -7,8 +7,9 @@ Adroit scenes. Each is stepped from its initial state with zero controls, --step
 after --warmup steps (kernels compiled, contacts made). artic loads it with `load_mjcf` defaults (MuJoCo's soft
 constraints, `MjcfControl` with zero ctrl) and the file's solver (`model.solver_type`: DIRECT for MuJoCo's Newton and
 CG, with --solver PGS the file's iterations as PGS position iterations); MuJoCo steps its own
-`MjData` (`mj_step`). Both on one CPU thread (artic's CPU launches use more only from 128 envs). A scene artic
-refuses, or that goes non-finite, is a row saying so.
+`MjData` (`mj_step`). Both on one CPU thread at one env; with --envs N artic steps N envs on every core (its CPU
+launches split envs into chunks from 128 envs) and its time is per env-step, against MuJoCo's single-thread step:
+artic uses more cores than its peer there. A scene artic refuses, or that goes non-finite, is a row saying so.
 
 Prints per scene: microseconds per step for both and their ratio, artic's contacts (reported points, speculative
 ones included) and MuJoCo's `ncon`, artic's solver, its position iterations and the sweeps its PGS ran per step
@@ -16,7 +17,7 @@ ones included) and MuJoCo's `ncon`, artic's solver, its position iterations and 
 median and the worst ratio.
 
     python -m benchmarks.bench_robots [--steps 100] [--warmup 20] [--solver file|PGS|DIRECT] [--iterations 4]
-        [--tolerance 0] [--scenes ...]
+        [--tolerance 0] [--scenes ...] [--envs 1024]
 """
 
 from __future__ import annotations
@@ -63,9 +64,16 @@ def _scenes() -> dict[str, Path]:
 
 
 def _artic(
-    path: Path, steps: int, warmup: int, iterations: int | None, tolerance: float | None, solver: str = "file"
+    path: Path,
+    steps: int,
+    warmup: int,
+    iterations: int | None,
+    tolerance: float | None,
+    solver: str = "file",
+    envs: int = 1,
 ) -> tuple[float, float, int, float, str]:
-    """(us per step, contacts, position iterations, mean sweeps run per step, solver) of artic on the scene, with
+    """(us per env-step, env 0's contacts, position iterations, mean sweeps run per step, solver) of artic on the
+    scene stepped in `envs` envs, with
     `iterations` position iterations and `tolerance` as Articulation.solver_tolerance instead of the file's where
     given, and `solver` ("file": model.solver_type), or raise. The sweeps are counted in untimed steps after the
     timed ones (PGS's early stop runs fewer than the iterations)."""
@@ -79,11 +87,11 @@ def _artic(
         for art in model.articulations:
             art.solver_tolerance = tolerance
     kind = model.solver_type if solver == "file" else artic.SolverType[solver]
-    scene = artic.Scene(1, gravity=model.gravity, solver_type=kind)
+    scene = artic.Scene(envs, gravity=model.gravity, solver_type=kind)
     model.add_to(scene)
     if model.actuators:
         control = artic.MjcfControl(model, scene)
-        control.set(np.zeros((1, len(model.actuators))))
+        control.set(np.zeros((envs, len(model.actuators))))
     dt = model.timestep
     for _ in range(warmup):
         scene.step(dt)
@@ -101,7 +109,7 @@ def _artic(
     for _ in range(min(steps, 20)):
         scene.step(dt)
         sweeps.append(max(int(scene.get_solver_iterations(a)[0]) for a in model.articulations))
-    return 1e6 * seconds / steps, float(sum(contacts)), iterations, float(np.mean(sweeps)), kind.name
+    return 1e6 * seconds / steps / envs, float(sum(contacts)), iterations, float(np.mean(sweeps)), kind.name
 
 
 def _mujoco(path: Path, steps: int, warmup: int) -> tuple[float, float, float]:
@@ -126,16 +134,18 @@ def main(argv=None) -> None:
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--scenes", nargs="*", default=None, help="names from the list (default: all)")
+    ap.add_argument("--envs", type=int, default=1, help="artic's envs (every core from 128; MuJoCo: one)")
     ap.add_argument("--solver", default="file", choices=("file", "PGS", "DIRECT"), help="artic's (file: the file's)")
     ap.add_argument("--iterations", type=int, default=None, help="artic's position iterations (default: the file's)")
     ap.add_argument(
         "--tolerance", type=float, default=None, help="artic's PGS early stop [m/s] (default: load_mjcf's; 0: none)"
     )
     args = ap.parse_args(argv)
-    set_cpu_threads(1)
+    set_cpu_threads(1 if args.envs == 1 else os.cpu_count())
     scenes = _scenes()
     chosen = args.scenes or list(scenes)
-    print(f"{platform.machine()}, {os.cpu_count()} cores, 1 env, {args.steps} steps after {args.warmup}")
+    where = "1 env" if args.envs == 1 else f"artic {args.envs} envs on {os.cpu_count()} threads, per env-step"
+    print(f"{platform.machine()}, {os.cpu_count()} cores, {where}, {args.steps} steps after {args.warmup}")
     print(
         f"{'scene':22s} {'artic us':>9s} {'MuJoCo us':>10s} {'ratio':>7s} {'contacts':>9s} {'ncon':>5s} "
         f"{'solver':>7s} {'iters':>6s} {'sweeps':>7s} {'niter':>6s}"
@@ -150,7 +160,7 @@ def main(argv=None) -> None:
             continue
         try:
             us, contacts, iterations, sweeps, solver = _artic(
-                path, args.steps, args.warmup, args.iterations, args.tolerance, args.solver
+                path, args.steps, args.warmup, args.iterations, args.tolerance, args.solver, args.envs
             )
         except Exception as e:  # a row that says why
             print(f"{name:22s} artic: {type(e).__name__}: {str(e)[:100]}")
