@@ -37,7 +37,7 @@ import warp as wp
 from ..collision.contacts import ContactPoints
 from ..core.data import StepData
 from ..core.model import DRIVE_ACCELERATION, DRIVE_NONE, DofParams, Tree
-from ..math.dense import row_dot
+from ..math.dense import row_dot, zero_row
 from .body_joint_report import ANGULAR_TOLERANCE, LINEAR_TOLERANCE
 from .body_joint_rows import (
     BODY_ROW_DRIVE,
@@ -128,10 +128,7 @@ def _new_row(
     differ); returns its index."""
     i = rf.count[env]
     rf.count[env] = i + 1
-    k = int(0)
-    while k < n_gen:  # a while loop: Warp's CPU code runs for-range loops with a runtime bound ~4x slower
-        rf.g[env, i, k] = 0.0
-        k += 1
+    zero_row(rf.g, env, i, n_gen)
     _set_target(rf, env, i, target, cfm)
     rf.lo[env, i] = lo
     rf.hi[env, i] = hi

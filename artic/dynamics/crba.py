@@ -13,6 +13,7 @@ import warp as wp
 from ..core.data import ArticulationData, Kin, Scratch
 from ..core.model import ArticulationModel, Tree
 from ..core.parallel import launch_envs
+from ..math.dense import zero_row
 from ..math.spatial import inertia_mul, root_column
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
@@ -21,13 +22,8 @@ wp.set_module_options({"enable_backward": False})  # forward-only kernels: half 
 @wp.func
 def crba_env(tree: Tree, kin: Kin, sc: Scratch, mass_matrix: wp.array3d(dtype=float), env: int) -> None:
     n = mass_matrix.shape[1]
-    r = int(0)
-    while r < n:  # a while loop: Warp's CPU code runs one ~5x faster than a for-range loop (math/dense.py row_dot)
-        c = int(0)
-        while c < n:
-            mass_matrix[env, r, c] = 0.0
-            c += 1
-        r += 1
+    for r in range(n):
+        zero_row(mass_matrix, env, r, n)
     for i in range(tree.link_count):
         sc.comp_mass[env, i] = tree.link_mass[i]
         sc.comp_h[env, i] = tree.link_mass[i] * kin.link_com[env, i]

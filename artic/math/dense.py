@@ -92,10 +92,7 @@ def solve_row(
     # column by column, skipping g's zeros: a contact or joint row touches only the dofs between its links and
     # the root (M^-1 is symmetric, so column j is row j); two columns a pass halve the loads and stores of the
     # result (while loops: row_dot)
-    i = int(0)
-    while i < n:
-        minv_g[env, row, i] = 0.0
-        i += 1
+    zero_row(minv_g, env, row, n)
     j = _next_nonzero(g, env, row, 0, n)
     while j < n:
         g1 = g[env, row, j]
@@ -112,9 +109,4 @@ def solve_row(
             while i < n:
                 minv_g[env, row, i] = minv_g[env, row, i] + minv[env, j1, i] * g1
                 i += 1
-    resp = float(0.0)
-    i = int(0)
-    while i < n:
-        resp += g[env, row, i] * minv_g[env, row, i]
-        i += 1
-    return resp
+    return rows_dot(g, row, minv_g, row, env, n)
