@@ -42,11 +42,18 @@ combine exactly is reported: a forcerange on a drive actuator clamps the whole d
 Differences from MuJoCo's Euler integrator: PhysX drives are implicit in stiffness and damping where MuJoCo's Euler
 treats actuator bias explicitly, a difference of order h * gain / (joint inertia) per step.
 
+* A spatial tendon transmission (tendon="name" of a <spatial>, spatial.py): any of the kinds above, and muscles
+  (<muscle>, or <general> with gaintype/biastype/dyntype muscle, muscles.py). MuJoCo's force gain u + bias at the
+  actuator length gear L and speed gear dL/dt (gain fixed, affine or muscle; bias none, affine or muscle), clamped to
+  forcerange, is computed by `MjcfControl` on the host at every step from the step's initial state and applied along
+  the tendon as link forces (explicit, as MuJoCo's Euler step). dampratio and inheritrange there are reported.
+
 Reported with one warning naming each actuator, and then inert (its ctrl column is read and ignored): transmissions
-other than a hinge or slide joint or a fixed tendon (spatial tendons, site, body, cranksite, ball joints), dynamics
-other than those above (muscle, user), gaintype other than fixed/affine, biastype other than none/affine, negative
-stiffness (b1 > 0) or damping (b2 > 0), and the other actuator elements: muscle, adhesion (no adhesive contact force),
-plugin, ...
+other than a hinge or slide joint or a tendon (site, body, cranksite, ball joints), dynamics other than those above
+(user), gaintype or biastype user, on a joint or fixed tendon a muscle, a muscle gain or an affine gain with a
+stiffness or damping bias, negative stiffness (b1 > 0) or damping (b2 > 0), muscles whose force is negative (scale /
+acc0) or that give no lengthrange (MuJoCo's compiler computes both), and the other actuator elements: adhesion (no
+adhesive contact force), plugin, ...
 
 <cylinder area diameter bias timeconst> is MuJoCo's general actuator with gain area (pi d^2 / 4 when the diameter is
 given), affine bias and a filter of time constant timeconst: mapped as such.
@@ -67,6 +74,7 @@ from ...description.articulation_joint import Drive
 from ...description.mass_check import joint_space_inertia
 from ...enums import ArticulationFlag, DriveType, Motion
 from ..xml_values import MAX_MAGNITUDE
+from .muscles import padded_params, read_muscle
 from .report import and_more
 
 if TYPE_CHECKING:
@@ -74,9 +82,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Actuator", "read_actuators"]
 
-_SHORTCUTS = ("motor", "position", "velocity", "general", "cylinder", "intvelocity", "damper")
+_SHORTCUTS = ("motor", "position", "velocity", "general", "cylinder", "intvelocity", "damper", "muscle")
 _OTHER_TRANSMISSIONS = ("site", "body", "cranksite")
-_DYNAMICS = ("none", "integrator", "filter", "filterexact")  # activation dynamics MjcfControl integrates
+_DYNAMICS = ("none", "integrator", "filter", "filterexact", "muscle")  # activation dynamics MjcfControl integrates
 
 
 @dataclass
@@ -101,6 +109,14 @@ class Actuator:
     timeconst: float = 1.0  # [s] a filter's time constant (dynprm[0])
     actrange: tuple | None = None  # act's range when actlimited (the integration clamps to it)
     actearly: bool = False  # the force takes act after this step's update
+    dynprm: tuple = (1.0, 0.0, 0.0)  # MuJoCo's dynprm[:3] (a muscle's tau_act, tau_deact [s], tausmooth)
+    # a spatial-tendon transmission's force, computed on the host (muscles.py): MuJoCo's gain and bias types and
+    # their parameters (gainprm, biasprm: 10 values each), and a muscle's lengthrange [m]
+    gain_type: str = "fixed"
+    bias_type: str = "none"
+    gainprm: tuple = ()
+    biasprm: tuple = ()
+    lengthrange: tuple | None = None
 
     @property
     def has_act(self) -> bool:
@@ -157,9 +173,31 @@ def _gains(v, act, a):
         prm = v.numbers(act, "biasprm", (1, 10), (0.0,), a.get("biasprm"))[:3]
         bias[: len(prm)] = prm
     slope = (float(gainprm[1]), float(gainprm[2])) if gt == "affine" else flat
-    if slope != flat and (bias[1] != 0.0 or bias[2] != 0.0):
-        return "an affine gain with a stiffness or damping bias (biasprm[1:3]) is not supported"
     return float(gainprm[0]), tuple(float(x) for x in bias), slope
+
+
+def _is_muscle(act, a) -> bool:
+    return act.tag == "muscle" or "muscle" in (a.get("gaintype"), a.get("biastype"))
+
+
+def _spatial_gains(v, act, a, rec) -> str | None:
+    """The gain and bias of an actuator on a spatial tendon, whose force MjcfControl computes at each step
+    (muscles.py): a muscle's parameters, or the fixed or affine gain and affine bias of the other kinds; the reason
+    it is not supported, or None."""
+    if _is_muscle(act, a):
+        return read_muscle(v, act, a, rec)
+    for attr in ("dampratio", "inheritrange"):
+        if attr in a and float(a[attr]) != 0.0:
+            return f"{attr} on a spatial tendon is not mapped (MuJoCo sets it from the tendon's Jacobian at qpos0)"
+    gains = _gains(v, act, a)
+    if isinstance(gains, str):
+        return gains
+    gain, bias, slope = gains
+    rec.gain_type = "affine" if slope != (0.0, 0.0) else "fixed"
+    rec.gainprm = padded_params((gain, *slope))
+    rec.bias_type = "affine"
+    rec.biasprm = padded_params(bias)
+    return None
 
 
 def _damper_range(v, act, a):
@@ -186,9 +224,14 @@ def _dynamics(v, act, a, rec):
     elif tag == "cylinder":
         rec.timeconst = v.number(act, "timeconst", 1.0, a.get("timeconst"), minimum=0.0)
         rec.dyn = "filter"
+    elif tag == "muscle":
+        rec.dyn = "muscle"  # its dynprm: muscles.read_muscle
     elif tag == "general":
         rec.dyn = a.get("dyntype", "none")
-        rec.timeconst = float(v.numbers(act, "dynprm", (1, 10), (1.0,), a.get("dynprm"))[0])
+        prm = np.zeros(3)
+        given = v.numbers(act, "dynprm", (1, 10), (1.0,), a.get("dynprm"))[:3]
+        prm[: len(given)] = given
+        rec.timeconst, rec.dynprm = float(prm[0]), tuple(float(x) for x in prm)
     rec.actrange = _limited(v, act, a, "act")
     rec.actearly = v.choice(act, "actearly", a.get("actearly", "false"), ("true", "false")) == "true"
     if rec.dyn not in _DYNAMICS:
@@ -212,12 +255,9 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
     for k, act in enumerate(el):
         a = loader._attrs(act, "main")
         name = a.get("name", f"actuator {k}")
-        if act.tag not in _SHORTCUTS:  # muscle, adhesion, plugin, newer kinds
+        if act.tag not in _SHORTCUTS:  # adhesion, plugin, newer kinds
             dropped.append((f"<{act.tag}> '{name}'", "this actuator type is not mapped"))
-            # a muscle keeps an activation in MuJoCo (a keyframe's act has its column)
-            loader.model.actuators.append(
-                Actuator(name, act.tag, None, supported=False, dyn="muscle" if act.tag == "muscle" else "none")
-            )
+            loader.model.actuators.append(Actuator(name, act.tag, None, supported=False))
             continue
         jname = a.get("joint", a.get("jointinparent"))
         tname = a.get("tendon") if jname is None else None
@@ -234,8 +274,13 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
         loader.model.actuators.append(rec)
         reason = _dynamics(v, act, a, rec)
         other = [t for t in _OTHER_TRANSMISSIONS if t in a]
+        spatial = tname in loader.model.spatial_tendons
         if reason is not None:
             pass
+        elif spatial:
+            reason = _spatial_gains(v, act, a, rec)
+        elif _is_muscle(act, a):
+            reason = "a muscle on a joint or a fixed tendon is not mapped (muscles on spatial tendons are)"
         elif tname is not None:
             if tname not in tendons:
                 reason = f"tendon '{tname}' is not a fixed tendon that artic built (only those can be driven)"
@@ -257,9 +302,13 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
             reason = f"joint '{jname}' is a ball joint (only hinge and slide joints)"
         else:
             rec.terms = ((jname, 1.0),)
+        if spatial and reason is None:  # forces computed on the host at every step (muscles.py)
+            continue
         gains = _gains(v, act, a)
         if reason is None and isinstance(gains, str):
             reason = gains
+        if reason is None and gains[2] != (0.0, 0.0) and (gains[1][1] != 0.0 or gains[1][2] != 0.0):
+            reason = "an affine gain with a stiffness or damping bias (biasprm[1:3]) is not supported on a joint"
         if reason is None and act.tag in ("position", "intvelocity"):
             gains, why = _position_extras(loader, act, a, rec, gains, inverse_inertia)
             reason = reason or why

@@ -21,6 +21,9 @@ whose force depends on the state (an affine gain: <damper>) are applied at every
 the scene (`Scene.set_before_step`, one per model and scene: a newer MjcfControl of the same model replaces the
 older) and, at the start of each step, integrates `control.act` as MuJoCo's Euler does and writes the forces and
 targets they give, the joint velocities read from the step's initial state (actuators.py has the formulas).
+Actuators on spatial tendons (muscles among them) and the spatial tendons' own springs and dampers are applied there
+too, as link forces for that step (muscles.py); `model.add_to(scene)` makes a control for a model that has any, so
+that their passive forces act at ctrl 0 without one of the user's.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from numpy.typing import ArrayLike
 from ...enums import CacheFlag
 from ...errors import ValidationError
 from ..xml_values import MAX_MAGNITUDE
+from .muscles import SpatialActuators, muscle_act_dot
 
 if TYPE_CHECKING:
     from ...sim.scene import Scene
@@ -70,8 +74,15 @@ class MjcfControl:
         for b in self._bindings:
             b.cache = b.art.create_cache()  # refused (StateError) when the model was not added to a scene
         self._stepped = [b for b in self._bindings if b.stepped]
+        self._spatial = SpatialActuators(model, scene, self.actuators)
         key = f"MjcfControl of model {id(model)}"  # a newer control of this model takes the older's place
-        scene.set_before_step(key, self._before_step if self._stepped else None)
+        scene.set_before_step(key, self._before_step if self._stepped or self._spatial.active else None)
+
+    @property
+    def actuator_force(self) -> np.ndarray:
+        """(E, nu) [N or N m] the forces that the actuators on spatial tendons (muscles among them) applied in the
+        last step, MuJoCo's data.actuator_force in their columns (zero in the others')."""
+        return self._spatial.force.copy()
 
     @property
     def names(self) -> list[str]:
@@ -130,6 +141,7 @@ class MjcfControl:
         u = self._activations.inputs(self.ctrl, self.act, new)
         for b in self._stepped:
             b.apply(u)
+        self._spatial.apply(u)  # link forces, for this step only: applied at every step
         self.act = new
 
 
@@ -137,14 +149,19 @@ class _Activations:
     """MuJoCo's activation dynamics of the actuators that have one (actuators.py): their act columns, and the
     Euler update of mj_step."""
 
-    _INTEGRATOR, _FILTER, _EXACT, _INERT = range(4)
+    _INTEGRATOR, _FILTER, _EXACT, _MUSCLE, _INERT = range(5)
 
     def __init__(self, actuators):
         cols = [i for i, r in enumerate(actuators) if r.has_act]
         self.na = len(cols)
         self.names = [actuators[i].name for i in cols]
         self.columns = np.array(cols, int)  # actuator index of each act column
-        kinds = {"integrator": self._INTEGRATOR, "filter": self._FILTER, "filterexact": self._EXACT}
+        kinds = {
+            "integrator": self._INTEGRATOR,
+            "filter": self._FILTER,
+            "filterexact": self._EXACT,
+            "muscle": self._MUSCLE,
+        }
         self.kind = np.array(
             [kinds.get(actuators[i].dyn, self._INERT) if actuators[i].supported else self._INERT for i in cols], int
         )
@@ -152,11 +169,12 @@ class _Activations:
         self.low = np.array([(actuators[i].actrange or (-np.inf, np.inf))[0] for i in cols], float)
         self.high = np.array([(actuators[i].actrange or (-np.inf, np.inf))[1] for i in cols], float)
         self.early = np.array([actuators[i].actearly for i in cols], bool)
+        self.dynprm = np.array([actuators[i].dynprm for i in cols], float).reshape(-1, 3)
 
     def advance(self, ctrl: np.ndarray, act: np.ndarray, dt: float) -> np.ndarray:
         """act after a step of dt with `ctrl` (E x nu): integrator act + h ctrl, filter act + h (ctrl - act) / tau,
-        filterexact act + (ctrl - act) (1 - e^(-h / tau)) (a time constant 0 takes ctrl at once), clamped to actrange;
-        an inert actuator's act stays."""
+        filterexact act + (ctrl - act) (1 - e^(-h / tau)) (a time constant 0 takes ctrl at once), muscle act + h act'
+        (muscles.py), clamped to actrange; an inert actuator's act stays."""
         if not self.na:
             return act
         c = ctrl[:, self.columns]
@@ -164,6 +182,7 @@ class _Activations:
         share = np.where(self.kind == self._FILTER, dt / tau, -np.expm1(-dt / tau))
         share = np.where(self.timeconst > 0.0, share, 1.0)
         new = np.where(self.kind == self._INTEGRATOR, act + dt * c, act + share * (c - act))
+        new = np.where(self.kind == self._MUSCLE, act + dt * muscle_act_dot(c, act, self.dynprm), new)
         new = np.where(self.kind == self._INERT, act, new)
         return np.clip(new, self.low, self.high)
 

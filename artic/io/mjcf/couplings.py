@@ -22,13 +22,15 @@ Mapping:
   `load_mjcf(soft_constraints=False)`: a connect or weld through its joint's softness, a joint or tendon equality
   through its mimic joint's, whose regularizer is scaled by MuJoCo's weight (the two dofs' (M^-1)_dd summed, or
   the two tendons' J M^-1 J^T at qpos0).
-* <tendon><spatial> of two sites with a range and no spring or damper (a rope, as ball_in_cup's string): a
-  DistanceJoint between the sites (range [low, high]), which may join two articulations.
+* <tendon><spatial> of two sites with a range (a rope, as ball_in_cup's string): a DistanceJoint between the sites
+  (range [low, high]), which may join two articulations. Any other spatial tendon, and a rope's spring or damper:
+  a `SpatialTendon` (spatial.py: sites, wrapping spheres and cylinders, pulleys), whose spring and damper act
+  through MjcfControl and which actuators (muscles among them) may pull on; its range is reported.
 * <equality><tendon tendon1 tendon2 polycoef> between fixed tendons with a linear polynomial: a multi-dof mimic
   joint over their joints (L1 - L1_0 = c0 + c1 (L2 - L2_0) is linear in q).
-* Reported (one warning each, naming the element): other spatial tendons (site paths, wrapping, pulleys, springs),
-  other <equality><tendon>, non-linear polycoefs between tendons, a joint equality without joint2, welds given
-  by sites, weld torquescale other than 1,
+* Reported (one warning each, naming the element): spatial tendons' ranges and frictionloss, other
+  <equality><tendon>, non-linear polycoefs between tendons, a joint equality without joint2, welds given by sites,
+  weld torquescale other than 1,
   solref/solimp where they are not followed (ropes, and every equality and tendon range under
   soft_constraints=False), tendon ranges under soft_constraints=False, a tendon limit's margin, inactive
   constraints (active='false'), and anything else in the two sections.
@@ -48,6 +50,7 @@ from ...enums import ArticulationFlag, Axis, JointType
 from ...math.np_spatial import Transform
 from .report import and_more
 from .softness import read_softness
+from .spatial import SpatialTendon, read_spatial_path
 
 if TYPE_CHECKING:
     from ...description.body_joints import JointBase
@@ -262,20 +265,24 @@ class _Couplings:
         )
 
     def _spatial(self, el):
-        """A rope: two sites, a range, no spring or damper, becomes a DistanceJoint between the sites' links (it may
-        join two articulations, which artic's spatial tendon cannot). Anything else is reported."""
+        """A rope (two sites and a range) becomes a DistanceJoint between the sites' links (it may join two
+        articulations) holding the range. Any other path, and a rope's spring or damper, becomes a `SpatialTendon`
+        (spatial.py) in model.spatial_tendons: its spring and damper act through MjcfControl's step hook, actuators
+        may pull on it; its range, where no DistanceJoint holds it, and frictionloss are reported."""
         v, a = self.v, self._attrs(el, "tendon")
         sites = [c for c in el if c.tag == "site"]
         limited = v.choice(el, "limited", a.get("limited", "auto"), ("true", "false", "auto"))
         ranged = "range" in a and (limited == "true" or (limited == "auto" and self.loader.autolimits))
         springy = any(self._num(el, a, k, "0") != 0.0 for k in ("stiffness", "damping"))
-        if len(sites) != 2 or len(el) != 2 or not ranged or springy:
-            self._warn(
-                el,
-                "a spatial tendon other than a rope (two sites, a range, no stiffness or damping): site "
-                "paths, wrapping geoms, pulleys and tendon springs are not supported; dropped",
-            )
+        rope = len(sites) == 2 and len(el) == 2 and ranged
+        if rope and not self._rope(el, a, sites):
             return
+        if springy or not rope:
+            self._spatial_tendon(el, a, ranged and not rope)
+
+    def _rope(self, el, a, sites) -> bool:
+        """The DistanceJoint of a two-site ranged tendon; False when both sites are on one body (dropped)."""
+        v = self.v
         ends = []
         for s in sites:
             name = s.get("site")
@@ -290,11 +297,36 @@ class _Couplings:
             (link_a, pa), (link_b, pb) = (link_b, pb), (link_a, pa)
         if link_a is None or link_a is link_b:
             self._warn(el, "both sites are on one body (or the world); the tendon does nothing and was dropped")
-            return
+            return False
         joint = DistanceJoint.from_body_frames(link_a, Transform(pa), link_b, Transform(pb), name=el.get("name"))
         joint.set_distance_range(float(lo), float(hi))
         self.joints.append(joint)
         self._soft(el, a)
+        return True
+
+    def _spatial_tendon(self, el, a, ranged):
+        """A spatial tendon's path, spring and damper (spatial.py); what it does not follow is reported."""
+        v, opts = self.v, self.loader.opts
+        name = el.get("name", f"spatial tendon {len(self.loader.model.spatial_tendons)}")
+        if name in self.loader.model.spatial_tendons:
+            raise v.fail(el, f"tendon '{name}' is defined twice; tendon names must be unique")
+        tendon = SpatialTendon(name, read_spatial_path(self, el))
+        tendon.stiffness = self._num(el, a, "stiffness", "0") if opts.spring else 0.0
+        tendon.damping = self._num(el, a, "damping", "0") if opts.damper else 0.0
+        if tendon.stiffness < 0.0 or tendon.damping < 0.0:
+            raise v.fail(el, "stiffness and damping must not be negative")
+        spring = v.numbers(el, "springlength", (1, 2), text=a.get("springlength", "-1 -1"))
+        if spring[0] < 0.0 and (len(spring) == 1 or spring[1] < 0.0):
+            tendon.spring = None  # MuJoCo's default: the length at qpos0 (MjcfControl measures it)
+        else:
+            tendon.spring = (float(spring[0]), float(spring[-1]))
+            if tendon.spring[0] > tendon.spring[1]:
+                raise v.fail(el, f"springlength='{a['springlength']}': the low end exceeds the high end")
+        self.loader.model.spatial_tendons[name] = tendon
+        if ranged and opts.limit:
+            self._warn(el, "a spatial tendon's range (a length limit) is not followed; the tendon is unlimited")
+        if self._num(el, a, "frictionloss", "0") != 0.0:
+            self._warn(el, "frictionloss is not supported and was dropped")
 
     @property
     def sites(self):
@@ -303,16 +335,12 @@ class _Couplings:
             self._sites = {}
             world = self.root.find("worldbody")
             for body in [world, *world.iter("body")]:
-                name = "world" if body is world else body.get("name")
+                link = None if body is world else self.loader.body_links.get(body)
+                if body is not world and link is None:
+                    continue  # a body artic did not build
                 for s in body.findall("site"):
-                    if s.get("name") is None:
-                        continue
-                    if name not in self.loader.bodies:
-                        raise self.v.fail(s, "a tendon uses a site on an unnamed body; name the body")
-                    self._sites[s.get("name")] = (
-                        self.loader.bodies[name][1],
-                        self.v.numbers(s, "pos", 3, text=s.get("pos", "0 0 0")),
-                    )
+                    if s.get("name") is not None:
+                        self._sites[s.get("name")] = (link, self.v.numbers(s, "pos", 3, text=s.get("pos", "0 0 0")))
         return self._sites
 
     # -- equalities -----------------------------------------------------------------------------------------------

@@ -103,6 +103,7 @@ class MjcfModel:
     qpos_layout: list = field(default_factory=list)  # MuJoCo's qpos order: keyframes.QposEntry per joint
     keyframes: list = field(default_factory=list)  # keyframes.Keyframe per <key>, file order
     mocap_bodies: dict = field(default_factory=dict)  # name: kinematic RigidDynamic per mocap body (mocap.py)
+    spatial_tendons: dict = field(default_factory=dict)  # name: SpatialTendon (spatial.py), file order
 
     @property
     def solver_type(self) -> SolverType:
@@ -128,6 +129,13 @@ class MjcfModel:
             scene.add_actor(b)
         for j in self.joints:  # after the articulations and mocap bodies: they join their links
             scene.add_joint(j)
+        tendons = self.spatial_tendons
+        if any(t.stiffness > 0.0 or t.damping > 0.0 for t in tendons.values()) or any(
+            r.supported and r.tendon in tendons for r in self.actuators
+        ):  # spatial tendons' springs and muscles' passive forces act at ctrl 0 too: a control that applies them
+            from .control import MjcfControl
+
+            MjcfControl(self, scene)
         return scene
 
     def set_keyframe(self, scene: Scene, key: int | str, envs: ArrayLike | None = None) -> Keyframe:
@@ -274,6 +282,7 @@ class _Loader:
         self.joint_names = {}
         self.world_parents = []  # (articulation, link, parent link welded to the world): `_weld_filters`
         self.bodies = {"world": (None, None, _WORLD)}  # body name: (articulation, geom link, weld group)
+        self.body_links = {}  # <body> element: its geom link (`_record`)
         for body in world.findall("body"):
             if is_mocap(self, body):
                 rigid = mocap_body(self, body)
@@ -542,6 +551,7 @@ class _Loader:
 
     def _record(self, body, art, link, weld, parent_weld, welds):
         welds.append((link, weld, parent_weld))
+        self.body_links[body] = link  # every body element's geom link, named or not (spatial.py's wrap geoms)
         name = body.get("name")
         if name is not None:
             if name in self.bodies:  # <exclude> would name either; MuJoCo refuses repeated names too

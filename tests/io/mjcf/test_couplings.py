@@ -382,10 +382,6 @@ def test_weld_locks_the_four_bar(tmp_path):
             '<tendon><fixed name="f" range="-0.1 0.1" margin="0.01"><joint joint="crank" coef="1"/></fixed></tendon>',
             "margin",
         ),
-        (
-            '<tendon><spatial name="s" stiffness="3"><site site="x"/><site site="y"/></spatial></tendon>',
-            "spatial tendon",
-        ),
     ],
 )
 def test_unsupported_elements_warn_once(element, words, tmp_path):

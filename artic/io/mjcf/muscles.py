@@ -1,0 +1,220 @@
+"""MuJoCo's muscle model (its documentation, "Muscles"; the same curves, written for rows of envs) and the
+actuators that pull on spatial tendons, whose forces artic computes on the host at every step.
+
+A muscle actuator's force is f = gain(L, V) act + bias(L) with L, V the actuator's length and speed (gear times the
+tendon's), act its activation:
+
+* L0 = (lengthrange[1] - lengthrange[0]) / (range[1] - range[0]) is the optimal fibre length; the normalized length
+  is l = range[0] + (L - lengthrange[0]) / L0 and the normalized speed v = V / (L0 vmax).
+* gain = -F0 FL(l) FV(v) and bias = -F0 FP(l): FL a bump of two half-quadratics on each side of 1 reaching 0 at lmin
+  and lmax; FV 0 below v = -1, (v + 1)^2 up to 0, rising to fvmax at v = fvmax - 1; FP 0 below l = 1, a
+  half-quadratic up to b = (1 + lmax) / 2 (fpmax / 2 there) and linear beyond. F0 is `force` (when it is negative,
+  MuJoCo's scale / acc0, which artic does not compute: such a muscle is reported).
+* The activation follows act' = (u - act) / tau, u the ctrl clamped to [0, 1], tau = tau_act (0.5 + 1.5 act) when
+  u > act and tau_deact / (0.5 + 1.5 act) otherwise (act clamped to [0, 1] in both), with a smooth switch of width
+  tausmooth when it is positive: tau_deact + (tau_act - tau_deact) sigmoid(dctrl / tausmooth + 1/2), sigmoid the
+  quintic smoothstep. control.py integrates it as MuJoCo's Euler does (act + h act').
+
+Parameters (gainprm and biasprm, MuJoCo's order): range[0], range[1], force, scale, lmin, lmax, vmax, fpmax, fvmax;
+dynprm: tau_act, tau_deact, tausmooth. `<muscle>` sets them from its attributes; `<general>` gives them directly.
+
+`SpatialActuators` applies, at the start of every step, the forces of every actuator with a spatial-tendon
+transmission (gain fixed, affine or muscle; bias none, affine or muscle) and every spatial tendon's own spring and
+damper (spatial.py), all explicit as MuJoCo's Euler step takes them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .spatial import TendonFrames, TendonSet, initial_pose
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
+
+    from numpy.typing import ArrayLike
+
+    from ...sim.scene import Scene
+    from ..xml_values import XmlValues
+    from .actuators import Actuator
+    from .loader import MjcfModel
+
+_TINY = 1e-15
+MUSCLE_DEFAULTS = {  # <muscle>'s attributes and MuJoCo's defaults
+    "range": (0.75, 1.05),
+    "force": (-1.0,),
+    "scale": (200.0,),
+    "lmin": (0.5,),
+    "lmax": (1.6,),
+    "vmax": (1.5,),
+    "fpmax": (1.3,),
+    "fvmax": (1.2,),
+}
+
+
+def read_muscle(v: XmlValues, act: ET.Element, a: dict, rec: Actuator) -> str | None:
+    """Set rec's gain, bias and dynamics parameters from a <muscle> or a <general> with muscle types; the reason
+    it is not supported, or None."""
+    if act.tag == "muscle":
+        prm = []
+        for key, default in MUSCLE_DEFAULTS.items():
+            got = v.numbers(act, key, len(default), default, a.get(key))
+            prm.extend(float(x) for x in got)
+        rec.gain_type = rec.bias_type = "muscle"
+        rec.gainprm = rec.biasprm = padded_params(prm)
+        tau = v.numbers(act, "timeconst", 2, (0.01, 0.04), a.get("timeconst"))
+        smooth = v.number(act, "tausmooth", 0.0, a.get("tausmooth"), minimum=0.0)
+        rec.dyn, rec.dynprm = "muscle", (float(tau[0]), float(tau[1]), smooth)
+    else:
+        rec.gain_type, rec.bias_type = a.get("gaintype", "fixed"), a.get("biastype", "none")
+        rec.gainprm = padded_params(v.numbers(act, "gainprm", (1, 10), (1.0,), a.get("gainprm")))
+        rec.biasprm = padded_params(v.numbers(act, "biasprm", (1, 10), (0.0,), a.get("biasprm")))
+    for kind, prm in (("gain", rec.gainprm), ("bias", rec.biasprm)):
+        if getattr(rec, f"{kind}_type") == "muscle" and prm[2] < 0.0:
+            return f"{kind}prm force < 0 asks for MuJoCo's scale / acc0, which artic does not compute; give force"
+    lr = v.numbers(act, "lengthrange", 2, (0.0, 0.0), a.get("lengthrange"))
+    if not lr[0] < lr[1]:
+        return (
+            "a muscle without lengthrange (MuJoCo's compiler finds it by simulation, which artic does not do); "
+            "give lengthrange, e.g. MuJoCo's model.actuator_lengthrange"
+        )
+    rec.lengthrange = (float(lr[0]), float(lr[1]))
+    return None
+
+
+def padded_params(values: ArrayLike) -> tuple:
+    """MuJoCo's 10 parameters: the values given, then zeros."""
+    out = np.zeros(10)
+    out[: len(values)] = values
+    return tuple(float(x) for x in out)
+
+
+def _norm_length(length, lengthrange, prm):
+    lo, hi = prm[..., 0], prm[..., 1]
+    l0 = (lengthrange[..., 1] - lengthrange[..., 0]) / np.maximum(_TINY, hi - lo)
+    return lo + (length - lengthrange[..., 0]) / np.maximum(_TINY, l0), l0
+
+
+def muscle_gain(length: np.ndarray, velocity: np.ndarray, lengthrange: np.ndarray, prm: np.ndarray) -> np.ndarray:
+    """-F0 FL FV (module docstring) at actuator lengths and speeds (E, k) of k muscles with `lengthrange` (k, 2) and
+    gainprm (k, 10) (or one muscle: (E,), (2,), (10,))."""
+    lengthrange, prm = np.asarray(lengthrange, float), np.asarray(prm, float)
+    force, lmin, lmax, vmax, fvmax = prm[..., 2], prm[..., 4], prm[..., 5], prm[..., 6], prm[..., 8]
+    norm, l0 = _norm_length(length, lengthrange, prm)
+    vel = velocity / np.maximum(_TINY, l0 * vmax)
+    a, b = 0.5 * (lmin + 1.0), 0.5 * (1.0 + lmax)
+    x = np.select(
+        [norm <= a, norm <= 1.0, norm <= b],
+        [
+            (norm - lmin) / np.maximum(_TINY, a - lmin),
+            (1.0 - norm) / np.maximum(_TINY, 1.0 - a),
+            (norm - 1.0) / np.maximum(_TINY, b - 1.0),
+        ],
+        (lmax - norm) / np.maximum(_TINY, lmax - b),
+    )
+    outer = (norm <= a) | (norm > b)  # the bump's feet rise as x^2 / 2, its top falls as 1 - x^2 / 2
+    fl = np.where(outer, 0.5 * x * x, 1.0 - 0.5 * x * x)
+    fl = np.where((norm >= lmin) & (norm <= lmax), fl, 0.0)
+    y = fvmax - 1.0
+    fv = np.select(
+        [vel <= -1.0, vel <= 0.0, vel <= y],
+        [0.0, (vel + 1.0) ** 2, fvmax - (y - vel) ** 2 / np.maximum(_TINY, y)],
+        fvmax,
+    )
+    return -force * fl * fv
+
+
+def muscle_bias(length: np.ndarray, lengthrange: np.ndarray, prm: np.ndarray) -> np.ndarray:
+    """-F0 FP (module docstring) at actuator lengths (E, k), shapes as muscle_gain's."""
+    lengthrange, prm = np.asarray(lengthrange, float), np.asarray(prm, float)
+    force, lmax, fpmax = prm[..., 2], prm[..., 5], prm[..., 7]
+    norm, _ = _norm_length(length, lengthrange, prm)
+    b = 0.5 * (1.0 + lmax)
+    x = (norm - 1.0) / np.maximum(_TINY, b - 1.0)
+    beyond = (norm - b) / np.maximum(_TINY, b - 1.0)
+    fp = np.where(norm <= 1.0, 0.0, np.where(norm <= b, 0.5 * x * x, 0.5 + beyond))
+    return -force * fpmax * fp
+
+
+def muscle_act_dot(ctrl: np.ndarray, act: np.ndarray, dynprm: ArrayLike) -> np.ndarray:
+    """act' of muscles (module docstring); ctrl, act (E, k), dynprm (k, 3)."""
+    dynprm = np.asarray(dynprm, float).reshape(-1, 3)
+    u = np.clip(ctrl, 0.0, 1.0)
+    a = np.clip(act, 0.0, 1.0)
+    tau_act = dynprm[:, 0] * (0.5 + 1.5 * a)
+    tau_deact = dynprm[:, 1] / (0.5 + 1.5 * a)
+    dctrl = u - act
+    width = dynprm[:, 2]
+    hard = np.where(dctrl > 0.0, tau_act, tau_deact)
+    s = np.clip(dctrl / np.where(width > 0, width, 1.0) + 0.5, 0.0, 1.0)
+    smooth = tau_deact + (tau_act - tau_deact) * s**3 * (s * (6.0 * s - 15.0) + 10.0)
+    tau = np.where(width < _TINY, hard, smooth)
+    return dctrl / np.maximum(_TINY, tau)
+
+
+class SpatialActuators:
+    """The forces of a model's spatial tendons (their springs and dampers) and of the actuators that pull on them,
+    applied as link forces before each step (module docstring). `force` (E, nu) holds the last step's actuator
+    forces, MuJoCo's data.actuator_force, in the columns of these actuators."""
+
+    def __init__(self, model: MjcfModel, scene: Scene, actuators: list):
+        spatial = model.spatial_tendons
+        acting = [(i, r) for i, r in enumerate(actuators) if r.supported and r.tendon in spatial]
+        passive = [t for t in spatial.values() if t.stiffness > 0.0 or t.damping > 0.0]
+        used = list({id(t): t for t in [*passive, *(spatial[r.tendon] for _, r in acting)]}.values())
+        column = {id(t): k for k, t in enumerate(used)}
+        self.active = bool(used)
+        self.force = np.zeros((scene.num_envs, len(actuators)))
+        if not self.active:
+            return
+        self.set = TendonSet(used)
+        self.frames = TendonFrames(scene, self.set)
+        self.stiffness = np.array([t.stiffness for t in used])
+        self.damping = np.array([t.damping for t in used])
+        rest0 = self.set.evaluate(initial_pose(self.set))[0][0]  # MuJoCo's springlength -1: the length at qpos0
+        spring = [t.spring if t.spring is not None else (rest0[k],) * 2 for k, t in enumerate(used)]
+        self.spring_low, self.spring_high = np.array(spring, float).reshape(-1, 2).T
+        # the actuators as columns: their actuator index, tendon column, gear, gain and bias kinds and parameters
+        self.columns = np.array([i for i, _ in acting], int)
+        self.tendon_of = np.array([column[id(spatial[r.tendon])] for _, r in acting], int)
+        self.gear = np.array([r.gear for _, r in acting], float)
+        self.gain_type = np.array([r.gain_type for _, r in acting])
+        self.bias_type = np.array([r.bias_type for _, r in acting])
+        self.gainprm = np.array([r.gainprm for _, r in acting], float).reshape(-1, 10)
+        self.biasprm = np.array([r.biasprm for _, r in acting], float).reshape(-1, 10)
+        self.lengthrange = np.array([r.lengthrange or (0.0, 1.0) for _, r in acting], float).reshape(-1, 2)
+        self.force_low = np.array([(r.forcerange or (-np.inf, np.inf))[0] for _, r in acting], float)
+        self.force_high = np.array([(r.forcerange or (-np.inf, np.inf))[1] for _, r in acting], float)
+
+    def apply(self, u: np.ndarray) -> None:
+        """Write this step's link forces: the actuators' at inputs u (E, nu: ctrl, or act where they have one)."""
+        if not self.active:
+            return
+        pose, velocity = self.frames.read()
+        length, points, dirs, _ = self.set.evaluate(pose)
+        rate = self.set.speed(pose, velocity, points, dirs)
+        total = self.stiffness * (np.clip(length, self.spring_low, self.spring_high) - length) - self.damping * rate
+        if len(self.columns):
+            k = self.tendon_of
+            f = self.actuator_forces(u[:, self.columns], self.gear * length[:, k], self.gear * rate[:, k])
+            self.force[:, self.columns] = f
+            np.add.at(total.T, self.tendon_of, (self.gear * f).T)
+        self.frames.apply(*self.set.forces(pose, points, dirs, total))
+
+    def actuator_forces(self, u: np.ndarray, length: np.ndarray, velocity: np.ndarray) -> np.ndarray:
+        """MuJoCo's actuator forces gain u + bias (E, k) at the actuators' lengths and speeds (E, k), clamped to their
+        forceranges."""
+        g, b = self.gainprm, self.biasprm
+        gain = np.where(
+            self.gain_type == "muscle",
+            muscle_gain(length, velocity, self.lengthrange, g),
+            g[:, 0] + np.where(self.gain_type == "affine", g[:, 1] * length + g[:, 2] * velocity, 0.0),
+        )
+        bias = np.where(
+            self.bias_type == "muscle",
+            muscle_bias(length, self.lengthrange, b),
+            np.where(self.bias_type == "affine", b[:, 0] + b[:, 1] * length + b[:, 2] * velocity, 0.0),
+        )
+        return np.clip(gain * u + bias, self.force_low, self.force_high)

@@ -1,0 +1,139 @@
+"""MuJoCo's muscles (artic/io/mjcf/muscles.py) against MuJoCo 4: its curves, and myo_sim's models as shipped.
+
+* The force-length-velocity, passive and activation curves equal mju_muscleGain, mju_muscleBias and
+  mju_muscleDynamics over random parameters, lengths and speeds.
+* myo_sim's elbows (six muscles on spatial tendons wrapping round spheres and cylinders with side sites; one and two
+  joints, one with an exoskeleton motor) driven by a pattern of controls for 1 s: joints within 1e-4 rad of
+  MuJoCo's (measured 2e-6 to 1.3e-5 while they swing 0.3 to 1.8 rad), activations and muscle forces equal.
+* myo_sim's legs with a prosthesis (54 muscles, 29 dofs, a free root) fall from the 'stand' key with the muscles
+  driven, until the left foot first touches the prosthesis's foot (78 ms): joints within 1e-5 rad (measured 5e-6)
+  while the ankles turn 0.5 rad, with and without an MjcfControl (the passive muscle force acts at ctrl 0). From
+  that contact on the two part (0.01 rad by 0.3 s): the contact, not the muscles.
+* Muscles artic cannot compute (force from acc0, lengthrange by simulation) are reported by name and inert.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import artic
+from artic.io.mjcf.muscles import muscle_act_dot, muscle_bias, muscle_gain
+from tests.support.models import mjcf_with_mujoco
+from tests.support.wheels import package_root
+
+mujoco = pytest.importorskip("mujoco")
+
+
+def _legacy(name: str):
+    return package_root("myo_sim") / "models" / "legacy" / name
+
+
+def test_muscle_curves_equal_mujocos():
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        lo = rng.uniform(0.3, 0.9)
+        prm = np.zeros(10)
+        prm[:9] = [lo, lo + rng.uniform(0.2, 1.0), rng.uniform(10, 1000), 200, rng.uniform(0, 0.6),
+                   rng.uniform(1.2, 3.5), rng.uniform(1, 15), rng.uniform(1, 2), rng.uniform(1.1, 1.8)]  # fmt: skip
+        lr = np.sort(rng.uniform(0.1, 0.5, 2))
+        length = rng.uniform(lr[0] - 0.2, lr[1] + 0.2, 8)
+        speed = rng.uniform(-3, 3, 8)
+        gain = muscle_gain(length, speed, lr, prm)
+        bias = muscle_bias(length, lr, prm)
+        for k in range(8):
+            assert gain[k] == pytest.approx(mujoco.mju_muscleGain(length[k], speed[k], lr, 1.0, prm[:9]), abs=1e-9)
+            assert bias[k] == pytest.approx(mujoco.mju_muscleBias(length[k], lr, 1.0, prm[:9]), abs=1e-9)
+        dyn = np.array([rng.uniform(0.005, 0.05), rng.uniform(0.02, 0.1), rng.choice([0.0, rng.uniform(0.05, 0.5)])])
+        ctrl, act = rng.uniform(-0.2, 1.2, 8), rng.uniform(-0.1, 1.1, 8)
+        rate = muscle_act_dot(ctrl[:, None], act[:, None], dyn)[:, 0]
+        for k in range(8):
+            assert rate[k] == pytest.approx(mujoco.mju_muscleDynamics(ctrl[k], act[k], dyn), rel=1e-9, abs=1e-9)
+
+
+def _run(path, ctrl, seconds, key=None, control=True):
+    """artic and MuJoCo side by side from qpos0 (or keyframe `key`) with a constant ctrl: the worst joint difference
+    (free root's position and quaternion left out), MuJoCo's travel, the last act and forces of both."""
+    model, mm = mjcf_with_mujoco(path)
+    md = mujoco.MjData(mm)
+    scene = artic.Scene(1, gravity=model.gravity, solver_type=model.solver_type)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.add_to(scene)
+    ctl = artic.MjcfControl(model, scene) if control else None
+    if key is not None:
+        mujoco.mj_resetDataKeyframe(mm, md, mujoco.mj_name2id(mm, mujoco.mjtObj.mjOBJ_KEY, key))
+        model.set_keyframe(scene, key)
+    if ctl is not None:
+        ctl.set(np.asarray(ctrl, float)[None])
+        md.ctrl[:] = ctl.ctrl[0]
+    free = 7 if mm.jnt_type[0] == mujoco.mjtJoint.mjJNT_FREE else 0
+    start = md.qpos.copy()
+    worst = travel = 0.0
+    for _ in range(int(round(seconds / mm.opt.timestep))):
+        mujoco.mj_step(mm, md)
+        scene.step(mm.opt.timestep)
+        q = model.get_qpos(scene)[0]
+        worst = max(worst, float(np.abs(q[free:] - md.qpos[free:]).max()))
+        travel = max(travel, float(np.abs(md.qpos[free:] - start[free:]).max()))
+    assert not scene.env_status.any()
+    return worst, travel, ctl, md
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "elbow/myoelbow_1dof6muscles.xml",
+        "elbow/myoelbow_2dof6muscles.xml",
+        "elbow/myoelbow_1dof6muscles_1dofexo.xml",
+    ],
+)
+def test_myo_elbows_move_as_mujocos(name):
+    path = _legacy(name)
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    ctrl = np.array([0.3, 0.0, 0.1, 0.8, 0.5, 0.2, 0.4][: mm.nu])
+    worst, travel, ctl, md = _run(path, ctrl, 1.0)
+    assert travel > 0.3
+    assert worst < 1e-4, worst
+    np.testing.assert_allclose(ctl.act[0], md.act, atol=1e-9)
+    muscles = [i for i in range(mm.nu) if mm.actuator_dyntype[i] == mujoco.mjtDyn.mjDYN_MUSCLE]
+    np.testing.assert_allclose(ctl.actuator_force[0, muscles], md.actuator_force[muscles], rtol=1e-3, atol=1e-2)
+
+
+@pytest.mark.parametrize("control", [True, False])
+def test_myo_legs_fall_from_standing_as_mujocos(control):
+    path = _legacy("osl/myolegs_osl.xml")
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    ctrl = np.where(np.arange(mm.nu) % 3 == 0, 0.6, 0.05)
+    worst, travel, _, _ = _run(path, ctrl, 0.075, key="stand", control=control)
+    assert travel > 0.1
+    assert worst < 1e-5, worst
+
+
+def test_muscles_artic_cannot_compute_are_reported_and_inert():
+    """myofinger_v0's muscles give neither force (MuJoCo scales it by acc0) nor lengthrange (MuJoCo's compiler finds
+    it by simulation): one warning names them and the fix, and they are inert."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = artic.load_mjcf(_legacy("finger/myofinger_v0.xml"))
+    hits = [str(w.message) for w in caught if "inert" in str(w.message)]
+    assert len(hits) == 1 and "acc0" in hits[0] and "give force" in hits[0]
+    assert not any(r.supported for r in model.actuators)
+    assert all(r.has_act for r in model.actuators)  # each keeps its act column, as in MuJoCo
+
+
+def test_a_muscle_without_lengthrange_is_reported(tmp_path):
+    xml = """<mujoco><worldbody><site name="a" pos="0 0 1"/>
+    <body><joint type="slide" axis="0 0 1"/><geom size=".05"/><site name="b"/></body></worldbody>
+    <tendon><spatial name="t"><site site="a"/><site site="b"/></spatial></tendon>
+    <actuator><muscle name="m" tendon="t" force="100"/></actuator></mujoco>"""
+    path = tmp_path / "m.xml"
+    path.write_text(xml)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = artic.load_mjcf(path)
+    hits = [str(w.message) for w in caught if "lengthrange" in str(w.message)]
+    assert len(hits) == 1 and "'m'" in hits[0]
+    assert not model.actuators[0].supported
