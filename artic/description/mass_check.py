@@ -355,6 +355,19 @@ def link_inverse_weights(art: Articulation) -> dict:
     return out
 
 
+def generalized_force(art: Articulation, wrenches: dict) -> np.ndarray:
+    """J^T w at the described pose: the generalized force (in joint_space_inertia's dof order) of world forces and
+    torques `wrenches` {link: (force at the link's COM (3,) [N], torque (3,) [N m])} on links of `art`."""
+    columns, dofs, moved_by, poses, _ = _joint_columns(art)
+    out = np.zeros(len(dofs))
+    for link, (force, torque) in wrenches.items():
+        com = (poses[link] * link.cmass_local_pose).p
+        wrench = np.concatenate([np.asarray(torque, float) + np.cross(com, force), force])  # about the origin
+        for d in moved_by[link]:
+            out[d] += float(np.dot(columns[d], wrench))
+    return out
+
+
 def tendon_inverse_weight(terms: list, inertia: tuple) -> float:
     """MuJoCo's tendon_invweight0: J M^-1 J^T for a length sum c_i q_i, `terms` its ((link, axis), c_i) and
     `inertia` the articulation's joint_space_inertia at the described pose [1/kg or 1/(kg m^2)]."""

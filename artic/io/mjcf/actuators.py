@@ -74,7 +74,7 @@ from ...description.articulation_joint import Drive
 from ...description.mass_check import joint_space_inertia
 from ...enums import ArticulationFlag, DriveType, Motion
 from ..xml_values import MAX_MAGNITUDE
-from .muscles import padded_params, read_muscle
+from .muscles import padded_params, read_muscle, scale_by_acc0
 from .report import and_more
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ def _spatial_gains(v, act, a, rec) -> str | None:
     (muscles.py): a muscle's parameters, or the fixed or affine gain and affine bias of the other kinds; the reason
     it is not supported, or None."""
     if _is_muscle(act, a):
-        return read_muscle(v, act, a, rec)
+        return read_muscle(v, act, a, rec)  # its force from acc0 when negative: read_actuators, scale_by_acc0
     for attr in ("dampratio", "inheritrange"):
         if attr in a and float(a[attr]) != 0.0:
             return f"{attr} on a spatial tendon is not mapped (MuJoCo sets it from the tendon's Jacobian at qpos0)"
@@ -303,6 +303,7 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
         else:
             rec.terms = ((jname, 1.0),)
         if spatial and reason is None:  # forces computed on the host at every step (muscles.py)
+            scale_by_acc0(rec, loader.model.spatial_tendons[tname])
             continue
         gains = _gains(v, act, a)
         if reason is None and isinstance(gains, str):

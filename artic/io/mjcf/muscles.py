@@ -8,8 +8,8 @@ tendon's), act its activation:
   is l = range[0] + (L - lengthrange[0]) / L0 and the normalized speed v = V / (L0 vmax).
 * gain = -F0 FL(l) FV(v) and bias = -F0 FP(l): FL a bump of two half-quadratics on each side of 1 reaching 0 at lmin
   and lmax; FV 0 below v = -1, (v + 1)^2 up to 0, rising to fvmax at v = fvmax - 1; FP 0 below l = 1, a
-  half-quadratic up to b = (1 + lmax) / 2 (fpmax / 2 there) and linear beyond. F0 is `force` (when it is negative,
-  MuJoCo's scale / acc0, which artic does not compute: such a muscle is reported).
+  half-quadratic up to b = (1 + lmax) / 2 (fpmax / 2 there) and linear beyond. F0 is `force`, or when that is
+  negative MuJoCo's scale / acc0, acc0 = |M^-1 gear J^T| at qpos0 (`scale_by_acc0`).
 * The activation follows act' = (u - act) / tau, u the ctrl clamped to [0, 1], tau = tau_act (0.5 + 1.5 act) when
   u > act and tau_deact / (0.5 + 1.5 act) otherwise (act clamped to [0, 1] in both), with a smooth switch of width
   tausmooth when it is positive: tau_deact + (tau_act - tau_deact) sigmoid(dctrl / tausmooth + 1/2), sigmoid the
@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .spatial import TendonFrames, TendonSet, initial_pose
+from ...description.mass_check import generalized_force, joint_space_inertia
+from .spatial import SpatialTendon, TendonFrames, TendonSet, initial_pose
 
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
@@ -71,9 +72,6 @@ def read_muscle(v: XmlValues, act: ET.Element, a: dict, rec: Actuator) -> str | 
         rec.gain_type, rec.bias_type = a.get("gaintype", "fixed"), a.get("biastype", "none")
         rec.gainprm = padded_params(v.numbers(act, "gainprm", (1, 10), (1.0,), a.get("gainprm")))
         rec.biasprm = padded_params(v.numbers(act, "biasprm", (1, 10), (0.0,), a.get("biasprm")))
-    for kind, prm in (("gain", rec.gainprm), ("bias", rec.biasprm)):
-        if getattr(rec, f"{kind}_type") == "muscle" and prm[2] < 0.0:
-            return f"{kind}prm force < 0 asks for MuJoCo's scale / acc0, which artic does not compute; give force"
     lr = v.numbers(act, "lengthrange", 2, (0.0, 0.0), a.get("lengthrange"))
     if not lr[0] < lr[1]:
         return (
@@ -82,6 +80,31 @@ def read_muscle(v: XmlValues, act: ET.Element, a: dict, rec: Actuator) -> str | 
         )
     rec.lengthrange = (float(lr[0]), float(lr[1]))
     return None
+
+
+def scale_by_acc0(rec: Actuator, tendon: SpatialTendon) -> None:
+    """MuJoCo's peak force when a muscle's `force` is negative: scale / acc0, acc0 = |M^-1 moment| at qpos0 (the
+    actuator's moment gear J^T, J the tendon's Jacobian; M the joint-space inertia of the articulations it moves)."""
+    if not any(t == "muscle" and p[2] < 0.0 for t, p in ((rec.gain_type, rec.gainprm), (rec.bias_type, rec.biasprm))):
+        return
+    tendons = TendonSet([tendon])
+    pose = initial_pose(tendons)
+    _, points, dirs, _ = tendons.evaluate(pose)
+    force, torque = tendons.forces(pose, points, dirs, np.ones((1, 1)))
+    squares = 0.0
+    for art in {id(lk.articulation): lk.articulation for lk in tendons.links}.values():
+        wrenches = {lk: (force[0, k], torque[0, k]) for k, lk in enumerate(tendons.links) if lk.articulation is art}
+        m, _ = joint_space_inertia(art)
+        acc = np.linalg.solve(m, rec.gear * generalized_force(art, wrenches))
+        if not art.fix_base:  # MuJoCo's free joint: the linear acceleration of the body's origin, not the world's
+            acc[3:6] += np.cross(acc[0:3], art.get_links()[0].initial_pose.p)
+        squares += float(np.sum(acc**2))
+    acc0 = np.sqrt(squares)
+    for kind in ("gainprm", "biasprm"):
+        prm = list(getattr(rec, kind))
+        if getattr(rec, kind.replace("prm", "_type")) == "muscle" and prm[2] < 0.0:
+            prm[2] = prm[3] / max(_TINY, acc0)
+            setattr(rec, kind, tuple(prm))
 
 
 def padded_params(values: ArrayLike) -> tuple:

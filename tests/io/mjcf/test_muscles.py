@@ -9,7 +9,8 @@
   driven, until the left foot first touches the prosthesis's foot (78 ms): joints within 1e-5 rad (measured 5e-6)
   while the ankles turn 0.5 rad, with and without an MjcfControl (the passive muscle force acts at ctrl 0). From
   that contact on the two part (0.01 rad by 0.3 s): the contact, not the muscles.
-* Muscles artic cannot compute (force from acc0, lengthrange by simulation) are reported by name and inert.
+* A muscle's peak force from MuJoCo's acc0 (when `force` is not given) equals MuJoCo's; muscles without lengthrange
+  (MuJoCo's compiler finds it by simulation) are reported by name and inert.
 """
 
 from __future__ import annotations
@@ -112,14 +113,46 @@ def test_myo_legs_fall_from_standing_as_mujocos(control):
     assert worst < 1e-5, worst
 
 
+ACC0_MODELS = {
+    "hinges": """<worldbody><site name="a" pos="0 0.05 1.2"/>
+      <body pos="0 0 1"><joint axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+       <geom name="ball" type="sphere" size="0.04" pos="0.3 0 0" contype="0" conaffinity="0"/>
+       <site name="side" pos="0.3 0 0.2"/>
+       <body pos="0.3 0 0"><joint axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+        <site name="b" pos="0.15 0 0.04"/></body></body></worldbody>
+      <tendon><spatial name="t"><site site="a"/><geom geom="ball" sidesite="side"/><site site="b"/></spatial></tendon>
+      <actuator><muscle name="m" tendon="t" lengthrange="0.3 0.7" gear="1.5"/></actuator>""",
+    "free root and ball joint": """<worldbody><site name="a" pos="0.1 0.05 1.2"/>
+      <body pos="0.2 0.1 1" euler="0.3 0.2 0.1"><freejoint/><geom type="box" size="0.1 0.05 0.03"/>
+       <body pos="0.3 0 0"><joint type="ball"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+        <site name="b" pos="0.15 0.02 0.04"/></body></body></worldbody>
+      <tendon><spatial name="t"><site site="a"/><site site="b"/></spatial></tendon>
+      <actuator><muscle name="m" tendon="t" lengthrange="0.3 0.7" scale="150"/></actuator>""",
+}
+
+
+@pytest.mark.parametrize("kind", list(ACC0_MODELS))
+def test_a_muscle_without_force_is_scaled_by_mujocos_acc0(tmp_path, kind):
+    """force < 0 (the default): F0 = scale / acc0 with acc0 = |M^-1 gear J^T| at qpos0, equal to MuJoCo's to 1e-9
+    (a free root's linear acceleration taken at the body's origin, as MuJoCo's free joint has it)."""
+    path = tmp_path / "m.xml"
+    path.write_text(f"<mujoco>{ACC0_MODELS[kind]}</mujoco>")
+    model, mm = mjcf_with_mujoco(path)
+    (rec,) = model.actuators
+    expected = mm.actuator_gainprm[0, 3] / mm.actuator_acc0[0]
+    assert rec.supported
+    assert rec.gainprm[2] == pytest.approx(expected, rel=1e-9)
+    assert rec.biasprm[2] == pytest.approx(expected, rel=1e-9)
+
+
 def test_muscles_artic_cannot_compute_are_reported_and_inert():
-    """myofinger_v0's muscles give neither force (MuJoCo scales it by acc0) nor lengthrange (MuJoCo's compiler finds
-    it by simulation): one warning names them and the fix, and they are inert."""
+    """myofinger_v0's muscles give no lengthrange (MuJoCo's compiler finds it by simulation): one warning names them
+    and the fix, and they are inert."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = artic.load_mjcf(_legacy("finger/myofinger_v0.xml"))
     hits = [str(w.message) for w in caught if "inert" in str(w.message)]
-    assert len(hits) == 1 and "acc0" in hits[0] and "give force" in hits[0]
+    assert len(hits) == 1 and "lengthrange" in hits[0] and "actuator_lengthrange" in hits[0]
     assert not any(r.supported for r in model.actuators)
     assert all(r.has_act for r in model.actuators)  # each keeps its act column, as in MuJoCo
 
