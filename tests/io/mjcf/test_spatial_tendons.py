@@ -150,8 +150,11 @@ def test_length_and_speed_over_moving_bodies_match_mujoco(tmp_path):
 ACTUATORS = {
     "motor": ('<motor name="m" tendon="t" gear="3"/>', -1.5),
     "position": ('<position name="m" tendon="t" kp="60" kv="4" timeconst="0.05"/>', 0.55),
-    "general": ('<general name="m" tendon="t" gaintype="affine" gainprm="-2 -5 0" biastype="affine" '
-                'biasprm="1 0 -3" dyntype="integrator" actrange="0 1"/>', 2.0),  # fmt: skip
+    "general": (
+        '<general name="m" tendon="t" gaintype="affine" gainprm="-2 -5 0" biastype="affine" biasprm="1 0 -3" '
+        'dyntype="integrator" actrange="0 1"/>',
+        2.0,
+    ),
 }
 
 
