@@ -74,6 +74,7 @@ from ...description.articulation_joint import Drive
 from ...description.mass_check import joint_space_inertia
 from ...enums import ArticulationFlag, DriveType, Motion
 from ..xml_values import MAX_MAGNITUDE
+from .lengthrange import compute_lengthranges
 from .muscles import padded_params, read_muscle, scale_by_acc0
 from .report import and_more
 
@@ -252,6 +253,7 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
     dropped = []
     acts = []
     inverse_inertia = {}  # id(articulation) -> (M^-1, dof index), for dampratio
+    pending = []  # (muscle, spatial tendon, element) whose lengthrange MuJoCo's compiler would compute
     for k, act in enumerate(el):
         a = loader._attrs(act, "main")
         name = a.get("name", f"actuator {k}")
@@ -304,6 +306,8 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
             rec.terms = ((jname, 1.0),)
         if spatial and reason is None:  # forces computed on the host at every step (muscles.py)
             scale_by_acc0(rec, loader.model.spatial_tendons[tname])
+            if _is_muscle(act, a) and (rec.lengthrange is None or not loader.lengthrange.useexisting):
+                pending.append((rec, loader.model.spatial_tendons[tname], act))
             continue
         gains = _gains(v, act, a)
         if reason is None and isinstance(gains, str):
@@ -330,6 +334,7 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
         else:
             acts.append((rec, act))
     _set_drives(loader, acts)
+    dropped += _lengthranges(loader, pending)
     if dropped:
         warnings.warn(
             f"{v.where(el)}: actuator(s) not supported and inert (their ctrl is ignored): "
@@ -337,6 +342,31 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
             RuntimeWarning,
             stacklevel=4,
         )
+
+
+def _lengthranges(loader, pending) -> list:
+    """Set the lengthrange of the muscles that need one as MuJoCo's compiler computes it (with uselimit a limited
+    tendon's range, else lengthrange.py's simulation); returns (name, reason) of those left inert."""
+    opts, dropped, simulate = loader.lengthrange, [], []
+    for rec, tendon, _ in pending:
+        if opts.uselimit and tendon.range is not None:
+            rec.lengthrange = tendon.range  # MuJoCo copies the tendon's range as it is (gear not applied)
+        elif opts.mode == "none":
+            rec.lengthrange = rec.lengthrange if rec.lengthrange is not None else (0.0, 0.0)
+        else:
+            simulate.append((rec, tendon))
+    for k, got in compute_lengthranges(loader.model, simulate, opts).items():
+        rec = simulate[k][0]
+        if isinstance(got, str):
+            rec.supported = False
+            dropped.append((f"<{rec.kind}> '{rec.name}'", f"{got}; give lengthrange (MuJoCo's actuator_lengthrange)"))
+        else:
+            rec.lengthrange = got
+    for rec, _, _ in pending:
+        if rec.supported and not rec.lengthrange[0] < rec.lengthrange[1]:
+            rec.supported = False
+            dropped.append((f"<{rec.kind}> '{rec.name}'", "no lengthrange (<lengthrange mode='none'>); give one"))
+    return dropped
 
 
 def _position_extras(loader, act, a, rec, gains, inverse_inertia):

@@ -273,12 +273,10 @@ class _Couplings:
         sites = [c for c in el if c.tag == "site"]
         limited = v.choice(el, "limited", a.get("limited", "auto"), ("true", "false", "auto"))
         ranged = "range" in a and (limited == "true" or (limited == "auto" and self.loader.autolimits))
-        springy = any(self._num(el, a, k, "0") != 0.0 for k in ("stiffness", "damping"))
         rope = len(sites) == 2 and len(el) == 2 and ranged
         if rope and not self._rope(el, a, sites):
             return
-        if springy or not rope:
-            self._spatial_tendon(el, a, ranged and not rope)
+        self._spatial_tendon(el, a, ranged and not rope)  # a rope's too: its spring, or an actuator pulling on it
 
     def _rope(self, el, a, sites) -> bool:
         """The DistanceJoint of a two-site ranged tendon; False when both sites are on one body (dropped)."""
@@ -305,7 +303,8 @@ class _Couplings:
         return True
 
     def _spatial_tendon(self, el, a, ranged):
-        """A spatial tendon's path, spring and damper (spatial.py); what it does not follow is reported."""
+        """A spatial tendon's path, spring and damper (spatial.py); what it does not follow is reported (`ranged`: a
+        range that no DistanceJoint holds)."""
         v, opts = self.v, self.loader.opts
         name = el.get("name", f"spatial tendon {len(self.loader.model.spatial_tendons)}")
         if name in self.loader.model.spatial_tendons:
@@ -323,6 +322,9 @@ class _Couplings:
             if tendon.spring[0] > tendon.spring[1]:
                 raise v.fail(el, f"springlength='{a['springlength']}': the low end exceeds the high end")
         self.loader.model.spatial_tendons[name] = tendon
+        limited = v.choice(el, "limited", a.get("limited", "auto"), ("true", "false", "auto"))
+        if "range" in a and (limited == "true" or (limited == "auto" and self.loader.autolimits)):
+            tendon.range = tuple(float(x) for x in v.numbers(el, "range", 2, text=a["range"]))
         if ranged and opts.limit:
             self._warn(el, "a spatial tendon's range (a length limit) is not followed; the tendon is unlimited")
         if self._num(el, a, "frictionloss", "0") != 0.0:

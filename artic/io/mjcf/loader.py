@@ -69,6 +69,7 @@ from .frames import expand_frames, expand_replicates
 from .geoms import ELLIPSOID_DIRECTIONS, geom_shape, inline_mesh, report_frictionless
 from .hfield import read_hfield
 from .keyframes import Keyframe, QposEntry, get_qpos, qpos0, read_keyframes, set_keyframe
+from .lengthrange import read_lengthrange_options
 from .mass import MESH_INERTIA, MassRules
 from .mocap import is_mocap, mocap_body, set_mocap
 from .options import Options, apply_mujoco_defaults, disable_contacts, read_options
@@ -250,6 +251,7 @@ class _Loader:
                     raise v.fail(h, f"height field '{name}' is defined twice; names must be unique")
                 self.hfields[name] = field_
         self.opts = opts = read_options(v, root, soft)
+        self.lengthrange = read_lengthrange_options(v, root)  # for muscles without one (actuators.py)
         comp = root.find("compiler")  # MuJoCo 3: a range without `limited` makes the joint limited
         self.autolimits = (
             comp is None or v.choice(comp, "autolimits", comp.get("autolimits", "true"), ("true", "false")) == "true"

@@ -73,12 +73,8 @@ def read_muscle(v: XmlValues, act: ET.Element, a: dict, rec: Actuator) -> str | 
         rec.gainprm = padded_params(v.numbers(act, "gainprm", (1, 10), (1.0,), a.get("gainprm")))
         rec.biasprm = padded_params(v.numbers(act, "biasprm", (1, 10), (0.0,), a.get("biasprm")))
     lr = v.numbers(act, "lengthrange", 2, (0.0, 0.0), a.get("lengthrange"))
-    if not lr[0] < lr[1]:
-        return (
-            "a muscle without lengthrange (MuJoCo's compiler finds it by simulation, which artic does not do); "
-            "give lengthrange, e.g. MuJoCo's model.actuator_lengthrange"
-        )
-    rec.lengthrange = (float(lr[0]), float(lr[1]))
+    # without one (low >= high), MuJoCo's compiler finds it by simulation: read_actuators, lengthrange.py
+    rec.lengthrange = (float(lr[0]), float(lr[1])) if lr[0] < lr[1] else None
     return None
 
 

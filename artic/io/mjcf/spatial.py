@@ -61,6 +61,7 @@ class SpatialTendon:
     stiffness: float = 0.0
     damping: float = 0.0
     spring: tuple | None = None
+    range: tuple | None = None  # (low, high) [m] when limited: not enforced (reported), read by lengthrange's uselimit
 
 
 class TendonSet:
