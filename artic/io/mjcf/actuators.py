@@ -51,9 +51,8 @@ treats actuator bias explicitly, a difference of order h * gain / (joint inertia
 Reported with one warning naming each actuator, and then inert (its ctrl column is read and ignored): transmissions
 other than a hinge or slide joint or a tendon (site, body, cranksite, ball joints), dynamics other than those above
 (user), gaintype or biastype user, on a joint or fixed tendon a muscle, a muscle gain or an affine gain with a
-stiffness or damping bias, negative stiffness (b1 > 0) or damping (b2 > 0), muscles whose force is negative (scale /
-acc0) or that give no lengthrange (MuJoCo's compiler computes both), and the other actuator elements: adhesion (no
-adhesive contact force), plugin, ...
+stiffness or damping bias, negative stiffness (b1 > 0) or damping (b2 > 0), a muscle on a floating body without a
+lengthrange (lengthrange.py), and the other actuator elements: adhesion (no adhesive contact force), plugin, ...
 
 <cylinder area diameter bias timeconst> is MuJoCo's general actuator with gain area (pi d^2 / 4 when the diameter is
 given), affine bias and a filter of time constant timeconst: mapped as such.
@@ -188,7 +187,7 @@ def _spatial_gains(v, act, a, rec) -> str | None:
     if _is_muscle(act, a):
         return read_muscle(v, act, a, rec)  # its force from acc0 when negative: read_actuators, scale_by_acc0
     for attr in ("dampratio", "inheritrange"):
-        if attr in a and float(a[attr]) != 0.0:
+        if attr in a and v.number(act, attr, text=a[attr]) != 0.0:
             return f"{attr} on a spatial tendon is not mapped (MuJoCo sets it from the tendon's Jacobian at qpos0)"
     gains = _gains(v, act, a)
     if isinstance(gains, str):
