@@ -3,7 +3,8 @@
 
 The scenes are MJCF files from the package registry, loaded as they are (a scene file with its included robot,
 floor and objects): Gymnasium's MuJoCo robots, dm_control's suite, Gymnasium-Robotics' Fetch, Shadow hand and
-Adroit scenes. Each is stepped from its initial state with zero controls, --steps steps at the file's time step,
+Adroit scenes, and myo_sim's elbow and legs (54 muscles) where its models are at hand (run the muscle tests once to
+fetch them). Each is stepped from its initial state with zero controls, --steps steps at the file's time step,
 after --warmup steps (kernels compiled, contacts made). artic loads it with `load_mjcf` defaults (MuJoCo's soft
 constraints, `MjcfControl` with zero ctrl) and the file's solver (`model.solver_type`: DIRECT for MuJoCo's Newton and
 CG, with --solver PGS the file's iterations as PGS position iterations); MuJoCo steps its own
@@ -60,7 +61,25 @@ def _scenes() -> dict[str, Path]:
         "shadow hand block": robotics / "hand" / "manipulate_block.xml",
         "adroit pen": robotics / "adroit_hand" / "adroit_pen.xml",
         "adroit door": robotics / "adroit_hand" / "adroit_door.xml",
+        **_myo_scenes(),
     }
+
+
+def _myo_scenes() -> dict[str, Path]:
+    """myo_sim's musculoskeletal models (myosuite's; muscles on wrapping spatial tendons), where the tests' wheel
+    cache or an installed myo_sim has them (myosuite pins an older gymnasium, so it is not a dependency)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("myo_sim")
+    root = Path(spec.submodule_search_locations[0]) if spec and spec.submodule_search_locations else None
+    if root is None:
+        root = Path.home() / ".cache" / "artic-test-models" / "myo_sim-0.2.3" / "myo_sim"  # tests/support/wheels.py
+    legacy = root / "models" / "legacy"
+    scenes = {
+        "myo elbow": legacy / "elbow" / "myoelbow_2dof6muscles.xml",
+        "myo legs": legacy / "osl" / "myolegs_osl.xml",
+    }
+    return {k: p for k, p in scenes.items() if p.is_file()}
 
 
 def _artic(
