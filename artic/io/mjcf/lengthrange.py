@@ -17,6 +17,7 @@ root has no bounded range in this simulation (MuJoCo's would not converge either
 from __future__ import annotations
 
 import copy
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,7 @@ import numpy as np
 
 from ...description.articulation_joint import Drive, FrictionParams, PassiveParams
 from ...enums import CacheFlag
+from ...errors import ArticError
 from .options import disable_contacts
 from .spatial import TendonFrames, TendonSet
 
@@ -82,14 +84,42 @@ def compute_lengthranges(model: MjcfModel, pending: list, opts: LengthRangeOptio
             todo.append(k)
     if not todo:
         return out
+    gears = [pending[k][0].gear for k in todo]
+    try:
+        with warnings.catch_warnings():
+            # what the copy's scene says (mass repairs, penetration) the model's own scene says again when it is
+            # added; a simulation that fails is reported below, per muscle
+            warnings.simplefilter("ignore")
+            low, high = _simulate(model, [pending[k][1] for k in todo], gears, opts)
+    except ArticError as e:  # a state that left what the cache accepts
+        low = high = np.full(2 * len(todo), np.nan)
+        failure = str(e)
+    else:
+        failure = None
+    for i, k in enumerate(todo):
+        lo, hi = low[2 * i], high[2 * i + 1]
+        spread = max(high[2 * i] - low[2 * i], high[2 * i + 1] - low[2 * i + 1])
+        if failure is not None:
+            out[k] = f"its lengthrange simulation failed ({failure})"
+        elif not np.isfinite(lo) or not np.isfinite(hi) or not lo < hi:
+            out[k] = f"its lengthrange simulation gave no range ({lo:g}, {hi:g})"
+        elif spread > opts.tolrange * (hi - lo):
+            out[k] = f"its lengthrange simulation did not settle (the ends moved {spread:.3g} within the last interval)"
+        else:
+            out[k] = (float(lo), float(hi))
+    return out
+
+
+def _simulate(model: MjcfModel, tendons: list, gears: list, opts: LengthRangeOptions) -> tuple[np.ndarray, np.ndarray]:
+    """(lowest, highest) actuator length over the kept interval per env (env 2 i + side: tendon i pulled, side 0, or
+    pushed, side 1), simulated on a copy of the model (module docstring)."""
     from ...sim.scene import Scene
 
-    arts, joints, tendons = copy.deepcopy(
-        (model.articulations, model.joints, [pending[k][1] for k in todo])
-    )  # one copy: the tendons' links are the copied articulations' links
+    # one copy: the tendons' links are the copied articulations' links
+    arts, joints, tendons = copy.deepcopy((model.articulations, model.joints, tendons))
     for art in arts:
         _disable_forces(art)
-    envs = 2 * len(todo)  # env 2 i + side: actuator todo[i], pulled (side 0) or pushed (side 1)
+    envs = 2 * len(tendons)
     scene = Scene(envs, gravity=(0.0, 0.0, 0.0), solver_type=model.solver_type)
     for art in arts:
         scene.add_articulation(art)
@@ -97,9 +127,9 @@ def compute_lengthranges(model: MjcfModel, pending: list, opts: LengthRangeOptio
         scene.add_joint(j)
     tset = TendonSet(tendons)
     frames = TendonFrames(scene, tset)
-    gear = np.repeat([pending[k][0].gear for k in todo], 2)
-    column = np.repeat(np.arange(len(todo)), 2)
-    sign = np.tile([-1.0, 1.0], len(todo))
+    gear = np.repeat(gears, 2)
+    column = np.repeat(np.arange(len(tendons)), 2)
+    sign = np.tile([-1.0, 1.0], len(tendons))
     caches = {id(a): a.create_cache() for a in arts}
     steps = int(np.ceil(opts.inttotal / opts.timestep - 1e-9))
     keep_from = int(np.floor((opts.inttotal - opts.interval) / opts.timestep))
@@ -114,7 +144,7 @@ def compute_lengthranges(model: MjcfModel, pending: list, opts: LengthRangeOptio
             art.apply_cache(cache, CacheFlag.VELOCITY)
         pose, _ = frames.read()
         length, points, dirs, _ = tset.evaluate(pose)
-        unit = np.zeros((envs, len(todo)))
+        unit = np.zeros((envs, len(tendons)))
         unit[rows, column] = gear  # the unit actuator force: gear times a unit tension
         force, torque = tset.forces(pose, points, dirs, unit)
         response, moment = _norms(arts, caches, tset, force, torque)
@@ -127,16 +157,7 @@ def compute_lengthranges(model: MjcfModel, pending: list, opts: LengthRangeOptio
             now = gear * length[rows, column]
             low, high = np.minimum(low, now), np.maximum(high, now)
         scene.step(opts.timestep)
-    for i, k in enumerate(todo):
-        lo, hi = low[2 * i], high[2 * i + 1]
-        spread = max(high[2 * i] - low[2 * i], high[2 * i + 1] - low[2 * i + 1])
-        if not np.isfinite(lo) or not np.isfinite(hi) or not lo < hi:
-            out[k] = f"its lengthrange simulation gave no range ({lo:g}, {hi:g})"
-        elif spread > opts.tolrange * (hi - lo):
-            out[k] = f"its lengthrange simulation did not settle (the ends moved {spread:.3g} within the last interval)"
-        else:
-            out[k] = (float(lo), float(hi))
-    return out
+    return low, high
 
 
 def _norms(arts, caches, tset, force, torque) -> tuple[np.ndarray, np.ndarray]:
