@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...math.np_spatial import Transform, quat_between, quats_mul, quats_rotate
+from ...math.np_spatial import Transform, cross3, quat_between, quats_mul, quats_rotate, quats_to_matrices
 from ..xml_values import MAX_MAGNITUDE
 from .wrap import wrap
 
@@ -148,7 +148,7 @@ class TendonSet:
         if len(self.wrap_link):
             center = self._points(pose, self.wrap_link, self.wrap_pos)
             q = quats_mul(pose[:, self.wrap_link, 3:], np.broadcast_to(self.wrap_quat, (e, len(self.wrap_link), 4)))
-            rot = _matrices(q.reshape(-1, 4))
+            rot = quats_to_matrices(q.reshape(-1, 4))
             rows = lambda a: a.reshape(-1, a.shape[-1])  # noqa: E731 (envs x wraps as rows)
             t0, t1, arc, wrapped = wrap(
                 rows(site[:, self.wrap_ends[:, 0]]),
@@ -199,7 +199,7 @@ class TendonSet:
             links = self.point_link[ends]
             arm = points[:, ends] - com[:, links]
             np.add.at(out_f.transpose(1, 0, 2), links, (sign * f).transpose(1, 0, 2))
-            np.add.at(out_t.transpose(1, 0, 2), links, (sign * np.cross(arm, f)).transpose(1, 0, 2))
+            np.add.at(out_t.transpose(1, 0, 2), links, (sign * cross3(arm, f)).transpose(1, 0, 2))
         return out_f, out_t
 
     @staticmethod
@@ -212,7 +212,7 @@ class TendonSet:
         links = self.point_link
         com = self._points(pose, links, self.com_local[links])
         v = velocity[:, links]
-        return v[..., :3] + np.cross(v[..., 3:], points - com)
+        return v[..., :3] + cross3(v[..., 3:], points - com)
 
 
 class TendonFrames:
@@ -266,12 +266,6 @@ def initial_pose(tendons: TendonSet) -> np.ndarray:
     """(1, n + 1, 7) the set's links at their initial poses (the model's qpos0), the world last."""
     rows = [np.concatenate([lk.initial_pose.p, lk.initial_pose.q]) for lk in tendons.links]
     return np.array(rows + [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]], float)[None]
-
-
-def _matrices(q: np.ndarray) -> np.ndarray:
-    """(N, 3, 3) rotation matrices of (x, y, z, w) quaternions (N, 4)."""
-    cols = [quats_rotate(q, np.broadcast_to(np.eye(3)[k], (len(q), 3))) for k in range(3)]
-    return np.stack(cols, axis=2)
 
 
 # -- reading ---------------------------------------------------------------------------------------------------------

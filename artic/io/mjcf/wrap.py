@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...math.np_spatial import cross3
+
 _TINY = 1e-15  # MuJoCo's mjMINVAL: below it a length or a determinant counts as zero
 
 
@@ -101,15 +103,15 @@ def _sphere_plane(p0: np.ndarray, p1: np.ndarray) -> tuple[np.ndarray, np.ndarra
     parallel, any plane through p0: MuJoCo's choice, the normal p0 x (1, 1, 1 with a 0 at p0's largest
     component)."""
     a0 = _unit(p0)
-    normal = np.cross(p0, p1)
+    normal = cross3(p0, p1)
     parallel = np.linalg.norm(normal, axis=1) < _TINY
     if parallel.any():
         big = np.argmax(np.abs(a0), axis=1)
         other = np.ones_like(a0)
         other[np.arange(len(a0)), big] = 0.0
-        normal = np.where(parallel[:, None], np.cross(a0, other), normal)
+        normal = np.where(parallel[:, None], cross3(a0, other), normal)
     normal = _unit(normal)
-    return a0, _unit(np.cross(normal, a0))
+    return a0, _unit(cross3(normal, a0))
 
 
 def _crosses(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray) -> np.ndarray:
