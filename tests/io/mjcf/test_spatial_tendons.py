@@ -244,3 +244,54 @@ def test_malformed_paths_are_refused_by_name(tmp_path, path, words):
         warnings.simplefilter("ignore")
         with pytest.raises(artic.MjcfError, match=words):
             artic.load_mjcf(path_file)
+
+
+def test_envs_pull_their_own_tendons(tmp_path):
+    """Three envs with three motor controls (one of them slack) each follow MuJoCo run with that control: the
+    tendon forces are evaluated per env."""
+    model, mm = _load(tmp_path, CHAIN % (40, 2, f"<actuator>{ACTUATORS['motor'][0]}</actuator>"))
+    scene = artic.Scene(3, gravity=model.gravity, solver_type=artic.SolverType.PGS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.add_to(scene)
+    ctrls = np.array([[-1.5], [0.0], [-0.4]])
+    control = artic.MjcfControl(model, scene)
+    control.set(ctrls)
+    runs = []
+    for c in ctrls[:, 0]:
+        md = mujoco.MjData(mm)
+        md.ctrl[:] = c
+        runs.append(md)
+    (art,) = model.articulations
+    cache = art.create_cache()
+    for _ in range(300):
+        for md in runs:
+            mujoco.mj_step(mm, md)
+        scene.step(mm.opt.timestep)
+    art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+    for k, md in enumerate(runs):
+        np.testing.assert_allclose(cache.joint_position[k], md.qpos, atol=1e-4)
+    assert np.abs(cache.joint_position[0] - cache.joint_position[1]).max() > 0.1
+
+
+def test_a_tendon_between_two_articulations_acts_on_both():
+    """Gymnasium-Robotics' coupled half cheetahs: a spatial tendon (k 0.1 N/m) with a range between the two torsos
+    becomes a DistanceJoint holding the range and a spring acting on both articulations; 1 s passive motion follows
+    MuJoCo's to 1e-4 (measured 3e-7)."""
+    gymnasium_robotics = pytest.importorskip("gymnasium_robotics")
+    from pathlib import Path
+
+    path = (
+        Path(gymnasium_robotics.__file__).parent / "envs" / "multiagent_mujoco" / "assets" / "coupled_half_cheetah.xml"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = artic.load_mjcf(path)
+        mm = mujoco.MjModel.from_xml_path(str(path))
+    assert len(model.articulations) == 2 and "tendon0" in model.spatial_tendons and len(model.joints) == 1
+    md = mujoco.MjData(mm)
+    scene = _scene(model, model.solver_type)
+    for _ in range(int(round(1.0 / mm.opt.timestep))):
+        mujoco.mj_step(mm, md)
+        scene.step(mm.opt.timestep)
+    np.testing.assert_allclose(model.get_qpos(scene)[0], md.qpos, atol=1e-4)
