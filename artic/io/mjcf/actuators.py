@@ -305,6 +305,9 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
             rec.terms = ((jname, 1.0),)
         if spatial and reason is None:  # forces computed on the host at every step (muscles.py)
             scale_by_acc0(rec, loader.model.spatial_tendons[tname])
+            size = max(abs(x) for x in (*rec.gainprm[:3], *rec.biasprm[:3])) * abs(gear)
+            if size > MAX_MAGNITUDE:  # a force float32 cannot carry (the tendon's link forces)
+                raise v.fail(act, f"gains times gear ({size:.3g}) exceed 1e+15; lower the gains or gear")
             if _is_muscle(act, a) and (rec.lengthrange is None or not loader.lengthrange.useexisting):
                 pending.append((rec, loader.model.spatial_tendons[tname], act))
             continue
@@ -348,10 +351,10 @@ def _lengthranges(loader, pending) -> list:
     tendon's range, else lengthrange.py's simulation); returns (name, reason) of those left inert."""
     opts, dropped, simulate = loader.lengthrange, [], []
     for rec, tendon, _ in pending:
-        if opts.uselimit and tendon.range is not None:
-            rec.lengthrange = tendon.range  # MuJoCo copies the tendon's range as it is (gear not applied)
-        elif opts.mode == "none":
+        if opts.mode == "none":
             rec.lengthrange = rec.lengthrange if rec.lengthrange is not None else (0.0, 0.0)
+        elif opts.uselimit and tendon.range is not None:
+            rec.lengthrange = tendon.range  # MuJoCo copies the tendon's range as it is (gear not applied)
         else:
             simulate.append((rec, tendon))
     for k, got in compute_lengthranges(loader.model, simulate, opts).items():

@@ -145,6 +145,8 @@ class _Couplings:
         if not terms:
             self._warn(el, "a fixed tendon without joints; dropped")
             return
+        if el.get("name") in self.loader.model.spatial_tendons:
+            raise v.fail(el, f"tendon '{el.get('name')}' is defined twice; tendon names must be unique")
         if el.get("name") is not None:  # for <equality><tendon>: its terms and its length at qpos0
             self.tendons[el.get("name")] = (
                 [(art, joint, _dof_axis(joint), c) for art, joint, _, c in terms],
@@ -315,7 +317,7 @@ class _Couplings:
         if tendon.stiffness < 0.0 or tendon.damping < 0.0:
             raise v.fail(el, "stiffness and damping must not be negative")
         spring = v.numbers(el, "springlength", (1, 2), text=a.get("springlength", "-1 -1"))
-        if spring[0] < 0.0 and (len(spring) == 1 or spring[1] < 0.0):
+        if spring[0] == -1.0 and spring[-1] == -1.0:
             tendon.spring = None  # MuJoCo's default: the length at qpos0 (MjcfControl measures it)
         else:
             tendon.spring = (float(spring[0]), float(spring[-1]))
@@ -329,6 +331,13 @@ class _Couplings:
             self._warn(el, "a spatial tendon's range (a length limit) is not followed; the tendon is unlimited")
         if self._num(el, a, "frictionloss", "0") != 0.0:
             self._warn(el, "frictionloss is not supported and was dropped")
+        for attr in ("armature", "margin"):
+            if self._num(el, a, attr, "0") != 0.0:
+                self._warn(el, f"a spatial tendon's {attr} is not followed and was dropped", f"spatial {attr}")
+        if "actuatorfrcrange" in a:
+            self._warn(el, "a tendon's actuatorfrcrange is not followed (the actuators' forceranges are)")
+        if name in self.tendons:
+            raise v.fail(el, f"tendon '{name}' is defined twice; tendon names must be unique")
 
     @property
     def sites(self):

@@ -78,7 +78,7 @@ def compute_lengthranges(model: MjcfModel, pending: list, opts: LengthRangeOptio
     out = {}
     todo = []
     for k, (_, tendon) in enumerate(pending):
-        if any(lk is not None and not lk.articulation.fix_base for lk in TendonSet([tendon]).links):
+        if any(not lk.articulation.fix_base and not lk.articulation._kinematic for lk in TendonSet([tendon]).links):
             out[k] = "its tendon moves a floating root, which has no bounded lengthrange simulation"
         else:
             todo.append(k)
@@ -115,14 +115,20 @@ def _simulate(model: MjcfModel, tendons: list, gears: list, opts: LengthRangeOpt
     pushed, side 1), simulated on a copy of the model (module docstring)."""
     from ...sim.scene import Scene
 
-    # one copy: the tendons' links are the copied articulations' links
-    arts, joints, tendons = copy.deepcopy((model.articulations, model.joints, tendons))
+    # one copy: the tendons' links are the copied articulations' links, the joints join the copied bodies
+    mocap = list(model.mocap_bodies.values())
+    arts, joints, tendons, mocap = copy.deepcopy((model.articulations, model.joints, tendons, mocap))
     for art in arts:
         _disable_forces(art)
+    for body in mocap:  # held where they are (kinematic), as MuJoCo's mocap bodies at qpos0
+        for shape in body.link.shapes:
+            shape.collision_group = shape.collision_mask = 0
     envs = 2 * len(tendons)
     scene = Scene(envs, gravity=(0.0, 0.0, 0.0), solver_type=model.solver_type)
     for art in arts:
         scene.add_articulation(art)
+    for body in mocap:
+        scene.add_actor(body)
     for j in joints:
         scene.add_joint(j)
     tset = TendonSet(tendons)
@@ -183,8 +189,9 @@ def _norms(arts, caches, tset, force, torque) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _disable_forces(art) -> None:
-    """MuJoCo's lengthrange options on the copy: no contacts, springs, dampers, friction loss or actuation."""
+    """MuJoCo's lengthrange options on the copy: no contacts, springs, dampers, fluid, friction loss or actuation."""
     art.root_damping = 0.0
+    art.fluid = None
     for link in art.get_links():
         disable_contacts(link)
         joint = link.inbound_joint

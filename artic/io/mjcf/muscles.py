@@ -72,10 +72,30 @@ def read_muscle(v: XmlValues, act: ET.Element, a: dict, rec: Actuator) -> str | 
         rec.gain_type, rec.bias_type = a.get("gaintype", "fixed"), a.get("biastype", "none")
         rec.gainprm = padded_params(v.numbers(act, "gainprm", (1, 10), (1.0,), a.get("gainprm")))
         rec.biasprm = padded_params(v.numbers(act, "biasprm", (1, 10), (0.0,), a.get("biasprm")))
+    if "user" in (rec.gain_type, rec.bias_type):
+        return "gaintype or biastype 'user' (a callback of the user's) is not supported"
+    for kind in ("gain", "bias"):
+        prm = getattr(rec, f"{kind}prm")
+        if getattr(rec, f"{kind}_type") == "muscle":
+            _check_muscle(v, act, kind, prm)
     lr = v.numbers(act, "lengthrange", 2, (0.0, 0.0), a.get("lengthrange"))
     # without one (low >= high), MuJoCo's compiler finds it by simulation: read_actuators, lengthrange.py
     rec.lengthrange = (float(lr[0]), float(lr[1])) if lr[0] < lr[1] else None
     return None
+
+
+def _check_muscle(v: XmlValues, act: ET.Element, kind: str, prm: tuple) -> None:
+    """MuJoCo's checks of muscle parameters, refused where MuJoCo 4 refuses them (range, lmin < 1 < lmax, scale and
+    vmax positive; it accepts a negative fpmax or an fvmax below 1, and so does artic)."""
+    problems = []
+    if not prm[0] < prm[1]:
+        problems.append("range[0] must be below range[1]")
+    if not prm[4] < 1.0 < prm[5]:
+        problems.append("lmin < 1 < lmax is required")
+    if not (prm[3] > 0.0 and prm[6] > 0.0):
+        problems.append("scale and vmax must be positive")
+    if problems:
+        raise v.fail(act, f"muscle {kind}prm {' '.join(f'{x:g}' for x in prm[:9])}: {'; '.join(problems)}")
 
 
 def scale_by_acc0(rec: Actuator, tendon: SpatialTendon) -> None:
@@ -89,6 +109,8 @@ def scale_by_acc0(rec: Actuator, tendon: SpatialTendon) -> None:
     force, torque = tendons.forces(pose, points, dirs, np.ones((1, 1)))
     squares = 0.0
     for art in {id(lk.articulation): lk.articulation for lk in tendons.links}.values():
+        if art._kinematic:  # a mocap body: moved by nothing, like the world
+            continue
         wrenches = {lk: (force[0, k], torque[0, k]) for k, lk in enumerate(tendons.links) if lk.articulation is art}
         m, _ = joint_space_inertia(art)
         acc = np.linalg.solve(m, rec.gear * generalized_force(art, wrenches))

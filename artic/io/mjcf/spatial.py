@@ -292,6 +292,16 @@ def read_spatial_path(reader: _Couplings, el: ET.Element) -> list:
             raise v.fail(el[k], "a wrapping geom must stand between two sites (MuJoCo refuses it too)")
         if isinstance(e, float) and not isinstance(nxt, _Site):
             raise v.fail(el[k], "a pulley must be followed by a site (MuJoCo refuses it too)")
+        if isinstance(e, _Site) and isinstance(nxt, _Site) and el[k].get("site") == el[k + 1].get("site"):
+            raise v.fail(el[k + 1], "the same site twice in a row: a segment of no length (MuJoCo refuses it too)")
+    branch = 0  # elements of the branch the pulleys cut the path into
+    for k, e in enumerate([*path, 1.0]):
+        if isinstance(e, float):
+            if branch < 2:
+                raise v.fail(el[min(k, len(path)) - 1], "each branch of a tendon needs two sites or more (MuJoCo too)")
+            branch = 0
+        else:
+            branch += 1
     return path
 
 
@@ -333,7 +343,7 @@ def wrap_geoms(reader: _Couplings) -> dict:
                 if g.get("name") is not None:
                     out[g.get("name")] = (link, g, ld._attrs(g, cls))
             for child in body.findall("body"):
-                if child in ld.body_links:  # not a mocap body
+                if child in ld.body_links:  # a body artic built (mocap bodies included)
                     walk(child, ld._class(child, "childclass", cls), ld.body_links[child])
 
         walk(reader.root.find("worldbody"), "main", None)

@@ -1,23 +1,29 @@
 """Wrapping a spatial tendon's straight segment around a sphere or a cylinder, as MuJoCo's tendon model defines it
 (its XML reference, "tendon/spatial"; the geometry below is the same, written for rows of envs at once).
 
-Between two path points x0 and x1 a wrapping geom bends the tendon when the straight segment would pass through
-it. The problem is solved in a plane through the geom's centre:
+Between two path points x0 and x1 a wrapping geom may bend the tendon. The problem is solved in a plane through the
+geom's centre:
 
 * a sphere: the plane of x0, x1 and the centre (the tendon follows a great circle);
 * a cylinder: the plane normal to its axis (the tendon follows a helix: its height grows in proportion to the
   path length, tangent segments and arc alike).
 
-In the plane, with the circle of the geom's radius r at the origin, the path leaves each end point along one of its
-two tangents to the circle, follows the arc between the tangent points, and goes on to the other end point. Of the
-two ways round, the one closer to the side site's direction is taken, or without a side site the one whose tangent
-points are closer; a choice whose tangent segments cross is not taken. No wrap when an end point lies inside the
-circle, or the straight segment misses the circle (on the side site's side, when there is one).
+In the plane, with the circle of the geom's radius r at the origin, a wrapped path leaves each end point along one
+of its two tangents to the circle, follows the arc between the tangent points, and goes on to the other end point.
+No wrap when an end point lies inside the circle. Which way round:
 
-A side site inside the circle asks for MuJoCo's "inside" wrap: the path touches the circle at one point, the one
-where the two straight segments make equal angles with the radius (found by Newton's method on
-asin(A z) + asin(B z) - 2 asin(z) + G = 0, A = r / |x0|, B = r / |x1|, G the angle x0 O x1; z = sin of the angle
-of incidence); MuJoCo uses it to keep a tendon on a bone's surface.
+* without a side site: only where the straight segment crosses the circle, the shorter way (a choice whose tangent
+  segments cross is not taken);
+* with a side site (MuJoCo 4.0's rule, its changelog and XML reference, "sidesite"): the shortest path homotopic to
+  the polyline x0 -> side site (projected onto the circle) -> x1 in the plane with the disk removed, that is, with
+  the same winding angle round the centre; straight where the straight segment already winds that way (it may then
+  wrap although the straight segment misses the circle). MuJoCo 3 decided by a half-plane test; the two disagree on
+  myo_sim's legs, and tests/io/mjcf/test_spatial_tendons.py checks this rule against MuJoCo 4.0.
+
+A side site inside the geom (nearer its centre than r, in 3D) asks for MuJoCo's "inside" wrap: the path touches
+the circle at one point, the one where the two straight segments make equal angles with the radius (found by
+Newton's method on asin(A z) + asin(B z) - 2 asin(z) + G = 0, A = r / |x0|, B = r / |x1|, G the angle x0 O x1; z =
+sin of the angle of incidence); MuJoCo uses it to keep a tendon on a bone's surface.
 
 `wrap(x0, x1, center, rot, radius, cylinder, side, has_side)` returns, for rows of envs and wraps, the two tangent
 points in the world, the wrapped arc's length and a mask of the rows that wrap; the other rows' points are x0, x1.

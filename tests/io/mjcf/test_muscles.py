@@ -129,13 +129,19 @@ ACC0_MODELS = {
         <site name="b" pos="0.15 0.02 0.04"/></body></body></worldbody>
       <tendon><spatial name="t"><site site="a"/><site site="b"/></spatial></tendon>
       <actuator><muscle name="m" tendon="t" lengthrange="0.3 0.7" scale="150"/></actuator>""",
+    "from a mocap body": """<worldbody><body mocap="true" pos="0 0 1.3"><site name="a"/></body>
+      <body pos="0 0 1"><joint axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+       <site name="b" pos="0.2 0 0.03"/></body></worldbody>
+      <tendon><spatial name="t"><site site="a"/><site site="b"/></spatial></tendon>
+      <actuator><muscle name="m" tendon="t" lengthrange="0.2 0.5"/></actuator>""",
 }
 
 
 @pytest.mark.parametrize("kind", list(ACC0_MODELS))
 def test_a_muscle_without_force_is_scaled_by_mujocos_acc0(tmp_path, kind):
     """force < 0 (the default): F0 = scale / acc0 with acc0 = |M^-1 gear J^T| at qpos0, equal to MuJoCo's to 1e-9
-    (a free root's linear acceleration taken at the body's origin, as MuJoCo's free joint has it)."""
+    (a free root's linear acceleration taken at the body's origin, as MuJoCo's free joint has it; a mocap body moved
+    by nothing, as the world)."""
     path = tmp_path / "m.xml"
     path.write_text(f"<mujoco>{ACC0_MODELS[kind]}</mujoco>")
     model, mm = mjcf_with_mujoco(path)
@@ -195,3 +201,22 @@ def test_uselimit_takes_the_tendons_range(tmp_path):
     path.write_text(xml)
     model, mm = mjcf_with_mujoco(path)
     assert model.actuators[0].lengthrange == pytest.approx(tuple(mm.actuator_lengthrange[0]))
+
+
+@pytest.mark.parametrize(
+    "attrs, words",
+    [('range="1 0.5"', "range"), ('lmin="1.1"', "lmin < 1 < lmax"), ('vmax="0"', "vmax"), ('scale="0"', "scale")],
+)
+def test_muscle_parameters_mujoco_refuses_are_refused(tmp_path, attrs, words):
+    xml = f"""<mujoco><worldbody><site name="a" pos="0 0 1"/>
+    <body><joint type="slide" axis="0 0 1"/><geom size=".05"/><site name="b"/></body></worldbody>
+    <tendon><spatial name="t"><site site="a"/><site site="b"/></spatial></tendon>
+    <actuator><muscle name="m" tendon="t" lengthrange=".5 1" {attrs}/></actuator></mujoco>"""
+    path = tmp_path / "m.xml"
+    path.write_text(xml)
+    with pytest.raises(ValueError):
+        mujoco.MjModel.from_xml_path(str(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(artic.MjcfError, match=words):
+            artic.load_mjcf(path)
