@@ -24,6 +24,7 @@ median and the worst ratio.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import platform
 import time
@@ -182,8 +183,10 @@ def main(argv=None) -> None:
                 path, args.steps, args.warmup, args.iterations, args.tolerance, args.solver, args.envs
             )
         except Exception as e:  # a row that says why
-            print(f"{name:22s} artic: {type(e).__name__}: {str(e)[:100]}")
+            print(f"{name:22s} artic: {type(e).__name__}: {str(e)[:300]}")
             continue
+        finally:
+            gc.collect()  # the last scene's arrays (reference cycles) before the next one's memory check
         ratios.append(us / mj_us)
         print(
             f"{name:22s} {us:9.1f} {mj_us:10.1f} {us / mj_us:6.2f}x {contacts:9.0f} {ncon:5.0f} {solver:>7s} "

@@ -60,6 +60,9 @@ from .memory import allocation_errors, check_fits
 from .status import STATUS_CHECK, STATUS_FREEZE, STATUS_OFF
 from .step_kernel import WAKE_COUNTER_RESET, record_step
 
+DIRECT_START_BYTES = 64 << 20  # the most a block's direct arrays start with, for all its envs [bytes]
+DIRECT_MIN_CONTACTS = 16  # contacts its direct rows have room for at least (or its contact slots, if fewer)
+
 
 class Block:
     def __init__(
@@ -118,7 +121,11 @@ class Block:
         self.contact_points = self.contact_rows = self.step_data = None
         self.substep_kin = None  # the TGS substeps' kinematics (body joints), built with step_data
         self.direct = None  # (RowForm, DirectArrays), built at the first direct step
-        self.fallback_host = None  # its any-fallback flag, seen from NumPy on the CPU (_direct_arrays)
+        self.fallback_host = None  # its any-fallback flags, seen from NumPy on the CPU (_direct_arrays)
+        self._direct_contacts = 0  # contacts steps asked its rows to have room for (plan_direct_growth)
+        self._fallbacks = None  # fallback counts of the direct arrays last replaced, carried into the new ones
+        self.direct_grow_failed = False  # its rows could not grow (memory): StepWarnings said so once
+        self._direct_to = 0  # contacts the next step's direct rows have room for (plan_direct_growth)
         self._no_direct = None  # a one-row (RowForm, DirectArrays) that PGS and TGS launches pass instead
         self._overflow_view = self._grow_view = self._grow_pinned = None
         self.contact_grow_failed = False  # the slots could not grow (memory): StepWarnings said so once
@@ -283,7 +290,7 @@ class Block:
             rows = build_contact_rows(self.num_envs, geometry.capacity, m.gen_count, self.device, angular)
         self.step_data, self.contact_points, self.contact_rows = sd, points, rows
         self._angular = angular
-        self.direct = None  # its capacity follows the rows and the contact capacity
+        self._retire_direct()  # its capacity follows the rows and the contact capacity
         self.geometry, self.geometry_host, self.shapes = geometry, geometry_host, shapes
         self._overflow_view = points.overflow.numpy() if self.device.is_cpu else None  # shares the memory
         self._grow_view = points.grow.numpy() if self.device.is_cpu else None
@@ -344,10 +351,9 @@ class Block:
         if new > old:
             g = self.model.gen_count
             more = contact_bytes_per_env(new, g, self._angular) - contact_bytes_per_env(old, g, self._angular)
-            if self.direct is not None:  # its rows follow the slots (direct_capacity)
-                more += direct_bytes_per_env(self.direct_capacity(new), g) - direct_bytes_per_env(
-                    self.direct_capacity(), g
-                )
+            if self.direct is not None:  # its rows follow the slots within a budget (direct_contact_slots)
+                rows = self.direct_capacity(self.direct_contact_slots(new))
+                more += direct_bytes_per_env(rows, g) - direct_bytes_per_env(self.direct_capacity(), g)
             check_fits(self.owner(), self.num_envs, more, self.device, f"{new} contact slots")
             self._contacts_to = new
         return old, max(new, old), need, int((wanted > 0).sum())
@@ -358,11 +364,57 @@ class Block:
         self._allocate(step_data=False)
         self._launches.clear()
 
+    def direct_contact_slots(self, slots: int | None = None) -> int:
+        """Contacts one env's direct rows have room for, with the block's contact slots (or `slots` of them): the
+        slots, or as many as keep all envs' direct arrays within DIRECT_START_BYTES (at least DIRECT_MIN_CONTACTS),
+        or what steps whose contacts came near that room asked for (plan_direct_growth). Why not always the slots:
+        each contact is 5 to 11 rows, A and its factor grow with the rows' square, and the slots cover every pair's
+        most contacts (the dm_control dog: 512 slots, 5454 rows, 476 MB an env; the rows it uses standing: 30)."""
+        slots = self.geometry.capacity if slots is None else slots
+        room, g = slots, self.model.gen_count
+        while room > DIRECT_MIN_CONTACTS and (
+            self.num_envs * direct_bytes_per_env(self.direct_capacity(room), g) > DIRECT_START_BYTES
+        ):
+            room //= 2
+        return min(slots, max(room, DIRECT_MIN_CONTACTS, self._direct_contacts))
+
+    def plan_direct_growth(self) -> tuple[int, int, int] | None:
+        """After a step whose contacts came near the direct rows' room (or beyond it: that env's step was PGS's):
+        room for at least 1.5 times the most contacts seen and twice the old, up to what the block's pairs can make,
+        for the next steps; returns (old room, new room, most contacts), None when it cannot grow. The arrays are
+        replaced when the next step starts (the last step's report stays readable; the warm start is not carried).
+        Raises the memory check's ArticError when
+        they would not fit."""
+        da = self.direct[1]
+        wanted = int(da.wanted.numpy().max())
+        da.wanted.zero_()
+        old = self.direct_contact_slots()
+        new = min(max(2 * old, wanted + wanted // 2), self.geometry_host["capacity_bound"])
+        if new <= old:
+            return None
+        g = self.model.gen_count
+        more = direct_bytes_per_env(self.direct_capacity(min(new, self.geometry.capacity)), g)
+        if more <= direct_bytes_per_env(self.direct_capacity(), g):
+            return None
+        check_fits(
+            self.owner(), self.num_envs, more - direct_bytes_per_env(self.direct_capacity(), g), self.device,
+            f"the direct solver's rows for {new} contacts",
+        )  # fmt: skip
+        self._direct_to = new
+        return old, new, wanted
+
+    def _retire_direct(self) -> None:
+        """Drop the direct arrays (rebuilt at the next direct step), keeping their per-env fallback counts."""
+        if self.direct is not None:
+            self._fallbacks = self.direct[1].fallback_count.numpy().copy()
+        self.direct = self.fallback_host = self._last_launch = None
+        self._launches = {k: v for k, v in self._launches.items() if k[1] != int(SolverType.DIRECT)}
+
     def direct_capacity(self, slots: int | None = None) -> int:
         """Rows one env's direct solve can have: each dof row (and a second for an effort friction's viscous part),
-        two per coupling row (a tendon's spring and its limit), one plus friction_directions per contact slot (at
-        least four where a material asks for MuJoCo's pyramidal cone: its edges; `slots`: that many instead of the
-        geometry's), one per body-joint row
+        two per coupling row (a tendon's spring and its limit), one plus friction_directions per contact its rows
+        have room for (at least four where a material asks for MuJoCo's pyramidal cone: its edges; `slots`: that
+        many contacts instead of direct_contact_slots), one per body-joint row
         (two for a soft range row: its two sides; hardness is fixed when the scene is built, the ranges themselves
         may be set later) and three per deadzone controller. The direct solver's float64 workspace grows with its
         square, and the envs' steps with that footprint (a four-bar at 1024 envs: 13.4 us an env-step with two slots
@@ -378,7 +430,7 @@ class Block:
             rows.row_count
             + friction
             + 2 * self.couplings.row_count
-            + per_contact * (self.geometry.capacity if slots is None else slots)
+            + per_contact * (self.direct_contact_slots() if slots is None else slots)
             + self._body_joint_slots()
             + 3 * self.deadzones.count
         )
@@ -420,7 +472,13 @@ class Block:
                 f"the direct solver's arrays ({cap} rows per env)",
             )
             with allocation_errors(self.owner(), self.num_envs):
-                self.direct = build_direct(self.num_envs, cap, self.model.gen_count, self.deadzones.count, self.device)
+                self.direct = build_direct(
+                    self.num_envs, cap, self.model.gen_count, self.deadzones.count, self.device,
+                    self.direct_contact_slots(),
+                )  # fmt: skip
+            if self._fallbacks is not None:
+                self.direct[1].fallback_count.assign(self._fallbacks)
+                self._fallbacks = None
             # on the CPU, a NumPy view of the flag a step raises when an env falls back, which the scene reads after
             # every direct step: making one costs ~4 us, a sixth of a small robot's step (reports.py)
             self.fallback_host = self.direct[1].any_fallback.numpy() if self.device.is_cpu else None
@@ -437,17 +495,20 @@ class Block:
         fast = self._last_launch
         # the same step as the last one, with nothing rebuilt, regrown or changed since (every such change clears or
         # replaces the recorded launches): its launch again without the checks below (~1 us of a 15 us step)
-        if fast is not None and fast[0] == args and not (self._dirty or self._contacts_to):
+        if fast is not None and fast[0] == args and not (self._dirty or self._contacts_to or self._direct_to):
             if self._launches.get(fast[1]) is fast[2]:
                 fast[2].launch()
                 return
         self.ensure_step_arrays()
         if directions != self.friction_directions:
             self.friction_directions = directions
-            self.direct = None
+            self._retire_direct()
             self._launches = {k: v for k, v in self._launches.items() if k[1] != int(SolverType.DIRECT)}
         if self._contacts_to:
             self._grow_contacts()
+        if self._direct_to:
+            self._direct_contacts, self._direct_to = self._direct_to, 0
+            self._retire_direct()
         mode = (STATUS_FREEZE if freeze else STATUS_CHECK) if status.CHECK_STATE else STATUS_OFF
         key = (dt, int(solver_type), mode, pivot_limit)
         if solver_type != SolverType.DIRECT and self.deadzones.count:

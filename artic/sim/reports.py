@@ -288,24 +288,57 @@ class StepWarnings:
         for block in blocks:
             if block.direct is None:
                 continue
-            flag = block.fallback_host  # the step's flag first: the whole report costs ~50 us a step
+            flag = block.fallback_host  # the step's flags first: the whole report costs ~50 us a step
             if flag is None:
                 flag = block.direct[1].any_fallback.numpy()
-            if flag[0] == 0:
+            fell, near = flag[0] != 0, flag[1] != 0  # read before the flags are lowered (flag may be a view)
+            if not (fell or near):
                 continue
-            block.direct[1].any_fallback.zero_()
-            fell_back = block.direct[1].fallback.numpy()
+            da = block.direct[1]
+            da.any_fallback.zero_()
+            fell_back = da.fallback.numpy()
+            reason = ""
+            if near:
+                over = bool(np.any(fell_back & (da.wanted.numpy() > da.contact_slots)))
+                reason = self._grow_direct(block, over)
+            if not fell:
+                continue
             now = time.monotonic()
             if now - self._fallback_warned_at >= FALLBACK_WARN_INTERVAL:
                 self._fallback_warned_at = now
                 envs = np.flatnonzero(fell_back)
                 warnings.warn(
                     f"scene: the direct solver could not solve the step of {block.owner()} in "
-                    f"{len(envs)} env(s) (first: {envs[:8].tolist()}) and used PGS for them; "
+                    f"{len(envs)} env(s) (first: {envs[:8].tolist()}) and used PGS for them{reason}; "
                     "scene.get_solver_report(art) counts these fallbacks",
                     RuntimeWarning,
                     stacklevel=3,
                 )
+
+    @staticmethod
+    def _grow_direct(block: Block, over: bool) -> str:
+        """Grow the direct rows' room for contacts (Block.plan_direct_growth) after a step whose contacts came near it
+        (`over`: beyond it in an env, which PGS then solved); what to add to the fallback warning. A growth that does
+        not fit the memory is said once, and the block's steps beyond the room stay PGS's."""
+        if block.direct_grow_failed:
+            block.direct[1].wanted.zero_()
+            return " (their contacts outnumbered the room the direct solver's rows have)" if over else ""
+        old = block.direct_contact_slots()
+        try:
+            grown = block.plan_direct_growth()
+        except ArticError as e:
+            block.direct_grow_failed = True
+            warnings.warn(
+                f"scene: {block.owner()} have more contacts than the {old} the direct solver's rows have room for, "
+                f"and that room cannot grow ({e}); steps with more are solved by PGS. Use fewer envs, or "
+                "SolverType.PGS",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+            return ""
+        if grown is None or not over:
+            return ""
+        return f" (their {grown[2]} contacts outnumbered the {grown[0]} its rows had room for; now {grown[1]})"
 
     def check_contacts(self, block: Block) -> None:
         """After a step whose contacts did not fit the block's slots: plan larger ones for the next step

@@ -16,7 +16,8 @@ among the rows, so that soft rows among redundant hard ones (the guide's finger)
 
 When a solve fails (a value is not finite; the velocity solve's answer, or that of a solve that spent its pivot budget,
 violates the conditions by more than FAILED_TOLERANCES times the pivoting's tolerance; a lazy row finds no slot; the
-last lazy round still calls for rows) the env falls back to PGS for this step; the fallback is counted per env and
+last lazy round still calls for rows; the env's contacts outnumber the room its rows have for them, which the host
+grows on demand) the env falls back to PGS for this step; the fallback is counted per env and
 reported by Scene (never silent). The per-env report: pivots, rows, complementarity error (also of a rejected solve),
 whether the friction boxes settled, whether a pivot budget was spent, and each deadzone controller's impulse."""
 
@@ -688,6 +689,39 @@ def _gauss_seidel_blocks(jt: BodyJointTable, ja: BodyJointArrays, env: int) -> N
 
 
 @wp.func
+def _fall_back(
+    tree: Tree,
+    dp: DofParams,
+    rows: DofRows,
+    cr: CouplingRows,
+    cp: ContactPoints,
+    ct: ContactRows,
+    jt: BodyJointTable,
+    ja: BodyJointArrays,
+    sd: StepData,
+    rf: RowForm,
+    da: DirectArrays,
+    joint_q: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+    dt: float,
+    n_pos: int,
+    n_vel: int,
+    tolerance: float,
+) -> None:
+    """This env's step solved by PGS from v* instead, counted (da.fallback_count) and flagged for the host."""
+    da.last_count[env] = 0
+    da.fallback[env] = 1
+    da.fallback_count[env] = da.fallback_count[env] + 1
+    da.any_fallback[0] = 1  # every writer stores the same value: no atomics needed
+    for k in range(n_gen):
+        sd.gen_v[env, k] = da.v_star[env, k]
+    _remember_slot_rates(jt, ja, rf, da, sd, env, 0)
+    _gauss_seidel_blocks(jt, ja, env)  # the direct setup left them out
+    pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
+
+
+@wp.func
 def direct_solve(
     tree: Tree,
     dp: DofParams,
@@ -720,6 +754,18 @@ def direct_solve(
             same_start = 0
     if same_start == 0:
         _forget_slot_rates(jt, ja, env)
+    contacts = cp.count[env]
+    if 4 * contacts > 3 * da.contact_slots and da.contact_slots < cp.link_a.shape[1]:
+        # the rows' room for contacts runs short (sized by use, Block.direct_contact_slots): the host grows it
+        # before it is exceeded where it can; a step that exceeds it is PGS's
+        da.wanted[env] = wp.max(da.wanted[env], contacts)
+        da.any_fallback[1] = 1
+        if contacts > da.contact_slots:
+            da.complementarity[env] = 0.0
+            da.pivots[env] = 0
+            da.rows[env] = 0
+            _fall_back(tree, dp, rows, cr, cp, ct, jt, ja, sd, rf, da, joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
+            return
     attempt = _attempt(
         tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1
     )
@@ -750,15 +796,7 @@ def direct_solve(
             ok = 0  # float32 could not resolve it (the guide's finger with kp 1e8: 18 rad/s): not a solution
     da.complementarity[env] = err
     if ok == 0:
-        da.last_count[env] = 0
-        da.fallback[env] = 1
-        da.fallback_count[env] = da.fallback_count[env] + 1
-        da.any_fallback[0] = 1  # every writer stores the same value: no atomics needed
-        for k in range(n_gen):
-            sd.gen_v[env, k] = da.v_star[env, k]
-        _remember_slot_rates(jt, ja, rf, da, sd, env, 0)
-        _gauss_seidel_blocks(jt, ja, env)  # the direct setup left them out
-        pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
+        _fall_back(tree, dp, rows, cr, cp, ct, jt, ja, sd, rf, da, joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
         return
     da.fallback[env] = 0
     sd.solver_iterations[env] = 0

@@ -75,7 +75,10 @@ class DirectArrays:
     budget_hit: wp.array(dtype=int)  # (E,) 1 if a solve of the last step spent its pivot budget (kept if accurate)
     fallback: wp.array(dtype=int)  # (E,) 1 if the last step fell back to PGS
     fallback_count: wp.array(dtype=int)  # (E,) steps that fell back since the scene was built
-    any_fallback: wp.array(dtype=int)  # (1,) raised by a step in which any env fell back, lowered by the host
+    any_fallback: wp.array(dtype=int)  # (2,) [0] raised by a step in which any env fell back, [1] by one whose
+    # contacts came near contact_slots (wanted); both lowered by the host (StepWarnings.check_fallbacks)
+    contact_slots: int  # contacts the rows have room for (Block.direct_contact_slots)
+    wanted: wp.array(dtype=int)  # (E,) the most contacts of a step near or over contact_slots since the host looked
     pivot_limit: int  # most pivots of one solve (0: automatic, 4 m + 16; Scene.direct_pivot_limit)
     friction_directions: int  # friction rows per contact anchor (2: a box; Scene.direct_friction_facets / 2)
     deadzone_impulse: wp.array2d(dtype=float)  # (E, Z) each deadzone controller's impulse in the last step [N s]

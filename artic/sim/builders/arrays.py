@@ -293,9 +293,9 @@ def build_contact_rows(
 
 
 def build_direct(
-    num_envs: int, capacity: int, n_gen: int, deadzones: int, device: wp.Device | str | None
+    num_envs: int, capacity: int, n_gen: int, deadzones: int, device: wp.Device | str | None, contact_slots: int = 0
 ) -> tuple[RowForm, DirectArrays]:
-    """(RowForm, DirectArrays) for `num_envs` envs of `capacity` rows each."""
+    """(RowForm, DirectArrays) for `num_envs` envs of `capacity` rows each, `contact_slots` of their contacts."""
     e, m, n = num_envs, max(capacity, 1), max(n_gen, 1)
 
     def z(shape, dtype=wp.float32):
@@ -330,7 +330,9 @@ def build_direct(
     for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count"):
         setattr(da, name, z(e, wp.int32))
     da.complementarity = z(e)
-    da.any_fallback = z(1, wp.int32)
+    da.any_fallback = z(2, wp.int32)
+    da.contact_slots = contact_slots
+    da.wanted = z(e, wp.int32)
     da.bilateral_residual = z(e)
     da.deadzone_impulse = z((e, max(deadzones, 1)))
     da.pivot_limit = 0
@@ -343,7 +345,7 @@ def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     (A and the Cholesky factor dominate: 16 M^2 bytes)."""
     m, n = max(capacity, 1), max(n_gen, 1)
     # + one float per deadzone controller
-    return 4 * (2 * m * n + 29 * m + 2 * n + 16) + 8 * (2 * m * m + m * n + n * n + 11 * m + 2 * n + 1)
+    return 4 * (2 * m * n + 29 * m + 2 * n + 17) + 8 * (2 * m * m + m * n + n * n + 11 * m + 2 * n + 1)
 
 
 # -- what they will take ---------------------------------------------------------------------------------------
