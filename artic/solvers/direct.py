@@ -680,15 +680,6 @@ def _attempt(
 
 
 @wp.func
-def _gauss_seidel_blocks(jt: BodyJointTable, ja: BodyJointArrays, env: int) -> None:
-    """What setup_body_joints does for the Gauss-Seidel solvers only, for every joint: its block factored and its
-    coordinate rows orthogonalized against it (a direct step's fallback to PGS)."""
-    for j in range(jt.joint_count):
-        factor_joint_block(jt, ja, env, j)
-        orthogonalize_coordinate_rows(jt, ja, env, j)
-
-
-@wp.func
 def _fall_back(
     tree: Tree,
     dp: DofParams,
@@ -709,7 +700,8 @@ def _fall_back(
     n_vel: int,
     tolerance: float,
 ) -> None:
-    """This env's step solved by PGS from v* instead, counted (da.fallback_count) and flagged for the host."""
+    """This env's step solved by PGS from v* instead, counted and flagged for the host; each body joint's block
+    factored and its coordinate rows orthogonalized first (setup_body_joints does it for Gauss-Seidel only)."""
     da.last_count[env] = 0
     da.fallback[env] = 1
     da.fallback_count[env] = da.fallback_count[env] + 1
@@ -717,7 +709,9 @@ def _fall_back(
     for k in range(n_gen):
         sd.gen_v[env, k] = da.v_star[env, k]
     _remember_slot_rates(jt, ja, rf, da, sd, env, 0)
-    _gauss_seidel_blocks(jt, ja, env)  # the direct setup left them out
+    for j in range(jt.joint_count):  # the direct setup left them out
+        factor_joint_block(jt, ja, env, j)
+        orthogonalize_coordinate_rows(jt, ja, env, j)
     pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
 
 

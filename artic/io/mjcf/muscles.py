@@ -28,9 +28,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import warp as wp
 
 from ...description.mass_check import generalized_force, joint_space_inertia
+from .muscle_kernels import actuator_tables, record_actuate
 from .spatial import SpatialTendon, TendonFrames, TendonSet, initial_pose
+from .tendon_kernels import TendonKernels
 
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
@@ -211,7 +214,10 @@ class SpatialActuators:
         if not self.active:
             return
         self.set = TendonSet(used)
-        self.frames = TendonFrames(scene, self.set)
+        self._scene = scene
+        self._arts = list({id(lk.articulation): lk.articulation for lk in self.set.links}.values())
+        self.kernels = self.frames = None
+        self._route()
         self.stiffness = np.array([t.stiffness for t in used])
         self.damping = np.array([t.damping for t in used])
         rest0 = self.set.evaluate(initial_pose(self.set))[0][0]  # MuJoCo's springlength -1: the length at qpos0
@@ -229,20 +235,66 @@ class SpatialActuators:
         self.force_low = np.array([(r.forcerange or (-np.inf, np.inf))[0] for _, r in acting], float)
         self.force_high = np.array([(r.forcerange or (-np.inf, np.inf))[1] for _, r in acting], float)
 
+    def _route(self) -> None:
+        """On the device where one block holds every tendon link (tendon_kernels.py), else NumPy over a copy of the
+        state (spatial.py's TendonFrames); again whenever the scene regrouped its blocks."""
+        blocks = {id(b): b for b in (self._scene.view(a).block for a in self._arts)}
+        block = next(iter(blocks.values())) if len(blocks) == 1 else None
+        if self.kernels is not None and self.kernels.block is block:
+            return
+        self.kernels = TendonKernels(self._scene, self.set, block) if block is not None else None
+        self._device = None  # the actuators' launch and arrays for these kernels (_on_device)
+        if self.kernels is None and self.frames is None:
+            self.frames = TendonFrames(self._scene, self.set)
+
     def apply(self, u: np.ndarray) -> None:
         """Write this step's link forces: the actuators' at inputs u (E, nu: ctrl, or act where they have one)."""
         if not self.active:
             return
-        pose, velocity = self.frames.read()
-        length, points, dirs, _ = self.set.evaluate(pose)
-        rate = self.set.speed(pose, velocity, points, dirs)
+        self._route()
+        if self.kernels is not None:
+            self._on_device(u)
+            return
+        if self.kernels is not None:
+            length, rate = self.kernels.length_speed()
+        else:
+            pose, velocity = self.frames.read()
+            length, points, dirs, _ = self.set.evaluate(pose)
+            rate = self.set.speed(pose, velocity, points, dirs)
         total = self.stiffness * (np.clip(length, self.spring_low, self.spring_high) - length) - self.damping * rate
         if len(self.columns):
             k = self.tendon_of
             f = self.actuator_forces(u[:, self.columns], self.gear * length[:, k], self.gear * rate[:, k])
             self.force[:, self.columns] = f
             np.add.at(total.T, self.tendon_of, (self.gear * f).T)
-        self.frames.apply(*self.set.forces(pose, points, dirs, total))
+        if self.kernels is not None:
+            self.kernels.apply(total)
+        else:
+            self.frames.apply(*self.set.forces(pose, points, dirs, total))
+
+    def _on_device(self, u: np.ndarray) -> None:
+        """apply's work in three launches (muscle_kernels.py, tendon_kernels.py): lengths and speeds, tensions and
+        actuator forces, link forces; only u goes to the device and the actuator forces come back."""
+        k = self.kernels
+        if self._device is None:
+            dev = k.block.device
+            tables, order = actuator_tables(self, dev)
+            u_dev = wp.zeros(u.shape, dtype=wp.float64, device=dev)
+            forces = wp.zeros((len(u), max(len(order), 1)), dtype=wp.float64, device=dev)
+            cpu = dev.is_cpu
+            views = (u_dev.numpy(), forces.numpy()) if cpu else (None, None)
+            self._device = (record_actuate(tables, k, u_dev, forces), u_dev, forces, self.columns[order], views)
+        launch, u_dev, forces, columns, (u_view, f_view) = self._device
+        if u_view is not None:
+            u_view[...] = u
+        else:
+            u_dev.assign(np.asarray(u, np.float64))
+        k.evaluate()
+        launch.launch()
+        if len(columns):
+            out = f_view if f_view is not None else forces.numpy()
+            self.force[:, columns] = out[:, : len(columns)]
+        k.apply_tension()
 
     def actuator_forces(self, u: np.ndarray, length: np.ndarray, velocity: np.ndarray) -> np.ndarray:
         """MuJoCo's actuator forces gain u + bias (E, k) at the actuators' lengths and speeds (E, k), clamped to their

@@ -1,0 +1,183 @@
+"""The tension of each spatial tendon on the device (muscles.py's SpatialActuators, computed by one Warp launch): its
+spring and damper, plus the forces of the actuators that pull on it, MuJoCo's gain u + bias with the muscle curves
+of muscles.py (`muscle_gain`, `muscle_bias`, the module docstring there) or fixed and affine gains and biases, at the
+tendon's length and speed times the gear, clamped to the forcerange. NumPy's muscles.py stays the reference
+(tests/io/mjcf/test_tendon_kernels.py checks the two against each other) and the path where the tendons' links are in
+more than one block.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import warp as wp
+
+if TYPE_CHECKING:
+    from .muscles import SpatialActuators
+    from .tendon_kernels import TendonKernels
+
+GAIN_FIXED, GAIN_AFFINE, GAIN_MUSCLE = 0, 1, 2  # an actuator's gain and bias kinds (bias: fixed means none)
+_KINDS = {"fixed": GAIN_FIXED, "none": GAIN_FIXED, "affine": GAIN_AFFINE, "muscle": GAIN_MUSCLE}
+
+
+@wp.func
+def _tiny() -> wp.float64:
+    return wp.float64(1.0e-15)
+
+
+@wp.func
+def _norm_length(length: wp.float64, lr0: wp.float64, lr1: wp.float64, lo: wp.float64, hi: wp.float64):
+    """(normalized length, the optimal length L0 [m]), as muscles.py's _norm_length."""
+    l0 = (lr1 - lr0) / wp.max(_tiny(), hi - lo)
+    return lo + (length - lr0) / wp.max(_tiny(), l0), l0
+
+
+@wp.func
+def _muscle_gain(
+    length: wp.float64, speed: wp.float64, lr0: wp.float64, lr1: wp.float64, p: wp.array2d(dtype=wp.float64), c: int
+) -> wp.float64:
+    """-F0 FL FV (muscles.py's muscle_gain) for column c of gainprm `p`."""
+    one = wp.float64(1.0)
+    half = wp.float64(0.5)
+    norm, l0 = _norm_length(length, lr0, lr1, p[c, 0], p[c, 1])
+    lmin = p[c, 4]
+    lmax = p[c, 5]
+    fvmax = p[c, 8]
+    vel = speed / wp.max(_tiny(), l0 * p[c, 6])
+    a = half * (lmin + one)
+    b = half * (one + lmax)
+    fl = wp.float64(0.0)
+    if norm >= lmin and norm <= lmax:
+        if norm <= a:
+            x = (norm - lmin) / wp.max(_tiny(), a - lmin)
+            fl = half * x * x
+        elif norm <= one:
+            x = (one - norm) / wp.max(_tiny(), one - a)
+            fl = one - half * x * x
+        elif norm <= b:
+            x = (norm - one) / wp.max(_tiny(), b - one)
+            fl = one - half * x * x
+        else:
+            x = (lmax - norm) / wp.max(_tiny(), lmax - b)
+            fl = half * x * x
+    y = fvmax - one
+    fv = fvmax
+    if vel <= -one:
+        fv = wp.float64(0.0)
+    elif vel <= wp.float64(0.0):
+        fv = (vel + one) * (vel + one)
+    elif vel <= y:
+        fv = fvmax - (y - vel) * (y - vel) / wp.max(_tiny(), y)
+    return -p[c, 2] * fl * fv
+
+
+@wp.func
+def _muscle_bias(
+    length: wp.float64, lr0: wp.float64, lr1: wp.float64, p: wp.array2d(dtype=wp.float64), c: int
+) -> wp.float64:
+    """-F0 FP (muscles.py's muscle_bias) for column c of biasprm `p`."""
+    one = wp.float64(1.0)
+    half = wp.float64(0.5)
+    norm, _l0 = _norm_length(length, lr0, lr1, p[c, 0], p[c, 1])
+    b = half * (one + p[c, 5])
+    fp = wp.float64(0.0)
+    if norm > b:
+        fp = half + (norm - b) / wp.max(_tiny(), b - one)
+    elif norm > one:
+        x = (norm - one) / wp.max(_tiny(), b - one)
+        fp = half * x * x
+    return -p[c, 2] * p[c, 7] * fp
+
+
+@wp.struct
+class ActuatorTables:
+    """The tendons' springs and dampers (T tendons) and the actuators on them (C columns)."""
+
+    stiffness: wp.array(dtype=wp.float64)  # (T,) [N/m]
+    damping: wp.array(dtype=wp.float64)  # (T,) [N s/m]
+    spring_low: wp.array(dtype=wp.float64)  # (T,) [m] the spring's dead band
+    spring_high: wp.array(dtype=wp.float64)  # (T,) [m]
+    column_start: wp.array(dtype=int)  # (T + 1,) each tendon's columns (sorted by tendon)
+    column: wp.array(dtype=int)  # (C,) the actuator column of each (an index into u and the force report)
+    gear: wp.array(dtype=wp.float64)  # (C,)
+    gain_type: wp.array(dtype=int)  # (C,) GAIN_*
+    bias_type: wp.array(dtype=int)  # (C,) GAIN_* (fixed: no bias)
+    gainprm: wp.array2d(dtype=wp.float64)  # (C, 10) MuJoCo's
+    biasprm: wp.array2d(dtype=wp.float64)  # (C, 10)
+    lengthrange: wp.array2d(dtype=wp.float64)  # (C, 2) [m]
+    force_low: wp.array(dtype=wp.float64)  # (C,) [N] the forcerange (-inf, inf where none)
+    force_high: wp.array(dtype=wp.float64)  # (C,)
+
+
+@wp.kernel
+def _actuate(
+    at: ActuatorTables,
+    num_tendons: int,
+    length: wp.array2d(dtype=wp.float64),
+    speed: wp.array2d(dtype=wp.float64),
+    u: wp.array2d(dtype=wp.float64),
+    actuator_force: wp.array2d(dtype=wp.float64),
+    tension: wp.array2d(dtype=wp.float64),
+):
+    """Each (env, tendon)'s tension [N] (MuJoCo's sign): its spring and damper, plus gear times each actuator's force,
+    written to actuator_force (E, C) too."""
+    tid = wp.tid()
+    env = tid // num_tendons
+    t = tid % num_tendons
+    ln = length[env, t]
+    v = speed[env, t]
+    total = at.stiffness[t] * (wp.clamp(ln, at.spring_low[t], at.spring_high[t]) - ln) - at.damping[t] * v
+    for k in range(at.column_start[t], at.column_start[t + 1]):
+        g = at.gear[k]
+        lk = g * ln
+        vk = g * v
+        gain = at.gainprm[k, 0]
+        if at.gain_type[k] == GAIN_MUSCLE:
+            gain = _muscle_gain(lk, vk, at.lengthrange[k, 0], at.lengthrange[k, 1], at.gainprm, k)
+        elif at.gain_type[k] == GAIN_AFFINE:
+            gain = gain + at.gainprm[k, 1] * lk + at.gainprm[k, 2] * vk
+        bias = wp.float64(0.0)
+        if at.bias_type[k] == GAIN_MUSCLE:
+            bias = _muscle_bias(lk, at.lengthrange[k, 0], at.lengthrange[k, 1], at.biasprm, k)
+        elif at.bias_type[k] == GAIN_AFFINE:
+            bias = at.biasprm[k, 0] + at.biasprm[k, 1] * lk + at.biasprm[k, 2] * vk
+        f = wp.clamp(gain * u[env, at.column[k]] + bias, at.force_low[k], at.force_high[k])
+        actuator_force[env, k] = f
+        total += g * f
+    tension[env, t] = total
+
+
+def actuator_tables(sa: SpatialActuators, device: wp.Device) -> tuple[ActuatorTables, np.ndarray]:
+    """SpatialActuators `sa`'s tables on `device`, and the order of its columns in them (sorted by tendon)."""
+    order = np.argsort(sa.tendon_of, kind="stable").astype(np.int32)
+    nt = len(sa.set.tendons)
+    at = ActuatorTables()
+
+    def arr(a, dtype=wp.float64):
+        a = np.asarray(a)
+        return wp.array(a if a.size else np.zeros((1,) + a.shape[1:], a.dtype), dtype=dtype, device=device)
+
+    at.stiffness, at.damping = arr(sa.stiffness), arr(sa.damping)
+    at.spring_low, at.spring_high = arr(sa.spring_low), arr(sa.spring_high)
+    at.column_start = arr(np.searchsorted(sa.tendon_of[order], np.arange(nt + 1)).astype(np.int32), int)
+    at.column = arr(sa.columns[order].astype(np.int32), int)
+    at.gear = arr(sa.gear[order])
+    at.gain_type = arr(np.array([_KINDS[k] for k in sa.gain_type[order]], np.int32), int)
+    at.bias_type = arr(np.array([_KINDS.get(k, GAIN_FIXED) for k in sa.bias_type[order]], np.int32), int)
+    at.gainprm = arr(sa.gainprm[order], wp.float64)
+    at.biasprm = arr(sa.biasprm[order], wp.float64)
+    at.lengthrange = arr(sa.lengthrange[order], wp.float64)
+    at.force_low, at.force_high = arr(sa.force_low[order]), arr(sa.force_high[order])
+    return at, order
+
+
+def record_actuate(at: ActuatorTables, kernels: TendonKernels, u: wp.array, actuator_force: wp.array) -> wp.Launch:
+    """The recorded launch of _actuate over TendonKernels `kernels`' lengths and speeds, into its tension (`force`)."""
+    return wp.launch(
+        _actuate,
+        kernels.num_envs * kernels.num_tendons,
+        [at, kernels.num_tendons, kernels.length, kernels.speed, u, actuator_force, kernels.force],
+        device=kernels.block.device,
+        record_cmd=True,
+    )
