@@ -54,6 +54,7 @@ class ArticulationView:
             setattr(self.data, name, arr)
         self._positions_valid = False  # link poses and Data's shared per-env quantities follow the state
         self._velocities_valid = False  # link velocities follow the state
+        self._links_fresh = False  # the state's link poses and velocities follow its joint state (a step's)
 
     def write_description(self) -> None:
         """Start from the description: its joint state, root pose, drive targets and wake counter, in every env."""
@@ -89,7 +90,7 @@ class ArticulationView:
         elif what == "control":
             write_description_targets(self.control, self.art, part)
             self.wake(np.ones(self.num_envs, bool))
-        self._positions_valid = self._velocities_valid = False
+        self._positions_valid = self._velocities_valid = self._links_fresh = False
 
     def _sync_model(self):
         if self._model_dirty:
@@ -100,7 +101,7 @@ class ArticulationView:
         self._sync_model()
         forward_kinematics(self.model, self.state, self.data)
         self._positions_valid = True
-        self._velocities_valid = False
+        self._velocities_valid = self._links_fresh = False
 
     def ensure_kinematics(self) -> None:
         if not self._positions_valid:
@@ -111,12 +112,21 @@ class ArticulationView:
         if not self._velocities_valid:
             link_velocities(self.model, self.state, self.data)
             self._velocities_valid = True
+        self._links_fresh = True
+
+    def ensure_link_state(self) -> None:
+        """The state's link poses and velocities as the joint state gives them, without Data: a step leaves them so
+        (it writes them at its end), and then this costs nothing (MJCF's spatial tendons read them before every
+        step: the kinematics launches were most of a muscle model's step)."""
+        if not self._links_fresh:
+            self.ensure_velocities()
 
     # -- simulation -----------------------------------------------------------------------------------------------
-    def after_step(self) -> None:
-        # the step wrote link poses and velocities into the state, but this view's own Data (O, inertias, motion
-        # columns for inverse dynamics) is recomputed when next asked for
+    def after_step(self, links_written: bool = True) -> None:
+        """After a step: it wrote link poses and velocities into the state (`links_written`), but this view's own
+        Data (O, inertias, motion columns for inverse dynamics) is recomputed when next asked for."""
         self._positions_valid = self._velocities_valid = False
+        self._links_fresh = links_written
 
     def wake(self, envs: np.ndarray) -> None:
         """Wake the envs where `envs` is True (PhysX: on non-zero velocities or forces, or targets set)."""
@@ -241,7 +251,7 @@ class ArticulationView:
         if flags & (CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM):
             self.update_kinematics()  # link poses now; link velocities when next asked for
         if flags & (CacheFlag.VELOCITY | CacheFlag.ROOT_VELOCITIES):
-            self._velocities_valid = False
+            self._velocities_valid = self._links_fresh = False
         if flags & _STATE_FLAGS:
             refresh_status(self.block)  # a reset to a finite state clears the env's non-finite status
 

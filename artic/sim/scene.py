@@ -712,7 +712,7 @@ class Scene(KnownAttributes):
         assemble(jv.block, {(jv.index, k): v[:, k] for k in range(joint.num_coordinates)})
         for view in self._views.values():
             if view.block is jv.block:
-                view.after_step()  # poses changed under the articulation views
+                view.after_step(links_written=False)  # poses changed under the articulation views
         jv.block.wake(np.ones(self.num_envs, bool))
 
     def set_joint_targets(

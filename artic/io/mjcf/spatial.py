@@ -239,7 +239,7 @@ class TendonFrames:
         vel = np.zeros((self.num_envs, n + 1, 6))
         for art, rows, low in self._arts:
             view = self._scene.view(art)
-            view.ensure_velocities()
+            view.ensure_link_state()
             pose[:, rows] = view.state.link_pose.numpy()[:, low]
             vel[:, rows] = view.state.link_velocity.numpy()[:, low]
         return pose, vel

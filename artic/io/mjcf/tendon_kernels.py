@@ -614,7 +614,7 @@ class TendonKernels:
     def evaluate(self) -> None:
         """The lengths and speeds (self.length, self.speed) and the points at the scene's current state."""
         for art in self._arts:
-            self._scene.view(art).ensure_velocities()
+            self._scene.view(art).ensure_link_state()
         self._recorded()[0].launch()
 
     def length_speed(self) -> tuple[np.ndarray, np.ndarray]:

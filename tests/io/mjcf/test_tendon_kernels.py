@@ -137,3 +137,26 @@ def test_the_kernels_compile_for_cuda(tmp_path, module):
             pytest.skip(f"NVRTC is not available here: {e}")
         raise
     assert any(p.suffix == ".ptx" for p in tmp_path.rglob("*"))
+
+
+def test_lengths_follow_a_state_written_between_steps():
+    """The kernels read the link poses and velocities a step leaves in the state without recomputing them
+    (ArticulationView.ensure_link_state); a joint state written through the cache between steps is read afresh:
+    the lengths and speeds are those of the new state (NumPy's on freshly computed kinematics), not the step's."""
+    model, scene = _myo("elbow/myoelbow_2dof6muscles.xml", 2)
+    art = model.articulations[0]
+    tendons = TendonSet(list(model.spatial_tendons.values()))
+    kernels = TendonKernels(scene, tendons, scene.view(art).block)
+    scene.step(model.timestep)
+    after_step = [a.copy() for a in kernels.length_speed()]
+    cache = art.create_cache()
+    art.copy_internal_state_to_cache(cache, artic.CacheFlag.POSITION | artic.CacheFlag.VELOCITY)
+    cache.joint_position[...] += 0.3
+    cache.joint_velocity[...] = -1.0
+    art.apply_cache(cache, artic.CacheFlag.POSITION | artic.CacheFlag.VELOCITY)
+    got = kernels.length_speed()
+    pose, vel = TendonFrames(scene, tendons).read()
+    length, points, dirs, _ = tendons.evaluate(pose)
+    np.testing.assert_allclose(got[0], length, atol=1e-6)
+    np.testing.assert_allclose(got[1], tendons.speed(pose, vel, points, dirs), atol=1e-6)
+    assert np.abs(got[0] - after_step[0]).max() > 1e-3 and np.abs(got[1] - after_step[1]).max() > 1e-2
