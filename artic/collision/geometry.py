@@ -41,7 +41,8 @@ MAT_PYRAMID = 11  # impratio of MuJoCo's pyramidal cone (0: elliptic)
 MAT_WEIGHT = 12  # a shape's link's inverse weight at the reference pose [1/kg]; a contact's: both shapes' summed
 MAT_TORSION = 13  # torsional friction [m] of MuJoCo's pyramidal cone (condim 4 and 6; 0: none)
 MAT_ROLLING = 14  # rolling friction [m] (condim 6; 0: none)
-MATERIAL_SIZE = 15
+MAT_CONDIM = 15  # MuJoCo's condim (1: frictionless unless the other shape's is larger; combined by max)
+MATERIAL_SIZE = 16
 ContactMaterial = wp.types.vector(length=MATERIAL_SIZE, dtype=float)
 
 

@@ -32,6 +32,7 @@ from .geometry import (
     GEOM_SPHERE,
     GEOM_TRIMESH,
     MANIFOLD_POINTS,
+    MAT_CONDIM,
     MAT_MIX,
     MAT_PYRAMID,
     MAT_ROLLING,
@@ -546,6 +547,11 @@ def combine_materials(geo: Geometry, a: int, b: int) -> ContactMaterial:
     out[MAT_PYRAMID] = wp.max(ma[MAT_PYRAMID], mb[MAT_PYRAMID])
     out[MAT_TORSION] = wp.max(ma[MAT_TORSION], mb[MAT_TORSION])  # MuJoCo: the larger of each friction component
     out[MAT_ROLLING] = wp.max(ma[MAT_ROLLING], mb[MAT_ROLLING])
+    # MuJoCo's contact takes the larger condim of two geoms of equal priority: frictionless only when both are 1
+    out[MAT_CONDIM] = wp.max(ma[MAT_CONDIM], mb[MAT_CONDIM])
+    if out[MAT_CONDIM] < 1.5:
+        out[0] = 0.0
+        out[1] = 0.0
     out[MAT_WEIGHT] = ma[MAT_WEIGHT] + mb[MAT_WEIGHT]
     return out
 

@@ -123,7 +123,13 @@ class Material:
     `torsional_friction` and `rolling_friction` [m] (MuJoCo's friction[1] and friction[2] of a condim 4 or 6 contact,
     the larger of the two shapes') resist the bodies' relative spin about the normal and their rolling: two more
     edges of MuJoCo's pyramidal cone each (constraints/pyramid.py), solved by SolverType.DIRECT only; 0 (the default)
-    for none."""
+    for none.
+
+    `condim` is MuJoCo's contact dimensionality of the shape (1, 3, 4 or 6): a contact takes the larger of its two
+    shapes' (MuJoCo's rule for geoms of equal priority), and is frictionless when that is 1, so that a condim-1
+    shape slides freely on another condim-1 shape but has its friction against a condim-3 one (with
+    friction_combine 'max', MuJoCo's larger coefficient). 3, the default, leaves friction as the combine mode gives
+    it; 4 and 6 are 3 here, their torsional and rolling friction being the fields above."""
 
     static_friction: float = 0.5
     dynamic_friction: float = 0.5
@@ -134,9 +140,12 @@ class Material:
     pyramid_impratio: float = 0.0
     torsional_friction: float = 0.0
     rolling_friction: float = 0.0
+    condim: int = 3
 
     def __setattr__(self, name, value):
         refuse_unknown_attribute(self, name)
+        if name == "condim" and (isinstance(value, bool) or value not in (1, 3, 4, 6)):
+            raise ValidationError(f"material: condim must be 1, 3, 4 or 6 (MuJoCo's), got {value!r}")
         if name == "friction_combine" and value not in FRICTION_COMBINE_MODES:
             raise ValidationError(
                 f"material: friction_combine must be one of {', '.join(FRICTION_COMBINE_MODES)}, got {value!r}"

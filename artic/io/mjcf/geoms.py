@@ -162,11 +162,9 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
     frictions = v.numbers(g, "friction", (1, 3), text=a["friction"])
     mu = float(frictions[0])
     # MuJoCo gives a pair of equal priority the larger condim and the larger friction of the two: PhysX's
-    # combine mode max; condim 1 (frictionless) is friction 0, exact against condim-1 geoms and against geoms
-    # of at least this friction (else MuJoCo takes this one's; reported in __init__)
-    condim = a.get("condim", "3").strip()
-    loader.frictions.append((name, condim, mu))
-    shape.material = Material(0.0 if condim == "1" else mu, 0.0 if condim == "1" else mu, 0.0, friction_combine="max")
+    # combine mode max, and the material's condim (frictionless when both are 1)
+    condim = v.choice(g, "condim", a.get("condim", "3").strip(), ("1", "3", "4", "6"))
+    shape.material = Material(mu, mu, 0.0, friction_combine="max", condim=int(condim))
     angular_friction(loader, shape.material, condim, frictions[1:], name)
     if loader.opts.soft:  # MuJoCo's soft contact (io/mjcf/softness.py; contact_rows.py's soft normal row)
         soft_material(loader, shape.material, g, a)
@@ -186,7 +184,7 @@ def angular_friction(loader: _Loader, m: Material, condim: str, rest: np.ndarray
     pair's friction values after the sliding one(s) (torsional, then rolling; MuJoCo's defaults 0.005 and 0.0001
     where the file gives fewer). They act as edges of MuJoCo's pyramidal cone (constraints/pyramid.py), so with soft
     constraints and the pyramidal cone only; otherwise the contact is condim 3 and `name` is counted for
-    report_frictionless's one warning."""
+    report_condim's one warning."""
     if condim not in ("4", "6"):
         return
     if not (loader.opts.soft and loader.opts.cone == "pyramidal"):
@@ -289,19 +287,8 @@ def _fit_to_mesh(loader: _Loader, g: ET.Element, a: dict, kind: str) -> tuple[np
     return np.array(size) * fitscale, Transform(center, quat_from_matrix(axes))
 
 
-def report_frictionless(loader: _Loader) -> None:
-    """condim-1 geoms are frictionless (friction 0 under the max combine, `_shape`); against a geom with friction
-    of lower coefficient MuJoCo would use theirs: one warning names the first such geom."""
-    others = [mu for _, condim, mu in loader.frictions if condim != "1"]
-    above = [(n, mu) for n, condim, mu in loader.frictions if condim == "1" and others and mu > min(others)]
-    if above:
-        warnings.warn(
-            f"MJCF '{loader.path.name}': {len(above)} condim='1' geom(s) (first '{above[0][0]}', "
-            f"friction {above[0][1]:g}) are frictionless in artic; MuJoCo gives their contacts with "
-            f"geoms of lower friction (down to {min(others):g}) and condim > 1 their friction",
-            RuntimeWarning,
-            stacklevel=4,
-        )
+def report_condim(loader: _Loader) -> None:
+    """The geoms and pairs whose condim 4 or 6 acts as 3 (one warning)."""
     if loader.angular_dropped:
         names = loader.angular_dropped
         warnings.warn(

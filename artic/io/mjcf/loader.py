@@ -37,11 +37,12 @@ How MJCF maps onto PhysX-style articulations:
   in `MjcfModel.actuators`, in file order (the ctrl columns): see actuators.py.
 * Contact: contype/conaffinity are the shapes' collision group/mask (self-collision between bodies follows them, as in
   MuJoCo), friction's first value both Coulomb coefficients, combined by their maximum (MuJoCo's rule, PhysX's combine
-  mode max), condim 1 friction 0 (`_shape`); a margin grows the shape (`_grow`: MuJoCo's geoms rest the sum of their
-  margins apart; a mesh, which cannot grow, gets it as its rest offset) and the contact offset is 0 with MuJoCo's soft
-  contacts (a contact exists only while the surfaces overlap, as MuJoCo's within its margin) or DETECTION_OFFSET with
-  PhysX's hard rows (PhysX's default, a detection distance for their speculative rows). An ellipsoid collides as the
-  convex polytope inscribed in it through ELLIPSOID_DIRECTIONS (exact at the ends of its axes). MuJoCo's soft-contact
+  mode max), and the larger condim of the two (`Material.condim`: condim 1 on both, frictionless); a margin grows the
+  shape (`_grow`: MuJoCo's geoms rest the sum of their margins apart; a mesh, which cannot grow, gets it as its rest
+  offset) and the contact offset is 0 with MuJoCo's soft contacts (a contact exists only while the surfaces overlap,
+  as MuJoCo's within its margin) or DETECTION_OFFSET with PhysX's hard rows (PhysX's default, a detection distance for
+  their speculative rows). An ellipsoid collides as the convex polytope inscribed in it through ELLIPSOID_DIRECTIONS
+  (exact at the ends of its axes). MuJoCo's soft-contact
   parameters (solref, solimp, solmix) are the materials' softness (geoms.py `soft_material`; constraints/softness.py).
 """
 
@@ -66,7 +67,7 @@ from ..xml_values import MAX_MAGNITUDE, XmlValues, read_xml_root
 from .actuators import Actuator, read_actuators
 from .couplings import read_couplings
 from .frames import expand_frames, expand_replicates
-from .geoms import ELLIPSOID_DIRECTIONS, geom_shape, inline_mesh, report_frictionless
+from .geoms import ELLIPSOID_DIRECTIONS, geom_shape, inline_mesh, report_condim
 from .hfield import read_hfield
 from .keyframes import Keyframe, QposEntry, get_qpos, qpos0, read_keyframes, set_keyframe
 from .lengthrange import read_lengthrange_options
@@ -270,7 +271,6 @@ class _Loader:
         self.ellipsoids = []  # names of the ellipsoid geoms that collide as inscribed polytopes (`_ellipsoid`)
         self.gravcomp_unclamped = []  # joints with actuatorgravcomp and an actuatorfrcrange (`_force_range`)
         self.free_joint_unfollowed = []  # (tree, attribute) of free joints' armature, frictionloss, stiffness
-        self.frictions = []  # (geom name, condim, friction) of every geom, for the condim-1 report
         self.angular_dropped = []  # condim 4/6 geoms and pairs without the pyramidal soft cone (geoms.py)
         self.geoms, self.geom_repeated = {}, set()  # <geom name>: (shape, margin grown by), for <pair>
         static = RigidStatic(name="world")
@@ -312,7 +312,7 @@ class _Loader:
             tuple(zip(*mocap0)) if mocap0 else ((), ()),
             sum(r.has_act for r in model.actuators),
         )
-        report_frictionless(self)
+        report_condim(self)
         gravcomp = any(lk.gravity_scale != 1.0 for art in model.articulations for lk in art.get_links())
         if self.gravcomp_unclamped and gravcomp:
             warnings.warn(

@@ -44,6 +44,7 @@ def material_row(m: Material, weight: float) -> list:
         weight,
         m.torsional_friction,
         m.rolling_friction,
+        float(m.condim),
     ]
 
 
