@@ -42,7 +42,8 @@ MAT_WEIGHT = 12  # a shape's link's inverse weight at the reference pose [1/kg];
 MAT_TORSION = 13  # torsional friction [m] of MuJoCo's pyramidal cone (condim 4 and 6; 0: none)
 MAT_ROLLING = 14  # rolling friction [m] (condim 6; 0: none)
 MAT_CONDIM = 15  # MuJoCo's condim (1: frictionless unless the other shape's is larger; combined by max)
-MATERIAL_SIZE = 16
+MAT_PRIORITY = 16  # MuJoCo's geom priority: a contact takes the higher one's parameters whole
+MATERIAL_SIZE = 17
 ContactMaterial = wp.types.vector(length=MATERIAL_SIZE, dtype=float)
 
 

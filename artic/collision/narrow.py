@@ -34,6 +34,7 @@ from .geometry import (
     MANIFOLD_POINTS,
     MAT_CONDIM,
     MAT_MIX,
+    MAT_PRIORITY,
     MAT_PYRAMID,
     MAT_ROLLING,
     MAT_SOLREF,
@@ -509,7 +510,8 @@ def combine_materials(geo: Geometry, a: int, b: int) -> ContactMaterial:
     """The contact's material: friction by PhysX's combine mode of higher priority of the two shapes' (0 average,
     1 min, 2 multiply, 3 max: shapes.FRICTION_COMBINE_MODES), restitution averaged; the softness as MuJoCo mixes two
     geoms' (weights by solmix; solimp and a standard solref averaged, a direct solref the smaller of each), hard
-    when either shape is hard; both links' inverse weights summed."""
+    when either shape is hard; MuJoCo's larger condim (1: frictionless); all of the shape's of higher priority when
+    the two differ (MuJoCo's geom priority); both links' inverse weights summed."""
     ma = geo.geom_material[a]
     mb = geo.geom_material[b]
     mode = wp.max(geo.geom_combine[a], geo.geom_combine[b])
@@ -549,6 +551,11 @@ def combine_materials(geo: Geometry, a: int, b: int) -> ContactMaterial:
     out[MAT_ROLLING] = wp.max(ma[MAT_ROLLING], mb[MAT_ROLLING])
     # MuJoCo's contact takes the larger condim of two geoms of equal priority: frictionless only when both are 1
     out[MAT_CONDIM] = wp.max(ma[MAT_CONDIM], mb[MAT_CONDIM])
+    if ma[MAT_PRIORITY] != mb[MAT_PRIORITY]:  # MuJoCo: the geom of higher priority gives all the contact's
+        out = ma
+        if mb[MAT_PRIORITY] > ma[MAT_PRIORITY]:
+            out = mb
+        out[MAT_MIX] = 0.0
     if out[MAT_CONDIM] < 1.5:
         out[0] = 0.0
         out[1] = 0.0

@@ -129,7 +129,9 @@ class Material:
     shapes' (MuJoCo's rule for geoms of equal priority), and is frictionless when that is 1, so that a condim-1
     shape slides freely on another condim-1 shape but has its friction against a condim-3 one (with
     friction_combine 'max', MuJoCo's larger coefficient). 3, the default, leaves friction as the combine mode gives
-    it; 4 and 6 are 3 here, their torsional and rolling friction being the fields above."""
+    it; 4 and 6 are 3 here, their torsional and rolling friction being the fields above. `priority` is MuJoCo's geom
+    priority: where two shapes' differ, the contact takes every parameter of the higher one's material (friction,
+    condim, softness, cone) instead of combining them; 0, the default, everywhere leaves the combination."""
 
     static_friction: float = 0.5
     dynamic_friction: float = 0.5
@@ -141,9 +143,12 @@ class Material:
     torsional_friction: float = 0.0
     rolling_friction: float = 0.0
     condim: int = 3
+    priority: int = 0
 
     def __setattr__(self, name, value):
         refuse_unknown_attribute(self, name)
+        if name == "priority" and (isinstance(value, bool) or not isinstance(value, (int, np.integer))):
+            raise ValidationError(f"material: priority must be an integer (MuJoCo's geom priority), got {value!r}")
         if name == "condim" and (isinstance(value, bool) or value not in (1, 3, 4, 6)):
             raise ValidationError(f"material: condim must be 1, 3, 4 or 6 (MuJoCo's), got {value!r}")
         if name == "friction_combine" and value not in FRICTION_COMBINE_MODES:

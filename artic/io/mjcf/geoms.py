@@ -162,9 +162,11 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
     frictions = v.numbers(g, "friction", (1, 3), text=a["friction"])
     mu = float(frictions[0])
     # MuJoCo gives a pair of equal priority the larger condim and the larger friction of the two: PhysX's
-    # combine mode max, and the material's condim (frictionless when both are 1)
+    # combine mode max, and the material's condim (frictionless when both are 1); of different priority, the higher
+    # one's parameters (Material.priority)
     condim = v.choice(g, "condim", a.get("condim", "3").strip(), ("1", "3", "4", "6"))
-    shape.material = Material(mu, mu, 0.0, friction_combine="max", condim=int(condim))
+    priority = v.integer(g, "priority", a.get("priority", "0"), -(2**31), 2**31 - 1)
+    shape.material = Material(mu, mu, 0.0, friction_combine="max", condim=int(condim), priority=priority)
     angular_friction(loader, shape.material, condim, frictions[1:], name)
     if loader.opts.soft:  # MuJoCo's soft contact (io/mjcf/softness.py; contact_rows.py's soft normal row)
         soft_material(loader, shape.material, g, a)

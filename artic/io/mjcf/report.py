@@ -3,7 +3,7 @@ how many times it occurs and where it first does (issue 15: never silent about d
 
 `USED` lists, per MJCF element, the attributes artic reads (supported as MuJoCo reads them, or mapped: see
 docs/mjcf.md). Everything else found in the include-expanded tree is reported, in two ways:
-* content that changes the dynamics in MuJoCo (joint margin, geom priority, an unknown element...) gives one
+* content that changes the dynamics in MuJoCo (joint margin, geom gap, an unknown element...) gives one
   RuntimeWarning per kind;
 * content with no effect on the simulated dynamics (`NO_DYNAMICS`: visual, sensing, a keyframe's act, sites (they
   matter only where a tendon or an equality names them, and those read them), cameras, lights, geom colors) is
@@ -91,6 +91,7 @@ USED = {
         "pos",
         "mesh",
         "friction",
+        "priority",
         "margin",
         "contype",
         "conaffinity",
@@ -152,7 +153,6 @@ NO_DYNAMICS = {
 # condim 3 is sliding friction only, as artic's contacts, condim 1 none, mapped as friction 0): not reported there
 MATCHING = {
     "geom condim": ("1", "3", "4", "6"),  # 4, 6: torsional and rolling friction (geoms.angular_friction)
-    "geom priority": ("0",),
     "geom gap": ("0",),
     "geom solmix": ("1",),
     "joint margin": ("0",),
@@ -162,7 +162,6 @@ REASON = {
     "geom solref": "soft constraints are off (soft_constraints=False): contacts are PhysX's hard ones",
     "geom solimp": "soft constraints are off (soft_constraints=False): contacts are PhysX's hard ones",
     "geom solmix": "soft constraints are off (soft_constraints=False): contacts are PhysX's hard ones",
-    "geom priority": "contact parameters are combined the PhysX way",
     "geom gap": "contacts act from the margin on",
     "joint solreflimit": "soft constraints are off (soft_constraints=False): limits are PhysX's hard limits",
     "joint solimplimit": "soft constraints are off (soft_constraints=False): limits are PhysX's hard limits",

@@ -45,6 +45,7 @@ def material_row(m: Material, weight: float) -> list:
         m.torsional_friction,
         m.rolling_friction,
         float(m.condim),
+        float(m.priority),
     ]
 
 

@@ -38,7 +38,6 @@ def _load(tmp_path, soft=True, **parts):
     [
         ("geom", "solref", "0.02 1", "geom 'g1' in body 'b'"),
         ("geom", "solimp", "0.9 0.95 0.001", "geom 'g1' in body 'b'"),
-        ("geom", "priority", "1", "geom 'g1' in body 'b'"),
         ("joint", "solreflimit", "0.02 1", "joint 'j' in body 'b'"),
         ("joint", "margin", "0.01", "joint 'j' in body 'b'"),
         ("geom", "gap", "0.01", "geom 'g1' in body 'b'"),
