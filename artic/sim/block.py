@@ -383,8 +383,7 @@ class Block:
         room for at least 1.5 times the most contacts seen and twice the old, up to what the block's pairs can make,
         for the next steps; returns (old room, new room, most contacts), None when it cannot grow. The arrays are
         replaced when the next step starts (the last step's report stays readable; the warm start is not carried).
-        Raises the memory check's ArticError when
-        they would not fit."""
+        Raises the memory check's ArticError when they would not fit."""
         da = self.direct[1]
         wanted = int(da.wanted.numpy().max())
         da.wanted.zero_()

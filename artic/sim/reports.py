@@ -329,9 +329,9 @@ class StepWarnings:
         except ArticError as e:
             block.direct_grow_failed = True
             warnings.warn(
-                f"scene: {block.owner()} have more contacts than the {old} the direct solver's rows have room for, "
-                f"and that room cannot grow ({e}); steps with more are solved by PGS. Use fewer envs, or "
-                "SolverType.PGS",
+                f"scene: {block.owner()} came near or beyond the {old} contacts the direct solver's rows have room "
+                f"for, and that room cannot grow ({e}); an env's step with more is solved by PGS. Use fewer envs, "
+                "or SolverType.PGS",
                 RuntimeWarning,
                 stacklevel=4,
             )
