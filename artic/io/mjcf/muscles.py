@@ -255,22 +255,16 @@ class SpatialActuators:
         if self.kernels is not None:
             self._on_device(u)
             return
-        if self.kernels is not None:
-            length, rate = self.kernels.length_speed()
-        else:
-            pose, velocity = self.frames.read()
-            length, points, dirs, _ = self.set.evaluate(pose)
-            rate = self.set.speed(pose, velocity, points, dirs)
+        pose, velocity = self.frames.read()
+        length, points, dirs, _ = self.set.evaluate(pose)
+        rate = self.set.speed(pose, velocity, points, dirs)
         total = self.stiffness * (np.clip(length, self.spring_low, self.spring_high) - length) - self.damping * rate
         if len(self.columns):
             k = self.tendon_of
             f = self.actuator_forces(u[:, self.columns], self.gear * length[:, k], self.gear * rate[:, k])
             self.force[:, self.columns] = f
             np.add.at(total.T, self.tendon_of, (self.gear * f).T)
-        if self.kernels is not None:
-            self.kernels.apply(total)
-        else:
-            self.frames.apply(*self.set.forces(pose, points, dirs, total))
+        self.frames.apply(*self.set.forces(pose, points, dirs, total))
 
     def _on_device(self, u: np.ndarray) -> None:
         """apply's work in three launches (muscle_kernels.py, tendon_kernels.py): lengths and speeds, tensions and
