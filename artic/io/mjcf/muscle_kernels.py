@@ -163,7 +163,7 @@ def actuator_tables(sa: SpatialActuators, device: wp.Device) -> tuple[ActuatorTa
     at.column_start = arr(np.searchsorted(sa.tendon_of[order], np.arange(nt + 1)).astype(np.int32), int)
     at.column = arr(sa.columns[order].astype(np.int32), int)
     at.gear = arr(sa.gear[order])
-    at.gain_type = arr(np.array([_KINDS[k] for k in sa.gain_type[order]], np.int32), int)
+    at.gain_type = arr(np.array([_KINDS.get(k, GAIN_FIXED) for k in sa.gain_type[order]], np.int32), int)
     at.bias_type = arr(np.array([_KINDS.get(k, GAIN_FIXED) for k in sa.bias_type[order]], np.int32), int)
     at.gainprm = arr(sa.gainprm[order], wp.float64)
     at.biasprm = arr(sa.biasprm[order], wp.float64)
