@@ -481,7 +481,6 @@ class Block:
             # on the CPU, a NumPy view of the flag a step raises when an env falls back, which the scene reads after
             # every direct step: making one costs ~4 us, a sixth of a small robot's step (reports.py)
             self.fallback_host = self.direct[1].any_fallback.numpy() if self.device.is_cpu else None
-            self._launches = {k: v for k, v in self._launches.items() if k[1] != int(SolverType.DIRECT)}
         return self.direct
 
     # -- stepping ---------------------------------------------------------------------------------------------------
@@ -502,7 +501,6 @@ class Block:
         if directions != self.friction_directions:
             self.friction_directions = directions
             self._retire_direct()
-            self._launches = {k: v for k, v in self._launches.items() if k[1] != int(SolverType.DIRECT)}
         if self._contacts_to:
             self._grow_contacts()
         if self._direct_to:

@@ -365,27 +365,19 @@ class TendonTables:
 
 
 @wp.func
-def _site_block(tt: TendonTables, site: int) -> int:
-    k = tt.site_link[site]
+def _block(tt: TendonTables, k: int) -> int:
+    """Tendon link k's column in its block's state; -1 for the world (k < 0)."""
     if k < 0:
         return -1
     return tt.link_block[k]
 
 
 @wp.func
-def _site_com(tt: TendonTables, site: int) -> wp.vec3d:
-    k = tt.site_link[site]
+def _com(tt: TendonTables, k: int) -> wp.vec3d:
+    """Tendon link k's COM in its actor frame; the world's origin for k < 0."""
     if k < 0:
         return wp.vec3d(wp.float64(0.0), wp.float64(0.0), wp.float64(0.0))
     return tt.com_local[k]
-
-
-@wp.func
-def _wrap_block(tt: TendonTables, w: int) -> int:
-    k = tt.wrap_link[w]
-    if k < 0:
-        return -1
-    return tt.link_block[k]
 
 
 @wp.kernel
@@ -409,12 +401,12 @@ def _evaluate(
     for s in range(tt.step_start[t], tt.step_start[t + 1]):
         a = tt.step_a[s]
         b = tt.step_b[s]
-        ba = _site_block(tt, a)
-        bb = _site_block(tt, b)
+        ba = _block(tt, tt.site_link[a])
+        bb = _block(tt, tt.site_link[b])
         xa = _world_point(pose, env, ba, tt.site_pos[a])
         xb = _world_point(pose, env, bb, tt.site_pos[b])
-        va = _point_velocity(pose, vel, env, ba, _site_com(tt, a), xa)
-        vb = _point_velocity(pose, vel, env, bb, _site_com(tt, b), xb)
+        va = _point_velocity(pose, vel, env, ba, _com(tt, tt.site_link[a]), xa)
+        vb = _point_velocity(pose, vel, env, bb, _com(tt, tt.site_link[b]), xb)
         scale = tt.step_scale[s]
         w = tt.step_wrap[s]
         t0 = xb
@@ -422,7 +414,7 @@ def _evaluate(
         bent = 0
         arc = wp.float64(0.0)
         if w >= 0:
-            bw = _wrap_block(tt, w)
+            bw = _block(tt, tt.wrap_link[w])
             p, q = _link_frame(pose, env, bw)
             center = p + wp.quat_rotate(q, tt.wrap_pos[w])
             rot = wp.quat_to_matrix(wp.mul(q, tt.wrap_quat[w]))
@@ -430,14 +422,11 @@ def _evaluate(
             has_side = 0
             if tt.wrap_side[w] >= 0:
                 ss = tt.wrap_side[w]
-                side = _world_point(pose, env, _site_block(tt, ss), tt.site_pos[ss])
+                side = _world_point(pose, env, _block(tt, tt.site_link[ss]), tt.site_pos[ss])
                 has_side = 1
             t0, t1, arc, bent = _wrap(xa, xb, center, rot, tt.wrap_radius[w], tt.wrap_cylinder[w], side, has_side)
             if bent != 0:
-                k = tt.wrap_link[w]
-                com = wp.vec3d(wp.float64(0.0), wp.float64(0.0), wp.float64(0.0))
-                if k >= 0:
-                    com = tt.com_local[k]
+                com = _com(tt, tt.wrap_link[w])
                 d0 = t0 - xa
                 d1 = xb - t1
                 n0 = wp.length(d0)
