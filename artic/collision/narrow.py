@@ -546,7 +546,11 @@ def combine_materials(geo: Geometry, a: int, b: int) -> ContactMaterial:
             out[MAT_SOLREF] = wp.min(ma[MAT_SOLREF], mb[MAT_SOLREF])
             out[MAT_SOLREF + 1] = wp.min(ma[MAT_SOLREF + 1], mb[MAT_SOLREF + 1])
     out[MAT_MIX] = 0.0
-    out[MAT_PYRAMID] = wp.max(ma[MAT_PYRAMID], mb[MAT_PYRAMID])
+    # the pyramidal cone where either shape asks for it, else the elliptic one (-impratio) where either does
+    cone = wp.max(ma[MAT_PYRAMID], mb[MAT_PYRAMID])
+    if cone <= 0.0:
+        cone = wp.min(ma[MAT_PYRAMID], mb[MAT_PYRAMID])
+    out[MAT_PYRAMID] = cone
     out[MAT_TORSION] = wp.max(ma[MAT_TORSION], mb[MAT_TORSION])  # MuJoCo: the larger of each friction component
     out[MAT_ROLLING] = wp.max(ma[MAT_ROLLING], mb[MAT_ROLLING])
     # MuJoCo's contact takes the larger condim of two geoms of equal priority: frictionless only when both are 1

@@ -28,8 +28,9 @@ class ContactRows:
     soft_cfm: wp.array2d(dtype=float)  # (E, C) [m/s per N s]; a pyramidal contact's: every edge's R
     # MuJoCo's pyramidal cone (a soft contact whose material asks for it, MAT_PYRAMID): four edge rows instead of
     # the normal row and PhysX's anchors (module docstring)
-    pyramid: wp.array2d(dtype=int)  # (E, C) 1 if slot c's friction is MuJoCo's pyramidal cone
-    edge_target: wp.array2d(dtype=wp.vec4)  # (E, C) the edges' targets, n + f t1, n - f t1, n + f t2, n - f t2 [m/s]
+    pyramid: wp.array2d(dtype=int)  # (E, C) 1 if slot c's friction is MuJoCo's pyramidal cone, 2 its elliptic one
+    edge_target: wp.array2d(dtype=wp.vec4)  # (E, C) the edges' targets, n + f t1, n - f t1, n + f t2, n - f t2 [m/s];
+    # an elliptic contact's (constraints/elliptic.py): t1's and t2's targets [m/s], their R [m/s per N s], 0
     edge_impulse: wp.array2d(dtype=wp.vec4)  # (E, C) their accumulated impulses (>= 0) [N s]
     # its torsional and rolling edges (MAT_TORSION, MAT_ROLLING: MuJoCo's condim 4 and 6; constraints/pyramid.py),
     # solved by the direct solver; the arrays hold one entry when no material of the block has them

@@ -34,6 +34,8 @@ contact impulse is sum lambda_e along n and f (lambda_1 - lambda_2), f (lambda_3
 |f_t1| + |f_t2| <= f f_n. Each edge is a soft row (constraints/softness.py) with its own velocity v_e at the step's
 start, the contact's depth r, and MuJoCo's R = 2 mu^2 (1 + f^2) (1 - d) / d w, mu^2 = f^2 / impratio (mj_makeImpedance
 with diagApprox w (1 + f^2) per edge), so that PGS to convergence, TGS and the direct solver give MuJoCo's force.
+MuJoCo's elliptic cone (MAT_PYRAMID < 0) has the same frame and rows, solved as one block per contact with its
+impulse in the Coulomb cone (constraints/elliptic.py).
 """
 
 from __future__ import annotations
@@ -60,10 +62,12 @@ from .contact_arrays import (
     set_row,
     vec_patch,
 )
+from .elliptic import ELLIPTIC, is_elliptic, setup_elliptic, solve_elliptic_patch
 from .pyramid import cone_factor, is_pyramid, pyramid_edge, pyramid_impulses, setup_pyramid, solve_pyramid_patch
 from .softness import SOFT_APART, SOFT_HARD, is_soft, soft_params, soft_row
 
-__all__ = ["ContactRows", "patch_end", "pyramid_edge", "pyramid_impulses"]  # for the row form and the solvers
+# for the row form and the solvers
+__all__ = ["ELLIPTIC", "ContactRows", "patch_end", "pyramid_edge", "pyramid_impulses"]
 
 
 @wp.func
@@ -221,6 +225,9 @@ def setup_contacts(
         if is_pyramid(cmat) != 0:
             ct.soft_cfm[env, c] = SOFT_APART
             setup_pyramid(tree, kin, geo, cp, ct, link_pose, link_v, minv, sp, o, env, c, n_gen, dt)
+        elif is_elliptic(cmat) != 0:
+            ct.soft_cfm[env, c] = SOFT_APART
+            setup_elliptic(tree, kin, geo, cp, ct, link_pose, link_v, minv, sp, o, env, c, n_gen, dt)
         elif is_soft(sp):
             ct.soft_cfm[env, c] = SOFT_APART
             if cp.separation[env, c] < 0.0:
@@ -235,7 +242,7 @@ def setup_contacts(
     while c0 < count:
         c1 = patch_end(cp, env, c0, count)
         mat = cp.material[env, c0]
-        if (mat[0] > 0.0 or mat[1] > 0.0) and is_pyramid(mat) == 0:
+        if (mat[0] > 0.0 or mat[1] > 0.0) and is_pyramid(mat) == 0 and is_elliptic(mat) == 0:
             anchors = _kept_anchors(cp, ct, link_pose, env, c0, c1, corr)
             if anchors == 0:
                 anchors = _new_anchors(cp, ct, link_pose, env, c0, c1, corr)
@@ -307,6 +314,9 @@ def _solve_patch(
     """The rows of one patch (<= 4 contacts of a shape pair) solved together: projected Gauss-Seidel sweeps on the
     patch's Delassus matrix A = G M^-1 G^T (normals, then friction with the Coulomb disc), then one velocity update.
     Converging the patch inside the visit removes the bias a fixed row order leaves in a few outer iterations."""
+    if ct.pyramid[env, c0] == ELLIPTIC:
+        solve_elliptic_patch(cp, ct, v, env, c0, c1, n_gen)
+        return
     if ct.pyramid[env, c0] != 0:
         solve_pyramid_patch(cp, ct, v, env, c0, c1, n_gen)
         return

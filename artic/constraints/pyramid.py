@@ -72,7 +72,7 @@ def mujoco_tangent(n: wp.vec3, hint: wp.vec3) -> wp.vec3:
 
 
 @wp.func
-def _frame_hint(
+def frame_hint(
     geo: Geometry, link_pose: wp.array2d(dtype=wp.transform), cp: ContactPoints, env: int, c: int
 ) -> wp.vec3:
     """The tangent MuJoCo's collision sets before mju_makeFrame: a plane-capsule contact's capsule axis
@@ -121,7 +121,7 @@ def setup_pyramid(
     lb = cp.link_b[env, c]
     pc = cp.point[env, c] - o
     n = cp.normal[env, c]
-    t1 = mujoco_tangent(n, _frame_hint(geo, link_pose, cp, env, c))
+    t1 = mujoco_tangent(n, frame_hint(geo, link_pose, cp, env, c))
     t2 = wp.cross(n, t1)
     ct.tangent[env, c] = t1
     ct.pyramid[env, c] = 1

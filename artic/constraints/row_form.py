@@ -18,7 +18,8 @@ lambda_i sits at a bound (the ODE paper's three conditions). Every kind maps ont
   where PhysX splits it per tendon joint), and the limit as a one-sided implicit spring, or MuJoCo-soft (one-sided);
 * contact normal (target as constraints/contact_rows.py: speculative, restitution, or -erp s / h) with lambda >= 0, and
   two friction rows per anchor whose box is mu / anchors times the patch's normal impulse (the friction index); or,
-  for MuJoCo's pyramidal cone, four soft edge rows per contact with lambda >= 0;
+  for MuJoCo's pyramidal cone, four soft edge rows per contact with lambda >= 0; for its elliptic cone, the soft
+  normal and friction rows of each contact, friction boxed by the normal and then put on the cone (cone_polish.py);
 * joints between bodies (constraints/body_joint_rows.py): bilateral slots and locks (hard, with their bias in the
   position pass and half their direction's turn over the last step in the velocity pass, carried_row_target; or
   soft), drives, ranges (hard like limits, or soft as two one-sided springs: a deadzone);
@@ -50,7 +51,7 @@ from .body_joint_rows import (
     BodyJointTable,
     hard_row_target,
 )
-from .contact_rows import ContactRows, normal_target, patch_end, pyramid_edge
+from .contact_rows import ELLIPTIC, ContactRows, normal_target, patch_end, pyramid_edge
 from .coupling_rows import (
     COUPLING_FIXED,
     COUPLING_SPATIAL,
@@ -77,6 +78,7 @@ SRC_DEADZONE = wp.constant(8)  # a deadzone controller's row (constraints/deadzo
 SRC_DOF_VISCOUS = wp.constant(9)  # the viscous part of a dof's friction, added to its friction row's impulse
 SRC_CONTACT_EDGE = wp.constant(10)  # an edge of a pyramidal contact (index 10 c + e, e >= 4 angular; pyramid.py)
 SRC_CONTACT_FACET = wp.constant(11)  # friction direction k of a pyramid's anchor (index 8 c + k; add_contact_rows)
+SRC_CONTACT_CONE = wp.constant(12)  # row 3 c + k of an elliptic contact, k = 0 its normal (constraints/elliptic.py)
 NO_FRICTION = wp.constant(-1)  # findex of a row no normal impulse bounds
 FRICTION_CONSTANT = wp.constant(-2)  # findex of a box of fixed size (mu_static, then mu_dynamic once sliding)
 
@@ -519,6 +521,26 @@ def _add_pyramid_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int,
 
 
 @wp.func
+def _add_elliptic_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, n_gen: int, c0: int, c1: int) -> None:
+    """An elliptic patch's rows, three per overlapping contact in a run (constraints/elliptic.py): the soft normal
+    (lambda >= 0) and the two soft friction rows, boxed at +-f times the normal's impulse (the square around the
+    cone's disc, which solvers/cone_polish.py then brings onto the disc); the same rows in both passes."""
+    for c in range(c0, c1):
+        cfm = ct.soft_cfm[env, c]
+        if cfm >= 0.0:
+            et = ct.edge_target[env, c]
+            normal = _new_row(rf, env, n_gen, SRC_CONTACT_CONE, 3 * c, ct.soft_target[env, c], cfm, 0.0, wp.inf)
+            _copy_dir(rf, env, normal, n_gen, ct.g, 3 * c)
+            for k in range(2):
+                i = _new_row(rf, env, n_gen, SRC_CONTACT_CONE, 3 * c + 1 + k, et[k], et[2], 0.0, 0.0)
+                _copy_dir(rf, env, i, n_gen, ct.g, 3 * c + 1 + k)
+                rf.findex[env, i] = normal
+                rf.fcount[env, i] = 1
+                rf.mu_static[env, i] = cp.material[env, c][0]
+                rf.mu_dynamic[env, i] = cp.material[env, c][0]
+
+
+@wp.func
 def facet_base(ct: ContactRows, v_star: wp.array2d(dtype=float), env: int, c: int, n_gen: int) -> float:
     """The angle from t1 of anchor c's slip at the unconstrained velocity v*, 0 without one: a pyramid turns a
     vertex to it (add_contact_rows)."""
@@ -578,6 +600,10 @@ def add_contact_rows(
     c0 = int(0)
     while c0 < count:
         c1 = patch_end(cp, env, c0, count)
+        if ct.pyramid[env, c0] == ELLIPTIC:
+            _add_elliptic_rows(cp, ct, rf, env, n_gen, c0, c1)
+            c0 = c1
+            continue
         if ct.pyramid[env, c0] != 0:
             _add_pyramid_rows(cp, ct, rf, env, n_gen, c0, c1)
             c0 = c1

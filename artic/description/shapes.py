@@ -115,10 +115,11 @@ class Material:
     `softness` (description/softness.py) makes the contact's normal row soft as MuJoCo's (solref, solimp): None,
     PhysX's hard contact, by default; a contact is soft when both shapes' materials are (or an explicit pair's own
     material is), with the two mixed by `solmix` as MuJoCo mixes geoms (weights solmix_a / (solmix_a + solmix_b)
-    for solimp and a standard solref, the smaller of each for a direct one). `pyramid_impratio` > 0 gives the normal
-    row the regularizer of MuJoCo's pyramidal friction cone with that impratio (its default cone), 0 the elliptic
-    cone's (the larger of the two shapes' is used). Soft contacts act only while the surfaces overlap, as MuJoCo's
-    (no speculative row); their friction stays Coulomb's box on the normal impulse.
+    for solimp and a standard solref, the smaller of each for a direct one). Soft contacts act only while the
+    surfaces overlap, as MuJoCo's (no speculative row). Their friction is MuJoCo's pyramidal cone with
+    `pyramid_impratio` > 0 (its default cone; constraints/pyramid.py), its elliptic cone with `elliptic_impratio` > 0
+    (constraints/elliptic.py), PhysX's patch friction with neither; a contact takes the pyramid where either shape
+    asks for it (the larger impratio), else the ellipse. A material has at most one of the two.
 
     `torsional_friction` and `rolling_friction` [m] (MuJoCo's friction[1] and friction[2] of a condim 4 or 6 contact,
     the larger of the two shapes') resist the bodies' relative spin about the normal and their rolling: two more
@@ -140,6 +141,7 @@ class Material:
     softness: Softness | None = None
     solmix: float = 1.0
     pyramid_impratio: float = 0.0
+    elliptic_impratio: float = 0.0
     torsional_friction: float = 0.0
     rolling_friction: float = 0.0
     condim: int = 3
@@ -163,10 +165,14 @@ class Material:
                 raise ValidationError(f"material: {name} must be in [0, {high:g}] ({why}), got {value:g}")
         if name == "softness":
             value = check_softness("material", value)
-        if name in ("solmix", "pyramid_impratio", "torsional_friction", "rolling_friction"):
+        if name in ("solmix", "pyramid_impratio", "elliptic_impratio", "torsional_friction", "rolling_friction"):
             value = finite("material", name, value)
             if value < 0.0:
                 raise ValidationError(f"material: {name} must be >= 0, got {value:g}")
+        if value and name in ("pyramid_impratio", "elliptic_impratio"):  # one cone at a time
+            other = "elliptic_impratio" if name == "pyramid_impratio" else "pyramid_impratio"
+            if getattr(self, other, 0.0):
+                raise ValidationError(f"material: {name} and {other} are two cones; set {other} to 0 first")
         object.__setattr__(self, name, value)
 
 

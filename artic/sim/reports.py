@@ -242,6 +242,7 @@ def solver_report(block: Block) -> dict[str, np.ndarray] | None:
     da = block.direct[1]
     return {
         "pivots": da.pivots.numpy().copy(),
+        "cone_sweeps": da.cone_sweeps.numpy().copy(),
         "rows": da.rows.numpy().copy(),
         "complementarity": da.complementarity.numpy().copy(),
         "bilateral_residual": da.bilateral_residual.numpy().copy(),

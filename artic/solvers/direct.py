@@ -47,6 +47,7 @@ from ..constraints.row_form import (
 )
 from ..core.data import Kin, StepData
 from ..core.model import DofParams, Tree
+from .cone_polish import polish_cones
 from .direct_arrays import DirectArrays, write_back
 from .direct_rows import lazy_rows, step_rows
 from .fold import fold_exceeded, fold_rows, fold_velocity
@@ -458,29 +459,9 @@ def _solve(
         da.cap[env] = cap
         # a few friction passes first: a round that calls for lazy rows is solved again anyway
         res = solve_friction_lcp(
-            da.a,
-            da.b,
-            da.lo,
-            da.hi,
-            da.x,
-            da.state,
-            da.chol,
-            da.free,
-            da.nfree,
-            da.y,
-            rf.g,
-            da.memo,
-            rf.findex,
-            rf.fcount,
-            rf.mu_static,
-            rf.mu_dynamic,
-            env,
-            m,
-            cap,
-            da.pivot_limit,
-            QUICK_PASSES,
-            w_known,
-        )
+            da.a, da.b, da.lo, da.hi, da.x, da.state, da.chol, da.free, da.nfree, da.y, rf.g, da.memo, rf.findex,
+            rf.fcount, rf.mu_static, rf.mu_dynamic, env, m, cap, da.pivot_limit, QUICK_PASSES, w_known,
+        )  # fmt: skip
         w_known = 0
         pivots += res[0]
         if res[1] == 0:
@@ -493,33 +474,20 @@ def _solve(
         if added == 0:
             if (flags & UNSETTLED) != 0:  # the final rows: let the friction boxes settle, warm-started
                 res = solve_friction_lcp(
-                    da.a,
-                    da.b,
-                    da.lo,
-                    da.hi,
-                    da.x,
-                    da.state,
-                    da.chol,
-                    da.free,
-                    da.nfree,
-                    da.y,
-                    rf.g,
-                    da.memo,
-                    rf.findex,
-                    rf.fcount,
-                    rf.mu_static,
-                    rf.mu_dynamic,
-                    env,
-                    m,
-                    cap,
-                    da.pivot_limit,
-                    MAX_FRICTION_PASSES,
-                    int((flags & BUDGET_HIT) == 0),  # a solve that ended SOLVED left w afresh
-                )
+                    da.a, da.b, da.lo, da.hi, da.x, da.state, da.chol, da.free, da.nfree, da.y, rf.g, da.memo,
+                    rf.findex, rf.fcount, rf.mu_static, rf.mu_dynamic, env, m, cap, da.pivot_limit,
+                    MAX_FRICTION_PASSES, int((flags & BUDGET_HIT) == 0),  # a solve that ended SOLVED left w afresh
+                )  # fmt: skip
                 pivots += res[0]
                 if res[1] == 0:
                     return wp.vec3i(pivots, 0, res[2])
                 flags = (flags & BUDGET_HIT) | res[2]
+                _velocity(rf, da, sd.gen_v, env, m, n_gen)
+            sweeps = polish_cones(rf, da, env, m)  # elliptic contacts from the box onto their cone
+            if sweeps != 0:
+                da.cone_sweeps[env] = da.cone_sweeps[env] + wp.max(sweeps, 0)
+                if sweeps < 0:
+                    flags = flags | UNSETTLED
                 _velocity(rf, da, sd.gen_v, env, m, n_gen)
             return wp.vec3i(pivots, 1, flags)
     # the last round still called for lazy rows, which were added but not solved: a failure (PGS takes the step)
@@ -742,6 +710,7 @@ def direct_solve(
     """Position solve (sd.gen_vpos), then velocity solve (sd.gen_v); PGS for this env if either fails (then
     sd.solver_iterations counts its sweeps; 0 when solved directly)."""
     same_start = int(1)
+    da.cone_sweeps[env] = 0
     for k in range(n_gen):
         da.v_star[env, k] = sd.gen_v[env, k]
         if sd.gen_v0[env, k] != da.carried[env, k]:  # not the velocity the last direct step carried (or NaN)

@@ -7,11 +7,12 @@ import warp as wp
 
 from ..collision.contacts import ContactPoints
 from ..constraints.body_joint_rows import BodyJointArrays
-from ..constraints.contact_rows import ContactRows, pyramid_impulses
+from ..constraints.contact_rows import ELLIPTIC, ContactRows, pyramid_impulses
 from ..constraints.row_form import (
     SRC_BODY_JOINT,
     SRC_BODY_JOINT_HIGH,
     SRC_CONTACT,
+    SRC_CONTACT_CONE,
     SRC_CONTACT_EDGE,
     SRC_CONTACT_FACET,
     SRC_COUPLING,
@@ -67,6 +68,8 @@ class DirectArrays:
     carried: wp.array2d(dtype=float)  # (E, N) the velocity the last direct step carried on (NaN after a fallback):
     # a step that starts from another (a state written between steps, a PGS or TGS step) forgets ja.row_rate
     pivots: wp.array(dtype=int)  # (E,) pivots of the last step (both solves)
+    cone_sweeps: wp.array(dtype=int)  # (E,) the last step's sweeps putting elliptic contacts on their cone (both
+    # solves; solvers/cone_polish.py)
     rows: wp.array(dtype=int)  # (E,) rows of the last velocity solve
     complementarity: wp.array(dtype=float)  # (E,) largest violation of the conditions in the last step's solves
     bilateral_residual: wp.array(dtype=float)  # (E,) largest |g.v - target| of a hard bilateral row after the
@@ -114,6 +117,8 @@ def write_back(
             sd.cpl_acc[env, src] = x
         elif kind == SRC_COUPLING_LIMIT:
             sd.cpl_acc2[env, src] = x
+        elif kind == SRC_CONTACT_CONE:
+            ct.impulse[env, src] = x
         elif kind == SRC_CONTACT or kind == SRC_CONTACT_FACET:
             if kind == SRC_CONTACT:
                 ct.impulse[env, src] = x
@@ -153,5 +158,5 @@ def write_back(
         else:
             sd.row_lambda[env, src] = x
     for c in range(cp.count[env]):
-        if ct.pyramid[env, c] != 0:
+        if ct.pyramid[env, c] != 0 and ct.pyramid[env, c] != ELLIPTIC:
             pyramid_impulses(cp, ct, env, c)

@@ -199,11 +199,15 @@ def angular_friction(loader: _Loader, m: Material, condim: str, rest: np.ndarray
 
 def soft_material(loader: _Loader, m: Material, el: ET.Element, a: dict) -> None:
     """Give material `m` the softness of geom or pair `el` (attributes `a`, defaults applied): its solref,
-    solimp and solmix, and the model's cone (MuJoCo's pyramidal cone by default, with its impratio)."""
+    solimp and solmix, and the model's cone with its impratio (MuJoCo's pyramidal cone by default, or its elliptic
+    one)."""
     m.softness = read_softness(loader.v, el, a)
     if el.tag == "geom":
         m.solmix = loader.v.number(el, "solmix", text=a.get("solmix", "1"), minimum=0.0)
-    m.pyramid_impratio = loader.opts.impratio if loader.opts.cone == "pyramidal" else 0.0
+    if loader.opts.cone == "pyramidal":
+        m.pyramid_impratio = loader.opts.impratio
+    else:
+        m.elliptic_impratio = loader.opts.impratio
 
 
 @dataclass

@@ -327,7 +327,7 @@ def build_direct(
     da.memo = FactorMemo()
     da.memo.free, da.memo.dependent, da.memo.count = z((e, m), wp.int32), z((e, m), wp.int32), z(e, wp.int32)
     da.carried = wp.full((e, n), np.nan, dtype=wp.float32, device=device)
-    for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count"):
+    for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count", "cone_sweeps"):
         setattr(da, name, z(e, wp.int32))
     da.complementarity = z(e)
     da.any_fallback = z(2, wp.int32)

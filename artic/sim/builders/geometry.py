@@ -40,7 +40,7 @@ def material_row(m: Material, weight: float) -> list:
         m.restitution,
         *softness_row(m.softness),
         m.solmix,
-        m.pyramid_impratio,
+        m.pyramid_impratio if m.pyramid_impratio > 0.0 else -m.elliptic_impratio,
         weight,
         m.torsional_friction,
         m.rolling_friction,
