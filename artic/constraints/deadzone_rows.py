@@ -16,7 +16,7 @@ import warp as wp
 from ..core.data import Kin
 from ..core.model import Tree
 from .body_joint_rows import BodyJointArrays, BodyJointTable, joint_row_direction
-from .row_form import SRC_DEADZONE, RowForm, _add_dof, _new_row, implicit_spring
+from .row_form import SRC_DEADZONE, RowForm, add_dof, implicit_spring, new_row
 
 ON_DOF = wp.constant(0)
 ON_COORDINATE = wp.constant(1)
@@ -65,9 +65,9 @@ def _one_row(
     lo: float,
     hi: float,
 ) -> None:
-    i = _new_row(rf, env, n_gen, SRC_DEADZONE, z, spring[0], spring[1], lo, hi)
+    i = new_row(rf, env, n_gen, SRC_DEADZONE, z, spring[0], spring[1], lo, hi)
     if dz.kind[z] == ON_DOF:
-        _add_dof(rf, env, i, tree.dof_gen[dz.dof[z]], 1.0)
+        add_dof(rf, env, i, tree.dof_gen[dz.dof[z]], 1.0)
     else:
         _coordinate_row(tree, jt, ja, kin, rf, env, i, dz.joint[z], dz.row[z])
 

@@ -20,8 +20,12 @@ with box friction |l_k| <= f l_n first (the square around the disc) and then bri
 same block updates on its own A (solvers/cone_polish.py).
 
 A sliding contact's answer is on the cone's surface, where its normal row keeps a residual f |w_t| (the cone is
-MuJoCo's convex relaxation of Coulomb's law, not the law itself). Torsional and rolling friction (condim 4 and 6)
-are not mapped under this cone: such a contact is condim 3 (the importer says so).
+MuJoCo's convex relaxation of Coulomb's law, not the law itself).
+
+Torsional and rolling friction (MuJoCo's condim 4 and 6) are more friction rows of the same cone: the bodies'
+relative spin about n (f_tor), then their rolling about t1 and t2 (f_roll), with R_k = R_t f^2 / f_k^2
+(mj_makeImpedance) and the cone |(l_1 / f, l_2 / f, l_3 / f_tor, ...)| <= l_n. cone_qp takes up to five friction
+components (dim 6). The direct solver solves them; PGS and TGS solve the sliding rows only (the block warns).
 """
 
 from __future__ import annotations
@@ -29,19 +33,29 @@ from __future__ import annotations
 import warp as wp
 
 from ..collision.contacts import ContactPoints
-from ..collision.geometry import MAT_PYRAMID, MAT_SOLREF, MAT_WEIGHT, ContactMaterial, Geometry
+from ..collision.geometry import (
+    MAT_PYRAMID,
+    MAT_ROLLING,
+    MAT_SOLREF,
+    MAT_TORSION,
+    MAT_WEIGHT,
+    ContactMaterial,
+    Geometry,
+)
 from ..core.data import Kin
 from ..core.model import Tree
 from ..math.dense import add_row, row_dot
-from .contact_arrays import SWEEP_TOLERANCE, ContactRows, mat_patch, point_velocity, set_row, vec_patch
-from .pyramid import frame_hint, mujoco_tangent
+from .contact_arrays import SWEEP_TOLERANCE, ContactRows, mat_patch, point_velocity, set_row, vec6, vec_patch
+from .pyramid import angular_axis, angular_rows, frame_hint, mujoco_tangent, relative_spin
 from .softness import soft_params, soft_row, soft_row_at
 
 ELLIPTIC = wp.constant(2)  # ContactRows.pyramid of an elliptic contact (1: pyramidal)
 ELLIPSE_SWEEPS = wp.constant(64)  # at most, per patch visit (a box sliding and spinning took 64 to match MuJoCo)
-CONE_ROUNDS = wp.constant(40)  # at most, per visit of a contact: ray and disc steps
+CONE_ROUNDS = wp.constant(100)  # at most, per visit of a contact: ray and disc steps (an anisotropic cone, condim 6
+# with rolling friction 40 times below the sliding one, took 100 from a cold start)
 DISC_NEWTON = wp.constant(30)  # at most, Newton steps on the disc's multiplier
 CONE_TOLERANCE = wp.constant(1.0e-12)  # relative: a round that moves no impulse by more ends the alternation
+mat66 = wp.types.matrix(shape=(6, 6), dtype=float)
 
 
 @wp.func
@@ -69,8 +83,10 @@ def setup_elliptic(
     n_gen: int,
     dt: float,
 ) -> None:
-    """Slot c's friction rows along MuJoCo's frame at the point; for an overlapping contact its normal row's soft
-    target and R (soft_target, soft_cfm) and its friction rows' (edge_target: t1's and t2's targets, their R)."""
+    """Slot c's friction rows along MuJoCo's frame at the point and its angular ones (pyramid.angular_rows: their
+    count in ang_edges); for an overlapping contact its normal row's soft target and R (soft_target, soft_cfm), its
+    friction rows' (edge_target: t1's and t2's targets, their R) and its angular rows' (ang_target: the targets,
+    then their R)."""
     cmat = cp.material[env, c]
     la = cp.link_a[env, c]
     lb = cp.link_b[env, c]
@@ -82,6 +98,8 @@ def setup_elliptic(
     ct.pyramid[env, c] = ELLIPTIC
     set_row(tree, kin, ct, minv, env, 3 * c + 1, n_gen, la, pc, lb, pc, t1)
     set_row(tree, kin, ct, minv, env, 3 * c + 2, n_gen, la, pc, lb, pc, t2)
+    count = angular_rows(tree, kin, cp, ct, env, c, n_gen, la, lb, n, t1, t2)
+    ct.ang_edges[env, c] = count
     if cp.separation[env, c] >= 0.0:
         return  # apart: no rows (soft_cfm stays SOFT_APART)
     rel = point_velocity(link_v, env, la, pc) - point_velocity(link_v, env, lb, pc)
@@ -91,75 +109,145 @@ def setup_elliptic(
     ct.soft_target[env, c] = normal[0]
     ct.soft_cfm[env, c] = normal[1]
     # the friction rows: no violation of their own, the contact's impedance
+    r_t = normal[1] / (-cmat[MAT_PYRAMID])
     r1 = soft_row_at(sp, 0.0, sep, wp.dot(t1, rel), weight, dt, dt)
     r2 = soft_row_at(sp, 0.0, sep, wp.dot(t2, rel), weight, dt, dt)
-    ct.edge_target[env, c] = wp.vec4(r1[0], r2[0], normal[1] / (-cmat[MAT_PYRAMID]), 0.0)
+    ct.edge_target[env, c] = wp.vec4(r1[0], r2[0], r_t, 0.0)
+    if count > 0:
+        spin = relative_spin(link_v, env, la, lb)
+        f = cmat[0]
+        rows = vec6(0.0)
+        for k in range(count):
+            f_k = cmat[MAT_ROLLING]
+            if k == 0:
+                f_k = cmat[MAT_TORSION]
+            rows[k] = soft_row_at(sp, 0.0, sep, wp.dot(angular_axis(k, n, t1, t2), spin), weight, dt, dt)[0]
+            if f_k > 0.0:
+                rows[3 + k] = r_t * f * f / (f_k * f_k)
+        ct.ang_target[env, c] = rows
+        ct.ang_impulse[env, c] = vec6(0.0)
 
 
 @wp.func
-def disc_qp(h: wp.mat22, p: wp.vec2, r: float) -> wp.vec2:
-    """The x minimizing x^T h x / 2 - p^T x over |x| <= r (h symmetric positive definite): the unconstrained answer
-    if it lies inside, else x(g) = (h + g I)^-1 p on the circle, the multiplier g >= 0 found by Newton's method on
-    1 / |x(g)| - 1 / r (nearly linear in g: the trust-region subproblem's secular equation, from g = 0 where it is
-    negative), then put exactly on the circle."""
-    if r <= 0.0:
-        return wp.vec2(0.0)
-    x = wp.inverse(h) * p
-    nx = wp.length(x)
-    if nx <= r:
-        return x
-    g = float(0.0)
-    for _k in range(DISC_NEWTON):
-        inv = wp.inverse(h + wp.mat22(g, 0.0, 0.0, g))
-        x = inv * p
-        nx = wp.length(x)
-        if nx <= r * (1.0 + 1.0e-7) and nx >= r * (1.0 - 1.0e-7):
-            break
-        slope = wp.dot(x, inv * x) / (nx * nx * nx)  # d/dg of 1 / |x(g)|
-        if not (slope > 0.0):
-            break
-        g = wp.max(g - (1.0 / nx - 1.0 / r) / slope, 0.0)
-    if nx > 0.0:
-        x = x * (r / nx)
+def _solve_shifted(h: mat66, g: float, b: vec6, lo: int, hi: int) -> vec6:
+    """(h + g I)^-1 b over the indices lo..hi-1 (the others 0), by Cholesky (h symmetric positive definite there)."""
+    chol = mat66(0.0)
+    for i in range(lo, hi):
+        for j in range(lo, i + 1):
+            s = h[i, j]
+            for k in range(lo, j):
+                s -= chol[i, k] * chol[j, k]
+            if i == j:
+                chol[i, i] = wp.sqrt(wp.max(s + g, 1.0e-30))
+            else:
+                chol[i, j] = s / chol[j, j]
+    y = vec6(0.0)
+    for i in range(lo, hi):
+        s = b[i]
+        for k in range(lo, i):
+            s -= chol[i, k] * y[k]
+        y[i] = s / chol[i, i]
+    x = vec6(0.0)
+    for r in range(hi - lo):
+        i = hi - 1 - r
+        s = y[i]
+        for k in range(i + 1, hi):
+            s -= chol[k, i] * x[k]
+        x[i] = s / chol[i, i]
     return x
 
 
 @wp.func
-def onto_cone(x: wp.vec3, f: float) -> wp.vec3:
-    """x projected onto the cone |t| <= f n in the metric that makes it the unit second-order cone (t / f)."""
-    n = x[0]
-    s = wp.sqrt(x[1] * x[1] + x[2] * x[2]) / f
-    if s <= n:
-        return x
-    if s <= -n:
-        return wp.vec3(0.0)
-    a = 0.5 * (n + s)
-    return wp.vec3(a, x[1] * a / s, x[2] * a / s)
+def disc_qp(h: mat66, p: vec6, mu: vec6, r: float, dim: int) -> vec6:
+    """The friction x (indices 1..dim-1) minimizing x^T h x / 2 - p^T x over |(x_k / mu_k)| <= r (h symmetric
+    positive definite): in y = x / mu, a trust-region problem: the unconstrained answer if it lies inside, else
+    y(g) = (h' + g I)^-1 p' on the sphere (h' = D h D, p' = D p, D = diag(mu)), the multiplier g >= 0 found by
+    Newton's method on 1 / |y(g)| - 1 / r (nearly linear in g: the trust region's secular equation, from g = 0
+    where it is negative), then put exactly on the sphere."""
+    if r <= 0.0:
+        return vec6(0.0)
+    hs = mat66(0.0)
+    ps = vec6(0.0)
+    for i in range(1, dim):
+        ps[i] = mu[i] * p[i]
+        for j in range(1, dim):
+            hs[i, j] = mu[i] * h[i, j] * mu[j]
+    y = _solve_shifted(hs, 0.0, ps, 1, dim)
+    ny = wp.length(y)
+    if ny > r:
+        g = float(0.0)
+        for _k in range(DISC_NEWTON):
+            if ny <= r * (1.0 + 1.0e-7) and ny >= r * (1.0 - 1.0e-7):
+                break
+            slope = wp.dot(y, _solve_shifted(hs, g, y, 1, dim)) / (ny * ny * ny)  # d/dg of 1 / |y(g)|
+            if not (slope > 0.0):
+                break
+            g = wp.max(g - (1.0 / ny - 1.0 / r) / slope, 0.0)
+            y = _solve_shifted(hs, g, ps, 1, dim)
+            ny = wp.length(y)
+        if ny > 0.0:
+            y = y * (r / ny)
+    for i in range(1, dim):
+        y[i] = y[i] * mu[i]
+    return y
 
 
 @wp.func
-def cone_qp(h: wp.mat33, q: wp.vec3, old: wp.vec3, f: float) -> wp.vec3:
-    """The l minimizing l^T h l / 2 - q^T l over |(l_1, l_2)| <= f l_n (h = A + R of one contact, module docstring),
-    from the impulse `old`: the unconstrained answer if it lies in the cone; zero if -q lies in the dual cone
-    (-q_n >= f |q_t|: no impulse in the cone lowers the cost); else on the cone's surface, by MuJoCo's alternation
-    of a ray step and a disc step, from `old` projected onto the cone or from the best point of the generator along
-    q's friction part, whichever costs less, until a round moves no impulse by more than CONE_TOLERANCE of the
-    largest."""
-    x = wp.inverse(h) * q
-    if x[0] >= 0.0 and wp.sqrt(x[1] * x[1] + x[2] * x[2]) <= f * x[0]:
+def _friction_norm(x: vec6, mu: vec6, dim: int) -> float:
+    """|(x_k / mu_k)| over the friction indices 1..dim-1."""
+    s = float(0.0)
+    for k in range(1, dim):
+        s += (x[k] / mu[k]) * (x[k] / mu[k])
+    return wp.sqrt(s)
+
+
+@wp.func
+def onto_cone(x: vec6, mu: vec6, dim: int) -> vec6:
+    """x projected onto the cone in the metric that makes it the unit second-order cone (x_k / mu_k)."""
+    n = x[0]
+    s = _friction_norm(x, mu, dim)
+    if s <= n:
         return x
-    if -q[0] >= f * wp.sqrt(q[1] * q[1] + q[2] * q[2]):
-        return wp.vec3(0.0)
-    # the answer is on the surface (neither case above): start from the better of the old impulse (onto the cone)
-    # and the best point on the generator along q's friction part, l = s (1, f q_t / |q_t|), which lowers the cost
-    # (q . (1, f q_t / |q_t|) = q_n + f |q_t| > 0 there); the ray step cannot leave the apex by itself
-    qt = wp.sqrt(q[1] * q[1] + q[2] * q[2])
-    lam = wp.vec3(1.0, 0.0, 0.0)
-    if qt > 0.0:
-        lam = wp.vec3(1.0, f * q[1] / qt, f * q[2] / qt)
+    if s <= -n:
+        return vec6(0.0)
+    a = 0.5 * (n + s)
+    out = x * (a / s)
+    out[0] = a
+    return out
+
+
+@wp.func
+def _cost(h: mat66, q: vec6, x: vec6) -> float:
+    return 0.5 * wp.dot(x, h * x) - wp.dot(q, x)
+
+
+@wp.func
+def cone_qp(h: mat66, q: vec6, old: vec6, mu: vec6, dim: int) -> vec6:
+    """The l minimizing l^T h l / 2 - q^T l over the cone |(l_k / mu_k)| <= l_0, k = 1..dim-1 (h = A + R of one
+    contact, zero outside dim x dim; module docstring), from the impulse `old`: the unconstrained answer if it lies
+    in the cone; zero if -q lies in the dual cone (-q_0 >= |(mu_k q_k)|: no impulse in the cone lowers the cost);
+    else on the cone's surface, by MuJoCo's alternation of a ray step and a disc step, from `old` projected onto the
+    cone or from the best point of the generator along q's friction part, whichever costs less, until a round moves
+    no impulse by more than CONE_TOLERANCE of the largest."""
+    x = _solve_shifted(h, 0.0, q, 0, dim)
+    if x[0] >= 0.0 and _friction_norm(x, mu, dim) <= x[0]:
+        return x
+    mq = float(0.0)
+    for k in range(1, dim):
+        mq += (mu[k] * q[k]) * (mu[k] * q[k])
+    mq = wp.sqrt(mq)
+    if -q[0] >= mq:
+        return vec6(0.0)
+    # the answer is on the surface: the generator along q's friction part, l = s (1, mu^2 q_t / |mu q_t|), lowers the
+    # cost (q . l / s = q_0 + |mu q_t| > 0); the ray step alone cannot leave the apex
+    lam = vec6(0.0)
+    lam[0] = 1.0
+    if mq > 0.0:
+        for k in range(1, dim):
+            lam[k] = mu[k] * mu[k] * q[k] / mq
     lam = lam * wp.max(wp.dot(lam, q) / wp.dot(lam, h * lam), 0.0)
-    start = onto_cone(old, f)
-    if 0.5 * wp.dot(start, h * start) - wp.dot(start, q) < 0.5 * wp.dot(lam, h * lam) - wp.dot(lam, q):
+    start = onto_cone(old, mu, dim)
+    if _cost(h, q, start) < _cost(h, q, lam):
         lam = start
     for _round in range(CONE_ROUNDS):
         before = lam
@@ -167,31 +255,30 @@ def cone_qp(h: wp.mat33, q: wp.vec3, old: wp.vec3, f: float) -> wp.vec3:
         if den > 0.0:  # the ray through l: the best multiple of it
             lam = lam * wp.max(wp.dot(lam, q) / den, 0.0)
         # the friction on its disc, the normal fixed
-        p = wp.vec2(q[1] - h[1, 0] * lam[0], q[2] - h[2, 0] * lam[0])
-        t = disc_qp(wp.mat22(h[1, 1], h[1, 2], h[2, 1], h[2, 2]), p, f * lam[0])
-        lam = wp.vec3(lam[0], t[0], t[1])
-        d = lam - before
-        size = wp.max(wp.abs(lam[0]), wp.max(wp.abs(lam[1]), wp.abs(lam[2])))
-        if wp.max(wp.abs(d[0]), wp.max(wp.abs(d[1]), wp.abs(d[2]))) <= CONE_TOLERANCE * size:
+        p = vec6(0.0)
+        for k in range(1, dim):
+            p[k] = q[k] - h[k, 0] * lam[0]
+        t = disc_qp(h, p, mu, lam[0], dim)
+        t[0] = lam[0]
+        lam = t
+        size = float(0.0)
+        moved = float(0.0)
+        for k in range(dim):
+            size = wp.max(size, wp.abs(lam[k]))
+            moved = wp.max(moved, wp.abs(lam[k] - before[k]))
+        if moved <= CONE_TOLERANCE * size:
             break
     return lam
-
-
-@wp.func
-def cone_block(ct: ContactRows, env: int, c: int) -> wp.vec4:
-    """Slot c's three soft targets (normal, t1, t2; the fourth entry 0)."""
-    et = ct.edge_target[env, c]
-    return wp.vec4(ct.soft_target[env, c], et[0], et[1], 0.0)
 
 
 @wp.func
 def solve_elliptic_patch(
     cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, c0: int, c1: int, n_gen: int
 ) -> None:
-    """A patch of elliptic contacts (module docstring): v + R l = target on each contact's three rows, l in its
-    cone, on the patch's Delassus matrix; each contact solved exactly (cone_qp) in block Gauss-Seidel sweeps over the
-    patch, then one velocity update. The soft targets hold for the whole step, so every iteration of every solver
-    solves the same rows."""
+    """A patch of elliptic contacts (module docstring): v + R l = target on each contact's three sliding rows, l in
+    its cone, on the patch's Delassus matrix; each contact solved exactly (cone_qp) in block Gauss-Seidel sweeps over
+    the patch, then one velocity update. The soft targets hold for the whole step, so every iteration of every solver
+    solves the same rows. (Angular rows are the direct solver's.)"""
     m = 3 * (c1 - c0)
     a = mat_patch()
     vel = vec_patch()  # the rows' velocities at the current impulses
@@ -209,20 +296,22 @@ def solve_elliptic_patch(
             r_n = ct.soft_cfm[env, c0 + c]
             if r_n >= 0.0:  # else apart: no rows
                 i = 3 * c
-                targets = cone_block(ct, env, c0 + c)
-                r_t = ct.edge_target[env, c0 + c][2]
-                h = wp.mat33(0.0)
-                old = wp.vec3(lam[i], lam[i + 1], lam[i + 2])
-                q = wp.vec3(0.0)
+                et = ct.edge_target[env, c0 + c]
+                targets = wp.vec3(ct.soft_target[env, c0 + c], et[0], et[1])
+                f = cp.material[env, c0 + c][0]
+                h = mat66(0.0)
+                old = vec6(0.0)
+                q = vec6(0.0)
                 for r in range(3):
+                    old[r] = lam[i + r]
                     for s in range(3):
                         h[r, s] = a[i + r, i + s]
                     q[r] = targets[r] - vel[i + r]
                 q = q + h * old
                 h[0, 0] = h[0, 0] + r_n
-                h[1, 1] = h[1, 1] + r_t
-                h[2, 2] = h[2, 2] + r_t
-                new = cone_qp(h, q, old, cp.material[env, c0 + c][0])
+                h[1, 1] = h[1, 1] + et[2]
+                h[2, 2] = h[2, 2] + et[2]
+                new = cone_qp(h, q, old, vec6(0.0, f, f, 0.0, 0.0, 0.0), 3)
                 for r in range(3):
                     d = new[r] - old[r]
                     if d != 0.0:

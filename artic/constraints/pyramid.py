@@ -150,6 +150,63 @@ def setup_pyramid(
 
 
 @wp.func
+def angular_axis(k: int, n: wp.vec3, t1: wp.vec3, t2: wp.vec3) -> wp.vec3:
+    """The axis of a contact's angular friction row k: spin about n, then rolling about t1 and t2."""
+    if k == 1:
+        return t1
+    if k == 2:
+        return t2
+    return n
+
+
+@wp.func
+def relative_spin(link_v: wp.array2d(dtype=wp.spatial_vector), env: int, la: int, lb: int) -> wp.vec3:
+    """Link a's angular velocity less link b's (a static side: 0)."""
+    spin = wp.vec3(0.0)
+    if la >= 0:
+        spin = wp.spatial_top(link_v[env, la])
+    if lb >= 0:
+        spin = spin - wp.spatial_top(link_v[env, lb])
+    return spin
+
+
+@wp.func
+def angular_rows(
+    tree: Tree,
+    kin: Kin,
+    cp: ContactPoints,
+    ct: ContactRows,
+    env: int,
+    c: int,
+    n_gen: int,
+    la: int,
+    lb: int,
+    n: wp.vec3,
+    t1: wp.vec3,
+    t2: wp.vec3,
+) -> int:
+    """Slot c's angular friction rows (MuJoCo's condim 4 and 6): rows 3c + k of ang_g, the bodies' relative angular
+    velocity about angular_axis(k), for 1 axis with a torsional friction, 3 with a rolling one. Returns how many
+    (0: none, or no room: the block's tables have none, one-entry placeholders)."""
+    cmat = cp.material[env, c]
+    count = int(0)
+    if cmat[MAT_ROLLING] > 0.0:
+        count = 3
+    elif cmat[MAT_TORSION] > 0.0:
+        count = 1
+    if count == 0 or ct.ang_g.shape[1] < 3 * (c + 1) or ct.ang_g.shape[2] < n_gen:
+        return 0
+    for k in range(count):
+        axis = angular_axis(k, n, t1, t2)
+        row = 3 * c + k
+        zero_row(ct.ang_g, env, row, n_gen)
+        add_jacobian_transpose(tree, kin, ct.ang_g, env, row, la, wp.spatial_vector(axis, wp.vec3(0.0)), 1.0)
+        if lb >= 0:
+            add_jacobian_transpose(tree, kin, ct.ang_g, env, row, lb, wp.spatial_vector(axis, wp.vec3(0.0)), -1.0)
+    return count
+
+
+@wp.func
 def _setup_angular(
     tree: Tree,
     kin: Kin,
@@ -176,34 +233,17 @@ def _setup_angular(
     cmat = cp.material[env, c]
     f_tor = cmat[MAT_TORSION]
     f_roll = cmat[MAT_ROLLING]
-    edges = int(0)
-    if f_roll > 0.0:
-        edges = 6
-    elif f_tor > 0.0:
-        edges = 2
-    if edges == 0 or ct.ang_g.shape[1] < 3 * (c + 1) or ct.ang_g.shape[2] < n_gen:
-        return  # none, or no room (the block's tables have none: one-entry placeholders)
+    edges = 2 * angular_rows(tree, kin, cp, ct, env, c, n_gen, la, lb, n, t1, t2)
+    if edges == 0:
+        return
     ct.ang_edges[env, c] = edges
-    spin = wp.vec3(0.0)
-    if la >= 0:
-        spin = wp.spatial_top(link_v[env, la])
-    if lb >= 0:
-        spin = spin - wp.spatial_top(link_v[env, lb])
+    spin = relative_spin(link_v, env, la, lb)
     targets = vec6(0.0)
     for k in range(edges // 2):
-        axis = n
+        axis = angular_axis(k, n, t1, t2)
         f = f_tor
-        if k == 1:
-            axis = t1
-        if k == 2:
-            axis = t2
         if k > 0:
             f = f_roll
-        row = 3 * c + k
-        zero_row(ct.ang_g, env, row, n_gen)
-        add_jacobian_transpose(tree, kin, ct.ang_g, env, row, la, wp.spatial_vector(axis, wp.vec3(0.0)), 1.0)
-        if lb >= 0:
-            add_jacobian_transpose(tree, kin, ct.ang_g, env, row, lb, wp.spatial_vector(axis, wp.vec3(0.0)), -1.0)
         for s in range(2):
             sign = 1.0 - 2.0 * float(s)
             v_e = wp.dot(n, rel) + sign * f * wp.dot(axis, spin)

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import warp as wp
 
-from ..collision.contacts import ContactPoints
 from ..core.data import StepData
 from ..core.model import DRIVE_ACCELERATION, DRIVE_NONE, DofParams, Tree
 from ..math.dense import row_dot, zero_row
@@ -51,7 +50,6 @@ from .body_joint_rows import (
     BodyJointTable,
     hard_row_target,
 )
-from .contact_rows import ELLIPTIC, ContactRows, normal_target, patch_end, pyramid_edge
 from .coupling_rows import (
     COUPLING_FIXED,
     COUPLING_SPATIAL,
@@ -61,8 +59,7 @@ from .coupling_rows import (
     mimic_value,
 )
 from .dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, DofRows
-from .pyramid import angular_edge
-from .softness import SOFT_APART, SOFT_HARD, is_soft
+from .softness import SOFT_HARD, is_soft
 from .tendon import spatial_limit_error
 
 # source kinds, for writing impulses back (reported forces) and for the report
@@ -78,7 +75,7 @@ SRC_DEADZONE = wp.constant(8)  # a deadzone controller's row (constraints/deadzo
 SRC_DOF_VISCOUS = wp.constant(9)  # the viscous part of a dof's friction, added to its friction row's impulse
 SRC_CONTACT_EDGE = wp.constant(10)  # an edge of a pyramidal contact (index 10 c + e, e >= 4 angular; pyramid.py)
 SRC_CONTACT_FACET = wp.constant(11)  # friction direction k of a pyramid's anchor (index 8 c + k; add_contact_rows)
-SRC_CONTACT_CONE = wp.constant(12)  # row 3 c + k of an elliptic contact, k = 0 its normal (constraints/elliptic.py)
+SRC_CONTACT_CONE = wp.constant(12)  # an elliptic contact's row k (index 6 c + k: 0 normal, 1 2 sliding, 3.. angular)
 NO_FRICTION = wp.constant(-1)  # findex of a row no normal impulse bounds
 FRICTION_CONSTANT = wp.constant(-2)  # findex of a box of fixed size (mu_static, then mu_dynamic once sliding)
 
@@ -123,7 +120,7 @@ def set_velocity_pass(rf: RowForm, env: int, i: int, target: float, cfm: float) 
 
 
 @wp.func
-def _new_row(
+def new_row(
     rf: RowForm, env: int, n_gen: int, kind: int, index: int, target: float, cfm: float, lo: float, hi: float
 ) -> int:
     """Append a row with a zero direction, the same target and cfm in both passes (set_velocity_pass makes them
@@ -144,13 +141,13 @@ def _new_row(
 
 
 @wp.func
-def _add_dof(rf: RowForm, env: int, i: int, col: int, coef: float) -> None:
+def add_dof(rf: RowForm, env: int, i: int, col: int, coef: float) -> None:
     """g_i += coef e_col."""
     rf.g[env, i, col] = rf.g[env, i, col] + coef
 
 
 @wp.func
-def _copy_dir(rf: RowForm, env: int, i: int, n_gen: int, g: wp.array3d(dtype=float), src: int) -> None:
+def copy_dir(rf: RowForm, env: int, i: int, n_gen: int, g: wp.array3d(dtype=float), src: int) -> None:
     k = int(0)
     while k < n_gen:
         rf.g[env, i, k] = g[env, src, k]
@@ -210,13 +207,13 @@ def add_limit_row(
     target = limit_target(dp, d, side[0])
     i = int(-1)
     if side[1] > 0.0:
-        i = _new_row(rf, env, n_gen, SRC_DOF, r, target, 0.0, 0.0, wp.inf)
+        i = new_row(rf, env, n_gen, SRC_DOF, r, target, 0.0, 0.0, wp.inf)
     elif side[1] < 0.0:
-        i = _new_row(rf, env, n_gen, SRC_DOF_HIGH, r, target, 0.0, -wp.inf, 0.0)
+        i = new_row(rf, env, n_gen, SRC_DOF_HIGH, r, target, 0.0, -wp.inf, 0.0)
     if i < 0:
         return 0
     set_velocity_pass(rf, env, i, limit_target(dp, d, side[2]), 0.0)
-    _add_dof(rf, env, i, tree.dof_gen[d], 1.0)
+    add_dof(rf, env, i, tree.dof_gen[d], 1.0)
     return 1
 
 
@@ -255,24 +252,24 @@ def add_dof_rows(
             bound = dp.dof_max_force[d]
             if dp.dof_limits_are_forces[d] != 0:
                 bound *= h
-            i = _new_row(rf, env, n_gen, SRC_DOF, r, spring[0], spring[1], -bound, bound)
-            _add_dof(rf, env, i, col, 1.0)
+            i = new_row(rf, env, n_gen, SRC_DOF, r, spring[0], spring[1], -bound, bound)
+            add_dof(rf, env, i, col, 1.0)
         elif kind == ROW_FRICTION_COEF:
             bound = sd.dof_friction_force[env, d] * h
             if bound > 0.0:
-                i = _new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 0.0, -bound, bound)
-                _add_dof(rf, env, i, col, 1.0)
+                i = new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 0.0, -bound, bound)
+                add_dof(rf, env, i, col, 1.0)
         elif kind == ROW_FRICTION:
             static = dp.dof_static_friction[d] * h
             if static > 0.0 or dp.dof_dynamic_friction[d] > 0.0:
-                i = _new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 0.0, -static, static)
+                i = new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 0.0, -static, static)
                 rf.findex[env, i] = FRICTION_CONSTANT
                 rf.mu_static[env, i] = static
                 rf.mu_dynamic[env, i] = dp.dof_dynamic_friction[d] * h
-                _add_dof(rf, env, i, col, 1.0)
+                add_dof(rf, env, i, col, 1.0)
             elif dp.dof_viscous_friction[d] > 0.0:  # viscous only (URDF damping): the damper takes this slot
-                i = _new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 1.0 / (dp.dof_viscous_friction[d] * h), -wp.inf, wp.inf)
-                _add_dof(rf, env, i, col, 1.0)
+                i = new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 1.0 / (dp.dof_viscous_friction[d] * h), -wp.inf, wp.inf)
+                add_dof(rf, env, i, col, 1.0)
         elif kind == ROW_LIMIT:
             cfm = sd.dof_soft_cfm[env, d]
             if cfm == SOFT_HARD:
@@ -290,10 +287,10 @@ def add_dof_rows(
             elif cfm >= 0.0:  # a soft limit, beyond its range at the step's start (limit.soft_limit_row)
                 i = int(0)
                 if sd.dof_err_low[env, d] < 0.0:
-                    i = _new_row(rf, env, n_gen, SRC_DOF, r, sd.dof_soft_target[env, d], cfm, 0.0, wp.inf)
+                    i = new_row(rf, env, n_gen, SRC_DOF, r, sd.dof_soft_target[env, d], cfm, 0.0, wp.inf)
                 else:
-                    i = _new_row(rf, env, n_gen, SRC_DOF_HIGH, r, sd.dof_soft_target[env, d], cfm, -wp.inf, 0.0)
-                _add_dof(rf, env, i, col, 1.0)
+                    i = new_row(rf, env, n_gen, SRC_DOF_HIGH, r, sd.dof_soft_target[env, d], cfm, -wp.inf, 0.0)
+                add_dof(rf, env, i, col, 1.0)
     # the viscous part of a friction that also has a Coulomb part is a second row (step.direct_capacity counts a
     # slot for it); returns how many found no slot (the caller then falls back: never dropped silently)
     missing = int(0)
@@ -306,8 +303,8 @@ def add_dof_rows(
             and (dp.dof_static_friction[d] > 0.0 or dp.dof_dynamic_friction[d] > 0.0)
         ):
             if rf.count[env] < rf.cfm.shape[1]:
-                i = _new_row(rf, env, n_gen, SRC_DOF_VISCOUS, r, 0.0, 1.0 / (c * h), -wp.inf, wp.inf)
-                _add_dof(rf, env, i, tree.dof_gen[d], 1.0)
+                i = new_row(rf, env, n_gen, SRC_DOF_VISCOUS, r, 0.0, 1.0 / (c * h), -wp.inf, wp.inf)
+                add_dof(rf, env, i, tree.dof_gen[d], 1.0)
             else:
                 missing += 1
     return missing
@@ -334,10 +331,10 @@ def add_velocity_limit(
         return 0
     i = int(0)
     if v > 0.0:
-        i = _new_row(rf, env, n_gen, SRC_VELOCITY_LIMIT, r, vmax, 0.0, -wp.inf, 0.0)
+        i = new_row(rf, env, n_gen, SRC_VELOCITY_LIMIT, r, vmax, 0.0, -wp.inf, 0.0)
     else:
-        i = _new_row(rf, env, n_gen, SRC_VELOCITY_LIMIT, r, -vmax, 0.0, 0.0, wp.inf)
-    _add_dof(rf, env, i, tree.dof_gen[d], 1.0)
+        i = new_row(rf, env, n_gen, SRC_VELOCITY_LIMIT, r, -vmax, 0.0, 0.0, wp.inf)
+    add_dof(rf, env, i, tree.dof_gen[d], 1.0)
     return 1
 
 
@@ -371,7 +368,7 @@ def _tendon_rows(
     if spring[1] >= 0.0:
         _set_target(rf, env, first, spring[0], spring[1])
         if limit[1] >= 0.0:
-            i = _new_row(rf, env, n_gen, SRC_COUPLING_LIMIT, k, 0.0, 0.0, 0.0, 0.0)
+            i = new_row(rf, env, n_gen, SRC_COUPLING_LIMIT, k, 0.0, 0.0, 0.0, 0.0)
             c = int(0)
             while c < n_gen:
                 rf.g[env, i, c] = rf.g[env, first, c]
@@ -408,8 +405,8 @@ def add_coupling_rows(
             t = cr.leaf_tendon[item]
             ls = sd.cpl_len[env, k]
             y_limit = spatial_limit_error(ls, cr.leaf_limit_low[item], cr.leaf_limit_high[item])
-            first = _new_row(rf, env, n_gen, SRC_COUPLING, k, 0.0, 0.0, -wp.inf, wp.inf)
-            _copy_dir(rf, env, first, n_gen, sd.cpl_g, k)
+            first = new_row(rf, env, n_gen, SRC_COUPLING, k, 0.0, 0.0, -wp.inf, wp.inf)
+            copy_dir(rf, env, first, n_gen, sd.cpl_g, k)
             # the row velocity g.v is the rate of (rest length - length)
             _tendon_rows(
                 rf,
@@ -430,11 +427,11 @@ def add_coupling_rows(
                 continue  # one row per fixed tendon, along sum_j c_j e_j
             tendon = t
             length = cr.ft_offset[t]
-            first = _new_row(rf, env, n_gen, SRC_COUPLING, k, 0.0, 0.0, -wp.inf, wp.inf)
+            first = new_row(rf, env, n_gen, SRC_COUPLING, k, 0.0, 0.0, -wp.inf, wp.inf)
             for m in range(cr.ft_joint_count[t]):
                 u = cr.ft_joint_start[t] + m
                 length += cr.ftj_coef[u] * joint_q[env, cr.ftj_dof[u]]
-                _add_dof(rf, env, first, tree.dof_gen[cr.ftj_dof[u]], cr.ftj_coef[u])
+                add_dof(rf, env, first, tree.dof_gen[cr.ftj_dof[u]], cr.ftj_coef[u])
             y_limit = float(0.0)
             if not is_soft(cr.ft_limit_soft[t]):  # a MuJoCo-soft limit is a row of its own (COUPLING_TENDON_LIMIT)
                 if length < cr.ft_limit_low[t]:
@@ -466,8 +463,8 @@ def add_coupling_rows(
                         lo = 0.0
                     else:
                         hi = 0.0
-                i = _new_row(rf, env, n_gen, SRC_COUPLING, k, sd.cpl_soft_target[env, k], cfm, lo, hi)
-                _copy_dir(rf, env, i, n_gen, sd.cpl_g, k)
+                i = new_row(rf, env, n_gen, SRC_COUPLING, k, sd.cpl_soft_target[env, k], cfm, lo, hi)
+                copy_dir(rf, env, i, n_gen, sd.cpl_g, k)
         else:
             c = mimic_value(cr, joint_q, env, item)
             max_speed = mimic_speed_bound(cr, dp.dof_max_velocity, joint_q, env, item)
@@ -482,168 +479,9 @@ def add_coupling_rows(
                 cfm = 1.0 / (h * (h * kp + kd))
                 bias = h * kp / (h * kp + kd)
             target = -wp.clamp(bias * c / h, -max_speed, max_speed)
-            i = _new_row(rf, env, n_gen, SRC_COUPLING, k, target, cfm, -wp.inf, wp.inf)
+            i = new_row(rf, env, n_gen, SRC_COUPLING, k, target, cfm, -wp.inf, wp.inf)
             set_velocity_pass(rf, env, i, 0.0, 0.0)  # hard and unbiased, a compliant one too
-            _copy_dir(rf, env, i, n_gen, sd.cpl_g, k)
-
-
-@wp.func
-def _add_pyramid_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, n_gen: int, c0: int, c1: int) -> None:
-    """A pyramidal patch's rows: four edges g_n + s f g_tk per overlapping contact, and its torsional and rolling
-    edges g_n + s f_k ang_g_k (condim 4 and 6), each pushing only, with its soft target and R (constraints/pyramid.py);
-    the same rows in both passes."""
-    f = cp.material[env, c0][0]
-    for c in range(c0, c1):
-        cfm = ct.soft_cfm[env, c]
-        if cfm >= 0.0:
-            targets = ct.edge_target[env, c]
-            for e in range(4):
-                ks = pyramid_edge(e)
-                i = _new_row(rf, env, n_gen, SRC_CONTACT_EDGE, 10 * c + e, targets[e], cfm, 0.0, wp.inf)
-                _copy_dir(rf, env, i, n_gen, ct.g, 3 * c)
-                t = 3 * c + int(ks[0])
-                sf = ks[1] * f
-                k = int(0)
-                while k < n_gen:
-                    rf.g[env, i, k] = rf.g[env, i, k] + sf * ct.g[env, t, k]
-                    k += 1
-            for e in range(ct.ang_edges[env, c]):
-                rs = angular_edge(cp, env, c, e)
-                i = _new_row(
-                    rf, env, n_gen, SRC_CONTACT_EDGE, 10 * c + 4 + e, ct.ang_target[env, c][e], cfm, 0.0, wp.inf
-                )
-                _copy_dir(rf, env, i, n_gen, ct.g, 3 * c)
-                t = int(rs[0])
-                k = int(0)
-                while k < n_gen:
-                    rf.g[env, i, k] = rf.g[env, i, k] + rs[1] * ct.ang_g[env, t, k]
-                    k += 1
-
-
-@wp.func
-def _add_elliptic_rows(cp: ContactPoints, ct: ContactRows, rf: RowForm, env: int, n_gen: int, c0: int, c1: int) -> None:
-    """An elliptic patch's rows, three per overlapping contact in a run (constraints/elliptic.py): the soft normal
-    (lambda >= 0) and the two soft friction rows, boxed at +-f times the normal's impulse (the square around the
-    cone's disc, which solvers/cone_polish.py then brings onto the disc); the same rows in both passes."""
-    for c in range(c0, c1):
-        cfm = ct.soft_cfm[env, c]
-        if cfm >= 0.0:
-            et = ct.edge_target[env, c]
-            normal = _new_row(rf, env, n_gen, SRC_CONTACT_CONE, 3 * c, ct.soft_target[env, c], cfm, 0.0, wp.inf)
-            _copy_dir(rf, env, normal, n_gen, ct.g, 3 * c)
-            for k in range(2):
-                i = _new_row(rf, env, n_gen, SRC_CONTACT_CONE, 3 * c + 1 + k, et[k], et[2], 0.0, 0.0)
-                _copy_dir(rf, env, i, n_gen, ct.g, 3 * c + 1 + k)
-                rf.findex[env, i] = normal
-                rf.fcount[env, i] = 1
-                rf.mu_static[env, i] = cp.material[env, c][0]
-                rf.mu_dynamic[env, i] = cp.material[env, c][0]
-
-
-@wp.func
-def facet_base(ct: ContactRows, v_star: wp.array2d(dtype=float), env: int, c: int, n_gen: int) -> float:
-    """The angle from t1 of anchor c's slip at the unconstrained velocity v*, 0 without one: a pyramid turns a
-    vertex to it (add_contact_rows)."""
-    u1 = row_dot(ct.g, v_star, env, 3 * c + 1, n_gen)
-    u2 = row_dot(ct.g, v_star, env, 3 * c + 2, n_gen)
-    if u1 * u1 + u2 * u2 < 1.0e-18:
-        return 0.0
-    return wp.atan2(u2, u1)
-
-
-@wp.func
-def friction_direction(directions: int, k: int, base: float) -> wp.vec2:
-    """Friction direction k of an anchor with `directions` rows, as its (t1, t2) components: t1 and t2 for PhysX's
-    box (2), else evenly spaced over half a turn from half a step past `base` (add_contact_rows)."""
-    angle = float(k) * wp.pi / 2.0
-    if directions > 2:
-        angle = base + (float(k) + 0.5) * wp.pi / float(directions)
-    return wp.vec2(wp.cos(angle), wp.sin(angle))
-
-
-@wp.func
-def _add_friction_row(
-    ct: ContactRows, rf: RowForm, env: int, n_gen: int, kind: int, src: int, c: int, d: wp.vec2, target: float
-) -> int:
-    """A friction row along d[0] t1 + d[1] t2 of contact c, boxed later (findex) and targeting `target` in the
-    position pass, 0 in the velocity pass."""
-    i = _new_row(rf, env, n_gen, kind, src, target, 0.0, 0.0, 0.0)
-    set_velocity_pass(rf, env, i, 0.0, 0.0)
-    k = int(0)
-    while k < n_gen:
-        rf.g[env, i, k] = d[0] * ct.g[env, 3 * c + 1, k] + d[1] * ct.g[env, 3 * c + 2, k]
-        k += 1
-    return i
-
-
-@wp.func
-def add_contact_rows(
-    cp: ContactPoints,
-    ct: ContactRows,
-    rf: RowForm,
-    v_star: wp.array2d(dtype=float),
-    env: int,
-    n_gen: int,
-    h: float,
-    erp: float,
-    directions: int,
-) -> None:
-    """Per patch: the normal rows, then `directions` friction rows per anchor, each boxed by mu' / anchors times the
-    patch's normal impulse (static, then dynamic once sliding). Two are PhysX's box: along t1 and t2, mu' = mu
-    (t1 along the anchor's slip at the start of the step: contact_rows.setup_contacts). More (m, even) are a pyramid
-    of 2m facets: directions (k + 1/2) pi / m from the anchor's slip at the unconstrained velocity v* (facet_base),
-    whose boxes sum to a regular 2m-gon with a vertex along that slip and every vertex on the Coulomb disc of radius
-    mu N (mu' = mu sin(pi / 2m)). Implicit Coulomb friction at one point opposes the slip at the step's end, which is
-    parallel to v*'s: the vertex is where the disc's answer lies, and a lone contact slides and sticks as with the
-    disc itself. The box puts a face across the slip instead, which also resists a sideways push up to mu N."""
-    count = cp.count[env]
-    c0 = int(0)
-    while c0 < count:
-        c1 = patch_end(cp, env, c0, count)
-        if ct.pyramid[env, c0] == ELLIPTIC:
-            _add_elliptic_rows(cp, ct, rf, env, n_gen, c0, c1)
-            c0 = c1
-            continue
-        if ct.pyramid[env, c0] != 0:
-            _add_pyramid_rows(cp, ct, rf, env, n_gen, c0, c1)
-            c0 = c1
-            continue
-        first = rf.count[env]
-        for c in range(c0, c1):
-            cfm = ct.soft_cfm[env, c]
-            hi = wp.inf
-            if cfm == SOFT_APART:
-                hi = 0.0  # a soft contact whose surfaces do not overlap: no force (kept for the patch's layout)
-            target = normal_target(ct, env, c, h, erp, 1)
-            i = _new_row(rf, env, n_gen, SRC_CONTACT, 3 * c, target, wp.max(cfm, 0.0), 0.0, hi)
-            set_velocity_pass(rf, env, i, normal_target(ct, env, c, h, erp, 0), wp.max(cfm, 0.0))
-            _copy_dir(rf, env, i, n_gen, ct.g, 3 * c)
-        anchors = float(0.0)
-        for c in range(c0, c1):
-            anchors += float(ct.anchor[env, c])
-        mat = cp.material[env, c0]
-        scale = 1.0 / anchors
-        kind = SRC_CONTACT  # the box's rows are the contact's own tangent rows
-        if directions > 2:
-            scale = wp.sin(wp.pi / float(2 * directions)) / anchors
-            kind = SRC_CONTACT_FACET
-        for c in range(c0, c1):
-            if ct.anchor[env, c] != 0:
-                drift = ct.anchor_error[env, c] * (-erp / h)  # the position pass pulls the anchors' drift back
-                base = float(0.0)
-                if kind == SRC_CONTACT_FACET:
-                    base = facet_base(ct, v_star, env, c, n_gen)
-                for k in range(directions):
-                    src = 3 * c + 1 + k
-                    if kind == SRC_CONTACT_FACET:
-                        src = 8 * c + k
-                    d = friction_direction(directions, k, base)
-                    i = _add_friction_row(ct, rf, env, n_gen, kind, src, c, d, wp.dot(d, drift))
-                    rf.findex[env, i] = first
-                    rf.fcount[env, i] = c1 - c0
-                    rf.mu_static[env, i] = mat[0] * scale
-                    rf.mu_dynamic[env, i] = mat[1] * scale
-        c0 = c1
+            copy_dir(rf, env, i, n_gen, sd.cpl_g, k)
 
 
 @wp.func
@@ -674,7 +512,7 @@ def add_body_joint_range_row(
 ) -> int:
     """Loop row r's hard range as a one-sided row on the side that is violated or that the velocity in sd.gen_v
     would cross (or come within `near` of) within the step (limit_row's rule); returns 1 if a row was added."""
-    i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, 0.0, 0.0, 0.0, 0.0)
+    i = new_row(rf, env, n_gen, SRC_BODY_JOINT, r, 0.0, 0.0, 0.0, 0.0)
     _copy_span(rf, ja, env, i, r, span)
     res = limit_row(value - low, high - value, velocity(rf, sd.gen_v, env, i, n_gen), h, joint_erp, near)
     if res[1] == 0.0:
@@ -750,7 +588,7 @@ def add_body_joint_rows(
                 spring = implicit_spring(st, dm, ja.target_position[env, k] - value, ja.target_velocity[env, k], h)
                 if spring[1] >= 0.0:
                     bound = jt.coord_max_force[k] * h
-                    i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, spring[0], spring[1], -bound, bound)
+                    i = new_row(rf, env, n_gen, SRC_BODY_JOINT, r, spring[0], spring[1], -bound, bound)
                     _copy_span(rf, ja, env, i, r, span)
             elif kind == BODY_ROW_RANGE and active == ROW_ON:
                 low = ja.range_low[env, k]
@@ -759,17 +597,17 @@ def add_body_joint_rows(
                     add_body_joint_range_row(ja, sd, rf, env, n_gen, r, span, low, high, value, h, joint_erp, 0.0)
                 else:  # soft range: a deadzone, an implicit spring beyond either bound that only pushes back
                     if low > -wp.inf:
-                        i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, -coef[0] * (value - low), coef[1], 0.0, wp.inf)
+                        i = new_row(rf, env, n_gen, SRC_BODY_JOINT, r, -coef[0] * (value - low), coef[1], 0.0, wp.inf)
                         _copy_span(rf, ja, env, i, r, span)
                     if high < wp.inf:
-                        i = _new_row(
+                        i = new_row(
                             rf, env, n_gen, SRC_BODY_JOINT_HIGH, r, coef[0] * (high - value), coef[1], -wp.inf, 0.0
                         )
                         _copy_span(rf, ja, env, i, r, span)
             else:  # a constrained slot or a locked coordinate
                 if coef[1] < 0.0:
                     target = hard_row_target(coef, jt.row_slot[r], value, joint_erp, h)
-                    i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, target, 0.0, -wp.inf, wp.inf)
+                    i = new_row(rf, env, n_gen, SRC_BODY_JOINT, r, target, 0.0, -wp.inf, wp.inf)
                     _copy_span(rf, ja, env, i, r, span)
                     carried = float(0.0)
                     if held != 0:
@@ -780,5 +618,5 @@ def add_body_joint_rows(
                     target = -coef[0] * value
                     if coef[3] != 0.0:  # MuJoCo-soft (body_joint_rows._mujoco_soft_coefficients)
                         target = coef[4]
-                    i = _new_row(rf, env, n_gen, SRC_BODY_JOINT, r, target, coef[1], -wp.inf, wp.inf)
+                    i = new_row(rf, env, n_gen, SRC_BODY_JOINT, r, target, coef[1], -wp.inf, wp.inf)
                     _copy_span(rf, ja, env, i, r, span)

@@ -423,7 +423,7 @@ class Block:
         per_contact = 1 + self.friction_directions
         for key in ("geom_material", "pair_material"):
             table = np.asarray(self.geometry_host[key], np.float32).reshape(-1, MATERIAL_SIZE)
-            if np.any(table[:, MAT_PYRAMID] > 0.0):
+            if np.any(table[:, MAT_PYRAMID] != 0.0):  # either of MuJoCo's cones (the elliptic: at most 3 + 3)
                 per_contact = max(per_contact, 4 + self._angular_edges(self.geometry_host))
         return (
             rows.row_count

@@ -62,7 +62,7 @@ from .reports import (
 )
 from .status import StatusMonitor, as_nan_policy
 
-FACETS = (4, 8, 12, 16)  # Scene.direct_friction_facets (row_form.add_contact_rows: an even number of directions)
+FACETS = (4, 8, 12, 16)  # Scene.direct_friction_facets (contact_row_form.add_contact_rows: even row counts)
 
 
 def _as_gravity(value) -> tuple:
@@ -265,7 +265,7 @@ class Scene(KnownAttributes):
         whose face across the slip also resists a sideways push while sliding and whose corners let a sticking
         contact take up to sqrt(2) mu N; 8, 12 or 16 make facets / 2 rows per anchor, a pyramid inscribed in the
         Coulomb cone with a vertex turned to the slip the step would have without friction, where implicit Coulomb
-        friction lies: one contact then slides and sticks as with the cone itself (row_form.add_contact_rows). More
+        friction lies: one contact then slides and sticks as with the cone itself (contact_row_form.py). More
         rows make a step costlier (docs/solvers.md). PGS and TGS bound each anchor by the Coulomb disc itself."""
         return self._friction_facets
 

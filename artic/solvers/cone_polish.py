@@ -1,13 +1,14 @@
 """The direct solver's elliptic contacts brought onto their cone (constraints/elliptic.py).
 
-The pivoting (solvers/mlcp.py) solves a bounded LCP, whose friction can only be a box: an elliptic contact's two
-friction rows enter it boxed at +-f times the normal's impulse, the square around the cone's disc. Its answer is
-then the start of block Gauss-Seidel sweeps on the same A and b (A holding the rows' R on its diagonal): each
-elliptic contact's three rows solved together on the cone (elliptic.cone_qp), every other row clamped to its bounds
-(a box friction row's from its normals' current impulses) as PGS clamps it, until a sweep changes no row's velocity
-by more than POLISH_TOLERANCE of the largest |b| (at least POLISH_FLOOR). The problem is convex with one answer
-(each soft row's R > 0), which the sweeps approach from the LCP's, mostly a few sweeps away: the square and the disc
-differ only where a contact slides off its first tangents. w = A x - b is kept up to date (float64) as the impulses
+The pivoting (solvers/mlcp.py) solves a bounded LCP, whose friction can only be a box: an elliptic contact's
+friction rows enter it boxed at +-f_k times the normal's impulse, the box around the cone. Its answer is then the
+start of block Gauss-Seidel sweeps on the same A and b (A holding the rows' R on its diagonal), over-relaxed by
+POLISH_OMEGA: each elliptic contact's rows (three, and its angular ones) solved together on the cone
+(elliptic.cone_qp), every other row clamped to its bounds (a box friction row's from its normals' current impulses)
+as PGS clamps it, until a sweep changes no row's velocity by more than POLISH_TOLERANCE of the largest |b| (at least
+POLISH_FLOOR). The problem is convex with one answer (each soft row's R > 0). The sweeps are what is slow: a flat
+box's four contacts are redundant, a redundancy that only R (a few percent of A's diagonal) resolves, and took 180
+sweeps a solve without the over-relaxation, 55 with it. w = A x - b is kept up to date (float64) as the impulses
 move, so that the velocity solve can start from it as from the pivoting's.
 
 The elliptic rows' conditions are the cone's, not a box's: once polished their bounds are pinned at their
@@ -19,7 +20,8 @@ from __future__ import annotations
 
 import warp as wp
 
-from ..constraints.elliptic import cone_qp, onto_cone
+from ..constraints.contact_arrays import vec6
+from ..constraints.elliptic import cone_qp, mat66, onto_cone
 from ..constraints.row_form import SRC_CONTACT_CONE, RowForm
 from .direct_arrays import DirectArrays
 
@@ -49,27 +51,47 @@ def _normal_sum(rf: RowForm, da: DirectArrays, env: int, i: int) -> wp.float64:
 
 
 @wp.func
-def _cone_block(rf: RowForm, da: DirectArrays, env: int, m: int, off: int, i: int) -> wp.float64:
-    """Rows i, i+1, i+2 (an elliptic contact's normal and friction) solved on its cone; returns the largest velocity
-    change it made."""
-    h = wp.mat33(0.0)
-    old = wp.vec3(float(da.x[env, i]), float(da.x[env, i + 1]), float(da.x[env, i + 2]))
-    q = wp.vec3(0.0)
-    for r in range(3):
-        for s in range(3):
+def _cone_block(rf: RowForm, da: DirectArrays, env: int, m: int, off: int, i: int, dim: int) -> wp.float64:
+    """Rows i..i+dim-1 (an elliptic contact's normal, friction and angular rows: row_form) solved on its cone; returns
+    the largest velocity change it made. A friction row of coefficient 0 is held at 0 (decoupled)."""
+    h = mat66(0.0)
+    old = vec6(0.0)
+    q = vec6(0.0)
+    mu = vec6(0.0)
+    for r in range(dim):
+        old[r] = float(da.x[env, i + r])
+        mu[r] = rf.mu_static[env, i + r]
+        for s in range(dim):
             h[r, s] = float(da.a[env, i + r, i + s])
         q[r] = -float(da.y[env, off + i + r])
     q = q + h * old
-    f = rf.mu_static[env, i + 1]
-    new = cone_qp(h, q, old, f)
-    new = onto_cone(old + (new - old) * POLISH_OMEGA, f)
+    for r in range(1, dim):
+        if mu[r] <= 0.0:
+            for s in range(dim):
+                h[r, s] = 0.0
+                h[s, r] = 0.0
+            h[r, r] = 1.0
+            q[r] = 0.0
+            mu[r] = 1.0
+    new = cone_qp(h, q, old, mu, dim)
+    new = onto_cone(old + (new - old) * POLISH_OMEGA, mu, dim)
     change = wp.float64(0.0)
-    for r in range(3):
+    for r in range(dim):
         d = wp.float64(new[r]) - da.x[env, i + r]
         if d != wp.float64(0.0):
             _move(da, env, m, off, i + r, d)
             change = wp.max(change, wp.abs(d) * da.a[env, i + r, i + r])
     return change
+
+
+@wp.func
+def _block_size(rf: RowForm, env: int, m: int, i: int) -> int:
+    """The rows from i on of the elliptic contact whose normal is row i (source index 6 c + k, k = 0 the normal)."""
+    c = rf.source_index[env, i] // 6
+    j = i + 1
+    while j < m and j < i + 6 and rf.source_kind[env, j] == SRC_CONTACT_CONE and rf.source_index[env, j] // 6 == c:
+        j += 1
+    return j - i
 
 
 @wp.func
@@ -117,9 +139,10 @@ def polish_cones(rf: RowForm, da: DirectArrays, env: int, m: int) -> int:
         change = wp.float64(0.0)
         i = int(0)
         while i < m:
-            if rf.source_kind[env, i] == SRC_CONTACT_CONE:  # a contact's three rows, in order (row_form)
-                change = wp.max(change, _cone_block(rf, da, env, m, off, i))
-                i += 3
+            if rf.source_kind[env, i] == SRC_CONTACT_CONE:  # a contact's rows, in order (row_form)
+                dim = _block_size(rf, env, m, i)
+                change = wp.max(change, _cone_block(rf, da, env, m, off, i, dim))
+                i += dim
             else:
                 change = wp.max(change, _scalar_row(rf, da, env, m, off, i))
                 i += 1

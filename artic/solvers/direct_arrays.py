@@ -7,6 +7,7 @@ import warp as wp
 
 from ..collision.contacts import ContactPoints
 from ..constraints.body_joint_rows import BodyJointArrays
+from ..constraints.contact_row_form import facet_base, friction_direction
 from ..constraints.contact_rows import ELLIPTIC, ContactRows, pyramid_impulses
 from ..constraints.row_form import (
     SRC_BODY_JOINT,
@@ -22,8 +23,6 @@ from ..constraints.row_form import (
     SRC_DOF_HIGH,
     SRC_DOF_VISCOUS,
     RowForm,
-    facet_base,
-    friction_direction,
 )
 from ..core.data import StepData
 from .free_factor import FREE, FactorMemo
@@ -117,8 +116,15 @@ def write_back(
             sd.cpl_acc[env, src] = x
         elif kind == SRC_COUPLING_LIMIT:
             sd.cpl_acc2[env, src] = x
-        elif kind == SRC_CONTACT_CONE:
-            ct.impulse[env, src] = x
+        elif kind == SRC_CONTACT_CONE:  # index 6 c + k: k < 3 the contact's rows, the rest its angular ones
+            c = src // 6
+            k = src % 6
+            if k < 3:
+                ct.impulse[env, 3 * c + k] = x
+            else:
+                ang = ct.ang_impulse[env, c]
+                ang[k - 3] = x
+                ct.ang_impulse[env, c] = ang
         elif kind == SRC_CONTACT or kind == SRC_CONTACT_FACET:
             if kind == SRC_CONTACT:
                 ct.impulse[env, src] = x

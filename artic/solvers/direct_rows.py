@@ -10,6 +10,7 @@ import warp as wp
 
 from ..collision.contacts import ContactPoints
 from ..constraints.body_joint_rows import BODY_ROW_RANGE, ROW_ON, BodyJointArrays, BodyJointTable
+from ..constraints.contact_row_form import add_contact_rows
 from ..constraints.contact_rows import ContactRows
 from ..constraints.coupling_rows import CouplingRows
 from ..constraints.deadzone_rows import DeadzoneTable, add_deadzone_rows
@@ -23,7 +24,6 @@ from ..constraints.row_form import (
     RowForm,
     add_body_joint_range_row,
     add_body_joint_rows,
-    add_contact_rows,
     add_coupling_rows,
     add_dof_rows,
     add_limit_row,

@@ -1,4 +1,4 @@
-"""The direct solver's friction pyramid (Scene.direct_friction_facets; constraints/row_form.add_contact_rows):
+"""The direct solver's friction pyramid (Scene.direct_friction_facets; constraints/contact_row_form.add_contact_rows):
 a box pushed on the ground against the closed forms of Coulomb friction, integrated implicitly as the step does
 (v_(n+1) = v* - h mu g along v_(n+1), v* the velocity without friction), and PhysX's box for comparison."""
 

@@ -184,12 +184,12 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
 def angular_friction(loader: _Loader, m: Material, condim: str, rest: np.ndarray, name: str) -> None:
     """MuJoCo's torsional (condim 4 and 6) and rolling (condim 6) friction on material `m`: `rest`, the geom's or
     pair's friction values after the sliding one(s) (torsional, then rolling; MuJoCo's defaults 0.005 and 0.0001
-    where the file gives fewer). They act as edges of MuJoCo's pyramidal cone (constraints/pyramid.py), so with soft
-    constraints and the pyramidal cone only; otherwise the contact is condim 3 and `name` is counted for
-    report_condim's one warning."""
+    where the file gives fewer). They act as edges of MuJoCo's pyramidal cone (constraints/pyramid.py) or as rows of
+    its elliptic cone (constraints/elliptic.py), so with soft constraints only; otherwise the contact is condim 3
+    and `name` is counted for report_condim's one warning."""
     if condim not in ("4", "6"):
         return
-    if not (loader.opts.soft and loader.opts.cone == "pyramidal"):
+    if not loader.opts.soft:
         loader.angular_dropped.append(name)
         return
     m.torsional_friction = float(rest[0]) if len(rest) > 0 else 0.005
@@ -299,8 +299,8 @@ def report_condim(loader: _Loader) -> None:
         names = loader.angular_dropped
         warnings.warn(
             f"MJCF '{loader.path.name}': {len(names)} condim 4 or 6 geom(s) or pair(s) (first '{names[0]}') act "
-            "as condim 3 here: torsional and rolling friction are edges of MuJoCo's pyramidal cone, which needs "
-            "soft constraints (load_mjcf's default) and <option cone='pyramidal'> (MuJoCo's default)",
+            "as condim 3 here: torsional and rolling friction are part of MuJoCo's friction cones, which need "
+            "soft constraints (load_mjcf's default)",
             RuntimeWarning,
             stacklevel=4,
         )

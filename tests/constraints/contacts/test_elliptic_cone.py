@@ -16,74 +16,93 @@ from scipy.optimize import minimize_scalar
 
 import artic
 from artic import SolverType
-from artic.constraints.elliptic import cone_qp
+from artic.constraints.contact_arrays import vec6
+from artic.constraints.elliptic import cone_qp, mat66
 
 
 @wp.kernel
 def _cone_qp_kernel(
-    h: wp.array(dtype=wp.mat33),
-    q: wp.array(dtype=wp.vec3),
-    old: wp.array(dtype=wp.vec3),
-    f: wp.array(dtype=float),
-    out: wp.array(dtype=wp.vec3),
+    h: wp.array(dtype=mat66),
+    q: wp.array(dtype=vec6),
+    old: wp.array(dtype=vec6),
+    mu: wp.array(dtype=vec6),
+    dim: int,
+    out: wp.array(dtype=vec6),
 ):
     i = wp.tid()
-    out[i] = cone_qp(h[i], q[i], old[i], f[i])
+    out[i] = cone_qp(h[i], q[i], old[i], mu[i], dim)
 
 
-def _problems(count: int, seed: int = 3):
-    """Random contacts: H = J M^-1 J^T + diag(R_n, R_t, R_t) with a random positive definite block and R from 1e-3
-    to 1 of its diagonal, q of either sign (a third pressed into the surface with a small tangential push), f in
-    [0.1, 1.5], half of them warm-started from a point of the cone."""
+def _problems(count: int, dim: int = 3, seed: int = 3):
+    """Random contacts with dim - 1 friction components: H = J M^-1 J^T + diag(R_n, R_t, ...) with a random positive
+    definite block and R from 1e-3 to 1 of its diagonal, q of either sign (a third pressed into the surface with a
+    small push along), sliding coefficients f in [0.1, 1.5] and angular ones (dim > 3) in [0.005, 0.1], half of them
+    warm-started from a point of the cone."""
     rng = np.random.default_rng(seed)
-    hs, qs, olds, fs = [], [], [], []
+    hs, qs, olds, mus = [], [], [], []
     for k in range(count):
-        j = rng.normal(size=(3, 3))
-        a = j @ j.T + 1e-2 * np.eye(3)
+        j = rng.normal(size=(dim, dim))
+        a = j @ j.T + 1e-2 * np.eye(dim)
         r_n = 10.0 ** rng.uniform(-3, 0) * a[0, 0]
         r_t = r_n / 10.0 ** rng.uniform(0, 1)  # R_t = R_n / impratio
-        hs.append(a + np.diag([r_n, r_t, r_t]))
-        qk = rng.normal(size=3) * np.array([1.0, 2.0, 2.0])
-        if k % 3 == 0:  # pressed, with little push along: mostly sticking
-            qk = np.array([abs(qk[0]) + 1.0, 0.1 * qk[1], 0.1 * qk[2]])
-        qs.append(qk)
         f = rng.uniform(0.1, 1.5)
-        fs.append(f)
+        mu = np.array([0.0, f, f] + list(rng.uniform(0.005, 0.1, size=dim - 3)))
+        hs.append(a + np.diag([r_n] + [r_t * f**2 / mu[i] ** 2 for i in range(1, dim)]))
+        qk = rng.normal(size=dim) * np.array([1.0] + [2.0] * (dim - 1))
+        if k % 3 == 0:  # pressed, with little push along: mostly sticking
+            qk = np.concatenate([[abs(qk[0]) + 1.0], 0.1 * qk[1:]])
+        qs.append(qk)
+        mus.append(mu)
         n = abs(rng.normal())
-        angle = rng.uniform(0, 2 * np.pi)
-        olds.append([n, 0.9 * f * n * np.cos(angle), 0.9 * f * n * np.sin(angle)] if k % 2 else [0.0, 0.0, 0.0])
-    return (np.array(hs, np.float32), np.array(qs, np.float32), np.array(olds, np.float32), np.array(fs, np.float32))
+        u = rng.normal(size=dim - 1)
+        olds.append(np.concatenate([[n], 0.9 * n * mu[1:] * u / np.linalg.norm(u)]) if k % 2 else np.zeros(dim))
+    return [np.array(x, np.float32) for x in (hs, qs, olds, mus)]
 
 
-def _solve(h, q, old, f):
-    out = wp.zeros(len(f), dtype=wp.vec3, device="cpu")
-    arrays = [wp.array(x, dtype=t, device="cpu") for x, t in ((h, wp.mat33), (q, wp.vec3), (old, wp.vec3), (f, float))]
-    wp.launch(_cone_qp_kernel, dim=len(f), inputs=[*arrays, out], device="cpu")
-    return out.numpy().astype(np.float64)
+def _pad(x: np.ndarray) -> np.ndarray:
+    """(count, d) or (count, d, d) into the kernel's 6-vectors and 6 x 6 matrices (zeros beyond d)."""
+    out = np.zeros((len(x), 6) + ((6,) if x.ndim == 3 else ()), np.float32)
+    d = x.shape[1]
+    if x.ndim == 3:
+        out[:, :d, :d] = x
+    else:
+        out[:, :d] = x
+    return out
 
 
-def test_cone_qp_meets_the_conic_optimality_conditions():
-    """400 random contacts: every answer lies in K, its gradient in K*, and the two are complementary, to float32
-    precision (1e-5 of the impulse and of w's terms); the three cases occur (inside the cone: sticking; on its surface:
-    sliding; zero: separating), each at least 30 times."""
-    h, q, old, f = _problems(400)
-    lam = _solve(h, q, old, f)
+def _solve(h, q, old, mu):
+    dim = q.shape[1]
+    out = wp.zeros(len(q), dtype=vec6, device="cpu")
+    arrays = [wp.array(_pad(x), dtype=t, device="cpu") for x, t in ((h, mat66), (q, vec6), (old, vec6), (mu, vec6))]
+    wp.launch(_cone_qp_kernel, dim=len(q), inputs=[*arrays, dim, out], device="cpu")
+    return out.numpy().astype(np.float64)[:, :dim]
+
+
+@pytest.mark.parametrize("dim", [3, 4, 6], ids=["sliding", "torsion", "rolling"])
+def test_cone_qp_meets_the_conic_optimality_conditions(dim):
+    """400 random contacts (sliding friction; with torsional; with torsional and rolling): every answer lies in K,
+    its gradient in K* = {w_n >= |(mu_k w_k)|}, and the two are complementary, to float32 precision (1e-5 of the
+    impulse and of w's terms); the three cases occur (inside the cone: sticking; on its surface: sliding; zero:
+    separating), each at least 20 times."""
+    h, q, old, mu = _problems(400, dim)
+    lam = _solve(h, q, old, mu)
     cases = {"inside": 0, "surface": 0, "zero": 0}
-    for k in range(len(f)):
-        hk, qk, fk, lk = h[k].astype(np.float64), q[k].astype(np.float64), float(f[k]), lam[k]
+    for k in range(len(q)):
+        hk, qk, mk, lk = h[k].astype(np.float64), q[k].astype(np.float64), mu[k].astype(np.float64), lam[k]
         w = hk @ lk - qk
         tol_l = 1e-5 * np.abs(lk).max() + 1e-9 * np.abs(qk).max() / np.abs(hk).max()
         tol_w = 1e-5 * (np.abs(hk).max() * np.abs(lk).max() + np.abs(qk).max())  # w's rounding in float32
-        assert lk[0] >= -tol_l and np.hypot(lk[1], lk[2]) <= fk * lk[0] + tol_l, (k, lk, fk)
-        assert w[0] >= fk * np.hypot(w[1], w[2]) - tol_w, (k, w, fk)
+        friction = np.linalg.norm(lk[1:] / mk[1:])
+        assert lk[0] >= -tol_l and friction <= lk[0] + tol_l * (1 + 1 / mk[1:].min()), (k, lk, mk)
+        assert w[0] >= np.linalg.norm(mk[1:] * w[1:]) - tol_w, (k, w, mk)
         assert abs(lk @ w) <= tol_w * np.abs(lk).max(), (k, lk, w)
         if np.abs(lk).max() <= tol_l:
             cases["zero"] += 1
-        elif np.hypot(lk[1], lk[2]) < fk * lk[0] * (1 - 1e-4):
+        elif friction < lk[0] * (1 - 1e-4):
             cases["inside"] += 1
         else:
             cases["surface"] += 1
-    assert min(cases.values()) >= 30, cases
+    assert min(cases.values()) >= 20, cases
 
 
 def _search(hk, qk, fk):
@@ -114,10 +133,10 @@ def _search(hk, qk, fk):
 def test_cone_qp_equals_a_search_of_the_cone():
     """120 random contacts: the answers equal those of a search over the cone's surface (_search) to 1e-4 of the
     largest impulse, and their costs to 1e-5 of |q| times it."""
-    h, q, old, f = _problems(120, seed=11)
-    lam = _solve(h, q, old, f)
-    for k in range(len(f)):
-        hk, qk, fk = h[k].astype(np.float64), q[k].astype(np.float64), float(f[k])
+    h, q, old, mu = _problems(120, seed=11)
+    lam = _solve(h, q, old, mu)
+    for k in range(len(q)):
+        hk, qk, fk = h[k].astype(np.float64), q[k].astype(np.float64), float(mu[k, 1])
         ref = _search(hk, qk, fk)
         scale = np.abs(ref).max() + 1e-9
         np.testing.assert_allclose(lam[k], ref, atol=1e-4 * scale, err_msg=str(k))

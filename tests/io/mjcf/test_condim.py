@@ -1,5 +1,6 @@
-"""MuJoCo's torsional (condim 4) and rolling (condim 6) friction: edges of its pyramidal cone (constraints/pyramid.py),
-solved by the direct solver, against MuJoCo on the same files; PGS and TGS say they leave them out."""
+"""MuJoCo's torsional (condim 4) and rolling (condim 6) friction: edges of its pyramidal cone (constraints/pyramid.py)
+or rows of its elliptic cone (constraints/elliptic.py), solved by the direct solver, against MuJoCo on the same files
+under both cones; PGS and TGS say they leave them out."""
 
 from __future__ import annotations
 
@@ -13,18 +14,21 @@ from artic import CacheFlag
 
 mujoco = pytest.importorskip("mujoco")
 
-XML = """<mujoco><option timestep="0.002"/>
+XML = """<mujoco><option timestep="0.002" {cone}/>
 <worldbody><geom type="plane" size="5 5 .1" condim="{c}" friction="0.8 {tor} {roll}"/>
 <body name="ball" pos="0 0 0.1"><freejoint/>
 <geom type="sphere" size="0.1" condim="{c}" friction="0.8 {tor} {roll}" density="1000"/></body>
 </worldbody></mujoco>"""
 
 
-def _both(tmp_path, condim, tor, roll, qvel, solver=None, seconds=1.0):
+CONES = {"pyramidal": "", "elliptic": 'cone="elliptic"'}
+
+
+def _both(tmp_path, condim, tor, roll, qvel, solver=None, seconds=1.0, cone="pyramidal"):
     """MuJoCo's and artic's free-ball velocities (linear, angular; world) every 10 ms over `seconds`, from 0.2 s of
     settling and then `qvel` given to both."""
     path = tmp_path / "ball.xml"
-    path.write_text(XML.format(c=condim, tor=tor, roll=roll))
+    path.write_text(XML.format(c=condim, tor=tor, roll=roll, cone=CONES[cone]))
     m = mujoco.MjModel.from_xml_path(str(path))
     d = mujoco.MjData(m)
     model = artic.load_mjcf(path)
@@ -51,29 +55,32 @@ def _both(tmp_path, condim, tor, roll, qvel, solver=None, seconds=1.0):
     return np.array(theirs), np.array(ours)
 
 
-def test_torsional_friction_stops_a_spinning_ball_as_mujoco(tmp_path):
+@pytest.mark.parametrize("cone", list(CONES))
+def test_torsional_friction_stops_a_spinning_ball_as_mujoco(tmp_path, cone):
     """condim 4: a ball spinning at 20 rad/s about the normal on the floor is stopped by its torsional friction
     (0.05 m) in ~0.2 s; artic's spin follows MuJoCo's to 1e-2 rad/s every 10 ms, and the ball stays put."""
-    theirs, ours = _both(tmp_path, 4, 0.05, 0.001, np.array([0, 0, 0, 0, 0, 20.0]))
+    theirs, ours = _both(tmp_path, 4, 0.05, 0.001, np.array([0, 0, 0, 0, 0, 20.0]), cone=cone)
     assert theirs[0, 5] > 1.0 and abs(theirs[-1, 5]) < 1e-3  # MuJoCo's spin slows down and stops
     np.testing.assert_allclose(ours, theirs, atol=1e-2)
 
 
-def test_rolling_friction_stops_a_rolling_ball_as_mujoco(tmp_path):
+@pytest.mark.parametrize("cone", list(CONES))
+def test_rolling_friction_stops_a_rolling_ball_as_mujoco(tmp_path, cone):
     """condim 6: a ball launched rolling at 1 m/s (10 rad/s) nearly stops within 1 s under its rolling friction
     (0.02 m); every 10 ms over 1 s artic's rolling speed follows MuJoCo's to 1e-2 m/s and its spin to 0.05 rad/s
     (measured 4e-3 and 0.036: the soft contact's small vertical chatter, 0.03 m/s in both engines, runs a few
     steps out of phase between them)."""
-    theirs, ours = _both(tmp_path, 6, 0.05, 0.02, np.array([1.0, 0, 0, 0, 10.0, 0]))
+    theirs, ours = _both(tmp_path, 6, 0.05, 0.02, np.array([1.0, 0, 0, 0, 10.0, 0]), cone=cone)
     assert 0.5 < theirs[19, 0] < 0.95 and theirs[-1, 0] < 0.1  # rolling friction slows it down over the second
     np.testing.assert_allclose(ours[:, 0], theirs[:, 0], atol=1e-2)
     np.testing.assert_allclose(ours[:, 4], theirs[:, 4], atol=0.05)
     np.testing.assert_allclose(ours[:, 2], theirs[:, 2], atol=0.05)
 
 
-def test_condim_3_leaves_the_spin_alone(tmp_path):
+@pytest.mark.parametrize("cone", list(CONES))
+def test_condim_3_leaves_the_spin_alone(tmp_path, cone):
     """The same spinning ball with condim 3 (sliding friction only): neither engine slows its spin."""
-    theirs, ours = _both(tmp_path, 3, 0.05, 0.001, np.array([0, 0, 0, 0, 0, 20.0]), seconds=0.3)
+    theirs, ours = _both(tmp_path, 3, 0.05, 0.001, np.array([0, 0, 0, 0, 0, 20.0]), seconds=0.3, cone=cone)
     np.testing.assert_allclose(theirs[:, 5], 20.0, atol=1e-3)
     np.testing.assert_allclose(ours[:, 5], 20.0, atol=1e-3)
 
@@ -82,7 +89,7 @@ def test_condim_3_leaves_the_spin_alone(tmp_path):
 def test_pgs_and_tgs_say_they_leave_torsional_friction_out(tmp_path, solver):
     """Under PGS or TGS the contact is condim 3, and the first step says so (once), naming the direct solver."""
     path = tmp_path / "ball.xml"
-    path.write_text(XML.format(c=4, tor=0.05, roll=0.001))
+    path.write_text(XML.format(c=4, tor=0.05, roll=0.001, cone=""))
     model = artic.load_mjcf(path)
     scene = artic.Scene(1, gravity=model.gravity, solver_type=solver)
     model.add_to(scene)
@@ -93,16 +100,20 @@ def test_pgs_and_tgs_say_they_leave_torsional_friction_out(tmp_path, solver):
         scene.step(model.timestep)
 
 
-def test_without_the_soft_pyramid_condim_4_is_reported(tmp_path):
-    """Torsional friction is an edge of MuJoCo's pyramidal cone: with soft_constraints=False or the elliptic cone
-    the geoms act as condim 3, with one warning naming the first geom."""
+def test_without_soft_constraints_condim_4_is_reported(tmp_path):
+    """Torsional friction is part of MuJoCo's soft cones: with soft_constraints=False the geoms act as condim 3,
+    with one warning naming the first geom; under either soft cone no such warning."""
     path = tmp_path / "ball.xml"
-    path.write_text(XML.format(c=4, tor=0.05, roll=0.001).replace('name="ball" pos', 'name="b" pos'))
+    path.write_text(XML.format(c=4, tor=0.05, roll=0.001, cone="").replace('name="ball" pos', 'name="b" pos'))
     with pytest.warns(RuntimeWarning, match="condim 4 or 6 geom.* act as condim 3"):
         artic.load_mjcf(path, soft_constraints=False)
-    path.write_text(XML.format(c=4, tor=0.05, roll=0.001).replace("<option ", '<option cone="elliptic" '))
-    with pytest.warns(RuntimeWarning, match="condim 4 or 6 geom.* act as condim 3"):
-        artic.load_mjcf(path)
+    path.write_text(XML.format(c=4, tor=0.05, roll=0.001, cone=CONES["elliptic"]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = artic.load_mjcf(path)
+    assert not [w for w in caught if "condim 3" in str(w.message)]
+    (shape,) = [s for a in model.articulations for link in a.get_links() for s in link.shapes]
+    assert (shape.material.torsional_friction, shape.material.elliptic_impratio) == (0.05, 1.0)
 
 
 @pytest.mark.parametrize("name", ["torsional_friction", "rolling_friction"])
@@ -119,7 +130,7 @@ def test_the_memory_estimate_counts_the_angular_rows(tmp_path):
     from artic.sim.builders.arrays import contact_bytes_per_env, detection_centers
 
     path = tmp_path / "ball.xml"
-    path.write_text(XML.format(c=4, tor=0.05, roll=0.001))
+    path.write_text(XML.format(c=4, tor=0.05, roll=0.001, cone=""))
     model = artic.load_mjcf(path)
     scene = artic.Scene(2, gravity=model.gravity, solver_type=model.solver_type)
     model.add_to(scene)
