@@ -57,6 +57,7 @@ def _scenes() -> dict[str, Path]:
         "dm humanoid": suite / "humanoid.xml",
         "dm finger": suite / "finger.xml",
         "dm manipulator": suite / "manipulator.xml",
+        "dm stacker": suite / "stacker.xml",  # boxes on boxes under MuJoCo's elliptic cone (constraints/elliptic.py)
         "dm dog": suite / "dog.xml",
         "fetch pick_and_place": robotics / "fetch" / "pick_and_place.xml",
         "shadow hand block": robotics / "hand" / "manipulate_block.xml",

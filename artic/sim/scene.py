@@ -477,7 +477,8 @@ class Scene(KnownAttributes):
 
     def get_solver_report(self, obj: Articulation | RigidDynamic) -> dict[str, np.ndarray]:
         """The direct solver's report for the envs of `obj`'s block (an Articulation or RigidDynamic) after the last
-        direct step: (E,) arrays 'pivots', 'rows', 'complementarity' (the largest violation of the LCP conditions
+        direct step: (E,) arrays 'pivots', 'cone_sweeps' (those that put elliptic contacts on their cone,
+        solvers/cone_polish.py), 'rows', 'complementarity' (the largest violation of the LCP conditions
         in the velocity solve [m/s or rad/s]), 'bilateral_residual' (the largest |g.v - target| of a hard
         bilateral row after the position solve: what contradicting constraints left unmet), 'friction_settled',
         'fell_back' (this step was solved by PGS instead), 'fallback_count' (such steps so far), and of the body

@@ -139,7 +139,7 @@ class _Couplings:
             if name not in self.loader.joint_names:
                 raise v.fail(j, f"attribute joint='{name}' names no joint of the model; fix the name")
             art, joint = self.loader.joint_names[name]
-            if joint.get_joint_type() not in (JointType.REVOLUTE, JointType.PRISMATIC):
+            if joint.get_joint_type() not in (JointType.REVOLUTE_UNWRAPPED, JointType.PRISMATIC):
                 raise v.fail(j, f"joint '{name}' is not a hinge or slide joint; a fixed tendon needs scalar joints")
             terms.append((art, joint, self.link_of[id(joint)], v.number(j, "coef")))
         if not terms:
@@ -517,7 +517,7 @@ class _Couplings:
             return
         axes = []
         for j in (j1, j2):
-            if j.get_joint_type() not in (JointType.REVOLUTE, JointType.PRISMATIC):
+            if j.get_joint_type() not in (JointType.REVOLUTE_UNWRAPPED, JointType.PRISMATIC):
                 self._warn(el, f"joint '{j.name}' is not a hinge or slide joint; dropped")
                 return
             axes.append(Axis.X if j.get_joint_type() == JointType.PRISMATIC else Axis.TWIST)

@@ -685,8 +685,8 @@ class _Loader:
         elif kind == "slide":
             joint.set_joint_type(JointType.PRISMATIC)
             axes = (Axis.X,)
-        else:
-            joint.set_joint_type(JointType.REVOLUTE)
+        else:  # MuJoCo's hinge angle is never wrapped (PhysX's REVOLUTE wraps by 4 pi: a ball rolled 2 turns apart)
+            joint.set_joint_type(JointType.REVOLUTE_UNWRAPPED)
             axes = (Axis.TWIST,)
         rng = self._range(j, a, kind)
         force_range = self._force_range(j, a)
