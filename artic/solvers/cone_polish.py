@@ -2,14 +2,16 @@
 
 The pivoting (solvers/mlcp.py) solves a bounded LCP, whose friction can only be a box: an elliptic contact's
 friction rows enter it boxed at +-f_k times the normal's impulse, the box around the cone. Its answer is then the
-start of block Gauss-Seidel sweeps on the same A and b (A holding the rows' R on its diagonal), over-relaxed by
-POLISH_OMEGA: each elliptic contact's rows (three, and its angular ones) solved together on the cone
-(elliptic.cone_qp), every other row clamped to its bounds (a box friction row's from its normals' current impulses)
-as PGS clamps it, until a sweep changes no row's velocity by more than POLISH_TOLERANCE of the largest |b| (at least
-POLISH_FLOOR). The problem is convex with one answer (each soft row's R > 0). The sweeps are what is slow: a flat
-box's four contacts are redundant, a redundancy that only R (a few percent of A's diagonal) resolves, and took 180
-sweeps a solve without the over-relaxation, 55 with it. w = A x - b is kept up to date (float64) as the impulses
-move, so that the velocity solve can start from it as from the pivoting's.
+start of block Gauss-Seidel sweeps on the same A and b (A holding the rows' R on its diagonal): each elliptic
+contact's rows (three, and its angular ones) solved together on the cone (elliptic.cone_qp), every other row clamped
+to its bounds (a box friction row's from its normals' current impulses) as PGS clamps it, until a sweep changes no
+row's velocity by more than POLISH_TOLERANCE of the largest |b| (at least POLISH_FLOOR). The problem is convex with
+one answer (each soft row's R > 0). The sweeps alone are slow where contacts are redundant: a flat box's four
+sliding contacts on 6 dofs leave A with six eigenvalues at R (a few percent of its diagonal), and took 180 sweeps a
+solve. Every SUBSPACE_EVERY sweeps a projected Newton step (_subspace_step) minimizes over the current face (the
+rows inside their bounds and cones, and each sliding contact's ray), which moves along that slow mode at once: 9
+sweeps a solve. w = A x - b is kept up to date (float64) as the impulses move, so that the velocity solve can start
+from it as from the pivoting's.
 
 The elliptic rows' conditions are the cone's, not a box's: once polished their bounds are pinned at their
 impulses (lo = hi = x), which the LCP's complementarity check (mlcp.complementarity_error) then accepts; the velocity
@@ -26,9 +28,9 @@ from ..constraints.row_form import SRC_CONTACT_CONE, RowForm
 from .direct_arrays import DirectArrays
 
 POLISH_SWEEPS = wp.constant(200)
-POLISH_OMEGA = wp.constant(1.6)  # over-relaxation: a box's 4 contacts took 180 sweeps a solve at 1, 55 at 1.6
 POLISH_TOLERANCE = wp.constant(1.0e-6)  # of the largest |b|: the block solves are float32 (elliptic.cone_qp)
 POLISH_FLOOR = wp.constant(1.0e-10)  # [m/s]
+SUBSPACE_EVERY = wp.constant(2)  # sweeps between two projected Newton steps (_subspace_step)
 
 
 @wp.func
@@ -74,7 +76,6 @@ def _cone_block(rf: RowForm, da: DirectArrays, env: int, m: int, off: int, i: in
             q[r] = 0.0
             mu[r] = 1.0
     new = cone_qp(h, q, old, mu, dim)
-    new = onto_cone(old + (new - old) * POLISH_OMEGA, mu, dim)
     change = wp.float64(0.0)
     for r in range(dim):
         d = wp.float64(new[r]) - da.x[env, i + r]
@@ -107,10 +108,188 @@ def _scalar_row(rf: RowForm, da: DirectArrays, env: int, m: int, off: int, i: in
         lo = -bound
         hi = bound
     xi = da.x[env, i]
-    d = wp.clamp(xi - wp.float64(POLISH_OMEGA) * da.y[env, off + i] / aii, lo, hi) - xi
+    d = wp.clamp(xi - da.y[env, off + i] / aii, lo, hi) - xi
     if d != wp.float64(0.0):
         _move(da, env, m, off, i, d)
     return wp.abs(d) * aii
+
+
+@wp.func
+def _column(rf: RowForm, da: DirectArrays, env: int, m: int, col: int, r: int) -> wp.float64:
+    """Entry r of subspace column `col` (_subspace_step): e_c for a row column c >= 0; for a ray column -(i + 1), the
+    unit vector along the impulse of the elliptic contact whose rows start at i."""
+    if col >= 0:
+        if r == col:
+            return wp.float64(1.0)
+        return wp.float64(0.0)
+    i = -col - 1
+    dim = _block_size(rf, env, m, i)
+    if r < i or r >= i + dim:
+        return wp.float64(0.0)
+    norm = wp.float64(0.0)
+    for k in range(dim):
+        norm += da.x[env, i + k] * da.x[env, i + k]
+    return da.x[env, r] / wp.sqrt(norm)
+
+
+@wp.func
+def _span(rf: RowForm, env: int, m: int, col: int) -> wp.vec2i:
+    """The rows subspace column `col` touches: [first, last)."""
+    if col >= 0:
+        return wp.vec2i(col, col + 1)
+    return wp.vec2i(-col - 1, -col - 1 + _block_size(rf, env, m, -col - 1))
+
+
+@wp.func
+def _projected_delta(rf: RowForm, da: DirectArrays, env: int, m: int, alpha: wp.float64) -> None:
+    """y's first part = P(x + alpha dir) - x (dir: y's second part): each elliptic contact's rows projected onto its
+    cone (elliptic.onto_cone), every other row clamped to its bounds (a box friction row keeps its impulse)."""
+    off = da.y.shape[1] // 4
+    i = int(0)
+    while i < m:
+        if rf.source_kind[env, i] == SRC_CONTACT_CONE:
+            dim = _block_size(rf, env, m, i)
+            v = vec6(0.0)
+            mu = vec6(1.0)
+            for r in range(dim):
+                v[r] = float(da.x[env, i + r] + alpha * da.y[env, off + i + r])
+                if r > 0:
+                    mu[r] = wp.max(rf.mu_static[env, i + r], 1.0e-12)
+            v = onto_cone(v, mu, dim)
+            for r in range(dim):
+                da.y[env, i + r] = wp.float64(v[r]) - da.x[env, i + r]
+            i += dim
+        else:
+            xi = da.x[env, i]
+            if rf.findex[env, i] < 0:
+                xi = wp.clamp(xi + alpha * da.y[env, off + i], da.lo[env, i], da.hi[env, i])
+            da.y[env, i] = xi - da.x[env, i]
+            i += 1
+
+
+@wp.func
+def _cost_change(da: DirectArrays, env: int, m: int, off_w: int) -> wp.float64:
+    """The polish's cost change (1/2 x^T A x - b^T x) for the move dx in y's first part: dx . w + dx^T A dx / 2."""
+    s = wp.float64(0.0)
+    for r in range(m):
+        d = da.y[env, r]
+        if d != wp.float64(0.0):
+            q = da.y[env, off_w + r]
+            for c in range(m):
+                q += wp.float64(0.5) * da.a[env, r, c] * da.y[env, c]
+            s += d * q
+    return s
+
+
+@wp.func
+def _free_columns(rf: RowForm, da: DirectArrays, env: int, m: int) -> int:
+    """The subspace's columns into da.free (_column): the rows strictly inside their bounds (not box friction, whose
+    bounds move with the normals), the rows of elliptic contacts strictly inside their cone, and the ray through the
+    impulse of those on its surface: what moves in the sweeps' slow mode, the redistribution of a sliding patch's
+    normals (a turn of their friction too made the step worse than none: the cone's curvature). Returns their
+    count."""
+    k = int(0)
+    i = int(0)
+    while i < m:
+        if rf.source_kind[env, i] == SRC_CONTACT_CONE:
+            dim = _block_size(rf, env, m, i)
+            n = da.x[env, i]
+            if n > wp.float64(0.0):
+                s = wp.float64(0.0)
+                for r in range(1, dim):
+                    t = da.x[env, i + r] / wp.float64(wp.max(rf.mu_static[env, i + r], 1.0e-12))
+                    s += t * t
+                if wp.sqrt(s) < n * wp.float64(1.0 - 1.0e-6):
+                    for r in range(dim):
+                        da.free[env, k] = i + r
+                        k += 1
+                else:
+                    da.free[env, k] = -(i + 1)
+                    k += 1
+            i += dim
+        else:
+            x = da.x[env, i]
+            gap = wp.float64(1.0e-9) * (wp.abs(x) + wp.float64(1.0e-12))
+            if (
+                rf.findex[env, i] < 0
+                and x > da.lo[env, i] + gap
+                and x < da.hi[env, i] - gap
+                and da.a[env, i, i] > wp.float64(0.0)
+            ):
+                da.free[env, k] = i
+                k += 1
+            i += 1
+    return k
+
+
+@wp.func
+def _subspace_step(rf: RowForm, da: DirectArrays, env: int, m: int, off_w: int) -> None:
+    """One projected Newton step of the polish's quadratic (the Gauss-Seidel sweeps' slow part in one solve): its
+    minimum over the current face (_free_columns; H = Z^T A Z by Cholesky in the pivoting's factor workspace, which
+    is then invalid: the velocity solve factors afresh), then x moves towards it, projected back onto the bounds and
+    cones, by the largest of 1, 1/2, 1/4, ... (at most 12) that lowers the cost."""
+    k = _free_columns(rf, da, env, m)
+    da.nfree[env] = -1  # the workspace below is the pivoting's factor
+    if k == 0:
+        return
+    off_x = da.y.shape[1] // 4  # y's second part: the reduced gradient and step, then the direction in x
+    for a in range(k):
+        ca = da.free[env, a]
+        sa = _span(rf, env, m, ca)
+        g = wp.float64(0.0)
+        for r in range(sa[0], sa[1]):
+            g += _column(rf, da, env, m, ca, r) * da.y[env, off_w + r]
+        da.y[env, off_x + a] = -g
+        for b in range(a + 1):
+            cb = da.free[env, b]
+            sb = _span(rf, env, m, cb)
+            h = wp.float64(0.0)
+            for r in range(sa[0], sa[1]):
+                za = _column(rf, da, env, m, ca, r)
+                for q in range(sb[0], sb[1]):
+                    h += za * da.a[env, r, q] * _column(rf, da, env, m, cb, q)
+            da.chol[env, a, b] = h
+    for a in range(k):  # Cholesky, lower triangle in place
+        for b in range(a + 1):
+            s = da.chol[env, a, b]
+            for c in range(b):
+                s -= da.chol[env, a, c] * da.chol[env, b, c]
+            if a == b:
+                if s <= wp.float64(1.0e-14) * da.chol[env, a, a]:
+                    return  # (nearly) singular on this face: left to the sweeps
+                da.chol[env, a, a] = wp.sqrt(s)
+            else:
+                da.chol[env, a, b] = s / da.chol[env, b, b]
+    for a in range(k):
+        s = da.y[env, off_x + a]
+        for c in range(a):
+            s -= da.chol[env, a, c] * da.y[env, off_x + c]
+        da.y[env, off_x + a] = s / da.chol[env, a, a]
+    for t in range(k):
+        a = k - 1 - t
+        s = da.y[env, off_x + a]
+        for c in range(a + 1, k):
+            s -= da.chol[env, c, a] * da.y[env, off_x + c]
+        da.y[env, off_x + a] = s / da.chol[env, a, a]
+    for a in range(k):  # the reduced step aside (the factor's first column is no longer needed)
+        da.chol[env, a, 0] = da.y[env, off_x + a]
+    for r in range(m):
+        da.y[env, off_x + r] = wp.float64(0.0)
+    for a in range(k):
+        ca = da.free[env, a]
+        sa = _span(rf, env, m, ca)
+        for r in range(sa[0], sa[1]):
+            da.y[env, off_x + r] = da.y[env, off_x + r] + _column(rf, da, env, m, ca, r) * da.chol[env, a, 0]
+    alpha = wp.float64(1.0)
+    for _halving in range(12):
+        _projected_delta(rf, da, env, m, alpha)
+        if _cost_change(da, env, m, off_w) < wp.float64(0.0):
+            for r in range(m):
+                d = da.y[env, r]
+                if d != wp.float64(0.0):
+                    _move(da, env, m, off_w, r, d)
+            return
+        alpha = alpha * wp.float64(0.5)
 
 
 @wp.func
@@ -149,6 +328,8 @@ def polish_cones(rf: RowForm, da: DirectArrays, env: int, m: int) -> int:
         if change <= tolerance:
             sweeps = sweep + 1
             break
+        if sweep % SUBSPACE_EVERY == SUBSPACE_EVERY - 1:
+            _subspace_step(rf, da, env, m, off)
     for i in range(m):
         if rf.source_kind[env, i] == SRC_CONTACT_CONE:
             da.lo[env, i] = da.x[env, i]
