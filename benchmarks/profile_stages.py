@@ -30,7 +30,9 @@ import warp as wp
 from benchmarks.profile_step import _scene
 
 
-def stage_times(name: str, envs: int = 1, solver: str = "file", rounds: int = 300) -> dict[str, float]:
+def stage_times(
+    name: str, envs: int = 1, solver: str = "file", rounds: int = 300, warmup: int = 20
+) -> dict[str, float]:
     """Microseconds per step of each stage (and "launch", "host" and "step") of scene `name`: the median over
     `rounds` interleaved rounds, each stop timed once per round from the same saved state."""
     import artic
@@ -39,7 +41,7 @@ def stage_times(name: str, envs: int = 1, solver: str = "file", rounds: int = 30
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         scene, dt = _scene(name, envs, solver)
-        for _ in range(20):
+        for _ in range(warmup):
             scene.step(dt)
     stops = [STAGE_NONE, *range(len(STAGES))]
     launches = []
@@ -89,6 +91,7 @@ def main() -> None:
     p.add_argument("--envs", type=int, default=1)
     p.add_argument("--solver", default="file", choices=("file", "PGS", "TGS", "DIRECT"), help="file: an MJCF's own")
     p.add_argument("--rounds", type=int, default=300)
+    p.add_argument("--warmup", type=int, default=20, help="steps before the profile (300: most robots at rest)")
     args = p.parse_args()
     if args.all:
         from benchmarks import bench_robots
@@ -98,9 +101,12 @@ def main() -> None:
         names = [args.scene]
     else:
         p.error("a scene name, or --all")
-    rows = [(n, stage_times(n, args.envs, args.solver, args.rounds)) for n in names]
+    rows = [(n, stage_times(n, args.envs, args.solver, args.rounds, args.warmup)) for n in names]
     cols = list(rows[0][1])
-    print(f"us per step ({args.envs} env(s), solver {args.solver}); each stage's share of the step in parentheses")
+    print(
+        f"us per step ({args.envs} env(s), solver {args.solver}, after {args.warmup} steps); each stage's share of the "
+        "step in parentheses"
+    )
     print("| scene | " + " | ".join(cols) + " |")
     print("|---|" + "---:|" * len(cols))
     for n, t in rows:

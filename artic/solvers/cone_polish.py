@@ -115,32 +115,6 @@ def _scalar_row(rf: RowForm, da: DirectArrays, env: int, m: int, off: int, i: in
 
 
 @wp.func
-def _column(rf: RowForm, da: DirectArrays, env: int, m: int, col: int, r: int) -> wp.float64:
-    """Entry r of subspace column `col` (_subspace_step): e_c for a row column c >= 0; for a ray column -(i + 1), the
-    unit vector along the impulse of the elliptic contact whose rows start at i."""
-    if col >= 0:
-        if r == col:
-            return wp.float64(1.0)
-        return wp.float64(0.0)
-    i = -col - 1
-    dim = _block_size(rf, env, m, i)
-    if r < i or r >= i + dim:
-        return wp.float64(0.0)
-    norm = wp.float64(0.0)
-    for k in range(dim):
-        norm += da.x[env, i + k] * da.x[env, i + k]
-    return da.x[env, r] / wp.sqrt(norm)
-
-
-@wp.func
-def _span(rf: RowForm, env: int, m: int, col: int) -> wp.vec2i:
-    """The rows subspace column `col` touches: [first, last)."""
-    if col >= 0:
-        return wp.vec2i(col, col + 1)
-    return wp.vec2i(-col - 1, -col - 1 + _block_size(rf, env, m, -col - 1))
-
-
-@wp.func
 def _projected_delta(rf: RowForm, da: DirectArrays, env: int, m: int, alpha: wp.float64) -> None:
     """y's first part = P(x + alpha dir) - x (dir: y's second part): each elliptic contact's rows projected onto its
     cone (elliptic.onto_cone), every other row clamped to its bounds (a box friction row keeps its impulse)."""
@@ -182,12 +156,20 @@ def _cost_change(da: DirectArrays, env: int, m: int, off_w: int) -> wp.float64:
 
 
 @wp.func
+def _add_column(da: DirectArrays, env: int, k: int, start: int, length: int) -> int:
+    """Column k of the subspace: rows start..start+length-1 (da.free holds start * 8 + length), its entries already
+    in y's first part. Returns k + 1."""
+    da.free[env, k] = start * 8 + length
+    return k + 1
+
+
+@wp.func
 def _free_columns(rf: RowForm, da: DirectArrays, env: int, m: int) -> int:
-    """The subspace's columns into da.free (_column): the rows strictly inside their bounds (not box friction, whose
-    bounds move with the normals), the rows of elliptic contacts strictly inside their cone, and the ray through the
-    impulse of those on its surface: what moves in the sweeps' slow mode, the redistribution of a sliding patch's
-    normals (a turn of their friction too made the step worse than none: the cone's curvature). Returns their
-    count."""
+    """The subspace's columns (_add_column; their unit entries in y's first part, by row): the rows strictly inside
+    their bounds (not box friction, whose bounds move with the normals), the rows of elliptic contacts strictly
+    inside their cone, and the ray through the impulse of those on its surface: what moves in the sweeps' slow mode,
+    the redistribution of a sliding patch's normals (a turn of their friction too made the step worse than none: the
+    cone's curvature). Returns their count."""
     k = int(0)
     i = int(0)
     while i < m:
@@ -196,16 +178,19 @@ def _free_columns(rf: RowForm, da: DirectArrays, env: int, m: int) -> int:
             n = da.x[env, i]
             if n > wp.float64(0.0):
                 s = wp.float64(0.0)
+                norm = n * n
                 for r in range(1, dim):
                     t = da.x[env, i + r] / wp.float64(wp.max(rf.mu_static[env, i + r], 1.0e-12))
                     s += t * t
+                    norm += da.x[env, i + r] * da.x[env, i + r]
                 if wp.sqrt(s) < n * wp.float64(1.0 - 1.0e-6):
                     for r in range(dim):
-                        da.free[env, k] = i + r
-                        k += 1
+                        da.y[env, i + r] = wp.float64(1.0)
+                        k = _add_column(da, env, k, i + r, 1)
                 else:
-                    da.free[env, k] = -(i + 1)
-                    k += 1
+                    for r in range(dim):
+                        da.y[env, i + r] = da.x[env, i + r] / wp.sqrt(norm)
+                    k = _add_column(da, env, k, i, dim)
             i += dim
         else:
             x = da.x[env, i]
@@ -216,8 +201,8 @@ def _free_columns(rf: RowForm, da: DirectArrays, env: int, m: int) -> int:
                 and x < da.hi[env, i] - gap
                 and da.a[env, i, i] > wp.float64(0.0)
             ):
-                da.free[env, k] = i
-                k += 1
+                da.y[env, i] = wp.float64(1.0)
+                k = _add_column(da, env, k, i, 1)
             i += 1
     return k
 
@@ -234,20 +219,21 @@ def _subspace_step(rf: RowForm, da: DirectArrays, env: int, m: int, off_w: int) 
         return
     off_x = da.y.shape[1] // 4  # y's second part: the reduced gradient and step, then the direction in x
     for a in range(k):
-        ca = da.free[env, a]
-        sa = _span(rf, env, m, ca)
+        a0 = da.free[env, a] // 8
+        a1 = a0 + da.free[env, a] % 8
         g = wp.float64(0.0)
-        for r in range(sa[0], sa[1]):
-            g += _column(rf, da, env, m, ca, r) * da.y[env, off_w + r]
+        for r in range(a0, a1):
+            g += da.y[env, r] * da.y[env, off_w + r]
         da.y[env, off_x + a] = -g
         for b in range(a + 1):
-            cb = da.free[env, b]
-            sb = _span(rf, env, m, cb)
+            b0 = da.free[env, b] // 8
+            b1 = b0 + da.free[env, b] % 8
             h = wp.float64(0.0)
-            for r in range(sa[0], sa[1]):
-                za = _column(rf, da, env, m, ca, r)
-                for q in range(sb[0], sb[1]):
-                    h += za * da.a[env, r, q] * _column(rf, da, env, m, cb, q)
+            for r in range(a0, a1):
+                row = wp.float64(0.0)
+                for q in range(b0, b1):
+                    row += da.a[env, r, q] * da.y[env, q]
+                h += da.y[env, r] * row
             da.chol[env, a, b] = h
     for a in range(k):  # Cholesky, lower triangle in place
         for b in range(a + 1):
@@ -276,10 +262,9 @@ def _subspace_step(rf: RowForm, da: DirectArrays, env: int, m: int, off_w: int) 
     for r in range(m):
         da.y[env, off_x + r] = wp.float64(0.0)
     for a in range(k):
-        ca = da.free[env, a]
-        sa = _span(rf, env, m, ca)
-        for r in range(sa[0], sa[1]):
-            da.y[env, off_x + r] = da.y[env, off_x + r] + _column(rf, da, env, m, ca, r) * da.chol[env, a, 0]
+        a0 = da.free[env, a] // 8
+        for r in range(a0, a0 + da.free[env, a] % 8):
+            da.y[env, off_x + r] = da.y[env, r] * da.chol[env, a, 0]
     alpha = wp.float64(1.0)
     for _halving in range(12):
         _projected_delta(rf, da, env, m, alpha)
@@ -304,6 +289,8 @@ def polish_cones(rf: RowForm, da: DirectArrays, env: int, m: int) -> int:
         scale = wp.max(scale, wp.abs(da.b[env, i]))
     if first < 0:
         return 0
+    for i in range(m):  # the pivoting's answer, for the next solve's start (direct.py)
+        da.box_x[env, i] = da.x[env, i]
     off = 2 * (da.y.shape[1] // 4)
     for i in range(m):  # w = A x - b afresh
         s = -da.b[env, i]

@@ -320,11 +320,14 @@ def _warm_from_last_step(rf: RowForm, da: DirectArrays, env: int, base: int) -> 
 
 @wp.func
 def _remember_step(rf: RowForm, da: DirectArrays, env: int) -> None:
-    """Keep this step's impulses and their sources for the next step's warm start."""
+    """Keep this step's impulses and their sources for the next step's warm start (the pivoting's, before a cone
+    polish moved them)."""
     m = rf.count[env]
     i = int(0)
     while i < m:
         da.last_x[env, i] = da.x[env, i]
+        if da.polished[env] != 0:
+            da.last_x[env, i] = da.box_x[env, i]
         da.last_source[env, i] = _source(rf, env, i)
         i += 1
     da.last_count[env] = m
@@ -484,6 +487,7 @@ def _solve(
                 flags = (flags & BUDGET_HIT) | res[2]
                 _velocity(rf, da, sd.gen_v, env, m, n_gen)
             sweeps = polish_cones(rf, da, env, m)  # elliptic contacts from the box onto their cone
+            da.polished[env] = int(sweeps != 0)
             if sweeps != 0:
                 da.cone_sweeps[env] = da.cone_sweeps[env] + wp.max(sweeps, 0)
                 if sweeps < 0:
@@ -635,7 +639,12 @@ def _attempt(
         rows_energy = _rows_correction_energy(rf, da, env)
         for k in range(n_gen):
             sd.gen_vpos[env, k] = sd.gen_v[env, k]
-        res = _solve(tree, dp, rows, jt, ja, sd, rf, da, env, n_gen, dt, 0, int((flags & BUDGET_HIT) == 0))
+        w_fresh = int((flags & BUDGET_HIT) == 0)
+        if da.polished[env] != 0:  # the velocity solve starts where the pivoting left the position solve's rows
+            w_fresh = 0
+            for i in range(rf.count[env]):
+                da.x[env, i] = da.box_x[env, i]
+        res = _solve(tree, dp, rows, jt, ja, sd, rf, da, env, n_gen, dt, 0, w_fresh)
         pivots += res[0]
         ok = res[1]
         flags = flags | res[2]
@@ -711,6 +720,7 @@ def direct_solve(
     sd.solver_iterations counts its sweeps; 0 when solved directly)."""
     same_start = int(1)
     da.cone_sweeps[env] = 0
+    da.polished[env] = 0
     for k in range(n_gen):
         da.v_star[env, k] = sd.gen_v[env, k]
         if sd.gen_v0[env, k] != da.carried[env, k]:  # not the velocity the last direct step carried (or NaN)

@@ -69,6 +69,9 @@ class DirectArrays:
     pivots: wp.array(dtype=int)  # (E,) pivots of the last step (both solves)
     cone_sweeps: wp.array(dtype=int)  # (E,) the last step's sweeps putting elliptic contacts on their cone (both
     # solves; solvers/cone_polish.py)
+    polished: wp.array(dtype=int)  # (E,) 1 when the last solve's rows had elliptic contacts (cone_polish.py)
+    box_x: wp.array2d(dtype=wp.float64)  # (E, M) that solve's impulses as the pivoting left them, before the polish:
+    # where the next solve of the same rows starts (the polished impulses cost it a new active set each time)
     rows: wp.array(dtype=int)  # (E,) rows of the last velocity solve
     complementarity: wp.array(dtype=float)  # (E,) largest violation of the conditions in the last step's solves
     bilateral_residual: wp.array(dtype=float)  # (E,) largest |g.v - target| of a hard bilateral row after the

@@ -323,11 +323,11 @@ def build_direct(
     da.v_free, da.minv64, da.fold_scratch = z((e, n), d), z((e, n, n), d), z((e, n), d)
     da.fold_src, da.fold_col, da.fold_row = z((e, m), wp.int32), z((e, m), wp.int32), z((e, m, 5))
     da.fold_count, da.fold_exceeded, da.rows_energy = z(e, wp.int32), z(e, wp.int32), z(e)
-    da.fold_x = z((e, m), d)
+    da.fold_x, da.box_x = z((e, m), d), z((e, m), d)
     da.memo = FactorMemo()
     da.memo.free, da.memo.dependent, da.memo.count = z((e, m), wp.int32), z((e, m), wp.int32), z(e, wp.int32)
     da.carried = wp.full((e, n), np.nan, dtype=wp.float32, device=device)
-    for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count", "cone_sweeps"):
+    for name in ("pivots", "rows", "settled", "budget_hit", "fallback", "fallback_count", "cone_sweeps", "polished"):
         setattr(da, name, z(e, wp.int32))
     da.complementarity = z(e)
     da.any_fallback = z(2, wp.int32)
@@ -345,7 +345,7 @@ def direct_bytes_per_env(capacity: int, n_gen: int) -> int:
     (A and the Cholesky factor dominate: 16 M^2 bytes)."""
     m, n = max(capacity, 1), max(n_gen, 1)
     # + one float per deadzone controller
-    return 4 * (2 * m * n + 29 * m + 2 * n + 17) + 8 * (2 * m * m + m * n + n * n + 11 * m + 2 * n + 1)
+    return 4 * (2 * m * n + 29 * m + 2 * n + 18) + 8 * (2 * m * m + m * n + n * n + 12 * m + 2 * n + 1)
 
 
 # -- what they will take ---------------------------------------------------------------------------------------
