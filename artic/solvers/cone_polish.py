@@ -10,8 +10,10 @@ one answer (each soft row's R > 0). The sweeps alone are slow where contacts are
 sliding contacts on 6 dofs leave A with six eigenvalues at R (a few percent of its diagonal), and took 180 sweeps a
 solve. Every SUBSPACE_EVERY sweeps a projected Newton step (_subspace_step) minimizes over the current face (the
 rows inside their bounds and cones, and each sliding contact's ray), which moves along that slow mode at once: 9
-sweeps a solve. w = A x - b is kept up to date (float64) as the impulses move, so that the velocity solve can start
-from it as from the pivoting's.
+sweeps a solve. w = A x - b is kept up to date (float64) as the impulses move. The pivoting's own answer is kept
+(DirectArrays.box_x): the velocity solve and the next step's position solve start from it, at a vertex of their
+boxes, not from the polished impulses, which cost each a new active set (the dm_control stacker's solve at rest:
+0.35 -> 0.15 ms a step).
 
 The elliptic rows' conditions are the cone's, not a box's: once polished their bounds are pinned at their
 impulses (lo = hi = x), which the LCP's complementarity check (mlcp.complementarity_error) then accepts; the velocity
