@@ -562,6 +562,19 @@ def _bound_correction(sd: StepData, env: int, n_gen: int, rows_energy: float) ->
 
 
 @wp.func
+def _passes_alike(rf: RowForm, da: DirectArrays, env: int) -> int:
+    """1 when every row, folded ones included, has the same target and compliance in both passes (an MJCF model whose
+    constraints are all soft: MuJoCo solves once), so that the velocity solve would repeat the position solve."""
+    for i in range(rf.count[env]):
+        if rf.target_vel[env, i] != rf.target[env, i] or rf.cfm_vel[env, i] != rf.cfm[env, i]:
+            return 0
+    for f in range(da.fold_count[env]):
+        if da.fold_row[env, f, 1] != da.fold_row[env, f, 0]:
+            return 0
+    return 1
+
+
+@wp.func
 def _attempt(
     tree: Tree,
     dp: DofParams,
@@ -639,6 +652,11 @@ def _attempt(
         rows_energy = _rows_correction_energy(rf, da, env)
         for k in range(n_gen):
             sd.gen_vpos[env, k] = sd.gen_v[env, k]
+        if _passes_alike(rf, da, env) != 0:  # the velocity solve would solve the position solve's problem again
+            da.complementarity[env] = err
+            da.rows_energy[env] = rows_energy
+            da.fold_exceeded[env] = exceeded
+            return wp.vec4i(pivots, ok, flags, res[2])
         w_fresh = int((flags & BUDGET_HIT) == 0)
         if da.polished[env] != 0:  # the velocity solve starts where the pivoting left the position solve's rows
             w_fresh = 0
