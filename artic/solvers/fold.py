@@ -23,6 +23,7 @@ import warp as wp
 
 from ..constraints.row_form import SRC_DOF, SRC_DOF_VISCOUS, RowForm
 from ..core.model import Tree
+from ..math.tree_ldl import PIVOT_ABS, PIVOT_REL
 
 FOLD_BOX_SLACK = wp.constant(1.0e-6)  # a folded impulse may exceed its box by this share of the box (rounding)
 
@@ -129,54 +130,88 @@ def _fold_mass(
     out: wp.array3d(dtype=wp.float64),
     env: int,
 ) -> None:
-    """out = (M + D)^-1 per tree block in float64 (Cholesky, then L^-T L^-1, mirrored), where a folded row lies on
-    the block; M^-1's float32 entries otherwise (the same numbers the solve used before folding existed)."""
+    """out = (M + D)^-1 per tree block in float64 where a folded row lies on the block; M^-1's float32 entries
+    otherwise (the same numbers the solve used before folding existed). D is diagonal, so M + D keeps M's tree
+    sparsity: it is factored as L^T D L from the leaves and inverted row by row from the root as math/tree_ldl.py
+    does in float32 (n^2 / 2 times the mean depth where a dense Cholesky inverse costs n^3 / 2), in float64 for the
+    stiff drives' 1 / cfm next to a light finger's inertia."""
+    parent = tree.gen_parent
     for t in range(tree.tree_count):
         s = tree.tree_gen_start[t]
-        n = tree.tree_gen_count[t]
+        last = s + tree.tree_gen_count[t] - 1
         folded = int(0)
         for f in range(nf):
-            if fold_col[env, f] >= s and fold_col[env, f] < s + n:
+            if fold_col[env, f] >= s and fold_col[env, f] <= last:
                 folded = 1
+        i = s
         if folded == 0:
-            for i in range(s, s + n):
-                for j in range(s, s + n):
+            while i <= last:
+                j = s
+                while j <= last:
                     out[env, i, j] = wp.float64(minv[env, i, j])
+                    j += 1
+                i += 1
             continue
-        for i in range(s, s + n):  # M + D, lower triangle
-            for j in range(s, i + 1):
-                out[env, i, j] = wp.float64(mass_matrix[env, i, j])
+        while i <= last:  # M + D on the ancestor pattern, in L's place: [j, i] for j an ancestor of i
+            j = parent[i]
+            while j >= 0:
+                out[env, j, i] = wp.float64(mass_matrix[env, i, j])
+                j = parent[j]
+            out[env, i, i] = wp.float64(mass_matrix[env, i, i])
+            i += 1
         for f in range(nf):
             k = fold_col[env, f]
-            if k >= s and k < s + n:
+            if k >= s and k <= last:
                 out[env, k, k] = out[env, k, k] + wp.float64(1.0) / wp.float64(fold_row[env, f, 2])
-        for j in range(s, s + n):  # L in the lower triangle (M + D is SPD: M's pivots are floored, D >= 0)
-            d = out[env, j, j]
-            for k in range(s, j):
-                d -= out[env, j, k] * out[env, j, k]
-            d = wp.sqrt(d)
-            out[env, j, j] = d
-            for i in range(j + 1, s + n):
-                u = out[env, i, j]
-                for k in range(s, j):
-                    u -= out[env, i, k] * out[env, j, k]
-                out[env, i, j] = u / d
-        for j in range(s, s + n):  # L^-1 in place
-            out[env, j, j] = wp.float64(1.0) / out[env, j, j]
-            for i in range(j + 1, s + n):
-                u = wp.float64(0.0)
-                for k in range(j, i):
-                    u -= out[env, i, k] * out[env, k, j]
-                out[env, i, j] = u / out[env, i, i]
-        for i in range(s, s + n):  # (L^-1)^T L^-1, lower triangle, then mirrored
-            for j in range(s, i + 1):
-                u = wp.float64(0.0)
-                for k in range(i, s + n):
-                    u += out[env, k, i] * out[env, k, j]
-                out[env, i, j] = u
-        for i in range(s, s + n):
-            for j in range(i + 1, s + n):
-                out[env, i, j] = out[env, j, i]
+        i = s
+        while i < last:  # the diagonal the pivot floors are relative to, in the last row (a leaf's: never updated)
+            out[env, last, i] = out[env, i, i]
+            i += 1
+        k = last
+        while k >= s:  # leaves first: M + D = L^T D L, L_ki at [i, k] (i an ancestor of k), D_k at [k, k]
+            d = out[env, k, k]
+            mkk = d
+            if k < last:
+                mkk = out[env, last, k]
+            floor = wp.max(wp.float64(PIVOT_REL) * mkk, wp.float64(PIVOT_ABS))
+            if d < floor:  # as tree_ldl_factor's floor; a NaN stays NaN and the step reports the env
+                d = floor
+            out[env, k, k] = d
+            i = parent[k]
+            while i >= 0:
+                r = out[env, i, k] / d
+                j = i
+                while j >= 0:
+                    out[env, j, i] = out[env, j, i] - r * out[env, j, k]
+                    j = parent[j]
+                out[env, i, k] = r
+                i = parent[i]
+            k -= 1
+        i = s
+        while i <= last:  # row i of the inverse X from its ancestors' rows (complete), then mirrored into column i
+            j = s
+            while j < i:
+                out[env, i, j] = wp.float64(0.0)
+                j += 1
+            m = parent[i]
+            while m >= 0:
+                r = out[env, m, i]
+                j = s
+                while j < i:
+                    out[env, i, j] = out[env, i, j] - r * out[env, m, j]
+                    j += 1
+                m = parent[m]
+            x = wp.float64(1.0) / out[env, i, i]
+            m = parent[i]
+            while m >= 0:
+                x -= out[env, m, i] * out[env, i, m]
+                m = parent[m]
+            j = s
+            while j < i:
+                out[env, j, i] = out[env, i, j]
+                j += 1
+            out[env, i, i] = x
+            i += 1
 
 
 @wp.func
