@@ -216,12 +216,13 @@ class Block:
         """Wake the envs where `envs` is True (the whole block wakes, as a PhysX island)."""
         if not np.any(envs):
             return
-        wc = self.state.wake_counter.numpy()
+        wc = self.state.wake_counter.numpy()  # the arrays' own memory on the CPU (no copy back), a copy on a GPU
         sleeping = self.state.sleeping.numpy()
         wc[envs] = np.maximum(wc[envs], WAKE_COUNTER_RESET)
         sleeping[envs] = 0
-        self.state.wake_counter.assign(wc)
-        self.state.sleeping.assign(sleeping)
+        if not self.state.sleeping.device.is_cpu:
+            self.state.wake_counter.assign(wc)
+            self.state.sleeping.assign(sleeping)
 
     def set_gravity(self, gravity: tuple) -> None:
         self.gravity = gravity

@@ -294,3 +294,36 @@ def test_env_chunking_on_cpu_threads_changes_nothing():
         set_cpu_threads(previous)
     for a, b in zip(*results, strict=True):
         assert np.array_equal(a, b)
+
+
+def test_write_dof_columns_writes_those_columns_wakes_and_refuses_non_finite():
+    """ArticulationView.write_dof_columns (MjcfControl's per-step path, without a cache round trip): only the given
+    columns change, as apply_cache would write them; a sleeping env given a force wakes, one left alone sleeps on;
+    a NaN or huge value is refused and changes nothing."""
+    rng, art, scene, cache = _scene(floating=False)
+    art.copy_internal_state_to_cache(cache, CacheFlag.FORCE | CacheFlag.JOINT_TARGET_POSITIONS)
+    before = {"joint_force": cache.joint_force.copy(), "joint_target_positions": cache.joint_target_positions.copy()}
+    view = scene.view(art)
+    view.state.sleeping.assign(np.ones(E, np.int32))  # every env asleep
+    idx = np.array([0, 2])
+    forces = np.zeros((E, 2))
+    forces[1] = (3.0, -4.0)  # env 1 only
+    targets = rng.normal(size=(E, 1))
+    view.write_dof_columns({"joint_force": (idx, forces), "joint_target_positions": (np.array([1]), targets)})
+    art.copy_internal_state_to_cache(cache, CacheFlag.FORCE | CacheFlag.JOINT_TARGET_POSITIONS)
+    expected_f = before["joint_force"].copy()
+    expected_f[:, idx] = forces
+    expected_t = before["joint_target_positions"].copy()
+    expected_t[:, 1] = targets[:, 0]
+    np.testing.assert_allclose(cache.joint_force, expected_f, rtol=1e-6)
+    np.testing.assert_allclose(cache.joint_target_positions, expected_t, rtol=1e-6)
+    # a target away from the position wakes every env here (random targets); forces alone would wake env 1 only
+    assert not view.is_sleeping().any()
+    view.state.sleeping.assign(np.ones(E, np.int32))
+    view.write_dof_columns({"joint_force": (idx, forces)})
+    assert view.is_sleeping().tolist() == [True, False, True]
+    for bad in (np.nan, 1e20):
+        with pytest.raises(ArticError, match="joint_force must be finite"):
+            view.write_dof_columns({"joint_force": (idx, np.full((E, 2), bad))})
+    art.copy_internal_state_to_cache(cache, CacheFlag.FORCE)
+    np.testing.assert_allclose(cache.joint_force, expected_f, rtol=1e-6)

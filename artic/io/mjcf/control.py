@@ -72,7 +72,7 @@ class MjcfControl:
             if b.flags:
                 self._bindings.append(b)
         for b in self._bindings:
-            b.cache = b.art.create_cache()  # refused (StateError) when the model was not added to a scene
+            b.art.create_cache()  # refused (StateError) when the model was not added to a scene
         self._stepped = [b for b in self._bindings if b.stepped]
         self._spatial = SpatialActuators(model, scene, self.actuators)
         key = f"MjcfControl of model {id(model)}"  # a newer control of this model takes the older's place
@@ -174,6 +174,7 @@ class _Activations:
         # ~10 us of a 60 us step at one env)
         self._only_muscles = bool(self.na) and bool(np.all(self.kind == self._MUSCLE))
         self._any_early = bool(self.early.any())
+        self._any_muscle = bool(np.any(self.kind == self._MUSCLE))
 
     def advance(self, ctrl: np.ndarray, act: np.ndarray, dt: float) -> np.ndarray:
         """act after a step of dt with `ctrl` (E x nu): integrator act + h ctrl, filter act + h (ctrl - act) / tau,
@@ -188,7 +189,8 @@ class _Activations:
         share = np.where(self.kind == self._FILTER, dt / tau, -np.expm1(-dt / tau))
         share = np.where(self.timeconst > 0.0, share, 1.0)
         new = np.where(self.kind == self._INTEGRATOR, act + dt * c, act + share * (c - act))
-        new = np.where(self.kind == self._MUSCLE, act + dt * muscle_act_dot(c, act, self.dynprm), new)
+        if self._any_muscle:
+            new = np.where(self.kind == self._MUSCLE, act + dt * muscle_act_dot(c, act, self.dynprm), new)
         new = np.where(self.kind == self._INERT, act, new)
         return np.clip(new, self.low, self.high)
 
@@ -269,22 +271,22 @@ class _Binding:
         return idx, mat, off
 
     def apply(self, c):
-        """Write the targets and forces that the actuators' inputs `c` (E x nu: ctrl, or act) give."""
-        art, cache = self.art, self.cache
-        state = CacheFlag.POSITION | CacheFlag.VELOCITY if self.needs_state else 0
-        art.copy_internal_state_to_cache(cache, self.flags | state)
+        """Write the targets and forces that the actuators' inputs `c` (E x nu: ctrl, or act) give, into the
+        actuated dofs' columns alone (ArticulationView.write_dof_columns: no cache round trip at every step)."""
+        view = self.art._require_scene().view(self.art)
+        columns = {}
         idx, mat, off = self.pos
         if len(idx):
-            cache.joint_target_positions[:, idx] = c @ mat.T + off
+            columns["joint_target_positions"] = (idx, c @ mat.T + off)
         idx, mat, off = self.vel
         if len(idx):
-            cache.joint_target_velocities[:, idx] = c @ mat.T + off
+            columns["joint_target_velocities"] = (idx, c @ mat.T + off)
         if len(self.force_dofs):
             gain = self.force_gain
             if self.needs_state:  # MuJoCo's affine gain, at the state the step starts from (explicit, as its Euler)
-                length = cache.joint_position @ self.length_map.T
-                speed = cache.joint_velocity @ self.length_map.T
+                length = view.state.joint_q.numpy() @ self.length_map.T
+                speed = view.state.joint_qd.numpy() @ self.length_map.T
                 gain = gain + self.gain_slope[:, 0] * length + self.gain_slope[:, 1] * speed
             f = np.clip(gain * c + self.force_b0, self.force_lo, self.force_hi)
-            cache.joint_force[:, self.force_dofs] = np.clip(f @ self.force_map.T, self.joint_lo, self.joint_hi)
-        art.apply_cache(cache, self.flags)
+            columns["joint_force"] = (self.force_dofs, np.clip(f @ self.force_map.T, self.joint_lo, self.joint_hi))
+        view.write_dof_columns(columns)
