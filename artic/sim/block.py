@@ -302,7 +302,10 @@ class Block:
         old = self.dof_params, self.dof_rows, self.couplings, self.deadzones
         self._build_rows()
         try:
-            self._allocate(step_data=self.dof_rows.row_count != old[1].row_count)
+            self._allocate(
+                step_data=self.dof_rows.row_count != old[1].row_count
+                or self.couplings.row_count != old[2].row_count  # a tendon's rows come or go with its parameters
+            )
         except ArticError:
             # the recorded launches keep arrays that match each other, and every later step tries again (and
             # raises) until the arrays fit

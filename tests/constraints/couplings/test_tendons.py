@@ -93,6 +93,39 @@ def test_single_joint_tendon_is_an_implicit_spring(k, d):
     assert cache.joint_position[0, 0] == pytest.approx(DT * v1, rel=1e-5)
 
 
+@pytest.mark.parametrize("solver", [SolverType.PGS, SolverType.TGS, SolverType.DIRECT])
+def test_an_inert_tendon_has_no_rows_until_it_is_given_a_spring(solver):
+    """A fixed tendon without spring, damper or limit (an MJCF tendon that only routes actuators) applies nothing
+    and gets no rows; given a stiffness after the scene exists, its rows appear at the next step and it acts as one
+    stiff from the start (the block's coupling arrays are reallocated for the new row count)."""
+    runs = []
+    for late in (False, True):
+        art, links, _, gravity = rod_chain(solver=solver, iters=(4, 1))
+        t = art.create_fixed_tendon()
+        t.rest_length = 0.0
+        root = t.create_tendon_joint(None, Axis.SWING2, 1.0, 1.0, links[0])
+        a = t.create_tendon_joint(root, Axis.SWING2, 1.0, 1.0, links[1])
+        t.create_tendon_joint(a, Axis.SWING2, 1.0, 1.0, links[2])
+        if not late:
+            t.stiffness = 10.0
+        scene, cache = _finish(art, solver, gravity, (0.1, 0.0))
+        block = scene.view(art).block
+        if late:
+            scene.step(DT)  # inert: no force, no rows
+            assert block.couplings.row_count == 0
+            art.copy_internal_state_to_cache(cache, CacheFlag.VELOCITY)
+            assert np.all(cache.joint_velocity == 0.0)
+            t.stiffness = 10.0
+        for _ in range(20):
+            scene.step(DT)
+        assert block.couplings.row_count == 2
+        art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+        runs.append(cache.joint_position[0].copy())
+    # the inert step left the state as it was, so the late run's 20 stiff steps are the early run's
+    assert np.abs(runs[0] - (0.1, 0.0)).max() > 1e-3
+    np.testing.assert_allclose(runs[1], runs[0], rtol=1e-6, atol=1e-9)
+
+
 def test_fixed_tendon_mirrors_joints_and_its_limit_holds():
     """SnippetFixedTendon's use: coefficients (1, -1), rest 0, drive on joint 1 only: joint 2 follows (L = q1 - q2
     -> 0). With limits [-0.05, 0.05] on L and a stiff limit spring, a drive pulling L apart stops near the limit."""
