@@ -61,6 +61,7 @@ from .mlcp import (
     solve_friction_lcp,
 )
 from .pgs import pgs_solve
+from .tree_rows import from_roots, row_u
 
 LAZY_ROUNDS = wp.constant(4)
 MANY_TREES = wp.constant(-2)  # _row_trees: a row on more than two trees (its A entries sum over all its columns)
@@ -73,17 +74,10 @@ CORRECTION_MARGIN = wp.constant(4.0)  # the position solve's correction may take
 
 
 @wp.func
-def _row_trees(tree: Tree, rf: RowForm, da: DirectArrays, env: int, i: int, n_gen: int) -> int:
-    """Row i's nonzero columns into da.nz (in increasing order) and the trees they lie in into da.row_trees:
-    (tree0, split, tree1, 0), tree0's columns before nz index split and tree1's (-1: none) from it on; tree0 is
-    MANY_TREES for a row on more than two trees. Returns the count of nonzero columns."""
-    nnz = int(0)
-    k = int(0)
-    while k < n_gen:
-        if rf.g[env, i, k] != 0.0:
-            da.nz[env, i, nnz] = k
-            nnz += 1
-        k += 1
+def _row_trees(tree: Tree, da: DirectArrays, env: int, i: int, nnz: int) -> None:
+    """The trees of row i's pattern (da.nz, increasing: tree_rows.row_u) into da.row_trees: (tree0, split, tree1,
+    0), tree0's columns before nz index split and tree1's (-1: none) from it on; tree0 is MANY_TREES for a row on
+    more than two trees."""
     tree0 = int(-1)
     tree1 = int(-1)
     split = nnz
@@ -103,48 +97,6 @@ def _row_trees(tree: Tree, rf: RowForm, da: DirectArrays, env: int, i: int, n_ge
                 tree0 = MANY_TREES
             q += 1
     da.row_trees[env, i] = wp.vec4i(tree0, split, tree1, 0)
-    return nnz
-
-
-@wp.func
-def _minv_row(
-    tree: Tree, minv: wp.array3d(dtype=wp.float64), rf: RowForm, da: DirectArrays, env: int, i: int, n_gen: int
-):
-    """Row i's M^-1 g in float64 from M^-1's float32 entries, over its nonzero columns (da.nz) and each one's tree
-    block (M^-1 is block-diagonal, one block per tree). The row kinds' own M^-1 g (contacts', loops') are float32: A
-    built from them is only symmetric positive semi-definite to ~1e-8 of its entries, which hides the difference
-    between a redundant row (pivot ~0) and a light body between heavy ones (pivot ~ the mass ratio); from these, a
-    redundant row's pivot is ~1e-16 of its entry (solvers/mlcp.py)."""
-    k = int(0)
-    while k < n_gen:
-        da.minv_g64[env, i, k] = wp.float64(0.0)
-        k += 1
-    # M^-1 is symmetric: column col is read as row col (contiguous); two columns of one tree a pass halve the loads
-    # and stores of the result (this loop was the dm_control dog's hottest, benchmarks/profile_step.py)
-    t = int(0)
-    q = int(0)
-    nnz = da.nnz[env, i]
-    while q < nnz:
-        col = da.nz[env, i, q]
-        while col >= tree.tree_gen_start[t] + tree.tree_gen_count[t]:  # the columns come in increasing order
-            t += 1
-        end = tree.tree_gen_start[t] + tree.tree_gen_count[t]
-        gk = wp.float64(rf.g[env, i, col])
-        j = tree.tree_gen_start[t]
-        col2 = int(-1)
-        if q + 1 < nnz:
-            col2 = da.nz[env, i, q + 1]
-        if col2 >= 0 and col2 < end:
-            gk2 = wp.float64(rf.g[env, i, col2])
-            while j < end:
-                da.minv_g64[env, i, j] = da.minv_g64[env, i, j] + (gk * minv[env, col, j] + gk2 * minv[env, col2, j])
-                j += 1
-            q += 2
-        else:
-            while j < end:
-                da.minv_g64[env, i, j] = da.minv_g64[env, i, j] + gk * minv[env, col, j]
-                j += 1
-            q += 1
 
 
 @wp.func
@@ -157,12 +109,12 @@ def _pass_cfm(rf: RowForm, env: int, i: int, position: int) -> float:
 
 @wp.func
 def _a_entry(rf: RowForm, da: DirectArrays, env: int, r: int, c: int, q0: int, q1: int) -> wp.float64:
-    """g_r . M^-1 g_c over r's nonzero columns q0..q1-1."""
+    """g_r . (M + D)^-1 g_c = u_r . u_c over r's pattern q0..q1-1 (tree_rows.py)."""
     s = wp.float64(0.0)
     q = q0
     while q < q1:
         k = da.nz[env, r, q]
-        s += wp.float64(rf.g[env, r, k]) * da.minv_g64[env, c, k]
+        s += da.u64[env, r, k] * da.u64[env, c, k]
         q += 1
     return s
 
@@ -208,7 +160,7 @@ def _a_row(rf: RowForm, da: DirectArrays, env: int, i: int, nnz: int, many_trees
 @wp.func
 def _build(
     tree: Tree,
-    minv: wp.array3d(dtype=wp.float64),
+    factor: wp.array3d(dtype=wp.float64),
     rf: RowForm,
     da: DirectArrays,
     env: int,
@@ -224,16 +176,16 @@ def _build(
     the previous solve's (the velocity solve's, after the position solve): their entries among themselves stay, and
     only their compliance, right-hand side and bounds are renewed.
 
-    A_ij = g_i . M^-1 g_j (M^-1 g in float64, _minv_row) sums over the sparser row's nonzero columns (da.nz) in
-    the trees both rows touch (_row_trees; M^-1 is block-diagonal by tree): a dof row has one column, a contact row
-    those of the trees it touches, and rows on trees apart (a stack's far contacts) cost no sum; each pair is
-    computed once (A is symmetric)."""
+    A_ij = g_i . (M + D)^-1 g_j = u_i . u_j (u in float64 through the tree factor, solvers/tree_rows.py) sums over
+    the sparser row's pattern (da.nz: its columns and their ancestors) in the trees both rows touch (_row_trees):
+    a dof row's pattern is its dof's path to the root, a contact row's the paths of the links it touches, and rows on
+    trees apart (a stack's far contacts) cost no sum; each pair is computed once (A is symmetric)."""
     many_trees = int(tree.tree_gen_start.shape[0] > 1)
     for i in range(start, m):
         if i >= keep:
-            nnz = _row_trees(tree, rf, da, env, i, n_gen)
+            nnz = row_u(tree, factor, rf.g, da.u64, da.nz, env, i, n_gen)
             da.nnz[env, i] = nnz
-            _minv_row(tree, minv, rf, da, env, i, n_gen)
+            _row_trees(tree, da, env, i, nnz)
             _a_row(rf, da, env, i, nnz, many_trees)
             da.resp[env, i] = da.a[env, i, i]
         resp = da.resp[env, i]
@@ -273,18 +225,24 @@ def _source(rf: RowForm, env: int, i: int) -> int:
 
 
 @wp.func
-def _velocity(rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: int, m: int, n_gen: int) -> None:
-    """v = v* + sum_i x_i M^-1 g_i, in float64 (the impulses of stiff rows cancel each other) with the M^-1 g
-    that A was built from, so that each row's velocity is the one the solve saw."""
+def _velocity(
+    tree: Tree, rf: RowForm, da: DirectArrays, v: wp.array2d(dtype=float), env: int, m: int, n_gen: int
+) -> None:
+    """v = v_free + (M + D)^-1 G^T x = v_free + L^-1 D^-1/2 sum_i x_i u_i, in float64 (the impulses of stiff rows
+    cancel each other) with the u that A was built from, so that each row's velocity is the one the solve saw."""
+    w = da.fold_scratch  # free once fold_velocity has run
     for k in range(n_gen):
-        acc = da.v_free[env, k]
+        acc = wp.float64(0.0)
         i = int(0)
         while i < m:
             xi = da.x[env, i]
             if xi != wp.float64(0.0):
-                acc += xi * da.minv_g64[env, i, k]
+                acc += xi * da.u64[env, i, k]
             i += 1
-        v[env, k] = float(acc)
+        w[env, k] = acc
+    from_roots(tree, da.factor64, w, env, n_gen)
+    for k in range(n_gen):
+        v[env, k] = float(da.v_free[env, k] + w[env, k])
 
 
 @wp.func
@@ -438,8 +396,9 @@ def _solve(
     from it by the change of A's diagonal and of b (_build), without an O(m^2) product. Returns (pivots, ok, flags): ok
     0 if it failed; flags as solve_friction_lcp's, of the final rows."""
     fold_velocity(
-        da.v_star, da.fold_col, da.fold_row, da.fold_count, da.minv64, da.fold_scratch, da.v_free, env, n_gen, position
-    )
+        tree, da.v_star, da.fold_col, da.fold_row, da.fold_count, da.factor64, da.fold_scratch, da.v_free, env, n_gen,
+        position,
+    )  # fmt: skip
     warm = rf.count[env]  # _build keeps these impulses
     keep = int(0)
     if position != 0:
@@ -454,7 +413,7 @@ def _solve(
     w_known = w_fresh * (1 - position)
     for _round in range(LAZY_ROUNDS + 1):
         m = rf.count[env]
-        _build(tree, da.minv64, rf, da, env, built, m, n_gen, warm, keep, position)
+        _build(tree, da.factor64, rf, da, env, built, m, n_gen, warm, keep, position)
         built = m
         cap = _regularization_cap(rf, da, env, m, position)
         if cap != da.cap[env]:  # the factor's regularization changed (lazy rows are hard: not between rounds)
@@ -469,7 +428,7 @@ def _solve(
         pivots += res[0]
         if res[1] == 0:
             return wp.vec3i(pivots, 0, res[2])
-        _velocity(rf, da, sd.gen_v, env, m, n_gen)
+        _velocity(tree, rf, da, sd.gen_v, env, m, n_gen)
         added = lazy_rows(tree, dp, rows, jt, ja, sd, rf, env, n_gen, h, 0.0)
         if added < 0:
             return wp.vec3i(pivots, 0, res[2])
@@ -485,14 +444,14 @@ def _solve(
                 if res[1] == 0:
                     return wp.vec3i(pivots, 0, res[2])
                 flags = (flags & BUDGET_HIT) | res[2]
-                _velocity(rf, da, sd.gen_v, env, m, n_gen)
+                _velocity(tree, rf, da, sd.gen_v, env, m, n_gen)
             sweeps = polish_cones(rf, da, env, m)  # elliptic contacts from the box onto their cone
             da.polished[env] = int(sweeps != 0)
             if sweeps != 0:
                 da.cone_sweeps[env] = da.cone_sweeps[env] + wp.max(sweeps, 0)
                 if sweeps < 0:
                     flags = flags | UNSETTLED
-                _velocity(rf, da, sd.gen_v, env, m, n_gen)
+                _velocity(tree, rf, da, sd.gen_v, env, m, n_gen)
             return wp.vec3i(pivots, 1, flags)
     # the last round still called for lazy rows, which were added but not solved: a failure (PGS takes the step)
     return wp.vec3i(pivots, 0, flags)
@@ -628,8 +587,8 @@ def _attempt(
         != 0
     ):
         fold_rows(
-            tree, sd.mass_matrix, sd.minv, rf, da.fold_src, da.fold_col, da.fold_row, da.fold_count, da.minv64, env,
-            n_gen, fold,
+            tree, sd.mass_matrix, rf, da.fold_src, da.fold_col, da.fold_row, da.fold_count, da.factor64, env, n_gen,
+            fold,
         )  # fmt: skip
         res = _solve(tree, dp, rows, jt, ja, sd, rf, da, env, n_gen, dt, 1, 0)
         if res[1] != 0:

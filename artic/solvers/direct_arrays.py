@@ -34,8 +34,8 @@ class DirectArrays:
 
     a: wp.array3d(dtype=wp.float64)  # (E, M, M) G M^-1 G^T + diag(cfm)
     resp: wp.array2d(dtype=wp.float64)  # (E, M) g_i . M^-1 g_i: A's diagonal without the compliance
-    minv_g64: wp.array3d(dtype=wp.float64)  # (E, M, N) each row's M^-1 g in float64 (_minv_row)
-    nz: wp.array3d(dtype=int)  # (E, M, N) each row's nonzero generalized columns, nnz of them
+    u64: wp.array3d(dtype=wp.float64)  # (E, M, N) each row's u = D^-1/2 L^-T g (solvers/tree_rows.py), 0 off nz
+    nz: wp.array3d(dtype=int)  # (E, M, N) each row's pattern: its columns and their ancestors, nnz of them
     nnz: wp.array2d(dtype=int)  # (E, M)
     row_trees: wp.array2d(dtype=wp.vec4i)  # (E, M) (tree0, split, tree1, 0): the trees of nz's columns (direct.py)
     cap: wp.array(dtype=wp.float64)  # (E,) the regularization cap the factor (chol, free, nfree) was made with
@@ -54,7 +54,7 @@ class DirectArrays:
     # the rows' regularization
     v_star: wp.array2d(dtype=float)  # (E, N) the unconstrained velocity
     v_free: wp.array2d(dtype=wp.float64)  # (E, N) the pass's velocity with the folded rows alone (solvers/fold.py)
-    minv64: wp.array3d(dtype=wp.float64)  # (E, N, N) (M + D)^-1 per tree block: the rows' M^-1 (solvers/fold.py)
+    factor64: wp.array3d(dtype=wp.float64)  # (E, N, N) L and D^-1/2 of M + D per tree (solvers/tree_rows.py)
     memo: FactorMemo  # the last factorization's verdicts on dependent rows (solvers/free_factor.py)
     fold_exceeded: wp.array(dtype=int)  # (E,) 1 when the last attempt's folded impulse left its box
     rows_energy: wp.array(dtype=float)  # (E,) the position rows' correction energy [J] (_rows_correction_energy)

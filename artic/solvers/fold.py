@@ -23,7 +23,7 @@ import warp as wp
 
 from ..constraints.row_form import SRC_DOF, SRC_DOF_VISCOUS, RowForm
 from ..core.model import Tree
-from ..math.tree_ldl import PIVOT_ABS, PIVOT_REL
+from .tree_rows import factor_blocks, solve_factored
 
 FOLD_BOX_SLACK = wp.constant(1.0e-6)  # a folded impulse may exceed its box by this share of the box (rounding)
 
@@ -82,20 +82,20 @@ def _copy_row(rf: RowForm, env: int, src: int, dst: int, n_gen: int) -> None:
 def fold_rows(
     tree: Tree,
     mass_matrix: wp.array3d(dtype=float),
-    minv: wp.array3d(dtype=float),
     rf: RowForm,
     fold_src: wp.array2d(dtype=int),
     fold_col: wp.array2d(dtype=int),
     fold_row: wp.array3d(dtype=float),
     fold_count: wp.array(dtype=int),
-    fold_minv: wp.array3d(dtype=wp.float64),
+    factor: wp.array3d(dtype=wp.float64),
     env: int,
     n_gen: int,
     enabled: int,
 ) -> None:
     """Move the foldable rows (module docstring) out of the row form into the fold arrays (fold_row: target,
     target_vel, cfm, lo, hi; fold_src: kind + 16 index), keeping the others' order (no friction row refers to a dof
-    row, so no findex moves), then fold_minv = (M + D)^-1 per tree block (M^-1's own entries where D is zero)."""
+    row, so no findex moves), then the factor of M + D of every tree (solvers/tree_rows.py; D zero on a tree
+    without folded rows), which the direct solver's rows go through."""
     m = rf.count[env]
     nf = int(0)
     w = int(0)
@@ -116,102 +116,7 @@ def fold_rows(
             w += 1
     rf.count[env] = w
     fold_count[env] = nf
-    _fold_mass(tree, mass_matrix, minv, fold_col, fold_row, nf, fold_minv, env)
-
-
-@wp.func
-def _fold_mass(
-    tree: Tree,
-    mass_matrix: wp.array3d(dtype=float),
-    minv: wp.array3d(dtype=float),
-    fold_col: wp.array2d(dtype=int),
-    fold_row: wp.array3d(dtype=float),
-    nf: int,
-    out: wp.array3d(dtype=wp.float64),
-    env: int,
-) -> None:
-    """out = (M + D)^-1 per tree block in float64 where a folded row lies on the block; M^-1's float32 entries
-    otherwise (the same numbers the solve used before folding existed). D is diagonal, so M + D keeps M's tree
-    sparsity: it is factored as L^T D L from the leaves and inverted row by row from the root as math/tree_ldl.py
-    does in float32 (n^2 / 2 times the mean depth where a dense Cholesky inverse costs n^3 / 2), in float64 for the
-    stiff drives' 1 / cfm next to a light finger's inertia."""
-    parent = tree.gen_parent
-    for t in range(tree.tree_count):
-        s = tree.tree_gen_start[t]
-        last = s + tree.tree_gen_count[t] - 1
-        folded = int(0)
-        for f in range(nf):
-            if fold_col[env, f] >= s and fold_col[env, f] <= last:
-                folded = 1
-        i = s
-        if folded == 0:
-            while i <= last:
-                j = s
-                while j <= last:
-                    out[env, i, j] = wp.float64(minv[env, i, j])
-                    j += 1
-                i += 1
-            continue
-        while i <= last:  # M + D on the ancestor pattern, in L's place: [j, i] for j an ancestor of i
-            j = parent[i]
-            while j >= 0:
-                out[env, j, i] = wp.float64(mass_matrix[env, i, j])
-                j = parent[j]
-            out[env, i, i] = wp.float64(mass_matrix[env, i, i])
-            i += 1
-        for f in range(nf):
-            k = fold_col[env, f]
-            if k >= s and k <= last:
-                out[env, k, k] = out[env, k, k] + wp.float64(1.0) / wp.float64(fold_row[env, f, 2])
-        i = s
-        while i < last:  # the diagonal the pivot floors are relative to, in the last row (a leaf's: never updated)
-            out[env, last, i] = out[env, i, i]
-            i += 1
-        k = last
-        while k >= s:  # leaves first: M + D = L^T D L, L_ki at [i, k] (i an ancestor of k), D_k at [k, k]
-            d = out[env, k, k]
-            mkk = d
-            if k < last:
-                mkk = out[env, last, k]
-            floor = wp.max(wp.float64(PIVOT_REL) * mkk, wp.float64(PIVOT_ABS))
-            if d < floor:  # as tree_ldl_factor's floor; a NaN stays NaN and the step reports the env
-                d = floor
-            out[env, k, k] = d
-            i = parent[k]
-            while i >= 0:
-                r = out[env, i, k] / d
-                j = i
-                while j >= 0:
-                    out[env, j, i] = out[env, j, i] - r * out[env, j, k]
-                    j = parent[j]
-                out[env, i, k] = r
-                i = parent[i]
-            k -= 1
-        i = s
-        while i <= last:  # row i of the inverse X from its ancestors' rows (complete), then mirrored into column i
-            j = s
-            while j < i:
-                out[env, i, j] = wp.float64(0.0)
-                j += 1
-            m = parent[i]
-            while m >= 0:
-                r = out[env, m, i]
-                j = s
-                while j < i:
-                    out[env, i, j] = out[env, i, j] - r * out[env, m, j]
-                    j += 1
-                m = parent[m]
-            x = wp.float64(1.0) / out[env, i, i]
-            m = parent[i]
-            while m >= 0:
-                x -= out[env, m, i] * out[env, i, m]
-                m = parent[m]
-            j = s
-            while j < i:
-                out[env, j, i] = out[env, i, j]
-                j += 1
-            out[env, i, i] = x
-            i += 1
+    factor_blocks(tree, mass_matrix, fold_col, fold_row, nf, factor, env)
 
 
 @wp.func
@@ -224,19 +129,20 @@ def _fold_target(fold_row: wp.array3d(dtype=float), env: int, f: int, position: 
 
 @wp.func
 def fold_velocity(
+    tree: Tree,
     v_star: wp.array2d(dtype=float),
     fold_col: wp.array2d(dtype=int),
     fold_row: wp.array3d(dtype=float),
     fold_count: wp.array(dtype=int),
-    fold_minv: wp.array3d(dtype=wp.float64),
+    factor: wp.array3d(dtype=wp.float64),
     scratch: wp.array2d(dtype=wp.float64),
     v_free: wp.array2d(dtype=wp.float64),
     env: int,
     n_gen: int,
     position: int,
 ) -> None:
-    """v_free = v* + (M + D)^-1 (r - D v*) with the pass's targets (module docstring); scratch (E, >= N) holds
-    r - D v*. Without folded rows, v_free = v*."""
+    """v_free = v* + (M + D)^-1 (r - D v*) with the pass's targets (module docstring), through the factor
+    (fold_rows); scratch (E, >= N) holds r - D v*. Without folded rows, v_free = v*."""
     k = int(0)
     while k < n_gen:
         scratch[env, k] = wp.float64(0.0)
@@ -251,13 +157,11 @@ def fold_velocity(
         scratch[env, c] = scratch[env, c] + (wp.float64(t) - wp.float64(v_star[env, c])) / wp.float64(
             fold_row[env, f, 2]
         )
-    for i in range(n_gen):
-        acc = wp.float64(0.0)
-        j = int(0)
-        while j < n_gen:
-            acc += fold_minv[env, i, j] * scratch[env, j]
-            j += 1
-        v_free[env, i] = v_free[env, i] + acc
+    solve_factored(tree, factor, scratch, env, n_gen)
+    k = int(0)
+    while k < n_gen:
+        v_free[env, k] = v_free[env, k] + scratch[env, k]
+        k += 1
 
 
 @wp.func

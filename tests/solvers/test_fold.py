@@ -20,7 +20,6 @@ from tests.support.models import robot_path
 def _fold_kernel(
     tree: Tree,
     mass_matrix: wp.array3d(dtype=float),
-    minv: wp.array3d(dtype=float),
     rf: RowForm,
     v_star: wp.array2d(dtype=float),
     v: wp.array2d(dtype=float),
@@ -28,7 +27,7 @@ def _fold_kernel(
     fold_col: wp.array2d(dtype=int),
     fold_row: wp.array3d(dtype=float),
     fold_count: wp.array(dtype=int),
-    fold_minv: wp.array3d(dtype=wp.float64),
+    factor: wp.array3d(dtype=wp.float64),
     fold_x: wp.array2d(dtype=wp.float64),
     scratch: wp.array2d(dtype=wp.float64),
     v_free: wp.array2d(dtype=wp.float64),
@@ -37,8 +36,8 @@ def _fold_kernel(
     position: int,
 ):
     env = wp.tid()
-    fold_rows(tree, mass_matrix, minv, rf, fold_src, fold_col, fold_row, fold_count, fold_minv, env, n_gen, 1)
-    fold_velocity(v_star, fold_col, fold_row, fold_count, fold_minv, scratch, v_free, env, n_gen, position)
+    fold_rows(tree, mass_matrix, rf, fold_src, fold_col, fold_row, fold_count, factor, env, n_gen, 1)
+    fold_velocity(tree, v_star, fold_col, fold_row, fold_count, factor, scratch, v_free, env, n_gen, position)
     exceeded[env] = fold_exceeded(v, fold_col, fold_row, fold_count, fold_x, env, position)
 
 
@@ -85,9 +84,9 @@ def _setup():
 @pytest.mark.parametrize("position", [1, 0])
 def test_fold_matches_numpy(position):
     """Rows 0, 2 and 6 (two-sided, compliant, on one dof, the same compliance in both passes) are folded, the rest
-    keep their order; fold_minv is (M + D)^-1 with D = sum 1 / cfm on each folded dof (1e-10 relative), the velocity
-    with the folded rows alone is v* + (M + D)^-1 (r - D v*) for the pass's targets, and a folded impulse
-    (t - v_k) / cfm outside its box is flagged."""
+    keep their order; the factor L^T D L is that of M + D with D = sum 1 / cfm on each folded dof (1e-10
+    relative), the velocity with the folded rows alone is v* + (M + D)^-1 (r - D v*) for the pass's targets, and a
+    folded impulse (t - v_k) / cfm outside its box is flagged."""
     block, rf, da, n = _setup()
     sd = block.step_data
     rng = np.random.default_rng(3)
@@ -99,8 +98,8 @@ def test_fold_matches_numpy(position):
         _fold_kernel,
         dim=1,
         inputs=[
-            block.model.tree, sd.mass_matrix, sd.minv, rf, wp.array(v_star), wp.array(v), da.fold_src, da.fold_col,
-            da.fold_row, da.fold_count, da.minv64, da.fold_x, da.fold_scratch, da.v_free, exceeded, n, position,
+            block.model.tree, sd.mass_matrix, rf, wp.array(v_star), wp.array(v), da.fold_src, da.fold_col,
+            da.fold_row, da.fold_count, da.factor64, da.fold_x, da.fold_scratch, da.v_free, exceeded, n, position,
         ],
     )  # fmt: skip
     assert da.fold_count.numpy()[0] == 3 and rf.count.numpy()[0] == 4
@@ -117,7 +116,17 @@ def test_fold_matches_numpy(position):
         d[col] += 1.0 / np.float64(np.float32(c))
         r[col] += np.float64(np.float32(t if position else tv)) / np.float64(np.float32(c))
     inv = np.linalg.inv(mass + np.diag(d))
-    np.testing.assert_allclose(da.minv64.numpy()[0], inv, rtol=1e-10, atol=1e-12 * np.abs(inv).max())
+    # the factor (solvers/tree_rows.py): L_ki at [i, k] for i an ancestor of k, D^-1/2 on the diagonal
+    fac = da.factor64.numpy()[0]
+    parent = block.model.tree.gen_parent.numpy()
+    lower = np.eye(n)
+    for k in range(n):
+        i = parent[k]
+        while i >= 0:
+            lower[k, i] = fac[i, k]
+            i = parent[i]
+    rebuilt = lower.T @ np.diag(1.0 / np.diag(fac) ** 2) @ lower
+    np.testing.assert_allclose(rebuilt, mass + np.diag(d), rtol=1e-10, atol=1e-12 * np.abs(mass).max())
     vs = v_star[0].astype(np.float64)
     np.testing.assert_allclose(da.v_free.numpy()[0], vs + inv @ (r - d * vs), rtol=1e-9, atol=1e-12)
     x = [
