@@ -144,7 +144,9 @@ def row_u(
 
 
 @wp.func
-def from_roots(tree: Tree, fac: wp.array3d(dtype=wp.float64), b: wp.array2d(dtype=wp.float64), env: int, n_gen: int):
+def from_roots(
+    tree: Tree, fac: wp.array3d(dtype=wp.float64), b: wp.array2d(dtype=wp.float64), env: int, n_gen: int
+) -> None:
     """b = L^-1 D^-1/2 b in place: scaled, then solved from the roots (an ancestor's entry is final first)."""
     parent = tree.gen_parent
     k = int(0)
@@ -161,7 +163,7 @@ def from_roots(tree: Tree, fac: wp.array3d(dtype=wp.float64), b: wp.array2d(dtyp
 @wp.func
 def solve_factored(
     tree: Tree, fac: wp.array3d(dtype=wp.float64), b: wp.array2d(dtype=wp.float64), env: int, n_gen: int
-):
+) -> None:
     """b = (M + D)^-1 b in place: L^T y = b from the leaves, scaled by D^-1/2, then from_roots."""
     parent = tree.gen_parent
     k = n_gen - 1
