@@ -72,7 +72,7 @@ class MjcfControl:
             if b.flags:
                 self._bindings.append(b)
         for b in self._bindings:
-            b.art.create_cache()  # refused (StateError) when the model was not added to a scene
+            b.art._require_scene()  # refused (StateError) when the model was not added to a scene
         self._stepped = [b for b in self._bindings if b.stepped]
         self._spatial = SpatialActuators(model, scene, self.actuators)
         key = f"MjcfControl of model {id(model)}"  # a newer control of this model takes the older's place
