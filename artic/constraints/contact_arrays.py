@@ -8,7 +8,7 @@ import warp as wp
 from ..collision.contacts import ContactPoints
 from ..core.data import Kin
 from ..core.model import Tree
-from ..math.dense import solve_row, zero_row
+from ..math.dense import add_row, row_dot, solve_row, zero_row
 from .coupling_rows import add_jacobian_transpose
 
 vec6 = wp.types.vector(length=6, dtype=float)
@@ -66,6 +66,66 @@ PATCH_SWEEPS = wp.constant(8)  # at most; a sweep that changes no row velocity b
 SWEEP_TOLERANCE = wp.constant(1.0e-9)  # [m/s] (1e-6 let a 1.6 cm cube on a slope turn by 0.5 deg in 10 s)
 vec_patch = wp.types.vector(length=PATCH_ROWS, dtype=float)
 mat_patch = wp.types.matrix(shape=(PATCH_ROWS, PATCH_ROWS), dtype=float)
+
+
+# The patch solvers' loads and stores (contact_rows, pyramid, elliptic), in while loops: Warp 1.19's CPU code runs a
+# for-range loop with a runtime bound at about twice a while loop's cost an iteration (math/dense.py's row_dot), and
+# these are the inner loops of every PGS and TGS contact visit.
+@wp.func
+def load_delassus(ct: ContactRows, env: int, c0: int, m: int) -> mat_patch:
+    """The Delassus matrix of the patch whose first row is 3 c0, m rows (setup_contacts' ct.delassus)."""
+    a = mat_patch()
+    i = int(0)
+    while i < m:
+        j = int(0)
+        while j < m:
+            a[i, j] = ct.delassus[env, 3 * c0 + i, j]
+            j += 1
+        i += 1
+    return a
+
+
+@wp.func
+def load_velocities(ct: ContactRows, v: wp.array2d(dtype=float), env: int, c0: int, m: int, n_gen: int) -> vec_patch:
+    """The velocities g . v of the patch's m rows."""
+    vel = vec_patch()
+    i = int(0)
+    while i < m:
+        vel[i] = row_dot(ct.g, v, env, 3 * c0 + i, n_gen)
+        i += 1
+    return vel
+
+
+@wp.func
+def load_impulses(ct: ContactRows, env: int, c0: int, m: int) -> vec_patch:
+    """The accumulated impulses of the patch's m rows."""
+    lam = vec_patch()
+    i = int(0)
+    while i < m:
+        lam[i] = ct.impulse[env, 3 * c0 + i]
+        i += 1
+    return lam
+
+
+@wp.func
+def apply_patch(
+    ct: ContactRows,
+    v: wp.array2d(dtype=float),
+    env: int,
+    c0: int,
+    m: int,
+    n_gen: int,
+    lam: vec_patch,
+    lam0: vec_patch,
+) -> None:
+    """The visit's one velocity update: v += M^-1 g (lam - lam0) row by row, and the new impulses stored."""
+    i = int(0)
+    while i < m:
+        d = lam[i] - lam0[i]
+        if d != 0.0:
+            add_row(v, ct.minv_g, env, 3 * c0 + i, n_gen, d)
+            ct.impulse[env, 3 * c0 + i] = lam[i]
+        i += 1
 
 
 @wp.func

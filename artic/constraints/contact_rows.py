@@ -50,17 +50,19 @@ from ..collision.geometry import (
 )
 from ..core.data import Kin
 from ..core.model import Tree
-from ..math.dense import add_row, row_dot, rows_dot
+from ..math.dense import row_dot, rows_dot
 from .contact_arrays import (
     PATCH_SWEEPS,
     SWEEP_TOLERANCE,
     ContactRows,
+    apply_patch,
     clear_row,
-    mat_patch,
+    load_delassus,
+    load_impulses,
+    load_velocities,
     patch_end,
     point_velocity,
     set_row,
-    vec_patch,
 )
 from .elliptic import ELLIPTIC, is_elliptic, setup_elliptic, solve_elliptic_patch
 from .pyramid import cone_factor, is_pyramid, pyramid_edge, pyramid_impulses, setup_pyramid, solve_pyramid_patch
@@ -270,10 +272,12 @@ def _patch_delassus(ct: ContactRows, env: int, c0: int, c1: int, n_gen: int) -> 
     """The patch's Delassus matrix A = G M^-1 G^T, once per step (the rows do not change within it): the patch
     solve reads it every visit. Rows that carry no friction (no anchor) stay zero."""
     m = 3 * (c1 - c0)
-    for i in range(m):
+    i = int(0)
+    while i < m:  # while loops: _solve_patch
         ri = 3 * c0 + i
         live_i = i % 3 == 0 or ct.anchor[env, c0 + i // 3] != 0 or ct.pyramid[env, c0 + i // 3] != 0
-        for j in range(m):
+        j = int(0)
+        while j < m:
             rj = 3 * c0 + j
             s = float(0.0)
             if live_i and (j % 3 == 0 or ct.anchor[env, c0 + j // 3] != 0 or ct.pyramid[env, c0 + j // 3] != 0):
@@ -282,6 +286,8 @@ def _patch_delassus(ct: ContactRows, env: int, c0: int, c1: int, n_gen: int) -> 
                 else:
                     s = rows_dot(ct.g, ri, ct.minv_g, rj, env, n_gen)
             ct.delassus[env, ri, j] = s
+            j += 1
+        i += 1
 
 
 @wp.func
@@ -296,6 +302,50 @@ def normal_target(ct: ContactRows, env: int, c: int, h: float, erp: float, posit
     if ct.bounce[env, c] > 0.0:
         target = wp.max(target, ct.bounce[env, c])
     return target
+
+
+@wp.func
+def _patch_idle(
+    ct: ContactRows,
+    v: wp.array2d(dtype=float),
+    env: int,
+    c0: int,
+    c1: int,
+    n_gen: int,
+    h: float,
+    erp: float,
+    position_iteration: int,
+) -> int:
+    """1 when the sweeps of _solve_patch would change no impulse: none yet, and every normal row's velocity already
+    meets its target (speculative contacts that stay apart: most of a hand's points above its table). The patch's
+    broken flag is then written as the sweeps would have (an anchor whose free slip or drift is not zero slides
+    under a zero friction bound). Exact, and the patch costs its normal rows' velocities instead of its Delassus
+    copy and sweeps."""
+    c = c0
+    while c < c1:
+        r = 3 * c
+        if ct.impulse[env, r] != 0.0 or ct.impulse[env, r + 1] != 0.0 or ct.impulse[env, r + 2] != 0.0:
+            return 0
+        if ct.delassus[env, r, 3 * (c - c0)] > 1.0e-12 and ct.soft_cfm[env, c] != SOFT_APART:
+            if row_dot(ct.g, v, env, r, n_gen) < normal_target(ct, env, c, h, erp, position_iteration):
+                return 0
+        c += 1
+    broken = int(0)
+    c = c0
+    while c < c1 and broken == 0:
+        if ct.anchor[env, c] != 0:
+            drift = wp.vec2(0.0)
+            if position_iteration != 0:
+                drift = ct.anchor_error[env, c] * (-erp / h)
+            r = 3 * c
+            i = 3 * (c - c0)
+            if ct.delassus[env, r + 1, i + 1] > 1.0e-12 and drift[0] != row_dot(ct.g, v, env, r + 1, n_gen):
+                broken = 1
+            if ct.delassus[env, r + 2, i + 2] > 1.0e-12 and drift[1] != row_dot(ct.g, v, env, r + 2, n_gen):
+                broken = 1
+        c += 1
+    ct.broken[env, c0] = broken
+    return 1
 
 
 @wp.func
@@ -320,16 +370,14 @@ def _solve_patch(
     if ct.pyramid[env, c0] != 0:
         solve_pyramid_patch(cp, ct, v, env, c0, c1, n_gen)
         return
+    if _patch_idle(ct, v, env, c0, c1, n_gen, h, erp, position_iteration) != 0:
+        return
+    # while loops throughout, as contact_arrays' loads: the PGS contact solve's inner loops
     m = 3 * (c1 - c0)
-    a = mat_patch()
-    vrel = vec_patch()
-    lam0 = vec_patch()
-    for i in range(m):
-        ri = 3 * c0 + i
-        vrel[i] = row_dot(ct.g, v, env, ri, n_gen)
-        lam0[i] = ct.impulse[env, ri]
-        for j in range(m):
-            a[i, j] = ct.delassus[env, ri, j]
+    n = c1 - c0
+    a = load_delassus(ct, env, c0, m)
+    vrel = load_velocities(ct, v, env, c0, m, n_gen)
+    lam0 = load_impulses(ct, env, c0, m)
     lam = lam0
     # A soft contact on a link that few dofs move (a pendulum's ball grazing the floor) has normal and friction
     # rows that move the same dof: friction can undo the normal row's work, and plain sweeps then cycle with period
@@ -341,26 +389,37 @@ def _solve_patch(
     omega = float(1.0)
     earlier = lam0
     earlier_total = float(-1.0)
-    for _sweep in range(PATCH_SWEEPS):
+    # friction at the anchors, each bounded by mu / anchors times the patch's normal impulse
+    anchors = float(0.0)
+    c = int(0)
+    while c < n:
+        anchors += float(ct.anchor[env, c0 + c])
+        c += 1
+    mat = cp.material[env, c0]
+    sweep = int(0)
+    while sweep < PATCH_SWEEPS:
         before = lam
-        for c in range(c1 - c0):
+        c = int(0)
+        while c < n:
             i = 3 * c
             cfm = wp.max(ct.soft_cfm[env, c0 + c], 0.0)
             if a[i, i] > 1.0e-12 and ct.soft_cfm[env, c0 + c] != SOFT_APART:
                 vi = vrel[i]
-                for j in range(m):
+                j = int(0)
+                while j < m:
                     vi += a[i, j] * (lam[j] - lam0[j])
+                    j += 1
                 target = normal_target(ct, env, c0 + c, h, erp, position_iteration)
                 lam[i] = wp.max(lam[i] + (target - vi - cfm * lam[i]) / (a[i, i] + cfm), 0.0)
-        # friction at the anchors, each bounded by mu / anchors times the patch's normal impulse
+            c += 1
         total = float(0.0)
-        anchors = float(0.0)
-        for c in range(c1 - c0):
+        c = int(0)
+        while c < n:
             total += lam[3 * c]
-            anchors += float(ct.anchor[env, c0 + c])
-        mat = cp.material[env, c0]
+            c += 1
         broken = int(0)
-        for c in range(c1 - c0):
+        c = int(0)
+        while c < n:
             i = 3 * c
             if ct.anchor[env, c0 + c] != 0:
                 drift = wp.vec2(0.0)
@@ -370,9 +429,11 @@ def _solve_patch(
                 n2 = lam[i + 2]
                 v1 = vrel[i + 1]
                 v2 = vrel[i + 2]
-                for j in range(m):
+                j = int(0)
+                while j < m:
                     v1 += a[i + 1, j] * (lam[j] - lam0[j])
                     v2 += a[i + 2, j] * (lam[j] - lam0[j])
+                    j += 1
                 if a[i + 1, i + 1] > 1.0e-12:
                     n1 += (drift[0] - v1) / a[i + 1, i + 1]
                 if a[i + 2, i + 2] > 1.0e-12:
@@ -387,28 +448,29 @@ def _solve_patch(
                     n2 *= scale
                 lam[i + 1] = n1
                 lam[i + 2] = n2
+            c += 1
         ct.broken[env, c0] = broken  # the last sweep of the last visit decides
         change = float(0.0)  # largest velocity change this sweep made
-        for i in range(m):
-            change = wp.max(change, wp.abs(lam[i] - before[i]) * a[i, i])
         back = float(0.0)  # how far this sweep's impulses are from those the sweep before started from
-        for i in range(m):
+        i = int(0)
+        while i < m:
+            change = wp.max(change, wp.abs(lam[i] - before[i]) * a[i, i])
             back = wp.max(back, wp.abs(lam[i] - earlier[i]) * a[i, i])
-        if _sweep > 0 and back < 0.1 * change and (total == 0.0 or earlier_total == 0.0):
+            i += 1
+        if sweep > 0 and back < 0.1 * change and (total == 0.0 or earlier_total == 0.0):
             omega = 0.5 * omega
         earlier = before
         earlier_total = total
         if omega < 1.0:
-            for i in range(m):
+            i = int(0)
+            while i < m:
                 lam[i] = before[i] + omega * (lam[i] - before[i])
+                i += 1
             change = omega * change
         if change < SWEEP_TOLERANCE:
-            break  # converged (at once for a patch of speculative contacts that stay apart)
-    for i in range(m):
-        d = lam[i] - lam0[i]
-        if d != 0.0:
-            add_row(v, ct.minv_g, env, 3 * c0 + i, n_gen, d)
-            ct.impulse[env, 3 * c0 + i] = lam[i]
+            break  # converged
+        sweep += 1
+    apply_patch(ct, v, env, c0, m, n_gen, lam, lam0)
 
 
 @wp.func

@@ -44,8 +44,17 @@ from ..collision.geometry import (
 )
 from ..core.data import Kin
 from ..core.model import Tree
-from ..math.dense import add_row, row_dot
-from .contact_arrays import SWEEP_TOLERANCE, ContactRows, mat_patch, point_velocity, set_row, vec6, vec_patch
+from .contact_arrays import (
+    SWEEP_TOLERANCE,
+    ContactRows,
+    apply_patch,
+    load_delassus,
+    load_impulses,
+    load_velocities,
+    point_velocity,
+    set_row,
+    vec6,
+)
 from .pyramid import angular_axis, angular_rows, frame_hint, mujoco_tangent, relative_spin
 from .softness import soft_params, soft_row, soft_row_at
 
@@ -357,15 +366,9 @@ def solve_elliptic_patch(
     the patch, then one velocity update. The soft targets hold for the whole step, so every iteration of every solver
     solves the same rows. (Angular rows are the direct solver's.)"""
     m = 3 * (c1 - c0)
-    a = mat_patch()
-    vel = vec_patch()  # the rows' velocities at the current impulses
-    lam0 = vec_patch()
-    for i in range(m):
-        ri = 3 * c0 + i
-        vel[i] = row_dot(ct.g, v, env, ri, n_gen)
-        lam0[i] = ct.impulse[env, ri]
-        for j in range(m):
-            a[i, j] = ct.delassus[env, ri, j]
+    a = load_delassus(ct, env, c0, m)
+    vel = load_velocities(ct, v, env, c0, m, n_gen)  # the rows' velocities at the current impulses
+    lam0 = load_impulses(ct, env, c0, m)
     lam = lam0
     for _sweep in range(ELLIPSE_SWEEPS):
         change = float(0.0)
@@ -396,8 +399,4 @@ def solve_elliptic_patch(
                         change = wp.max(change, wp.abs(d) * h[r, r])
         if change < SWEEP_TOLERANCE:
             break
-    for i in range(m):
-        d = lam[i] - lam0[i]
-        if d != 0.0:
-            add_row(v, ct.minv_g, env, 3 * c0 + i, n_gen, d)
-            ct.impulse[env, 3 * c0 + i] = lam[i]
+    apply_patch(ct, v, env, c0, m, n_gen, lam, lam0)

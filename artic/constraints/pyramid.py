@@ -20,16 +20,18 @@ from ..collision.geometry import (
 )
 from ..core.data import Kin
 from ..core.model import Tree
-from ..math.dense import add_row, row_dot, zero_row
+from ..math.dense import zero_row
 from .contact_arrays import (
     PATCH_SWEEPS,
     SWEEP_TOLERANCE,
     ContactRows,
-    mat_patch,
+    apply_patch,
+    load_delassus,
+    load_impulses,
+    load_velocities,
     point_velocity,
     set_row,
     vec6,
-    vec_patch,
 )
 from .coupling_rows import add_jacobian_transpose
 from .softness import soft_params, soft_row
@@ -316,15 +318,9 @@ def solve_pyramid_patch(
     block Gauss-Seidel sweeps; the rows' impulses are kept as the edges' sums; then one velocity update. The soft
     targets hold for the whole step, so every iteration of every solver solves the same rows."""
     m = 3 * (c1 - c0)
-    a = mat_patch()
-    vel = vec_patch()  # the rows' velocities at the current impulses
-    lam0 = vec_patch()
-    for i in range(m):
-        ri = 3 * c0 + i
-        vel[i] = row_dot(ct.g, v, env, ri, n_gen)
-        lam0[i] = ct.impulse[env, ri]
-        for j in range(m):
-            a[i, j] = ct.delassus[env, ri, j]
+    a = load_delassus(ct, env, c0, m)
+    vel = load_velocities(ct, v, env, c0, m, n_gen)  # the rows' velocities at the current impulses
+    lam0 = load_impulses(ct, env, c0, m)
     lam = lam0
     f = cp.material[env, c0][0]
     for _sweep in range(PATCH_SWEEPS):
@@ -380,11 +376,7 @@ def solve_pyramid_patch(
                 ct.edge_impulse[env, c0 + c] = new
         if change < SWEEP_TOLERANCE or (c1 - c0 == 1 and exact != 0):
             break  # one contact solved exactly: done
-    for i in range(m):
-        d = lam[i] - lam0[i]
-        if d != 0.0:
-            add_row(v, ct.minv_g, env, 3 * c0 + i, n_gen, d)
-            ct.impulse[env, 3 * c0 + i] = lam[i]
+    apply_patch(ct, v, env, c0, m, n_gen, lam, lam0)
 
 
 @wp.func
