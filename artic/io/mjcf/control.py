@@ -184,7 +184,8 @@ class _Activations:
             return act
         c = ctrl[:, self.columns]
         if self._only_muscles:
-            return np.clip(act + dt * muscle_act_dot(c, act, self.dynprm), self.low, self.high)
+            # minimum and maximum: np.clip's wrapper costs more than its arithmetic at one env
+            return np.minimum(np.maximum(act + dt * muscle_act_dot(c, act, self.dynprm), self.low), self.high)
         tau = np.where(self.timeconst > 0.0, self.timeconst, 1.0)
         share = np.where(self.kind == self._FILTER, dt / tau, -np.expm1(-dt / tau))
         share = np.where(self.timeconst > 0.0, share, 1.0)

@@ -391,11 +391,25 @@ def _evaluate(
     points: wp.array3d(dtype=wp.vec3d),
     wrapped: wp.array2d(dtype=int),
 ):
-    """Each (env, tendon)'s length [m] and speed [m/s], and each path step's points (x0, t0, t1, x1) with whether it
-    wrapped, for _apply."""
+    """Each (env, tendon)'s length, speed and path points (evaluate_tendon)."""
     tid = wp.tid()
-    env = tid // num_tendons
-    t = tid % num_tendons
+    evaluate_tendon(tt, pose, vel, tid // num_tendons, tid % num_tendons, length, speed, points, wrapped)
+
+
+@wp.func
+def evaluate_tendon(
+    tt: TendonTables,
+    pose: wp.array2d(dtype=wp.transform),
+    vel: wp.array2d(dtype=wp.spatial_vector),
+    env: int,
+    t: int,
+    length: wp.array2d(dtype=wp.float64),
+    speed: wp.array2d(dtype=wp.float64),
+    points: wp.array3d(dtype=wp.vec3d),
+    wrapped: wp.array2d(dtype=int),
+) -> None:
+    """Tendon t's length [m] and speed [m/s] in env, and each of its path steps' points (x0, t0, t1, x1) with whether
+    it wrapped, for apply_tendon."""
     total = wp.float64(0.0)
     rate = wp.float64(0.0)
     for s in range(tt.step_start[t], tt.step_start[t + 1]):
@@ -502,11 +516,26 @@ def _apply(
     link_force: wp.array2d(dtype=wp.vec3),
     link_torque: wp.array2d(dtype=wp.vec3),
 ):
-    """Each (env, tendon)'s force [N] added to the links' forces as J^T f (module docstring); a non-finite or
-    float32-overflowing force is dropped (the env's state is reported by the scene)."""
+    """Each (env, tendon)'s force added to the links' forces (apply_tendon)."""
     tid = wp.tid()
-    env = tid // num_tendons
-    t = tid % num_tendons
+    apply_tendon(tt, pose, tid // num_tendons, tid % num_tendons, force, points, wrapped, link_force, link_torque)
+
+
+@wp.func
+def apply_tendon(
+    tt: TendonTables,
+    pose: wp.array2d(dtype=wp.transform),
+    env: int,
+    t: int,
+    force: wp.array2d(dtype=wp.float64),
+    points: wp.array3d(dtype=wp.vec3d),
+    wrapped: wp.array2d(dtype=int),
+    link_force: wp.array2d(dtype=wp.vec3),
+    link_torque: wp.array2d(dtype=wp.vec3),
+) -> None:
+    """Tendon t's force [N] in env added to the links' forces as J^T f (module docstring), at the points of
+    evaluate_tendon; a non-finite or float32-overflowing force is dropped (the env's state is reported by the
+    scene)."""
     f = force[env, t]
     if not wp.isfinite(f) or wp.abs(f) > wp.float64(_LIMIT):
         return
@@ -600,10 +629,15 @@ class TendonKernels:
             self._launches = (evaluate, apply)
         return self._launches
 
-    def evaluate(self) -> None:
-        """The lengths and speeds (self.length, self.speed) and the points at the scene's current state."""
+    def ensure_link_state(self) -> None:
+        """The link poses and velocities of the scene's current state in the block's arrays (a host change made
+        since the last step, as ArticulationView.ensure_link_state)."""
         for art in self._arts:
             self._scene.view(art).ensure_link_state()
+
+    def evaluate(self) -> None:
+        """The lengths and speeds (self.length, self.speed) and the points at the scene's current state."""
+        self.ensure_link_state()
         self._recorded()[0].launch()
 
     def length_speed(self) -> tuple[np.ndarray, np.ndarray]:

@@ -106,13 +106,18 @@ def test_the_kernels_give_numpys_lengths_speeds_and_link_forces(name):
 
 def test_the_device_actuators_give_numpys_muscle_forces():
     """myo_sim's legs (54 muscles) at random states and random controls in three envs: the actuator forces the device
-    path reports equal NumPy's muscle curves at the kernels' lengths and speeds to 1e-6 of the largest."""
+    path reports equal NumPy's muscle curves at the kernels' lengths and speeds to 1e-6 of the largest; the tensions
+    its one launch leaves are the springs, dampers and geared forces summed per tendon, and the link forces it adds
+    are those the separate apply launch (checked against NumPy above) gives for those tensions."""
     model, scene = _myo("osl/myolegs_osl.xml", 3)
     actuators = SpatialActuators(model, scene, model.actuators)
     assert actuators.kernels is not None
+    block = scene.view(model.articulations[0]).block
     u = np.random.default_rng(11).uniform(0.0, 1.0, size=(3, len(model.actuators)))
     actuators.apply(u)
     got = actuators.force[:, actuators.columns].copy()
+    fused = block.control.link_force.numpy().copy(), block.control.link_torque.numpy().copy()
+    tension = actuators.kernels.force.numpy().copy()
     length, speed = actuators.kernels.length_speed()
     k = actuators.tendon_of
     want = actuators.actuator_forces(
@@ -120,7 +125,18 @@ def test_the_device_actuators_give_numpys_muscle_forces():
     )
     assert np.abs(want).max() > 10.0
     np.testing.assert_allclose(got, want, atol=1e-6 * np.abs(want).max())
-    scene.view(model.articulations[0]).block.control.link_force.zero_()
+    spring = np.clip(length, actuators.spring_low, actuators.spring_high) - length
+    want_tension = actuators.stiffness * spring - actuators.damping * speed
+    np.add.at(want_tension.T, k, (actuators.gear * want).T)
+    np.testing.assert_allclose(tension, want_tension, atol=1e-6 * np.abs(want_tension).max())
+    block.control.link_force.zero_()
+    block.control.link_torque.zero_()
+    actuators.kernels.apply(tension)
+    np.testing.assert_allclose(fused[0], block.control.link_force.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(fused[1], block.control.link_torque.numpy(), rtol=1e-6, atol=1e-6)
+    assert np.abs(fused[0]).max() > 10.0
+    block.control.link_force.zero_()
+    block.control.link_torque.zero_()
 
 
 @pytest.mark.parametrize("module", ["artic.io.mjcf.tendon_kernels", "artic.io.mjcf.muscle_kernels"])
