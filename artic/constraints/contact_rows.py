@@ -372,7 +372,9 @@ def _solve_patch(
         return
     if _patch_idle(ct, v, env, c0, c1, n_gen, h, erp, position_iteration) != 0:
         return
-    # while loops throughout, as contact_arrays' loads: the PGS contact solve's inner loops
+    # long function: the sweep's normal, friction and relaxation steps share the patch's matrix and impulses, which
+    # Warp would copy into and out of each helper (structs and vectors pass by value). While loops throughout, as
+    # contact_arrays' loads: these are the PGS contact solve's inner loops
     m = 3 * (c1 - c0)
     n = c1 - c0
     a = load_delassus(ct, env, c0, m)
