@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike
 from ...enums import CacheFlag
 from ...errors import ValidationError
 from ..xml_values import MAX_MAGNITUDE
-from .muscles import SpatialActuators, muscle_act_dot
+from .muscles import SpatialActuators, has_tausmooth, muscle_act_dot
 
 if TYPE_CHECKING:
     from ...sim.scene import Scene
@@ -175,6 +175,8 @@ class _Activations:
         self._only_muscles = bool(self.na) and bool(np.all(self.kind == self._MUSCLE))
         self._any_early = bool(self.early.any())
         self._any_muscle = bool(np.any(self.kind == self._MUSCLE))
+        self._smooth = has_tausmooth(self.dynprm)
+        self._every = np.array_equal(self.columns, np.arange(len(actuators)))  # act columns are all the actuators
 
     def advance(self, ctrl: np.ndarray, act: np.ndarray, dt: float) -> np.ndarray:
         """act after a step of dt with `ctrl` (E x nu): integrator act + h ctrl, filter act + h (ctrl - act) / tau,
@@ -182,16 +184,17 @@ class _Activations:
         (muscles.py), clamped to actrange; an inert actuator's act stays."""
         if not self.na:
             return act
-        c = ctrl[:, self.columns]
+        c = ctrl if self._every else ctrl[:, self.columns]
         if self._only_muscles:
             # minimum and maximum: np.clip's wrapper costs more than its arithmetic at one env
-            return np.minimum(np.maximum(act + dt * muscle_act_dot(c, act, self.dynprm), self.low), self.high)
+            rate = muscle_act_dot(c, act, self.dynprm, self._smooth)
+            return np.minimum(np.maximum(act + dt * rate, self.low), self.high)
         tau = np.where(self.timeconst > 0.0, self.timeconst, 1.0)
         share = np.where(self.kind == self._FILTER, dt / tau, -np.expm1(-dt / tau))
         share = np.where(self.timeconst > 0.0, share, 1.0)
         new = np.where(self.kind == self._INTEGRATOR, act + dt * c, act + share * (c - act))
         if self._any_muscle:
-            new = np.where(self.kind == self._MUSCLE, act + dt * muscle_act_dot(c, act, self.dynprm), new)
+            new = np.where(self.kind == self._MUSCLE, act + dt * muscle_act_dot(c, act, self.dynprm, self._smooth), new)
         new = np.where(self.kind == self._INERT, act, new)
         return np.clip(new, self.low, self.high)
 

@@ -182,10 +182,16 @@ def muscle_bias(length: np.ndarray, lengthrange: np.ndarray, prm: np.ndarray) ->
     return -force * fpmax * fp
 
 
-def muscle_act_dot(ctrl: np.ndarray, act: np.ndarray, dynprm: ArrayLike) -> np.ndarray:
-    """act' of muscles (module docstring); ctrl, act (E, k), dynprm (k, 3). Few NumPy calls: at one env each costs
-    ~1 us against its microseconds of arithmetic, and this runs before every step (myo_sim's elbow: 21 us of a 53 us
-    step with the smooth blend computed whether or not a muscle has one)."""
+def has_tausmooth(dynprm: ArrayLike) -> bool:
+    """Whether any muscle of dynprm (k, 3) blends its time constants (MuJoCo's tausmooth, dynprm[:, 2] > 0)."""
+    return bool(np.any(np.asarray(dynprm, float).reshape(-1, 3)[:, 2] >= _TINY))
+
+
+def muscle_act_dot(ctrl: np.ndarray, act: np.ndarray, dynprm: ArrayLike, smooth: bool | None = None) -> np.ndarray:
+    """act' of muscles (module docstring); ctrl, act (E, k), dynprm (k, 3); smooth: whether any muscle has a tausmooth
+    (dynprm[:, 2] > 0), None to look. Few NumPy calls: at one env each costs ~1 us against its microseconds of
+    arithmetic, and this runs before every step (myo_sim's elbow: 21 us of a 53 us step with the smooth blend
+    computed whether or not a muscle has one)."""
     dynprm = np.asarray(dynprm, float).reshape(-1, 3)
     scale = 0.5 + 1.5 * np.minimum(np.maximum(act, 0.0), 1.0)
     tau_act = dynprm[:, 0] * scale
@@ -193,10 +199,11 @@ def muscle_act_dot(ctrl: np.ndarray, act: np.ndarray, dynprm: ArrayLike) -> np.n
     dctrl = np.minimum(np.maximum(ctrl, 0.0), 1.0) - act
     tau = np.where(dctrl > 0.0, tau_act, tau_deact)
     width = dynprm[:, 2]
-    if np.any(width >= _TINY):  # tausmooth: the quintic blend of the two time constants over dctrl in +-width / 2
+    if has_tausmooth(dynprm) if smooth is None else smooth:
+        # tausmooth: the quintic blend of the two time constants over dctrl in +-width / 2
         s = np.minimum(np.maximum(dctrl / np.where(width > 0, width, 1.0) + 0.5, 0.0), 1.0)
-        smooth = tau_deact + (tau_act - tau_deact) * s**3 * (s * (6.0 * s - 15.0) + 10.0)
-        tau = np.where(width < _TINY, tau, smooth)
+        blend = tau_deact + (tau_act - tau_deact) * s**3 * (s * (6.0 * s - 15.0) + 10.0)
+        tau = np.where(width < _TINY, tau, blend)
     return dctrl / np.maximum(_TINY, tau)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import artic
-from artic.io.mjcf.muscles import muscle_act_dot, muscle_bias, muscle_gain
+from artic.io.mjcf.muscles import has_tausmooth, muscle_act_dot, muscle_bias, muscle_gain
 from tests.support.models import mjcf_with_mujoco
 from tests.support.wheels import package_root
 
@@ -51,6 +51,9 @@ def test_muscle_curves_equal_mujocos():
         dyn = np.array([rng.uniform(0.005, 0.05), rng.uniform(0.02, 0.1), rng.choice([0.0, rng.uniform(0.05, 0.5)])])
         ctrl, act = rng.uniform(-0.2, 1.2, 8), rng.uniform(-0.1, 1.1, 8)
         rate = muscle_act_dot(ctrl[:, None], act[:, None], dyn)[:, 0]
+        # the flag MjcfControl passes (computed once) gives the same rates
+        assert has_tausmooth(dyn) == (dyn[2] > 0.0)
+        np.testing.assert_array_equal(muscle_act_dot(ctrl[:, None], act[:, None], dyn, has_tausmooth(dyn))[:, 0], rate)
         for k in range(8):
             assert rate[k] == pytest.approx(mujoco.mju_muscleDynamics(ctrl[k], act[k], dyn), rel=1e-9, abs=1e-9)
 
