@@ -13,11 +13,13 @@ import warp as wp
 from ..core.data import ArticulationData, Kin, Scratch
 from ..core.model import ArticulationModel, Tree
 from ..core.parallel import launch_envs
+from ..core.struct_refs import opt_in as _struct_refs
 from ..math.spatial import cholesky_solve6, com_force_to_o, fcross, inertia_matrix, mcross, root_column, root_motion
 from ..math.tree_ldl import PIVOT_ABS, PIVOT_REL
 from .rnea import gen_vec3
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
+_struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
 
 
 @wp.func

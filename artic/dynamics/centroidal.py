@@ -15,8 +15,10 @@ from ..core.data import ArticulationData
 from ..core.model import ArticulationModel, Tree
 from ..core.parallel import launch_envs
 from ..core.state import ArticulationState
+from ..core.struct_refs import opt_in as _struct_refs
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
+_struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
 
 
 @wp.func

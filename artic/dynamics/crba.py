@@ -13,10 +13,12 @@ import warp as wp
 from ..core.data import ArticulationData, Kin, Scratch
 from ..core.model import ArticulationModel, Tree
 from ..core.parallel import launch_envs
+from ..core.struct_refs import opt_in as _struct_refs
 from ..math.dense import zero_row
 from ..math.spatial import inertia_mul, root_column
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
+_struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
 
 
 @wp.func

@@ -14,9 +14,11 @@ from ..core.data import ArticulationData, Kin
 from ..core.model import JOINT_PRISMATIC, JOINT_SPHERICAL, ArticulationModel, Tree
 from ..core.parallel import launch_envs
 from ..core.state import ArticulationState
+from ..core.struct_refs import opt_in as _struct_refs
 from ..math.spatial import root_motion, unit
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
+_struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
 
 
 @wp.func

@@ -12,9 +12,11 @@ import warp as wp
 from ..core.data import ArticulationData, Kin, Scratch
 from ..core.model import ArticulationModel, Tree
 from ..core.parallel import launch_envs
+from ..core.struct_refs import opt_in as _struct_refs
 from ..math.spatial import com_force_to_o, fcross, inertia_mul, mcross, root_motion
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
+_struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
 
 
 @wp.func

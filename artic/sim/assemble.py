@@ -32,6 +32,7 @@ from ..core.data import Kin, Scratch
 from ..core.model import Tree
 from ..core.parallel import launch_envs
 from ..core.state import StateArrays
+from ..core.struct_refs import opt_in as _struct_refs
 from ..description.actors import RigidStatic
 from ..description.articulation import Link
 from ..description.body_joints import JointBase
@@ -40,6 +41,8 @@ from ..dynamics.integrate import integrate_positions
 from ..dynamics.kinematics import forward_kinematics_env
 from ..errors import StateError
 from .body_joint_view import refresh_body_joint_kinematics
+
+_struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
 
 if TYPE_CHECKING:
     from .block import Block

@@ -16,10 +16,13 @@ from ..core.data import Kin
 from ..core.model import Tree
 from ..core.parallel import launch_envs
 from ..core.state import StateArrays, columns
+from ..core.struct_refs import opt_in as _struct_refs
 from ..description.body_joints import JointBase
 from ..description.validate import MAX_MAGNITUDE, as_real, real_array
 from ..dynamics.kinematics import forward_kinematics_env
 from ..errors import ValidationError
+
+_struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
 
 if TYPE_CHECKING:
     from .block import Block

@@ -44,8 +44,11 @@ from ..constraints.persistence import GROWTH_STEPS, PERSIST_STEPS
 from ..core.model import Tree
 from ..core.parallel import launch_envs
 from ..core.state import StateArrays
+from ..core.struct_refs import opt_in as _struct_refs
 from ..enums import NanPolicy
 from ..errors import ArticError, ValidationError
+
+_struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
 
 if TYPE_CHECKING:
     from .block import Block

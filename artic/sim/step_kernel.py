@@ -45,6 +45,7 @@ from ..core.data import Kin, Scratch, StepData
 from ..core.model import DRIVE_NONE, DofParams, Tree
 from ..core.parallel import RecordedEnvLaunch
 from ..core.state import StateArrays
+from ..core.struct_refs import opt_in as _struct_refs
 from ..dynamics.aba import aba_env
 from ..dynamics.crba import crba_env
 from ..dynamics.forward import applied_link_wrench, prescale_joint_velocities
@@ -71,6 +72,7 @@ if TYPE_CHECKING:
     from .block import Block
 
 wp.set_module_options({"enable_backward": False})
+_struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
 
 WAKE_COUNTER_RESET = 0.4  # PxSceneDesc::wakeCounterResetValue [s]
 SOLVER_TGS = wp.constant(int(SolverType.TGS))
@@ -439,7 +441,10 @@ def _make_step(stop_after: int, module: str | None = None) -> wp.Kernel:
                 return
         _sleep(tree, st, kin, sc, sd, env, n, dt, sleep_threshold)
 
-    return wp.kernel(_step, module=module)
+    kernel = wp.kernel(_step, module=module)
+    if module is not None:  # the stage profile's own modules compile as the step's
+        _struct_refs(kernel.module)
+    return kernel
 
 
 _step = _make_step(STAGE_ALL)

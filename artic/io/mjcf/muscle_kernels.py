@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import warp as wp
 
+from ...core.struct_refs import opt_in as _struct_refs
 from .tendon_kernels import TendonTables, apply_tendon, evaluate_tendon
+
+_struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
 
 if TYPE_CHECKING:
     from .muscles import SpatialActuators

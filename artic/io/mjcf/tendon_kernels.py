@@ -18,7 +18,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import warp as wp
 
+from ...core.struct_refs import opt_in as _struct_refs
 from ..xml_values import MAX_MAGNITUDE
+
+_struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
 
 if TYPE_CHECKING:
     from ...sim.block import Block

@@ -1,0 +1,150 @@
+"""Warp functions that take artic's structs by reference where they only read them.
+
+Warp's generated C++ passes every struct argument of a `@wp.func` by value. artic's tables are structs of dozens of
+arrays (each array 56 bytes: DirectArrays 2.7 KB, StepData 2.1 KB; the direct solver's entry takes 19 KB of them),
+and every call the compiler does not inline copies them onto the stack, even one that returns at once. On a small
+robot at one env those copies are a large share of the step: an articulation without dofs took 5.3 us a step
+(2.7 with references), TGS's 100 substeps of it 30 us (5.0), the Gymnasium pusher 24.4 us (19.6); see
+docs/benchmarks.md.
+
+Importing this module wraps Warp's code generator (`warp._src.codegen.codegen_func`) so that in the modules that
+opt in (`opt_in(__name__)`: a module option, which also keys Warp's kernel cache), a struct parameter becomes a C++
+reference where the generated function provably leaves the struct itself unchanged: no field of it is assigned and
+no pointer into it is used but to load (`_mutated`). A function that writes one keeps its copy, so the by-value
+semantics of Warp's structs hold in every case; what a function writes into a struct's arrays is not the struct's
+and is the same either way. Only the forward code is read; the adjoint of a function that gets references takes
+them too (its replay of the forward code reads the same fields).
+
+This relies on Warp's private code generator (checked with Warp 1.19). Where it is not as expected, nothing is
+wrapped, `opt_in` sets nothing, and the structs are copied as before: slower, same results.
+tests/core/test_struct_refs.py checks that it applies on the installed Warp and keeps the semantics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import re
+from pathlib import Path
+
+import warp as wp
+
+OPTION = "artic_struct_refs"  # the module option
+# its value, which keys Warp's kernel cache: this file's own text, so that a change to the rule below compiles again
+_RULE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+_active = False
+
+
+def _only_loaded(forward: str, pointer: str) -> bool:
+    """Whether `pointer` (a variable of generated code holding a field's address) is only loaded from, or gives
+    the address of a field of what it points to (`&(var_5->shape)`) that is itself only loaded from."""
+    p = re.escape(pointer)
+    derived = re.findall(rf"\b(var_\w+) = &\({p}->\w+\);", forward)
+    uses = len(re.findall(rf"\b{p}\b", forward))
+    assigned = len(re.findall(rf"\b{p} = ", forward))
+    loads = len(re.findall(rf"wp::load\({p}\)", forward))
+    if uses != assigned + loads + len(derived):
+        return False
+    return all(_only_loaded(forward, q) for q in set(derived))
+
+
+def _call_argument(forward: str, i: int) -> bool:
+    """Whether position i of generated code is inside the argument list of a call to a generated function
+    (`name_0(...)`, which decides for itself whether it copies), not of a Warp builtin (`wp::assign(...)`)."""
+    depth = 0
+    j = i - 1
+    while j >= 0:
+        c = forward[j]
+        if c == ")":
+            depth += 1
+        elif c == "(":
+            if depth == 0:
+                return re.search(r"(?<![:\w])[A-Za-z_]\w*_\d+$", forward[:j]) is not None
+            depth -= 1
+        elif c in ";{}":
+            return False
+        j -= 1
+    return False
+
+
+def _mutated(forward: str, name: str) -> bool:
+    """Whether generated forward statements may change struct parameter `name` (`var_<label>`). Every use must be
+    a field's address kept in a variable that is only loaded from (`var_3 = &((var_s).x); ... wp::load(var_3)`), a
+    copy (`var_7 = var_s;`) or an argument of a generated function; anything else (`var_s.x = ...`,
+    `wp::assign(var_s, ...)`, a pointer stored through) counts as a change."""
+    n = re.escape(name)
+    for m in re.finditer(rf"(?<![\w.>])\b{n}\b", forward):
+        i, j = m.start(), m.end()
+        if forward[i - 3 : i] == "&((" and forward[j : j + 2] == ").":
+            continue  # a field's address: the pointers are checked below
+        if re.match(r"\s*;", forward[j:]) and re.search(r"\w = $", forward[:i]):
+            continue  # copied whole
+        if _call_argument(forward, i) and re.match(r"\s*[,)]", forward[j:]):
+            continue
+        return True
+    pointers = re.findall(rf"\b(var_\w+) = &\(\({n}\)\.\w+\);", forward)
+    if len(pointers) != len(re.findall(rf"&\(\({n}\)\.", forward)):
+        return True  # the address of a field that is not kept in a variable
+    return not all(_only_loaded(forward, p) for p in set(pointers))
+
+
+def by_reference(source: str, c_func_name: str, params: list[tuple[str, str]]) -> str:
+    """`source` (a function's generated forward and adjoint code) with each struct parameter (ctype, name) that
+    the forward code does not change declared as a reference."""
+    end = source.find(f"adj_{c_func_name}(")
+    forward = source if end < 0 else source[:end]
+    start = forward.find("// forward")  # the statements, after the variables' declarations
+    if start < 0:
+        return source  # not the code this was written for: the copies stay
+    forward = forward[start:]
+    for ctype, name in params:
+        if not _mutated(forward, name):
+            decl = re.compile(rf"(?<![\w:]){re.escape(ctype)} {re.escape(name)}(?=[,)\n])")
+            source = decl.sub(f"{ctype}& {name}", source)
+    return source
+
+
+def _wrap() -> bool:
+    """Wrap Warp's function code generator; False (nothing wrapped) where it is not the one this was written for."""
+    try:
+        from warp._src import codegen
+    except ImportError:
+        return False
+    original = getattr(codegen, "codegen_func", None)
+    struct_type = getattr(codegen, "Struct", None)
+    if original is None or struct_type is None:
+        return False
+    if getattr(original, "_artic_struct_refs", False):
+        return True
+    try:
+        names = list(inspect.signature(original).parameters)
+    except (TypeError, ValueError):
+        return False
+    if names[:4] != ["adj", "c_func_name", "device", "options"] or "reverse_only" not in names:
+        return False
+
+    def codegen_func(adj, c_func_name, device="cpu", options=None, *args, **kwargs):
+        source = original(adj, c_func_name, device, options, *args, **kwargs)
+        if not (options or {}).get(OPTION) or kwargs.get("reverse_only"):
+            return source  # a reverse-only pass has no forward code to read: its copies stay
+        params = [(a.ctype(), a.emit()) for a in adj.args if isinstance(a.type, struct_type)]
+        return by_reference(source, c_func_name, params) if params else source
+
+    codegen_func._artic_struct_refs = True
+    codegen.codegen_func = codegen_func
+    return True
+
+
+def active() -> bool:
+    """Whether struct parameters are passed by reference in the modules that opt in."""
+    return _active
+
+
+def opt_in(module: object) -> None:
+    """Compile the kernels of `module` (a module's __name__, or a Warp module) with struct references, where this
+    Warp allows it."""
+    if _active:
+        wp.set_module_options({OPTION: _RULE}, module)
+
+
+_active = _wrap()

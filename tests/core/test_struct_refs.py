@@ -1,0 +1,110 @@
+"""artic/core/struct_refs.py: struct parameters by reference where the generated function only reads them.
+
+What must hold: Warp's by-value semantics of structs (a function that assigns a field of its struct argument does not
+change its caller's), the rule that decides it on Warp's generated code, and that a module that opts in compiles for
+the CPU and, through NVRTC, for CUDA."""
+
+from __future__ import annotations
+
+import pytest
+import warp as wp
+
+from artic.core import struct_refs
+from artic.core.struct_refs import OPTION, _mutated, by_reference
+from tests.support.nvrtc import ptx_files
+
+struct_refs.opt_in(__name__)
+
+CHECKED_WARP = "1.19."  # the Warp whose code generator struct_refs.py was written against
+
+
+@wp.struct
+class _Pair:
+    x: float
+    a: wp.array(dtype=float)
+
+
+@wp.func
+def _writes(s: _Pair, k: int) -> float:
+    s.x = 2.0  # the caller's struct must not see this
+    s.a[k] = 3.0  # the array's contents are shared either way
+    return s.x
+
+
+@wp.func
+def _reads(s: _Pair, k: int) -> float:
+    return s.x + s.a[k]
+
+
+@wp.kernel
+def _probe(s: _Pair, out: wp.array(dtype=float)):
+    s.x = 1.0
+    y = _writes(s, 0)
+    out[0] = s.x + y  # 1 + 2 by value; a reference would give 2 + 2
+    out[1] = _reads(s, 0)  # 1 + 3
+    out[2] = s.a[0]
+
+
+def test_it_applies_to_this_warp():
+    """On the Warp it was written against, the wrap is in place and an opted-in module carries the option that
+    keys its kernel cache (elsewhere it may stand aside, and the structs are copied as before)."""
+    if not wp.config.version.startswith(CHECKED_WARP):
+        pytest.skip(f"struct_refs.py was checked against Warp {CHECKED_WARP}x, this is {wp.config.version}")
+    assert struct_refs.active()
+    assert wp.get_module(__name__).options.get(OPTION)
+
+
+def test_a_function_that_writes_its_struct_keeps_a_copy():
+    s = _Pair()
+    s.a = wp.zeros(2, dtype=float, device="cpu")
+    s.x = 0.0
+    out = wp.zeros(3, dtype=float, device="cpu")
+    wp.launch(_probe, dim=1, inputs=[s, out], device="cpu")
+    assert out.numpy().tolist() == [3.0, 4.0, 3.0]
+
+
+# forward statements as Warp 1.19 generates them (after its "// forward" comment), and whether they change `var_s`
+STATEMENTS = {
+    "a field assigned": ("var_s.x = var_0;", True),
+    "a field of a field assigned": ("var_s.v.y = var_0;", True),
+    "a field loaded through its address": ("var_0 = &((var_s).x);\n var_1 = wp::load(var_0);", False),
+    "a vector field stored into": (
+        "var_1 = &((var_s).v);\n var_3 = wp::indexref(var_1, var_2);\n wp::store(var_3, var_0);",
+        True,
+    ),
+    "an array's shape read": ("var_5 = &((var_s).a);\n var_6 = &(var_5->shape);\n var_9 = wp::load(var_6);", False),
+    "an argument of a generated function": ("foo_0(var_s, var_env);\n var_2 = bar_12(var_a, var_s);", False),
+    "an argument of a builtin that assigns": ("wp::assign(var_s, var_3);", True),
+    "copied whole": ("var_7 = var_s;", False),
+    "a field's address passed on": ("wp::atomic_add(&((var_s).x), var_1);", True),
+    "its own address taken": ("var_2 = &var_s;", True),
+    "a nested struct's field": ("var_75 = &(((var_s).memo).count);\n wp::store(var_75, var_0);", True),
+    "a variable whose name starts alike": ("var_sx = var_0;\n var_q = &((var_s).x);\n var_r = wp::load(var_q);", False),
+}
+
+
+@pytest.mark.parametrize("case", list(STATEMENTS))
+def test_the_rule_on_generated_statements(case):
+    code, changes = STATEMENTS[case]
+    assert _mutated("// forward\n " + code + "\n", "var_s") is changes
+
+
+def test_only_the_parameters_left_unchanged_become_references():
+    source = (
+        "static void f_0(\n    S_1 var_s,\n    S_1 var_t,\n    wp::int32 var_k)\n{\n    // forward\n"
+        "    var_0 = &((var_s).x);\n    var_1 = wp::load(var_0);\n    var_t.x = var_1;\n}\n"
+        "static void adj_f_0(\n    S_1 var_s,\n    S_1 var_t,\n    wp::int32 var_k,\n    S_1 & adj_s,\n"
+        "    S_1 & adj_t,\n    wp::int32 & adj_k)\n{\n}\n"
+    )
+    out = by_reference(source, "f_0", [("S_1", "var_s"), ("S_1", "var_t")])
+    assert out.count("S_1& var_s,") == 2  # the function and its adjoint
+    assert out.count("S_1 var_t,") == 2
+    assert "S_1 & adj_s," in out
+    # code without the generator's "// forward" marker is left alone
+    unmarked = source.replace("// forward", "")
+    assert by_reference(unmarked, "f_0", [("S_1", "var_s")]) == unmarked
+
+
+def test_an_opted_in_module_compiles_for_cuda(tmp_path):
+    """This module's kernel, with its references, compiles to CUDA PTX for sm_90 through NVRTC, without a GPU."""
+    assert ptx_files(__name__, tmp_path)
