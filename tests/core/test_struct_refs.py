@@ -108,3 +108,11 @@ def test_only_the_parameters_left_unchanged_become_references():
 def test_an_opted_in_module_compiles_for_cuda(tmp_path):
     """This module's kernel, with its references, compiles to CUDA PTX for sm_90 through NVRTC, without a GPU."""
     assert ptx_files(__name__, tmp_path)
+
+
+def test_the_step_kernel_compiles_for_cuda(tmp_path):
+    """The whole step (sim/step_kernel.py: every stage and solver, its struct parameters by reference) compiles to
+    CUDA PTX for sm_90 through NVRTC, without a GPU (about 80 s on the CI's 2 cores)."""
+    import artic.sim.step_kernel  # noqa: F401  (registers the module's kernels)
+
+    assert ptx_files("artic.sim.step_kernel", tmp_path)
