@@ -15,6 +15,12 @@ semantics of Warp's structs hold in every case; what a function writes into a st
 and is the same either way. Only the forward code is read; the adjoint of a function that gets references takes
 them too (its replay of the forward code reads the same fields).
 
+The references are `__restrict__`: a plain reference lets the compiler assume that every store into an array may
+change the struct's fields (the arrays' data pointers and strides), so a hot loop reloads them after each store;
+a copy could not alias, and the Adroit pen's step went 100 -> 110 us with plain references, 93 us with restricted
+ones. The promise holds because nothing writes these structs while the function runs (it does not, by the rule
+above, and its callers do not: one env per thread, no struct shared between threads is written).
+
 This relies on Warp's private code generator (checked with Warp 1.19). Where it is not as expected, nothing is
 wrapped, `opt_in` sets nothing, and the structs are copied as before: slower, same results.
 tests/core/test_struct_refs.py checks that it applies on the installed Warp and keeps the semantics.
@@ -103,7 +109,7 @@ def by_reference(source: str, c_func_name: str, params: list[tuple[str, str]]) -
     for ctype, name in params:
         if not _mutated(forward, name):
             decl = re.compile(rf"(?<![\w:]){re.escape(ctype)} {re.escape(name)}(?=[,)\n])")
-            source = decl.sub(f"{ctype}& {name}", source)
+            source = decl.sub(f"{ctype}& __restrict__ {name}", source)
     return source
 
 

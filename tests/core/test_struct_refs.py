@@ -97,7 +97,7 @@ def test_only_the_parameters_left_unchanged_become_references():
         "    S_1 & adj_t,\n    wp::int32 & adj_k)\n{\n}\n"
     )
     out = by_reference(source, "f_0", [("S_1", "var_s"), ("S_1", "var_t")])
-    assert out.count("S_1& var_s,") == 2  # the function and its adjoint
+    assert out.count("S_1& __restrict__ var_s,") == 2  # the function and its adjoint
     assert out.count("S_1 var_t,") == 2
     assert "S_1 & adj_s," in out
     # code without the generator's "// forward" marker is left alone
