@@ -12,8 +12,9 @@ opt in (`opt_in(__name__)`: a module option, which also keys Warp's kernel cache
 reference where the generated function provably leaves the struct itself unchanged: no field of it is assigned and
 no pointer into it is used but to load (`_mutated`). A function that writes one keeps its copy, so the by-value
 semantics of Warp's structs hold in every case; what a function writes into a struct's arrays is not the struct's
-and is the same either way. Only the forward code is read; the adjoint of a function that gets references takes
-them too (its replay of the forward code reads the same fields).
+and is the same either way. Only forward code is changed: Warp 1.19 generates adjoints in a pass of their own,
+which keeps its copies. A function with a `wp.ref` parameter keeps all of them (a reference to the caller's struct,
+or to one of its fields, could change a struct it also holds as a restricted reference).
 
 The references are `__restrict__`: a plain reference lets the compiler assume that every store into an array may
 change the struct's fields (the arrays' data pointers and strides), so a hot loop reloads them after each store;
@@ -39,8 +40,8 @@ OPTION = "artic_struct_refs"  # the module option
 # its value, which keys Warp's kernel cache: this file's own text, so that a change to the rule below compiles again
 try:
     _RULE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
-except OSError:  # installed where its source cannot be read (a zip): a fixed key
-    _RULE = "1"
+except OSError:  # installed where its source cannot be read (a zip): no key for the rule, so no references
+    _RULE = None
 _active = False
 
 
@@ -50,7 +51,7 @@ def _only_loaded(forward: str, pointer: str) -> bool:
     p = re.escape(pointer)
     derived = re.findall(rf"\b(var_\w+) = &\({p}->\w+\);", forward)
     uses = len(re.findall(rf"\b{p}\b", forward))
-    assigned = len(re.findall(rf"\b{p} = ", forward))
+    assigned = len(re.findall(rf"(?m)^\s*{p} = ", forward))  # `*var_3 = x` stores through it: not counted
     loads = len(re.findall(rf"wp::load\({p}\)", forward))
     if uses != assigned + loads + len(derived):
         return False
@@ -88,8 +89,8 @@ def _mutated(forward: str, name: str) -> bool:
             continue  # a field's address: the pointers are checked below
         if re.match(r"\s*;", forward[j:]) and re.search(r"\w = $", forward[:i]):
             continue  # copied whole
-        if _call_argument(forward, i) and re.match(r"\s*[,)]", forward[j:]):
-            continue
+        if _call_argument(forward, i) and re.search(r"[(,]\s*$", forward[:i]) and re.match(r"\s*[,)]", forward[j:]):
+            continue  # a whole argument (not `&var_s`)
         return True
     pointers = re.findall(rf"\b(var_\w+) = &\(\({n}\)\.\w+\);", forward)
     if len(pointers) != len(re.findall(rf"&\(\({n}\)\.", forward)):
@@ -100,8 +101,8 @@ def _mutated(forward: str, name: str) -> bool:
 def by_reference(source: str, c_func_name: str, params: list[tuple[str, str]]) -> str:
     """`source` (a function's generated forward and adjoint code) with each struct parameter (ctype, name) that
     the forward code does not change declared as a reference."""
-    end = source.find(f"adj_{c_func_name}(")
-    forward = source if end < 0 else source[:end]
+    adjoint = re.search(rf"(?<![\w]){re.escape('adj_' + c_func_name)}\(", source)  # not `my_adj_f_0(`
+    forward = source if adjoint is None else source[: adjoint.start()]
     start = forward.find("// forward")  # the statements, after the variables' declarations
     if start < 0:
         return source  # not the code this was written for: the copies stay
@@ -121,7 +122,8 @@ def _wrap() -> bool:
         return False
     original = getattr(codegen, "codegen_func", None)
     struct_type = getattr(codegen, "Struct", None)
-    if original is None or struct_type is None:
+    is_reference = getattr(codegen, "is_reference", None)
+    if original is None or struct_type is None or is_reference is None or _RULE is None:
         return False
     if getattr(original, "_artic_struct_refs", False):
         return True
@@ -136,6 +138,8 @@ def _wrap() -> bool:
         source = original(adj, c_func_name, device, options, *args, **kwargs)
         if not (options or {}).get(OPTION) or kwargs.get("reverse_only"):
             return source  # a reverse-only pass has no forward code to read: its copies stay
+        if any(is_reference(a.type) for a in adj.args):
+            return source  # a wp.ref parameter may point into a struct it also gets: all copies stay
         params = [(a.ctype(), a.emit()) for a in adj.args if isinstance(a.type, struct_type)]
         return by_reference(source, c_func_name, params) if params else source
 

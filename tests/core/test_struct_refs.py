@@ -14,6 +14,7 @@ from artic.core.struct_refs import OPTION, _mutated, by_reference
 from tests.support.nvrtc import ptx_files
 
 struct_refs.opt_in(__name__)
+wp.set_module_options({"enable_backward": False})  # a function with a wp.ref parameter needs it off
 
 CHECKED_WARP = "1.19."  # the Warp whose code generator struct_refs.py was written against
 
@@ -36,6 +37,12 @@ def _reads(s: _Pair, k: int) -> float:
     return s.x + s.a[k]
 
 
+@wp.func
+def _through_ref(s: _Pair, r: wp.ref[float]) -> float:
+    r = 5.0  # noqa: F841  (a store through the ref, into the caller's variable)
+    return s.x
+
+
 @wp.kernel
 def _probe(s: _Pair, out: wp.array(dtype=float)):
     s.x = 1.0
@@ -43,6 +50,8 @@ def _probe(s: _Pair, out: wp.array(dtype=float)):
     out[0] = s.x + y  # 1 + 2 by value; a reference would give 2 + 2
     out[1] = _reads(s, 0)  # 1 + 3
     out[2] = s.a[0]
+    z = float(0.0)
+    out[3] = _through_ref(s, z)
 
 
 def test_it_applies_to_this_warp():
@@ -58,9 +67,28 @@ def test_a_function_that_writes_its_struct_keeps_a_copy():
     s = _Pair()
     s.a = wp.zeros(2, dtype=float, device="cpu")
     s.x = 0.0
-    out = wp.zeros(3, dtype=float, device="cpu")
+    out = wp.zeros(4, dtype=float, device="cpu")
     wp.launch(_probe, dim=1, inputs=[s, out], device="cpu")
-    assert out.numpy().tolist() == [3.0, 4.0, 3.0]
+    assert out.numpy().tolist() == [3.0, 4.0, 3.0, 1.0]
+
+
+def test_the_generated_code_takes_references_only_where_the_rule_allows():
+    """This module's code as Warp generates it (no compile): the reading function takes its struct by restricted
+    reference, the writing one and the one with a wp.ref parameter keep their copies."""
+    if not wp.config.version.startswith(CHECKED_WARP):
+        pytest.skip(f"struct_refs.py was checked against Warp {CHECKED_WARP}x, this is {wp.config.version}")
+    from warp._src.context import ModuleBuilder
+
+    module = wp.get_module(__name__)
+    source = ModuleBuilder(module, module.options | {"output_arch": None}, target="cpu").codegen("cpu")
+
+    def signature(name: str) -> str:
+        start = source.index(f" {name}(")
+        return source[start : source.index(")", start)]
+
+    assert "& __restrict__ var_s" in signature("_reads_0")
+    assert "& " not in signature("_writes_0") and " var_s" in signature("_writes_0")
+    assert "& " not in signature("_through_ref_0") and " var_s" in signature("_through_ref_0")
 
 
 # forward statements as Warp 1.19 generates them (after its "// forward" comment), and whether they change `var_s`
@@ -78,7 +106,12 @@ STATEMENTS = {
     "copied whole": ("var_7 = var_s;", False),
     "a field's address passed on": ("wp::atomic_add(&((var_s).x), var_1);", True),
     "its own address taken": ("var_2 = &var_s;", True),
-    "a nested struct's field": ("var_75 = &(((var_s).memo).count);\n wp::store(var_75, var_0);", True),
+    "a nested struct's field, only read (kept by value: the rule does not follow nested fields)": (
+        "var_75 = &(((var_s).memo).count);\n var_76 = wp::load(var_75);",
+        True,
+    ),
+    "a store through a field's address": ("var_3 = &((var_s).x);\n *var_3 = var_1;", True),
+    "its address passed to a generated function": ("foo_0(&var_s);", True),
     "a variable whose name starts alike": ("var_sx = var_0;\n var_q = &((var_s).x);\n var_r = wp::load(var_q);", False),
 }
 
@@ -97,10 +130,13 @@ def test_only_the_parameters_left_unchanged_become_references():
         "    S_1 & adj_t,\n    wp::int32 & adj_k)\n{\n}\n"
     )
     out = by_reference(source, "f_0", [("S_1", "var_s"), ("S_1", "var_t")])
-    assert out.count("S_1& __restrict__ var_s,") == 2  # the function and its adjoint
+    assert out.count("S_1& __restrict__ var_s,") == 2  # the function and an adjoint in the same text
     assert out.count("S_1 var_t,") == 2
     assert "S_1 & adj_s," in out
     # code without the generator's "// forward" marker is left alone
+    # a call to a function whose name ends like the adjoint's does not cut the forward code short
+    calls = source.replace("    var_t.x = var_1;", "    var_2 = my_adj_f_0();\n    var_s.x = var_2;")
+    assert "S_1 var_s," in by_reference(calls, "f_0", [("S_1", "var_s")])
     unmarked = source.replace("// forward", "")
     assert by_reference(unmarked, "f_0", [("S_1", "var_s")]) == unmarked
 
