@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import re
+from collections import Counter
 from pathlib import Path
 
 import warp as wp
@@ -45,17 +46,28 @@ except OSError:  # installed where its source cannot be read (a zip): no key for
 _active = False
 
 
-def _only_loaded(forward: str, pointer: str) -> bool:
-    """Whether `pointer` (a variable of generated code holding a field's address) is only loaded from, or gives
-    the address of a field of what it points to (`&(var_5->shape)`) that is itself only loaded from."""
-    p = re.escape(pointer)
-    derived = re.findall(rf"\b(var_\w+) = &\({p}->\w+\);", forward)
-    uses = len(re.findall(rf"\b{p}\b", forward))
-    assigned = len(re.findall(rf"(?m)^\s*{p} = ", forward))  # `*var_3 = x` stores through it: not counted
-    loads = len(re.findall(rf"wp::load\({p}\)", forward))
-    if uses != assigned + loads + len(derived):
+class _Statements:
+    """One function's generated forward statements, with what the rule counts in them, once for all its
+    parameters: each variable's uses, the statements that assign it, the loads from it, and the field addresses
+    taken through it (`var_6 = &(var_5->shape);`)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.uses = Counter(re.findall(r"\bvar_\w+", text))
+        self.assigned = Counter(re.findall(r"(?m)^\s*(var_\w+) = ", text))  # `*var_3 = x` stores: not counted
+        self.loads = Counter(re.findall(r"wp::load\((var_\w+)\)", text))
+        self.derived: dict[str, list[str]] = {}
+        for q, p in re.findall(r"\b(var_\w+) = &\((var_\w+)->\w+\);", text):
+            self.derived.setdefault(p, []).append(q)
+
+
+def _only_loaded(st: _Statements, pointer: str) -> bool:
+    """Whether `pointer` (a variable holding a field's address) is only loaded from, or gives the address of a
+    field of what it points to (`&(var_5->shape)`) that is itself only loaded from."""
+    derived = st.derived.get(pointer, [])
+    if st.uses[pointer] != st.assigned[pointer] + st.loads[pointer] + len(derived):
         return False
-    return all(_only_loaded(forward, q) for q in set(derived))
+    return all(_only_loaded(st, q) for q in set(derived))
 
 
 def _call_argument(forward: str, i: int) -> bool:
@@ -77,25 +89,28 @@ def _call_argument(forward: str, i: int) -> bool:
     return False
 
 
-def _mutated(forward: str, name: str) -> bool:
+def _mutated(forward: str | _Statements, name: str) -> bool:
     """Whether generated forward statements may change struct parameter `name` (`var_<label>`). Every use must be
     a field's address kept in a variable that is only loaded from (`var_3 = &((var_s).x); ... wp::load(var_3)`), a
     copy (`var_7 = var_s;`) or an argument of a generated function; anything else (`var_s.x = ...`,
     `wp::assign(var_s, ...)`, a pointer stored through) counts as a change."""
+    st = forward if isinstance(forward, _Statements) else _Statements(forward)
+    forward = st.text
     n = re.escape(name)
     for m in re.finditer(rf"(?<![\w.>])\b{n}\b", forward):
         i, j = m.start(), m.end()
-        if forward[i - 3 : i] == "&((" and forward[j : j + 2] == ").":
+        before, after = forward[max(i - 80, 0) : i], forward[j : j + 80]  # what the checks read: the neighbours
+        if before.endswith("&((") and after.startswith(")."):
             continue  # a field's address: the pointers are checked below
-        if re.match(r"\s*;", forward[j:]) and re.search(r"\w = $", forward[:i]):
+        if re.match(r"\s*;", after) and re.search(r"\w = $", before):
             continue  # copied whole
-        if _call_argument(forward, i) and re.search(r"[(,]\s*$", forward[:i]) and re.match(r"\s*[,)]", forward[j:]):
-            continue  # a whole argument (not `&var_s`)
+        if re.search(r"[(,]\s*$", before) and re.match(r"\s*[,)]", after) and _call_argument(forward, i):
+            continue  # a whole argument (not `&var_s`) of a generated function
         return True
     pointers = re.findall(rf"\b(var_\w+) = &\(\({n}\)\.\w+\);", forward)
     if len(pointers) != len(re.findall(rf"&\(\({n}\)\.", forward)):
         return True  # the address of a field that is not kept in a variable
-    return not all(_only_loaded(forward, p) for p in set(pointers))
+    return not all(_only_loaded(st, p) for p in set(pointers))
 
 
 def by_reference(source: str, c_func_name: str, params: list[tuple[str, str]]) -> str:
@@ -106,9 +121,9 @@ def by_reference(source: str, c_func_name: str, params: list[tuple[str, str]]) -
     start = forward.find("// forward")  # the statements, after the variables' declarations
     if start < 0:
         return source  # not the code this was written for: the copies stay
-    forward = forward[start:]
+    statements = _Statements(forward[start:])
     for ctype, name in params:
-        if not _mutated(forward, name):
+        if not _mutated(statements, name):
             decl = re.compile(rf"(?<![\w:]){re.escape(ctype)} {re.escape(name)}(?=[,)\n])")
             source = decl.sub(f"{ctype}& __restrict__ {name}", source)
     return source
