@@ -152,3 +152,22 @@ def test_the_step_kernel_compiles_for_cuda(tmp_path):
     import artic.sim.step_kernel  # noqa: F401  (registers the module's kernels)
 
     assert ptx_files("artic.sim.step_kernel", tmp_path)
+
+
+def test_every_module_with_kernels_opts_in():
+    """A kernel module that forgot `opt_in(__name__)` would copy its structs again, silently slower."""
+    if not struct_refs.active():
+        pytest.skip("struct_refs stands aside on this Warp")
+    import importlib
+    from pathlib import Path
+
+    root = Path(struct_refs.__file__).resolve().parents[1]
+    names = sorted(
+        "artic." + ".".join(p.relative_to(root).with_suffix("").parts)
+        for p in root.rglob("*.py")
+        if "wp.kernel" in p.read_text()
+    )
+    assert "artic.sim.step_kernel" in names
+    for name in names:
+        importlib.import_module(name)
+        assert wp.get_module(name).options.get(OPTION), f"{name} defines kernels but does not call opt_in(__name__)"
