@@ -32,12 +32,13 @@ class ContactRows:
     edge_target: wp.array2d(dtype=wp.vec4)  # (E, C) the edges' targets, n + f t1, n - f t1, n + f t2, n - f t2 [m/s];
     # an elliptic contact's (constraints/elliptic.py): t1's and t2's targets [m/s], their R [m/s per N s], 0
     edge_impulse: wp.array2d(dtype=wp.vec4)  # (E, C) their accumulated impulses (>= 0) [N s]
-    # its torsional and rolling edges (MAT_TORSION, MAT_ROLLING: MuJoCo's condim 4 and 6; constraints/pyramid.py),
-    # solved by the direct solver; the arrays hold one entry when no material of the block has them
+    # its torsional and rolling edges (MAT_TORSION, MAT_ROLLING: MuJoCo's condim 4 and 6; constraints/pyramid.py);
+    # the arrays hold one entry when no material of the block has them
     # an elliptic contact's (constraints/elliptic.py): 0, 1 or 3 angular rows, their targets [rad/s] and R, then
     # their impulses [N m s] (and zeros)
     ang_edges: wp.array2d(dtype=int)  # (E, C) 0, 2 (torsion) or 6 (and rolling) angular edges of slot c
     ang_g: wp.array3d(dtype=float)  # (E, 3C, N) relative angular velocity about n, t1, t2 [rad/s per generalized]
+    ang_minv_g: wp.array3d(dtype=float)  # (E, 3C, N) M^-1 ang_g, for PGS's and TGS's visits
     ang_target: wp.array2d(dtype=vec6)  # (E, C) n +- f_tor spin, n +- f_roll roll1, n +- f_roll roll2 [m/s]
     ang_impulse: wp.array2d(dtype=vec6)  # (E, C) their impulses (>= 0) [N s]
     g: wp.array3d(dtype=float)  # (E, 3C, N) generalized directions of the normal and two friction rows

@@ -25,7 +25,8 @@ MuJoCo's convex relaxation of Coulomb's law, not the law itself).
 Torsional and rolling friction (MuJoCo's condim 4 and 6) are more friction rows of the same cone: the bodies'
 relative spin about n (f_tor), then their rolling about t1 and t2 (f_roll), with R_k = R_t f^2 / f_k^2
 (mj_makeImpedance) and the cone |(l_1 / f, l_2 / f, l_3 / f_tor, ...)| <= l_n. cone_qp takes up to five friction
-components (dim 6). The direct solver solves them; PGS and TGS solve the sliding rows only (the block warns).
+components (dim 6). The direct solver solves them with its rows; PGS and TGS solve such a contact's rows together,
+sliding and angular, after its patch (solve_elliptic_angular).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from ..collision.geometry import (
 )
 from ..core.data import Kin
 from ..core.model import Tree
+from ..math.dense import add_row, row_dot, rows_dot
 from .contact_arrays import (
     SWEEP_TOLERANCE,
     ContactRows,
@@ -108,7 +110,7 @@ def setup_elliptic(
     ct.pyramid[env, c] = ELLIPTIC
     set_row(tree, kin, ct, minv, env, 3 * c + 1, n_gen, la, pc, lb, pc, t1)
     set_row(tree, kin, ct, minv, env, 3 * c + 2, n_gen, la, pc, lb, pc, t2)
-    count = angular_rows(tree, kin, cp, ct, env, c, n_gen, la, lb, n, t1, t2)
+    count = angular_rows(tree, kin, cp, ct, minv, env, c, n_gen, la, lb, n, t1, t2)
     ct.ang_edges[env, c] = count
     if cp.separation[env, c] >= 0.0:
         return  # apart: no rows (soft_cfm stays SOFT_APART)
@@ -358,13 +360,93 @@ def cone_qp3(h: wp.mat33, q: wp.vec3, old: wp.vec3, f: float) -> wp.vec3:
 
 
 @wp.func
+def _block_dot(ct: ContactRows, env: int, c: int, j: int, k: int, n_gen: int) -> float:
+    """Entry (j, k) of slot c's Delassus block over its rows n, t1, t2 (0-2) and angular rows (3-5): g_j . M^-1 g_k."""
+    if j < 3:
+        if k < 3:
+            return rows_dot(ct.g, 3 * c + j, ct.minv_g, 3 * c + k, env, n_gen)
+        return rows_dot(ct.g, 3 * c + j, ct.ang_minv_g, 3 * c + k - 3, env, n_gen)
+    if k < 3:
+        return rows_dot(ct.ang_g, 3 * c + j - 3, ct.minv_g, 3 * c + k, env, n_gen)
+    return rows_dot(ct.ang_g, 3 * c + j - 3, ct.ang_minv_g, 3 * c + k - 3, env, n_gen)
+
+
+@wp.func
+def solve_elliptic_angular(
+    cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, c: int, n_gen: int
+) -> None:
+    """PGS's and TGS's visit of an elliptic contact with torsional or rolling rows (condim 4 or 6): all its rows,
+    sliding and angular, solved exactly together in their one cone (cone_qp on the (3 + k)-row block, k = ang_edges),
+    on the current velocities v; the rows share the cone, so none is solved without the others."""
+    count = ct.ang_edges[env, c]
+    r_n = ct.soft_cfm[env, c]
+    if count == 0 or r_n < 0.0:
+        return
+    dim = 3 + count
+    cmat = cp.material[env, c]
+    et = ct.edge_target[env, c]
+    at = ct.ang_target[env, c]
+    ang = ct.ang_impulse[env, c]
+    h = mat66(0.0)
+    target = vec6(0.0)
+    vel = vec6(0.0)
+    old = vec6(0.0)
+    reg = vec6(0.0)
+    mu = vec6(0.0)
+    for j in range(dim):
+        for k in range(j, dim):
+            h[j, k] = _block_dot(ct, env, c, j, k, n_gen)
+            h[k, j] = h[j, k]
+        if j < 3:
+            vel[j] = row_dot(ct.g, v, env, 3 * c + j, n_gen)
+            old[j] = ct.impulse[env, 3 * c + j]
+        else:
+            vel[j] = row_dot(ct.ang_g, v, env, 3 * c + j - 3, n_gen)
+            old[j] = ang[j - 3]
+            target[j] = at[j - 3]
+            reg[j] = at[j]  # ang_target's R entries sit three after their targets
+            mu[j] = cmat[MAT_ROLLING]
+    target[0] = ct.soft_target[env, c]
+    target[1] = et[0]
+    target[2] = et[1]
+    reg[0] = r_n
+    reg[1] = et[2]
+    reg[2] = et[2]
+    mu[1] = cmat[0]
+    mu[2] = cmat[0]
+    mu[3] = cmat[MAT_TORSION]
+    q = target - vel + h * old
+    for j in range(dim):
+        h[j, j] = h[j, j] + reg[j]
+    for j in range(3, dim):
+        if mu[j] <= 0.0:  # a rolling friction without a torsional one: that row held at 0, decoupled (cone_polish)
+            for k in range(dim):
+                h[j, k] = 0.0
+                h[k, j] = 0.0
+            h[j, j] = 1.0
+            q[j] = 0.0
+            mu[j] = 1.0
+    new = cone_qp(h, q, old, mu, dim)
+    for j in range(dim):
+        d = new[j] - old[j]
+        if d != 0.0:
+            if j < 3:
+                add_row(v, ct.minv_g, env, 3 * c + j, n_gen, d)
+                ct.impulse[env, 3 * c + j] = new[j]
+            else:
+                add_row(v, ct.ang_minv_g, env, 3 * c + j - 3, n_gen, d)
+                ang[j - 3] = new[j]
+    ct.ang_impulse[env, c] = ang
+
+
+@wp.func
 def solve_elliptic_patch(
     cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, c0: int, c1: int, n_gen: int
 ) -> None:
     """A patch of elliptic contacts (module docstring): v + R l = target on each contact's three sliding rows, l in
     its cone, on the patch's Delassus matrix; each contact solved exactly (cone_qp) in block Gauss-Seidel sweeps over
     the patch, then one velocity update. The soft targets hold for the whole step, so every iteration of every solver
-    solves the same rows. (Angular rows are the direct solver's.)"""
+    solves the same rows. A contact with angular rows is solved after them, whole (solve_elliptic_angular)."""
     m = 3 * (c1 - c0)
     a = load_delassus(ct, env, c0, m)
     vel = load_velocities(ct, v, env, c0, m, n_gen)  # the rows' velocities at the current impulses
@@ -374,7 +456,7 @@ def solve_elliptic_patch(
         change = float(0.0)
         for c in range(c1 - c0):
             r_n = ct.soft_cfm[env, c0 + c]
-            if r_n >= 0.0:  # else apart: no rows
+            if r_n >= 0.0 and ct.ang_edges[env, c0 + c] == 0:  # else apart (no rows) or solved whole below
                 i = 3 * c
                 et = ct.edge_target[env, c0 + c]
                 targets = wp.vec3(ct.soft_target[env, c0 + c], et[0], et[1])
@@ -400,3 +482,5 @@ def solve_elliptic_patch(
         if change < SWEEP_TOLERANCE:
             break
     apply_patch(ct, v, env, c0, m, n_gen, lam, lam0)
+    for c in range(c0, c1):
+        solve_elliptic_angular(cp, ct, v, env, c, n_gen)

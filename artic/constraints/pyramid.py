@@ -1,6 +1,7 @@
 """MuJoCo's pyramidal friction cone (an MJCF model's default; constraints/contact_rows.py's module docstring has the
 model): each soft contact's edges in MuJoCo's contact frame, their soft targets and regularizer, and their exact
-solve per contact in PGS and TGS (the direct solver adds the same edges as rows: constraints/row_form.py)."""
+solve per contact in PGS and TGS (the direct solver adds the same edges as rows: constraints/row_form.py); the
+torsional and rolling edges (condim 4 and 6) in PGS and TGS by pairs after them (solve_angular_edges)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from ..collision.geometry import (
 )
 from ..core.data import Kin
 from ..core.model import Tree
-from ..math.dense import zero_row
+from ..math.dense import add_row, row_dot, rows_dot, solve_row, zero_row
 from .contact_arrays import (
     PATCH_SWEEPS,
     SWEEP_TOLERANCE,
@@ -148,7 +149,7 @@ def setup_pyramid(
         cfm = row[1]
     ct.edge_target[env, c] = targets
     ct.soft_cfm[env, c] = cfm
-    _setup_angular(tree, kin, cp, ct, link_v, sp, env, c, n_gen, la, lb, n, t1, t2, rel, weight, dt)
+    _setup_angular(tree, kin, cp, ct, link_v, minv, sp, env, c, n_gen, la, lb, n, t1, t2, rel, weight, dt)
 
 
 @wp.func
@@ -178,6 +179,7 @@ def angular_rows(
     kin: Kin,
     cp: ContactPoints,
     ct: ContactRows,
+    minv: wp.array3d(dtype=float),
     env: int,
     c: int,
     n_gen: int,
@@ -188,8 +190,8 @@ def angular_rows(
     t2: wp.vec3,
 ) -> int:
     """Slot c's angular friction rows (MuJoCo's condim 4 and 6): rows 3c + k of ang_g, the bodies' relative angular
-    velocity about angular_axis(k), for 1 axis with a torsional friction, 3 with a rolling one. Returns how many
-    (0: none, or no room: the block's tables have none, one-entry placeholders)."""
+    velocity about angular_axis(k), for 1 axis with a torsional friction, 3 with a rolling one, and their M^-1 g in
+    ang_minv_g. Returns how many (0: none, or no room: the block's tables have none, one-entry placeholders)."""
     cmat = cp.material[env, c]
     count = int(0)
     if cmat[MAT_ROLLING] > 0.0:
@@ -205,6 +207,7 @@ def angular_rows(
         add_jacobian_transpose(tree, kin, ct.ang_g, env, row, la, wp.spatial_vector(axis, wp.vec3(0.0)), 1.0)
         if lb >= 0:
             add_jacobian_transpose(tree, kin, ct.ang_g, env, row, lb, wp.spatial_vector(axis, wp.vec3(0.0)), -1.0)
+        solve_row(minv, ct.ang_g, ct.ang_minv_g, env, row, n_gen)
     return count
 
 
@@ -215,6 +218,7 @@ def _setup_angular(
     cp: ContactPoints,
     ct: ContactRows,
     link_v: wp.array2d(dtype=wp.spatial_vector),
+    minv: wp.array3d(dtype=float),
     sp: soft_params,
     env: int,
     c: int,
@@ -235,7 +239,7 @@ def _setup_angular(
     cmat = cp.material[env, c]
     f_tor = cmat[MAT_TORSION]
     f_roll = cmat[MAT_ROLLING]
-    edges = 2 * angular_rows(tree, kin, cp, ct, env, c, n_gen, la, lb, n, t1, t2)
+    edges = 2 * angular_rows(tree, kin, cp, ct, minv, env, c, n_gen, la, lb, n, t1, t2)
     if edges == 0:
         return
     ct.ang_edges[env, c] = edges
@@ -262,6 +266,69 @@ def angular_edge(cp: ContactPoints, env: int, c: int, e: int) -> wp.vec2:
     if k > 0:
         f = cp.material[env, c][MAT_ROLLING]
     return wp.vec2(float(3 * c + k), (1.0 - 2.0 * float(e % 2)) * f)
+
+
+@wp.func
+def _pair_qp(h: wp.mat22, b: wp.vec2) -> wp.vec2:
+    """The x >= 0 minimizing x^T h x / 2 - b^T x for two variables (h positive definite): the cheapest of the
+    minimizers on the quadrant's faces (the interior's where it is feasible, each axis's, the origin), which holds
+    the global one."""
+    best = wp.vec2(0.0)
+    cost = float(0.0)
+    det = h[0, 0] * h[1, 1] - h[0, 1] * h[1, 0]
+    if det > 0.0:
+        x = wp.vec2(h[1, 1] * b[0] - h[0, 1] * b[1], h[0, 0] * b[1] - h[1, 0] * b[0]) / det
+        if x[0] >= 0.0 and x[1] >= 0.0:
+            return x
+    for k in range(2):
+        x = wp.vec2(0.0)
+        if h[k, k] > 0.0:
+            x[k] = wp.max(b[k] / h[k, k], 0.0)
+        c = 0.5 * wp.dot(x, h * x) - wp.dot(b, x)
+        if c < cost:
+            best = x
+            cost = c
+    return best
+
+
+@wp.func
+def solve_angular_edges(
+    cp: ContactPoints, ct: ContactRows, v: wp.array2d(dtype=float), env: int, c: int, n_gen: int
+) -> None:
+    """PGS's and TGS's visit of slot c's torsional and rolling edges (_setup_angular; none: nothing), after its
+    sliding edges: the two edges g_n +- f_k ang_g_k of each angular axis solved exactly together (they share the
+    normal, so that one by one they would trade it back and forth), with the contact's one R (soft_cfm), on the
+    current velocities v; their normal parts join the normal row's impulse (the reported force)."""
+    edges = ct.ang_edges[env, c]
+    cfm = ct.soft_cfm[env, c]
+    if edges == 0 or cfm < 0.0:
+        return
+    i = 3 * c
+    a_nn = ct.response[env, i]
+    targets = ct.ang_target[env, c]
+    imp = ct.ang_impulse[env, c]
+    normal = float(0.0)
+    for k in range(edges // 2):
+        row = angular_edge(cp, env, c, 2 * k)
+        r = int(row[0])
+        f = row[1]
+        cross = f * rows_dot(ct.g, i, ct.ang_minv_g, r, env, n_gen)
+        roll = f * f * rows_dot(ct.ang_g, r, ct.ang_minv_g, r, env, n_gen)
+        vn = row_dot(ct.g, v, env, i, n_gen)
+        va = f * row_dot(ct.ang_g, v, env, r, n_gen)
+        a = wp.mat22(a_nn + 2.0 * cross + roll, a_nn - roll, a_nn - roll, a_nn - 2.0 * cross + roll)
+        old = wp.vec2(imp[2 * k], imp[2 * k + 1])
+        b = wp.vec2(targets[2 * k] - vn - va, targets[2 * k + 1] - vn + va) + a * old
+        new = _pair_qp(a + wp.mat22(cfm, 0.0, 0.0, cfm), b)
+        d = new - old
+        if d[0] != 0.0 or d[1] != 0.0:
+            add_row(v, ct.minv_g, env, i, n_gen, d[0] + d[1])
+            add_row(v, ct.ang_minv_g, env, r, n_gen, f * (d[0] - d[1]))
+            imp[2 * k] = new[0]
+            imp[2 * k + 1] = new[1]
+            normal += d[0] + d[1]
+    ct.ang_impulse[env, c] = imp
+    ct.impulse[env, i] = ct.impulse[env, i] + normal
 
 
 @wp.func
@@ -377,6 +444,8 @@ def solve_pyramid_patch(
         if change < SWEEP_TOLERANCE or (c1 - c0 == 1 and exact != 0):
             break  # one contact solved exactly: done
     apply_patch(ct, v, env, c0, m, n_gen, lam, lam0)
+    for c in range(c0, c1):
+        solve_angular_edges(cp, ct, v, env, c, n_gen)
 
 
 @wp.func

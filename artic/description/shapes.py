@@ -124,7 +124,8 @@ class Material:
     `torsional_friction` and `rolling_friction` [m] (MuJoCo's friction[1] and friction[2] of a condim 4 or 6 contact,
     the larger of the two shapes') resist the bodies' relative spin about the normal and their rolling: two more
     edges of MuJoCo's pyramidal cone each (constraints/pyramid.py), or more rows of its elliptic cone
-    (constraints/elliptic.py), solved by SolverType.DIRECT only; 0 (the default) for none.
+    (constraints/elliptic.py), under every solver; 0 (the default) for none. They belong to MuJoCo's cones: a soft
+    contact's (solref) with pyramid_impratio or elliptic_impratio.
 
     `condim` is MuJoCo's contact dimensionality of the shape (1, 3, 4 or 6): a contact takes the larger of its two
     shapes' (MuJoCo's rule for geoms of equal priority), and is frictionless when that is 1, so that a condim-1

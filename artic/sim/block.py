@@ -20,8 +20,6 @@ may; a block does the same (its sleep threshold is the smallest of its articulat
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import warp as wp
 
@@ -134,7 +132,6 @@ class Block:
         self._last_launch = None  # (step's arguments, key, launch) of the last step (step's fast path)
         self.friction_directions = 2  # the direct solver's friction rows per contact anchor (direct_capacity)
         self._angular = False  # the contact rows hold torsional and rolling edges (_allocate)
-        self._angular_warned = False  # PGS or TGS was told once that it leaves them out
         self._dirty = False  # a description parameter changed since the model was uploaded
 
     def _build_body_joint_table(self):
@@ -518,16 +515,6 @@ class Block:
                 f"scene: articulation(s) {names} or their body joints have deadzone controllers, "
                 "which only the direct solver solves; set scene.solver_type = "
                 "artic.SolverType.DIRECT (or remove them with set_deadzone(..., None))"
-            )
-        if solver_type != SolverType.DIRECT and self._angular and not self._angular_warned:
-            self._angular_warned = True
-            names = ", ".join(f"'{a.name}'" for a in self.arts) or "a body"
-            warnings.warn(
-                f"scene: {names} have contacts with torsional or rolling friction (an MJCF file's condim 4 or 6), "
-                f"which only SolverType.DIRECT solves; {solver_type.name} treats them as condim 3 "
-                "(scene.solver_type = artic.SolverType.DIRECT, or model.solver_type for MuJoCo's Newton)",
-                RuntimeWarning,
-                stacklevel=3,
             )
         direct = self._direct_arrays() if solver_type == SolverType.DIRECT else self._no_direct
         direct[1].pivot_limit = pivot_limit  # captured by value when the launch below is recorded

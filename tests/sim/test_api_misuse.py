@@ -796,7 +796,7 @@ def test_step_memory_estimate_matches_the_arrays():
         "link_incoming_joint_force",
     )
     # grow: one flag per block; the angular rows are one-entry placeholders without torsional or rolling friction
-    placeholders = ("ang_g", "ang_target", "ang_impulse")
+    placeholders = ("ang_g", "ang_minv_g", "ang_target", "ang_impulse")
     contacts = nbytes(block.contact_points, ("grow",)) + nbytes(block.contact_rows, placeholders)
     centers = detection_centers(block.geometry)
     assert contacts == 3 * contact_bytes_per_env(block.geometry.capacity, block.model.gen_count, False, centers)

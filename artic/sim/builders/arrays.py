@@ -275,7 +275,7 @@ def build_contact_rows(
     ct = ContactRows()
     ea, ca, na = (e, c, n_gen) if angular else (1, 1, 1)
     ct.ang_edges = _zeros((e, c), int, device)
-    ct.ang_g = _zeros((ea, 3 * ca, na), float, device)
+    ct.ang_g, ct.ang_minv_g = _zeros((ea, 3 * ca, na), float, device), _zeros((ea, 3 * ca, na), float, device)
     ct.ang_target, ct.ang_impulse = _zeros((ea, ca), vec6, device), _zeros((ea, ca), vec6, device)
     ct.prev_count = _zeros(e, int, device)
     ct.edge_target, ct.edge_impulse = _zeros((e, c), wp.vec4, device), _zeros((e, c), wp.vec4, device)
@@ -412,11 +412,11 @@ def detection_centers(geometry: Geometry) -> int:
 def contact_bytes_per_env(capacity: int, gen_count: int, angular: bool = False, geom_count: int = 0) -> int:
     """Bytes one env of the contact buffers takes (build_contact_points and build_contact_rows): 5 counters, per slot
     12 int, 8 vec3, a material (MATERIAL_SIZE floats), a vec2, 2 vec4 and 5 floats, and 3 rows with their
-    generalized directions (2 N) and patch Delassus entries; with `angular`, 3 angular rows (N) and 2 vec6 more; a
-    vec3 per shape (its centre)."""
+    generalized directions (2 N) and patch Delassus entries; with `angular`, 3 angular rows (2 N: g and M^-1 g) and 2
+    vec6 more; a vec3 per shape (its centre)."""
     c = max(capacity, 1)
     values = 5 + c * (12 + 24 + MATERIAL_SIZE + 2 + 8 + 5) + 3 * c * (2 * gen_count + 2 + 3 * MANIFOLD_POINTS)
     values += 3 * max(geom_count, 1)
     if angular:
-        values += c * 12 + 3 * c * gen_count
+        values += c * 12 + 3 * c * 2 * gen_count
     return 4 * values

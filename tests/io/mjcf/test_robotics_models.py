@@ -89,6 +89,7 @@ def _hinges(model, md):
     "name",
     [
         "adroit_hand/adroit_door.xml",
+        "adroit_hand/adroit_pen.xml",
         "hand/reach.xml",
         "hand/manipulate_block.xml",
         "fetch/reach.xml",
@@ -99,8 +100,8 @@ def test_a_hand_held_at_rest_moves_as_mujocos(name):
     """The Adroit and shadow hands with their servos at ctrl 0, Fetch held by its (soft) mocap weld, the Franka
     kitchen's arm sagging 0.39 rad under gravity, for 1 s: every hinge ends within 0.02 rad of MuJoCo's (Fetch
     0.006, the kitchen 1e-4), while MuJoCo's own hinges move 0.07 to 0.39 rad from the start (tendon couplings,
-    gravity, servo stiffness). (Not yet: the Adroit pen, whose pen spins 2 rad in artic's palm where MuJoCo's
-    turns 0.09; docs/mjcf.md.)"""
+    gravity, servo stiffness). The Adroit pen turns 0.09 rad in both palms, held by its torsional friction (condim
+    4; under PGS since 2026-11-29, when its pen spun 1.8 rad)."""
     model, mm = mjcf_with_mujoco(ROOT / "assets" / name)
     md = mujoco.MjData(mm)
     scene = artic.Scene(1, gravity=model.gravity)
