@@ -84,13 +84,13 @@ class RecordedEnvLaunch:
             wp.launch(kernel, dim=n, inputs=[off, *inputs], device=device, record_cmd=True)
             for off, n in _chunks(num_envs, device)
         ]
-        self._calls = [_packed(cmd) for cmd in self._cmds]
+        self._calls = [replay(cmd) for cmd in self._cmds]
 
     def launch(self) -> None:
         _run(self._calls)
 
 
-def _packed(cmd) -> Callable[[], None]:
+def replay(cmd: wp.Launch) -> Callable[[], None]:
     """A call that replays `cmd` (a recorded wp.Launch) with its arguments marshalled once, or cmd.launch."""
     try:
         return _PackedCpuLaunch(cmd)

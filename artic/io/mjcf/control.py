@@ -20,7 +20,9 @@ Actuators with state (an activation: intvelocity, filters, <position timeconst>,
 whose force depends on the state (an affine gain: <damper>) are applied at every step: the control registers with
 the scene (`Scene.set_before_step`, one per model and scene: a newer MjcfControl of the same model replaces the
 older) and, at the start of each step, integrates `control.act` as MuJoCo's Euler does and writes the forces and
-targets they give, the joint velocities read from the step's initial state (actuators.py has the formulas).
+targets they give, the joint velocities read from the step's initial state (actuators.py has the formulas). Where
+every activation is a muscle's on a spatial tendon (myo_sim's models) the tendons' launch advances them on the CPU,
+in `control.act` itself (muscles.py's take_activations).
 Actuators on spatial tendons (muscles among them) and the spatial tendons' own springs and dampers are applied there
 too, as link forces for that step (muscles.py); `model.add_to(scene)` makes a control for a model that has any, so
 that their passive forces act at ctrl 0 without one of the user's.
@@ -60,7 +62,7 @@ class MjcfControl:
         self.ctrl = np.zeros((self.num_envs, nu))
         self._scene = scene
         self._activations = _Activations(self.actuators)
-        self.act = np.zeros((self.num_envs, self._activations.na))  # MuJoCo's data.act (columns: has_act actuators)
+        self._act = np.zeros((self.num_envs, self._activations.na))  # MuJoCo's data.act (columns: has_act actuators)
         self._bindings = []
         for art in model.articulations:
             if art._scene is not None and art._scene is not scene:
@@ -75,8 +77,26 @@ class MjcfControl:
             b.art._require_scene()  # refused (StateError) when the model was not added to a scene
         self._stepped = [b for b in self._bindings if b.stepped]
         self._spatial = SpatialActuators(model, scene, self.actuators)
+        on_device = self._spatial.take_activations(self._activations)
+        if on_device is not None:  # the tendons' launch advances the muscles' activations, in this very array
+            self._act = on_device
         key = f"MjcfControl of model {id(model)}"  # a newer control of this model takes the older's place
         scene.set_before_step(key, self._before_step if self._stepped or self._spatial.active else None)
+
+    @property
+    def act(self) -> np.ndarray:
+        """(E, na) MuJoCo's data.act: the activations of the actuators that have one (names: `act_names`), updated in
+        place by every step; assigning writes into it (checked as `set`'s act)."""
+        return self._act
+
+    @act.setter
+    def act(self, value: ArrayLike) -> None:
+        self._act[...] = self._checked(value, "act", self._activations.na, self._activations.names)
+
+    @property
+    def act_names(self) -> list[str]:
+        """The names of the actuators with an activation, one per act column."""
+        return list(self._activations.names)
 
     @property
     def actuator_force(self) -> np.ndarray:
@@ -97,7 +117,7 @@ class MjcfControl:
         if np.abs(c).max(initial=0.0) > MAX_MAGNITUDE:
             raise ValidationError(f"MJCF model '{self.model.name}': ctrl values must be at most 1e+15 in magnitude")
         if act is not None:
-            self.act = self._checked(act, "act", self._activations.na, self._activations.names)
+            self._act[...] = self._checked(act, "act", self._activations.na, self._activations.names)
         self.ctrl = c
         u = self._activations.inputs(c, self.act, self.act)
         for b in self._bindings:
@@ -136,13 +156,20 @@ class MjcfControl:
 
     def _before_step(self, dt: float) -> None:
         """The scene's step hook: the forces and targets of this step (from act, or the act after the update where
-        actearly), then act integrated over dt."""
-        new = self._activations.advance(self.ctrl, self.act, dt)
-        u = self._activations.inputs(self.ctrl, self.act, new)
+        actearly), then act integrated over dt (by the tendons' launch where SpatialActuators.apply_advancing can:
+        muscles that do not act early, whose forces take the act before the update, the same order)."""
+        if self._stepped:  # their inputs: ctrl, or the act before its update (actearly does not go to the device)
+            u = self._activations.inputs(self.ctrl, self._act, self._act)
+        if self._spatial.apply_advancing(self.ctrl, dt):  # link forces for this step, and act advanced in place
+            for b in self._stepped:
+                b.apply(u)
+            return
+        new = self._activations.advance(self.ctrl, self._act, dt)
+        u = self._activations.inputs(self.ctrl, self._act, new)
         for b in self._stepped:
             b.apply(u)
         self._spatial.apply(u)  # link forces, for this step only: applied at every step
-        self.act = new
+        self._act[...] = new
 
 
 class _Activations:
@@ -172,8 +199,8 @@ class _Activations:
         self.dynprm = np.array([actuators[i].dynprm for i in cols], float).reshape(-1, 3)
         # myo_sim's models: only muscles, none acting early (advance and inputs skip the other kinds' NumPy calls,
         # ~10 us of a 60 us step at one env)
-        self._only_muscles = bool(self.na) and bool(np.all(self.kind == self._MUSCLE))
-        self._any_early = bool(self.early.any())
+        self.only_muscles = bool(self.na) and bool(np.all(self.kind == self._MUSCLE))
+        self.any_early = bool(self.early.any())
         self._any_muscle = bool(np.any(self.kind == self._MUSCLE))
         self._smooth = has_tausmooth(self.dynprm)
         self._every = np.array_equal(self.columns, np.arange(len(actuators)))  # act columns are all the actuators
@@ -185,7 +212,7 @@ class _Activations:
         if not self.na:
             return act
         c = ctrl if self._every else ctrl[:, self.columns]
-        if self._only_muscles:
+        if self.only_muscles:
             # minimum and maximum: np.clip's wrapper costs more than its arithmetic at one env
             rate = muscle_act_dot(c, act, self.dynprm, self._smooth)
             return np.minimum(np.maximum(act + dt * rate, self.low), self.high)
@@ -203,7 +230,7 @@ class _Activations:
         if not self.na:
             return ctrl
         u = ctrl.copy()
-        u[:, self.columns] = np.where(self.early, new, act) if self._any_early else act
+        u[:, self.columns] = np.where(self.early, new, act) if self.any_early else act
         return u
 
 

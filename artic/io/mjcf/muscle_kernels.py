@@ -21,6 +21,7 @@ from .tendon_kernels import TendonTables, apply_tendon, evaluate_tendon
 _struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
 
 if TYPE_CHECKING:
+    from .control import _Activations
     from .muscles import SpatialActuators
     from .tendon_kernels import TendonKernels
 
@@ -115,6 +116,32 @@ class ActuatorTables:
     lengthrange: wp.array2d(dtype=wp.float64)  # (C, 2) [m]
     force_low: wp.array(dtype=wp.float64)  # (C,) [N] the forcerange (-inf, inf where none)
     force_high: wp.array(dtype=wp.float64)  # (C,)
+    # a muscle whose activation the launch advances (MjcfControl's device activations; -1: its input is u's column)
+    act_column: wp.array(dtype=int)  # (C,) its column of act
+    dynprm: wp.array2d(dtype=wp.float64)  # (C, 3) MuJoCo's muscle dynprm: tau_act, tau_deact [s], tausmooth
+    act_low: wp.array(dtype=wp.float64)  # (C,) its actrange (-inf, inf where none)
+    act_high: wp.array(dtype=wp.float64)  # (C,)
+
+
+@wp.func
+def muscle_act_dot(ctrl: wp.float64, act: wp.float64, p: wp.array2d(dtype=wp.float64), k: int) -> wp.float64:
+    """act' of a muscle (muscles.py's muscle_act_dot) with the dynprm of column k of `p`."""
+    zero = wp.float64(0.0)
+    one = wp.float64(1.0)
+    scale = wp.float64(0.5) + wp.float64(1.5) * wp.clamp(act, zero, one)
+    tau_act = p[k, 0] * scale
+    tau_deact = p[k, 1] / scale
+    dctrl = wp.clamp(ctrl, zero, one) - act
+    tau = tau_deact
+    if dctrl > zero:
+        tau = tau_act
+    width = p[k, 2]
+    if width >= _tiny():  # tausmooth: the quintic blend of the two time constants over dctrl in +-width / 2
+        x = wp.clamp(dctrl / width + wp.float64(0.5), zero, one)
+        tau = tau_deact + (tau_act - tau_deact) * x * x * x * (
+            x * (wp.float64(6.0) * x - wp.float64(15.0)) + wp.float64(10.0)
+        )
+    return dctrl / wp.max(_tiny(), tau)
 
 
 @wp.func
@@ -125,11 +152,14 @@ def actuate_tendon(
     length: wp.array2d(dtype=wp.float64),
     speed: wp.array2d(dtype=wp.float64),
     u: wp.array2d(dtype=wp.float64),
+    act: wp.array2d(dtype=wp.float64),
+    dt: wp.array(dtype=wp.float64),
     actuator_force: wp.array2d(dtype=wp.float64),
     tension: wp.array2d(dtype=wp.float64),
 ) -> None:
     """Tendon t's tension [N] in env (MuJoCo's sign): its spring and damper, plus gear times each actuator's force,
-    written to actuator_force (E, C) too."""
+    written to actuator_force (E, C) too. A muscle with an act column takes its activation as input and then
+    advances it over dt[0] (MuJoCo's Euler, act' from the ctrl in u), clamped to its actrange."""
     ln = length[env, t]
     v = speed[env, t]
     total = at.stiffness[t] * (wp.clamp(ln, at.spring_low[t], at.spring_high[t]) - ln) - at.damping[t] * v
@@ -147,7 +177,14 @@ def actuate_tendon(
             bias = _muscle_bias(lk, at.lengthrange[k, 0], at.lengthrange[k, 1], at.biasprm, k)
         elif at.bias_type[k] == GAIN_AFFINE:
             bias = at.biasprm[k, 0] + at.biasprm[k, 1] * lk + at.biasprm[k, 2] * vk
-        f = wp.clamp(gain * u[env, at.column[k]] + bias, at.force_low[k], at.force_high[k])
+        a = at.act_column[k]
+        ctrl = u[env, at.column[k]]
+        inp = ctrl
+        if a >= 0:
+            inp = act[env, a]
+            step = inp + dt[0] * muscle_act_dot(ctrl, inp, at.dynprm, k)
+            act[env, a] = wp.clamp(step, at.act_low[k], at.act_high[k])
+        f = wp.clamp(gain * inp + bias, at.force_low[k], at.force_high[k])
         actuator_force[env, k] = f
         total += g * f
     tension[env, t] = total
@@ -165,6 +202,8 @@ def _step_tendons(
     points: wp.array3d(dtype=wp.vec3d),
     wrapped: wp.array2d(dtype=int),
     u: wp.array2d(dtype=wp.float64),
+    act: wp.array2d(dtype=wp.float64),
+    dt: wp.array(dtype=wp.float64),
     actuator_force: wp.array2d(dtype=wp.float64),
     tension: wp.array2d(dtype=wp.float64),
     link_force: wp.array2d(dtype=wp.vec3),
@@ -176,12 +215,15 @@ def _step_tendons(
     env = tid // num_tendons
     t = tid % num_tendons
     evaluate_tendon(tt, pose, vel, env, t, length, speed, points, wrapped)
-    actuate_tendon(at, env, t, length, speed, u, actuator_force, tension)
+    actuate_tendon(at, env, t, length, speed, u, act, dt, actuator_force, tension)
     apply_tendon(tt, pose, env, t, tension, points, wrapped, link_force, link_torque)
 
 
-def actuator_tables(sa: SpatialActuators, device: wp.Device) -> tuple[ActuatorTables, np.ndarray]:
-    """SpatialActuators `sa`'s tables on `device`, and the order of its columns in them (sorted by tendon)."""
+def actuator_tables(
+    sa: SpatialActuators, device: wp.Device, acts: _Activations | None = None
+) -> tuple[ActuatorTables, np.ndarray]:
+    """SpatialActuators `sa`'s tables on `device`, and the order of its columns in them (sorted by tendon); with
+    MjcfControl's activations `acts`, the launch advances those of its muscles (act_column)."""
     order = np.argsort(sa.tendon_of, kind="stable").astype(np.int32)
     nt = len(sa.set.tendons)
     at = ActuatorTables()
@@ -201,18 +243,34 @@ def actuator_tables(sa: SpatialActuators, device: wp.Device) -> tuple[ActuatorTa
     at.biasprm = arr(sa.biasprm[order], wp.float64)
     at.lengthrange = arr(sa.lengthrange[order], wp.float64)
     at.force_low, at.force_high = arr(sa.force_low[order]), arr(sa.force_high[order])
+    c = len(order)
+    act_column, dynprm = np.full(c, -1, np.int32), np.zeros((c, 3))
+    low, high = np.full(c, -np.inf), np.full(c, np.inf)
+    if acts is not None:
+        where = {int(i): a for a, i in enumerate(acts.columns)}
+        for j, i in enumerate(sa.columns[order]):
+            a = where.get(int(i), -1)
+            act_column[j] = a
+            if a >= 0:
+                dynprm[j], low[j], high[j] = acts.dynprm[a], acts.low[a], acts.high[a]
+    at.act_column = arr(act_column, int)
+    at.dynprm = arr(dynprm, wp.float64)
+    at.act_low, at.act_high = arr(low), arr(high)
     return at, order
 
 
-def record_actuate(at: ActuatorTables, kernels: TendonKernels, u: wp.array, actuator_force: wp.array) -> wp.Launch:
+def record_actuate(
+    at: ActuatorTables, kernels: TendonKernels, u: wp.array, act: wp.array, dt: wp.array, actuator_force: wp.array
+) -> wp.Launch:
     """The recorded launch of _step_tendons over TendonKernels `kernels` (its tables, lengths, speeds, points and
-    tension `force`) at inputs u, into actuator_force and the links' forces of the kernels' block."""
+    tension `force`) at inputs u, into actuator_force and the links' forces of the kernels' block; the muscles with
+    an act column advance their act (E, na) over dt (1,) [s]."""
     st, ctl = kernels.block.state, kernels.block.control
     return wp.launch(
         _step_tendons,
         kernels.num_envs * kernels.num_tendons,
         [kernels.tables, at, st.link_pose, st.link_velocity, kernels.num_tendons, kernels.length, kernels.speed,
-         kernels.points, kernels.wrapped, u, actuator_force, kernels.force, ctl.link_force, ctl.link_torque],
+         kernels.points, kernels.wrapped, u, act, dt, actuator_force, kernels.force, ctl.link_force, ctl.link_torque],
         device=kernels.block.device,
         record_cmd=True,
     )  # fmt: skip

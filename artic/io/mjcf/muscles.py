@@ -1,5 +1,7 @@
 """MuJoCo's muscle model (its documentation, "Muscles"; the same curves, written for rows of envs) and the
-actuators that pull on spatial tendons, whose forces artic computes on the host at every step.
+actuators that pull on spatial tendons, whose forces artic computes at every step (NumPy here, the reference; one
+device launch where one block holds the tendons' links: muscle_kernels.py, which on the CPU also advances the
+muscles' activations).
 
 A muscle actuator's force is f = gain(L, V) act + bias(L) with L, V the actuator's length and speed (gear times the
 tendon's), act its activation:
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import warp as wp
 
+from ...core.parallel import replay
 from ...description.mass_check import generalized_force, joint_space_inertia
 from .muscle_kernels import actuator_tables, record_actuate
 from .spatial import SpatialTendon, TendonFrames, TendonSet, initial_pose
@@ -43,6 +46,7 @@ if TYPE_CHECKING:
     from ...sim.scene import Scene
     from ..xml_values import XmlValues
     from .actuators import Actuator
+    from .control import _Activations
     from .loader import MjcfModel
 
 _TINY = 1e-15
@@ -219,7 +223,9 @@ class SpatialActuators:
         used = list({id(t): t for t in [*passive, *(spatial[r.tendon] for _, r in acting)]}.values())
         column = {id(t): k for k, t in enumerate(used)}
         self.active = bool(used)
-        self.force = np.zeros((scene.num_envs, len(actuators)))
+        self._force = np.zeros((scene.num_envs, len(actuators)))
+        self._fresh = None  # (columns, the device's forces): the last launch's, copied into _force when read
+        self._acts = self._act = self._dt = None  # the activations the launch advances (take_activations)
         if not self.active:
             return
         self.set = TendonSet(used)
@@ -244,6 +250,47 @@ class SpatialActuators:
         self.force_low = np.array([(r.forcerange or (-np.inf, np.inf))[0] for _, r in acting], float)
         self.force_high = np.array([(r.forcerange or (-np.inf, np.inf))[1] for _, r in acting], float)
 
+    @property
+    def force(self) -> np.ndarray:
+        """(E, nu) the last step's forces of these actuators in their columns (MuJoCo's actuator_force; 0 in the
+        other actuators' columns)."""
+        if self._fresh is not None:
+            columns, forces = self._fresh
+            out = forces if isinstance(forces, np.ndarray) else forces.numpy()
+            self._force[:, columns] = out[:, : len(columns)]
+        return self._force
+
+    def take_activations(self, acts: _Activations) -> np.ndarray | None:
+        """Advance the activations `acts` (MjcfControl's) in this launch, where each of them is a muscle on one of
+        these tendons, none acts early (its force takes the act before the update) and the launch runs on the
+        CPU: returns the act array (E, na), a view of the launch's, which each step then updates in place; None
+        where that does not hold (MjcfControl advances them on the host). On the CPU the kernel's act and the
+        host's are the same memory, so reads and writes of MjcfControl.act need no copies."""
+        if not (self.active and acts.na and acts.only_muscles and not acts.any_early):
+            return None
+        if not set(acts.columns.tolist()) <= set(self.columns.tolist()):
+            return None
+        self._route()
+        if self.kernels is None or not self.kernels.block.device.is_cpu:
+            return None
+        dev = self.kernels.block.device
+        self._acts = acts
+        self._act = wp.zeros((self._force.shape[0], acts.na), dtype=wp.float64, device=dev)
+        self._dt = wp.zeros(1, dtype=wp.float64, device=dev)
+        self._device = None
+        return self._act.numpy()
+
+    def apply_advancing(self, ctrl: np.ndarray, dt: float) -> bool:
+        """apply(ctrl, dt) with the launch advancing the activations taken (take_activations), where it can (not
+        after a regrouping that split the tendons' links over blocks); False, having done nothing, where not."""
+        if self._acts is None:
+            return False
+        self._route()
+        if self.kernels is None:
+            return False
+        self._on_device(ctrl, dt)
+        return True
+
     def _route(self) -> None:
         """On the device where one block holds every tendon link (tendon_kernels.py), else NumPy over a copy of the
         state (spatial.py's TendonFrames); again whenever the scene regrouped its blocks."""
@@ -262,7 +309,7 @@ class SpatialActuators:
             return
         self._route()
         if self.kernels is not None:
-            self._on_device(u)
+            self._on_device(u, 0.0)  # dt: only for the activations the launch advances (apply_advancing)
             return
         pose, velocity = self.frames.read()
         length, points, dirs, _ = self.set.evaluate(pose)
@@ -271,32 +318,38 @@ class SpatialActuators:
         if len(self.columns):
             k = self.tendon_of
             f = self.actuator_forces(u[:, self.columns], self.gear * length[:, k], self.gear * rate[:, k])
-            self.force[:, self.columns] = f
+            self._fresh = None
+            self._force[:, self.columns] = f
             np.add.at(total.T, self.tendon_of, (self.gear * f).T)
         self.frames.apply(*self.set.forces(pose, points, dirs, total))
 
-    def _on_device(self, u: np.ndarray) -> None:
+    def _on_device(self, u: np.ndarray, dt: float) -> None:
         """apply's work in one launch (muscle_kernels.py's _step_tendons): lengths and speeds, tensions and actuator
-        forces, link forces; only u goes to the device and the actuator forces come back."""
+        forces (and activations: take_activations), link forces; only u (and dt) go to the device, and the actuator
+        forces are read back when asked for (force)."""
         k = self.kernels
         if self._device is None:
             dev = k.block.device
-            tables, order = actuator_tables(self, dev)
+            tables, order = actuator_tables(self, dev, self._acts)
             u_dev = wp.zeros(u.shape, dtype=wp.float64, device=dev)
             forces = wp.zeros((len(u), max(len(order), 1)), dtype=wp.float64, device=dev)
+            act = self._act if self._acts is not None else wp.zeros((1, 1), dtype=wp.float64, device=dev)
+            dt_dev = self._dt if self._dt is not None else wp.zeros(1, dtype=wp.float64, device=dev)
             cpu = dev.is_cpu
-            views = (u_dev.numpy(), forces.numpy()) if cpu else (None, None)
-            self._device = (record_actuate(tables, k, u_dev, forces), u_dev, forces, self.columns[order], views)
-        launch, u_dev, forces, columns, (u_view, f_view) = self._device
+            views = (u_dev.numpy(), dt_dev.numpy()) if cpu else (None, None)
+            launch = replay(record_actuate(tables, k, u_dev, act, dt_dev, forces))
+            columns = self.columns[order]
+            self._device = (launch, u_dev, dt_dev, views)
+            self._fresh = (columns, forces.numpy() if cpu else forces) if len(columns) else None
+        launch, u_dev, dt_dev, (u_view, dt_view) = self._device
         if u_view is not None:
             u_view[...] = u
+            dt_view[0] = dt
         else:
             u_dev.assign(np.asarray(u, np.float64))
+            dt_dev.fill_(dt)
         k.ensure_link_state()
-        launch.launch()
-        if len(columns):
-            out = f_view if f_view is not None else forces.numpy()
-            self.force[:, columns] = out[:, : len(columns)]
+        launch()
 
     def actuator_forces(self, u: np.ndarray, length: np.ndarray, velocity: np.ndarray) -> np.ndarray:
         """MuJoCo's actuator forces gain u + bias (E, k) at the actuators' lengths and speeds (E, k), clamped to their

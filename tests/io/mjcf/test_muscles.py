@@ -107,6 +107,40 @@ def test_myo_elbows_move_as_mujocos(name):
     np.testing.assert_allclose(ctl.actuator_force[0, muscles], md.actuator_force[muscles], rtol=1e-3, atol=1e-2)
 
 
+def test_the_tendon_launch_advances_the_activations_as_the_host_does(monkeypatch):
+    """On the CPU the tendons' launch advances the muscles' activations (SpatialActuators.take_activations) where
+    MjcfControl did with NumPy: two envs of the two-joint elbow under different controls, changed halfway, and
+    set_keyframe-style writes of act, give the host path's act, forces and joints (to 1e-12)."""
+    from artic.io.mjcf.muscles import SpatialActuators
+
+    path = _legacy("elbow/myoelbow_2dof6muscles.xml")
+
+    def run():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = artic.load_mjcf(path)
+            scene = artic.Scene(2, gravity=model.gravity, solver_type=model.solver_type)
+            model.add_to(scene)
+        ctl = artic.MjcfControl(model, scene)
+        nu = len(model.actuators)
+        ctl.set(np.array([np.linspace(0.0, 1.0, nu), np.linspace(1.0, 0.2, nu)]))
+        for k in range(300):
+            if k == 150:
+                ctl.set(ctl.ctrl[::-1].copy(), act=np.full(ctl.act.shape, 0.25))
+            scene.step(model.timestep)
+        return ctl, model.get_qpos(scene)
+
+    device, q_device = run()
+    assert device._spatial._acts is not None  # the launch took them
+    monkeypatch.setattr(SpatialActuators, "take_activations", lambda self, acts: None)
+    host, q_host = run()
+    assert host._spatial._acts is None
+    assert np.abs(host.act - 0.25).max() > 0.05  # they moved after the write
+    np.testing.assert_allclose(device.act, host.act, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(device.actuator_force, host.actuator_force, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(q_device, q_host, rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("control", [True, False])
 def test_myo_legs_fall_from_standing_as_mujocos(control):
     path = _legacy("osl/myolegs_osl.xml")
