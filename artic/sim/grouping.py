@@ -2,7 +2,9 @@
 env's state into new blocks when it changes.
 
 Two articulations share a block when a shape of one can collide with a shape of the other and one of them can
-move, or when a body joint or an explicit contact pair connects them. Regrouping (on adding or removing an
+move, or when a body joint or an explicit contact pair connects them. A small block is stepped within another
+(merge_small) where that changes nothing but the launches: a block's launch and its Python cost 3-5 us at one env
+whatever it holds (an MJCF scene's target markers and goals). Regrouping (on adding or removing an
 articulation or a joint) copies every env's state, controls and reported outputs of the regrouped articulations and
 joints into their new block; arrays taken from `scene.view(art)` before it are stale.
 """
@@ -29,7 +31,7 @@ def regroup(
 ) -> list[Block]:
     """The blocks of `articulations` and `joints` (views and joint_views: the scene's, by id); a block whose members
     did not change is kept, the others are made with `new_block(arts, joints)` and receive their members' state."""
-    groups = collision_groups(articulations, joints)
+    groups = merge_small(collision_groups(articulations, joints), articulations)
 
     def key(arts, js):
         return tuple(id(a) for a in arts), tuple(id(j) for j in js)
@@ -103,6 +105,74 @@ def collision_groups(arts: list[Articulation], joints: Iterable[JointBase] = ())
     for i, art in enumerate(arts):
         groups.setdefault(root(i), []).append(art)
     return list(groups.values())
+
+
+MERGE_GEN = 6  # generalized coordinates of a block that merge_small steps within another (a kinematic body's)
+MERGE_TOTAL = 64  # at most this many in the block it joins: its dense per-env arrays grow as their square
+MERGE_DISTANCE = 2.0  # [m] from the host's first root, for a joining articulation with dofs (_joinable)
+
+
+def _gen(art: Articulation) -> int:
+    return art.dof_count + (0 if art.fix_base else 6)
+
+
+def _settings(group: list[Articulation]) -> tuple | None:
+    """What a block of `group` steps with that merging could change, when merging cannot (one value for all, no
+    sleeping: a block sleeps as one island, PhysX's, so articulations that never touch must not share one where
+    they can sleep; iteration counts and the early stop, a block's largest and strictest); None when it could."""
+    found = {(a.get_solver_iteration_counts(), a.solver_tolerance) for a in group}
+    if len(found) != 1 or any(a.sleep_threshold != 0.0 for a in group):
+        return None
+    return found.pop()
+
+
+def _joinable(group: list[Articulation], host: list[Articulation]) -> bool:
+    """Whether `group` may be stepped within `host`'s block without losing precision. A block computes its
+    dynamics in float32 about one origin, its first tree's root (dynamics/kinematics.py), so a tree that moves far
+    from it loses digits (a pendulum 10 m away: 1e-5 of its speed in a step): only articulations fixed to the world
+    or kinematic join (nothing moves their roots but the user), and those with dofs only near a fixed host's root
+    (MERGE_DISTANCE, at their description's poses)."""
+    if any(not (a.fix_base or a._kinematic) for a in group):
+        return False
+    moving = [a for a in group if not a._kinematic and a.dof_count > 0]
+    if not moving:
+        return True
+    if not host[0].fix_base:
+        return False
+    o = np.asarray(host[0].root_global_pose.p, float)
+    return all(np.linalg.norm(np.asarray(a.root_global_pose.p, float) - o) <= MERGE_DISTANCE for a in moving)
+
+
+def merge_small(groups: list[list[Articulation]], order: list[Articulation]) -> list[list[Articulation]]:
+    """The collision groups with each group of at most MERGE_GEN coordinates joined to the largest group of the
+    same settings (_settings) that it may join (_joinable) within MERGE_TOTAL: the two cannot touch, so
+    their rows never couple, and the joined block steps them side by side (exact zeros between them) in one
+    launch, the same step up to the rounding of sums over more coordinates. Members keep the scene's order
+    (`order`) within each joined group, the host's first: its shapes and links keep their indices, its first root
+    stays the block's origin, and its contacts are found and solved in the same order."""
+    rank = {id(a): i for i, a in enumerate(order)}
+    groups = [sorted(g, key=lambda a: rank[id(a)]) for g in groups]
+    out: list[tuple[tuple | None, list[Articulation]]] = []
+    for group in sorted(groups, key=lambda g: (-sum(_gen(a) for a in g), rank[id(g[0])])):
+        key = _settings(group)
+        size = sum(_gen(a) for a in group)
+        host = None
+        if key is not None and size <= MERGE_GEN:  # the largest block it may join
+            host = next(
+                (
+                    h
+                    for k, h in out
+                    if k == key and sum(_gen(a) for a in h) + size <= MERGE_TOTAL and _joinable(group, h)
+                ),
+                None,
+            )
+        if host is not None:
+            host.extend(group)
+        else:
+            out.append((key, group))
+    blocks = [g for _, g in out]
+    blocks.sort(key=lambda g: rank[id(g[0])])
+    return blocks
 
 
 def block_joints(group: list[Articulation], joints: Iterable[JointBase]) -> list[JointBase]:

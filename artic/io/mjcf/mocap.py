@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike
 
 from ...description.actors import RigidDynamic
 from ...errors import ValidationError
+from .options import apply_mujoco_defaults
 
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
@@ -53,6 +54,9 @@ def mocap_body(loader: _Loader, body: ET.Element) -> RigidDynamic:
         rigid = RigidDynamic(loader._frame(body, loader._attrs(body, cls)), name)
         rigid.kinematic = True
         loader._fill_link(rigid.link, body, cls)
+    # MuJoCo's defaults as on every other body: no sleeping (a block that never sleeps can share a launch:
+    # sim/grouping.py), the file's iterations, no velocity caps, and no contacts under <flag contact="disable">
+    apply_mujoco_defaults(rigid.articulation, loader.opts)
     loader._record(body, rigid.articulation, rigid.link, -2, -1, [])
     return rigid
 
