@@ -20,6 +20,7 @@ class ControlArrays:
     joint_target_velocity: wp.array2d(dtype=float)
     link_force: wp.array2d(dtype=wp.vec3)
     link_torque: wp.array2d(dtype=wp.vec3)
+    link_adhesion: wp.array2d(dtype=float)
     kinematic_target: wp.array2d(dtype=wp.transform)
     kinematic_pending: wp.array2d(dtype=int)
 
@@ -31,6 +32,9 @@ class ArticulationControl:
     joint_target_velocity: wp.array  # (E, n) float32 [rad/s or m/s]: drive target velocities
     link_force: wp.array  # (E, L) vec3 [N]: world force at the COM, for the next step only
     link_torque: wp.array  # (E, L) vec3 [Nm]: world torque, for the next step only
+    # (E, L) float32 [N]: MuJoCo's adhesion (a body transmission), persistent: the link pulls on the bodies it is in
+    # contact with by this force, shared by its contacts (step_kernel._adhesion)
+    link_adhesion: wp.array
     kinematic_target: wp.array  # (E, T) transform: a kinematic root's pose at the end of the next step
     kinematic_pending: wp.array  # (E, T) int32: 1 while a target waits for the next step (the step clears it)
     arrays: ControlArrays = None  # the arrays above bundled for kernels

@@ -117,11 +117,42 @@ def _begin_step(
 
 
 @wp.func
+def _adhesion(cp: ContactPoints, ctl: ControlArrays, kin: Kin, sd: StepData, env: int, link_count: int) -> None:
+    """MuJoCo's adhesion (an actuator on a body, mjTRN_BODY): a link with adhesion force f > 0 pulls on what it
+    touches through each of its k contacts (every detected one, those in the detection band beyond touch too, as
+    MuJoCo counts the contacts within margin + gap) by f / k along the normal, towards each other, on both bodies:
+    MuJoCo's moment arm, minus the mean of the contacts' normal Jacobians. Added to the links' applied wrenches
+    (force, torque about the COM) before the unconstrained step: explicit, as MuJoCo's actuator forces."""
+    count = cp.count[env]
+    o = kin.origin[env]
+    for i in range(link_count):
+        f = ctl.link_adhesion[env, i]
+        if f > 0.0:
+            k = int(0)
+            for c in range(count):
+                if cp.link_a[env, c] == i or cp.link_b[env, c] == i:
+                    k += 1
+            for c in range(count):
+                la = cp.link_a[env, c]
+                lb = cp.link_b[env, c]
+                if la == i or lb == i:
+                    pull = cp.normal[env, c] * (f / float(k))  # the normal points from b to a: a is pulled back
+                    p = cp.point[env, c] - o
+                    if la >= 0:
+                        arm = p - kin.link_com[env, la]
+                        sd.link_fext[env, la] = sd.link_fext[env, la] - wp.spatial_vector(pull, wp.cross(arm, pull))
+                    if lb >= 0:
+                        arm = p - kin.link_com[env, lb]
+                        sd.link_fext[env, lb] = sd.link_fext[env, lb] + wp.spatial_vector(pull, wp.cross(arm, pull))
+
+
+@wp.func
 def _unconstrained_dynamics(
     tree: Tree,
     dp: DofParams,
     st: StateArrays,
     ctl: ControlArrays,
+    cp: ContactPoints,
     kin: Kin,
     sc: Scratch,
     sd: StepData,
@@ -145,6 +176,7 @@ def _unconstrained_dynamics(
             gravity,
             dt,
         )
+    _adhesion(cp, ctl, kin, sd, env, tree.link_count)
     for k in range(n_gen):
         sd.gen_f[env, k] = 0.0
     for d in range(n):
@@ -351,7 +383,7 @@ def _make_step(stop_after: int, module: str | None = None) -> wp.Kernel:
                 st.status[env] = -CONTACT_PENETRATION
                 return  # frozen before this step changed anything
         # 2. unconstrained forward dynamics: v* = v + a dt
-        _unconstrained_dynamics(tree, dp, st, ctl, kin, sc, sd, gravity, dt, env, n, n_gen)
+        _unconstrained_dynamics(tree, dp, st, ctl, cp, kin, sc, sd, gravity, dt, env, n, n_gen)
         if wp.static(stop_after == STAGE_DYNAMICS):
             return
         # 3. M^-1 and every row at the solver step h (dt, or the TGS substep)

@@ -52,7 +52,8 @@ Reported with one warning naming each actuator, and then inert (its ctrl column 
 other than a hinge or slide joint or a tendon (site, body, cranksite, ball joints), dynamics other than those above
 (user), gaintype or biastype user, on a joint or fixed tendon a muscle, a muscle gain or an affine gain with a
 stiffness or damping bias, negative stiffness (b1 > 0) or damping (b2 > 0), a muscle on a floating body without a
-lengthrange (lengthrange.py), and the other actuator elements: adhesion (no adhesive contact force), plugin, ...
+lengthrange (lengthrange.py), and the other actuator elements: plugin, ... An <adhesion> is MuJoCo's body
+transmission (_adhesion: its force through the body's contacts, step_kernel._adhesion).
 
 <cylinder area diameter bias timeconst> is MuJoCo's general actuator with gain area (pi d^2 / 4 when the diameter is
 given), affine bias and a filter of time constant timeconst: mapped as such.
@@ -117,6 +118,8 @@ class Actuator:
     gainprm: tuple = ()
     biasprm: tuple = ()
     lengthrange: tuple | None = None
+    body: str | None = None  # an adhesion's body (MuJoCo's body transmission): force gain * ctrl through its contacts
+    link: object = None  # that body's link (its geoms' link: its own, or the one it is welded into)
 
     @property
     def has_act(self) -> bool:
@@ -239,6 +242,32 @@ def _dynamics(v, act, a, rec):
     return None
 
 
+def _adhesion(loader: _Loader, act: ET.Element, a: dict, name: str) -> Actuator:
+    """MuJoCo's <adhesion>: a body transmission whose force gain * ctrl (ctrl >= 0: its ctrlrange must be) pulls
+    the body towards what it touches, through its contacts (step_kernel._adhesion; MjcfControl writes the force
+    into the link's `link_adhesion`). A body welded into its parent's link acts through that link's contacts."""
+    v = loader.v
+    body = a.get("body")
+    if body is None:
+        raise v.fail(act, "an <adhesion> needs body='...', the body whose contacts it pulls through")
+    if body not in loader.bodies or loader.bodies[body][1] is None:
+        raise v.fail(act, f"body='{body}' names no body that moves (MuJoCo's adhesion acts on a body's contacts)")
+    rec = Actuator(
+        a.get("name", body),
+        "adhesion",
+        None,
+        1.0,
+        _limited(v, act, a, "ctrl"),
+        _limited(v, act, a, "force"),
+        gain=v.number(act, "gain", 1.0, a.get("gain"), minimum=0.0),
+        body=body,
+        link=loader.bodies[body][1],
+    )
+    if rec.ctrlrange is not None and rec.ctrlrange[0] < 0.0:
+        raise v.fail(act, "an adhesion's ctrlrange must be nonnegative (its force only pulls), as MuJoCo requires")
+    return rec
+
+
 def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
     """Read the <actuator> section `el` into loader.model.actuators and set the joints' drives and the tendons'
     springs (see the module docstring). `loader` is loader.py's _Loader: its XmlValues `v`, `_attrs` (class defaults)
@@ -256,7 +285,10 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
     for k, act in enumerate(el):
         a = loader._attrs(act, "main")
         name = a.get("name", f"actuator {k}")
-        if act.tag not in _SHORTCUTS:  # adhesion, plugin, newer kinds
+        if act.tag == "adhesion":
+            loader.model.actuators.append(_adhesion(loader, act, a, name))
+            continue
+        if act.tag not in _SHORTCUTS:  # plugin, newer kinds
             dropped.append((f"<{act.tag}> '{name}'", "this actuator type is not mapped"))
             loader.model.actuators.append(Actuator(name, act.tag, None, supported=False))
             continue

@@ -76,6 +76,7 @@ class MjcfControl:
         for b in self._bindings:
             b.art._require_scene()  # refused (StateError) when the model was not added to a scene
         self._stepped = [b for b in self._bindings if b.stepped]
+        self._adhesions = _Adhesions(self.actuators)
         self._spatial = SpatialActuators(model, scene, self.actuators)
         on_device = self._spatial.take_activations(self._activations)
         if on_device is not None:  # the tendons' launch advances the muscles' activations, in this very array
@@ -122,6 +123,7 @@ class MjcfControl:
         u = self._activations.inputs(c, self.act, self.act)
         for b in self._bindings:
             b.apply(u)
+        self._adhesions.apply(u)
 
     def set_keyframe(self, key: int | str, envs: ArrayLike | None = None) -> None:
         """Put `envs` (default: all) in keyframe `key` (name or index): the state (MjcfModel.set_keyframe), and
@@ -232,6 +234,35 @@ class _Activations:
         u = ctrl.copy()
         u[:, self.columns] = np.where(self.early, new, act) if self.any_early else act
         return u
+
+
+class _Adhesions:
+    """The adhesion actuators (MuJoCo's body transmission): each one's force gain * ctrl, clamped to its
+    forcerange, written into its body's link as `link_adhesion` (the links' sum; persistent, as a ctrl is), which
+    the step applies through the link's contacts (step_kernel._adhesion)."""
+
+    def __init__(self, actuators: list):
+        self.entries = {}  # id(articulation): (articulation, [(actuator index, link column, gain, low, high)])
+        for i, r in enumerate(actuators):
+            if r.kind != "adhesion" or not r.supported:
+                continue
+            link = r.link
+            art = link.articulation
+            low, high = r.forcerange if r.forcerange is not None else (-np.inf, np.inf)
+            column = art.get_links().index(link)
+            self.entries.setdefault(id(art), (art, []))[1].append((i, column, r.gain, low, high))
+
+    def apply(self, u: np.ndarray) -> None:
+        for art, members in self.entries.values():
+            view = art._require_scene().view(art)
+            array = view.control.link_adhesion
+            host = array.numpy()  # the array's own memory on the CPU; a copy, written back, on a GPU
+            host[...] = 0.0
+            for i, column, gain, low, high in members:
+                host[:, column] += np.clip(gain * u[:, i], low, high)
+            if not array.device.is_cpu:
+                array.assign(host)
+            view.wake(np.any(host > 0.0, axis=1))
 
 
 class _Binding:

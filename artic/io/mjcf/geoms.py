@@ -170,12 +170,14 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
     angular_friction(loader, shape.material, condim, frictions[1:], name)
     if loader.opts.soft:  # MuJoCo's soft contact (io/mjcf/softness.py; contact_rows.py's soft normal row)
         soft_material(loader, shape.material, g, a)
-    # MuJoCo's contact exists only within the margin, which the shape's growth (or rest offset) holds: a soft
-    # contact acts only while the surfaces overlap, so its detection distance is 0 as MuJoCo's (speculative points
-    # would cost slots and time and act on nothing: the dm_control dog had 164 points, MuJoCo 10). PhysX's hard
-    # rows need one: at 0 a hard resting contact is found only in the steps where it penetrates, and its friction
-    # comes and goes (dm walker kneeling)
-    shape.contact_offset = 0.0 if loader.opts.soft else DETECTION_OFFSET
+    # MuJoCo's contact acts only within the margin, which the shape's growth (or rest offset) holds: a soft contact
+    # acts only while the surfaces overlap. Its detection distance is the geom's `gap`, MuJoCo 4's band beyond the
+    # margin where contacts are found but inactive (an <adhesion> pulls through them; the pair's is the sum, as
+    # MuJoCo's), 0 by default: speculative points would cost slots and time and act on nothing (the dm_control dog
+    # had 164 points, MuJoCo 10). PhysX's hard rows need one: at 0 a hard resting contact is found only in the
+    # steps where it penetrates, and its friction comes and goes (dm walker kneeling)
+    gap = v.number(g, "gap", 0.0, a.get("gap"), minimum=0.0)
+    shape.contact_offset = gap if loader.opts.soft else DETECTION_OFFSET
     shape.collision_group = v.integer(g, "contype", a["contype"], 0, 2**31 - 1)
     shape.collision_mask = v.integer(g, "conaffinity", a["conaffinity"], 0, 2**31 - 1)
     return shape

@@ -105,7 +105,7 @@ USED = {
     | _ORIENT,
 }
 # read only with soft constraints on (load_mjcf's soft_constraints): MuJoCo's soft contacts and limits
-SOFT_USED = {"geom": {"solref", "solimp", "solmix"}, "joint": {"solreflimit", "solimplimit"}}
+SOFT_USED = {"geom": {"solref", "solimp", "solmix", "gap"}, "joint": {"solreflimit", "solimplimit"}}
 # sections, and the <default> children of their elements, read and reported elsewhere
 OWNED = {
     "option",
@@ -162,7 +162,7 @@ REASON = {
     "geom solref": "soft constraints are off (soft_constraints=False): contacts are PhysX's hard ones",
     "geom solimp": "soft constraints are off (soft_constraints=False): contacts are PhysX's hard ones",
     "geom solmix": "soft constraints are off (soft_constraints=False): contacts are PhysX's hard ones",
-    "geom gap": "contacts act from the margin on",
+    "geom gap": "soft constraints are off (soft_constraints=False): contacts are found within 2 cm",
     "joint solreflimit": "soft constraints are off (soft_constraints=False): limits are PhysX's hard limits",
     "joint solimplimit": "soft constraints are off (soft_constraints=False): limits are PhysX's hard limits",
     "joint margin": "limits act at the range itself",

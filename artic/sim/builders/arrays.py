@@ -110,6 +110,7 @@ def build_control(model: ArticulationModel, num_envs: int, device: wp.Device | s
         joint_target_velocity=wp.zeros((e, n), dtype=wp.float32, device=device),
         link_force=wp.zeros((e, nl), dtype=wp.vec3, device=device),
         link_torque=wp.zeros((e, nl), dtype=wp.vec3, device=device),
+        link_adhesion=wp.zeros((e, nl), dtype=wp.float32, device=device),
         kinematic_target=wp.zeros((e, model.tree_count), dtype=wp.transform, device=device),
         kinematic_pending=wp.zeros((e, model.tree_count), dtype=wp.int32, device=device),
     )

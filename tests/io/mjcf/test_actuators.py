@@ -198,22 +198,19 @@ def test_joint_spring_and_position_actuator_combine(tmp_path):
 
 def test_unsupported_actuators_warn_and_stay_inert(tmp_path):
     """Actuators artic does not map are named in one warning with the reason, keep their ctrl column, and have no
-    effect: user dynamics, an adhesion actuator, and a site transmission."""
-    extra = (
-        '<general name="user" joint="j1" dyntype="user"/>\n    <adhesion name="ad" body="b2" ctrlrange="0 1"/>'
-        '\n    <motor name="sm" site="s1"/>'
-    )
+    effect: user dynamics and a site transmission. (An adhesion actuator acts since 2026-11-29: test_adhesion.py.)"""
+    extra = '<general name="user" joint="j1" dyntype="user"/>\n    <motor name="sm" site="s1"/>'
     path = _chain(tmp_path, extra=extra)
-    with pytest.warns(RuntimeWarning, match=r"'user': dyntype='user'.*'ad': this actuator.*'sm': its site"):
+    with pytest.warns(RuntimeWarning, match=r"'user': dyntype='user'.*'sm': its site"):
         model = artic.load_mjcf(path)
-    assert [a.name for a in model.actuators] == ["m", "p", "v", "user", "ad", "sm"]
-    assert [a.supported for a in model.actuators] == [True, True, True, False, False, False]
+    assert [a.name for a in model.actuators] == ["m", "p", "v", "user", "sm"]
+    assert [a.supported for a in model.actuators] == [True, True, True, False, False]
     scene = artic.Scene(1, gravity=model.gravity)
     model.add_to(scene)
     control = artic.MjcfControl(model, scene)
     (art,) = model.articulations
     cache = art.create_cache()
-    control.set([[0.0, 0.0, 0.0, 1.0, 1.0, 1.0]])
+    control.set([[0.0, 0.0, 0.0, 1.0, 1.0]])
     for _ in range(50):
         scene.step(0.002)
     art.copy_internal_state_to_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)

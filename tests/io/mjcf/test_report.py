@@ -55,14 +55,14 @@ def test_each_ignored_physics_attribute_gives_one_warning(tmp_path, element, att
 
 
 def test_supported_attributes_give_no_report(tmp_path):
-    """Attributes artic reads (joint damping/range/armature, geom friction/margin/density, body orientation), and
+    """Attributes artic reads (joint damping/range/armature, geom friction/margin/gap/density, body orientation), and
     ignored ones at a value that asks for what artic does anyway (condim 3: sliding friction only, condim 1: none),
     are not reported: no warning at all for this model."""
     _, msgs = _load(
         tmp_path,
         body='euler="0 0 10" gravcomp="0"',
         joint='damping="0.1" range="-1 1" armature="0.01"',
-        geom='friction="0.8" margin="0.001" density="500" contype="1" condim="3"',
+        geom='friction="0.8" margin="0.001" gap="0.001" density="500" contype="1" condim="3"',
     )
     assert msgs == []
 
@@ -120,14 +120,14 @@ def test_suite_models_give_at_most_one_report_per_kind(key, path):
 
 
 def test_artic_info_prints_the_report(tmp_path, capsys):
-    """`artic info` on an MJCF file whose geoms carry a gap prints that warning as a 'warning:' line on stderr (the
-    CLI's one voice for warnings)."""
+    """`artic info` on an MJCF file whose geoms carry a fluidshape (MuJoCo's ellipsoid fluid model, not followed)
+    prints that warning as a 'warning:' line on stderr (the CLI's one voice for warnings)."""
     from artic.cli.main import main
 
-    path, _ = _load(tmp_path, geom='gap="0.01"')
+    path, _ = _load(tmp_path, geom='fluidshape="ellipsoid"')
     assert main(["info", str(path)]) == 0
     err = capsys.readouterr().err
-    assert re.search(r"warning: .*<geom> attribute gap is not used by artic.*2 occurrence\(s\)", err)
+    assert re.search(r"warning: .*<geom> attribute fluidshape is not used by artic.*2 occurrence\(s\)", err)
 
 
 def test_artic_sim_prints_the_report(tmp_path, capsys):
