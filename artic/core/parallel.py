@@ -85,9 +85,15 @@ class RecordedEnvLaunch:
             for off, n in _chunks(num_envs, device)
         ]
         self._calls = [replay(cmd) for cmd in self._cmds]
+        self._single = None  # one chunk, once its packed call exists: called straight (~0.2 us of Python less)
 
     def launch(self) -> None:
+        if self._single is not None:
+            self._single()
+            return
         _run(self._calls)
+        if len(self._calls) == 1:
+            self._single = getattr(self._calls[0], "packed", None)
 
 
 def replay(cmd: wp.Launch) -> Callable[[], None]:
@@ -107,6 +113,7 @@ class _PackedCpuLaunch:
             raise TypeError("not a plain CPU launch")
         self._cmd = cmd  # keeps the arrays and the module alive
         self._call = self._first
+        self.packed: Callable[[], None] | None = None  # the kernel called with the packed arguments, once built
 
     def __call__(self) -> None:
         self._call()
@@ -132,4 +139,4 @@ class _PackedCpuLaunch:
         def packed() -> None:
             forward(bounds, ref)
 
-        self._call = packed
+        self._call = self.packed = packed

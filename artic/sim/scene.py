@@ -406,11 +406,12 @@ class Scene(KnownAttributes):
     def step(self, dt: float) -> None:
         """Advance every articulation of every env by dt seconds (one fused kernel launch per block). A scene
         without articulations or rigid bodies has nothing to simulate: the step warns once and leaves `time`."""
-        if isinstance(dt, (bool, np.bool_)) or not isinstance(dt, (int, float, np.integer, np.floating)):
-            raise ValidationError(f"scene: dt must be a number, got {dt!r}")  # float("0.01") would accept a string
-        dt = float(dt)
-        if not math.isfinite(dt) or dt <= 0.0 or dt > MAX_MAGNITUDE:  # math, not NumPy: 0.01 us instead of 0.5
-            raise ValidationError(f"scene: dt must be a positive finite number of seconds, got {dt}")
+        if type(dt) is not float or dt != self._last_dt:  # the last step's dt, a float, was checked then
+            if isinstance(dt, (bool, np.bool_)) or not isinstance(dt, (int, float, np.integer, np.floating)):
+                raise ValidationError(f"scene: dt must be a number, got {dt!r}")  # float("0.01") would take a string
+            dt = float(dt)
+            if not math.isfinite(dt) or dt <= 0.0 or dt > MAX_MAGNITUDE:  # math, not NumPy: 0.01 us instead of 0.5
+                raise ValidationError(f"scene: dt must be a positive finite number of seconds, got {dt}")
         if not self._articulations:  # static actors alone never move: nothing is simulated, time stands still
             if not self._empty_step_warned:
                 self._empty_step_warned = True
