@@ -249,7 +249,7 @@ class _Adhesions:
             link = r.link
             art = link.articulation
             low, high = r.forcerange if r.forcerange is not None else (-np.inf, np.inf)
-            column = art.get_links().index(link)
+            column = link.link_index  # its column in the articulation's link arrays (topological order)
             self.entries.setdefault(id(art), (art, []))[1].append((i, column, r.gain, low, high))
 
     def apply(self, u: np.ndarray) -> None:

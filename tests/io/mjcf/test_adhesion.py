@@ -91,3 +91,41 @@ def test_an_adhesion_without_a_body_or_with_a_negative_ctrlrange_is_refused(tmp_
         path.write_text(xml.replace('<adhesion name="stick" body="box" gain="1" ctrlrange="0 1"/>', actuator))
         with pytest.raises(artic.MjcfError, match=words):
             artic.load_mjcf(path)
+
+
+TREE = """<mujoco><option timestep="0.002"/>
+<worldbody><geom name="ceiling" type="box" size="0.5 0.5 0.05" pos="0 0 1.05"/>
+<body name="base" pos="0 0 0.8"><freejoint/><geom type="box" size="0.05 0.05 0.05" density="1000"/>
+  <body name="a" pos="0.1 0 -0.1"><joint type="hinge" axis="0 1 0" damping="0.1"/>
+    <geom type="sphere" size="0.02" density="1000"/>
+    <body name="a1" pos="0 0 -0.1"><joint type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="sphere" size="0.02" density="1000"/></body></body>
+  <body name="pad" pos="0 0 0.147"><joint type="slide" axis="0 0 1" range="-0.01 0.01" damping="1"/>
+    <geom type="sphere" size="0.05" density="100" gap="0.005"/></body>
+</body></worldbody>
+<actuator><adhesion name="stick" body="pad" gain="40" ctrlrange="0 1"/></actuator></mujoco>"""
+
+
+def test_adhesion_on_a_link_deep_in_a_tree_pulls_the_tree(tmp_path):
+    """The adhesive pad is the root's second child (file order: base, a, a1, pad; PhysX's breadth-first link order:
+    base, a, pad, a1), on a slide joint: its pull through the gap contact slides it up to the ceiling, where it
+    holds and the base hangs from it, as in MuJoCo (every coordinate to 1e-5 every 10 ms)."""
+    path = tmp_path / "tree.xml"
+    path.write_text(TREE)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = artic.load_mjcf(path)
+    scene = artic.Scene(1, gravity=model.gravity, solver_type=model.solver_type)
+    model.add_to(scene)
+    artic.MjcfControl(model, scene).set([[1.0]])
+    d.ctrl[:] = 1.0
+    worst = 0.0
+    for k in range(150):
+        mujoco.mj_step(m, d)
+        scene.step(m.opt.timestep)
+        if k % 5 == 4:
+            worst = max(worst, float(np.abs(model.get_qpos(scene)[0] - d.qpos).max()))
+    assert d.qpos[-1] > 0.002  # MuJoCo's pad slid up to the ceiling (3 mm)
+    assert worst < 1e-5, worst
