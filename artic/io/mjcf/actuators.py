@@ -119,7 +119,7 @@ class Actuator:
     biasprm: tuple = ()
     lengthrange: tuple | None = None
     body: str | None = None  # an adhesion's body (MuJoCo's body transmission): force gain * ctrl through its contacts
-    link: object = None  # that body's link (its geoms' link: its own, or the one it is welded into)
+    link: object = None  # that body's link (its own, fixed to its parent's when the body has no joint)
 
     @property
     def has_act(self) -> bool:
@@ -245,7 +245,8 @@ def _dynamics(v, act, a, rec):
 def _adhesion(loader: _Loader, act: ET.Element, a: dict, name: str) -> Actuator:
     """MuJoCo's <adhesion>: a body transmission whose force gain * ctrl (ctrl >= 0: its ctrlrange must be) pulls
     the body towards what it touches, through its contacts (step_kernel._adhesion; MjcfControl writes the force
-    into the link's `link_adhesion`). A body welded into its parent's link acts through that link's contacts."""
+    into the link's `link_adhesion`). A body without a joint has a link of its own too (fixed to its parent's), so
+    the contacts it pulls through are its own geoms', as MuJoCo's."""
     v = loader.v
     body = a.get("body")
     if body is None:

@@ -129,3 +129,13 @@ def test_adhesion_on_a_link_deep_in_a_tree_pulls_the_tree(tmp_path):
             worst = max(worst, float(np.abs(model.get_qpos(scene)[0] - d.qpos).max()))
     assert d.qpos[-1] > 0.002  # MuJoCo's pad slid up to the ceiling (3 mm)
     assert worst < 1e-5, worst
+
+
+def test_an_adhesion_on_a_body_without_a_joint_acts_through_its_own_geoms(tmp_path):
+    """The same tree with the pad welded to the base (no joint): the pad keeps a link of its own, fixed to the
+    base's, so the adhesion pulls through the pad's contact alone and lifts the tree to the ceiling as in MuJoCo."""
+    path = tmp_path / "welded.xml"
+    path.write_text(TREE.replace('<joint type="slide" axis="0 0 1" range="-0.01 0.01" damping="1"/>', ""))
+    theirs, ours = _both(tmp_path, path.read_text(), 1.0, seconds=0.3)
+    assert theirs[-1] > 0.8 + 0.002  # MuJoCo's tree rose by the pad's 3 mm
+    np.testing.assert_allclose(ours, theirs, atol=1e-5)
