@@ -129,7 +129,7 @@ def _settings(group: list[Articulation]) -> tuple | None:
 def _joinable(group: list[Articulation], host: list[Articulation]) -> bool:
     """Whether `group` may be stepped within `host`'s block without losing precision. A block computes its
     dynamics in float32 about one origin, its first tree's root (dynamics/kinematics.py), so a tree that moves far
-    from it loses digits (a pendulum 10 m away: 1e-5 of its speed in a step): only articulations fixed to the world
+    from it loses digits (a pendulum 10 m away: 2.6e-5 of its speed in a step): only articulations fixed to the world
     or kinematic join (nothing moves their roots but the user), and those with dofs only near a fixed host's root
     (MERGE_DISTANCE, at their description's poses)."""
     if any(not (a.fix_base or a._kinematic) for a in group):
