@@ -27,11 +27,20 @@ if TYPE_CHECKING:
 
 
 def regroup(
-    articulations: list, joints: list, views: dict, joint_views: dict, new_block: Callable[[list, list], Block]
+    articulations: list,
+    joints: list,
+    views: dict,
+    joint_views: dict,
+    new_block: Callable[[list, list], Block],
+    merge: bool = True,
 ) -> list[Block]:
     """The blocks of `articulations` and `joints` (views and joint_views: the scene's, by id); a block whose members
-    did not change is kept, the others are made with `new_block(arts, joints)` and receive their members' state."""
-    groups = merge_small(collision_groups(articulations, joints), articulations)
+    did not change is kept, the others are made with `new_block(arts, joints)` and receive their members' state.
+    `merge`: small blocks join others (merge_small); not under nan_policy 'freeze', which freezes a block's env
+    whole, so that a joined articulation going non-finite would freeze its host too."""
+    groups = collision_groups(articulations, joints)
+    if merge:
+        groups = merge_small(groups, articulations)
 
     def key(arts, js):
         return tuple(id(a) for a in arts), tuple(id(j) for j in js)

@@ -346,7 +346,14 @@ class Scene(KnownAttributes):
         only noted, and done once when it closes."""
         if self._deferred:
             return
-        self._blocks = regroup(self.articulations, self.joints, self._views, self._joint_views, self._new_block)
+        self._blocks = regroup(
+            self.articulations,
+            self.joints,
+            self._views,
+            self._joint_views,
+            self._new_block,
+            merge=self._nan_policy != NanPolicy.FREEZE,
+        )
         woken, self._unwoken = self._unwoken, []
         for joint in woken:
             if id(joint) in self._joint_views:

@@ -28,7 +28,7 @@ def _pendulum(name: str, x: float, sleep: float, iterations: tuple[int, int], ba
         lk.mass = 1.0
         lk.inertia = (1e-3, 0.01, 0.01)
     j = link.inbound_joint
-    j.set_joint_type(JointType.REVOLUTE)
+    j.set_joint_type(JointType.REVOLUTE_UNWRAPPED)  # any angle: test_nothing_joins_under_the_freeze_policy
     j.set_motion(Axis.SWING1, Motion.FREE)
     j.child_pose = Transform((-0.3, 0.0, 0.0))
     j.friction_coefficient = 0.0
@@ -38,11 +38,11 @@ def _pendulum(name: str, x: float, sleep: float, iterations: tuple[int, int], ba
     return art
 
 
-def _scene(sleep: float, iterations: tuple[int, int] = (4, 1)) -> tuple[artic.Scene, dict]:
+def _scene(sleep: float, iterations: tuple[int, int] = (4, 1), nan_policy: str = "warn") -> tuple[artic.Scene, dict]:
     """Pendulums fixed to the world at x = 0, 1 and 5 m, a kinematic box 10 m away, a free box and one that falls
     past the first pendulum (the only pair able to touch: every other shape is in a group of its own); every body
     with `sleep` as its sleep threshold, the first pendulum with `iterations`."""
-    scene = artic.Scene(2, solver_type=artic.SolverType.PGS)
+    scene = artic.Scene(2, solver_type=artic.SolverType.PGS, nan_policy=nan_policy)
     out = {}
     for k, (name, x) in enumerate((("a", 0.0), ("b", 1.0), ("c", 5.0))):
         art = _pendulum(name, x, sleep, iterations if name == "a" else (4, 1))
@@ -127,3 +127,24 @@ def test_only_small_blocks_join():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         scene.step(1.0 / 60.0)
+
+
+def test_nothing_joins_under_the_freeze_policy():
+    """nan_policy 'freeze' stops a block's env whole when any of its members goes non-finite: a joined pendulum
+    blowing up would freeze its host too (and the host's status would not say so), so under it nothing joins."""
+    scene, bodies = _scene(sleep=0.0, nan_policy="freeze")
+    assert len(scene._blocks) == 5
+    scene.step(1.0 / 60.0)
+    cache = bodies["b"].create_cache()
+    bodies["b"].copy_internal_state_to_cache(cache, artic.CacheFlag.POSITION)
+    cache.joint_position[1] = 1e11  # beyond status.FINITE_LIMIT: the next step reports it lost
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the non-finite state is reported
+        bodies["b"].apply_cache(cache, artic.CacheFlag.POSITION)
+        for _ in range(5):
+            scene.step(1.0 / 60.0)
+    assert list(scene.get_env_status(bodies["b"])) == [False, True]  # b is lost in env 1 (and frozen there)
+    assert list(scene.get_env_status(bodies["a"])) == [False, False]
+    a = bodies["a"].create_cache()
+    bodies["a"].copy_internal_state_to_cache(a, artic.CacheFlag.VELOCITY)
+    assert a.joint_velocity[1, 0] == a.joint_velocity[0, 0] != 0.0  # pendulum a swings on in both envs

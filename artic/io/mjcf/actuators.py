@@ -264,8 +264,12 @@ def _adhesion(loader: _Loader, act: ET.Element, a: dict, name: str) -> Actuator:
         body=body,
         link=loader.bodies[body][1],
     )
-    if rec.ctrlrange is not None and rec.ctrlrange[0] < 0.0:
-        raise v.fail(act, "an adhesion's ctrlrange must be nonnegative (its force only pulls), as MuJoCo requires")
+    if rec.ctrlrange is None or rec.ctrlrange[0] < 0.0:
+        raise v.fail(
+            act,
+            "an adhesion needs a nonnegative ctrlrange (its force only pulls), as MuJoCo requires; "
+            'give ctrlrange="0 1" for instance',
+        )
     return rec
 
 

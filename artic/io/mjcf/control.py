@@ -92,7 +92,7 @@ class MjcfControl:
 
     @act.setter
     def act(self, value: ArrayLike) -> None:
-        self._act[...] = self._checked(value, "act", self._activations.na, self._activations.names)
+        self._act[...] = self._checked_act(value)
 
     @property
     def act_names(self) -> list[str]:
@@ -118,7 +118,7 @@ class MjcfControl:
         if np.abs(c).max(initial=0.0) > MAX_MAGNITUDE:
             raise ValidationError(f"MJCF model '{self.model.name}': ctrl values must be at most 1e+15 in magnitude")
         if act is not None:
-            self._act[...] = self._checked(act, "act", self._activations.na, self._activations.names)
+            self._act[...] = self._checked_act(act)
         self.ctrl = c
         u = self._activations.inputs(c, self.act, self.act)
         for b in self._bindings:
@@ -134,6 +134,12 @@ class MjcfControl:
         ctrl[rows] = frame.ctrl
         act[rows] = frame.act
         self.set(ctrl, act)
+
+    def _checked_act(self, act: ArrayLike) -> np.ndarray:
+        a = self._checked(act, "act", self._activations.na, self._activations.names)
+        if np.abs(a).max(initial=0.0) > MAX_MAGNITUDE:
+            raise ValidationError(f"MJCF model '{self.model.name}': act values must be at most 1e+15 in magnitude")
+        return a
 
     def _checked(self, values, what, n, names):
         e = self.num_envs

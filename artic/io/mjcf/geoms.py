@@ -51,6 +51,7 @@ _SIZES = {
 
 
 DETECTION_OFFSET = 0.02  # [m] the contact offset of every MJCF geom: PhysX's default (see `_shape`)
+MIN_MU = 1.0e-5  # MuJoCo's mjMINMU, the least friction coefficient of a contact (angular_friction)
 
 
 def _ellipsoid_directions() -> np.ndarray:
@@ -194,9 +195,14 @@ def angular_friction(loader: _Loader, m: Material, condim: str, rest: np.ndarray
     if not loader.opts.soft:
         loader.angular_dropped.append(name)
         return
-    m.torsional_friction = float(rest[0]) if len(rest) > 0 else 0.005
+    # MuJoCo raises every friction coefficient of a contact to at least mjMINMU: a spin is resisted even where the
+    # sliding friction is 0 (the pyramid's edges and the cone need a sliding coefficient; a condim-3 contact keeps
+    # a 0 as none, the 1e-5 MuJoCo would give it being below anything it shows)
+    m.static_friction = max(m.static_friction, MIN_MU)
+    m.dynamic_friction = max(m.dynamic_friction, MIN_MU)
+    m.torsional_friction = max(float(rest[0]) if len(rest) > 0 else 0.005, MIN_MU)
     if condim == "6":
-        m.rolling_friction = float(rest[1]) if len(rest) > 1 else 0.0001
+        m.rolling_friction = max(float(rest[1]) if len(rest) > 1 else 0.0001, MIN_MU)
 
 
 def soft_material(loader: _Loader, m: Material, el: ET.Element, a: dict) -> None:

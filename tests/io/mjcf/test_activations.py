@@ -210,6 +210,12 @@ def test_bad_act_is_refused(tmp_path):
         with pytest.raises(ValidationError, match=rf"act must be 1 x 1 finite numbers .*activation: p.*{match}"):
             control.set([[0.0, 1.0, 0.0]], act=act)
         assert np.all(control.ctrl == 0.0) and np.all(control.act == 0.0)
+    # beyond ctrl's bound too, through set and through the act property (MuJoCo resets on the bad accelerations)
+    with pytest.raises(ValidationError, match="act values must be at most 1e\\+15"):
+        control.set([[0.0, 1.0, 0.0]], act=[[1e20]])
+    with pytest.raises(ValidationError, match="act values must be at most 1e\\+15"):
+        control.act = [[-1e300]]
+    assert np.all(control.act == 0.0)
 
 
 def test_dm_control_quadruped_filters_follow_mujoco(tmp_path):

@@ -85,7 +85,8 @@ def test_an_adhesion_without_a_body_or_with_a_negative_ctrlrange_is_refused(tmp_
     for actuator, words in (
         ('<adhesion gain="1" ctrlrange="0 1"/>', "needs body="),
         ('<adhesion body="nowhere" ctrlrange="0 1"/>', "names no body"),
-        ('<adhesion body="box" ctrlrange="-1 1"/>', "must be nonnegative"),
+        ('<adhesion body="box" ctrlrange="-1 1"/>', "needs a nonnegative ctrlrange"),
+        ('<adhesion body="box" gain="30"/>', "needs a nonnegative ctrlrange"),  # MuJoCo: invalid control range
     ):
         xml = CEILING.format(body="box", z=0.9495, geom=BOX, gain=1)
         path.write_text(xml.replace('<adhesion name="stick" body="box" gain="1" ctrlrange="0 1"/>', actuator))

@@ -15,20 +15,20 @@ from artic import CacheFlag
 mujoco = pytest.importorskip("mujoco")
 
 XML = """<mujoco><option timestep="0.002" {cone}/>
-<worldbody><geom type="plane" size="5 5 .1" condim="{c}" friction="0.8 {tor} {roll}"/>
+<worldbody><geom type="plane" size="5 5 .1" condim="{c}" friction="{mu} {tor} {roll}"/>
 <body name="ball" pos="0 0 0.1"><freejoint/>
-<geom type="sphere" size="0.1" condim="{c}" friction="0.8 {tor} {roll}" density="1000"/></body>
+<geom type="sphere" size="0.1" condim="{c}" friction="{mu} {tor} {roll}" density="1000"/></body>
 </worldbody></mujoco>"""
 
 
 CONES = {"pyramidal": "", "elliptic": 'cone="elliptic"'}
 
 
-def _both(tmp_path, condim, tor, roll, qvel, solver=None, seconds=1.0, cone="pyramidal"):
+def _both(tmp_path, condim, tor, roll, qvel, solver=None, seconds=1.0, cone="pyramidal", sliding=0.8):
     """MuJoCo's and artic's free-ball velocities (linear, angular; world) every 10 ms over `seconds`, from 0.2 s of
     settling and then `qvel` given to both."""
     path = tmp_path / "ball.xml"
-    path.write_text(XML.format(c=condim, tor=tor, roll=roll, cone=CONES[cone]))
+    path.write_text(XML.format(c=condim, tor=tor, roll=roll, cone=CONES[cone], mu=sliding))
     m = mujoco.MjModel.from_xml_path(str(path))
     d = mujoco.MjData(m)
     model = artic.load_mjcf(path)
@@ -87,6 +87,18 @@ def test_rolling_friction_stops_a_rolling_ball_as_mujoco(tmp_path, cone, solver)
     np.testing.assert_allclose(ours[:, 2], theirs[:, 2], atol=0.05)
 
 
+@pytest.mark.parametrize("solver", list(SOLVERS))
+def test_torsional_friction_acts_without_sliding_friction(tmp_path, solver):
+    """friction="0 0.05 0" with condim 4: MuJoCo raises every friction coefficient of a contact to at least 1e-5
+    (mjMINMU), so the spin still stops (in 0.2 s); before 2026-11-29 artic dropped the torsional friction with the
+    sliding one (the spin stayed at 20 rad/s)."""
+    theirs, ours = _both(
+        tmp_path, 4, 0.05, 0.0, np.array([0, 0, 0, 0, 0, 20.0]), SOLVERS[solver], seconds=0.4, sliding=0.0
+    )
+    assert theirs[0, 5] > 1.0 and abs(theirs[-1, 5]) < 1e-3  # MuJoCo's spin stops
+    np.testing.assert_allclose(ours[:, 5], theirs[:, 5], atol=SPIN_TOLERANCE[solver])
+
+
 @pytest.mark.parametrize("cone", list(CONES))
 def test_condim_3_leaves_the_spin_alone(tmp_path, cone):
     """The same spinning ball with condim 3 (sliding friction only): neither engine slows its spin."""
@@ -99,7 +111,7 @@ def test_condim_3_leaves_the_spin_alone(tmp_path, cone):
 def test_pgs_and_tgs_step_angular_friction_without_a_warning(tmp_path, solver):
     """PGS and TGS solve the torsional and rolling rows (until 2026-11-29 they left them out and warned)."""
     path = tmp_path / "ball.xml"
-    path.write_text(XML.format(c=6, tor=0.05, roll=0.001, cone=""))
+    path.write_text(XML.format(c=6, tor=0.05, roll=0.001, cone="", mu=0.8))
     model = artic.load_mjcf(path)
     scene = artic.Scene(1, gravity=model.gravity, solver_type=solver)
     model.add_to(scene)
@@ -113,10 +125,10 @@ def test_without_soft_constraints_condim_4_is_reported(tmp_path):
     """Torsional friction is part of MuJoCo's soft cones: with soft_constraints=False the geoms act as condim 3,
     with one warning naming the first geom; under either soft cone no such warning."""
     path = tmp_path / "ball.xml"
-    path.write_text(XML.format(c=4, tor=0.05, roll=0.001, cone="").replace('name="ball" pos', 'name="b" pos'))
+    path.write_text(XML.format(c=4, tor=0.05, roll=0.001, cone="", mu=0.8).replace('name="ball" pos', 'name="b" pos'))
     with pytest.warns(RuntimeWarning, match="condim 4 or 6 geom.* act as condim 3"):
         artic.load_mjcf(path, soft_constraints=False)
-    path.write_text(XML.format(c=4, tor=0.05, roll=0.001, cone=CONES["elliptic"]))
+    path.write_text(XML.format(c=4, tor=0.05, roll=0.001, cone=CONES["elliptic"], mu=0.8))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = artic.load_mjcf(path)
@@ -139,7 +151,7 @@ def test_the_memory_estimate_counts_the_angular_rows(tmp_path):
     from artic.sim.builders.arrays import contact_bytes_per_env, detection_centers
 
     path = tmp_path / "ball.xml"
-    path.write_text(XML.format(c=4, tor=0.05, roll=0.001, cone=""))
+    path.write_text(XML.format(c=4, tor=0.05, roll=0.001, cone="", mu=0.8))
     model = artic.load_mjcf(path)
     scene = artic.Scene(2, gravity=model.gravity, solver_type=model.solver_type)
     model.add_to(scene)
