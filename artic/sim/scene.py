@@ -346,14 +346,8 @@ class Scene(KnownAttributes):
         only noted, and done once when it closes."""
         if self._deferred:
             return
-        self._blocks = regroup(
-            self.articulations,
-            self.joints,
-            self._views,
-            self._joint_views,
-            self._new_block,
-            merge=self._nan_policy != NanPolicy.FREEZE,
-        )
+        merge = self._nan_policy != NanPolicy.FREEZE  # freezing stops a block's env whole: no joined blocks then
+        self._blocks = regroup(self.articulations, self.joints, self._views, self._joint_views, self._new_block, merge)
         woken, self._unwoken = self._unwoken, []
         for joint in woken:
             if id(joint) in self._joint_views:
@@ -416,8 +410,7 @@ class Scene(KnownAttributes):
         if type(dt) is not float or dt != self._last_dt:  # the last step's dt, a float, was checked then
             if isinstance(dt, (bool, np.bool_)) or not isinstance(dt, (int, float, np.integer, np.floating)):
                 raise ValidationError(f"scene: dt must be a number, got {dt!r}")  # float("0.01") would take a string
-            dt = float(dt)
-            if not math.isfinite(dt) or dt <= 0.0 or dt > MAX_MAGNITUDE:  # math, not NumPy: 0.01 us instead of 0.5
+            if not math.isfinite(dt := float(dt)) or dt <= 0.0 or dt > MAX_MAGNITUDE:  # math, not NumPy: 0.01 us
                 raise ValidationError(f"scene: dt must be a positive finite number of seconds, got {dt}")
         if not self._articulations:  # static actors alone never move: nothing is simulated, time stands still
             if not self._empty_step_warned:
