@@ -288,6 +288,24 @@ def cone_qp(h: mat66, q: vec6, old: vec6, mu: vec6, dim: int) -> vec6:
 
 
 @wp.func
+def cone_qp_held(h: mat66, q: vec6, old: vec6, mu: vec6, dim: int) -> vec6:
+    """cone_qp with a friction component of coefficient 0 held at 0 (a rolling friction without a torsional one,
+    a direct-solver row of mu 0): its row and column of h decoupled, its q 0, its coefficient 1 for the metric."""
+    hh = h
+    qq = q
+    mm = mu
+    for r in range(1, dim):
+        if mm[r] <= 0.0:
+            for s in range(dim):
+                hh[r, s] = 0.0
+                hh[s, r] = 0.0
+            hh[r, r] = 1.0
+            qq[r] = 0.0
+            mm[r] = 1.0
+    return cone_qp(hh, qq, old, mm, dim)
+
+
+@wp.func
 def _disc_qp2(h: wp.mat22, p: wp.vec2, r: float) -> wp.vec2:
     """disc_qp on a disc (isotropic friction, 2 x 2 inverses in closed form)."""
     if r <= 0.0:
@@ -418,15 +436,7 @@ def solve_elliptic_angular(
     q = target - vel + h * old
     for j in range(dim):
         h[j, j] = h[j, j] + reg[j]
-    for j in range(3, dim):
-        if mu[j] <= 0.0:  # a rolling friction without a torsional one: that row held at 0, decoupled (cone_polish)
-            for k in range(dim):
-                h[j, k] = 0.0
-                h[k, j] = 0.0
-            h[j, j] = 1.0
-            q[j] = 0.0
-            mu[j] = 1.0
-    new = cone_qp(h, q, old, mu, dim)
+    new = cone_qp_held(h, q, old, mu, dim)
     for j in range(dim):
         d = new[j] - old[j]
         if d != 0.0:

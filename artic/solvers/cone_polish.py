@@ -25,7 +25,7 @@ from __future__ import annotations
 import warp as wp
 
 from ..constraints.contact_arrays import vec6
-from ..constraints.elliptic import cone_qp, mat66, onto_cone
+from ..constraints.elliptic import cone_qp_held, mat66, onto_cone
 from ..constraints.row_form import SRC_CONTACT_CONE, RowForm
 from .direct_arrays import DirectArrays
 
@@ -69,15 +69,7 @@ def _cone_block(rf: RowForm, da: DirectArrays, env: int, m: int, off: int, i: in
             h[r, s] = float(da.a[env, i + r, i + s])
         q[r] = -float(da.y[env, off + i + r])
     q = q + h * old
-    for r in range(1, dim):
-        if mu[r] <= 0.0:
-            for s in range(dim):
-                h[r, s] = 0.0
-                h[s, r] = 0.0
-            h[r, r] = 1.0
-            q[r] = 0.0
-            mu[r] = 1.0
-    new = cone_qp(h, q, old, mu, dim)
+    new = cone_qp_held(h, q, old, mu, dim)
     change = wp.float64(0.0)
     for r in range(dim):
         d = wp.float64(new[r]) - da.x[env, i + r]
