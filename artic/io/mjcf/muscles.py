@@ -341,13 +341,12 @@ class SpatialActuators:
             columns = self.columns[order]
             self._device = (launch, u_dev, dt_dev, views)
             self._fresh = (columns, forces.numpy() if cpu else forces) if len(columns) else None
-        launch, u_dev, dt_dev, (u_view, dt_view) = self._device
+        launch, u_dev, _, (u_view, dt_view) = self._device
         if u_view is not None:
             u_view[...] = u
-            dt_view[0] = dt
-        else:
+            dt_view[0] = dt  # read by the activations the launch advances, which take_activations allows on the CPU
+        else:  # a GPU: no activations on the device, so no dt to send (a launch a step less)
             u_dev.assign(np.asarray(u, np.float64))
-            dt_dev.fill_(dt)
         k.ensure_link_state()
         launch()
 
