@@ -428,10 +428,11 @@ def _position_extras(loader, act, a, rec, gains, inverse_inertia):
         if rec.joint is None:
             return (kp, bias, slope), "inheritrange on a tendon transmission is not mapped (only joints)"
         _, joint = loader.joint_names[rec.joint]
-        limit = joint.get_limit_params(joint.dof_axes()[0])
         if joint.get_motion(joint.dof_axes()[0]) != Motion.LIMITED:
             raise v.fail(act, f"inheritrange needs joint '{rec.joint}' to have a range (MuJoCo refuses it too)")
-        middle, half = 0.5 * (limit.low + limit.high), 0.5 * r * (limit.high - limit.low)
+        limit = joint.get_limit_params(joint.dof_axes()[0])
+        low, high = loader.ranges.get(id(joint), (limit.low, limit.high))  # the file's range, without its margin
+        middle, half = 0.5 * (low + high), 0.5 * r * (high - low)
         if act.tag == "intvelocity":  # its position target is act: MuJoCo sets the activation's range
             rec.actrange = (middle - half, middle + half)
         else:

@@ -32,7 +32,8 @@ Mapping:
   <equality><tendon>, non-linear polycoefs between tendons, a joint equality without joint2, welds given by sites,
   weld torquescale other than 1,
   solref/solimp where they are not followed (ropes, and every equality and tendon range under
-  soft_constraints=False), tendon ranges under soft_constraints=False, a tendon limit's margin, inactive
+  soft_constraints=False), tendon ranges under soft_constraints=False (with soft constraints a fixed tendon's range
+  acts shrunk by its margin, as MuJoCo's: joint_rules.py), inactive
   constraints (active='false'), and anything else in the two sections.
 """
 
@@ -48,6 +49,7 @@ from ...description.body_joints import DistanceJoint, FixedJoint, SphericalJoint
 from ...description.mass_check import joint_space_inertia, tendon_inverse_weight
 from ...enums import ArticulationFlag, Axis, JointType
 from ...math.np_spatial import Transform
+from .joint_rules import limit_with_margin
 from .report import and_more
 from .softness import read_softness
 from .spatial import SpatialTendon, read_spatial_path
@@ -252,12 +254,11 @@ class _Couplings:
         lo, hi = v.numbers(el, "range", 2, text=a["range"])
         if not lo < hi:
             raise v.fail(el, f"attribute range='{a['range']}': low must be below high")
-        if self.loader.opts.soft:
-            tendon.set_limit_parameters(float(lo), float(hi))
+        if self.loader.opts.soft:  # at the range shrunk by its margin, as MuJoCo's soft limit (joint_rules.py)
+            lo, hi = limit_with_margin(v, el, a, (float(lo), float(hi)))
+            tendon.set_limit_parameters(lo, hi)
             with v.context(el):
                 tendon.limit_softness = read_softness(v, el, a, "solreflimit", "solimplimit")
-            if self._num(el, a, "margin", "0") != 0.0:
-                self._warn(el, "a tendon limit's margin is not followed; the limit acts at the range itself")
             return
         self._warn(
             el,

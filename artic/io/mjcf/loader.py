@@ -69,6 +69,7 @@ from .couplings import read_couplings
 from .frames import expand_frames, expand_replicates
 from .geoms import ELLIPSOID_DIRECTIONS, geom_shape, inline_mesh, report_condim
 from .hfield import read_hfield
+from .joint_rules import apply_spring_dampers, limit_with_margin, read_spring_damper
 from .keyframes import Keyframe, QposEntry, get_qpos, qpos0, read_keyframes, set_keyframe
 from .lengthrange import read_lengthrange_options
 from .mass import MESH_INERTIA, MassRules
@@ -282,6 +283,7 @@ class _Loader:
                 disable_contacts(static)
             model.statics.append(static)
         self.joint_names = {}
+        self.ranges, self.spring_dampers = {}, []  # `_joint_link`: soft ranges before the margin; springdampers
         self.world_parents = []  # (articulation, link, parent link welded to the world): `_weld_filters`
         self.bodies = {"world": (None, None, _WORLD)}  # body name: (articulation, geom link, weld group)
         self.body_links = {}  # <body> element: its geom link (`_record`)
@@ -295,6 +297,7 @@ class _Loader:
             # one body tree: the model's name ('ant'), not its root body's ('torso', in every Gymnasium robot)
             model.articulations[0].name = root.get("model")
         self.mass.finish()
+        apply_spring_dampers(self.spring_dampers, opts.spring, opts.damper)
         for section in root.findall("contact"):
             self._contact(section)
         read_pairs(self, [p for section in root.findall("contact") for p in section.findall("pair")])
@@ -704,9 +707,14 @@ class _Loader:
             joint.child_pose = jframe * Transform(np.zeros(3), quat_from_axis_angle(np.array([1.0, 0.0, 0.0]), ref))
         elif kind == "slide":
             joint.child_pose = jframe * Transform(np.array([ref, 0.0, 0.0]))
+        spring_damper = read_spring_damper(v, j, a)  # joint_rules.py: set once the masses are final
+        if spring_damper is not None:
+            self.spring_dampers.append((art, joint, axes, spring_damper, springref))
         with v.context(j):
-            if rng is not None and self.opts.soft:  # MuJoCo's soft limit (io/mjcf/softness.py)
+            if rng is not None and self.opts.soft:  # MuJoCo's soft limit (io/mjcf/softness.py), at its margin
                 joint.limit_softness = read_softness(v, j, a, "solreflimit", "solimplimit")
+                self.ranges[id(joint)] = rng  # the file's range (inheritrange), not the margin's
+                rng = limit_with_margin(v, j, a, rng)
             for ax in axes:
                 joint.set_motion(ax, Motion.FREE if rng is None else Motion.LIMITED)
                 if rng is not None:

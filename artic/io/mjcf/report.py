@@ -80,6 +80,7 @@ USED = {
         "frictionloss",
         "stiffness",
         "springref",
+        "springdamper",
     },
     "freejoint": {"name"},
     "geom": {
@@ -105,7 +106,7 @@ USED = {
     | _ORIENT,
 }
 # read only with soft constraints on (load_mjcf's soft_constraints): MuJoCo's soft contacts and limits
-SOFT_USED = {"geom": {"solref", "solimp", "solmix", "gap"}, "joint": {"solreflimit", "solimplimit"}}
+SOFT_USED = {"geom": {"solref", "solimp", "solmix", "gap"}, "joint": {"solreflimit", "solimplimit", "margin"}}
 # sections, and the <default> children of their elements, read and reported elsewhere
 OWNED = {
     "option",
@@ -165,7 +166,7 @@ REASON = {
     "geom gap": "soft constraints are off (soft_constraints=False): contacts are found within 2 cm",
     "joint solreflimit": "soft constraints are off (soft_constraints=False): limits are PhysX's hard limits",
     "joint solimplimit": "soft constraints are off (soft_constraints=False): limits are PhysX's hard limits",
-    "joint margin": "limits act at the range itself",
+    "joint margin": "soft constraints are off (soft_constraints=False): hard limits act at the range itself",
 }
 
 
