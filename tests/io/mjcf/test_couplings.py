@@ -379,8 +379,8 @@ def test_weld_locks_the_four_bar(tmp_path):
         ('<equality><tendon tendon1="t"/></equality>', "<tendon"),
         ('<equality><joint joint1="coupler" joint2="crank" active="false"/></equality>', "inactive"),
         (
-            '<tendon><fixed name="f" range="-0.1 0.1" margin="0.01"><joint joint="crank" coef="1"/></fixed></tendon>',
-            "margin",
+            '<tendon><fixed name="f" frictionloss="0.1"><joint joint="crank" coef="1"/></fixed></tendon>',
+            "frictionloss",
         ),
     ],
 )
