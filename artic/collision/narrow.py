@@ -552,6 +552,7 @@ def combine_materials(geo: Geometry, a: int, b: int) -> ContactMaterial:
         cone = wp.min(ma[MAT_PYRAMID], mb[MAT_PYRAMID])
     out[MAT_PYRAMID] = cone
     out[MAT_TORSION] = wp.max(ma[MAT_TORSION], mb[MAT_TORSION])  # MuJoCo: the larger of each friction component
+    # (acting where the condim below asks for it: _angular_by_condim)
     out[MAT_ROLLING] = wp.max(ma[MAT_ROLLING], mb[MAT_ROLLING])
     # MuJoCo's contact takes the larger condim of two geoms of equal priority: frictionless only when both are 1
     out[MAT_CONDIM] = wp.max(ma[MAT_CONDIM], mb[MAT_CONDIM])
@@ -564,6 +565,19 @@ def combine_materials(geo: Geometry, a: int, b: int) -> ContactMaterial:
         out[0] = 0.0
         out[1] = 0.0
     out[MAT_WEIGHT] = ma[MAT_WEIGHT] + mb[MAT_WEIGHT]
+    return out
+
+
+@wp.func
+def _angular_by_condim(mat: ContactMaterial) -> ContactMaterial:
+    """MuJoCo's contact dimensionality decides which friction values act: the torsional one from condim 4, the
+    rolling one at 6 (a shape's values below that are latent: they count when the other shape's condim asks for
+    them, as MuJoCo's contact takes the larger of each)."""
+    out = mat
+    if out[MAT_CONDIM] < 3.5:
+        out[MAT_TORSION] = 0.0
+    if out[MAT_CONDIM] < 5.5:
+        out[MAT_ROLLING] = 0.0
     return out
 
 
@@ -679,6 +693,7 @@ def _detect_pairs(
             weight = mat[MAT_WEIGHT]
             mat = geo.pair_material[pk]
             mat[MAT_WEIGHT] = weight
+        mat = _angular_by_condim(mat)
         if speculative == 0:
             # only surfaces that touch: a hard contact at rest sits at separation ~0, a soft one acts only while
             # the surfaces overlap (MuJoCo's contact exists only within its margin, which the shapes' growth holds)

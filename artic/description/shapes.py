@@ -121,17 +121,19 @@ class Material:
     (constraints/elliptic.py), PhysX's patch friction with neither; a contact takes the pyramid where either shape
     asks for it (the larger impratio), else the ellipse. A material has at most one of the two.
 
-    `torsional_friction` and `rolling_friction` [m] (MuJoCo's friction[1] and friction[2] of a condim 4 or 6 contact,
-    the larger of the two shapes') resist the bodies' relative spin about the normal and their rolling: two more
-    edges of MuJoCo's pyramidal cone each (constraints/pyramid.py), or more rows of its elliptic cone
-    (constraints/elliptic.py), under every solver; 0 (the default) for none. They belong to MuJoCo's cones: a soft
-    contact's (solref) with pyramid_impratio or elliptic_impratio.
+    `torsional_friction` and `rolling_friction` [m] (MuJoCo's friction[1] and friction[2], the larger of the two
+    shapes') resist the bodies' relative spin about the normal and their rolling: two more edges of MuJoCo's
+    pyramidal cone each (constraints/pyramid.py), or more rows of its elliptic cone (constraints/elliptic.py), under
+    every solver; 0 (the default) for none. As in MuJoCo they act only where the contact's condim (below) asks for
+    them: torsion from condim 4, rolling at 6; a shape's values below its own condim are latent, counting against a
+    shape whose condim asks for them. They belong to MuJoCo's cones: a soft contact's (solref) with
+    pyramid_impratio or elliptic_impratio.
 
     `condim` is MuJoCo's contact dimensionality of the shape (1, 3, 4 or 6): a contact takes the larger of its two
     shapes' (MuJoCo's rule for geoms of equal priority), and is frictionless when that is 1, so that a condim-1
     shape slides freely on another condim-1 shape but has its friction against a condim-3 one (with
     friction_combine 'max', MuJoCo's larger coefficient). 3, the default, leaves friction as the combine mode gives
-    it; 4 and 6 are 3 here, their torsional and rolling friction being the fields above. `priority` is MuJoCo's geom
+    it; 4 adds the torsional friction above, 6 also the rolling one. `priority` is MuJoCo's geom
     priority: where two shapes' differ, the contact takes every parameter of the higher one's material (friction,
     condim, softness, cone) instead of combining them; 0, the default, everywhere leaves the combination."""
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from ..collision.geometry import MAT_PYRAMID, MAT_ROLLING, MAT_TORSION, MATERIAL_SIZE
+from ..collision.geometry import MAT_CONDIM, MAT_PYRAMID, MATERIAL_SIZE
 from ..constraints.body_joint_rows import BODY_ROW_DRIVE, BODY_ROW_RANGE
 from ..constraints.dof_rows import ROW_FRICTION
 from ..core.control import control_view
@@ -438,13 +438,14 @@ class Block:
     @staticmethod
     def _angular_edges(geometry_host: dict) -> int:
         """The most torsional and rolling edges a contact of the block can have (constraints/pyramid.py): 6 with a
-        rolling friction among its materials, 2 with a torsional one, else 0."""
+        condim-6 material (rolling friction acts there), 2 with a condim-4 one (torsional), else 0: a lower condim's
+        values are latent (narrow._angular_by_condim)."""
         most = 0
         for key in ("geom_material", "pair_material"):
             table = np.asarray(geometry_host[key], np.float32).reshape(-1, MATERIAL_SIZE)
-            if np.any(table[:, MAT_ROLLING] > 0.0):
+            if np.any(table[:, MAT_CONDIM] > 5.5):
                 most = 6
-            elif np.any(table[:, MAT_TORSION] > 0.0):
+            elif np.any(table[:, MAT_CONDIM] > 3.5):
                 most = max(most, 2)
         return most
 

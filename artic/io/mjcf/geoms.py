@@ -168,7 +168,7 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
     condim = v.choice(g, "condim", a.get("condim", "3").strip(), ("1", "3", "4", "6"))
     priority = v.integer(g, "priority", a.get("priority", "0"), -(2**31), 2**31 - 1)
     shape.material = Material(mu, mu, 0.0, friction_combine="max", condim=int(condim), priority=priority)
-    angular_friction(loader, shape.material, condim, frictions[1:], name)
+    angular_friction(loader, shape.material, condim, frictions[1:], name, latent=True)
     if loader.opts.soft:  # MuJoCo's soft contact (io/mjcf/softness.py; contact_rows.py's soft normal row)
         soft_material(loader, shape.material, g, a)
     # MuJoCo's contact acts only within the margin, which the shape's growth (or rest offset) holds: a soft contact
@@ -184,25 +184,31 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
     return shape
 
 
-def angular_friction(loader: _Loader, m: Material, condim: str, rest: np.ndarray, name: str) -> None:
+def angular_friction(loader: _Loader, m: Material, condim: str, rest: np.ndarray, name: str, latent=False) -> None:
     """MuJoCo's torsional (condim 4 and 6) and rolling (condim 6) friction on material `m`: `rest`, the geom's or
     pair's friction values after the sliding one(s) (torsional, then rolling; MuJoCo's defaults 0.005 and 0.0001
     where the file gives fewer). They act as edges of MuJoCo's pyramidal cone (constraints/pyramid.py) or as rows of
     its elliptic cone (constraints/elliptic.py), so with soft constraints only; otherwise the contact is condim 3
-    and `name` is counted for report_condim's one warning."""
-    if condim not in ("4", "6"):
-        return
+    and `name` is counted for report_condim's one warning. `latent` (a geom): the values are kept below condim 4
+    too, as MuJoCo's contact takes the larger condim of two geoms and the larger of each friction value: a condim-3
+    geom's torsion counts against a condim-4 one (Material.condim decides where they act)."""
     if not loader.opts.soft:
-        loader.angular_dropped.append(name)
+        if condim in ("4", "6"):
+            loader.angular_dropped.append(name)
+        return
+    torsion = float(rest[0]) if len(rest) > 0 else 0.005
+    rolling = float(rest[1]) if len(rest) > 1 else 0.0001
+    if condim not in ("4", "6"):
+        if latent:
+            m.torsional_friction, m.rolling_friction = torsion, rolling
         return
     # MuJoCo raises every friction coefficient of a contact to at least mjMINMU: a spin is resisted even where the
     # sliding friction is 0 (the pyramid's edges and the cone need a sliding coefficient; a condim-3 contact keeps
     # a 0 as none, the 1e-5 MuJoCo would give it being below anything it shows)
     m.static_friction = max(m.static_friction, MIN_MU)
     m.dynamic_friction = max(m.dynamic_friction, MIN_MU)
-    m.torsional_friction = max(float(rest[0]) if len(rest) > 0 else 0.005, MIN_MU)
-    if condim == "6":
-        m.rolling_friction = max(float(rest[1]) if len(rest) > 1 else 0.0001, MIN_MU)
+    m.torsional_friction = max(torsion, MIN_MU)
+    m.rolling_friction = max(rolling, MIN_MU) if condim == "6" else rolling
 
 
 def soft_material(loader: _Loader, m: Material, el: ET.Element, a: dict) -> None:

@@ -89,7 +89,7 @@ def read_pairs(mj: _Loader, elements: Iterable[ET.Element]) -> None:
             continue  # two world geoms or two geoms of one link: the contact would act on nothing
         mu = 0.0 if condim == "1" else float(friction[0])
         with v.context(el):
-            material = Material(mu, mu, 0.0, friction_combine="max")
+            material = Material(mu, mu, 0.0, friction_combine="max", condim=int(condim))
             label = el.get("name") or f"{el.get('geom1')}-{el.get('geom2')}"
             angular_friction(mj, material, condim, friction[2:], label)
             if mj.opts.soft:

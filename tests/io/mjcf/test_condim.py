@@ -24,11 +24,20 @@ XML = """<mujoco><option timestep="0.002" {cone}/>
 CONES = {"pyramidal": "", "elliptic": 'cone="elliptic"'}
 
 
-def _both(tmp_path, condim, tor, roll, qvel, solver=None, seconds=1.0, cone="pyramidal", sliding=0.8):
+def _both(tmp_path, condim, tor, roll, qvel, solver=None, seconds=1.0, cone="pyramidal", sliding=0.8, floor=None):
     """MuJoCo's and artic's free-ball velocities (linear, angular; world) every 10 ms over `seconds`, from 0.2 s of
-    settling and then `qvel` given to both."""
+    settling and then `qvel` given to both; `floor`: the floor's (condim, torsional, rolling) where they differ from
+    the ball's."""
     path = tmp_path / "ball.xml"
-    path.write_text(XML.format(c=condim, tor=tor, roll=roll, cone=CONES[cone], mu=sliding))
+    text = XML.format(c=condim, tor=tor, roll=roll, cone=CONES[cone], mu=sliding)
+    if floor is not None:
+        plane = '<geom type="plane" size="5 5 .1" '
+        start = text.index(plane)
+        end = text.index("/>", start)
+        text = (
+            text[:start] + plane + 'condim="{}" friction="{} {} {}"'.format(floor[0], sliding, *floor[1:]) + text[end:]
+        )
+    path.write_text(text)
     m = mujoco.MjModel.from_xml_path(str(path))
     d = mujoco.MjData(m)
     model = artic.load_mjcf(path)
@@ -97,6 +106,24 @@ def test_torsional_friction_acts_without_sliding_friction(tmp_path, solver):
     )
     assert theirs[0, 5] > 1.0 and abs(theirs[-1, 5]) < 1e-3  # MuJoCo's spin stops
     np.testing.assert_allclose(ours[:, 5], theirs[:, 5], atol=SPIN_TOLERANCE[solver])
+
+
+@pytest.mark.parametrize("solver", list(SOLVERS))
+@pytest.mark.parametrize("cone", list(CONES))
+def test_a_condim_3_geoms_torsion_counts_against_a_condim_4_one(tmp_path, cone, solver):
+    """A condim-3 ball with friction[1] 0.05 spinning on a condim-4 floor whose own is 0.001: MuJoCo's contact takes
+    the larger condim (4) and the larger torsion (0.05), so the spin stops in ~0.2 s as with 0.05 on both; artic's
+    follows to SPIN_TOLERANCE (measured 6e-6 rad/s under DIRECT and PGS, TGS's pyramid 0.33; before, only the
+    floor's 0.001 acted: 19.5 rad/s off). Rolling likewise from a condim-6 floor: to 1e-2 m/s (measured 4e-3)."""
+    qvel = np.array([0, 0, 0, 0, 0, 20.0])
+    theirs, ours = _both(tmp_path, 3, 0.05, 0.001, qvel, SOLVERS[solver], seconds=0.4, cone=cone, floor=(4, 0.001, 0.0))
+    assert theirs[0, 5] > 1.0 and abs(theirs[-1, 5]) < 1e-3  # MuJoCo's spin stops: the ball's 0.05 acts
+    np.testing.assert_allclose(ours[:, 5], theirs[:, 5], atol=SPIN_TOLERANCE[solver])
+    # and the reverse: condim 6 on the floor with rolling 0 takes the condim-3 ball's rolling 0.02
+    qvel = np.array([1.0, 0, 0, 0, 10.0, 0])
+    theirs, ours = _both(tmp_path, 3, 0.05, 0.02, qvel, SOLVERS[solver], seconds=0.6, cone=cone, floor=(6, 0.05, 0.0))
+    assert theirs[-1, 0] < 0.8  # MuJoCo's roll slows under the ball's 0.02
+    np.testing.assert_allclose(ours[:, 0], theirs[:, 0], atol=1e-2)
 
 
 @pytest.mark.parametrize("cone", list(CONES))
