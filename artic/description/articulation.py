@@ -197,6 +197,7 @@ class _Topology:
     link_index: dict  # Link -> low-level index
     dof_start: list  # per low-level link: first dof index
     dof_axes: list  # per low-level link: unlocked axes
+    dof_count: int = 0  # n, the sum of the links' unlocked axes
 
     def depth_first(self) -> list[int]:
         """Low-level link indices in PhysX's solver order: depth first, children in low-level order (notes 4.2)."""
@@ -497,7 +498,7 @@ class Articulation(KnownAttributes):
                 dof_start.append(n)
                 dof_axes.append(axes)
                 n += len(axes)
-            self._topo = _Topology(order, {link: i for i, link in enumerate(order)}, dof_start, dof_axes)
+            self._topo = _Topology(order, {link: i for i, link in enumerate(order)}, dof_start, dof_axes, n)
         return self._topo
 
     @property
@@ -508,7 +509,9 @@ class Articulation(KnownAttributes):
     @property
     def dof_count(self) -> int:
         """Number of unlocked joint axes n: the length of the cache's joint arrays."""
-        return sum(link.inbound_joint_dof for link in self._links)
+        if not self._links:
+            return 0
+        return self._topology().dof_count  # kept until the links or their axes change (a Gymnasium loop reads it)
 
     @property
     def link_names(self) -> list[str]:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.host_views import finite_within, host_view
 from ..description.articulation import Articulation
 from ..description.validate import MAX_MAGNITUDE
 from ..dynamics.aba import aba
@@ -31,7 +32,16 @@ if TYPE_CHECKING:
     from .block import Block
 
 _ZERO_G = (0.0, 0.0, 0.0)
-_STATE_FLAGS = CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES
+_STATE_FLAGS = int(CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.ROOT_TRANSFORM | CacheFlag.ROOT_VELOCITIES)
+# the cache flags' bits as plain ints (copy_internal_state_to_cache)
+_POSITION, _VELOCITY, _ACCELERATION, _FORCE = (
+    int(f) for f in (CacheFlag.POSITION, CacheFlag.VELOCITY, CacheFlag.ACCELERATION, CacheFlag.FORCE)
+)
+_TARGET_POSITIONS, _TARGET_VELOCITIES = int(CacheFlag.JOINT_TARGET_POSITIONS), int(CacheFlag.JOINT_TARGET_VELOCITIES)
+_ROOT_TRANSFORM, _ROOT_VELOCITIES = int(CacheFlag.ROOT_TRANSFORM), int(CacheFlag.ROOT_VELOCITIES)
+_LINK_VELOCITY, _LINK_ACCELERATION = int(CacheFlag.LINK_VELOCITY), int(CacheFlag.LINK_ACCELERATION)
+_INCOMING = int(CacheFlag.LINK_INCOMING_JOINT_FORCE)
+_LINK_FORCE, _LINK_TORQUE = int(CacheFlag.LINK_FORCE), int(CacheFlag.LINK_TORQUE)
 
 
 class ArticulationView:
@@ -56,6 +66,7 @@ class ArticulationView:
         self._positions_valid = False  # link poses and Data's shared per-env quantities follow the state
         self._velocities_valid = False  # link velocities follow the state
         self._links_fresh = False  # the state's link poses and velocities follow its joint state (a step's)
+        self._steps_seen = block.steps  # the block's steps these flags know of (_catch_up)
 
     def write_description(self) -> None:
         """Start from the description: its joint state, root pose, drive targets and wake counter, in every env."""
@@ -91,7 +102,19 @@ class ArticulationView:
         elif what == "control":
             write_description_targets(self.control, self.art, part)
             self.wake(np.ones(self.num_envs, bool))
+        self._catch_up()
         self._positions_valid = self._velocities_valid = self._links_fresh = False
+
+    def _catch_up(self) -> None:
+        """What the block's steps since this view last looked left: link poses and velocities written into the
+        state, this view's own Data (O, inertias, motion columns for inverse dynamics) to recompute when next asked
+        for. Checked when the flags are next read or set rather than told by every step (~0.4 us a step per
+        articulation)."""
+        steps = self.block.steps
+        if self._steps_seen != steps:
+            self._steps_seen = steps
+            self._positions_valid = self._velocities_valid = False
+            self._links_fresh = True
 
     def _sync_model(self):
         if self._model_dirty:
@@ -99,12 +122,14 @@ class ArticulationView:
             self._model_dirty = False
 
     def update_kinematics(self) -> None:
+        self._catch_up()
         self._sync_model()
         forward_kinematics(self.model, self.state, self.data)
         self._positions_valid = True
         self._velocities_valid = self._links_fresh = False
 
     def ensure_kinematics(self) -> None:
+        self._catch_up()
         if not self._positions_valid:
             self.update_kinematics()
 
@@ -119,13 +144,15 @@ class ArticulationView:
         """The state's link poses and velocities as the joint state gives them, without Data: a step leaves them so
         (it writes them at its end), and then this costs nothing (MJCF's spatial tendons read them before every
         step: the kinematics launches were most of a muscle model's step)."""
+        self._catch_up()
         if not self._links_fresh:
             self.ensure_velocities()
 
     # -- simulation -----------------------------------------------------------------------------------------------
     def after_step(self, links_written: bool = True) -> None:
-        """After a step: it wrote link poses and velocities into the state (`links_written`), but this view's own
-        Data (O, inertias, motion columns for inverse dynamics) is recomputed when next asked for."""
+        """After a change of the state's joints that, unlike a step (_catch_up), did (`links_written`) or did not
+        write the link poses and velocities: this view's own Data is recomputed when next asked for."""
+        self._catch_up()
         self._positions_valid = self._velocities_valid = False
         self._links_fresh = links_written
 
@@ -156,62 +183,55 @@ class ArticulationView:
 
     def copy_internal_state_to_cache(self, cache: ArticulationCache, flags: CacheFlag | int) -> None:
         self._check_cache(cache)
-        flags = cache_flags(f"articulation '{self.art.name}'", flags)
+        f = int(cache_flags(f"articulation '{self.art.name}'", flags))  # plain ints: IntFlag's & costs ~1 us each
         s, c, d = self.state, self.control, self.data
-        if flags & CacheFlag.LINK_VELOCITY:
+        if f & _LINK_VELOCITY:
             self.ensure_velocities()
-        if flags & CacheFlag.POSITION:
-            cache.checked_output("joint_position")[:] = s.joint_q.numpy()
-        if flags & CacheFlag.VELOCITY:
-            cache.checked_output("joint_velocity")[:] = s.joint_qd.numpy()
-        if flags & CacheFlag.ACCELERATION:
-            cache.checked_output("joint_acceleration")[:] = d.joint_acceleration.numpy()
-        if flags & CacheFlag.FORCE:
-            cache.checked_output("joint_force")[:] = c.joint_force.numpy()
-        if flags & CacheFlag.JOINT_TARGET_POSITIONS:
-            cache.checked_output("joint_target_positions")[:] = c.joint_target_position.numpy()
-        if flags & CacheFlag.JOINT_TARGET_VELOCITIES:
-            cache.checked_output("joint_target_velocities")[:] = c.joint_target_velocity.numpy()
-        if flags & CacheFlag.ROOT_TRANSFORM:
-            cache.checked_output("root_transform")[:] = s.root_pose.numpy()[:, 0]
-        if flags & CacheFlag.ROOT_VELOCITIES:
-            cache.checked_output("root_linear_velocity")[:] = s.root_lin_vel.numpy()[:, 0]
-            cache.checked_output("root_angular_velocity")[:] = s.root_ang_vel.numpy()[:, 0]
-            acc = d.link_acceleration.numpy()[:, 0]
+        for bit, field, array in (
+            (_POSITION, "joint_position", s.joint_q),
+            (_VELOCITY, "joint_velocity", s.joint_qd),
+            (_ACCELERATION, "joint_acceleration", d.joint_acceleration),
+            (_FORCE, "joint_force", c.joint_force),
+            (_TARGET_POSITIONS, "joint_target_positions", c.joint_target_position),
+            (_TARGET_VELOCITIES, "joint_target_velocities", c.joint_target_velocity),
+            (_LINK_VELOCITY, "link_velocity", s.link_velocity),
+            (_LINK_ACCELERATION, "link_acceleration", d.link_acceleration),
+            (_INCOMING, "link_incoming_joint_force", d.link_incoming_joint_force),
+            (_LINK_FORCE, "link_force", c.link_force),
+            (_LINK_TORQUE, "link_torque", c.link_torque),
+        ):
+            if f & bit:
+                cache.checked_output(field)[:] = host_view(array)
+        if f & _ROOT_TRANSFORM:
+            cache.checked_output("root_transform")[:] = host_view(s.root_pose)[:, 0]
+        if f & _ROOT_VELOCITIES:
+            cache.checked_output("root_linear_velocity")[:] = host_view(s.root_lin_vel)[:, 0]
+            cache.checked_output("root_angular_velocity")[:] = host_view(s.root_ang_vel)[:, 0]
+            acc = host_view(d.link_acceleration)[:, 0]
             cache.checked_output("root_linear_acceleration")[:] = acc[:, :3]
             cache.checked_output("root_angular_acceleration")[:] = acc[:, 3:]
-        if flags & CacheFlag.LINK_VELOCITY:
-            cache.checked_output("link_velocity")[:] = s.link_velocity.numpy()
-        if flags & CacheFlag.LINK_ACCELERATION:
-            cache.checked_output("link_acceleration")[:] = d.link_acceleration.numpy()
-        if flags & CacheFlag.LINK_INCOMING_JOINT_FORCE:
-            cache.checked_output("link_incoming_joint_force")[:] = d.link_incoming_joint_force.numpy()
-        if flags & CacheFlag.LINK_FORCE:
-            cache.checked_output("link_force")[:] = c.link_force.numpy()
-        if flags & CacheFlag.LINK_TORQUE:
-            cache.checked_output("link_torque")[:] = c.link_torque.numpy()
 
     # cache fields each apply_cache flag reads
-    _APPLIED = (
-        (CacheFlag.POSITION, ("joint_position",)),
-        (CacheFlag.VELOCITY, ("joint_velocity",)),
-        (CacheFlag.ROOT_TRANSFORM, ("root_transform",)),
-        (CacheFlag.ROOT_VELOCITIES, ("root_linear_velocity", "root_angular_velocity")),
-        (CacheFlag.FORCE, ("joint_force",)),
-        (CacheFlag.JOINT_TARGET_POSITIONS, ("joint_target_positions",)),
-        (CacheFlag.JOINT_TARGET_VELOCITIES, ("joint_target_velocities",)),
-        (CacheFlag.LINK_FORCE, ("link_force",)),
-        (CacheFlag.LINK_TORQUE, ("link_torque",)),
+    _APPLIED = (  # plain ints (apply_cache)
+        (_POSITION, ("joint_position",)),
+        (_VELOCITY, ("joint_velocity",)),
+        (_ROOT_TRANSFORM, ("root_transform",)),
+        (_ROOT_VELOCITIES, ("root_linear_velocity", "root_angular_velocity")),
+        (_FORCE, ("joint_force",)),
+        (_TARGET_POSITIONS, ("joint_target_positions",)),
+        (_TARGET_VELOCITIES, ("joint_target_velocities",)),
+        (_LINK_FORCE, ("link_force",)),
+        (_LINK_TORQUE, ("link_torque",)),
     )
 
     def apply_cache(self, cache: ArticulationCache, flags: CacheFlag | int) -> None:
         self._check_cache(cache)
         name = self.art.name
-        flags = cache_flags(f"articulation '{name}'", flags)
+        flags = int(cache_flags(f"articulation '{name}'", flags))  # plain ints: IntFlag's & costs ~1 us each
         # every field is checked before any is written, so a refused call changes nothing
         v = {f: cache.checked_input(f) for flag, fields in self._APPLIED if flags & flag for f in fields}
         s, c = self.state, self.control
-        if flags & CacheFlag.POSITION:
+        if flags & _POSITION:
             q = v["joint_position"]
             if self._revolute_dofs.size and np.abs(q[:, self._revolute_dofs]).max() > 2 * np.pi + 1e-6:
                 raise ValidationError(
@@ -220,7 +240,7 @@ class ArticulationView:
                 )
             if self._spherical_dofs.size and np.abs(q[:, self._spherical_dofs]).max() > np.pi + 1e-6:
                 raise ValidationError(f"articulation '{name}': SPHERICAL joint positions must lie in [-pi, pi]")
-        if flags & CacheFlag.ROOT_TRANSFORM:
+        if flags & _ROOT_TRANSFORM:
             x = v["root_transform"]
             norms = np.linalg.norm(x[:, 3:], axis=1)
             if np.any(np.abs(norms - 1.0) > 1e-3):
@@ -244,14 +264,17 @@ class ArticulationView:
             "root_angular_velocity": s.root_ang_vel,
         }  # (E, 1, k) device arrays
         for f, a in v.items():
-            if f in roots:
-                roots[f].assign(a[:, None])
+            array = roots[f] if f in roots else targets[f]
+            if array.device.is_cpu:  # straight into the array's memory (assign stages a copy: ~15 us)
+                host_view(array)[...] = a[:, None] if f in roots else a
             else:
-                targets[f].assign(a)
-        self.wake(self._wake_mask(v))
-        if flags & (CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM):
+                array.assign(a[:, None] if f in roots else a)
+        if self.block.sleep_threshold() > 0.0:  # at 0 the block never sleeps (step_kernel._sleep_check)
+            self.wake(self._wake_mask(v))
+        self._catch_up()
+        if flags & (_POSITION | _ROOT_TRANSFORM):
             self.update_kinematics()  # link poses now; link velocities when next asked for
-        if flags & (CacheFlag.VELOCITY | CacheFlag.ROOT_VELOCITIES):
+        if flags & (_VELOCITY | _ROOT_VELOCITIES):
             self._velocities_valid = self._links_fresh = False
         if flags & _STATE_FLAGS:
             refresh_status(self.block)  # a reset to a finite state clears the env's non-finite status
@@ -269,23 +292,28 @@ class ArticulationView:
             "joint_force": self.control.joint_force,
         }
         for name, (_, values) in columns.items():
-            if not np.all(np.isfinite(values)) or np.abs(values).max(initial=0.0) > MAX_MAGNITUDE:
+            if not finite_within(values, MAX_MAGNITUDE):
                 raise ValidationError(
                     f"articulation '{self.art.name}': {name} must be finite and at most {MAX_MAGNITUDE:g} in "
                     "magnitude; check the controls and the state they are computed from"
                 )
-        wake = np.zeros(self.num_envs, bool)
+        wake = None
+        can_sleep = self.block.sleep_threshold() > 0.0  # at 0 the block never sleeps (step_kernel._sleep_check)
         for name, (idx, values) in columns.items():
             array = fields[name]
-            host = array.numpy()  # the array's own memory on the CPU; a copy, written back, on a GPU
+            host = host_view(array)  # the array's own memory on the CPU; a copy, written back, on a GPU
             host[:, idx] = values
             if not array.device.is_cpu:
                 array.assign(host)
+            if not can_sleep:
+                continue
             if name == "joint_target_positions":
-                wake |= np.any(host[:, idx] != self.state.joint_q.numpy()[:, idx], axis=1)
+                moved = (host[:, idx] != host_view(self.state.joint_q)[:, idx]).any(axis=1)
             else:
-                wake |= np.any(host[:, idx] != 0.0, axis=1)
-        self.wake(wake)
+                moved = (host[:, idx] != 0.0).any(axis=1)
+            wake = moved if wake is None else wake | moved
+        if wake is not None:
+            self.wake(wake)
 
     def _wake_mask(self, applied: dict) -> np.ndarray:
         """Envs that applying these (checked) fields wakes: non-zero velocities or forces, targets away from the
@@ -293,7 +321,7 @@ class ArticulationView:
         mask = np.zeros(self.num_envs, bool)
         for name, a in applied.items():
             if name == "joint_target_positions":
-                mask |= np.any(a != self.state.joint_q.numpy(), axis=1)
+                mask |= np.any(a != host_view(self.state.joint_q), axis=1)
             elif name not in ("joint_position", "root_transform"):
                 mask |= np.any(a.reshape(a.shape[0], -1) != 0, axis=1)
         return mask

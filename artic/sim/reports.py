@@ -17,10 +17,12 @@ from ..description.articulation import Articulation
 from ..description.body_joints import coordinates_to_tcd_mode
 from ..errors import ArticError, ValidationError
 from ..math.np_spatial import Transform
+from . import status
 from .body_joint_view import BodyJointView, refresh_body_joint_kinematics
 
 if TYPE_CHECKING:
     from .block import Block
+    from .status import StatusMonitor
 
 FALLBACK_WARN_INTERVAL = 10.0  # [s] of wall time between two warnings about direct-solver fallbacks
 
@@ -284,6 +286,18 @@ class StepWarnings:
 
     def __init__(self):
         self._fallback_warned_at = -1.0e9
+
+    def after_step(self, monitor: StatusMonitor, blocks: list[Block], direct: bool) -> None:
+        """Read what a step raised (Block.quiet was False, or warnings wait): non-finite states and violations
+        (the status monitor), direct-solver fallbacks (`direct`: the scene's solver), contacts that did not fit
+        their slots; each warns, raises or grows the buffers."""
+        if status.CHECK_STATE:  # off only while benchmarks/bench_step.py measures what the check costs
+            monitor.after_step(blocks)
+        if direct:
+            self.check_fallbacks(blocks)
+        for block in blocks:  # one int per block: a NumPy view on the CPU, a pinned copy a step late on a GPU
+            if block.contacts_did_not_fit():
+                self.check_contacts(block)
 
     def check_fallbacks(self, blocks: list[Block]) -> None:
         for block in blocks:

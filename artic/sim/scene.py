@@ -30,6 +30,7 @@ import numpy as np
 import warp as wp
 from numpy.typing import ArrayLike
 
+from ..core.host_views import host_view
 from ..core.warp_runtime import init_warp
 from ..description.actors import RigidDynamic, RigidStatic
 from ..description.articulation import Articulation, Link
@@ -38,7 +39,6 @@ from ..description.mass_check import check_mass_properties, mass_policy_arg
 from ..description.validate import MAX_MAGNITUDE, KnownAttributes, as_real, finite, positive_int
 from ..enums import CacheFlag, NanPolicy, SolverType
 from ..errors import StateError, TopologyError, ValidationError
-from . import status
 from .articulation_view import ArticulationView
 from .assemble import assemble, check_targets
 from .block import Block
@@ -422,24 +422,23 @@ class Scene(KnownAttributes):
                     stacklevel=2,
                 )
             return
-        for callback in tuple(self._before_step.values()):
-            callback(dt)
+        if self._before_step:
+            for callback in tuple(self._before_step.values()):
+                callback(dt)
         freeze = self._nan_policy == NanPolicy.FREEZE
-        for block in self._blocks:
+        for block in self._blocks:  # the articulation views learn of the step when next asked (view._catch_up)
             block.step(dt, self._solver_type, freeze, self._pivot_limit, self._friction_facets // 2)
-        for view in self._views.values():
-            view.after_step()
         # straight into __dict__: KnownAttributes.__setattr__ is a Python call, ~0.3 us each at every step
         state = self.__dict__
         state["time"] = self.time + dt
         state["_last_dt"] = dt
-        if status.CHECK_STATE:  # off only while benchmarks/bench_step.py measures what the check costs
-            self._status.after_step(self._blocks)
-        if self._solver_type == SolverType.DIRECT:
-            self._warnings.check_fallbacks(self._blocks)
-        for block in self._blocks:  # one int per block: a NumPy view on the CPU, a pinned copy a step late on a GPU
-            if block.contacts_did_not_fit():
-                self._warnings.check_contacts(block)
+        for block in self._blocks:  # on the CPU, most steps raise no flag and leave no warning pending
+            if not block.quiet():
+                break
+        else:
+            if not self._status.pending:
+                return
+        self._warnings.after_step(self._status, self._blocks, self._solver_type == SolverType.DIRECT)
 
     def set_before_step(self, key: str, callback: Callable[[float], None] | None) -> None:
         """Call `callback(dt)` at the start of every step, before anything moves: for a controller that carries
@@ -461,7 +460,7 @@ class Scene(KnownAttributes):
         state (under nan_policy 'freeze' such envs are not stepped meanwhile)."""
         lost = np.zeros(self.num_envs, bool)
         for block in self._blocks:
-            lost |= block.state.status.numpy() != 0
+            lost |= host_view(block.state.status) != 0
         return lost
 
     def get_env_status(self, obj: Articulation | RigidDynamic) -> np.ndarray:
@@ -469,7 +468,7 @@ class Scene(KnownAttributes):
         RigidDynamic or Articulation)."""
         art = obj.articulation if isinstance(obj, RigidDynamic) else obj
         view = self.view(art)
-        return np.abs(view.block.state.status.numpy()) == view.block.index(art) + 1
+        return np.abs(host_view(view.block.state.status)) == view.block.index(art) + 1
 
     def get_penetration_status(self) -> PenetrationReport:
         """Per env, the deepest contact penetration at the start of the last step and whether it is reported as

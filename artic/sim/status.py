@@ -174,6 +174,11 @@ class StatusMonitor:
         wp.copy(host, flag)
         return seen
 
+    @property
+    def pending(self) -> bool:
+        """Warnings held back by the rate limit, to be given after a later step."""
+        return bool(self._pending or self._pending_joints or self._pending_contacts)
+
     def after_step(self, blocks: list[Block]) -> None:
         flagged = [block for block in blocks if self._flag(block)]
         if not flagged and not (self._pending or self._pending_joints or self._pending_contacts):

@@ -280,3 +280,30 @@ def test_before_step_callbacks():
         scene.set_before_step(3, watch)
     with pytest.raises(ArticError, match="must be callable"):
         scene.set_before_step("watch", 3)
+
+
+def test_views_see_every_step_without_being_told():
+    """A step no longer tells each articulation view that the state moved (view._catch_up asks the block's step
+    count instead): the link velocities, mass matrix and gravity compensation read after steps are those of the
+    stepped state, equal to what the same joint state applied through the cache gives, interleaved with reads
+    between steps and a cache write."""
+    art, scene = chain(3)
+    cache = art.create_cache()
+    other = art.create_cache()
+    for round_ in range(3):
+        for _ in range(5 + round_):
+            scene.step(1.0 / 120.0)
+        art.copy_internal_state_to_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.LINK_VELOCITY)
+        art.compute_mass_matrix(cache)
+        art.compute_gravity_compensation(cache)
+        stepped = (cache.link_velocity.copy(), cache.mass_matrix.copy(), cache.gravity_compensation_force.copy())
+        other.joint_position[:] = cache.joint_position
+        other.joint_velocity[:] = cache.joint_velocity
+        art.apply_cache(other, CacheFlag.POSITION | CacheFlag.VELOCITY)  # the same state again: all recomputed
+        art.copy_internal_state_to_cache(other, CacheFlag.LINK_VELOCITY)
+        art.compute_mass_matrix(other)
+        art.compute_gravity_compensation(other)
+        np.testing.assert_allclose(stepped[0], other.link_velocity, atol=1e-5)
+        np.testing.assert_array_equal(stepped[1], other.mass_matrix)
+        np.testing.assert_array_equal(stepped[2], other.gravity_compensation_force)
+    assert round_ == 2 and np.abs(cache.joint_position).max() > 0.05  # the chain swung between the reads

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...core.host_views import finite_within, host_view
 from ...enums import CacheFlag
 from ...errors import ValidationError
 from ..xml_values import MAX_MAGNITUDE
@@ -113,10 +114,10 @@ class MjcfControl:
     def set(self, ctrl: ArrayLike, act: ArrayLike | None = None) -> None:
         """Clamp `ctrl` (num_envs x n_actuators) to the control ranges and apply it to every env; `act`
         (num_envs x na, na = the number of actuators with an activation), when given, replaces the activations."""
-        c = self._checked(ctrl, "ctrl", len(self.actuators), self.names)
-        c = np.clip(c, self.low, self.high)
-        if np.abs(c).max(initial=0.0) > MAX_MAGNITUDE:
+        c = self._checked(ctrl, "ctrl", len(self.actuators))
+        if not finite_within(c, MAX_MAGNITUDE):  # finite (checked above) and not beyond 1e15, before the clamp
             raise ValidationError(f"MJCF model '{self.model.name}': ctrl values must be at most 1e+15 in magnitude")
+        c = np.minimum(np.maximum(c, self.low), self.high)  # np.clip's checks cost more than the clamp
         if act is not None:
             self._act[...] = self._checked_act(act)
         self.ctrl = c
@@ -136,18 +137,18 @@ class MjcfControl:
         self.set(ctrl, act)
 
     def _checked_act(self, act: ArrayLike) -> np.ndarray:
-        a = self._checked(act, "act", self._activations.na, self._activations.names)
+        a = self._checked(act, "act", self._activations.na)
         if np.abs(a).max(initial=0.0) > MAX_MAGNITUDE:
             raise ValidationError(f"MJCF model '{self.model.name}': act values must be at most 1e+15 in magnitude")
         return a
 
-    def _checked(self, values, what, n, names):
+    def _checked(self, values, what, n):
         e = self.num_envs
         try:
             c = np.array(values, dtype=np.float64)
         except (TypeError, ValueError):
             c = None
-        if c is None or c.shape != (e, n) or not np.all(np.isfinite(c)):
+        if c is None or c.shape != (e, n) or not finite_within(c, np.inf):
             got = (
                 f"a {type(values).__name__} that is not numbers"
                 if c is None
@@ -158,7 +159,7 @@ class MjcfControl:
             raise ValidationError(
                 f"MJCF model '{self.model.name}': {what} must be {e} x {n} finite numbers (one row "
                 f"per env, one column per actuator{' with an activation' if what == 'act' else ''}: "
-                f"{', '.join(names) or 'none'}), got {got}"
+                f"{', '.join(self.names if what == 'ctrl' else self._activations.names) or 'none'}), got {got}"
             )
         return c
 
@@ -262,7 +263,7 @@ class _Adhesions:
         for art, members in self.entries.values():
             view = art._require_scene().view(art)
             array = view.control.link_adhesion
-            host = array.numpy()  # the array's own memory on the CPU; a copy, written back, on a GPU
+            host = host_view(array)  # the array's own memory on the CPU; a copy, written back, on a GPU
             host[...] = 0.0
             for i, column, gain, low, high in members:
                 host[:, column] += np.clip(gain * u[:, i], low, high)
@@ -352,9 +353,10 @@ class _Binding:
         if len(self.force_dofs):
             gain = self.force_gain
             if self.needs_state:  # MuJoCo's affine gain, at the state the step starts from (explicit, as its Euler)
-                length = view.state.joint_q.numpy() @ self.length_map.T
-                speed = view.state.joint_qd.numpy() @ self.length_map.T
+                length = host_view(view.state.joint_q) @ self.length_map.T
+                speed = host_view(view.state.joint_qd) @ self.length_map.T
                 gain = gain + self.gain_slope[:, 0] * length + self.gain_slope[:, 1] * speed
-            f = np.clip(gain * c + self.force_b0, self.force_lo, self.force_hi)
-            columns["joint_force"] = (self.force_dofs, np.clip(f @ self.force_map.T, self.joint_lo, self.joint_hi))
+            f = np.minimum(np.maximum(gain * c + self.force_b0, self.force_lo), self.force_hi)
+            f = np.minimum(np.maximum(f @ self.force_map.T, self.joint_lo), self.joint_hi)
+            columns["joint_force"] = (self.force_dofs, f)
         view.write_dof_columns(columns)
