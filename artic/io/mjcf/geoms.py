@@ -184,7 +184,9 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
     return shape
 
 
-def angular_friction(loader: _Loader, m: Material, condim: str, rest: np.ndarray, name: str, latent=False) -> None:
+def angular_friction(
+    loader: _Loader, m: Material, condim: str, rest: np.ndarray, name: str, latent: bool = False
+) -> None:
     """MuJoCo's torsional (condim 4 and 6) and rolling (condim 6) friction on material `m`: `rest`, the geom's or
     pair's friction values after the sliding one(s) (torsional, then rolling; MuJoCo's defaults 0.005 and 0.0001
     where the file gives fewer). They act as edges of MuJoCo's pyramidal cone (constraints/pyramid.py) or as rows of
