@@ -67,6 +67,20 @@ class ArticulationView:
         self._velocities_valid = False  # link velocities follow the state
         self._links_fresh = False  # the state's link poses and velocities follow its joint state (a step's)
         self._steps_seen = block.steps  # the block's steps these flags know of (_catch_up)
+        s, c, d = self.state, self.control, self.data
+        self._copied = (  # (flag bit, cache field, array) of copy_internal_state_to_cache's plain copies
+            (_POSITION, "joint_position", s.joint_q),
+            (_VELOCITY, "joint_velocity", s.joint_qd),
+            (_ACCELERATION, "joint_acceleration", d.joint_acceleration),
+            (_FORCE, "joint_force", c.joint_force),
+            (_TARGET_POSITIONS, "joint_target_positions", c.joint_target_position),
+            (_TARGET_VELOCITIES, "joint_target_velocities", c.joint_target_velocity),
+            (_LINK_VELOCITY, "link_velocity", s.link_velocity),
+            (_LINK_ACCELERATION, "link_acceleration", d.link_acceleration),
+            (_INCOMING, "link_incoming_joint_force", d.link_incoming_joint_force),
+            (_LINK_FORCE, "link_force", c.link_force),
+            (_LINK_TORQUE, "link_torque", c.link_torque),
+        )
 
     def write_description(self) -> None:
         """Start from the description: its joint state, root pose, drive targets and wake counter, in every env."""
@@ -184,22 +198,10 @@ class ArticulationView:
     def copy_internal_state_to_cache(self, cache: ArticulationCache, flags: CacheFlag | int) -> None:
         self._check_cache(cache)
         f = int(cache_flags(f"articulation '{self.art.name}'", flags))  # plain ints: IntFlag's & costs ~1 us each
-        s, c, d = self.state, self.control, self.data
+        s, d = self.state, self.data
         if f & _LINK_VELOCITY:
             self.ensure_velocities()
-        for bit, field, array in (
-            (_POSITION, "joint_position", s.joint_q),
-            (_VELOCITY, "joint_velocity", s.joint_qd),
-            (_ACCELERATION, "joint_acceleration", d.joint_acceleration),
-            (_FORCE, "joint_force", c.joint_force),
-            (_TARGET_POSITIONS, "joint_target_positions", c.joint_target_position),
-            (_TARGET_VELOCITIES, "joint_target_velocities", c.joint_target_velocity),
-            (_LINK_VELOCITY, "link_velocity", s.link_velocity),
-            (_LINK_ACCELERATION, "link_acceleration", d.link_acceleration),
-            (_INCOMING, "link_incoming_joint_force", d.link_incoming_joint_force),
-            (_LINK_FORCE, "link_force", c.link_force),
-            (_LINK_TORQUE, "link_torque", c.link_torque),
-        ):
+        for bit, field, array in self._copied:
             if f & bit:
                 cache.checked_output(field)[:] = host_view(array)
         if f & _ROOT_TRANSFORM:

@@ -114,9 +114,7 @@ class MjcfControl:
     def set(self, ctrl: ArrayLike, act: ArrayLike | None = None) -> None:
         """Clamp `ctrl` (num_envs x n_actuators) to the control ranges and apply it to every env; `act`
         (num_envs x na, na = the number of actuators with an activation), when given, replaces the activations."""
-        c = self._checked(ctrl, "ctrl", len(self.actuators))
-        if not finite_within(c, MAX_MAGNITUDE):  # finite (checked above) and not beyond 1e15, before the clamp
-            raise ValidationError(f"MJCF model '{self.model.name}': ctrl values must be at most 1e+15 in magnitude")
+        c = self._checked(ctrl, "ctrl", len(self.actuators))  # finite, not beyond 1e15 (before the clamp)
         c = np.minimum(np.maximum(c, self.low), self.high)  # np.clip's checks cost more than the clamp
         if act is not None:
             self._act[...] = self._checked_act(act)
@@ -137,31 +135,31 @@ class MjcfControl:
         self.set(ctrl, act)
 
     def _checked_act(self, act: ArrayLike) -> np.ndarray:
-        a = self._checked(act, "act", self._activations.na)
-        if np.abs(a).max(initial=0.0) > MAX_MAGNITUDE:
-            raise ValidationError(f"MJCF model '{self.model.name}': act values must be at most 1e+15 in magnitude")
-        return a
+        return self._checked(act, "act", self._activations.na)
 
-    def _checked(self, values, what, n):
+    def _checked(self, values: ArrayLike, what: str, n: int) -> np.ndarray:
+        """`values` as an (E, n) float64 array, refused unless finite and within 1e15 ("ctrl" or "act": `what`)."""
         e = self.num_envs
         try:
             c = np.array(values, dtype=np.float64)
         except (TypeError, ValueError):
             c = None
-        if c is None or c.shape != (e, n) or not finite_within(c, np.inf):
-            got = (
-                f"a {type(values).__name__} that is not numbers"
-                if c is None
-                else f"shape {c.shape}"
-                if c.shape != (e, n)
-                else "non-finite values"
-            )
-            raise ValidationError(
-                f"MJCF model '{self.model.name}': {what} must be {e} x {n} finite numbers (one row "
-                f"per env, one column per actuator{' with an activation' if what == 'act' else ''}: "
-                f"{', '.join(self.names if what == 'ctrl' else self._activations.names) or 'none'}), got {got}"
-            )
-        return c
+        if c is not None and c.shape == (e, n) and finite_within(c, MAX_MAGNITUDE):  # one reduction when all is well
+            return c
+        if c is not None and c.shape == (e, n) and finite_within(c, np.inf):
+            raise ValidationError(f"MJCF model '{self.model.name}': {what} values must be at most 1e+15 in magnitude")
+        got = (
+            f"a {type(values).__name__} that is not numbers"
+            if c is None
+            else f"shape {c.shape}"
+            if c.shape != (e, n)
+            else "non-finite values"
+        )
+        raise ValidationError(
+            f"MJCF model '{self.model.name}': {what} must be {e} x {n} finite numbers (one row "
+            f"per env, one column per actuator{' with an activation' if what == 'act' else ''}: "
+            f"{', '.join(self.names if what == 'ctrl' else self._activations.names) or 'none'}), got {got}"
+        )
 
     def _before_step(self, dt: float) -> None:
         """The scene's step hook: the forces and targets of this step (from act, or the act after the update where
