@@ -197,15 +197,16 @@ def get_qpos(model: MjcfModel, scene: Scene) -> np.ndarray:
 
 
 _QPOS_FLAGS = CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM
-_PLANS = weakref.WeakKeyDictionary()  # scene: {id(model): (model, plan)} (get_qpos)
 
 
 def _qpos_plan(model: MjcfModel, scene: Scene) -> list:
     """Per articulation of the model: (articulation, a cache of it, qpos columns of its free root, (column, dof
     columns) of its ball joints, (qpos columns, dof columns) of its hinges and slides)."""
-    plans = _PLANS.setdefault(scene, {})
-    held = plans.get(id(model))
-    if held is not None and held[0] is model and all(c.num_envs == scene.num_envs for _, c, *_ in held[1]):
+    # kept by the model, {id(scene): (weak reference to the scene, plan)}: a plan's caches hold the articulations
+    # and through them their scene, which the model holds anyway (a module-level table would keep every scene)
+    plans = model.qpos_plans
+    held = plans.get(id(scene))
+    if held is not None and held[0]() is scene:
         return held[1]
     per_art = {}
     at = 0
@@ -229,12 +230,12 @@ def _qpos_plan(model: MjcfModel, scene: Scene) -> list:
         (art, cache, free, balls, (np.array(c[0], int), np.array(c[1], int)))
         for art, cache, free, balls, c, _ in per_art.values()
     ]
-    plans[id(model)] = (model, plan)
+    plans[id(scene)] = (weakref.ref(scene), plan)
     return plan
 
 
 def _quaternions(r: np.ndarray) -> np.ndarray:
-    """(E, 4) unit quaternions (w, x, y, z) of (E, 3) rotation vectors (_quaternion of each row)."""
+    """(E, 4) unit quaternions (w, x, y, z) of (E, 3) rotation vectors (_rotation_vector's inverse, row by row)."""
     angle = np.linalg.norm(r, axis=1)
     small = angle < 1e-15
     half = 0.5 * angle

@@ -107,6 +107,7 @@ class MjcfModel:
     keyframes: list = field(default_factory=list)  # keyframes.Keyframe per <key>, file order
     mocap_bodies: dict = field(default_factory=dict)  # name: kinematic RigidDynamic per mocap body (mocap.py)
     spatial_tendons: dict = field(default_factory=dict)  # name: SpatialTendon (spatial.py), file order
+    qpos_plans: dict = field(default_factory=dict, repr=False, compare=False)  # get_qpos's, by scene (keyframes.py)
 
     @property
     def solver_type(self) -> SolverType:

@@ -130,6 +130,26 @@ def test_get_qpos_reads_a_state_in_mujocos_layout(tmp_path):
     np.testing.assert_allclose(ours, md.qpos, atol=1e-3)
 
 
+def test_get_qpos_keeps_no_scene_alive(tmp_path):
+    """get_qpos works out its layout once per model and scene and keeps it with the model: once the model and the
+    scene are dropped, both are freed (a table keyed by the scene, whose plans hold the scene's articulations,
+    kept every scene alive), and a second scene of the same model gets its own layout."""
+    import gc
+    import weakref
+
+    model, mm = _load(tmp_path)
+    first, second = artic.Scene(1, gravity=model.gravity), artic.Scene(3, gravity=model.gravity)
+    model.add_to(first)
+    assert model.get_qpos(first).shape == (1, mm.nq)
+    gone = weakref.ref(first), weakref.ref(model)
+    del first, model
+    gc.collect()
+    assert gone[0]() is None and gone[1]() is None
+    model, _ = _load(tmp_path)
+    model.add_to(second)
+    assert model.get_qpos(second).shape == (3, mm.nq)
+
+
 def test_set_keyframe_takes_envs_and_refuses_unknown_keys(tmp_path):
     """One env set to a key leaves the other as it was; an unknown name or index is a ValidationError listing the
     keys; a key's qpos of the wrong length is an MjcfError naming the key."""
