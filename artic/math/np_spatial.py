@@ -118,6 +118,16 @@ def quats_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.concatenate([aw * bv + bw * av + np.cross(av, bv), aw * bw - (av * bv).sum(-1, keepdims=True)], -1)
 
 
+def unit_wxyz(q: ArrayLike) -> np.ndarray:
+    """(..., 4) (w, x, y, z) quaternions scaled to unit length as MuJoCo's mju_normalize4 does: one of length below
+    1e-15 (a file's "0 0 0 0", which MuJoCo models hold in keyframes) becomes the identity (1, 0, 0, 0)."""
+    q = np.array(q, dtype=float)
+    n = np.linalg.norm(q, axis=-1, keepdims=True)
+    zero = n[..., 0] < 1e-15
+    q[zero] = (1.0, 0.0, 0.0, 0.0)
+    return q / np.where(zero[..., None], 1.0, n)
+
+
 def quats_conj(q: np.ndarray) -> np.ndarray:
     return q * np.array([-1.0, -1.0, -1.0, 1.0])
 

@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 
 from ...enums import CacheFlag
 from ...errors import ValidationError
-from ...math.np_spatial import quat_rotate
+from ...math.np_spatial import quat_rotate, unit_wxyz
 
 if TYPE_CHECKING:
     from ...description.articulation import Articulation
@@ -150,7 +150,7 @@ def set_keyframe(model: MjcfModel, scene: Scene, key: int | str, envs: ArrayLike
         q, dq = frame.qpos[qa : qa + _QPOS[e.kind]], frame.qvel[va : va + _QVEL[e.kind]]
         qa, va = qa + _QPOS[e.kind], va + _QVEL[e.kind]
         if e.kind == "free":
-            quat = np.array([q[4], q[5], q[6], q[3]]) / np.linalg.norm(q[3:])
+            quat = unit_wxyz(q[3:])[[1, 2, 3, 0]]  # a zero quaternion is the identity, as in MuJoCo
             cache.root_transform[rows] = [*q[:3], *quat]
             com = quat_rotate(quat, art.get_links()[0].cmass_local_pose.p)
             w = quat_rotate(quat, dq[3:])  # MuJoCo's angular velocity is in the body frame
@@ -160,7 +160,7 @@ def set_keyframe(model: MjcfModel, scene: Scene, key: int | str, envs: ArrayLike
         axes = e.joint.dof_axes()
         cols = [dof[(id(e.joint), int(a))] for a in axes]
         if e.kind == "ball":
-            cache.joint_position[np.ix_(rows, cols)] = _rotation_vector(q / np.linalg.norm(q))
+            cache.joint_position[np.ix_(rows, cols)] = _rotation_vector(unit_wxyz(q))
         else:
             cache.joint_position[np.ix_(rows, cols)] = q
         cache.joint_velocity[np.ix_(rows, cols)] = dq
@@ -168,7 +168,7 @@ def set_keyframe(model: MjcfModel, scene: Scene, key: int | str, envs: ArrayLike
         art.apply_cache(cache, flags)
     for m, body in enumerate(model.mocap_bodies.values()):  # placed at once, and held there
         poses = scene.get_actor_pose(body)
-        w, x, y, z = frame.mquat[4 * m : 4 * m + 4] / np.linalg.norm(frame.mquat[4 * m : 4 * m + 4])
+        w, x, y, z = unit_wxyz(frame.mquat[4 * m : 4 * m + 4])
         poses[rows] = [*frame.mpos[3 * m : 3 * m + 3], x, y, z, w]
         scene.set_actor_pose(body, poses)
         scene.set_kinematic_target(body, poses)

@@ -105,6 +105,30 @@ def test_a_scene_set_to_a_keyframe_is_where_mujoco_puts_it_and_moves_as_it_does(
         np.testing.assert_allclose(ours[mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_BODY, b)][:3], md.xpos[b], atol=1e-3)
 
 
+def test_a_keyframes_zero_quaternions_are_the_identity_as_in_mujoco(tmp_path):
+    """A key whose free root and ball joint have quaternion "0 0 0 0" (menagerie's ALOHA scene holds its pot so in
+    four keys): MuJoCo normalises it to the identity; artic puts the bodies where MuJoCo does (a NaN root before)."""
+    path = tmp_path / "model.xml"
+    path.write_text(
+        MODEL.replace(
+            '<key name="still" time="2"/>', '<key name="zero" qpos="0.3 -0.2 1.4 0 0 0 0  0 0 0 0  0.7 0.05  -0.4"/>'
+        )
+    )
+    model, mm = mjcf_with_mujoco(path)
+    md = mujoco.MjData(mm)
+    scene = artic.Scene(1, gravity=model.gravity)
+    model.add_to(scene)
+    model.set_keyframe(scene, "zero")
+    mujoco.mj_resetDataKeyframe(mm, md, 1)
+    mujoco.mj_kinematics(mm, md)
+    ours = _poses(scene, model, mm)
+    for b in range(1, mm.nbody):
+        pose = ours[mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_BODY, b)]
+        np.testing.assert_allclose(pose[:3], md.xpos[b], atol=1e-5)
+        assert abs(abs(np.dot(pose[3:], np.roll(md.xquat[b], -1))) - 1.0) < 1e-5
+    np.testing.assert_allclose(md.xquat[1], [1, 0, 0, 0], atol=1e-12)  # MuJoCo's reading, which the test relies on
+
+
 def test_get_qpos_reads_a_state_in_mujocos_layout(tmp_path):
     """get_qpos is set_keyframe's inverse: right after set_keyframe it gives the key's qpos (quaternions up to sign,
     the ball joint's rotation vector turned back into one), per env; after 20 ms it is MuJoCo's data.qpos to 1e-3."""
