@@ -34,7 +34,7 @@ from ...errors import MjcfError
 from ...math.np_spatial import quat_from_axis_angle, quat_mul
 
 # attributes of section elements that name model objects, and what they name
-_REFERENCES = (
+REFERENCES = (
     "joint",
     "jointinparent",
     "tendon",
@@ -58,7 +58,7 @@ _REFERENCES = (
     "sidesite",
 )
 _ASSET_REFERENCES = ("mesh", "material", "hfield", "texture", "skin")
-_SECTIONS = ("tendon", "actuator", "equality", "contact", "sensor")  # tendons first: actuators name them
+SECTIONS = ("tendon", "actuator", "equality", "contact", "sensor")  # tendons first: actuators name them
 
 
 def expand_attachments(root: ET.Element, path: Path, read_model: Callable[[Path], tuple]) -> None:
@@ -291,19 +291,19 @@ def _copy_sections(root, child, prefix, names) -> int:
     """The child's section elements whose references all lie among `names` (the attached subtree's, and the
     tendons copied before them), prefixed; returns how many were left out."""
     left = 0
-    for tag in _SECTIONS:
+    for tag in SECTIONS:
         for section in child.findall(tag):
             target = root.find(tag)
             if target is None:
                 target = ET.SubElement(root, tag)
             for el in section:
-                refs = [e.get(a) for e in el.iter() for a in _REFERENCES if a in e.attrib]
+                refs = [e.get(a) for e in el.iter() for a in REFERENCES if a in e.attrib]
                 if any(r not in names for r in refs):
                     left += 1
                     continue
                 e = copy.deepcopy(el)
                 for sub in e.iter():
-                    for a in _REFERENCES + ("name", "class"):
+                    for a in REFERENCES + ("name", "class"):
                         if a in sub.attrib:
                             sub.set(a, prefix + sub.get(a))
                 if e.get("class") is None and tag != "contact":

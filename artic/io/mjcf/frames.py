@@ -8,6 +8,7 @@ undo it, and the frame's childclass given to the children that name no class of 
 
 from __future__ import annotations
 
+import warnings
 import xml.etree.ElementTree as ET
 from copy import deepcopy as copy_tree
 from typing import TYPE_CHECKING
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...math.np_spatial import Transform
+from .attach import REFERENCES, SECTIONS
 
 if TYPE_CHECKING:
     from .loader import _Loader
@@ -75,17 +77,61 @@ def _unframe(loader: _Loader, frame: ET.Element, childclass: str) -> list[ET.Ele
     return children
 
 
+def _replicate_sections(loader: _Loader, root: ET.Element, names: set, suffixes: list[str]) -> None:
+    """MuJoCo's rule for the sections' elements that name an element of a replicated subtree (`names`, before their
+    suffixes): each becomes one copy per suffix (its own name and those references suffixed, other references kept),
+    the copies placed after the section's other elements, copy by copy in the section's order, as MuJoCo 4 compiles
+    them. An equality that also names something outside the subtree is left out, as MuJoCo leaves it out (warned
+    here: MuJoCo says nothing)."""
+    dropped = []
+    for tag in SECTIONS:
+        section = root.find(tag)
+        if section is None:
+            continue
+        inside = [
+            e for e in section if any(sub.get(a) in names for sub in e.iter() for a in REFERENCES if a in sub.attrib)
+        ]
+        for e in inside:
+            section.remove(e)
+        names = names | {e.get("name") for e in inside if e.get("name")}  # a replicated tendon's actuators follow
+        mixed = [
+            e
+            for e in inside
+            if tag == "equality" and any(e.get(a) not in names for a in REFERENCES if e.get(a) is not None)
+        ]
+        dropped += [loader.v.describe(e) if e.get("name") else f"<{e.tag}>" for e in mixed]
+        for suffix in suffixes:
+            for e in inside:
+                if any(e is m for m in mixed):
+                    continue
+                e = copy_tree(e)
+                for sub in e.iter():
+                    for a in (*REFERENCES, "name"):
+                        if sub.get(a) in names or (a == "name" and sub is e and a in sub.attrib):
+                            sub.set(a, sub.get(a) + suffix)
+                section.append(e)
+    if dropped:
+        warnings.warn(
+            f"MJCF file '{loader.v.path}': {len(dropped)} equality constraint(s) between a replicated element and one "
+            f"outside its <replicate> ({', '.join(dropped[:3])}) left out, as MuJoCo compiles them (silently)",
+            RuntimeWarning,
+            stacklevel=5,
+        )
+
+
 def _text(values) -> str:
     return " ".join(repr(float(x)) for x in values)
 
 
-def expand_replicates(loader: _Loader, el: ET.Element) -> None:
+def expand_replicates(loader: _Loader, el: ET.Element, root: ET.Element) -> None:
     """MuJoCo's `<replicate count offset euler sep>` below `el`: `count` copies of its children, copy k in the frame
     T^k (T: the offset and the euler rotation, so each copy is placed from the one before), each name given the
     suffix sep + k (zero-padded to the digits of count - 1). Inner replicates are expanded first, so that a name
-    gets the inner index before the outer, as in MuJoCo. Each copy becomes a <frame> (expand_frames)."""
+    gets the inner index before the outer, as in MuJoCo. Each copy becomes a <frame> (expand_frames). The elements
+    of `root`'s tendon, actuator, equality, contact and sensor sections that name something inside are copied with
+    it (`_replicate_sections`)."""
     for child in list(el):
-        expand_replicates(loader, child)
+        expand_replicates(loader, child, root)
     k = 0
     while k < len(el):
         rep = el[k]
@@ -103,9 +149,10 @@ def expand_replicates(loader: _Loader, el: ET.Element) -> None:
         digits, sep = len(str(count - 1)), rep.get("sep", "")
         el.remove(rep)
         pose = Transform()
-        for copy in range(count):
+        suffixes = [f"{sep}{copy:0{digits}d}" for copy in range(count)]
+        _replicate_sections(loader, root, {n.get("name") for n in rep.iter() if "name" in n.attrib}, suffixes)
+        for copy, suffix in enumerate(suffixes):
             frame = ET.Element("frame", {"pos": _text(pose.p), "quat": _text((pose.q[3], *pose.q[:3]))})
-            suffix = f"{sep}{copy:0{digits}d}"
             for c in rep:
                 c = copy_tree(c)
                 for named in c.iter():

@@ -264,7 +264,7 @@ class _Loader:
         world = root.find("worldbody")
         if world is None:
             raise MjcfError(f"MJCF file '{path}' has no <worldbody>")
-        expand_replicates(self, world)  # frames.py: each copy becomes a <frame>
+        expand_replicates(self, world, root)  # frames.py: each copy becomes a <frame>
         expand_frames(self, world, "main")  # frames.py: <frame> children posed in the frame's parent
         v.reparent(root)
         for j in world:

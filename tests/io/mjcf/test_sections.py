@@ -304,6 +304,42 @@ def test_replicate_copies_as_mujoco_does(tmp_path):
         assert abs(abs(np.dot(pose.q, np.roll(md.xquat[b], -1))) - 1.0) < 1e-9
 
 
+REPLICATE_SECTIONS = """<mujoco><worldbody>
+<body name="post"><joint name="swivel" axis="0 0 1"/><geom size=".05"/></body>
+<replicate count="3" offset="0.5 0 0" sep="-">
+  <body name="leg" pos="0 0 1"><joint name="hip" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0 0 -.3" size=".03"/>
+    <body name="shin" pos="0 0 -.3"><joint name="knee" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -.3" size=".03"/></body></body>
+</replicate></worldbody>
+<tendon><fixed name="sum"><joint joint="hip" coef="1"/><joint joint="knee" coef=".5"/></fixed></tendon>
+<actuator><motor name="turn" joint="swivel"/><position name="servo" joint="hip" kp="5"/>
+  <motor name="pull" tendon="sum"/><motor name="turn2" joint="swivel" gear="2"/></actuator>
+<equality><connect body1="leg" body2="post" anchor="0 0 0"/><joint joint1="knee" joint2="hip"/></equality>
+<contact><exclude body1="leg" body2="shin"/></contact>
+</mujoco>"""
+
+
+def test_replicate_copies_the_elements_that_name_its_contents_as_mujoco_does(tmp_path):
+    """The actuators, tendons, equalities and excludes that name something inside a <replicate> are copied with it
+    (names suffixed, references inside suffixed, references outside kept), after the section's other elements and
+    copy by copy, as MuJoCo 4 compiles them (refused before: "names no joint"); an equality between a replicated
+    body and one outside is left out as by MuJoCo, with a warning. Also the path by which mujoco_warp's
+    n_humanoid.xml (an <attach> inside a <replicate>) lost its actuators."""
+    path = tmp_path / "model.xml"
+    path.write_text(REPLICATE_SECTIONS)
+    with pytest.warns(RuntimeWarning, match=r"1 equality constraint\(s\) between a replicated element"):
+        warnings.simplefilter("ignore", UserWarning)
+        model = artic.load_mjcf(path)
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    name = lambda kind, i: mujoco.mj_id2name(mm, kind, i)  # noqa: E731
+    assert [a.name for a in model.actuators] == [name(mujoco.mjtObj.mjOBJ_ACTUATOR, i) for i in range(mm.nu)]
+    for a, i in zip(model.actuators, range(mm.nu)):
+        kind = mujoco.mjtObj.mjOBJ_TENDON if a.tendon is not None else mujoco.mjtObj.mjOBJ_JOINT
+        assert (a.tendon or a.joint) == name(kind, mm.actuator_trnid[i, 0])
+    assert mm.neq == 3 and mm.nexclude == 3  # the joint equality copied, the connect not; the exclude copied
+    assert [a.name for a in model.actuators][:2] == ["turn", "turn2"]  # the others first, as MuJoCo puts them
+
+
 _ARM = """<mujoco model="arm"><compiler angle="degree" eulerseq="zyx" meshdir="parts"/>
   <default><geom contype="0" conaffinity="0"/>
     <default class="link"><geom type="capsule" size="0.03"/><joint damping="0.5" range="-60 45"/>
