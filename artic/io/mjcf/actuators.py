@@ -334,6 +334,8 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
                 if other
                 else "it names no joint or tendon"
             )
+        elif jname in loader.free_joint_names:
+            reason = f"joint '{jname}' is a free joint (only hinge and slide joints)"
         elif jname not in loader.joint_names:
             raise v.fail(act, f"attribute joint='{jname}' names no joint of the model")
         elif len(loader.joint_names[jname][1].dof_axes()) != 1:

@@ -283,7 +283,7 @@ class _Loader:
             if not opts.contact:
                 disable_contacts(static)
             model.statics.append(static)
-        self.joint_names = {}
+        self.joint_names, self.free_joint_names = {}, set()
         self.ranges, self.spring_dampers = {}, []  # `_joint_link`: soft ranges before the margin; springdampers
         self.world_parents = []  # (articulation, link, parent link welded to the world): `_weld_filters`
         self.bodies = {"world": (None, None, _WORLD)}  # body name: (articulation, geom link, weld group)
@@ -526,10 +526,9 @@ class _Loader:
         return art
 
     def _free_joint(self, art, j, a):
-        """A free joint's damping is the articulation's root_damping (MuJoCo damps its six velocities, implicitly
-        in its Euler step: the Shadow hand's objects, whose damping 0.01 keeps a pen from rolling off the palm);
-        its other passive attributes are reported (`free_joint_unfollowed`)."""
-        v = self.v
+        """A free joint's damping is the articulation's root_damping (MuJoCo damps its six velocities implicitly: the
+        Shadow hand's pen keeps in the palm by it); its other passive attributes are reported; its name is kept."""
+        v, self.free_joint_names = self.v, self.free_joint_names | {j.get("name")}  # actuators.py: not driven
         if self.opts.damper:
             art.root_damping = v.number(j, "damping", text=a.get("damping", "0"), minimum=0.0)
         for name in ("armature", "frictionloss", "stiffness"):

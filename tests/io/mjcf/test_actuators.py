@@ -217,6 +217,21 @@ def test_unsupported_actuators_warn_and_stay_inert(tmp_path):
     assert np.all(cache.joint_position == 0.0) and np.all(cache.joint_velocity == 0.0)
 
 
+def test_actuators_on_a_free_joint_warn_and_stay_inert(tmp_path):
+    """A motor on a free joint, by `joint` or `jointinparent` (mujoco_warp's pendula.xml): inert and named in the
+    warning, as those on ball joints, where the file was refused before ("names no joint of the model")."""
+    path = tmp_path / "free.xml"
+    path.write_text(
+        '<mujoco><worldbody><body name="b" pos="0 0 1"><freejoint name="fj"/><geom size=".1"/></body></worldbody>'
+        '<actuator><motor name="push" joint="fj" gear="1 0 0 0 0 0"/><motor name="spin" jointinparent="fj" '
+        'gear="0 0 0 0 0 1"/></actuator></mujoco>'
+    )
+    with pytest.warns(RuntimeWarning, match=r"'push': joint 'fj' is a free joint.*'spin': joint 'fj' is a free"):
+        model = artic.load_mjcf(path)
+    assert [a.supported for a in model.actuators] == [False, False]
+    assert len(model.actuators) == mujoco.MjModel.from_xml_path(str(path)).nu
+
+
 TENDONS = """<tendon>
     <fixed name="t"><joint joint="j2" coef="1"/><joint joint="j3" coef="-0.5"/></fixed>
     <fixed name="t2"><joint joint="j1" coef="0.5"/><joint joint="j2" coef="1"/></fixed>
