@@ -64,6 +64,8 @@ def _unframe(loader: _Loader, frame: ET.Element, childclass: str) -> list[ET.Ele
             ft = v.numbers(c, "fromto", 6, text=a["fromto"])
             c.set("fromto", _text(np.concatenate([t.transform_point(ft[:3]), t.transform_point(ft[3:])])))
         elif c.tag not in ("freejoint", "inertial"):
+            if c.tag == "body":
+                loader.written_pos.setdefault(c, c.get("pos"))  # the innermost frame's: the file's
             pose = t * loader._frame(c, a)
             for key in _ORIENTATIONS:
                 c.attrib.pop(key, None)

@@ -265,6 +265,7 @@ class _Loader:
         if world is None:
             raise MjcfError(f"MJCF file '{path}' has no <worldbody>")
         expand_replicates(self, world, root)  # frames.py: each copy becomes a <frame>
+        self.written_pos = {}  # <body> in a <frame>: its pos as written (mass.py: a massless body's COM)
         expand_frames(self, world, "main")  # frames.py: <frame> children posed in the frame's parent
         v.reparent(root)
         for j in world:

@@ -31,7 +31,10 @@ The rules, as MuJoCo 3.x/4.x applies them (user_objects.cc, user_mesh.cc, engine
   artic). Last, `settotalmass` > 0 scales every body's mass and inertia by one factor so that they add up to it.
 
 A body that ends with no mass is given 1e-6 kg and 1e-9 kg m^2 by artic (a massless link would make the
-joint-space inertia singular); MuJoCo keeps 0 for it.
+joint-space inertia singular); MuJoCo keeps 0 for it. Its COM is where MuJoCo's compiler puts it, at the body's own
+`pos` read in the body's frame (MuJoCo copies body_pos into body_ipos; the pos as written, before a <frame>): the
+point MuJoCo's body_invweight0 and so a soft weld's, connect's or contact's regularizer is taken at (metaworld's
+Sawyer hand, welded to its mocap body, sagged 3.5x less than in MuJoCo), and where a boundmass puts the mass.
 """
 
 from __future__ import annotations
@@ -90,6 +93,8 @@ class MassRules:
             self._check_magnitude(body, mass, tensor)
         if mass == 0.0 and inertial is not None:  # under "true" too when no geom has mass: MuJoCo keeps it then
             mass, com, tensor = self._inertial(inertial)
+        elif mass == 0.0:  # MuJoCo's compiler puts a massless body's COM at its own `pos` (body_ipos = body_pos)
+            com = v.numbers(body, "pos", 3, (0.0, 0.0, 0.0), ld.written_pos.get(body, body.get("pos")))
         moments, axes = np.linalg.eigh(tensor)
         bounded = np.maximum(moments, self.bound_inertia)
         a, b, c = bounded

@@ -75,8 +75,9 @@ def _compare(path, mj):
     for b, link in bodies.items():
         where = f"body {b} '{mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_BODY, b)}'"
         mass = mj.body_mass[b]
-        if mass == 0.0:
+        if mass == 0.0:  # artic's tiny mass, at MuJoCo's body_ipos (its own pos: the regularizers' point)
             assert link.mass == pytest.approx(1e-6) and max(link.inertia) <= 1e-9 * (1 + 1e-9), where
+            np.testing.assert_allclose(link.cmass_local_pose.p, mj.body_ipos[b], rtol=0, atol=1e-9, err_msg=where)
             continue
         total += link.mass
         assert link.mass == pytest.approx(mass, rel=1e-6), where
@@ -240,6 +241,37 @@ def test_compiler_and_geom_mass_settings_match_mujoco(case, tmp_path):
     path = tmp_path / "m.xml"
     path.write_text(f"<mujoco>{head}<worldbody>{bodies}</worldbody></mujoco>")
     _compare(path, mujoco.MjModel.from_xml_path(str(path)))
+
+
+MASSLESS = """<mujoco><compiler inertiagrouprange="4 5" {bound}/><worldbody><body name="a" pos="0 0 1">
+<joint axis="0 1 0"/><inertial pos="0 0 -.1" mass="1" diaginertia=".01 .01 .01"/>
+  <body name="site_only" pos="0.3 0.2 0.12" euler="0 90 0"><site name="s"/></body>
+  <frame pos="0.1 0 0" euler="0 0 30"><body name="framed" pos="0 0.2 -0.3"><geom size=".05" group="1"/>
+    <body name="weighty" pos="0 0 -.2"><joint axis="0 1 0"/><geom size=".05" group="4"/></body></body></frame>
+</body></worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize("bound", ["", 'boundmass="0.01" boundinertia="1e-6"'])
+def test_a_massless_bodys_com_and_inverse_weights_are_mujocos(tmp_path, bound):
+    """A body without mass (a site only, or its geoms outside inertiagrouprange; in a <frame>; with a heavy child on a
+    joint): MuJoCo's compiler puts its COM at the body's own pos as written (metaworld's Sawyer hand, welded
+    to its mocap body); artic's tiny mass sits there, and with boundmass MuJoCo's mass does. The inverse weights a
+    soft weld's regularizer is scaled by equal MuJoCo's body_invweight0 (3x apart on the Sawyer hand before)."""
+    from artic.description.mass_check import link_inverse_weights
+
+    path = tmp_path / "m.xml"
+    path.write_text(MASSLESS.format(bound=bound))
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    _compare(path, mj)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = artic.load_mjcf(path)
+    (art,) = model.articulations
+    weights = link_inverse_weights(art)
+    for name in ("a", "site_only", "framed", "weighty"):
+        b = mj.body(name).id
+        np.testing.assert_allclose(weights[art.get_link(name)], mj.body_invweight0[b], rtol=1e-4, err_msg=name)
+    assert np.abs(mj.body_ipos[mj.body("framed").id] - [0, 0.2, -0.3]).max() < 1e-12  # MuJoCo's reading
 
 
 def test_mesh_inertia_modes_differ(tmp_path):
