@@ -64,11 +64,14 @@ MODELS = [
     ("gymnasium_robotics", "envs/assets/hand/manipulate_pen.xml"),
     ("gymnasium_robotics", "envs/assets/hand/reach.xml"),
     ("gymnasium_robotics", "envs/assets/kitchen_franka/kitchen_assets/kitchen_env_model.xml"),
+    ("metaworld", "assets/sawyer_xyz/sawyer_button_press.xml"),  # the arm hangs on a soft weld to its mocap
+    ("metaworld", "assets/sawyer_xyz/sawyer_pick_place_v3.xml"),
+    ("mujoco_warp", "test_data/aloha_pot/scene.xml"),  # menagerie's ALOHA with a pot, from its first keyframe
 ]
 
 
 def _root(package: str) -> Path:
-    if package in ("robosuite", "myo_sim"):
+    if package in ("robosuite", "myo_sim", "metaworld", "mujoco_warp"):
         return package_root(package)
     spec = importlib.util.find_spec(package)
     if spec is None:
