@@ -283,8 +283,8 @@ def read_spatial_path(reader: _Couplings, el: ET.Element) -> list:
             path.append(v.number(c, "divisor", text=c.get("divisor"), minimum=1e-9))
         else:
             raise v.fail(c, f"<{c.tag}> cannot be part of a spatial tendon; use site, geom or pulley")
-    if not path or not isinstance(path[0], _Site):
-        raise v.fail(el, "a spatial tendon's path must start with a site (MuJoCo refuses it too)")
+    if not path or not isinstance(path[1] if isinstance(path[0], float) and len(path) > 1 else path[0], _Site):
+        raise v.fail(el, "a spatial tendon's path must start with a site, or a pulley and a site (as MuJoCo's)")
     for k, e in enumerate(path):
         prev = path[k - 1] if k else None
         nxt = path[k + 1] if k + 1 < len(path) else None
@@ -297,7 +297,7 @@ def read_spatial_path(reader: _Couplings, el: ET.Element) -> list:
     branch = 0  # elements of the branch the pulleys cut the path into
     for k, e in enumerate([*path, 1.0]):
         if isinstance(e, float):
-            if branch < 2:
+            if branch < 2 and k > 0:  # a leading pulley divides the first branch (MuJoCo compiles it so)
                 raise v.fail(el[min(k, len(path)) - 1], "each branch of a tendon needs two sites or more (MuJoCo too)")
             branch = 0
         else:

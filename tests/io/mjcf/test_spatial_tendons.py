@@ -186,6 +186,36 @@ def test_spring_damper_and_an_actuator_on_a_tendon_move_the_chain_as_mujocos(tmp
     assert abs(control.actuator_force[0, 0] - md.actuator_force[0]) < 1e-4 * max(1.0, abs(md.actuator_force[0]))
 
 
+def test_a_path_that_starts_with_a_pulley_divides_its_first_branch_as_mujoco(tmp_path):
+    """`<pulley divisor="3"/>` before the first site (mujoco_warp's pulley tests; refused before as MuJoCo-invalid,
+    which it is not): the first branch's length counts a third, as MuJoCo's ten_length, and a motor pulling on the
+    tendon moves the chain as MuJoCo's (1e-4 over 1 s, more than 0.5 rad of travel)."""
+    xml = (CHAIN % (0, 0, '<actuator><motor name="m" tendon="t" gear="3"/></actuator>')).replace(
+        '<site site="w"/><site site="s1"/>', '<pulley divisor="3"/><site site="w"/><site site="s1"/>'
+    )
+    model, mm = _load(tmp_path, xml)
+    md = mujoco.MjData(mm)
+    scene = _scene(model)
+    control = artic.MjcfControl(model, scene)
+    control.set(np.array([[-1.5]]))
+    md.ctrl[:] = -1.5
+    (art,) = model.articulations
+    cache = art.create_cache()
+    tendons = TendonSet([model.spatial_tendons["t"]])
+    frames = TendonFrames(scene, tendons)
+    mujoco.mj_forward(mm, md)
+    assert abs(tendons.evaluate(frames.read()[0])[0][0, 0] - md.ten_length[0]) < 2e-6
+    worst = travel = 0.0
+    for _ in range(500):
+        mujoco.mj_step(mm, md)
+        scene.step(mm.opt.timestep)
+        art.copy_internal_state_to_cache(cache, CacheFlag.POSITION)
+        worst = max(worst, float(np.abs(cache.joint_position[0] - md.qpos).max()))
+        travel = max(travel, float(np.abs(md.qpos[:2]).max()))
+    assert travel > 0.5
+    assert worst < 1e-4, worst
+
+
 def test_without_a_control_the_springs_still_act(tmp_path):
     """A spatial tendon's spring is passive: add_to applies it with no MjcfControl made, as MuJoCo does."""
     model, mm = _load(tmp_path, CHAIN % (40, 2, ""))
