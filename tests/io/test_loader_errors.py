@@ -386,8 +386,9 @@ def test_mjcf_value_errors_name_element_attribute_and_value(tmp_path, body, part
 
 
 def test_mjcf_actuator_and_mesh_asset_errors(tmp_path):
-    """An empty gear (an IndexError before), an actuator on an unknown joint and a mesh asset whose file is missing
-    are refused naming the element."""
+    """An empty gear (an IndexError before), an actuator on an unknown joint, a mesh asset whose file is missing and
+    a mesh a plugin makes (MuJoCo's SDF meshes: "neither a file nor vertex data" before) are refused naming the
+    element."""
     body = '<body name="b"><joint name="h"/><geom size="0.1"/></body>'
     path = tmp_path / "a.xml"
     path.write_text(f'<mujoco><worldbody>{body}</worldbody><actuator><motor joint="h" gear=""/></actuator></mujoco>')
@@ -396,6 +397,12 @@ def test_mjcf_actuator_and_mesh_asset_errors(tmp_path):
     _raises(MjcfError, path, "motor 'm'", "joint='x'", "names no joint")
     path.write_text(f'<mujoco><asset><mesh name="m" file="gone.stl"/></asset><worldbody>{body}</worldbody></mujoco>')
     _raises(MjcfError, path, "mesh 'm'", "file='gone.stl'", "not found")
+    sdf = '<extension><plugin plugin="mujoco.sdf.torus"><instance name="t"/></plugin></extension>'
+    path.write_text(
+        f'<mujoco>{sdf}<asset><mesh name="m"><plugin instance="t"/></mesh></asset><worldbody>{body}'
+        "</worldbody></mujoco>"
+    )
+    _raises(MjcfError, path, "mesh 'm'", "MuJoCo plugin (a signed distance field)", "file='...' or vertex='...'")
 
 
 def test_mjcf_derived_magnitudes_are_refused(tmp_path):

@@ -1,17 +1,9 @@
 """`load_mjcf`: MuJoCo MJCF models as artic articulations and static actors.
 
-Supported: <compiler angle eulerseq meshdir/assetdir inertiafromgeom autolimits>, <option timestep gravity> and <flag
-gravity contact constraint limit frictionloss spring damper>, nested <default> classes with childclass, <worldbody>
-geoms (static) and bodies, joints hinge/slide/ball/free, geoms plane/sphere/capsule/box/cylinder/ ellipsoid/mesh (and
-hfield in <worldbody>: hfield.py), size or fromto, pos/quat/axisangle/euler/xyaxes/zaxis, body mass properties exactly
-as MuJoCo computes them (mass.py: <inertial> diaginertia/fullinertia, geom mass/density/shellinertia, mesh inertia
-legacy/exact/convex/shell, compiler inertiafromgeom, inertiagrouprange, boundmass, boundinertia, balanceinertia,
-settotalmass), joint ref, range/limited, damping, armature, frictionloss, stiffness, springref, contype/conaffinity,
-friction, condim 1/3, margin, <option iterations>, and <motor>/<position>/<velocity>/<general> actuators on joints and
-fixed tendons (actuators.py); <include> and <attach> are expanded (sections.py, attach.py), <frame> and <replicate> too
-(frames.py). <contact> <exclude> between bodies of one tree, <contact><pair> (pairs.py); <tendon> and <equality> as
-couplings.py says (fixed tendons, connect, weld, linear joint equalities; the rest reported); <composite>, <flexcomp>
-are refused. Errors: see `load_mjcf`.
+What is read, mapped, approximated and reported, element by element: docs/mjcf.md. This module reads the compiler,
+options, defaults, assets and bodies (joints, geoms, masses: mass.py); the other modules of this package read the
+sections (actuators.py, couplings.py, pairs.py, spatial.py, keyframes.py) and expand <include>, <attach>, <frame> and
+<replicate> (sections.py, attach.py, frames.py). Errors: see `load_mjcf`.
 
 How MJCF maps onto PhysX-style articulations:
 * A body with several hinge/slide joints becomes a chain of links, one joint each (MuJoCo composes them in order about
@@ -42,8 +34,8 @@ How MJCF maps onto PhysX-style articulations:
   offset) and the contact offset is 0 with MuJoCo's soft contacts (a contact exists only while the surfaces overlap,
   as MuJoCo's within its margin) or DETECTION_OFFSET with PhysX's hard rows (PhysX's default, a detection distance for
   their speculative rows). An ellipsoid collides as the convex polytope inscribed in it through ELLIPSOID_DIRECTIONS
-  (exact at the ends of its axes). MuJoCo's soft-contact
-  parameters (solref, solimp, solmix) are the materials' softness (geoms.py `soft_material`; constraints/softness.py).
+  (exact at the ends of its axes). MuJoCo's soft-contact parameters (solref, solimp, solmix) are the materials' softness
+  (geoms.py `soft_material`; constraints/softness.py).
 """
 
 from __future__ import annotations
@@ -372,8 +364,13 @@ class _Loader:
     def _mesh_asset(self, m):
         v = self.v
         if "file" not in m.attrib:
-            if "vertex" not in m.attrib:
-                raise v.fail(m, "has neither a file nor vertex data; give file='...' or vertex='...'")
+            if "vertex" not in m.attrib:  # a plugin's (MuJoCo's SDF meshes) or nothing
+                why = (
+                    "is made by a MuJoCo plugin (a signed distance field), which artic does not run"
+                    if m.find("plugin") is not None
+                    else "has neither a file nor vertex data"
+                )
+                raise v.fail(m, f"{why}; give file='...' or vertex='...'")
             if not m.get("name"):
                 raise v.fail(m, "a mesh given by its vertices needs a name")
             a = self._attrs(m, "main")
