@@ -272,10 +272,7 @@ class _Loader:
         for k, g in enumerate(world.findall("geom")):
             with v.context(g):
                 static.attach_shape(self._shape(g, "main", f"world geom {k}", static=True))
-        if static.shapes:
-            if not opts.contact:
-                disable_contacts(static)
-            model.statics.append(static)
+        self.world_static = static  # also holds the planes and height fields of bodies welded to the world
         self.joint_names, self.free_joint_names = {}, set()
         self.ranges, self.spring_dampers = {}, []  # `_joint_link`: soft ranges before the margin; springdampers
         self.world_parents = []  # (articulation, link, parent link welded to the world): `_weld_filters`
@@ -287,6 +284,10 @@ class _Loader:
                 model.mocap_bodies[rigid.name] = rigid
             else:
                 model.articulations.append(self._tree(body))
+        if static.shapes:
+            if not opts.contact:
+                disable_contacts(static)
+            model.statics.insert(0, static)
         if len(model.articulations) == 1 and root.get("model"):
             # one body tree: the model's name ('ant'), not its root body's ('torso', in every Gymnasium robot)
             model.articulations[0].name = root.get("model")
@@ -621,7 +622,7 @@ class _Loader:
                     link.mass = 1e-6
                     link.inertia = (1e-9, 1e-9, 1e-9)
                     link.in_fluid = False
-        self._fill_link(link, body, cls)
+        self._fill_link(link, body, cls, world_pose if not joints and parent_weld in (None, _WORLD) else None)
         parent_weld = _WORLD if parent_weld is None else parent_weld
         # a body without joints joins its parent's weld group; a body with joints starts its own
         weld = len(welds) if joints else parent_weld
@@ -722,10 +723,7 @@ class _Loader:
                 joint.set_armature(ax, armature)
                 if loss > 0.0:
                     joint.set_friction_params(ax, FrictionParams(loss, loss, 0.0))
-                # MuJoCo's passive spring and damper k (springref - q) - d qdot, integrated as MuJoCo's Euler does:
-                # the spring explicit, the damping implicit after the constraint solve (PassiveParams). As an
-                # implicit drive, solved with the constraints, the damper resisted contacts that MuJoCo's does not
-                # see (the CMU humanoid's first step 11 % off, the gymnasium ant's drop 4.8 %)
+                # spring explicit, damping implicit after the solve, as MuJoCo's Euler (docs/mjcf.md: why not a drive)
                 if k > 0.0 or damping > 0.0:
                     joint.set_passive_params(ax, PassiveParams(k, damping, springref))
         return link
@@ -748,13 +746,18 @@ class _Loader:
             self.gravcomp_unclamped.append(j.get("name", "unnamed"))
         return lo, hi
 
-    def _fill_link(self, link, body, cls):
+    def _fill_link(self, link, body, cls, grounded=None):
         """Shapes, the body's mass properties as MuJoCo computes them (mass.py), and its gravcomp (the share of
-        its weight an applied force carries: the link's gravity_scale is what is left)."""
+        its weight an applied force carries: the link's gravity_scale is what is left). `grounded`: the world pose
+        of a body welded to the world, whose planes and height fields the world static holds (a link cannot)."""
         shapes = []
         for k, g in enumerate(body.findall("geom")):
             with self.v.context(g):
-                shapes.append(link.attach_shape(self._shape(g, cls, f"{link.name}_geom{k}")))
+                terrain = grounded is not None and self._attrs(g, cls).get("type") in ("plane", "hfield")
+                shape = self._shape(g, cls, f"{link.name}_geom{k}", static=terrain)
+                if terrain:
+                    shape.local_pose = grounded * shape.local_pose
+                shapes.append((self.world_static if terrain else link).attach_shape(shape))
         self.mass.fill(link, body, cls, shapes)
         if "gravcomp" in body.attrib:
             link.gravity_scale = 1.0 - self.v.number(body, "gravcomp", text=body.get("gravcomp"))

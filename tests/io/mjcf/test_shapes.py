@@ -160,6 +160,42 @@ def test_bad_hfields_are_refused(tmp_path, asset, where, message):
 
 
 @pytest.mark.parametrize(
+    "ground",
+    [
+        '<geom type="plane" size="2 2 .1"/>',
+        '<geom type="hfield" hfield="h"/>',
+        '<body name="deck" pos="0.1 0 0"><geom type="plane" size="2 2 .1"/></body>',  # welded to a welded body
+    ],
+)
+def test_terrain_on_a_body_welded_to_the_world_holds_as_mujocos(tmp_path, ground):
+    """A plane or height field on a body without joints below the world (gym_xarm's floor body; refused before:
+    "attach_shape takes an artic shape other than Plane"): the world holds it at the body's pose, and a box dropped
+    on the tilted ground comes to rest where MuJoCo's does (1e-3 m)."""
+    path = tmp_path / "ground.xml"
+    path.write_text(
+        '<mujoco><asset><hfield name="h" nrow="2" ncol="2" size="2 2 .05 .1" elevation="0 0 0 0"/></asset>'
+        f'<worldbody><body name="floor" pos="0 0 -.1" euler="8 0 0">{ground}</body>'
+        '<body name="box" pos="0 0 .3"><freejoint/><geom type="box" size=".1 .1 .1"/></body></worldbody></mujoco>'
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = artic.load_mjcf(path)
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    md = mujoco.MjData(mm)
+    scene = artic.Scene(1, gravity=model.gravity, solver_type=model.solver_type)
+    model.add_to(scene)
+    for _ in range(500):
+        mujoco.mj_step(mm, md)
+        scene.step(mm.opt.timestep)
+    q = model.get_qpos(scene)[0]
+    normal, origin = np.array([0.0, -np.sin(np.radians(8)), np.cos(np.radians(8))]), np.array([0.0, 0.0, -0.1])
+    height, height_mj = normal @ (q[:3] - origin), normal @ (md.qpos[:3] - origin)
+    assert abs(height_mj - 0.1) < 2e-3 and abs(height - height_mj) < 1e-3, (height, height_mj)  # resting on it
+    if "hfield" not in ground:  # MuJoCo's box-hfield contacts slide it 2 cm further as it lands; its plane's do not
+        np.testing.assert_allclose(q[:3], md.qpos[:3], atol=1e-3)
+
+
+@pytest.mark.parametrize(
     "geom",
     [
         'type="sphere" size="0.1"',
