@@ -43,11 +43,19 @@ class Motion(IntEnum):
 
 
 class DriveType(IntEnum):
-    """`PxArticulationDriveType`: FORCE outputs a force/torque, ACCELERATION a mass-independent acceleration."""
+    """`PxArticulationDriveType`: FORCE outputs a force/torque, ACCELERATION a mass-independent acceleration, both
+    implicit PD rows solved with the constraints. Not PhysX's, for MuJoCo's actuators (an MJCF import's): EXPLICIT is
+    the force stiffness (target - q) + damping (target velocity - qdot) of the state the step starts with, clamped
+    to +-max_force (a force, whatever DRIVE_LIMITS_ARE_FORCES says) and applied as a joint force, as MuJoCo's Euler
+    integrator applies an actuator's; EXPLICIT_STIFFNESS applies the same force and then makes its damping implicit
+    after the constraint solve, with the joint's passive damping, as MuJoCo's implicitfast integrator does. Both act on
+    revolute and prismatic axes of articulations only."""
 
     FORCE = 0
     ACCELERATION = 1
     NONE = 2
+    EXPLICIT = 3
+    EXPLICIT_STIFFNESS = 4
 
 
 class CacheFlag(IntFlag):

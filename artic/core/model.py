@@ -103,10 +103,13 @@ class ArticulationModel:
         return 6 if self.floating else 0
 
 
-# drive codes of DofParams.dof_drive (which update rule a dof's drive row follows, constraints/drive.py)
+# drive codes of DofParams.dof_drive (which update rule a dof's drive row follows, constraints/drive.py); the
+# explicit ones have no row: their force joins the unconstrained step's (step_kernel._unconstrained_dynamics)
 DRIVE_NONE = wp.constant(0)
 DRIVE_FORCE = wp.constant(1)
 DRIVE_ACCELERATION = wp.constant(2)
+DRIVE_EXPLICIT = wp.constant(3)
+DRIVE_EXPLICIT_STIFFNESS = wp.constant(4)  # its damping implicit after the solve, as MuJoCo's implicitfast (passive.py)
 
 
 @wp.struct

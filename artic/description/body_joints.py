@@ -524,6 +524,8 @@ class JointBase(KnownAttributes):
             kind = DriveType(drive.drive_type)
         except ValueError:
             raise ValidationError(f"{owner}: unknown drive type {drive.drive_type!r}; use artic.DriveType") from None
+        if kind in (DriveType.EXPLICIT, DriveType.EXPLICIT_STIFFNESS):
+            raise ValidationError(f"{owner}: {kind.name} drives act on articulation joints only; use DriveType.FORCE")
         self._drive[k] = Drive(float(drive.stiffness), float(drive.damping), float(drive.max_force), kind)
         self._changed()
 

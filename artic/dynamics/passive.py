@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import warp as wp
 
+from ..core.control import ControlArrays
 from ..core.data import Kin, StepData
-from ..core.model import DofParams, Tree
+from ..core.model import DRIVE_EXPLICIT, DRIVE_EXPLICIT_STIFFNESS, DofParams, Tree
 from ..core.state import StateArrays
 from ..math.tree_ldl import tree_ldl_factor, tree_ldl_solve
 from .integrate import integrate_positions
@@ -53,6 +54,32 @@ def _root_damping(tree: Tree, dp: DofParams, st: StateArrays, kin: Kin, env: int
 
 
 @wp.func
+def explicit_drive_force(
+    tree: Tree, dp: DofParams, st: StateArrays, ctl: ControlArrays, sd: StepData, env: int, d: int
+) -> float:
+    """Dof d's explicit drive force (DriveType.EXPLICIT, EXPLICIT_STIFFNESS; 0 for the others): MuJoCo's actuator
+    force k (target - q) + c (target velocity - qdot) at the step's start, clamped to +-max_force, as its Euler and
+    implicitfast integrators apply it; the latter's implicit damping is `implicit_damping`'s."""
+    kind = dp.dof_drive[d]
+    if kind != DRIVE_EXPLICIT and kind != DRIVE_EXPLICIT_STIFFNESS:
+        return 0.0
+    v = sd.gen_v[env, tree.dof_gen[d]]  # the start velocity, until the unconstrained step advances it
+    f = dp.dof_stiffness[d] * (ctl.joint_target_position[env, d] - st.joint_q[env, d])
+    f = f + dp.dof_damping[d] * (ctl.joint_target_velocity[env, d] - v)
+    return wp.clamp(f, -dp.dof_max_force[d], dp.dof_max_force[d])
+
+
+@wp.func
+def implicit_damping(dp: DofParams, d: int) -> float:
+    """Dof d's damping that `mujoco_damping` makes implicit: its passive damping and an EXPLICIT_STIFFNESS drive's
+    (MuJoCo's implicitfast differentiates an actuator's force in the velocity: kv for a position servo)."""
+    c = dp.dof_passive[d][1]
+    if dp.dof_drive[d] == DRIVE_EXPLICIT_STIFFNESS:
+        c = c + dp.dof_damping[d]
+    return c
+
+
+@wp.func
 def _tree_links_end(tree: Tree, t: int) -> int:
     """One past tree t's last link (a forest's trees are concatenated, each from its root)."""
     if t + 1 < tree.tree_count:
@@ -70,7 +97,7 @@ def _tree_damped(tree: Tree, dp: DofParams, t: int) -> int:
         return 1
     for li in range(i, _tree_links_end(tree, t)):
         for k in range(tree.joint_dof_count[li]):
-            if dp.dof_passive[tree.joint_dof_start[li] + k][1] > 0.0:
+            if implicit_damping(dp, tree.joint_dof_start[li] + k) > 0.0:
                 return 1
     return 0
 
@@ -142,7 +169,7 @@ def mujoco_damping(
             for k in range(tree.joint_dof_count[li]):
                 d = tree.joint_dof_start[li] + k
                 g = tree.dof_gen[d]
-                sd.mass_matrix[env, g, g] = sd.mass_matrix[env, g, g] + dt * dp.dof_passive[d][1]
+                sd.mass_matrix[env, g, g] = sd.mass_matrix[env, g, g] + dt * implicit_damping(dp, d)
         for which in range(1 - with_vpos, 2):  # 0: gen_vpos, 1: gen_v
             # right-hand side D (v - v0) in sd.gen_a
             for k in range(ng):
@@ -152,7 +179,7 @@ def mujoco_damping(
                     d = tree.joint_dof_start[li] + k
                     g = tree.dof_gen[d]
                     u = wp.where(which == 0, sd.gen_vpos[env, g], sd.gen_v[env, g]) - sd.gen_v0[env, g]
-                    sd.gen_a[env, g] = dp.dof_passive[d][1] * u
+                    sd.gen_a[env, g] = implicit_damping(dp, d) * u
             if rg >= 0 and dp.link_root_damping[i] > 0.0:
                 u6 = wp.spatial_vector()
                 for k in range(6):

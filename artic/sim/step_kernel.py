@@ -57,7 +57,7 @@ from ..dynamics.kinematics import (
     link_velocities_env,
     quat_exp,
 )
-from ..dynamics.passive import mujoco_damping, passive_forces, tgs_mujoco_damping
+from ..dynamics.passive import explicit_drive_force, mujoco_damping, passive_forces, tgs_mujoco_damping
 from ..dynamics.rnea import rnea_env
 from ..enums import SolverType
 from ..math.spatial import unit
@@ -180,7 +180,7 @@ def _unconstrained_dynamics(
     for k in range(n_gen):
         sd.gen_f[env, k] = 0.0
     for d in range(n):
-        sd.gen_f[env, tree.dof_gen[d]] = ctl.joint_force[env, d]
+        sd.gen_f[env, tree.dof_gen[d]] = ctl.joint_force[env, d] + explicit_drive_force(tree, dp, st, ctl, sd, env, d)
     if dp.passive != 0:
         passive_forces(tree, dp, st, kin, sd, env, n)
     zero = wp.vec3(0.0)

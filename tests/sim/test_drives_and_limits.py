@@ -5,7 +5,8 @@ import pytest
 
 import artic
 from artic import Axis, CacheFlag, Drive, DriveType, Limit, Motion, SolverType
-from tests.support.scenes import prismatic_drive, run
+from tests.support.bodies import body
+from tests.support.scenes import MAX_F32, prismatic_drive, run
 
 
 @pytest.mark.parametrize(
@@ -51,6 +52,55 @@ def test_tgs_step_is_n_implicit_substeps(n_pos):
             x += rho * v
         assert q[step, 0, 0] == pytest.approx(x, rel=1e-5, abs=1e-6)
         assert qd[step, 0, 0] == pytest.approx(v, rel=1e-5, abs=1e-6)
+
+
+@pytest.mark.parametrize("solver", [SolverType.PGS, SolverType.TGS, SolverType.DIRECT])
+@pytest.mark.parametrize("kind", [DriveType.EXPLICIT, DriveType.EXPLICIT_STIFFNESS])
+@pytest.mark.parametrize("max_force", [MAX_F32, 30.0])
+def test_explicit_drives_are_mujocos_euler_and_implicitfast(solver, kind, max_force):
+    """One step from (x0, v0): EXPLICIT (MuJoCo's Euler actuator) gives v1 = v0 + dt f / m with f = clamp(kp (xT -
+    x0) + kd (vT - v0), +-max_force), its force a force even for PGS's impulse limits; EXPLICIT_STIFFNESS
+    (implicitfast) then makes its damping implicit after the solve: (m + dt kd) (v1 - v0) = dt f."""
+    dt, kp, kd, mass, x0, v0, xt, vt = 1 / 60, 400.0, 20.0, 0.5, 0.2, -0.5, 1.0, 0.3
+    art, scene = prismatic_drive(
+        solver,
+        stiffness=kp,
+        damping=kd,
+        mass=mass,
+        target=xt,
+        target_velocity=vt,
+        drive_type=kind,
+        max_force=max_force,
+    )
+    cache = art.create_cache()
+    cache.joint_position[:] = x0
+    cache.joint_velocity[:] = v0
+    art.apply_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
+    q, qd = run(art, scene, 1, dt)
+    f = float(np.clip(kp * (xt - x0) + kd * (vt - v0), -max_force, max_force))
+    v1 = v0 + dt * f / (mass if kind == DriveType.EXPLICIT else mass + dt * kd)
+    assert qd[0, 0, 0] == pytest.approx(v1, rel=1e-5, abs=1e-6)
+    assert q[0, 0, 0] == pytest.approx(x0 + dt * v1, rel=1e-5, abs=1e-6)
+
+
+def test_explicit_drives_are_refused_where_they_do_not_act():
+    """An explicit drive on a spherical joint is refused when the scene takes it, one on a body joint at once."""
+    art = artic.Articulation("ball")
+    art.set_articulation_flag(artic.ArticulationFlag.FIX_BASE)
+    root = art.create_link(None, artic.Transform(), "root")
+    link = art.create_link(root, None, "bob")
+    j = link.inbound_joint
+    j.set_joint_type(artic.JointType.SPHERICAL)
+    for ax in (Axis.TWIST, Axis.SWING1, Axis.SWING2):
+        j.set_motion(ax, Motion.FREE)
+    j.set_drive_params(Axis.TWIST, Drive(10.0, 1.0, 5.0, DriveType.EXPLICIT))
+    with pytest.raises(artic.ValidationError, match="explicit drive.*revolute or prismatic"):
+        scene = artic.Scene(1)
+        scene.add_articulation(art)
+        scene.step(0.01)
+    slider = artic.SliderJoint(body(artic.Box((0.05, 0.05, 0.05))), None, artic.Transform())
+    with pytest.raises(artic.ValidationError, match="EXPLICIT drives act on articulation joints only"):
+        slider.set_drive_params("z", Drive(10.0, 1.0, 5.0, DriveType.EXPLICIT))
 
 
 def test_acceleration_drive_is_mass_independent():

@@ -6,8 +6,8 @@ clamped to `ctrlrange` when control-limited (MuJoCo's XML reference, "actuator";
 mean "limited when the range is given"). The shortcuts are general actuators:
 
 * <motor>: gain 1, no bias. artic applies ``gear * clamp(ctrl)`` as a joint force (explicit, as in MuJoCo).
-* <position kp kv>: gain kp, bias (0, -kp, -kv): an implicit force drive of stiffness gear^2 kp, damping gear^2 kv and
-  target position ctrl / gear. dampratio and inheritrange are MuJoCo's compile-time rules (`_position_extras`);
+* <position kp kv>: gain kp, bias (0, -kp, -kv): an explicit drive (below) of stiffness gear^2 kp, damping gear^2 kv
+  and target position ctrl / gear. dampratio and inheritrange are MuJoCo's compile-time rules (`_position_extras`);
   timeconst is an activation filter (below).
 * <velocity kv>: gain kv, bias (0, 0, -kv): a drive of damping gear^2 kv and target velocity ctrl / gear.
 * <general>: gaintype fixed, dyntype none and biastype none or affine. With bias b1 != 0 it joins the drive's stiffness
@@ -39,8 +39,11 @@ damper are not in it: they are its PassiveParams, integrated as MuJoCo's Euler (
 combine exactly is reported: a forcerange on a drive actuator clamps the whole drive (the PhysX drive's max force, gear
 * max(|lo|, |hi|)), so it is exact only for a symmetric range on a joint that actuator drives alone.
 
-Differences from MuJoCo's Euler integrator: PhysX drives are implicit in stiffness and damping where MuJoCo's Euler
-treats actuator bias explicitly, a difference of order h * gain / (joint inertia) per step.
+The drives are explicit, as MuJoCo's integrators apply actuator forces: DriveType.EXPLICIT under `integrator="Euler"`
+(the force of the step's start state, clamped, applied as a joint force), EXPLICIT_STIFFNESS under implicitfast and
+implicit (the same force, its damping then made implicit after the constraint solve with the joint's own, as
+implicitfast's M + h D; dynamics/passive.py). PhysX's implicit drives (before 2026-11-29) were implicit in stiffness
+too: stiff servos on light links (kp 40 on 2e-3 kg m^2 at 4 ms) ran 0.03 rad from MuJoCo's, now 2e-7.
 
 * A spatial tendon transmission (tendon="name" of a <spatial>, spatial.py): any of the kinds above, and muscles
   (<muscle>, or <general> with gaintype/biastype/dyntype muscle, muscles.py). MuJoCo's force gain u + bias at the
@@ -486,6 +489,8 @@ def _set_drives(loader, acts):
     own spring and damper are its PassiveParams, outside the drive and so outside its force limit, as in
     MuJoCo)."""
     v = loader.v
+    # MuJoCo's Euler applies actuator forces explicitly; implicitfast (and implicit) makes their damping implicit
+    kind = DriveType.EXPLICIT_STIFFNESS if loader.opts.integrator.startswith("implicit") else DriveType.EXPLICIT
     approximate = []  # (actuator element, reasons) whose forcerange the drive bounds only approximately
     by_joint = {}
     for rec, act in acts:
@@ -517,7 +522,7 @@ def _set_drives(loader, acts):
             if why:
                 approximate.append((act, why))
         with v.context(group[0][1]):
-            joint.set_drive_params(ax, Drive(stiffness, damping, max_force, DriveType.FORCE))
+            joint.set_drive_params(ax, Drive(stiffness, damping, max_force, kind))
             joint.set_drive_target(ax, x0 / stiffness if stiffness > 0.0 else 0.0)
             joint.set_drive_velocity(ax, v0 / damping if damping > 0.0 else 0.0)
     if approximate:

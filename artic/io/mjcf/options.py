@@ -100,6 +100,12 @@ SOLVER_TOLERANCE = 1e-5
 # option attributes that change nothing artic simulates: the magnetic field acts on magnetometers only, apirate
 # on MuJoCo's remote API
 _HARMLESS_OPTIONS = ("magnetic", "apirate")
+# what artic steps for the integrators it does not follow (Euler and implicitfast it does: actuators.py, passive.py)
+_INTEGRATORS = {
+    "RK4": "artic steps MuJoCo's Euler: semi-implicit, joint damping implicit, actuator forces explicit",
+    "implicit": "artic steps implicitfast: joint and actuator damping implicit, the Coriolis terms' velocity "
+    "derivatives left out",
+}
 # the medium: MuJoCo's inertia-box fluid model on every link (description/fluid.py)
 _MEDIUM = ("density", "viscosity", "wind")
 # artic's link and joint caps standing in for "no cap"
@@ -123,6 +129,7 @@ class Options:
     cone: str = "pyramidal"  # MuJoCo's friction cone: the soft normal row's regularizer (contact_rows._cone_factor)
     impratio: float = 1.0
     solver: str = "Newton"  # MuJoCo's solver: Newton and CG map to SolverType.DIRECT, PGS to PGS (module docstring)
+    integrator: str = "Euler"  # Euler: explicit actuator drives; implicit(fast): their damping implicit (actuators.py)
     fluid: Fluid | None = None  # the medium (density, viscosity, wind), None when MuJoCo's is vacuum
 
 
@@ -160,11 +167,11 @@ def read_options(v: XmlValues, root: ET.Element, soft: bool = True) -> Options:
                 raise v.fail(opt, f"attribute impratio='{opt.get('impratio')}' must be > 0")
         if not soft and ("cone" in opt.attrib or "impratio" in opt.attrib):
             dropped.append((opt, "attributes cone and impratio (soft constraints are off: soft_constraints=False)"))
-        integrator = v.choice(
-            opt, "integrator", opt.get("integrator", "Euler"), ("Euler", "RK4", "implicit", "implicitfast")
+        opts.integrator = v.choice(
+            opt, "integrator", opt.get("integrator", opts.integrator), ("Euler", "RK4", "implicit", "implicitfast")
         )
-        if integrator != "Euler":
-            dropped.append((opt, f"attribute integrator='{integrator}' (artic integrates with semi-implicit Euler)"))
+        if "integrator" in opt.attrib and opts.integrator in ("RK4", "implicit"):
+            dropped.append((opt, f"attribute integrator='{opts.integrator}' ({_INTEGRATORS[opts.integrator]})"))
         if any(name in opt.attrib for name in _MEDIUM):
             medium = opts.fluid or Fluid()
             density = v.number(opt, "density", text=opt.get("density", str(medium.density)), minimum=0.0)

@@ -17,6 +17,8 @@ import warp as wp
 from ...constraints.dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, ROW_VELOCITY_LIMIT, DofRows
 from ...core.model import (
     DRIVE_ACCELERATION,
+    DRIVE_EXPLICIT,
+    DRIVE_EXPLICIT_STIFFNESS,
     DRIVE_FORCE,
     JOINT_FIX,
     JOINT_FREE_ROOT,
@@ -30,6 +32,14 @@ from ...description.fluid import inertia_box
 from ...description.mass_check import dof_inverse_weights
 from ...description.softness import softness_row
 from ...enums import ArticulationFlag, DriveType, JointType, Motion
+from ...errors import ValidationError
+
+_DRIVE_CODES = {
+    DriveType.FORCE: DRIVE_FORCE,
+    DriveType.ACCELERATION: DRIVE_ACCELERATION,
+    DriveType.EXPLICIT: DRIVE_EXPLICIT,
+    DriveType.EXPLICIT_STIFFNESS: DRIVE_EXPLICIT_STIFFNESS,
+}
 
 
 def _tree_arrays(art: Articulation) -> dict:
@@ -274,14 +284,21 @@ def _tree_dof_arrays(art: Articulation) -> dict:
                 has_drive = drive.drive_type != DriveType.NONE
             else:  # linear: it needs a force limit and a gain
                 has_drive = drive.max_force > 0.0 and (drive.stiffness > 0.0 or drive.damping > 0.0)
-            if has_drive:
-                h["dof_drive"][d] = int(
-                    DRIVE_ACCELERATION if drive.drive_type == DriveType.ACCELERATION else DRIVE_FORCE
+            explicit = drive.drive_type in (DriveType.EXPLICIT, DriveType.EXPLICIT_STIFFNESS)
+            if explicit and (
+                j.get_joint_type() not in (JointType.REVOLUTE, JointType.REVOLUTE_UNWRAPPED, JointType.PRISMATIC)
+                or len(axes) != 1
+            ):
+                raise ValidationError(
+                    f"articulation '{art.name}': joint of link '{link.name}': an explicit drive "
+                    f"({drive.drive_type.name}) acts on a revolute or prismatic joint only; use DriveType.FORCE"
                 )
+            if has_drive:
+                h["dof_drive"][d] = int(_DRIVE_CODES[drive.drive_type])
             if j.friction_coefficient > 0.0 and not new_friction:
                 kinds.append(int(ROW_FRICTION_COEF))
                 dofs.append(d)
-            if has_drive:
+            if has_drive and not explicit:  # an explicit drive's force is no row (step_kernel)
                 kinds.append(int(ROW_DRIVE))
                 dofs.append(d)
             if new_friction:
@@ -314,7 +331,10 @@ def dof_row_arrays(arts: list[Articulation]) -> dict:
         h["dof_link"][dofs : dofs + art.dof_count] += links
         links, dofs, rows = links + art.link_count, dofs + art.dof_count, rows + nr
     h["row_count"] = rows
-    h["passive"] = int(bool(np.any(h["dof_passive"][:, :2] > 0.0) or np.any(h["link_root_damping"] > 0.0)))
+    implicit_drive = (h["dof_drive"] == int(DRIVE_EXPLICIT_STIFFNESS)) & (h["dof_damping"] > 0.0)  # passive.py damps it
+    h["passive"] = int(
+        bool(np.any(h["dof_passive"][:, :2] > 0.0) or np.any(h["link_root_damping"] > 0.0) or np.any(implicit_drive))
+    )
     return h
 
 
