@@ -5,11 +5,30 @@ the joint transmits in the unconstrained forward dynamics (T about the child COM
 TGS clamps each iteration on its own (accumulator reset).
 Effort model: J' = J_acc - v R; it sticks while |J'| <= static * dt, else slides at +-(dynamic * dt + viscous * dt
 * |v|). The accumulator persists over all iterations of the step.
+MuJoCo's soft frictionloss (a joint's friction_softness): one box row of +-static * dt whose target is MuJoCo's
+reference, v0 - dt b v0 (no position term: the row's violation is 0), and cfm its regularizer (1 - d0) / d0 w at
+the dof's inverse weight w, so that a joint pushed below its friction effort creeps as in MuJoCo (soft_friction_row).
 """
 
 from __future__ import annotations
 
 import warp as wp
+
+from .softness import soft_params, soft_row
+
+
+@wp.func
+def soft_friction_row(p: soft_params, v0: float, weight: float, dt: float) -> wp.vec2:
+    """(target, cfm) of a soft friction row (MuJoCo's frictionloss row) for a dof moving at v0 at the step's start."""
+    return soft_row(p, 0.0, v0, weight, dt, dt)
+
+
+@wp.func
+def soft_friction_impulse(row: wp.vec2, accumulated: float, v: float, response: float, bound: float) -> float:
+    """New accumulated impulse of a soft friction row (soft_friction_row's (target, cfm)): the Gauss-Seidel update
+    of v + cfm lambda = target within +-bound; response: the dof's r (+ its cfm)."""
+    trial = accumulated + (row[0] - v - row[1] * accumulated) / (response + row[1])
+    return wp.clamp(trial, -bound, bound)
 
 
 @wp.func

@@ -59,6 +59,7 @@ from .coupling_rows import (
     mimic_value,
 )
 from .dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, DofRows
+from .friction import soft_friction_row
 from .softness import SOFT_HARD, is_soft
 from .tendon import spatial_limit_error
 
@@ -261,7 +262,11 @@ def add_dof_rows(
                 add_dof(rf, env, i, col, 1.0)
         elif kind == ROW_FRICTION:
             static = dp.dof_static_friction[d] * h
-            if static > 0.0 or dp.dof_dynamic_friction[d] > 0.0:
+            if is_soft(dp.dof_friction_soft[d]) and static > 0.0:  # MuJoCo's frictionloss: a soft box
+                soft = soft_friction_row(dp.dof_friction_soft[d], sd.gen_v0[env, col], dp.dof_inverse_weight[d], h)
+                i = new_row(rf, env, n_gen, SRC_DOF, r, soft[0], soft[1], -static, static)
+                add_dof(rf, env, i, col, 1.0)
+            elif static > 0.0 or dp.dof_dynamic_friction[d] > 0.0:
                 i = new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 0.0, -static, static)
                 rf.findex[env, i] = FRICTION_CONSTANT
                 rf.mu_static[env, i] = static

@@ -126,6 +126,7 @@ class DofParams:
     dof_limit_low: wp.array(dtype=float)  # (n,) [rad or m]; only read for LIMITED dofs
     dof_limit_high: wp.array(dtype=float)  # (n,) [rad or m]
     dof_limit_soft: wp.array(dtype=soft_params)  # (n,) solref, solimp of a soft limit; zeros: hard
+    dof_friction_soft: wp.array(dtype=soft_params)  # (n,) of MuJoCo's soft frictionloss; zeros: PhysX's friction
     dof_inverse_weight: wp.array(dtype=float)  # (n,) (M^-1)_dd at the reference pose, a soft limit's scale
     dof_max_velocity: wp.array(dtype=float)  # (n,) [rad/s or m/s]
     dof_friction_coef: wp.array(dtype=float)  # (n,) the joint's coefficient (deprecated model)

@@ -90,6 +90,7 @@ class Joint(KnownAttributes):
         self._friction_coefficient = 0.05
         self._deadzone = {}  # Axis -> Deadzone (description/deadzone.py)
         self._limit_softness = None  # Softness of every limited axis (description/softness.py); None: hard
+        self._friction_softness = None  # Softness of its friction effort (MuJoCo's frictionloss); None: PhysX's
 
     def __repr__(self):
         return f"Joint('{self.name}', {self._type.name})"
@@ -203,6 +204,19 @@ class Joint(KnownAttributes):
     @limit_softness.setter
     def limit_softness(self, value: Softness | None) -> None:
         self._limit_softness = check_softness(self._owner(), value)
+        self._changed()
+
+    @property
+    def friction_softness(self) -> Softness | None:
+        """MuJoCo's soft joint friction (frictionloss with solreffriction, solimpfriction) for every axis with a
+        static friction effort: one row bounded by +-the effort, with MuJoCo's reference acceleration (-b qdot) and
+        regularizer, so that a joint pushed below its friction effort still creeps as MuJoCo's does; None (the
+        default): PhysX's static, dynamic and viscous friction model."""
+        return self._friction_softness
+
+    @friction_softness.setter
+    def friction_softness(self, value: Softness | None) -> None:
+        self._friction_softness = check_softness(self._owner(), value)
         self._changed()
 
     def set_drive_params(self, axis: Axis, drive: Drive) -> None:

@@ -26,7 +26,12 @@ from ..constraints.coupling_rows import (
 )
 from ..constraints.dof_rows import ROW_DRIVE, ROW_FRICTION, ROW_FRICTION_COEF, ROW_LIMIT, ROW_VELOCITY_LIMIT, DofRows
 from ..constraints.drive import drive_impulse
-from ..constraints.friction import coefficient_friction_impulse, effort_friction_impulse
+from ..constraints.friction import (
+    coefficient_friction_impulse,
+    effort_friction_impulse,
+    soft_friction_impulse,
+    soft_friction_row,
+)
 from ..constraints.limit import limit_impulse, soft_limit_impulse
 from ..constraints.mimic import mimic_impulse
 from ..constraints.softness import SOFT_HARD, is_soft
@@ -209,14 +214,20 @@ def sweep_dof_rows(
                 sd.row_lambda[env, r] = new
         elif kind == ROW_FRICTION:
             acc = sd.row_lambda[env, r]
-            new = effort_friction_impulse(
-                acc,
-                v,
-                recip,
-                dp.dof_static_friction[d] * dt,
-                dp.dof_dynamic_friction[d] * dt,
-                dp.dof_viscous_friction[d] * dt,
-            )
+            new = float(0.0)
+            if is_soft(dp.dof_friction_soft[d]):  # MuJoCo's frictionloss
+                row = soft_friction_row(dp.dof_friction_soft[d], sd.gen_v0[env, col], dp.dof_inverse_weight[d], dt)
+                bound = dp.dof_static_friction[d] * dt
+                new = soft_friction_impulse(row, acc, v, sd.dof_r[env, d] + dp.dof_cfm[d], bound)
+            else:
+                new = effort_friction_impulse(
+                    acc,
+                    v,
+                    recip,
+                    dp.dof_static_friction[d] * dt,
+                    dp.dof_dynamic_friction[d] * dt,
+                    dp.dof_viscous_friction[d] * dt,
+                )
             delta = new - acc
             sd.row_lambda[env, r] = new
         elif kind == ROW_LIMIT:

@@ -21,10 +21,9 @@ How MJCF maps onto PhysX-style articulations:
 * A top-level body with a free joint is a floating base; any other top-level body hangs from a fixed root at the world
   origin. Ball joints are spherical joints with three free axes (their cone range is not mapped).
 * Joint q is MuJoCo's qpos: the child frame is turned back by `ref`, so the body sits where the file puts it at q = ref
-  (MuJoCo's qpos0), and range and springref need no shift. Joint stiffness, damping and springref are the joint's
-  PassiveParams (integrated as MuJoCo's Euler: options.py); frictionloss is PhysX's static and dynamic friction effort,
-  armature the joint armature. A range alone limits the joint (compiler autolimits, MuJoCo 3's default).
-* <option> and MuJoCo's defaults (no link damping, no sleeping, no velocity caps): see options.py.
+  (MuJoCo's qpos0), and range and springref need no shift. Joint stiffness, damping and springref are PassiveParams
+  (passive.py), frictionloss a friction effort (soft with soft constraints: friction_softness), armature the joint's.
+  A range alone limits the joint (compiler autolimits). <option> and MuJoCo's defaults: see options.py.
 * Actuators (motor, position, velocity, general) become drives and joint forces driven by `MjcfControl`; all are listed
   in `MjcfModel.actuators`, in file order (the ctrl columns): see actuators.py.
 * Contact: contype/conaffinity are the shapes' collision group/mask (self-collision between bodies follows them, as in
@@ -698,8 +697,7 @@ class _Loader:
         damping = v.number(j, "damping", text=a["damping"], minimum=0.0) if self.opts.damper else 0.0
         loss = v.number(j, "frictionloss", text=a["frictionloss"], minimum=0.0) if self.opts.frictionloss else 0.0
         k = v.number(j, "stiffness", text=a["stiffness"], minimum=0.0) if self.opts.spring else 0.0
-        # MuJoCo's ref is the joint position at which the body sits where the file puts it (qpos0 = ref); range and
-        # springref are in the same coordinate. Turning the child frame back by ref keeps artic's q equal to qpos.
+        # qpos0 = ref: the child frame turned back by ref keeps artic's q MuJoCo's qpos (module docstring)
         to_rad = self._angle if kind == "hinge" else float
         ref, springref = (to_rad(v.number(j, name, text=a[name])) for name in ("ref", "springref"))
         if kind == "hinge":
@@ -710,6 +708,8 @@ class _Loader:
         if spring_damper is not None:
             self.spring_dampers.append((art, joint, axes, spring_damper, springref))
         with v.context(j):
+            if loss > 0.0 and self.opts.soft:  # MuJoCo's frictionloss row is soft as its limits are
+                joint.friction_softness = read_softness(v, j, a, "solreffriction", "solimpfriction")
             if rng is not None and self.opts.soft:  # MuJoCo's soft limit (io/mjcf/softness.py), at its margin
                 joint.limit_softness = read_softness(v, j, a, "solreflimit", "solimplimit")
                 self.ranges[id(joint)] = rng  # the file's range (inheritrange), not the margin's

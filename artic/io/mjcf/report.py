@@ -106,7 +106,10 @@ USED = {
     | _ORIENT,
 }
 # read only with soft constraints on (load_mjcf's soft_constraints): MuJoCo's soft contacts and limits
-SOFT_USED = {"geom": {"solref", "solimp", "solmix", "gap"}, "joint": {"solreflimit", "solimplimit", "margin"}}
+SOFT_USED = {
+    "geom": {"solref", "solimp", "solmix", "gap"},
+    "joint": {"solreflimit", "solimplimit", "margin", "solreffriction", "solimpfriction"},
+}
 # sections, and the <default> children of their elements, read and reported elsewhere
 OWNED = {
     "option",

@@ -215,8 +215,12 @@ def _tree_dof_arrays(art: Articulation) -> dict:
         )
     }
     h["dof_limit_soft"] = np.zeros((n, SOFT_PARAMS), f)
+    h["dof_friction_soft"] = np.zeros((n, SOFT_PARAMS), f)
     h["dof_passive"] = np.zeros((n, 3), f)
-    soft = any(lk.inbound_joint.limit_softness is not None for lk in topo.links[1:])
+    soft = any(
+        lk.inbound_joint.limit_softness is not None or lk.inbound_joint.friction_softness is not None
+        for lk in topo.links[1:]
+    )
     weights = dof_inverse_weights(art) if soft else {}
     h.update({k: np.zeros(n, np.int32) for k in ("dof_drive", "dof_quat_drive", "dof_link")})
     h.update(
@@ -271,6 +275,7 @@ def _tree_dof_arrays(art: Articulation) -> dict:
             lim = j.get_limit_params(ax)
             h["dof_limit_low"][d], h["dof_limit_high"][d] = lim.low, lim.high
             h["dof_limit_soft"][d] = softness_row(j.limit_softness)
+            h["dof_friction_soft"][d] = softness_row(j.friction_softness)
             h["dof_inverse_weight"][d] = weights.get((link, ax), 0.0)
             h["dof_max_velocity"][d] = j.get_max_joint_velocity(ax)
             h["dof_friction_coef"][d] = j.friction_coefficient
