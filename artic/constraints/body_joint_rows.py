@@ -189,9 +189,19 @@ def joint_coordinates(jt: BodyJointTable, ja: BodyJointArrays, env: int, j: int,
 
 @wp.func
 def slot_wrenches(
-    jt: BodyJointTable, j: int, slot: int, xc: wp.transform, xd: wp.transform, dirs: wp.mat33, o: wp.vec3
+    jt: BodyJointTable,
+    j: int,
+    slot: int,
+    xc: wp.transform,
+    xd: wp.transform,
+    dirs: wp.mat33,
+    o: wp.vec3,
+    own_points: int = 0,
 ) -> tuple[wp.spatial_vector, wp.spatial_vector]:
-    """Unit wrenches (torque about O, force) on A and on B whose generalized impulses make slot's row."""
+    """Unit wrenches (torque about O, force) on A and on B whose generalized impulses make slot's row. A linear
+    row acts at C's origin on both bodies (PhysX's joint), or with `own_points` at C's on A and at D's on B, as
+    MuJoCo's connect and weld measure each body at its own anchor (apart by the joint's error, which a soft joint
+    lets grow: 0.28 m in gym-aloha's end-effector scenes, where B's spin moved C's point 30 % off MuJoCo's rows)."""
     if slot < 3:
         u = wp.vec3(dirs[slot, 0], dirs[slot, 1], dirs[slot, 2])
         w = wp.spatial_vector(u, wp.vec3(0.0))
@@ -210,7 +220,31 @@ def slot_wrenches(
     e[slot - 3] = 1.0
     u = wp.transform_vector(xd, e)
     w = wp.spatial_vector(wp.cross(pc, u), u)
+    if own_points != 0:
+        return w, wp.spatial_vector(wp.cross(wp.transform_get_translation(xd) - o, u), u)
     return w, w
+
+
+@wp.func
+def _weld_rotation_row(xc: wp.transform, xd: wp.transform, k: int) -> wp.vec4:
+    """(value, direction) of rotation row k of a MuJoCo-soft weld, in angle units: MuJoCo's residual is the vector
+    part e of conj(q_C) q_D (sin(angle / 2) about the axis; C and D coincide at qpos0, as MuJoCo's relpose makes
+    body1's and body2's frames), whose rate is 0.5 N (w_D - w_C) with column i of N the vector part of conj(q_C)
+    (b_i, 0) q_D. The row is -2 e_k, its direction N's row k (so that the row's rate, direction . (w_A - w_B),
+    is the value's): MuJoCo's row scaled by -2, which the factor 4 on its weight and the half angles of the
+    impedance undo. The angle rows of joint_coordinates agree with it to first order only (1 % off at 0.1 rad,
+    30 % at the 0.7 rad that gym-aloha's end-effector welds start from)."""
+    qc = wp.transform_get_rotation(xc)
+    qd = wp.transform_get_rotation(xd)
+    qci = wp.quat_inverse(qc)
+    err = qci * qd
+    u = wp.vec3(0.0)
+    for i in range(3):
+        b = wp.quat(0.0, 0.0, 0.0, 0.0)
+        b[i] = 1.0
+        n = qci * b * qd
+        u[i] = n[k]
+    return wp.vec4(-2.0 * err[k], u[0], u[1], u[2])
 
 
 @wp.func
@@ -610,7 +644,12 @@ def setup_body_joints(
                     value = value - ja.lock_value[env, k]
                 elif ja.range_low[env, k] == -wp.inf and ja.range_high[env, k] == wp.inf:
                     active = ROW_OFF
-            wa, wb = slot_wrenches(jt, j, slot, xc, xd, dirs, o)
+            wa, wb = slot_wrenches(jt, j, slot, xc, xd, dirs, o, int(is_soft(jt.row_soft[r])))
+            if slot < 3 and kind == BODY_ROW_BILATERAL and is_soft(jt.row_soft[r]):
+                mj = _weld_rotation_row(xc, xd, slot)  # MuJoCo's weld: its quaternion error, at any angle
+                value = mj[0]
+                wa = wp.spatial_vector(wp.vec3(mj[1], mj[2], mj[3]), wp.vec3(0.0))
+                wb = wa
             ja.row_wrench_a[env, r] = wa
             ja.row_wrench_b[env, r] = wb
             resp = float(0.0)
