@@ -1,8 +1,9 @@
 """Model files shipped inside packages that cannot join the test extra: robosuite (its dependencies pin numpy 1.x),
-myo_sim (myosuite's models; myosuite pins an older gymnasium), metaworld (it pins MuJoCo 3.3) and mujoco_warp (its
-test models; not needed otherwise). Their wheels are fetched from the package index
-without dependencies, unpacked once into ~/.cache/artic-test-models, and only their asset files are read; nothing is
-installed or imported. A package that is installed anyway is used in place. Without the index the tests skip."""
+myo_sim (myosuite's models; myosuite pins an older gymnasium), metaworld (it pins MuJoCo 3.3), and mujoco_warp,
+gym_aloha, gym_xarm and mjlab, whose model files alone the tests need (ALOHA, xArm, Unitree G1 and Go1, YAM). Their
+wheels are fetched from the package index without dependencies, unpacked once into ~/.cache/artic-test-models, and
+only their asset files are read; nothing is installed or imported. A package that is installed anyway is used in
+place. Without the index the tests skip."""
 
 from __future__ import annotations
 
@@ -17,8 +18,16 @@ import pytest
 CACHE = Path.home() / ".cache" / "artic-test-models"
 # the versions the tests' file lists and figures are for; metaworld pins an older MuJoCo, mujoco_warp's test models
 # include menagerie's ALOHA scene
-PINNED = {"robosuite": "1.5.2", "myo_sim": "0.2.3", "metaworld": "3.1.1", "mujoco_warp": "4.0.0"}
-_PIP_NAME = {"myo_sim": "myo-sim", "mujoco_warp": "mujoco-warp"}
+PINNED = {
+    "robosuite": "1.5.2",
+    "myo_sim": "0.2.3",
+    "metaworld": "3.1.1",
+    "mujoco_warp": "4.0.0",
+    "gym_aloha": "0.1.5",
+    "gym_xarm": "0.1.1",
+    "mjlab": "1.6.0",
+}
+_PIP_NAME = {"myo_sim": "myo-sim", "mujoco_warp": "mujoco-warp", "gym_aloha": "gym-aloha", "gym_xarm": "gym-xarm"}
 
 
 def package_root(name: str) -> Path:

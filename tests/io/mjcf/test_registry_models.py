@@ -43,6 +43,9 @@ FILES = [
     ("mujoco_warp", "test_data/aloha_pot/scene.xml"),
     ("mujoco_warp", "test_data/humanoid/humanoid.xml"),
     ("mujoco_warp", "test_data/mug/mug.xml"),
+    ("gym_aloha", "assets/*.xml"),
+    ("gym_xarm", "tasks/assets/*.xml"),
+    ("mjlab", "asset_zoo/robots/*/xmls/*.xml"),
 ]
 # files whose contact problem at qpos0 has no bounded answer, in MuJoCo too; their runs are not compared (the
 # non-finite state artic reaches is reported by the scene, as any is)
