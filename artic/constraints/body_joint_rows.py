@@ -567,7 +567,8 @@ def _mujoco_soft_coefficients(
     table's angular weights carry the factor 4 that this change of units gives the regularizer). As MuJoCo 4's
     equality rows, the reference also cancels the row's velocity-product acceleration J-dot q-dot (a swinging
     body's centripetal acceleration at its pin), taken along the row's start direction: C's and D's accelerations
-    at zero generalized accelerations, differenced on D's axes (linear slots) or the angle rates' directions."""
+    at zero generalized accelerations, differenced on D's axes (linear slots) or on the row's own direction (a weld's
+    quaternion rows)."""
     norm2 = float(0.0)
     soft = int(0)
     span = jt.joint_span[j]
@@ -580,7 +581,7 @@ def _mujoco_soft_coefficients(
             norm2 += e * e
     if soft == 0:
         return
-    xc, xd, _tcd, _raw, dirs = joint_kinematics(jt, link_pose, env, j)
+    xc, xd, _tcd, _raw, _dirs = joint_kinematics(jt, link_pose, env, j)
     ac = _point_bias(link_v, link_bias, env, jt.joint_link_a[j], wp.transform_get_translation(xc) - o)
     ad = _point_bias(link_v, link_bias, env, jt.joint_link_b[j], wp.transform_get_translation(xd) - o)
     rel_lin = wp.spatial_bottom(ac) - wp.spatial_bottom(ad)
@@ -593,8 +594,8 @@ def _mujoco_soft_coefficients(
             if slot >= 3:
                 k = slot - 3
                 jdot = wp.dot(wp.vec3(axes[0, k], axes[1, k], axes[2, k]), rel_lin)
-            else:
-                jdot = wp.dot(wp.vec3(dirs[slot, 0], dirs[slot, 1], dirs[slot, 2]), rel_ang)
+            else:  # the row's own direction: a weld's quaternion row (_weld_rotation_row)
+                jdot = wp.dot(wp.spatial_top(ja.row_wrench_a[env, r]), rel_ang)
             vel = _span_dot(ja.row_g, v0, env, r, span)
             row = soft_row_at(jt.row_soft[r], ja.row_value[env, r], wp.sqrt(norm2), vel, jt.row_weight[r], dt, dt)
             ja.row_coef[env, r] = vec5(0.0, row[1], -1.0, 1.0, row[0] - dt * jdot)
