@@ -31,7 +31,7 @@ import warp as wp
 
 from ..core.data import Kin
 from ..core.model import DRIVE_NONE, Tree
-from .body_joint_frames import MODE_DISTANCE, body_pose, joint_slots, unwrap, vec6
+from .body_joint_frames import MODE_DISTANCE, body_pose, joint_slots, point_bias, unwrap, vec6, weld_rotation_row
 from .coupling_rows import add_jacobian_transpose
 from .drive import drive_coefficients, drive_impulse, vec5
 from .limit import limit_impulse
@@ -223,28 +223,6 @@ def slot_wrenches(
     if own_points != 0:
         return w, wp.spatial_vector(wp.cross(wp.transform_get_translation(xd) - o, u), u)
     return w, w
-
-
-@wp.func
-def _weld_rotation_row(xc: wp.transform, xd: wp.transform, k: int) -> wp.vec4:
-    """(value, direction) of rotation row k of a MuJoCo-soft weld, in angle units: MuJoCo's residual is the vector
-    part e of conj(q_C) q_D (sin(angle / 2) about the axis; C and D coincide at qpos0, as MuJoCo's relpose makes
-    body1's and body2's frames), whose rate is 0.5 N (w_D - w_C) with column i of N the vector part of conj(q_C)
-    (b_i, 0) q_D. The row is -2 e_k, its direction N's row k (so that the row's rate, direction . (w_A - w_B),
-    is the value's): MuJoCo's row scaled by -2, which the factor 4 on its weight and the half angles of the
-    impedance undo. The angle rows of joint_coordinates agree with it to first order only (1 % off at 0.1 rad,
-    30 % at the 0.7 rad that gym-aloha's end-effector welds start from)."""
-    qc = wp.transform_get_rotation(xc)
-    qd = wp.transform_get_rotation(xd)
-    qci = wp.quat_inverse(qc)
-    err = qci * qd
-    u = wp.vec3(0.0)
-    for i in range(3):
-        b = wp.quat(0.0, 0.0, 0.0, 0.0)
-        b[i] = 1.0
-        n = qci * b * qd
-        u[i] = n[k]
-    return wp.vec4(-2.0 * err[k], u[0], u[1], u[2])
 
 
 @wp.func
@@ -529,26 +507,6 @@ def soft_coefficients(jt: BodyJointTable, r: int, h: float, dt: float) -> vec5:
 
 
 @wp.func
-def _point_bias(
-    link_v: wp.array2d(dtype=wp.spatial_vector),
-    link_bias: wp.array2d(dtype=wp.spatial_vector),
-    env: int,
-    link: int,
-    p: wp.vec3,
-) -> wp.spatial_vector:
-    """(angular, linear) acceleration of the point p (relative to O) fixed on `link` at zero generalized
-    accelerations: (alpha, a_O + alpha x p + w x (v_O + w x p)); zero for a static body."""
-    if link < 0:
-        return wp.spatial_vector()
-    v = link_v[env, link]
-    a = link_bias[env, link]
-    w = wp.spatial_top(v)
-    alpha = wp.spatial_top(a)
-    lin = wp.spatial_bottom(a) + wp.cross(alpha, p) + wp.cross(w, wp.spatial_bottom(v) + wp.cross(w, p))
-    return wp.spatial_vector(alpha, lin)
-
-
-@wp.func
 def _mujoco_soft_coefficients(
     jt: BodyJointTable,
     ja: BodyJointArrays,
@@ -582,8 +540,8 @@ def _mujoco_soft_coefficients(
     if soft == 0:
         return
     xc, xd, _tcd, _raw, _dirs = joint_kinematics(jt, link_pose, env, j)
-    ac = _point_bias(link_v, link_bias, env, jt.joint_link_a[j], wp.transform_get_translation(xc) - o)
-    ad = _point_bias(link_v, link_bias, env, jt.joint_link_b[j], wp.transform_get_translation(xd) - o)
+    ac = point_bias(link_v, link_bias, env, jt.joint_link_a[j], wp.transform_get_translation(xc) - o)
+    ad = point_bias(link_v, link_bias, env, jt.joint_link_b[j], wp.transform_get_translation(xd) - o)
     rel_lin = wp.spatial_bottom(ac) - wp.spatial_bottom(ad)
     rel_ang = wp.spatial_top(ac) - wp.spatial_top(ad)
     axes = wp.quat_to_matrix(wp.transform_get_rotation(xd))
@@ -594,7 +552,7 @@ def _mujoco_soft_coefficients(
             if slot >= 3:
                 k = slot - 3
                 jdot = wp.dot(wp.vec3(axes[0, k], axes[1, k], axes[2, k]), rel_lin)
-            else:  # the row's own direction: a weld's quaternion row (_weld_rotation_row)
+            else:  # the row's own direction: a weld's quaternion row (weld_rotation_row)
                 jdot = wp.dot(wp.spatial_top(ja.row_wrench_a[env, r]), rel_ang)
             vel = _span_dot(ja.row_g, v0, env, r, span)
             row = soft_row_at(jt.row_soft[r], ja.row_value[env, r], wp.sqrt(norm2), vel, jt.row_weight[r], dt, dt)
@@ -647,7 +605,7 @@ def setup_body_joints(
                     active = ROW_OFF
             wa, wb = slot_wrenches(jt, j, slot, xc, xd, dirs, o, int(is_soft(jt.row_soft[r])))
             if slot < 3 and kind == BODY_ROW_BILATERAL and is_soft(jt.row_soft[r]):
-                mj = _weld_rotation_row(xc, xd, slot)  # MuJoCo's weld: its quaternion error, at any angle
+                mj = weld_rotation_row(xc, xd, slot)  # MuJoCo's weld: its quaternion error, at any angle
                 value = mj[0]
                 wa = wp.spatial_vector(wp.vec3(mj[1], mj[2], mj[3]), wp.vec3(0.0))
                 wb = wa

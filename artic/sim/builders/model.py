@@ -192,6 +192,20 @@ def refresh_model(m: ArticulationModel, arts: Articulation | Iterable[Articulati
     m.flags = int(arts[0].get_articulation_flags())
 
 
+def _explicit_drive(art: Articulation, link, drive, n_axes: int) -> bool:
+    """Whether `drive` (of link's inbound joint) is explicit (DriveType.EXPLICIT, EXPLICIT_STIFFNESS: a joint force,
+    no solver row); refused on a joint other than a revolute or prismatic one."""
+    if drive.drive_type not in (DriveType.EXPLICIT, DriveType.EXPLICIT_STIFFNESS):
+        return False
+    kind = link.inbound_joint.get_joint_type()
+    if kind not in (JointType.REVOLUTE, JointType.REVOLUTE_UNWRAPPED, JointType.PRISMATIC) or n_axes != 1:
+        raise ValidationError(
+            f"articulation '{art.name}': joint of link '{link.name}': an explicit drive ({drive.drive_type.name}) "
+            "acts on a revolute or prismatic joint only; use DriveType.FORCE"
+        )
+    return True
+
+
 def _tree_dof_arrays(art: Articulation) -> dict:
     """Host arrays of one articulation's dof and link parameters and its row table, in low-level dof/link order."""
     topo = art._topology()
@@ -214,13 +228,10 @@ def _tree_dof_arrays(art: Articulation) -> dict:
             "dof_inverse_weight",
         )
     }
-    h["dof_limit_soft"] = np.zeros((n, SOFT_PARAMS), f)
-    h["dof_friction_soft"] = np.zeros((n, SOFT_PARAMS), f)
+    h.update({k: np.zeros((n, SOFT_PARAMS), f) for k in ("dof_limit_soft", "dof_friction_soft")})
     h["dof_passive"] = np.zeros((n, 3), f)
-    soft = any(
-        lk.inbound_joint.limit_softness is not None or lk.inbound_joint.friction_softness is not None
-        for lk in topo.links[1:]
-    )
+    joints = [lk.inbound_joint for lk in topo.links[1:]]  # soft rows scale by the dofs' inverse weights
+    soft = any(j.limit_softness is not None or j.friction_softness is not None for j in joints)
     weights = dof_inverse_weights(art) if soft else {}
     h.update({k: np.zeros(n, np.int32) for k in ("dof_drive", "dof_quat_drive", "dof_link")})
     h.update(
@@ -289,15 +300,7 @@ def _tree_dof_arrays(art: Articulation) -> dict:
                 has_drive = drive.drive_type != DriveType.NONE
             else:  # linear: it needs a force limit and a gain
                 has_drive = drive.max_force > 0.0 and (drive.stiffness > 0.0 or drive.damping > 0.0)
-            explicit = drive.drive_type in (DriveType.EXPLICIT, DriveType.EXPLICIT_STIFFNESS)
-            if explicit and (
-                j.get_joint_type() not in (JointType.REVOLUTE, JointType.REVOLUTE_UNWRAPPED, JointType.PRISMATIC)
-                or len(axes) != 1
-            ):
-                raise ValidationError(
-                    f"articulation '{art.name}': joint of link '{link.name}': an explicit drive "
-                    f"({drive.drive_type.name}) acts on a revolute or prismatic joint only; use DriveType.FORCE"
-                )
+            explicit = _explicit_drive(art, link, drive, len(axes))
             if has_drive:
                 h["dof_drive"][d] = int(_DRIVE_CODES[drive.drive_type])
             if j.friction_coefficient > 0.0 and not new_friction:
