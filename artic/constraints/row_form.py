@@ -265,6 +265,9 @@ def add_dof_rows(
             if is_soft(dp.dof_friction_soft[d]) and static > 0.0:  # MuJoCo's frictionloss: a soft box
                 soft = soft_friction_row(dp.dof_friction_soft[d], sd.gen_v0[env, col], dp.dof_inverse_weight[d], h)
                 i = new_row(rf, env, n_gen, SRC_DOF, r, soft[0], soft[1], -static, static)
+                rf.findex[env, i] = FRICTION_CONSTANT  # a box it reaches whenever the joint slides: not folded
+                rf.mu_static[env, i] = static
+                rf.mu_dynamic[env, i] = static
                 add_dof(rf, env, i, col, 1.0)
             elif static > 0.0 or dp.dof_dynamic_friction[d] > 0.0:
                 i = new_row(rf, env, n_gen, SRC_DOF, r, 0.0, 0.0, -static, static)

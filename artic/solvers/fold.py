@@ -14,14 +14,15 @@ couplings, contacts and joints between bodies only.
 
 A drive's box (+-max force h) cannot be folded: its impulse is checked after each pass (fold_exceeded), and a step
 whose folded impulse left its box is solved again with every row in the LCP (direct_solve). Rows whose compliance
-differs between the passes (a compliant mimic joint's) and rows on kinematic trees stay in the LCP.
+differs between the passes (a compliant mimic joint's), rows on kinematic trees and friction boxes (MuJoCo's soft
+frictionloss, whose box a sliding joint reaches: folded, every such step was solved twice) stay in the LCP.
 """
 
 from __future__ import annotations
 
 import warp as wp
 
-from ..constraints.row_form import SRC_DOF, SRC_DOF_VISCOUS, RowForm
+from ..constraints.row_form import FRICTION_CONSTANT, SRC_DOF, SRC_DOF_VISCOUS, RowForm
 from ..core.model import Tree
 from .tree_rows import factor_blocks, solve_factored
 
@@ -46,8 +47,8 @@ def _column(rf: RowForm, env: int, i: int, n_gen: int) -> int:
 @wp.func
 def _foldable(tree: Tree, rf: RowForm, env: int, i: int, col: int) -> int:
     kind = rf.source_kind[env, i]
-    if kind != SRC_DOF and kind != SRC_DOF_VISCOUS:
-        return 0
+    if (kind != SRC_DOF and kind != SRC_DOF_VISCOUS) or rf.findex[env, i] == FRICTION_CONSTANT:
+        return 0  # a friction box (MuJoCo's soft frictionloss) is reached whenever the joint slides
     c = rf.cfm[env, i]
     if col < 0 or not (c > 0.0) or rf.cfm_vel[env, i] != c or not (rf.lo[env, i] < 0.0 and rf.hi[env, i] > 0.0):
         return 0
