@@ -21,6 +21,7 @@ class Kin:
     origin: wp.array(dtype=wp.vec3)
     link_com: wp.array2d(dtype=wp.vec3)
     link_inertia: wp.array2d(dtype=wp.mat33)
+    link_origin: wp.array2d(dtype=wp.vec3)
     dof_motion: wp.array2d(dtype=wp.spatial_vector)
 
 
@@ -92,6 +93,7 @@ class ArticulationData:
     origin: wp.array  # (E,) vec3 [m]: reference point O of the env (root actor origin, world)
     link_com: wp.array  # (E, L) vec3 [m]: link COM relative to O, world axes
     link_inertia: wp.array  # (E, L) mat33 [kg m^2]: link rotational inertia about O, world axes
+    link_origin: wp.array  # (E, L) vec3 [m]: link frame origin relative to O, world axes (a root's armature)
     dof_motion: wp.array  # (E, n) spatial_vector: joint motion subspace columns (motion about O)
     link_v: wp.array  # (E, L) spatial_vector: scratch, link spatial velocities
     link_a: wp.array  # (E, L) spatial_vector: scratch, link spatial accelerations

@@ -51,6 +51,7 @@ class Tree:
     joint_dof_count: wp.array(dtype=int)
     dof_axis: wp.array(dtype=int)
     dof_armature: wp.array(dtype=float)
+    link_root_armature: wp.array(dtype=float)
     link_mass: wp.array(dtype=float)
     joint_parent_pose: wp.array(dtype=wp.transform)
     joint_child_pose_inv: wp.array(dtype=wp.transform)
@@ -90,6 +91,7 @@ class ArticulationModel:
     link_com_rot: wp.array = None  # (L,) quat: principal axes in the link's actor frame
     dof_axis: wp.array = None  # (n,) int32: PhysX Axis of each dof (0..2 rotations, 3..5 translations)
     dof_armature: wp.array = None  # (n,) float32 [kg m^2 or kg]: added to the dof's mass-matrix diagonal
+    link_root_armature: wp.array = None  # (L,) float32 [kg and kg m^2]: a floating root's root_armature, else 0
     flags: int = 0  # ArticulationFlag bits
     host: dict = field(default_factory=dict)  # the same arrays as NumPy, for host-side bookkeeping
     tree: Tree = None  # the arrays above bundled for kernels

@@ -223,6 +223,7 @@ class Articulation(KnownAttributes):
         self._sleep_threshold = 5e-3
         self._solver_tolerance = 0.0
         self._root_damping = 0.0
+        self._root_armature = 0.0
         self._stabilization_threshold = 5e-4
         self._wake_counter = 0.4
         self._root_pose: Transform | None = None
@@ -465,6 +466,13 @@ class Articulation(KnownAttributes):
         "root block, D = d J^T J for the origin's velocity J). PhysX has none (0, the default); ignored for a "
         "fixed base. Unlike the links' linear_damping and angular_damping [1/s] it is not per unit mass, so it "
         "damps a body's spin about its axis of least inertia the most (a pen's roll).",
+    )
+    root_armature = nonneg_property(
+        "root_armature",
+        "Armature [kg and kg m^2] on a floating root's six velocities, MuJoCo's free-joint armature: an inertia a "
+        "added to the mass matrix for the root frame's origin velocity (world axes) and for the angular velocity, "
+        "as a body of mass a at the root frame's origin with rotational inertia a 1 about it would add, without "
+        "its weight (math/spatial.armature_about_o). PhysX has none (0, the default); ignored for a fixed base.",
     )
     sleep_threshold = nonneg_property(
         "sleep_threshold", "Mass-normalized kinetic energy below which it may sleep (5e-3)."

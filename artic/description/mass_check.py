@@ -318,14 +318,19 @@ def joint_space_inertia(art: Articulation) -> tuple[np.ndarray, list]:
     """(M, dofs): the joint-space inertia (float64, armature on the diagonal) at the articulation's joint positions
     and root pose as described, and per row of M its (link, axis) (a floating root's six first, as (root, 0..5):
     angular then linear, about the world origin). For what MuJoCo's compiler computes at qpos0 (a position
-    actuator's dampratio). Each link adds J^T I J, J its ancestors' motion columns."""
+    actuator's dampratio). Each link adds J^T I J, J its ancestors' motion columns; a floating root's root_armature
+    adds as a body of that mass at the root's origin with that isotropic inertia (math/spatial.armature_about_o)."""
     columns, dofs, moved_by, poses, armature = _joint_columns(art)
     m = np.diag(armature)
     for link in art._topology().links:
         idx = moved_by[link]
         if idx:
             jac = np.array([columns[i] for i in idx]).T
-            m[np.ix_(idx, idx)] += jac.T @ _link_inertia(link, poses[link]) @ jac
+            inertia = _link_inertia(link, poses[link])
+            if link.inbound_joint is None and not art.fix_base:
+                a = art.root_armature
+                inertia = inertia + spatial_inertia(a, poses[link].p, a * np.eye(3))
+            m[np.ix_(idx, idx)] += jac.T @ inertia @ jac
     return m, dofs
 
 

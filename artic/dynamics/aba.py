@@ -14,7 +14,16 @@ from ..core.data import ArticulationData, Kin, Scratch
 from ..core.model import ArticulationModel, Tree
 from ..core.parallel import launch_envs
 from ..core.struct_refs import opt_in as _struct_refs
-from ..math.spatial import cholesky_solve6, com_force_to_o, fcross, inertia_matrix, mcross, root_column, root_motion
+from ..math.spatial import (
+    armature_about_o,
+    cholesky_solve6,
+    com_force_to_o,
+    fcross,
+    inertia_matrix,
+    mcross,
+    root_column,
+    root_motion,
+)
 from ..math.tree_ldl import PIVOT_ABS, PIVOT_REL
 from .rnea import gen_vec3
 
@@ -61,8 +70,13 @@ def aba_env(
         sc.link_v[env, i] = v
         sc.link_c[env, i] = c
         inertia = inertia_matrix(tree.link_mass[i], tree.link_mass[i] * kin.link_com[env, i], kin.link_inertia[env, i])
+        pa = -(inertia * g)
+        if p < 0 and tree.link_root_armature[i] > 0.0:  # a floating root's armature: inertia without weight
+            ar = tree.link_root_armature[i]
+            p0 = kin.link_origin[env, i]
+            inertia += inertia_matrix(ar, ar * p0, armature_about_o(ar, p0))
         sc.link_ia[env, i] = inertia
-        pa = fcross(v, inertia * v) - inertia * g
+        pa += fcross(v, inertia * v)
         if use_fext != 0:
             pa -= com_force_to_o(kin.link_com[env, i], link_fext[env, i])
         sc.link_f[env, i] = pa

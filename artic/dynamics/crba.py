@@ -15,7 +15,7 @@ from ..core.model import ArticulationModel, Tree
 from ..core.parallel import launch_envs
 from ..core.struct_refs import opt_in as _struct_refs
 from ..math.dense import zero_row
-from ..math.spatial import inertia_mul, root_column
+from ..math.spatial import armature_about_o, inertia_mul, root_column
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 _struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
@@ -40,10 +40,15 @@ def crba_env(tree: Tree, kin: Kin, sc: Scratch, mass_matrix: wp.array3d(dtype=fl
     for i in range(tree.link_count):
         rg = tree.link_root_gen[i]
         if tree.link_parent[i] < 0:
-            if rg >= 0:  # the floating root's 6x6 block: the whole tree's composite inertia
+            if rg >= 0:  # the floating root's 6x6 block: the whole tree's composite inertia and its armature
                 c0 = kin.link_com[env, i]
+                ar = tree.link_root_armature[i]
+                p0 = kin.link_origin[env, i]
+                cm = sc.comp_mass[env, i] + ar
+                ch = sc.comp_h[env, i] + ar * p0
+                cj = sc.comp_j[env, i] + armature_about_o(ar, p0)
                 for c in range(6):
-                    f = inertia_mul(sc.comp_mass[env, i], sc.comp_h[env, i], sc.comp_j[env, i], root_column(c0, c))
+                    f = inertia_mul(cm, ch, cj, root_column(c0, c))
                     for r in range(6):
                         mass_matrix[env, rg + r, rg + c] = wp.dot(root_column(c0, r), f)
             continue

@@ -129,6 +129,7 @@ def forward_kinematics_env(
         link_pose[env, i] = x
         c = wp.transform_point(x, tree.link_com_local[i]) - o
         kin.link_com[env, i] = c
+        kin.link_origin[env, i] = wp.transform_get_translation(x) - o
         kin.link_inertia[env, i] = world_inertia_about_o(
             wp.transform_get_rotation(x) * tree.link_com_rot[i], tree.link_principal_inertia[i], tree.link_mass[i], c
         )
@@ -145,8 +146,8 @@ def frame_kinematics_env(
     kin: Kin,
     env: int,
 ) -> None:
-    """forward_kinematics_env without the inertias (kin.link_inertia is left alone): what a Jacobian needs, for
-    the body joints' rows after each TGS substep."""
+    """forward_kinematics_env without the inertias (kin.link_inertia and link_origin are left alone): what a
+    Jacobian needs, for the body joints' rows after each TGS substep."""
     o = wp.transform_get_translation(root_pose[env, 0])
     kin.origin[env] = o
     for i in range(tree.link_count):

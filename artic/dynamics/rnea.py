@@ -13,7 +13,7 @@ from ..core.data import ArticulationData, Kin, Scratch
 from ..core.model import ArticulationModel, Tree
 from ..core.parallel import launch_envs
 from ..core.struct_refs import opt_in as _struct_refs
-from ..math.spatial import com_force_to_o, fcross, inertia_mul, mcross, root_motion
+from ..math.spatial import armature_about_o, com_force_to_o, fcross, inertia_mul, mcross, root_motion
 
 wp.set_module_options({"enable_backward": False})  # forward-only kernels: half the compile time
 _struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
@@ -68,6 +68,12 @@ def rnea_env(
         h = mass * kin.link_com[env, i]
         j = kin.link_inertia[env, i]
         f = inertia_mul(mass, h, j, a) + fcross(v, inertia_mul(mass, h, j, v))
+        if p < 0 and tree.link_root_armature[i] > 0.0:  # a floating root's armature: inertia without weight
+            ar = tree.link_root_armature[i]
+            p0 = kin.link_origin[env, i]
+            ja = armature_about_o(ar, p0)
+            a_true = a - wp.spatial_vector(wp.vec3(0.0), -gravity)  # a carries the base's fictitious -g
+            f += inertia_mul(ar, ar * p0, ja, a_true) + fcross(v, inertia_mul(ar, ar * p0, ja, v))
         if use_fext != 0:
             f -= com_force_to_o(kin.link_com[env, i], link_fext[env, i])
         sc.link_f[env, i] = f

@@ -40,6 +40,16 @@ def inertia_mul(mass: float, h: wp.vec3, j: wp.mat33, v: wp.spatial_vector) -> w
 
 
 @wp.func
+def armature_about_o(a: float, p: wp.vec3) -> wp.mat33:
+    """The rotational inertia about O of MuJoCo's free-joint armature a (Articulation.root_armature) as a body: mass
+    a at the root frame's origin p (from O), rotational inertia a 1 about it; its first moment is a p. Such a body's
+    equations, F = a (the origin's acceleration) and tau = a (angular acceleration) (no gyroscopic term: isotropic),
+    are MuJoCo's a qacc in its free joint's coordinates (the origin's velocity in world axes, the spin in the body's
+    axes: a rotation leaves a 1 unchanged)."""
+    return a * ((1.0 + wp.dot(p, p)) * wp.identity(n=3, dtype=float) - wp.outer(p, p))
+
+
+@wp.func
 def inertia_matrix(mass: float, h: wp.vec3, j: wp.mat33) -> wp.spatial_matrix:
     """The 6x6 spatial inertia [[j, [h]x], [[h]x^T, m 1]] of a compact rigid-body inertia (for ABA's I^A)."""
     b = wp.skew(h)

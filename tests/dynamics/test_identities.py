@@ -17,6 +17,8 @@ def _setup(seed, floating, armature=True, kinds=None, n_links=9):
     rng = np.random.default_rng(seed)
     kw = {} if kinds is None else {"kinds": kinds}
     art = random_tree(rng, n_links=n_links, floating=floating, armature=armature, **kw)
+    if armature and floating:
+        art.root_armature = 0.37  # MuJoCo's free-joint armature: inertia without weight (the gravity check below)
     scene = artic.Scene(E, gravity=(0.3, -0.5, -9.81))
     scene.add_articulation(art)
     cache = art.create_cache()
@@ -220,3 +222,31 @@ def test_armature_adds_to_the_diagonal_only():
     art.compute_mass_matrix(cache)
     diff = with_armature - cache.mass_matrix
     assert diff == pytest.approx(np.broadcast_to(np.diag([0.0] * 6 + arm), diff.shape), abs=1e-5)
+
+
+def test_root_armature_adds_mujocos_free_joint_inertia():
+    """A floating root's root_armature a adds a J^T J to M's root block, J = [[1, -[r]x], [0, 1]] taking the root
+    coordinates (COM velocity, angular velocity) to the root frame origin's velocity and the angular velocity (r =
+    origin - COM): MuJoCo's a on its free joint's six qvel, whose angular part is in body axes (a rotation leaves a 1
+    unchanged). Nothing else in M moves, and gravity compensation does not (it has no weight)."""
+    _, art, _, cache = _setup(12, True, armature=True)
+    assert art.root_armature == 0.37
+    art.compute_mass_matrix(cache)
+    art.compute_gravity_compensation(cache)
+    with_armature = cache.mass_matrix.astype(float).copy()
+    gravity_with = cache.gravity_compensation_force.astype(float).copy()
+    art.root_armature = 0.0
+    art.compute_mass_matrix(cache)
+    art.compute_gravity_compensation(cache)
+    root = art.get_link(art.link_names[0])
+    for e in range(E):
+        pose = cache.root_transform[e].astype(float)
+        rot = quat_to_matrix(pose[3:7])
+        r = -rot @ np.asarray(root.cmass_local_pose.p, float)  # origin - COM, world axes
+        jac = np.eye(6)
+        jac[:3, 3:] = -np.array([[0, -r[2], r[1]], [r[2], 0, -r[0]], [-r[1], r[0], 0]])
+        expect = np.zeros_like(with_armature[e])
+        expect[:6, :6] = 0.37 * jac.T @ jac
+        assert with_armature[e] - cache.mass_matrix[e] == pytest.approx(expect, abs=2e-5)
+    assert np.abs(r).max() > 0.01  # the COM is off the origin: the coupling terms are tested
+    assert gravity_with == pytest.approx(cache.gravity_compensation_force.astype(float), abs=1e-5)

@@ -22,8 +22,8 @@ How MJCF maps onto PhysX-style articulations:
   origin. Ball joints are spherical joints with three free axes (their cone range is not mapped).
 * Joint q is MuJoCo's qpos: the child frame is turned back by `ref`, so the body sits where the file puts it at q = ref
   (MuJoCo's qpos0), and range and springref need no shift. Joint stiffness, damping and springref are PassiveParams
-  (passive.py), frictionloss a friction effort (soft with soft constraints: friction_softness), armature the joint's.
-  A range alone limits the joint (compiler autolimits). <option> and MuJoCo's defaults: see options.py.
+  (passive.py), frictionloss a friction effort (soft with soft constraints: friction_softness), armature the joint's
+  (a free joint's: root_armature). A range alone limits the joint (autolimits). <option>, defaults: see options.py.
 * Actuators (motor, position, velocity, general) become drives and joint forces driven by `MjcfControl`; all are listed
   in `MjcfModel.actuators`, in file order (the ctrl columns): see actuators.py.
 * Contact: contype/conaffinity are the shapes' collision group/mask (self-collision between bodies follows them, as in
@@ -264,7 +264,7 @@ class _Loader:
                 raise v.fail(j, "the world body cannot have joints; put the joint in a <body>")
         self.ellipsoids = []  # names of the ellipsoid geoms that collide as inscribed polytopes (`_ellipsoid`)
         self.gravcomp_unclamped = []  # joints with actuatorgravcomp and an actuatorfrcrange (`_force_range`)
-        self.free_joint_unfollowed = []  # (tree, attribute) of free joints' armature, frictionloss, stiffness
+        self.free_joint_unfollowed = []  # (tree, attribute) of free joints' frictionloss, stiffness
         self.angular_dropped = []  # condim 4/6 geoms and pairs without the pyramidal soft cone (geoms.py)
         self.geoms, self.geom_repeated = {}, set()  # <geom name>: (shape, margin grown by), for <pair>
         static = RigidStatic(name="world")
@@ -324,8 +324,8 @@ class _Loader:
             names = sorted({n for _, n in self.free_joint_unfollowed})
             warnings.warn(
                 f"MJCF '{path.name}': the free joint of {len(trees)} body tree(s) (first '{trees[0]}') has "
-                f"{', '.join(names)}, which artic does not follow on a floating root (its damping is followed: "
-                "Articulation.root_damping)",
+                f"{', '.join(names)}, which artic does not follow on a floating root (its damping and armature are "
+                "followed: Articulation.root_damping, root_armature)",
                 RuntimeWarning,
                 stacklevel=3,
             )
@@ -524,12 +524,12 @@ class _Loader:
         return art
 
     def _free_joint(self, art, j, a):
-        """A free joint's damping is the articulation's root_damping (MuJoCo damps its six velocities implicitly: the
-        Shadow hand's pen keeps in the palm by it); its other passive attributes are reported; its name is kept."""
+        """A free joint's damping, armature: root_damping, root_armature; frictionloss, stiffness: reported."""
         v, self.free_joint_names = self.v, self.free_joint_names | {j.get("name")}  # actuators.py: not driven
         if self.opts.damper:
             art.root_damping = v.number(j, "damping", text=a.get("damping", "0"), minimum=0.0)
-        for name in ("armature", "frictionloss", "stiffness"):
+        art.root_armature = v.number(j, "armature", text=a.get("armature", "0"), minimum=0.0)
+        for name in ("frictionloss", "stiffness"):
             if v.number(j, name, text=a.get(name, "0"), minimum=0.0) > 0.0:
                 self.free_joint_unfollowed.append((art.name, name))
 

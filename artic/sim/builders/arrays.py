@@ -145,6 +145,7 @@ def build_data(
         origin=z(e, wp.vec3),
         link_com=z((e, n_l), wp.vec3),
         link_inertia=z((e, n_l), wp.mat33),
+        link_origin=z((e, n_l), wp.vec3),
         comp_mass=z((e, n_l), wp.float32),
         comp_h=z((e, n_l), wp.vec3),
         comp_j=z((e, n_l), wp.mat33),
@@ -224,13 +225,14 @@ def build_step_data(data: ArticulationData, row_count: int, coupling_count: int,
 
 def build_substep_kin(data: ArticulationData) -> Kin:
     """The kinematics of the TGS substeps' poses (the body joints' rows, solvers/tgs.py): origin, COMs and motion
-    columns per env; no inertias (a placeholder)."""
+    columns per env; no inertias nor link origins (placeholders)."""
     e, n_l = data.link_com.shape
     device = data.link_com.device
     kin = Kin()
     kin.origin = wp.zeros(e, dtype=wp.vec3, device=device)
     kin.link_com = wp.zeros((e, n_l), dtype=wp.vec3, device=device)
     kin.link_inertia = wp.zeros((1, 1), dtype=wp.mat33, device=device)
+    kin.link_origin = wp.zeros((1, 1), dtype=wp.vec3, device=device)
     kin.dof_motion = wp.zeros_like(data.dof_motion)
     return kin
 

@@ -63,8 +63,10 @@ def _tree_arrays(art: Articulation) -> dict:
         "link_com_rot": np.zeros((n_links, 4), np.float32),
         "dof_axis": np.array([int(a) for axes in topo.dof_axes for a in axes], np.int32),
         "dof_armature": np.zeros(art.dof_count, np.float32),
+        "link_root_armature": np.zeros(n_links, np.float32),
     }
     h["joint_type"][0] = JOINT_FREE_ROOT if floating else JOINT_FIX
+    h["link_root_armature"][0] = art.root_armature if floating else 0.0
     for i, link in enumerate(links):
         h["link_mass"][i] = link.mass
         cm = link.cmass_local_pose
@@ -152,6 +154,7 @@ _DTYPES = {
     "link_com_rot": wp.quat,
     "dof_axis": wp.int32,
     "dof_armature": wp.float32,
+    "link_root_armature": wp.float32,
     "link_tree": wp.int32,
     "link_root_gen": wp.int32,
     "dof_gen": wp.int32,
