@@ -151,13 +151,17 @@ def set_row(
     lb: int,
     pb: wp.vec3,
     u: wp.vec3,
+    responses: int,
 ) -> None:
-    """Row `row` = the relative velocity along u of a's point pa and b's point pb (both relative to O)."""
+    """Row `row` = the relative velocity along u of a's point pa and b's point pb (both relative to O); with
+    `responses`, its M^-1 g and response too (PGS and TGS: the direct solver solves through its own factor, and
+    its fallback to PGS computes them then, contact_rows.contact_responses)."""
     zero_row(ct.g, env, row, n_gen)
     add_jacobian_transpose(tree, kin, ct.g, env, row, la, wp.spatial_vector(wp.cross(pa, u), u), 1.0)
     if lb >= 0:
         add_jacobian_transpose(tree, kin, ct.g, env, row, lb, wp.spatial_vector(wp.cross(pb, u), u), -1.0)
-    ct.response[env, row] = solve_row(minv, ct.g, ct.minv_g, env, row, n_gen)
+    if responses != 0:
+        ct.response[env, row] = solve_row(minv, ct.g, ct.minv_g, env, row, n_gen)
     ct.impulse[env, row] = 0.0
 
 

@@ -50,7 +50,7 @@ from ..collision.geometry import (
 )
 from ..core.data import Kin
 from ..core.model import Tree
-from ..math.dense import row_dot, rows_dot
+from ..math.dense import row_dot, rows_dot, solve_row
 from .contact_arrays import (
     PATCH_SWEEPS,
     SWEEP_TOLERANCE,
@@ -182,10 +182,13 @@ def setup_contacts(
     dt: float,
     bounce_threshold: float,
     corr: float,
+    responses: int,
 ) -> None:
     """Normal rows of every contact and friction rows at each patch's anchors: directions, M^-1 g, responses,
     restitution targets, anchor drifts; zero impulses. link_v: link spatial velocities (about O) at the start of
-    the step, for the slip direction; corr: the friction correlation distance [m]."""
+    the step, for the slip direction; corr: the friction correlation distance [m]. Without `responses` (the direct
+    solver) neither M^-1 g, the responses nor the patches' Delassus matrices: contact_responses computes them for
+    a fallback to PGS."""
     o = kin.origin[env]
     count = cp.count[env]
     for c in range(count):
@@ -202,6 +205,7 @@ def setup_contacts(
             cp.link_b[env, c],
             cp.point[env, c] - o,
             cp.normal[env, c],
+            responses,
         )
         clear_row(ct, env, 3 * c + 1, n_gen)
         clear_row(ct, env, 3 * c + 2, n_gen)
@@ -226,10 +230,10 @@ def setup_contacts(
             sp[k] = cmat[MAT_SOLREF + k]
         if is_pyramid(cmat) != 0:
             ct.soft_cfm[env, c] = SOFT_APART
-            setup_pyramid(tree, kin, geo, cp, ct, link_pose, link_v, minv, sp, o, env, c, n_gen, dt)
+            setup_pyramid(tree, kin, geo, cp, ct, link_pose, link_v, minv, sp, o, env, c, n_gen, dt, responses)
         elif is_elliptic(cmat) != 0:
             ct.soft_cfm[env, c] = SOFT_APART
-            setup_elliptic(tree, kin, geo, cp, ct, link_pose, link_v, minv, sp, o, env, c, n_gen, dt)
+            setup_elliptic(tree, kin, geo, cp, ct, link_pose, link_v, minv, sp, o, env, c, n_gen, dt, responses)
         elif is_soft(sp):
             ct.soft_cfm[env, c] = SOFT_APART
             if cp.separation[env, c] < 0.0:
@@ -261,8 +265,30 @@ def setup_contacts(
                 ct.tangent[env, s] = t1
                 ct.anchor[env, s] = 1
                 ct.anchor_error[env, s] = wp.vec2(wp.dot(pa - pb, t1), wp.dot(pa - pb, t2))
-                set_row(tree, kin, ct, minv, env, 3 * s + 1, n_gen, la, pa, lb, pb, t1)
-                set_row(tree, kin, ct, minv, env, 3 * s + 2, n_gen, la, pa, lb, pb, t2)
+                set_row(tree, kin, ct, minv, env, 3 * s + 1, n_gen, la, pa, lb, pb, t1, responses)
+                set_row(tree, kin, ct, minv, env, 3 * s + 2, n_gen, la, pa, lb, pb, t2, responses)
+        if responses != 0:
+            _patch_delassus(ct, env, c0, c1, n_gen)
+        c0 = c1
+
+
+@wp.func
+def contact_responses(cp: ContactPoints, ct: ContactRows, minv: wp.array3d(dtype=float), env: int, n_gen: int) -> None:
+    """What setup_contacts leaves out without `responses`, from the rows it set: every row's M^-1 g and response
+    (a cleared row's are zero), the angular rows' M^-1 g and each patch's Delassus matrix: the same values, for a
+    direct step that falls back to PGS."""
+    count = cp.count[env]
+    for c in range(count):
+        for k in range(3):
+            ct.response[env, 3 * c + k] = solve_row(minv, ct.g, ct.minv_g, env, 3 * c + k, n_gen)
+        angular = ct.ang_edges[env, c]  # a pyramid's edges (two per row), an elliptic contact's rows
+        if ct.pyramid[env, c] != ELLIPTIC:
+            angular = angular // 2
+        for k in range(angular):
+            solve_row(minv, ct.ang_g, ct.ang_minv_g, env, 3 * c + k, n_gen)
+    c0 = int(0)
+    while c0 < count:
+        c1 = patch_end(cp, env, c0, count)
         _patch_delassus(ct, env, c0, c1, n_gen)
         c0 = c1
 

@@ -151,9 +151,11 @@ def setup_couplings(
     joint_q: wp.array2d(dtype=float),
     env: int,
     n_gen: int,
+    responses: int,
 ) -> None:
-    """Directions g, M^-1 g, responses and (spatial tendons, soft fixed-tendon limits) lengths of every coupling
-    row."""
+    """Directions g, (spatial tendons, soft fixed-tendon limits) lengths and, with `responses`, M^-1 g and the
+    responses of every coupling row (coupling_responses: the direct solver's needs them for a PhysX-compliant
+    mimic joint only, and its fallback to PGS computes them then)."""
     for k in range(cr.row_count):
         zero_row(g, env, k, n_gen)
         item = cr.row_item[k]
@@ -213,7 +215,33 @@ def setup_couplings(
             for m in range(cr.mimic_term_count[item]):
                 gd = tree.dof_gen[cr.term_dof[cr.mimic_term_start[item] + m]]
                 g[env, k, gd] = g[env, k, gd] + mimic_slope(cr, joint_q, env, item, m)
+    if responses != 0:
+        coupling_responses(cr, minv, g, minv_g, r, env, n_gen)
+
+
+@wp.func
+def coupling_responses(
+    cr: CouplingRows,
+    minv: wp.array3d(dtype=float),
+    g: wp.array3d(dtype=float),
+    minv_g: wp.array3d(dtype=float),
+    r: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+) -> None:
+    """M^-1 g and the response g^T M^-1 g of every coupling row, from its direction g."""
+    for k in range(cr.row_count):
         r[env, k] = solve_row(minv, g, minv_g, env, k, n_gen)
+
+
+@wp.func
+def hard_mimics(cr: CouplingRows) -> int:
+    """1 when a mimic joint is not MuJoCo-soft: its rows' stiffness and damping scale with its response
+    (row_form.add_coupling_rows), which needs M^-1 g."""
+    for k in range(cr.row_count):
+        if cr.row_kind[k] == COUPLING_MIMIC and not is_soft(cr.mimic_soft[cr.row_item[k]]):
+            return 1
+    return 0
 
 
 @wp.func

@@ -94,11 +94,12 @@ def setup_elliptic(
     c: int,
     n_gen: int,
     dt: float,
+    responses: int,
 ) -> None:
     """Slot c's friction rows along MuJoCo's frame at the point and its angular ones (pyramid.angular_rows: their
     count in ang_edges); for an overlapping contact its normal row's soft target and R (soft_target, soft_cfm), its
     friction rows' (edge_target: t1's and t2's targets, their R) and its angular rows' (ang_target: the targets,
-    then their R)."""
+    then their R). `responses`: contact_arrays.set_row's."""
     cmat = cp.material[env, c]
     la = cp.link_a[env, c]
     lb = cp.link_b[env, c]
@@ -108,9 +109,9 @@ def setup_elliptic(
     t2 = wp.cross(n, t1)
     ct.tangent[env, c] = t1
     ct.pyramid[env, c] = ELLIPTIC
-    set_row(tree, kin, ct, minv, env, 3 * c + 1, n_gen, la, pc, lb, pc, t1)
-    set_row(tree, kin, ct, minv, env, 3 * c + 2, n_gen, la, pc, lb, pc, t2)
-    count = angular_rows(tree, kin, cp, ct, minv, env, c, n_gen, la, lb, n, t1, t2)
+    set_row(tree, kin, ct, minv, env, 3 * c + 1, n_gen, la, pc, lb, pc, t1, responses)
+    set_row(tree, kin, ct, minv, env, 3 * c + 2, n_gen, la, pc, lb, pc, t2, responses)
+    count = angular_rows(tree, kin, cp, ct, minv, env, c, n_gen, la, lb, n, t1, t2, responses)
     ct.ang_edges[env, c] = count
     if cp.separation[env, c] >= 0.0:
         return  # apart: no rows (soft_cfm stays SOFT_APART)

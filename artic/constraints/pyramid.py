@@ -117,8 +117,10 @@ def setup_pyramid(
     c: int,
     n_gen: int,
     dt: float,
+    responses: int,
 ) -> None:
-    """Slot c's friction rows along MuJoCo's frame at the point, and its edges' soft targets and R."""
+    """Slot c's friction rows along MuJoCo's frame at the point, and its edges' soft targets and R (`responses`:
+    contact_arrays.set_row's)."""
     cmat = cp.material[env, c]
     la = cp.link_a[env, c]
     lb = cp.link_b[env, c]
@@ -128,8 +130,8 @@ def setup_pyramid(
     t2 = wp.cross(n, t1)
     ct.tangent[env, c] = t1
     ct.pyramid[env, c] = 1
-    set_row(tree, kin, ct, minv, env, 3 * c + 1, n_gen, la, pc, lb, pc, t1)
-    set_row(tree, kin, ct, minv, env, 3 * c + 2, n_gen, la, pc, lb, pc, t2)
+    set_row(tree, kin, ct, minv, env, 3 * c + 1, n_gen, la, pc, lb, pc, t1, responses)
+    set_row(tree, kin, ct, minv, env, 3 * c + 2, n_gen, la, pc, lb, pc, t2, responses)
     ct.edge_impulse[env, c] = wp.vec4(0.0)
     ct.ang_edges[env, c] = 0
     if cp.separation[env, c] >= 0.0:
@@ -149,7 +151,7 @@ def setup_pyramid(
         cfm = row[1]
     ct.edge_target[env, c] = targets
     ct.soft_cfm[env, c] = cfm
-    _setup_angular(tree, kin, cp, ct, link_v, minv, sp, env, c, n_gen, la, lb, n, t1, t2, rel, weight, dt)
+    _setup_angular(tree, kin, cp, ct, link_v, minv, sp, env, c, n_gen, la, lb, n, t1, t2, rel, weight, dt, responses)
 
 
 @wp.func
@@ -188,10 +190,12 @@ def angular_rows(
     n: wp.vec3,
     t1: wp.vec3,
     t2: wp.vec3,
+    responses: int,
 ) -> int:
     """Slot c's angular friction rows (MuJoCo's condim 4 and 6): rows 3c + k of ang_g, the bodies' relative angular
-    velocity about angular_axis(k), for 1 axis with a torsional friction, 3 with a rolling one, and their M^-1 g in
-    ang_minv_g. Returns how many (0: none, or no room: the block's tables have none, one-entry placeholders)."""
+    velocity about angular_axis(k), for 1 axis with a torsional friction, 3 with a rolling one, and (`responses`)
+    their M^-1 g in ang_minv_g. Returns how many (0: none, or no room: the block's tables have none, one-entry
+    placeholders)."""
     cmat = cp.material[env, c]
     count = int(0)
     if cmat[MAT_ROLLING] > 0.0:
@@ -207,7 +211,8 @@ def angular_rows(
         add_jacobian_transpose(tree, kin, ct.ang_g, env, row, la, wp.spatial_vector(axis, wp.vec3(0.0)), 1.0)
         if lb >= 0:
             add_jacobian_transpose(tree, kin, ct.ang_g, env, row, lb, wp.spatial_vector(axis, wp.vec3(0.0)), -1.0)
-        solve_row(minv, ct.ang_g, ct.ang_minv_g, env, row, n_gen)
+        if responses != 0:
+            solve_row(minv, ct.ang_g, ct.ang_minv_g, env, row, n_gen)
     return count
 
 
@@ -231,6 +236,7 @@ def _setup_angular(
     rel: wp.vec3,
     weight: float,
     dt: float,
+    responses: int,
 ) -> None:
     """Slot c's torsional and rolling edges (MuJoCo's condim 4 and 6, mj_instantiateContact): rows 3c, 3c+1, 3c+2 of
     ang_g are the bodies' relative angular velocity about n, t1 and t2, and edge 2k + (0, 1) is g_n +- f_k ang_g_k
@@ -239,7 +245,7 @@ def _setup_angular(
     cmat = cp.material[env, c]
     f_tor = cmat[MAT_TORSION]
     f_roll = cmat[MAT_ROLLING]
-    edges = 2 * angular_rows(tree, kin, cp, ct, minv, env, c, n_gen, la, lb, n, t1, t2)
+    edges = 2 * angular_rows(tree, kin, cp, ct, minv, env, c, n_gen, la, lb, n, t1, t2, responses)
     if edges == 0:
         return
     ct.ang_edges[env, c] = edges

@@ -34,15 +34,15 @@ from ..constraints.body_joint_report import finish_body_joint_forces, update_bod
 from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, setup_body_joints
 from ..constraints.contact_rows import ContactRows, finish_contacts, setup_contacts
 from ..constraints.contact_status import PenetrationStatus, track_penetration
-from ..constraints.coupling_rows import CouplingRows, setup_couplings, soft_coupling_row
+from ..constraints.coupling_rows import CouplingRows, hard_mimics, setup_couplings, soft_coupling_row
 from ..constraints.deadzone_rows import DeadzoneTable
 from ..constraints.dof_rows import DofRows
-from ..constraints.drive import drive_coefficients, spherical_drive_error
+from ..constraints.drive import spherical_drive_error
 from ..constraints.limit import soft_limit_row
 from ..constraints.row_form import RowForm
 from ..core.control import ControlArrays
 from ..core.data import Kin, Scratch, StepData
-from ..core.model import DRIVE_NONE, DofParams, Tree
+from ..core.model import DRIVE_ACCELERATION, DRIVE_NONE, DofParams, Tree
 from ..core.parallel import RecordedEnvLaunch
 from ..core.state import StateArrays
 from ..core.struct_refs import opt_in as _struct_refs
@@ -61,10 +61,9 @@ from ..dynamics.passive import explicit_drive_force, mujoco_damping, passive_for
 from ..dynamics.rnea import rnea_env
 from ..enums import SolverType
 from ..math.spatial import unit
-from ..math.tree_ldl import tree_spd_inverse
 from ..solvers.direct import direct_solve, refresh_slot_rates
 from ..solvers.direct_arrays import DirectArrays
-from ..solvers.pgs import pgs_solve
+from ..solvers.pgs import dense_inverse, dof_responses, pgs_solve
 from ..solvers.tgs import tgs_solve
 from .status import CONTACT_PENETRATION, JOINT_VIOLATION, STATUS_FREEZE, STATUS_OFF, state_status
 
@@ -197,25 +196,48 @@ def _unconstrained_dynamics(
 
 
 @wp.func
+def _dense_minv(dp: DofParams, cr: CouplingRows, jt: BodyJointTable, n: int, solver: int) -> int:
+    """1 when the step needs M^-1 and every row's M^-1 g: PGS's and TGS's rows, and the direct solver's for its body
+    joints' setup, an acceleration drive's or a PhysX-compliant mimic joint's coefficients. The direct solver
+    solves through its own tree factor (solvers/tree_rows.py) otherwise, and its fallback to PGS computes them then
+    (pgs.pgs_prerequisites): the dense M^-1 and the rows' M^-1 g were 15 % of the Shadow hand's direct step."""
+    if solver != SOLVER_DIRECT or jt.joint_count > 0:
+        return 1
+    for d in range(n):
+        if dp.dof_drive[d] == DRIVE_ACCELERATION:
+            return 1
+    return hard_mimics(cr)
+
+
+@wp.func
 def _mass_matrix(
-    tree: Tree, st: StateArrays, ctl: ControlArrays, kin: Kin, sc: Scratch, sd: StepData, env: int, dt: float
+    tree: Tree,
+    st: StateArrays,
+    ctl: ControlArrays,
+    kin: Kin,
+    sc: Scratch,
+    sd: StepData,
+    env: int,
+    dt: float,
+    dense: int,
 ) -> None:
-    """M and M^-1 (per tree, through its tree-sparse factor), then the kinematic bodies' velocities (their block of
-    M^-1 zeroed)."""
+    """M, with `dense` M^-1 too (per tree, through its tree-sparse factor; a kinematic tree's block zero), then the
+    kinematic bodies' velocities."""
     crba_env(tree, kin, sc, sd.mass_matrix, env)
-    for t in range(tree.tree_count):
-        tree_spd_inverse(sd.mass_matrix, sd.minv, tree.gen_parent, env, tree.tree_gen_start[t], tree.tree_gen_count[t])
+    if dense != 0:
+        dense_inverse(tree, sd, env)
     _kinematic_roots(tree, st, ctl, sd, env, dt)
 
 
 @wp.func
 def _setup_couplings(
-    tree: Tree, cr: CouplingRows, kin: Kin, st: StateArrays, sd: StepData, env: int, n_gen: int, dt: float
+    tree: Tree, cr: CouplingRows, kin: Kin, st: StateArrays, sd: StepData, env: int, n_gen: int, dt: float, dense: int
 ) -> None:
-    """The coupling rows' directions and responses, MuJoCo-soft rows' targets, accumulators zeroed."""
+    """The coupling rows' directions and (`dense`) responses, MuJoCo-soft rows' targets, accumulators zeroed."""
     setup_couplings(
-        tree, cr, kin, st.link_pose, sd.minv, sd.cpl_g, sd.cpl_minv_g, sd.cpl_r, sd.cpl_len, st.joint_q, env, n_gen
-    )
+        tree, cr, kin, st.link_pose, sd.minv, sd.cpl_g, sd.cpl_minv_g, sd.cpl_r, sd.cpl_len, st.joint_q, env, n_gen,
+        dense,
+    )  # fmt: skip
     for k in range(cr.row_count):
         sd.cpl_acc[env, k] = 0.0
         sd.cpl_acc2[env, k] = 0.0
@@ -387,12 +409,13 @@ def _make_step(stop_after: int, module: str | None = None) -> wp.Kernel:
         if wp.static(stop_after == STAGE_DYNAMICS):
             return
         # 3. M^-1 and every row at the solver step h (dt, or the TGS substep)
-        _mass_matrix(tree, st, ctl, kin, sc, sd, env, dt)
+        dense = _dense_minv(dp, cr, jt, n, solver)
+        _mass_matrix(tree, st, ctl, kin, sc, sd, env, dt, dense)
         if wp.static(stop_after == STAGE_MASS):
             return
         h = wp.where(tgs != 0, dt / float(n_pos), dt)
-        _setup_dofs(tree, dp, rows, st, ctl, sd, env, n, h, dt, tgs)
-        _setup_couplings(tree, cr, kin, st, sd, env, n_gen, dt)
+        _setup_dofs(tree, dp, rows, st, ctl, sd, env, n, h, dt, tgs, dense)
+        _setup_couplings(tree, cr, kin, st, sd, env, n_gen, dt, dense)
         setup_contacts(
             tree,
             kin,
@@ -408,6 +431,7 @@ def _make_step(stop_after: int, module: str | None = None) -> wp.Kernel:
             dt,
             bounce_threshold,
             friction_correlation,
+            dense,
         )
         _setup_joints(tree, jt, ja, kin, st, sc, sd, env, n_gen, h, dt, tgs, int(solver != SOLVER_DIRECT))
         if wp.static(stop_after == STAGE_SETUP):
@@ -445,6 +469,7 @@ def _make_step(stop_after: int, module: str | None = None) -> wp.Kernel:
                     n_pos,
                     n_vel,
                     tolerance,
+                    dense,
                 )
             else:
                 pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, st.joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
@@ -550,15 +575,12 @@ def _gen_to_vec3(gen: wp.array2d(dtype=float), env: int, k: int) -> wp.vec3:
 
 @wp.func
 def _kinematic_roots(tree: Tree, st: StateArrays, ctl: ControlArrays, sd: StepData, env: int, dt: float) -> None:
-    """Kinematic trees: nothing moves them (their block of M^-1 is zero, so no row impulse reaches them) and their
-    root velocity is the one that carries the pose to its target in dt (zero without a target), which contact rows
-    see as the body's motion (PhysX's kinematic target velocity)."""
+    """Kinematic trees: nothing moves them (their block of M^-1 is zero, pgs.dense_inverse, and the direct solver's
+    factor's, so no row impulse reaches them) and their root velocity is the one that carries the pose to its
+    target in dt (zero without a target), which contact rows see as the body's motion (PhysX's kinematic target
+    velocity)."""
     for t in range(tree.tree_count):
         if tree.tree_kinematic[t] != 0:
-            g0 = tree.tree_gen_start[t]
-            for i in range(tree.tree_gen_count[t]):
-                for j in range(tree.tree_gen_count[t]):
-                    sd.minv[env, g0 + i, g0 + j] = 0.0
             root = tree.tree_root[t]
             rg = tree.link_root_gen[root]
             lin = wp.vec3(0.0)
@@ -630,15 +652,11 @@ def _setup_dofs(
     h: float,
     dt: float,
     tgs: int,
+    dense: int,
 ) -> None:
-    """Responses, drive coefficients, limit errors; zero accumulators (physx-notes 2.3-2.5, 3.1)."""
+    """Limit errors, drive errors and (`dense`) responses and drive coefficients; zero accumulators (physx-notes
+    2.3-2.5, 3.1)."""
     for d in range(n):
-        r = sd.minv[env, tree.dof_gen[d], tree.dof_gen[d]]
-        recip = float(0.0)
-        if tree.dof_axis[d] >= 3 or r > 0.0:
-            recip = 1.0 / (r + dp.dof_cfm[d])
-        sd.dof_r[env, d] = r
-        sd.dof_recip[env, d] = recip
         q = st.joint_q[env, d]
         sd.dof_err_low[env, d] = q - dp.dof_limit_low[d]
         sd.dof_err_high[env, d] = dp.dof_limit_high[d] - q
@@ -665,18 +683,8 @@ def _setup_dofs(
             rel = quat_exp(joint_rotation_vector(st.joint_q, env, d0, nd, tree.dof_axis))
             geom = spherical_drive_error(rel, target)[tree.dof_axis[d]]
         sd.dof_geom_error[env, d] = geom
-        sd.dof_drive_coef[env, d] = drive_coefficients(
-            dp.dof_drive[d],
-            dp.dof_stiffness[d],
-            dp.dof_damping[d],
-            ctl.joint_target_velocity[env, d],
-            geom,
-            r,
-            recip,
-            h,
-            dt,
-            tgs,
-        )
+    if dense != 0:
+        dof_responses(tree, dp, sd, ctl.joint_target_velocity, env, h, dt, tgs)
     for r in range(rows.row_count):
         sd.row_lambda[env, r] = 0.0
         sd.row_lambda2[env, r] = 0.0

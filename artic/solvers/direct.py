@@ -60,7 +60,7 @@ from .mlcp import (
     lcp_tolerance,
     solve_friction_lcp,
 )
-from .pgs import pgs_solve
+from .pgs import pgs_prerequisites, pgs_solve
 from .tree_rows import from_roots, row_u
 
 LAZY_ROUNDS = wp.constant(4)
@@ -647,15 +647,18 @@ def _fall_back(
     rf: RowForm,
     da: DirectArrays,
     joint_q: wp.array2d(dtype=float),
+    target_velocity: wp.array2d(dtype=float),
     env: int,
     n_gen: int,
     dt: float,
     n_pos: int,
     n_vel: int,
     tolerance: float,
+    dense: int,
 ) -> None:
     """This env's step solved by PGS from v* instead, counted and flagged for the host; each body joint's block
-    factored and its coordinate rows orthogonalized first (setup_body_joints does it for Gauss-Seidel only)."""
+    factored and its coordinate rows orthogonalized first (setup_body_joints does it for Gauss-Seidel only), and
+    without `dense` M^-1 and the rows' responses (pgs.pgs_prerequisites: the direct setup left them out)."""
     da.last_count[env] = 0
     da.fallback[env] = 1
     da.fallback_count[env] = da.fallback_count[env] + 1
@@ -666,6 +669,8 @@ def _fall_back(
     for j in range(jt.joint_count):  # the direct setup left them out
         factor_joint_block(jt, ja, env, j)
         orthogonalize_coordinate_rows(jt, ja, env, j)
+    if dense == 0:
+        pgs_prerequisites(tree, dp, cr, cp, ct, sd, target_velocity, env, n_gen, dt)
     pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
 
 
@@ -692,9 +697,11 @@ def direct_solve(
     n_pos: int,
     n_vel: int,
     tolerance: float,
+    dense: int,
 ) -> None:
     """Position solve (sd.gen_vpos), then velocity solve (sd.gen_v); PGS for this env if either fails (then
-    sd.solver_iterations counts its sweeps; 0 when solved directly)."""
+    sd.solver_iterations counts its sweeps; 0 when solved directly). `dense`: the setup computed M^-1 and the rows'
+    responses (step_kernel._dense_minv), which PGS needs."""
     same_start = int(1)
     da.cone_sweeps[env] = 0
     da.polished[env] = 0
@@ -714,7 +721,10 @@ def direct_solve(
             da.complementarity[env] = 0.0
             da.pivots[env] = 0
             da.rows[env] = 0
-            _fall_back(tree, dp, rows, cr, cp, ct, jt, ja, sd, rf, da, joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
+            _fall_back(
+                tree, dp, rows, cr, cp, ct, jt, ja, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, n_pos, n_vel,
+                tolerance, dense,
+            )  # fmt: skip
             return
     attempt = _attempt(
         tree, dp, rows, cr, cp, ct, jt, ja, kin, dz, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, 1
@@ -746,7 +756,10 @@ def direct_solve(
             ok = 0  # float32 could not resolve it (the guide's finger with kp 1e8: 18 rad/s): not a solution
     da.complementarity[env] = err
     if ok == 0:
-        _fall_back(tree, dp, rows, cr, cp, ct, jt, ja, sd, rf, da, joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
+        _fall_back(
+            tree, dp, rows, cr, cp, ct, jt, ja, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, n_pos, n_vel,
+            tolerance, dense,
+        )  # fmt: skip
         return
     da.fallback[env] = 0
     sd.solver_iterations[env] = 0

@@ -17,11 +17,13 @@ import warp as wp
 
 from ..collision.contacts import ContactPoints
 from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable
-from ..constraints.contact_rows import ContactRows
-from ..constraints.coupling_rows import CouplingRows
+from ..constraints.contact_rows import ContactRows, contact_responses
+from ..constraints.coupling_rows import CouplingRows, coupling_responses
 from ..constraints.dof_rows import DofRows
+from ..constraints.drive import drive_coefficients
 from ..core.data import StepData
 from ..core.model import DofParams, Tree
+from ..math.tree_ldl import tree_spd_inverse
 from .gauss_seidel import sweep
 
 PGS_ERP = wp.constant(0.8)
@@ -38,6 +40,76 @@ def _largest_change(sd: StepData, env: int, n_gen: int) -> float:
             return wp.inf
         change = wp.max(change, d)
     return change
+
+
+@wp.func
+def dense_inverse(tree: Tree, sd: StepData, env: int) -> None:
+    """sd.minv = M^-1 per tree (through its tree-sparse factor), a kinematic tree's block zero: nothing moves it,
+    so no row impulse reaches it."""
+    for t in range(tree.tree_count):
+        g0 = tree.tree_gen_start[t]
+        ng = tree.tree_gen_count[t]
+        tree_spd_inverse(sd.mass_matrix, sd.minv, tree.gen_parent, env, g0, ng)
+        if tree.tree_kinematic[t] != 0:
+            for i in range(ng):
+                for j in range(ng):
+                    sd.minv[env, g0 + i, g0 + j] = 0.0
+
+
+@wp.func
+def dof_responses(
+    tree: Tree,
+    dp: DofParams,
+    sd: StepData,
+    target_velocity: wp.array2d(dtype=float),
+    env: int,
+    h: float,
+    dt: float,
+    tgs: int,
+) -> None:
+    """Each dof's response (M^-1)_dd, 1 / (response + cfm) (0 for a rotation nothing moves) and its drive's
+    coefficients (constraints/drive.py), from its drive error sd.dof_geom_error."""
+    for d in range(tree.dof_gen.shape[0]):
+        r = sd.minv[env, tree.dof_gen[d], tree.dof_gen[d]]
+        recip = float(0.0)
+        if tree.dof_axis[d] >= 3 or r > 0.0:
+            recip = 1.0 / (r + dp.dof_cfm[d])
+        sd.dof_r[env, d] = r
+        sd.dof_recip[env, d] = recip
+        sd.dof_drive_coef[env, d] = drive_coefficients(
+            dp.dof_drive[d],
+            dp.dof_stiffness[d],
+            dp.dof_damping[d],
+            target_velocity[env, d],
+            sd.dof_geom_error[env, d],
+            r,
+            recip,
+            h,
+            dt,
+            tgs,
+        )
+
+
+@wp.func
+def pgs_prerequisites(
+    tree: Tree,
+    dp: DofParams,
+    cr: CouplingRows,
+    cp: ContactPoints,
+    ct: ContactRows,
+    sd: StepData,
+    target_velocity: wp.array2d(dtype=float),
+    env: int,
+    n_gen: int,
+    dt: float,
+) -> None:
+    """What a direct step leaves out of the row setup and PGS needs (M^-1, every row's M^-1 g and response, the
+    contact patches' Delassus matrices), from the rows it set up: for its fallback to PGS, with the same values as
+    a PGS step's setup."""
+    dense_inverse(tree, sd, env)
+    dof_responses(tree, dp, sd, target_velocity, env, dt, dt, 0)
+    coupling_responses(cr, sd.minv, sd.cpl_g, sd.cpl_minv_g, sd.cpl_r, env, n_gen)
+    contact_responses(cp, ct, sd.minv, env, n_gen)
 
 
 @wp.func
