@@ -139,6 +139,15 @@ def passive_forces(tree: Tree, dp: DofParams, st: StateArrays, kin: Kin, sd: Ste
 
 
 @wp.func
+def _alike(sd: StepData, env: int, g0: int, ng: int) -> int:
+    """1 when gen_vpos = gen_v on coordinates g0..g0+ng-1 (the direct solver's passes alike: MJCF's soft rows)."""
+    for k in range(ng):
+        if sd.gen_vpos[env, g0 + k] != sd.gen_v[env, g0 + k]:
+            return 0
+    return 1
+
+
+@wp.func
 def mujoco_damping(
     tree: Tree, dp: DofParams, st: StateArrays, kin: Kin, sd: StepData, env: int, dt: float, with_vpos: int
 ) -> None:
@@ -170,7 +179,8 @@ def mujoco_damping(
                 d = tree.joint_dof_start[li] + k
                 g = tree.dof_gen[d]
                 sd.mass_matrix[env, g, g] = sd.mass_matrix[env, g, g] + dt * implicit_damping(dp, d)
-        for which in range(1 - with_vpos, 2):  # 0: gen_vpos, 1: gen_v
+        alike = _alike(sd, env, g0, ng) * with_vpos  # one solve serves both velocities when they are equal
+        for which in range(1 - with_vpos + alike, 2):  # 0: gen_vpos, 1: gen_v
             # right-hand side D (v - v0) in sd.gen_a
             for k in range(ng):
                 sd.gen_a[env, g0 + k] = 0.0
@@ -189,7 +199,7 @@ def mujoco_damping(
                 du = dmat * u6
                 for k in range(6):
                     sd.gen_a[env, rg + k] = du[k]
-            if which == 1 - with_vpos:  # M + dt D keeps M's tree pattern: D is diagonal but for the root's block
+            if which == 1 - with_vpos + alike:  # M + dt D keeps M's tree pattern (D: diagonal but for the root's block)
                 tree_ldl_factor(sd.mass_matrix, sd.mass_matrix, tree.gen_parent, env, g0, ng)
             tree_ldl_solve(sd.mass_matrix, sd.gen_a, tree.gen_parent, env, g0, ng)
             for k in range(ng):
@@ -197,6 +207,8 @@ def mujoco_damping(
                     sd.gen_vpos[env, g0 + k] = sd.gen_vpos[env, g0 + k] - dt * sd.gen_a[env, g0 + k]
                 else:
                     sd.gen_v[env, g0 + k] = sd.gen_v[env, g0 + k] - dt * sd.gen_a[env, g0 + k]
+                    if alike != 0:
+                        sd.gen_vpos[env, g0 + k] = sd.gen_v[env, g0 + k]
 
 
 @wp.func
