@@ -146,15 +146,6 @@ def _adhesion(cp: ContactPoints, ctl: ControlArrays, kin: Kin, sd: StepData, env
 
 
 @wp.func
-def _coefficient_friction(dp: DofParams, n: int) -> int:
-    """1 when a dof has PhysX's coefficient friction (its bound scales with the joint's load)."""
-    for d in range(n):
-        if dp.dof_friction_coef[d] > 0.0:
-            return 1
-    return 0
-
-
-@wp.func
 def _unconstrained_dynamics(
     tree: Tree,
     dp: DofParams,
@@ -171,7 +162,7 @@ def _unconstrained_dynamics(
     n_gen: int,
 ) -> None:
     """The applied link wrenches and joint forces, the unconstrained acceleration (ABA), the joint loads of that
-    motion that the coefficient friction scales with (RNEA, where a dof has that friction), and v* = v + a dt."""
+    motion that the coefficient friction scales with (RNEA), and v* = v + a dt."""
     for i in range(tree.link_count):
         sd.link_fext[env, i] = applied_link_wrench(
             tree,
@@ -193,17 +184,13 @@ def _unconstrained_dynamics(
         passive_forces(tree, dp, st, kin, sd, env, n)
     zero = wp.vec3(0.0)
     aba_env(tree, kin, sc, sd.gen_v, sd.gen_f, sd.link_fext, zero, 1, sd.gen_a, env, 1)
-    if _coefficient_friction(dp, n) != 0:
-        rnea_env(tree, kin, sc, sd.gen_v, sd.gen_a, sd.link_fext, zero, 1, sd.gen_f, env)
-        for d in range(n):
-            i = dp.dof_link[d]
-            f = sc.link_f[env, i]
-            force = wp.spatial_bottom(f)
-            torque = wp.spatial_top(f) - wp.cross(kin.link_com[env, i], force)
-            sd.dof_friction_force[env, d] = dp.dof_friction_coef[d] * (wp.length(force) + wp.length(torque))
-    else:  # no joint load to take (MJCF models): the RNEA cost the dm humanoid ~1.5 us a step
-        for d in range(n):
-            sd.dof_friction_force[env, d] = 0.0
+    rnea_env(tree, kin, sc, sd.gen_v, sd.gen_a, sd.link_fext, zero, 1, sd.gen_f, env)
+    for d in range(n):
+        i = dp.dof_link[d]
+        f = sc.link_f[env, i]
+        force = wp.spatial_bottom(f)
+        torque = wp.spatial_top(f) - wp.cross(kin.link_com[env, i], force)
+        sd.dof_friction_force[env, d] = dp.dof_friction_coef[d] * (wp.length(force) + wp.length(torque))
     for k in range(n_gen):
         sd.gen_v[env, k] = sd.gen_v[env, k] + sd.gen_a[env, k] * dt
 
