@@ -154,12 +154,18 @@ def setup_couplings(
     responses: int,
 ) -> None:
     """Directions g, (spatial tendons, soft fixed-tendon limits) lengths and, with `responses`, M^-1 g and the
-    responses of every coupling row (coupling_responses: the direct solver's needs them for a PhysX-compliant
-    mimic joint only, and its fallback to PGS computes them then)."""
+    responses of every coupling row. Without `responses` (the direct solver) a fixed-tendon joint's row is left out:
+    the direct solver makes one row per tendon from its coefficients, and neither reads these directions nor, but
+    for a PhysX-compliant mimic joint, the responses; its fallback to PGS computes both then (fixed_directions,
+    coupling_responses). The Shadow hand's 56 tendon-joint rows were 8 us of its step."""
     for k in range(cr.row_count):
-        zero_row(g, env, k, n_gen)
         item = cr.row_item[k]
         kind = cr.row_kind[k]
+        if kind == COUPLING_FIXED:
+            if responses != 0:
+                _fixed_direction(tree, cr, kin, link_pose, g, env, k, n_gen)
+            continue
+        zero_row(g, env, k, n_gen)
         if kind == COUPLING_SPATIAL:
             a = cr.leaf_att[item]
             root = cr.leaf_root_att[item]
@@ -181,28 +187,6 @@ def setup_couplings(
                 total += cr.att_coef[x] * wp.length(seg)
                 x = p
             length[env, k] = total
-        elif kind == COUPLING_FIXED:
-            t = cr.ftj_tendon[item]
-            add_jacobian_transpose(
-                tree,
-                kin,
-                g,
-                env,
-                k,
-                cr.ftj_link[item],
-                dof_wrench(tree, kin, link_pose, env, cr.ftj_dof[item], cr.ftj_link[item]),
-                1.0,
-            )
-            add_jacobian_transpose(
-                tree,
-                kin,
-                g,
-                env,
-                k,
-                cr.ft_root_link[t],
-                dof_wrench(tree, kin, link_pose, env, cr.ft_root_dof[t], cr.ft_root_dof_link[t]),
-                -1.0,
-            )
         elif kind == COUPLING_TENDON_LIMIT:
             total = cr.ft_offset[item]
             for m in range(cr.ft_joint_count[item]):
@@ -217,6 +201,43 @@ def setup_couplings(
                 g[env, k, gd] = g[env, k, gd] + mimic_slope(cr, joint_q, env, item, m)
     if responses != 0:
         coupling_responses(cr, minv, g, minv_g, r, env, n_gen)
+
+
+@wp.func
+def _fixed_direction(
+    tree: Tree,
+    cr: CouplingRows,
+    kin: Kin,
+    link_pose: wp.array2d(dtype=wp.transform),
+    g: wp.array3d(dtype=float),
+    env: int,
+    k: int,
+    n_gen: int,
+) -> None:
+    """Row k's g, a fixed-tendon joint's couple: J_i^T w_i - J_root^T w_0 (module docstring)."""
+    zero_row(g, env, k, n_gen)
+    item = cr.row_item[k]
+    t = cr.ftj_tendon[item]
+    wi = dof_wrench(tree, kin, link_pose, env, cr.ftj_dof[item], cr.ftj_link[item])
+    add_jacobian_transpose(tree, kin, g, env, k, cr.ftj_link[item], wi, 1.0)
+    w0 = dof_wrench(tree, kin, link_pose, env, cr.ft_root_dof[t], cr.ft_root_dof_link[t])
+    add_jacobian_transpose(tree, kin, g, env, k, cr.ft_root_link[t], w0, -1.0)
+
+
+@wp.func
+def fixed_directions(
+    tree: Tree,
+    cr: CouplingRows,
+    kin: Kin,
+    link_pose: wp.array2d(dtype=wp.transform),
+    g: wp.array3d(dtype=float),
+    env: int,
+    n_gen: int,
+) -> None:
+    """The fixed-tendon joints' rows' g that setup_couplings leaves out without `responses`."""
+    for k in range(cr.row_count):
+        if cr.row_kind[k] == COUPLING_FIXED:
+            _fixed_direction(tree, cr, kin, link_pose, g, env, k, n_gen)
 
 
 @wp.func

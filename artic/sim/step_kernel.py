@@ -462,6 +462,7 @@ def _make_step(stop_after: int, module: str | None = None) -> wp.Kernel:
                     rf,
                     da,
                     st.joint_q,
+                    st.link_pose,
                     ctl.joint_target_velocity,
                     env,
                     n_gen,

@@ -643,6 +643,8 @@ def _fall_back(
     ct: ContactRows,
     jt: BodyJointTable,
     ja: BodyJointArrays,
+    kin: Kin,
+    link_pose: wp.array2d(dtype=wp.transform),
     sd: StepData,
     rf: RowForm,
     da: DirectArrays,
@@ -670,7 +672,7 @@ def _fall_back(
         factor_joint_block(jt, ja, env, j)
         orthogonalize_coordinate_rows(jt, ja, env, j)
     if dense == 0:
-        pgs_prerequisites(tree, dp, cr, cp, ct, sd, target_velocity, env, n_gen, dt)
+        pgs_prerequisites(tree, dp, cr, cp, ct, kin, link_pose, sd, target_velocity, env, n_gen, dt)
     pgs_solve(tree, dp, rows, cr, cp, ct, jt, ja, sd, joint_q, env, n_gen, dt, n_pos, n_vel, tolerance)
 
 
@@ -690,6 +692,7 @@ def direct_solve(
     rf: RowForm,
     da: DirectArrays,
     joint_q: wp.array2d(dtype=float),
+    link_pose: wp.array2d(dtype=wp.transform),
     target_velocity: wp.array2d(dtype=float),
     env: int,
     n_gen: int,
@@ -722,8 +725,8 @@ def direct_solve(
             da.pivots[env] = 0
             da.rows[env] = 0
             _fall_back(
-                tree, dp, rows, cr, cp, ct, jt, ja, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, n_pos, n_vel,
-                tolerance, dense,
+                tree, dp, rows, cr, cp, ct, jt, ja, kin, link_pose, sd, rf, da, joint_q, target_velocity, env, n_gen,
+                dt, n_pos, n_vel, tolerance, dense,
             )  # fmt: skip
             return
     attempt = _attempt(
@@ -757,8 +760,8 @@ def direct_solve(
     da.complementarity[env] = err
     if ok == 0:
         _fall_back(
-            tree, dp, rows, cr, cp, ct, jt, ja, sd, rf, da, joint_q, target_velocity, env, n_gen, dt, n_pos, n_vel,
-            tolerance, dense,
+            tree, dp, rows, cr, cp, ct, jt, ja, kin, link_pose, sd, rf, da, joint_q, target_velocity, env, n_gen, dt,
+            n_pos, n_vel, tolerance, dense,
         )  # fmt: skip
         return
     da.fallback[env] = 0

@@ -18,10 +18,10 @@ import warp as wp
 from ..collision.contacts import ContactPoints
 from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable
 from ..constraints.contact_rows import ContactRows, contact_responses
-from ..constraints.coupling_rows import CouplingRows, coupling_responses
+from ..constraints.coupling_rows import CouplingRows, coupling_responses, fixed_directions
 from ..constraints.dof_rows import DofRows
 from ..constraints.drive import drive_coefficients
-from ..core.data import StepData
+from ..core.data import Kin, StepData
 from ..core.model import DofParams, Tree
 from ..math.tree_ldl import tree_spd_inverse
 from .gauss_seidel import sweep
@@ -97,17 +97,20 @@ def pgs_prerequisites(
     cr: CouplingRows,
     cp: ContactPoints,
     ct: ContactRows,
+    kin: Kin,
+    link_pose: wp.array2d(dtype=wp.transform),
     sd: StepData,
     target_velocity: wp.array2d(dtype=float),
     env: int,
     n_gen: int,
     dt: float,
 ) -> None:
-    """What a direct step leaves out of the row setup and PGS needs (M^-1, every row's M^-1 g and response, the
-    contact patches' Delassus matrices), from the rows it set up: for its fallback to PGS, with the same values as
-    a PGS step's setup."""
+    """What a direct step leaves out of the row setup and PGS needs (M^-1, the fixed-tendon joints' rows, every
+    row's M^-1 g and response, the contact patches' Delassus matrices), from the rows it set up at the step's start
+    kinematics: for its fallback to PGS, with the same values as a PGS step's setup."""
     dense_inverse(tree, sd, env)
     dof_responses(tree, dp, sd, target_velocity, env, dt, dt, 0)
+    fixed_directions(tree, cr, kin, link_pose, sd.cpl_g, env, n_gen)
     coupling_responses(cr, sd.minv, sd.cpl_g, sd.cpl_minv_g, sd.cpl_r, env, n_gen)
     contact_responses(cp, ct, sd.minv, env, n_gen)
 
