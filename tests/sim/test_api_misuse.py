@@ -800,8 +800,8 @@ def test_step_memory_estimate_matches_the_arrays():
     contacts = nbytes(block.contact_points, ("grow",)) + nbytes(block.contact_rows, placeholders)
     centers = detection_centers(block.geometry)
     assert contacts == 3 * contact_bytes_per_env(block.geometry.capacity, block.model.gen_count, False, centers)
-    # the TGS substeps' kinematics, less its one-entry inertia placeholder
-    substep = nbytes(block.substep_kin, ("link_inertia",))
+    # the TGS substeps' kinematics, less its one-entry inertia and link-origin placeholders
+    substep = nbytes(block.substep_kin, ("link_inertia", "link_origin"))
     assert nbytes(block.step_data, shared) + substep == 3 * step_bytes_per_env(
         block.model, block.dof_rows.row_count, block.couplings.row_count
     )

@@ -359,7 +359,7 @@ def bytes_per_env(link_count: int, dof_count: int, floating: bool) -> int:
     nl, n = link_count, dof_count
     ng = n + (6 if floating else 0)
     rows = 6 * (nl if floating else nl - 1)  # dense Jacobian rows
-    data = 120 * nl + 13 * n + 3 * ng + ng * ng  # ArticulationData: per-link spatial quantities, per-dof, M
+    data = 123 * nl + 13 * n + 3 * ng + ng * ng  # ArticulationData: per-link spatial quantities, per-dof, M
     inverse_dynamics = rows * ng + 6 * ng  # the view's Jacobian and centroidal matrix
     state = 13 * nl + 2 * n + 13  # link poses and velocities, q, qd, root pose and velocities
     control = 3 * n + 6 * nl  # joint forces and targets, link forces and torques
