@@ -61,10 +61,9 @@ from .mlcp import (
     solve_friction_lcp,
 )
 from .pgs import pgs_prerequisites, pgs_solve
-from .tree_rows import from_roots, row_u
+from .tree_rows import a_row, from_roots, row_trees, row_u
 
 LAZY_ROUNDS = wp.constant(4)
-MANY_TREES = wp.constant(-2)  # _row_trees: a row on more than two trees (its A entries sum over all its columns)
 QUICK_PASSES = wp.constant(4)  # friction passes of a round before its lazy rows are checked
 REG_CFM_FRACTION = wp.constant(1.0e-3)  # the regularization floor stays below this fraction of every row's cfm
 FAILED_TOLERANCES = wp.constant(1000.0)  # a velocity solve whose complementarity error exceeds this many times
@@ -74,87 +73,11 @@ CORRECTION_MARGIN = wp.constant(4.0)  # the position solve's correction may take
 
 
 @wp.func
-def _row_trees(tree: Tree, da: DirectArrays, env: int, i: int, nnz: int) -> None:
-    """The trees of row i's pattern (da.nz, increasing: tree_rows.row_u) into da.row_trees: (tree0, split, tree1,
-    0), tree0's columns before nz index split and tree1's (-1: none) from it on; tree0 is MANY_TREES for a row on
-    more than two trees."""
-    tree0 = int(-1)
-    tree1 = int(-1)
-    split = nnz
-    if tree.tree_gen_start.shape[0] > 1:  # one tree: nothing to tell apart
-        t = int(0)
-        q = int(0)
-        while q < nnz:
-            col = da.nz[env, i, q]
-            while col >= tree.tree_gen_start[t] + tree.tree_gen_count[t]:
-                t += 1
-            if tree0 == -1:
-                tree0 = t
-            elif t != tree0 and tree1 == -1:
-                tree1 = t
-                split = q
-            elif t != tree0 and t != tree1:
-                tree0 = MANY_TREES
-            q += 1
-    da.row_trees[env, i] = wp.vec4i(tree0, split, tree1, 0)
-
-
-@wp.func
 def _pass_cfm(rf: RowForm, env: int, i: int, position: int) -> float:
     """Row i's compliance in the position pass (position 1) or the velocity pass."""
     if position != 0:
         return rf.cfm[env, i]
     return rf.cfm_vel[env, i]
-
-
-@wp.func
-def _a_entry(rf: RowForm, da: DirectArrays, env: int, r: int, c: int, q0: int, q1: int) -> wp.float64:
-    """g_r . (M + D)^-1 g_c = u_r . u_c over r's pattern q0..q1-1 (tree_rows.py)."""
-    s = wp.float64(0.0)
-    q = q0
-    while q < q1:
-        k = da.nz[env, r, q]
-        s += da.u64[env, r, k] * da.u64[env, c, k]
-        q += 1
-    return s
-
-
-@wp.func
-def _a_row(rf: RowForm, da: DirectArrays, env: int, i: int, nnz: int, many_trees: int) -> None:
-    """A_ij for j <= i (and A_ji), each over the sparser row's nonzero columns; with many_trees, only those in a tree
-    the other row touches ([0, split) tree0's, [split, nnz) tree1's: _row_trees). Two loops: a test inside the one
-    loop made the allegro hand's step (one tree) 5 % slower."""
-    j = int(0)
-    if many_trees != 0:
-        while j <= i:
-            r = i
-            c = j
-            if nnz > da.nnz[env, j]:
-                r = j
-                c = i
-            seg = da.row_trees[env, r]
-            other = da.row_trees[env, c]
-            q0 = int(0)
-            q1 = da.nnz[env, r]
-            if seg[0] != MANY_TREES and other[0] != MANY_TREES:
-                if seg[0] != other[0] and seg[0] != other[2]:
-                    q0 = seg[1]
-                if seg[2] < 0 or (seg[2] != other[0] and seg[2] != other[2]):
-                    q1 = seg[1]
-            s = _a_entry(rf, da, env, r, c, q0, q1)
-            da.a[env, i, j] = s
-            da.a[env, j, i] = s
-            j += 1
-    else:
-        while j <= i:
-            s = wp.float64(0.0)
-            if nnz > da.nnz[env, j]:
-                s = _a_entry(rf, da, env, j, i, 0, da.nnz[env, j])
-            else:
-                s = _a_entry(rf, da, env, i, j, 0, nnz)
-            da.a[env, i, j] = s
-            da.a[env, j, i] = s
-            j += 1
 
 
 @wp.func
@@ -177,16 +100,16 @@ def _build(
     only their compliance, right-hand side and bounds are renewed.
 
     A_ij = g_i . (M + D)^-1 g_j = u_i . u_j (u in float64 through the tree factor, solvers/tree_rows.py) sums over
-    the sparser row's pattern (da.nz: its columns and their ancestors) in the trees both rows touch (_row_trees):
-    a dof row's pattern is its dof's path to the root, a contact row's the paths of the links it touches, and rows on
+    the rows' patterns (da.nz: its columns and their ancestors) in the trees both rows touch (tree_rows.a_row): a
+    dof row's pattern is its dof's path to the root, a contact row's the paths of the links it touches, and rows on
     trees apart (a stack's far contacts) cost no sum; each pair is computed once (A is symmetric)."""
     many_trees = int(tree.tree_gen_start.shape[0] > 1)
     for i in range(start, m):
         if i >= keep:
             nnz = row_u(tree, factor, rf.g, da.u64, da.nz, env, i, n_gen)
             da.nnz[env, i] = nnz
-            _row_trees(tree, da, env, i, nnz)
-            _a_row(rf, da, env, i, nnz, many_trees)
+            row_trees(tree, da, env, i, nnz)
+            a_row(da, env, i, nnz, many_trees)
             da.resp[env, i] = da.a[env, i, i]
         resp = da.resp[env, i]
         cfm = _pass_cfm(rf, env, i, position)
