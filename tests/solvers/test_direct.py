@@ -187,6 +187,79 @@ def test_unfinished_solve_falls_back_and_says_so():
         scene.direct_pivot_limit = 0
 
 
+def _fallen_back_and_pgs(run):
+    """run(solver, pivot_limit) -> (states over the steps, fallback counts or None)."""
+    ours, falls = run(DIRECT, 1)
+    theirs, _ = run(SolverType.PGS, None)
+    return ours, falls, theirs
+
+
+def test_a_step_that_falls_back_is_a_pgs_step():
+    """A direct step leaves out M^-1, the rows' M^-1 g and responses, the contact patches' Delassus matrices and the
+    fixed-tendon joints' directions, which only PGS reads (step_kernel._dense_minv); its fallback computes them
+    (pgs.pgs_prerequisites). With the pivot budget at 1 every step falls back, and the trajectories are bitwise a
+    PGS scene's: a 1:10 box stack (PhysX's patch friction and its anchors), the biped (stiff force drives, feet on
+    the ground) and, where gymnasium-robotics is installed, the Shadow hand with its block (MuJoCo's pyramids,
+    soft frictionloss, its fixed tendons given springs, explicit servos under random controls)."""
+
+    def stack(solver, limit):
+        scene, boxes = box_stack(solver, 10.0, 3, envs=2)
+        if limit:
+            scene.direct_pivot_limit = limit
+        poses = []
+        for _ in range(40):
+            scene.step(0.01)
+            poses.append([scene.get_actor_pose(b) for b in boxes])
+        return np.array(poses), scene.get_solver_report(boxes[0])["fallback_count"] if limit else None
+
+    def legs(solver, limit):
+        art, scene = biped(solver, (4, 1))[:2]
+        if limit:
+            scene.direct_pivot_limit = limit
+        poses = []
+        for _ in range(40):
+            scene.step(0.01)
+            poses.append(scene.get_link_poses(art).copy())
+        return np.array(poses), scene.get_solver_report(art)["fallback_count"] if limit else None
+
+    runs = [stack, legs]
+    if importlib.util.find_spec("gymnasium_robotics") is not None:
+
+        def hand(solver, limit):
+            import gymnasium_robotics
+
+            path = Path(gymnasium_robotics.__file__).parent / "envs" / "assets" / "hand" / "manipulate_block.xml"
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model = artic.load_mjcf(path)
+            for tendon in (t for a in model.articulations for t in a.get_fixed_tendons()):
+                tendon.stiffness, tendon.damping = 2.0, 0.1  # springs: their couples act under PGS
+            scene = artic.Scene(2, gravity=model.gravity, solver_type=solver)
+            model.add_to(scene)
+            if limit:
+                scene.direct_pivot_limit = limit
+            control = artic.MjcfControl(model, scene)
+            rng = np.random.default_rng(1)
+            poses = []
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the fallbacks' notices
+                for k in range(60):
+                    if k % 10 == 0:
+                        control.set(rng.uniform(-0.5, 0.5, (2, len(model.actuators))))
+                    scene.step(model.timestep)
+                    poses.append(model.get_qpos(scene).copy())
+            falls = scene.get_solver_report(model.articulations[0])["fallback_count"] if limit else None
+            return np.array(poses), falls
+
+        runs.append(hand)
+    for case in runs:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the fallbacks' notices
+            ours, falls, theirs = _fallen_back_and_pgs(case)
+        assert (falls == len(ours)).all(), (case.__name__, falls)  # every step fell back
+        assert np.array_equal(ours, theirs), (case.__name__, np.abs(ours - theirs).max())
+
+
 def _worst_ball_error(solver, iterations, masses, steps):
     scene, bodies, joints = ball_chain(solver, iterations, masses)
     worst = 0.0
