@@ -200,7 +200,7 @@ def _dense_minv(dp: DofParams, cr: CouplingRows, jt: BodyJointTable, n: int, sol
     """1 when the step needs M^-1 and every row's M^-1 g: PGS's and TGS's rows, and the direct solver's for its body
     joints' setup, an acceleration drive's or a PhysX-compliant mimic joint's coefficients. The direct solver
     solves through its own tree factor (solvers/tree_rows.py) otherwise, and its fallback to PGS computes them then
-    (pgs.pgs_prerequisites): the dense M^-1 and the rows' M^-1 g were 15 % of the Shadow hand's direct step."""
+    (pgs.pgs_prerequisites): the dense M^-1 and the rows' M^-1 g were 15 % of the dm humanoid's direct step."""
     if solver != SOLVER_DIRECT or jt.joint_count > 0:
         return 1
     for d in range(n):
@@ -408,7 +408,7 @@ def _make_step(stop_after: int, module: str | None = None) -> wp.Kernel:
         _unconstrained_dynamics(tree, dp, st, ctl, cp, kin, sc, sd, gravity, dt, env, n, n_gen)
         if wp.static(stop_after == STAGE_DYNAMICS):
             return
-        # 3. M^-1 and every row at the solver step h (dt, or the TGS substep)
+        # 3. M (M^-1 where the solver reads it) and every row at the solver step h (dt, or the TGS substep)
         dense = _dense_minv(dp, cr, jt, n, solver)
         _mass_matrix(tree, st, ctl, kin, sc, sd, env, dt, dense)
         if wp.static(stop_after == STAGE_MASS):
