@@ -19,6 +19,10 @@ from __future__ import annotations
 
 import warp as wp
 
+from ..core.control import ControlArrays
+from ..core.data import Kin, StepData
+from ..core.model import DofParams, Tree
+from ..core.state import StateArrays
 from .box_box import box_box
 from .contacts import ContactPoints
 from .cull import boxes_apart
@@ -46,6 +50,7 @@ from .geometry import (
 from .gjk import segment_hull_distance
 from .hull_hull import hull_hull
 from .manifold import emit
+from .reach import TOUCHING, remember_commands, within_reach
 
 wp.set_module_options({"enable_backward": False})
 
@@ -624,15 +629,25 @@ def collide_pair(
         hull_hull(geo, cp, env, first, la, lb, a, b, rank, xa, xb, margin, mat)
 
 
-TOUCHING = wp.constant(1.0e-3)  # [m] surfaces this close count as touching when the slots leave out speculation
-
-
 @wp.func
 def _detect_pairs(
-    geo: Geometry, cp: ContactPoints, link_pose: wp.array2d(dtype=wp.transform), env: int, speculative: int
+    geo: Geometry,
+    cp: ContactPoints,
+    link_pose: wp.array2d(dtype=wp.transform),
+    env: int,
+    speculative: int,
+    tree: Tree,
+    dp: DofParams,
+    st: StateArrays,
+    ctl: ControlArrays,
+    kin: Kin,
+    sd: StepData,
+    gravity: wp.vec3,
+    reach_dt: float,
 ) -> None:
     """Every candidate pair of one env: bounding-sphere (or plane-distance) culling, then the narrow phase.
-    speculative 0: only surfaces that touch (no contact offsets)."""
+    speculative 0: only surfaces that touch (no contact offsets); reach_dt > 0: a hard contact's pair whose points
+    are all apart is kept only when the step could close a gap (reach.py; 0: PhysX's, every pair)."""
     cp.count[env] = 0
     cp.overflow[env] = 0
     cp.dynamic_count[env] = 0
@@ -710,20 +725,38 @@ def _detect_pairs(
         if rest != 0.0:
             for c in range(first, cp.count[env]):
                 cp.separation[env, c] = cp.separation[env, c] - rest
+        if reach_dt > 0.0 and speculative != 0 and mat[MAT_SOLREF] == 0.0 and mat[MAT_SOLREF + 1] == 0.0:
+            if within_reach(tree, dp, st, ctl, kin, sd, cp, gravity, reach_dt, env, first, la, lb) == 0:
+                cp.count[env] = first
     if geo.pair_dynamic_count >= geo.pair_count:
         cp.dynamic_count[env] = cp.count[env]
 
 
 @wp.func
-def detect_env(geo: Geometry, cp: ContactPoints, link_pose: wp.array2d(dtype=wp.transform), env: int) -> None:
+def detect_env(
+    geo: Geometry,
+    cp: ContactPoints,
+    link_pose: wp.array2d(dtype=wp.transform),
+    env: int,
+    tree: Tree,
+    dp: DofParams,
+    st: StateArrays,
+    ctl: ControlArrays,
+    kin: Kin,
+    sd: StepData,
+    gravity: wp.vec3,
+    reach_dt: float,
+) -> None:
     """The env's contacts. When they do not fit the slots, detection runs again without the speculative ones
     (surfaces apart within the contact offsets), so that the slots go to the contacts that bear loads (a robot's
     feet on the floor, solved last, were the ones dropped); what still does not fit is counted in `overflow`.
     Either way the slots the first pass wanted go to `wanted` and the block's `grow` flag is raised, so that the
     host gives the next steps room (Block.plan_contact_growth)."""
-    _detect_pairs(geo, cp, link_pose, env, 1)
+    _detect_pairs(geo, cp, link_pose, env, 1, tree, dp, st, ctl, kin, sd, gravity, reach_dt)
     cp.wanted[env] = 0
     if cp.overflow[env] > 0:
         cp.wanted[env] = cp.count[env] + cp.overflow[env]
         cp.grow[0] = 1  # every writer stores the same value: no atomics needed across CPU chunks
-        _detect_pairs(geo, cp, link_pose, env, 0)
+        _detect_pairs(geo, cp, link_pose, env, 0, tree, dp, st, ctl, kin, sd, gravity, reach_dt)
+    if reach_dt > 0.0:
+        remember_commands(dp, st, ctl, sd, env, st.joint_q.shape[1])

@@ -55,6 +55,9 @@ class StepData:
     root_pose0: wp.array2d(dtype=wp.transform)  # (E, T): root poses at the start of the step
     link_fext: wp.array2d(dtype=wp.spatial_vector)  # (E, L): applied (force, torque) at each COM this step
     link_vel0: wp.array2d(dtype=wp.spatial_vector)  # (E, L): COM velocities at the start of the step
+    # (E, n): each dof's drive error target - q [rad or m], target velocity - qd [rad/s or m/s] and applied joint
+    # force [N or Nm] when the last step's contacts were detected (collision/reach.py); 1e30 before any step
+    dof_command0: wp.array2d(dtype=wp.vec3)
     link_pose_sub: wp.array2d(dtype=wp.transform)  # (E, L): link poses after the latest TGS substep
     link_bias: wp.array2d(dtype=wp.spatial_vector)  # (E, L): spatial accelerations about O at zero joint
     # accelerations (J-dot q-dot), at the start of the step; for MuJoCo-soft joints between bodies

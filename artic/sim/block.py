@@ -74,6 +74,7 @@ class Block:
         statics: list[RigidStatic],
         contact_capacity: int,
         friction_correlation_distance: float,
+        keep_speculative: bool = False,
     ):
         self.arts = list(arts)
         self.joints = list(joints)  # the body joints between its bodies (or from them to fixed bodies)
@@ -83,6 +84,8 @@ class Block:
         self.statics = statics  # the scene's RigidStatic actors (a shared list)
         self.contact_capacity = contact_capacity  # slots per env: the scene's, then grown (plan_contact_growth)
         self.friction_correlation_distance = friction_correlation_distance  # [m]
+        # every speculative contact (PhysX), else only the pairs whose gap the step could close (Scene docstring)
+        self.keep_speculative = keep_speculative
         self.model = build_model(self.arts, device)
         self.state = build_state(self.model, num_envs, device)
         # on the CPU, a NumPy view of the step's status flag (status.py), read after every step without a copy

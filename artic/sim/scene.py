@@ -1,8 +1,8 @@
 """`Scene`: the envs, gravity and device, and the articulations and rigid actors replicated over the envs.
 
 The settings the arrays are built with (num_envs, device, contact_capacity, friction_correlation_distance,
-nan_policy) are fixed at construction and refuse assignment; gravity and solver_type may be assigned and act from
-the next step.
+nan_policy, speculative_contacts) are fixed at construction and refuse assignment; gravity and solver_type may be
+assigned and act from the next step.
 
 Adding an articulation validates it and builds its device arrays (Model, State, Control, Data) for all envs; from
 then on its topology is frozen (PhysX: remove, change, re-add). Parameter changes made through the description
@@ -36,7 +36,7 @@ from ..description.actors import RigidDynamic, RigidStatic
 from ..description.articulation import Articulation, Link
 from ..description.body_joints import JointBase
 from ..description.mass_check import check_mass_properties, mass_policy_arg
-from ..description.validate import MAX_MAGNITUDE, KnownAttributes, as_real, finite, positive_int
+from ..description.validate import MAX_MAGNITUDE, KnownAttributes, positive_int
 from ..enums import CacheFlag, NanPolicy, SolverType
 from ..errors import StateError, TopologyError, ValidationError
 from .articulation_view import ArticulationView
@@ -60,53 +60,10 @@ from .reports import (
     penetration_report,
     require_solver_report,
 )
+from .scene_settings import as_gravity, contact_settings, fixed, managed
 from .status import StatusMonitor, as_nan_policy
 
 FACETS = (4, 8, 12, 16)  # Scene.direct_friction_facets (contact_row_form.add_contact_rows: even row counts)
-
-
-def _as_gravity(value) -> tuple:
-    try:
-        g = as_real("scene", "gravity", value)  # float64: scene.gravity reads back what was given
-    except ValidationError:
-        g = None
-    if g is None or g.shape != (3,) or not np.all(np.isfinite(g)):
-        raise ValidationError(f"scene: gravity must be 3 finite numbers, got {value!r}")
-    if np.abs(g).max() > MAX_MAGNITUDE:
-        raise ValidationError(
-            f"scene: gravity {tuple(g)} is beyond +-{MAX_MAGNITUDE:g} m/s^2, which float32 "
-            "arithmetic cannot simulate; give a physical gravity"
-        )
-    return tuple(float(x) for x in g)
-
-
-def _fixed(name: str, why: str) -> property:
-    """A Scene setting that is read when its arrays are built: reading it works, assigning it raises (it would
-    otherwise be ignored by everything already built)."""
-
-    def get(self):
-        return getattr(self, "_" + name)
-
-    def refuse(self, value):
-        raise StateError(
-            f"scene: {name} is fixed at construction ({why}); create a new artic.Scene({name}=...) "
-            "instead of assigning it"
-        )
-
-    return property(get, refuse, doc=f"Fixed at construction: Scene({name}=...).")
-
-
-def _managed(name: str, what: str, how: str) -> property:
-    """A list the scene keeps in step with its blocks: readable, but changed only through its methods (a list
-    assigned in its place would be out of step with the arrays)."""
-
-    def get(self):
-        return getattr(self, "_" + name)
-
-    def refuse(self, value):
-        raise StateError(f"scene: {name} cannot be assigned; {what} of a scene change through {how}")
-
-    return property(get, refuse, doc=f"{what.capitalize()} of the scene (change them through {how}).")
 
 
 class Scene(KnownAttributes):
@@ -117,11 +74,12 @@ class Scene(KnownAttributes):
     (the contact slots per env a block starts with, at most what its collision pairs can make; a step that finds
     more keeps the touching contacts, and the block's slots grow for the next steps, with a warning),
     `friction_correlation_distance` [m], `nan_policy` ('warn', 'raise' or 'freeze': what a step that leaves an env's
-    state non-finite does, status.py). `gravity` (3,) [m/s^2], `solver_type` (PGS, TGS or DIRECT: docs/solvers.md)
-    and `mass_policy` ('repair' or 'raise': massless movable links when an articulation is added) may change later.
-    Per-env state goes through each articulation's cache (`art.create_cache`, `apply_cache`,
-    `copy_internal_state_to_cache`) and the per-env setters here; `env_status` reports the envs whose state went
-    non-finite."""
+    state non-finite does, status.py), `speculative_contacts` ('reachable': of the pairs whose surfaces are apart
+    within the contact offsets, only those whose gap the step could close; 'all': every one, as PhysX).
+    `gravity` (3,) [m/s^2], `solver_type` (PGS, TGS or DIRECT: docs/solvers.md) and `mass_policy` ('repair' or
+    'raise': massless movable links when an articulation is added) may change later. Per-env state goes through each
+    articulation's cache (`art.create_cache`, `apply_cache`, `copy_internal_state_to_cache`) and the per-env setters
+    here; `env_status` reports the envs whose state went non-finite."""
 
     def __init__(
         self,
@@ -133,9 +91,10 @@ class Scene(KnownAttributes):
         friction_correlation_distance: float = 0.025,
         nan_policy: NanPolicy | str | int = "warn",
         mass_policy: str = "repair",
+        speculative_contacts: str = "reachable",
     ):
         num_envs = positive_int("scene", "num_envs", num_envs, MAX_ENVS)
-        g = _as_gravity(gravity)
+        g = as_gravity(gravity)
         init_warp()  # quietly unless artic.set_verbose / ARTIC_VERBOSE (core/warp_runtime.py)
         try:
             self._device = wp.get_device(device)
@@ -147,24 +106,11 @@ class Scene(KnownAttributes):
         self._warnings = StepWarnings()  # dropped contacts and direct-solver fallbacks (reports.py)
         self._pivot_limit = 0
         self._friction_facets = 4
-        if (
-            isinstance(contact_capacity, bool)
-            or not isinstance(contact_capacity, (int, np.integer))
-            or contact_capacity < 1
-        ):
-            raise ValidationError(f"scene: contact_capacity must be a positive integer, got {contact_capacity!r}")
-        self._contact_capacity = int(contact_capacity)  # the contact slots per env a block starts with
-        try:
-            corr = finite("scene", "friction_correlation_distance", friction_correlation_distance)
-        except ValidationError:
-            corr = float("nan")
-        if not np.isfinite(corr) or corr <= 0.0:
-            raise ValidationError(
-                f"scene: friction_correlation_distance must be a positive length in metres, got "
-                f"{friction_correlation_distance!r}"
-            )
-        # PxSceneDesc::frictionCorrelationDistance: contacts of a patch closer than this share one friction anchor
-        self._friction_correlation_distance = corr  # [m]
+        # the contact slots per env a block starts with; PxSceneDesc::frictionCorrelationDistance [m] (contacts of a
+        # patch closer than this share one friction anchor); which speculative contacts a step keeps
+        self._contact_capacity, self._friction_correlation_distance, self._speculative_contacts = contact_settings(
+            contact_capacity, friction_correlation_distance, speculative_contacts
+        )
         self._num_envs = int(num_envs)
         self._gravity = g
         self.time = 0.0  # [s] simulated: the sum of the dt of every step that had something to simulate
@@ -185,18 +131,19 @@ class Scene(KnownAttributes):
         self.mass_policy = mass_policy
 
     # -- settings: those the blocks were built with are fixed; gravity and the solver type can change -------------
-    num_envs = _fixed("num_envs", "every articulation's arrays were allocated for it")
-    device = _fixed("device", "every array lives on it")
-    contact_capacity = _fixed("contact_capacity", "the blocks' contact buffers started with it")
-    friction_correlation_distance = _fixed("friction_correlation_distance", "the contact setup was built with it")
-    nan_policy = _fixed("nan_policy", "the status monitor was set up with it")
-    articulations = _managed(
+    num_envs = fixed("num_envs", "every articulation's arrays were allocated for it")
+    device = fixed("device", "every array lives on it")
+    contact_capacity = fixed("contact_capacity", "the blocks' contact buffers started with it")
+    friction_correlation_distance = fixed("friction_correlation_distance", "the contact setup was built with it")
+    speculative_contacts = fixed("speculative_contacts", "the step's detection was built with it")
+    nan_policy = fixed("nan_policy", "the status monitor was set up with it")
+    articulations = managed(
         "articulations",
         "the articulations and rigid bodies",
         "add_articulation, remove_articulation, add_actor(RigidDynamic) and remove_actor",
     )
-    statics = _managed("statics", "the static actors", "add_actor and remove_actor")
-    joints = _managed("joints", "the body joints", "add_joint and remove_joint")
+    statics = managed("statics", "the static actors", "add_actor and remove_actor")
+    joints = managed("joints", "the body joints", "add_joint and remove_joint")
 
     @property
     def gravity(self) -> tuple:
@@ -208,7 +155,7 @@ class Scene(KnownAttributes):
         """New gravity for every articulation and body, from the next step (and for inverse dynamics at once). Every
         env is woken: PxScene::setGravity leaves sleeping actors asleep, so a body at rest would ignore the change
         until something touched it, which reads as a gravity that was not applied."""
-        g = _as_gravity(value)
+        g = as_gravity(value)
         self._gravity = g
         for block in self._blocks:
             block.set_gravity(g)
@@ -333,6 +280,7 @@ class Scene(KnownAttributes):
                 self.statics,
                 self.contact_capacity,
                 self.friction_correlation_distance,
+                self.speculative_contacts == "all",
             )
 
     def bytes_per_env(self) -> int:

@@ -378,6 +378,7 @@ def _make_step(stop_after: int, module: str | None = None) -> wp.Kernel:
         sleep_threshold: float,
         bounce_threshold: float,
         friction_correlation: float,
+        keep_speculative: int,
         status_mode: int,
     ):
         # long function: the pipeline reads top to bottom as the module docstring lists it, and the solver calls stay in
@@ -396,7 +397,9 @@ def _make_step(stop_after: int, module: str | None = None) -> wp.Kernel:
         _begin_step(tree, dp, st, kin, sc, sd, env, n, n_gen)
         if wp.static(stop_after == STAGE_KINEMATICS):
             return
-        detect_env(geo, cp, st.link_pose, env)
+        # the step's dt: only the speculative contacts that could act in it (collision/reach.py); 0: every one
+        reach_dt = dt * float(1 - keep_speculative)
+        detect_env(geo, cp, st.link_pose, env, tree, dp, st, ctl, kin, sd, gravity, reach_dt)
         if wp.static(stop_after == STAGE_COLLIDE):
             return
         if status_mode != STATUS_OFF and track_penetration(cp, ps, env) != 0:
@@ -560,6 +563,7 @@ def record_step(
             float(block.sleep_threshold()),
             BOUNCE_THRESHOLD,
             float(block.friction_correlation_distance),
+            int(block.keep_speculative),
             int(status_mode),
         ],
         block.device,

@@ -65,7 +65,7 @@ def test_hull_pairs_match_a_brute_force_separating_axis_test(seed, points):
     pb = rng.normal(size=(points, 3)) * 0.08
     box = np.array([[x, y, z] for x in (-0.1, 0.1) for y in (-0.07, 0.07) for z in (-0.05, 0.05)])
     for static_shape, static_points in ((ConvexMesh(pa), pa), (Box((0.1, 0.07, 0.05)), box)):
-        scene = artic.Scene(envs, gravity=(0.0, 0.0, 0.0))
+        scene = artic.Scene(envs, gravity=(0.0, 0.0, 0.0), speculative_contacts="all")
         base = artic.RigidStatic(Transform(), "base")
         base.attach_shape(static_shape)
         scene.add_actor(base)
@@ -131,7 +131,7 @@ def test_crossing_edges_of_hulls_meet_at_the_crossing(static_kind):
     """A wedge whose ridge points down along y, 5 mm above a static ridge along x (a hull wedge, or a box turned
     45 degrees about x): no vertex of either is near the other, yet the edges cross. One contact at the crossing,
     normal +z, separation 5 mm (closed form)."""
-    scene = artic.Scene(1, gravity=(0.0, 0.0, 0.0))
+    scene = artic.Scene(1, gravity=(0.0, 0.0, 0.0), speculative_contacts="all")
     if static_kind == "hull":
         base = artic.RigidStatic(Transform(), "base")
         base.attach_shape(ConvexMesh(_wedge(0.2, 0.1, 0.1)))
@@ -194,7 +194,7 @@ def test_edge_or_side_across_a_cylinder_meets_its_top(top_kind):
     other shape (sampling them against the cylinder's distance gave 16 mm, not 5), yet they meet at the top:
     the contact lies over the axis, normal +z, separation 5 mm (closed form; the cylinder's prism has faces
     tangent to it on top)."""
-    scene = artic.Scene(1, gravity=(0.0, 0.0, 0.0))
+    scene = artic.Scene(1, gravity=(0.0, 0.0, 0.0), speculative_contacts="all")
     base = artic.RigidStatic(Transform(), "base")
     base.attach_shape(Cylinder(0.1, 0.3))
     scene.add_actor(base)
@@ -251,7 +251,7 @@ def test_a_capsule_across_an_edge_meets_it_where_its_axis_passes_closest():
     half = 0.2
     shape = Box((half, half, half))
     envs = 16
-    scene = artic.Scene(envs, gravity=(0.0, 0.0, 0.0))
+    scene = artic.Scene(envs, gravity=(0.0, 0.0, 0.0), speculative_contacts="all")
     base = artic.RigidStatic(Transform(), "base")
     base.attach_shape(shape)
     scene.add_actor(base)

@@ -49,7 +49,7 @@ def _mujoco_distance(palm: np.ndarray, kind: str, pos: np.ndarray, quat_wxyz: np
 def _artic_contacts(palm: np.ndarray, kind: str, poses: list[tuple[np.ndarray, np.ndarray]]):
     """(E, C) separations and (E, C, 3) normals of the round shape's contacts with the palm (a static hull) for one
     pose per env, with gravity off; read after one tiny step, so the bodies have not moved."""
-    scene = artic.Scene(len(poses), gravity=(0.0, 0.0, 0.0))
+    scene = artic.Scene(len(poses), gravity=(0.0, 0.0, 0.0), speculative_contacts="all")
     static = artic.RigidStatic(Transform(), "palm")
     static.attach_shape(ConvexMesh(vertices=palm, contact_offset=OFFSET))
     scene.add_actor(static)

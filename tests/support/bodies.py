@@ -40,12 +40,14 @@ def run(scene, bodies, steps, dt, record=None):
     return np.array(poses), np.array(vels)
 
 
-def finger(stiffness, damping, solver=artic.SolverType.PGS, iterations=(4, 1), target=1.0, envs=1):
+def finger(
+    stiffness, damping, solver=artic.SolverType.PGS, iterations=(4, 1), target=1.0, envs=1, speculative="reachable"
+):
     """The guide's simplified finger ("Articulation Drive Stability"): a fixed root, link 1 on the proximal revolute
     joint, link 2 on the distal revolute joint whose lower limit 0 forbids negative angles; both joints turn about
     +y so that positive angles move the fingertip down onto a static box. Links are 0.5 m rods of 1 kg whose only
     shape is the fingertip, a 0.05 m sphere 5 mm above the box. The proximal joint is driven to `target`, far
-    beyond first contact (~0.005 rad)."""
+    beyond first contact (~0.005 rad). speculative: the scene's speculative_contacts."""
     art = artic.Articulation("finger")
     art.set_articulation_flag(ArticulationFlag.FIX_BASE)
     art.set_solver_iteration_counts(*iterations)
@@ -69,7 +71,7 @@ def finger(stiffness, damping, solver=artic.SolverType.PGS, iterations=(4, 1), t
     prox.set_drive_target(Axis.SWING1, target)
     dist.set_motion(Axis.SWING1, Motion.LIMITED)
     dist.set_limit_params(Axis.SWING1, Limit(0.0, 1.5))
-    scene = artic.Scene(envs, solver_type=solver)
+    scene = artic.Scene(envs, solver_type=solver, speculative_contacts=speculative)
     box = artic.RigidStatic(Transform((1.0, 0.0, -0.255)), "box")
     box.attach_shape(artic.Box((0.4, 0.2, 0.2)))
     scene.add_actor(box)

@@ -198,6 +198,7 @@ def build_step_data(data: ArticulationData, row_count: int, coupling_count: int,
     sd.q0 = wp.zeros((e, n), dtype=wp.float32, device=device)
     sd.root_pose0 = wp.zeros((e, tree_count), dtype=wp.transform, device=device)
     sd.link_vel0 = wp.zeros_like(data.link_v)
+    sd.dof_command0 = wp.full((e, n), wp.vec3(1.0e30), dtype=wp.vec3, device=device)  # no step yet
     sd.link_pose_sub = wp.zeros(data.link_v.shape, dtype=wp.transform, device=device)
     sd.link_bias = wp.zeros_like(data.link_v)
     sd.minv = wp.zeros_like(data.mass_matrix)

@@ -233,9 +233,9 @@ def _tree_dof_arrays(art: Articulation) -> dict:
     }
     h.update({k: np.zeros((n, SOFT_PARAMS), f) for k in ("dof_limit_soft", "dof_friction_soft")})
     h["dof_passive"] = np.zeros((n, 3), f)
-    joints = [lk.inbound_joint for lk in topo.links[1:]]  # soft rows scale by the dofs' inverse weights
-    soft = any(j.limit_softness is not None or j.friction_softness is not None for j in joints)
-    weights = dof_inverse_weights(art) if soft else {}
+    # soft rows scale by the dofs' inverse weights, and the speculative contacts' reach reads them
+    # (collision/reach.py)
+    weights = dof_inverse_weights(art)
     h.update({k: np.zeros(n, np.int32) for k in ("dof_drive", "dof_quat_drive", "dof_link")})
     h.update(
         {

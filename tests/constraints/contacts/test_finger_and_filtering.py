@@ -220,7 +220,7 @@ def test_full_slots_keep_the_contacts_that_bear_loads():
     added first so that their speculative contacts come first in the solve order and the ground's last. With slots
     for 6, the first step leaves the speculative ones out rather than the ground's (before, the box fell through the
     ground: z -0.08 m after 0.3 s) and says so; the slots then grow to hold them all."""
-    scene = artic.Scene(1, contact_capacity=6)
+    scene = artic.Scene(1, contact_capacity=6, speculative_contacts="all")
     for k, (x, y) in enumerate([(s * 0.16, t) for s in (-1, 1) for t in (-0.08, 0.0, 0.08)]):
         for p in ((x, y), (y, x)):  # 1 cm from the box's faces
             ball = artic.RigidStatic(Transform([p[0], p[1], 0.1]), name=f"ball{k}{p}")
