@@ -400,7 +400,8 @@ def step_bytes_per_env(model: ArticulationModel, row_count: int, coupling_count:
         + 3
         + 1  # solver_iterations
         + g * g
-        + 20 * n  # velocities, q0, root poses, link velocities and bias accelerations, substep kinematics, M^-1, dofs
+        + 23 * n  # velocities, q0, root poses, link velocities and bias accelerations, substep kinematics, M^-1, dofs
+        # (the last 3: the commands the speculative contacts' reach compares with, collision/reach.py)
         + 2 * coupling_count * g
         + 4 * coupling_count
         + 2 * row_count
