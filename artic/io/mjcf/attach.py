@@ -10,8 +10,12 @@ What the copy brings, every name prefixed with `prefix` (MuJoCo's rule, as its `
 * the child's defaults, under a class `prefix` + "main" holding its main class's settings and its classes;
 * the child's assets (mesh and texture files made absolute from the child's folder and meshdir);
 * the child's actuators, tendons, equalities, contact pairs/excludes and sensors whose every reference lies in the
-  copied subtree; the others are left out, as MuJoCo leaves them (a warning counts them). Keyframes are left out
-  (their vectors are the child's layout), with a warning.
+  copied subtree; the others are left out, as MuJoCo leaves them (a warning counts them);
+* the child's keyframes, each as a key `prefix` + name after the parent's own (MuJoCo 4's rule, checked against its
+  compiled model): the copied joints take the child key's qpos and qvel verbatim (a free joint's position is not
+  moved by the attachment's frame), the copied actuators its ctrl, everything else the composite model's qpos0 and
+  zeros. The keys are placeholders here (`ATTACHED_KEYS` holds what they carry); keyframes.py fills them in the
+  composite layout. A child key's act, mpos and mquat are left out, with a warning.
 
 The child keeps its own compiler units: its `euler` and `axisangle` (elements and defaults) become quaternions with
 its eulerseq and angle unit, and its hinge and ball joints' range, ref and springref are written on each joint in
@@ -24,8 +28,10 @@ from __future__ import annotations
 import copy
 import math
 import warnings
+import weakref
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +65,19 @@ REFERENCES = (
 )
 _ASSET_REFERENCES = ("mesh", "material", "hfield", "texture", "skin")
 SECTIONS = ("tendon", "actuator", "equality", "contact", "sensor")  # tendons first: actuators name them
+_QPOS = {"free": (7, 6), "ball": (4, 3), "hinge": (1, 1), "slide": (1, 1)}  # a joint kind's (qpos, qvel) sizes
+
+
+@dataclass
+class AttachedKey:
+    """What an attached model's key sets in the composite model: per copied joint element its qpos and qvel values,
+    per copied actuator element its ctrl (keyframes.py places them)."""
+
+    joints: list = field(default_factory=list)  # (joint element, qpos values, qvel values)
+    actuators: list = field(default_factory=list)  # (actuator element, ctrl value)
+
+
+ATTACHED_KEYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # the placeholder <key> -> AttachedKey
 
 
 def expand_attachments(root: ET.Element, path: Path, read_model: Callable[[Path], tuple]) -> None:
@@ -230,15 +249,101 @@ def _attach(root, parent, el, child, prefix, path):
     parent.insert(at, subtree)
     _copy_defaults(root, child, prefix)
     _copy_assets(root, child, prefix)
-    left = _copy_sections(root, child, prefix, names)
-    if left or child.find("keyframe") is not None:
+    copies = dict(zip(body.iter(), subtree.iter())) if name is not None else {}
+    for orig, sub in zip(child.find("worldbody") if name is None else (), subtree):
+        copies.update(zip(orig.iter(), sub.iter()))
+    left = _copy_sections(root, child, prefix, names, copies)
+    dropped = _copy_keys(root, child, prefix, copies, path)
+    if left or dropped:
         warnings.warn(
             f"MJCF file '{path}': <attach model='{el.get('model')}' prefix='{prefix}'> left out {left} actuator, "
             "tendon, equality, contact or sensor element(s) naming objects outside the attached subtree"
-            + (", and the model's keyframes (their vectors are its own layout)" if child.find("keyframe") else ""),
+            + (f", and its keys' {' and '.join(dropped)}" if dropped else ""),
             RuntimeWarning,
             stacklevel=4,
         )
+
+
+def retarget_keys(first: dict) -> None:
+    """After a <replicate> (frames.py): the attached keys' joints and actuators that it copied name their first
+    copy (`first`: original -> first copy), as MuJoCo 4's keys of a replicated attachment set the first copy only
+    (mujoco_warp's n_humanoid.xml: three humanoids, the keys place the first)."""
+    for placed in ATTACHED_KEYS.values():
+        placed.joints = [(first.get(el, el), q, dq) for el, q, dq in placed.joints]
+        placed.actuators = [(first.get(el, el), c) for el, c in placed.actuators]
+
+
+def _child_joints(child) -> list:
+    """(joint element, kind) of the child in MuJoCo's qpos order: bodies depth first, each body's own joints (those
+    in its frames too) before its child bodies; a joint's type through the child's classes."""
+    classes = _classes(child)
+    out = []
+
+    def content(el, cls, joints, bodies):
+        for sub in el:
+            if sub.tag in ("joint", "freejoint"):
+                own = sub.get("class", cls)
+                kind = "free" if sub.tag == "freejoint" else sub.get("type") or _resolved(classes, own, "joint", "type")
+                joints.append((sub, kind or "hinge"))
+            elif sub.tag == "frame":
+                content(sub, sub.get("childclass", cls), joints, bodies)
+            elif sub.tag == "body":
+                bodies.append((sub, sub.get("childclass", cls)))
+
+    def walk(el, cls):
+        joints, bodies = [], []
+        content(el, cls, joints, bodies)
+        out.extend(joints)
+        for b, c in bodies:
+            walk(b, c)
+
+    world = child.find("worldbody")
+    if world is not None:
+        walk(world, "main")
+    return out
+
+
+def _copy_keys(root, child, prefix, copies, path) -> list:
+    """The child's keys as placeholder keys of `root` (module docstring); returns what was left out of them."""
+    keys = [k for section in child.findall("keyframe") for k in section.findall("key")]
+    if not keys:
+        return []
+    joints = _child_joints(child)
+    actuators = [a for section in child.findall("actuator") for a in section]
+    nq, nv = (sum(_QPOS[kind][i] for _, kind in joints) for i in (0, 1))
+    target = ET.SubElement(root, "keyframe")  # after the parent's own sections: its keys come first, as MuJoCo's
+    dropped = set()
+    for key in keys:
+        values = {}
+        for attr, size in (("qpos", nq), ("qvel", nv), ("ctrl", len(actuators))):
+            if attr in key.attrib:
+                try:
+                    values[attr] = [float(x) for x in key.get(attr).split()]
+                except ValueError:
+                    values[attr] = None
+                if values[attr] is None or len(values[attr]) != size:
+                    raise MjcfError(
+                        f"MJCF file '{path}': attached model's <key name='{key.get('name', '')}'> attribute {attr} "
+                        f"needs {size} numbers (its model's {attr}), got '{key.get(attr)}'"
+                    )
+        dropped.update(a for a in ("act", "mpos", "mquat") if a in key.attrib)
+        placed = AttachedKey()
+        iq = iv = 0
+        for el, kind in joints:
+            sq, sv = _QPOS[kind]
+            if el in copies:
+                qpos = values["qpos"][iq : iq + sq] if "qpos" in values else None
+                qvel = values["qvel"][iv : iv + sv] if "qvel" in values else None
+                placed.joints.append((copies[el], qpos, qvel))
+            iq, iv = iq + sq, iv + sv
+        for k, el in enumerate(actuators):
+            if el in copies and "ctrl" in values:
+                placed.actuators.append((copies[el], values["ctrl"][k]))
+        out = ET.SubElement(target, "key", {"name": prefix + key.get("name", "")})
+        if "time" in key.attrib:
+            out.set("time", key.get("time"))
+        ATTACHED_KEYS[out] = placed
+    return sorted(dropped)
 
 
 def _prefix_subtree(tree, prefix) -> set:
@@ -258,6 +363,8 @@ def _copy_defaults(root, child, prefix):
     target = root.find("default")
     if target is None:
         target = ET.SubElement(root, "default")
+    if not child.findall("default"):  # the class the subtree's top names (its childclass), empty
+        ET.SubElement(target, "default", {"class": prefix + "main"})
     for d in child.findall("default"):
         top = copy.deepcopy(d)
         top.set("class", prefix + d.get("class", "main"))
@@ -287,9 +394,10 @@ def _copy_assets(root, child, prefix):
             target.append(e)
 
 
-def _copy_sections(root, child, prefix, names) -> int:
+def _copy_sections(root, child, prefix, names, copies) -> int:
     """The child's section elements whose references all lie among `names` (the attached subtree's, and the
-    tendons copied before them), prefixed; returns how many were left out."""
+    tendons copied before them), prefixed, each recorded in `copies` (original -> copy); returns how many were
+    left out."""
     left = 0
     for tag in SECTIONS:
         for section in child.findall(tag):
@@ -311,4 +419,5 @@ def _copy_sections(root, child, prefix, names) -> int:
                 if el.get("name") is not None and tag == "tendon":
                     names.add(el.get("name"))
                 target.append(e)
+                copies[el] = e
     return left

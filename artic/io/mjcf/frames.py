@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...math.np_spatial import Transform
-from .attach import REFERENCES, SECTIONS
+from .attach import REFERENCES, SECTIONS, retarget_keys
 
 if TYPE_CHECKING:
     from .loader import _Loader
@@ -79,12 +79,12 @@ def _unframe(loader: _Loader, frame: ET.Element, childclass: str) -> list[ET.Ele
     return children
 
 
-def _replicate_sections(loader: _Loader, root: ET.Element, names: set, suffixes: list[str]) -> None:
+def _replicate_sections(loader: _Loader, root: ET.Element, names: set, suffixes: list[str], first: dict) -> None:
     """MuJoCo's rule for the sections' elements that name an element of a replicated subtree (`names`, before their
     suffixes): each becomes one copy per suffix (its own name and those references suffixed, other references kept),
     the copies placed after the section's other elements, copy by copy in the section's order, as MuJoCo 4 compiles
     them. An equality that also names something outside the subtree is left out, as MuJoCo leaves it out (warned
-    here: MuJoCo says nothing)."""
+    here: MuJoCo says nothing). `first` gets each original's first copy."""
     dropped = []
     for tag in SECTIONS:
         section = root.find(tag)
@@ -106,7 +106,8 @@ def _replicate_sections(loader: _Loader, root: ET.Element, names: set, suffixes:
             for e in inside:
                 if any(e is m for m in mixed):
                     continue
-                e = copy_tree(e)
+                original, e = e, copy_tree(e)
+                first.setdefault(original, e)
                 for sub in e.iter():
                     for a in (*REFERENCES, "name"):
                         if sub.get(a) in names or (a == "name" and sub is e and a in sub.attrib):
@@ -152,15 +153,19 @@ def expand_replicates(loader: _Loader, el: ET.Element, root: ET.Element) -> None
         el.remove(rep)
         pose = Transform()
         suffixes = [f"{sep}{copy:0{digits}d}" for copy in range(count)]
-        _replicate_sections(loader, root, {n.get("name") for n in rep.iter() if "name" in n.attrib}, suffixes)
+        first = {}  # each original element's first copy: an attached model's keys set that copy (attach.py)
+        _replicate_sections(loader, root, {n.get("name") for n in rep.iter() if "name" in n.attrib}, suffixes, first)
         for copy, suffix in enumerate(suffixes):
             frame = ET.Element("frame", {"pos": _text(pose.p), "quat": _text((pose.q[3], *pose.q[:3]))})
             for c in rep:
-                c = copy_tree(c)
+                original, c = c, copy_tree(c)
+                if copy == 0:
+                    first.update(zip(original.iter(), c.iter()))
                 for named in c.iter():
                     if "name" in named.attrib:
                         named.set("name", named.get("name") + suffix)
                 frame.append(c)
             el.insert(k + copy, frame)
             pose = pose * step
+        retarget_keys(first)
         k += count

@@ -14,6 +14,7 @@ mquat place the mocap bodies (mocap.py; without them, where the file puts them).
 
 from __future__ import annotations
 
+import warnings
 import weakref
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from numpy.typing import ArrayLike
 from ...enums import CacheFlag
 from ...errors import ValidationError
 from ...math.np_spatial import quat_rotate, unit_wxyz
+from .attach import ATTACHED_KEYS
 
 if TYPE_CHECKING:
     from ...description.articulation import Articulation
@@ -43,6 +45,7 @@ class QposEntry:
     kind: str  # "free", "ball", "hinge" or "slide"
     articulation: Articulation
     joint: object = None
+    element: ET.Element = None  # the <joint> or <freejoint> (an attached model's keys name theirs: attach.py)
 
 
 @dataclass
@@ -77,6 +80,12 @@ def read_keyframes(
     keys = []
     for section in root.findall("keyframe"):
         for k, key in enumerate(section.findall("key")):
+            if key in ATTACHED_KEYS:
+                values = _attached_values(v, root, key, layout, qpos0, nv, nu)
+                values.update(act=np.zeros(na), mpos=mpos0.copy(), mquat=mquat0.copy())
+                time = v.number(key, "time", 0.0, key.get("time"))
+                keys.append(Keyframe(key.get("name"), time, *(values[a] for a in _ATTRS)))
+                continue
             values = {}
             for attr, size, default in (
                 ("qpos", len(qpos0), qpos0),
@@ -93,6 +102,7 @@ def read_keyframes(
                 if len(got) != size:
                     raise v.fail(key, f"attribute {attr} has {len(got)} numbers; the model's {attr} has {size}")
                 values[attr] = np.asarray(got, float)
+            _normalize_quaternions(values["qpos"], layout)
             time = v.number(key, "time", 0.0, key.get("time"))
             keys.append(
                 Keyframe(
@@ -113,6 +123,55 @@ def read_keyframes(
         zeros = (np.zeros(nv), np.zeros(nu))
         keys.append(Keyframe(f"key {k}", 0.0, qpos0.copy(), *zeros, mpos0.copy(), mquat0.copy(), np.zeros(na)))
     return keys
+
+
+def _normalize_quaternions(qpos: np.ndarray, layout: list[QposEntry]) -> None:
+    """A key's free and ball joints' quaternions at unit length, in place, as MuJoCo 4 compiles them (a zero one
+    becomes the identity)."""
+    at = 0
+    for e in layout:
+        if e.kind in ("free", "ball"):
+            q = slice(at + 3 * (e.kind == "free"), at + _QPOS[e.kind])
+            qpos[q] = unit_wxyz(qpos[q])
+        at += _QPOS[e.kind]
+
+
+_ATTRS = ("qpos", "qvel", "ctrl", "mpos", "mquat", "act")  # Keyframe's vectors, in its field order
+
+
+def _attached_values(v, root, key, layout, qpos0, nv, nu) -> dict:
+    """qpos, qvel and ctrl of an attached model's key (attach.py's placeholder): its joints' and actuators' values
+    where the composite model has them, qpos0 and zeros elsewhere."""
+    placed = ATTACHED_KEYS[key]
+    qpos, qvel, ctrl = qpos0.copy(), np.zeros(nv), np.zeros(nu)
+    at, iq, iv = {}, 0, 0
+    for e in layout:
+        at[e.element] = (iq, iv)
+        iq, iv = iq + _QPOS[e.kind], iv + _QVEL[e.kind]
+    missing = 0
+    for el, q, dq in placed.joints:
+        if el not in at:
+            missing += 1
+            continue
+        iq, iv = at[el]
+        if q is not None:
+            qpos[iq : iq + len(q)] = q
+        if dq is not None:
+            qvel[iv : iv + len(dq)] = dq
+    actuators = list(root.find("actuator")) if root.find("actuator") is not None else []
+    for el, c in placed.actuators:
+        if el in actuators and actuators.index(el) < nu:
+            ctrl[actuators.index(el)] = c
+        else:
+            missing += 1
+    if missing:
+        warnings.warn(
+            f"{v.where(key)}: {missing} joint(s) or actuator(s) of the attached model's key are not in the compiled "
+            "model (a <replicate> copied them?); they keep qpos0 and zero ctrl",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    return {"qpos": qpos, "qvel": qvel, "ctrl": ctrl}
 
 
 def qpos0(layout: list[QposEntry]) -> np.ndarray:

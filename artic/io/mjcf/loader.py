@@ -505,7 +505,7 @@ class _Loader:
         if free:
             with self.v.context(body):
                 root = art.create_link(None, self._frame(body, self._attrs(body, cls)), name)
-            self.model.qpos_layout.append(QposEntry("free", art))
+            self.model.qpos_layout.append(QposEntry("free", art, None, found[0][0]))
             self._free_joint(art, *found[0])
             self._fill_link(root, body, cls)
             self._record(body, art, root, 0, _WORLD, welds)
@@ -669,7 +669,7 @@ class _Loader:
         link = art.create_link(parent_link, world_pose, lname)
         joint = link.inbound_joint
         joint.name = jname
-        self.model.qpos_layout.append(QposEntry(kind, art, joint))
+        self.model.qpos_layout.append(QposEntry(kind, art, joint, j))
         if j.get("name") is not None:
             self.joint_names[jname] = (art, joint)
         anchor = v.numbers(j, "pos", 3, text=a["pos"])
