@@ -3,8 +3,9 @@
 A hard contact found with its surfaces apart by s (within the shapes' contact offsets: PhysX's speculative contact)
 is a row that lets the surfaces close at most s within the step: it pushes only if the step's motion would cross the
 gap. Where no point of a pair can get that far, the row's normal impulse stays 0 in every iteration, and so does the
-friction it bounds: leaving the pair out changes nothing but the cost (bitwise, on the allegro hand on its table,
-a ball falling from rest, the guide's stiff finger: tests/constraints/contacts/test_speculative_reach.py).
+friction it bounds: leaving the pair out changes nothing but the cost (bitwise under PGS and TGS, on the allegro
+hand on its table, a ball falling from rest, the guide's stiff finger; the direct solver's LCP, whose answer among
+redundant contacts is not unique, within 3e-5: tests/constraints/contacts/test_speculative_reach.py).
 
 A pair with a point within 1 mm (TOUCHING) is kept whatever its motion: a contact that holds a load rests there
 (its row closed the gap exactly), and the last step's motion, which its load balanced, says nothing of what it

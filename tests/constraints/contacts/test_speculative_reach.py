@@ -45,10 +45,12 @@ def _positions(art, scene):
     return np.concatenate([np.asarray(cache.root_transform).ravel(), np.asarray(cache.joint_position).ravel()])
 
 
-@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("solver", SOLVERS + [SolverType.DIRECT])
 def test_the_allegro_hand_steps_bitwise_as_with_every_contact(solver):
     """The hand settles on its table over 0.5 s: every pose bitwise equal to the one with every speculative
-    contact, with fewer than 0.7 times the contacts once it rests (72 -> ~38 points)."""
+    contact under PGS and TGS, with fewer than 0.7 times the contacts once it rests (72 -> ~38 points; 72 -> 21
+    under the direct solver, which rests it exactly). The direct solver's LCP among a face's redundant contacts has
+    no unique answer, and its pivots take another path without the rows left out: within 1e-4 (3e-5 seen)."""
     scenes = {m: _allegro_on_a_table(m, solver) for m in ("reachable", "all")}
     counts = {m: [] for m in scenes}
     for step in range(100):
@@ -58,7 +60,10 @@ def test_the_allegro_hand_steps_bitwise_as_with_every_contact(solver):
         if step % 10 == 9:
             q = {m: _positions(art, scene) for m, (scene, art) in scenes.items()}
             assert np.all(np.isfinite(q["all"]))
-            np.testing.assert_array_equal(q["reachable"], q["all"], err_msg=f"step {step}")
+            if solver == SolverType.DIRECT:
+                np.testing.assert_allclose(q["reachable"], q["all"], atol=1e-4, err_msg=f"step {step}")
+            else:
+                np.testing.assert_array_equal(q["reachable"], q["all"], err_msg=f"step {step}")
     rest = slice(50, None)
     assert np.mean(counts["reachable"][rest]) < 0.7 * np.mean(counts["all"][rest])
     assert min(counts["reachable"][rest]) > 8  # the touching points stay
