@@ -24,9 +24,9 @@ before the step:
   counts as changed.
 The sum is doubled (REACH_SAFETY) for what the estimate leaves out (the inertia's change with the pose, tendons).
 Spherical joints' quaternion drives and kinematic trees (whose velocity is set from their target after detection)
-have no such bound: their pairs are always kept. What can still be missed: a link wrench applied from outside the
-tree for one step (an external force from rest), or a force balanced in the last step that comes free (a support
-pulled away): a contact that brings about is found a step later, a little inside the surface, and the position
+have no such bound: their pairs are always kept. What can still be missed: a wrench from outside the tree that
+starts this step (an external force on a link at rest, a body joint's drive whose target jumped), or a force
+balanced in the last step that comes free (a support pulled away): a contact that brings about is found a step later, a little inside the surface, and the position
 iterations push it out (MuJoCo's contacts exist only once surfaces touch, always so).
 """
 
