@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import warp as wp
 
+from ..constraints.body_joint_rows import BodyJointTable
 from ..core.control import ControlArrays
 from ..core.data import Kin, StepData
 from ..core.model import DofParams, Tree
@@ -50,7 +51,7 @@ from .geometry import (
 from .gjk import segment_hull_distance
 from .hull_hull import hull_hull
 from .manifold import emit
-from .reach import TOUCHING, remember_commands, within_reach
+from .reach import TOUCHING, mark_joined_links, remember_commands, within_reach
 
 wp.set_module_options({"enable_backward": False})
 
@@ -726,8 +727,13 @@ def _detect_pairs(
             for c in range(first, cp.count[env]):
                 cp.separation[env, c] = cp.separation[env, c] - rest
         if reach_dt > 0.0 and speculative != 0 and mat[MAT_SOLREF] == 0.0 and mat[MAT_SOLREF + 1] == 0.0:
-            if within_reach(tree, dp, st, ctl, kin, sd, cp, gravity, reach_dt, env, first, la, lb) == 0:
-                cp.count[env] = first
+            if cp.count[env] > first:
+                if within_reach(tree, dp, st, ctl, kin, sd, cp, gravity, reach_dt, env, first, la, lb) == 0:
+                    cp.count[env] = first
+                    cp.overflow[env] = before  # nor does it want slots
+                elif lb >= 0:  # an impact passes on within the step: both links keep all their pairs (reach.py)
+                    sd.link_struck[env, la] = 1
+                    sd.link_struck[env, lb] = 1
     if geo.pair_dynamic_count >= geo.pair_count:
         cp.dynamic_count[env] = cp.count[env]
 
@@ -744,6 +750,7 @@ def detect_env(
     ctl: ControlArrays,
     kin: Kin,
     sd: StepData,
+    jt: BodyJointTable,
     gravity: wp.vec3,
     reach_dt: float,
 ) -> None:
@@ -752,6 +759,8 @@ def detect_env(
     feet on the floor, solved last, were the ones dropped); what still does not fit is counted in `overflow`.
     Either way the slots the first pass wanted go to `wanted` and the block's `grow` flag is raised, so that the
     host gives the next steps room (Block.plan_contact_growth)."""
+    if reach_dt > 0.0:
+        mark_joined_links(jt, sd, env, tree.link_count)
     _detect_pairs(geo, cp, link_pose, env, 1, tree, dp, st, ctl, kin, sd, gravity, reach_dt)
     cp.wanted[env] = 0
     if cp.overflow[env] > 0:

@@ -2,10 +2,11 @@
 
 A hard contact found with its surfaces apart by s (within the shapes' contact offsets: PhysX's speculative contact)
 is a row that lets the surfaces close at most s within the step: it pushes only if the step's motion would cross the
-gap. Where no point of a pair can get that far, the row's normal impulse stays 0 in every iteration, and so does the
-friction it bounds: leaving the pair out changes nothing but the cost (bitwise under PGS and TGS, on the allegro
-hand on its table, a ball falling from rest, the guide's stiff finger; the direct solver's LCP, whose answer among
-redundant contacts is not unique, within 3e-5: tests/constraints/contacts/test_speculative_reach.py).
+gap. Where no point of a pair can get that far, the row's normal impulse stays 0, and so does the friction it
+bounds, so leaving the pair out changes nothing but the cost. That is the intent; what is checked is the outcome on
+given scenes (tests/constraints/contacts/test_speculative_reach.py: bitwise under PGS and TGS on the allegro hand on
+its table, a ball falling from rest, a fast ball, the guide's stiff finger, a rod thrown by a joint torque; the
+direct solver's LCP, whose answer among redundant contacts is not unique, within 3e-5 on the hand).
 
 A pair with a point within 1 mm (TOUCHING) is kept whatever its motion: a contact that holds a load rests there
 (its row closed the gap exactly), and the last step's motion, which its load balanced, says nothing of what it
@@ -15,25 +16,35 @@ before the step:
 * what the last step's net acceleration of the two links at the point, |a| (the reported link accelerations: the
   drives, the contacts that hold a link, gravity, all together), and gravity, |g| by the links' gravity scales,
   add in h: h (|a| + |g|);
-* what changed since then in the commands of the dofs on the two links' paths to their roots, each times the point's
-  lever arm on its dof: a joint force changed by df adds at most h df w, a drive of stiffness k and damping c whose
-  error (target - q) changed by de and whose velocity error (target velocity - qd) by du adds at most
+* what changed in the commands of the dofs on the two links' paths to their roots since the last detection, each
+  times the point's lever arm on its dof: a joint force changed by df adds at most h df w, a drive of stiffness k and
+  damping c whose error (target - q) changed by de and velocity error (target velocity - qd) by du at most
   h (k de + c du) w (w the dof's inverse weight at the reference pose, DofParams; 1 for an acceleration drive), and
   an implicit drive at most |qd| + max(|target - q| / h, |target velocity|) whatever the inertia (its velocity after
-  the step is a weighted mean of qd, (target - q) / h and the target velocity). Before the first step every command
-  counts as changed.
-The sum is doubled (REACH_SAFETY) for what the estimate leaves out (the inertia's change with the pose, tendons).
-Spherical joints' quaternion drives and kinematic trees (whose velocity is set from their target after detection)
-have no such bound: their pairs are always kept. What can still be missed: a wrench from outside the tree that
-starts this step (an external force on a link at rest, a body joint's drive whose target jumped), or a force
-balanced in the last step that comes free (a support pulled away): a contact that brings about is found a step later, a little inside the surface, and the position
-iterations push it out (MuJoCo's contacts exist only once surfaces touch, always so).
+  the step is a weighted mean of qd, (target - q) / h and the target velocity). Before the first step, and after a
+  description change, every command counts as changed.
+The sum is doubled (REACH_SAFETY) for what the estimate leaves out (the inertia's change with the pose), and the
+pair is kept when s <= h times it; a bound that is NaN (a non-finite state or command) keeps it too.
+
+Always kept: the pairs of kinematic trees and quaternion drives (no bound: a kinematic velocity is set from its
+target after detection), of a link a body joint holds (another body's pull), of an adhesive link (MuJoCo's
+adhesion pulls through every detected contact), and of a link in a kept link-link pair (an impact passed on within
+the step: a block pushed into its neighbour; link-link pairs are detected before link-static ones, so the marks
+reach every link-static pair, though not a link-link pair detected before the one that marks). A block with
+couplings (mimic joints, tendons: a leader's command moves its followers at once) keeps every pair
+(step_kernel.py). What can still be missed: a wrench that starts this step from outside the tree (an external force
+on a link at rest), a load balanced in the last step that comes free (a support pulled away), the push-out of a
+link that was put inside a static shape, and an impact passed on through a chain of link-link pairs in the wrong
+detection order: such a contact is found a step later, a little
+inside the surface, and the position iterations push it out (as MuJoCo's contacts, which exist only once surfaces
+touch, always are).
 """
 
 from __future__ import annotations
 
 import warp as wp
 
+from ..constraints.body_joint_rows import BodyJointTable
 from ..core.control import ControlArrays
 from ..core.data import Kin, StepData
 from ..core.model import DRIVE_ACCELERATION, DRIVE_EXPLICIT, DRIVE_NONE, DofParams, Tree
@@ -101,7 +112,7 @@ def _command_reach(
                     qd = st.joint_qd[env, d]
                     push = wp.min(push, wp.abs(qd) + wp.max(wp.abs(now[0]) / h, wp.abs(now[1] + qd)))
                 rate += push
-            if rate > 0.0:
+            if rate != 0.0:  # a NaN command counts too, and makes the bound NaN: the pair is kept
                 m = kin.dof_motion[env, d]
                 speed += rate * wp.length(wp.spatial_bottom(m) + wp.cross(wp.spatial_top(m), p - kin.origin[env]))
         i = tree.link_parent[i]
@@ -125,7 +136,13 @@ def within_reach(
     lb: int,
 ) -> int:
     """1 when one of the pair's points (first..count; la's link against lb's, -1 static) touches or could close its
-    gap in a step of h (module docstring), else 0: the pair's rows could not act."""
+    gap in a step of h (module docstring), else 0: the pair's rows could not act. Links marked in
+    StepData.link_struck (a body joint's, an adhesive one's, one in a kept link-link pair) keep all their pairs."""
+    if sd.link_struck[env, la] != 0 or ctl.link_adhesion[env, la] > 0.0:
+        return 1
+    if lb >= 0:
+        if sd.link_struck[env, lb] != 0 or ctl.link_adhesion[env, lb] > 0.0:
+            return 1
     g = wp.length(gravity) * wp.abs(dp.link_gravity_scale[la])
     if lb >= 0:
         g += wp.length(gravity) * wp.abs(dp.link_gravity_scale[lb])
@@ -141,9 +158,22 @@ def within_reach(
             v -= _at_point(sd.link_vel0[env, lb], kin, env, lb, p)
             a -= _at_point(sd.link_acceleration[env, lb], kin, env, lb, p)
             commands += _command_reach(tree, dp, st, ctl, kin, sd, env, h, lb, p)
-        if s <= h * REACH_SAFETY * (wp.length(v) + h * (wp.length(a) + g) + commands):
-            return 1
+        if not (s > h * REACH_SAFETY * (wp.length(v) + h * (wp.length(a) + g) + commands)):
+            return 1  # within reach, or a bound that is NaN (a non-finite state or command): kept
     return 0
+
+
+@wp.func
+def mark_joined_links(jt: BodyJointTable, sd: StepData, env: int, link_count: int) -> None:
+    """StepData.link_struck before a step's detection: the links a body joint holds (a pull from another body,
+    which the bound does not see) marked, the others cleared."""
+    for i in range(link_count):
+        sd.link_struck[env, i] = 0
+    for j in range(jt.joint_count):
+        if jt.joint_link_a[j] >= 0:
+            sd.link_struck[env, jt.joint_link_a[j]] = 1
+        if jt.joint_link_b[j] >= 0:
+            sd.link_struck[env, jt.joint_link_b[j]] = 1
 
 
 @wp.func

@@ -58,6 +58,7 @@ class StepData:
     # (E, n): each dof's drive error target - q [rad or m], target velocity - qd [rad/s or m/s] and applied joint
     # force [N or Nm] when the last step's contacts were detected (collision/reach.py); 1e30 before any step
     dof_command0: wp.array2d(dtype=wp.vec3)
+    link_struck: wp.array2d(dtype=int)  # (E, L): 1 where a link keeps all its speculative contacts this step
     link_pose_sub: wp.array2d(dtype=wp.transform)  # (E, L): link poses after the latest TGS substep
     link_bias: wp.array2d(dtype=wp.spatial_vector)  # (E, L): spatial accelerations about O at zero joint
     # accelerations (J-dot q-dot), at the start of the step; for MuJoCo-soft joints between bodies

@@ -316,6 +316,8 @@ class Block:
             self.dof_params, self.dof_rows, self.couplings, self.deadzones = old
             self.mark_dirty()
             raise
+        if self.step_data is not None:  # new gains or masses: the commands' last values bound nothing (reach.py)
+            self.step_data.dof_command0.fill_(wp.vec3(1.0e30))
         self._launches.clear()
 
     def contact_overflow(self) -> np.ndarray | None:

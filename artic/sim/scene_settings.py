@@ -2,7 +2,7 @@
 
 `speculative_contacts` chooses which of PhysX's speculative contacts (surfaces apart, but within the shapes' summed
 contact offsets) a step keeps: 'reachable' (the default) only the pairs whose gap the step could close, 'all' every
-one, as PhysX does (collision/narrow.py, `_within_reach`).
+one, as PhysX does (collision/reach.py).
 """
 
 from __future__ import annotations

@@ -397,9 +397,10 @@ def _make_step(stop_after: int, module: str | None = None) -> wp.Kernel:
         _begin_step(tree, dp, st, kin, sc, sd, env, n, n_gen)
         if wp.static(stop_after == STAGE_KINEMATICS):
             return
-        # the step's dt: only the speculative contacts that could act in it (collision/reach.py); 0: every one
-        reach_dt = dt * float(1 - keep_speculative)
-        detect_env(geo, cp, st.link_pose, env, tree, dp, st, ctl, kin, sd, gravity, reach_dt)
+        # the step's dt: only the speculative contacts that could act in it (collision/reach.py); 0: every one, as
+        # under couplings, through which a leader's command moves its followers at once
+        reach_dt = dt * float(1 - keep_speculative) * float(cr.row_count == 0)
+        detect_env(geo, cp, st.link_pose, env, tree, dp, st, ctl, kin, sd, jt, gravity, reach_dt)
         if wp.static(stop_after == STAGE_COLLIDE):
             return
         if status_mode != STATUS_OFF and track_penetration(cp, ps, env) != 0:

@@ -199,6 +199,7 @@ def build_step_data(data: ArticulationData, row_count: int, coupling_count: int,
     sd.root_pose0 = wp.zeros((e, tree_count), dtype=wp.transform, device=device)
     sd.link_vel0 = wp.zeros_like(data.link_v)
     sd.dof_command0 = wp.full((e, n), wp.vec3(1.0e30), dtype=wp.vec3, device=device)  # no step yet
+    sd.link_struck = wp.zeros(data.link_v.shape, dtype=wp.int32, device=device)
     sd.link_pose_sub = wp.zeros(data.link_v.shape, dtype=wp.transform, device=device)
     sd.link_bias = wp.zeros_like(data.link_v)
     sd.minv = wp.zeros_like(data.mass_matrix)
@@ -396,7 +397,7 @@ def step_bytes_per_env(model: ArticulationModel, row_count: int, coupling_count:
         2 * g
         + n
         + 7 * model.tree_count
-        + 22 * nl
+        + 23 * nl  # (the last: reach.py's link marks)
         + 3
         + 1  # solver_iterations
         + g * g
