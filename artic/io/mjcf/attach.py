@@ -7,7 +7,9 @@ What the copy brings, every name prefixed with `prefix` (MuJoCo's rule, as its `
 * the subtree: bodies, joints, geoms, sites, frames..., their `class`/`childclass` and the meshes, materials and
   height fields they name; its top takes the childclass its elements inherited in the child (from its ancestors,
   else the child's main class), prefixed, unless it sets its own;
-* the child's defaults, under a class `prefix` + "main" holding its main class's settings and its classes;
+* the child's defaults, under a class `prefix` + "main" holding its main class's settings and its classes, which
+  inherits nothing from the parent's (`ATTACHED_DEFAULTS`: MuJoCo's attached joints do not take the parent's main
+  class's damping);
 * the child's assets (mesh and texture files made absolute from the child's folder and meshdir);
 * the child's actuators, tendons, equalities, contact pairs/excludes and sensors whose every reference lies in the
   copied subtree; the others are left out, as MuJoCo leaves them (a warning counts them);
@@ -78,6 +80,9 @@ class AttachedKey:
 
 
 ATTACHED_KEYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # the placeholder <key> -> AttachedKey
+# the attached models' top <default> classes (prefix + "main"): they inherit nothing from the parent's classes, as
+# MuJoCo keeps an attached model's defaults its own (a parent's <joint damping> does not reach the child's joints)
+ATTACHED_DEFAULTS: weakref.WeakSet = weakref.WeakSet()
 
 
 def expand_attachments(root: ET.Element, path: Path, read_model: Callable[[Path], tuple]) -> None:
@@ -364,9 +369,10 @@ def _copy_defaults(root, child, prefix):
     if target is None:
         target = ET.SubElement(root, "default")
     if not child.findall("default"):  # the class the subtree's top names (its childclass), empty
-        ET.SubElement(target, "default", {"class": prefix + "main"})
+        ATTACHED_DEFAULTS.add(ET.SubElement(target, "default", {"class": prefix + "main"}))
     for d in child.findall("default"):
         top = copy.deepcopy(d)
+        ATTACHED_DEFAULTS.add(top)
         top.set("class", prefix + d.get("class", "main"))
         for sub in top.iter("default"):
             if sub is not top:

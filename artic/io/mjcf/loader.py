@@ -69,7 +69,7 @@ from .options import Options, apply_mujoco_defaults, disable_contacts, read_opti
 from .pairs import BUILTIN as PAIR_BUILTIN
 from .pairs import collide_with_world_parents, read_pairs
 from .report import report_unused
-from .sections import expand_file
+from .sections import expand_file, inherited_defaults
 from .softness import read_softness
 
 if TYPE_CHECKING:
@@ -416,7 +416,7 @@ class _Loader:
         for child in el.findall("default"):
             if not child.get("class"):
                 raise self.v.fail(child, "a nested <default> needs a class attribute")
-            self._read_defaults(child, child.get("class"), mine)
+            self._read_defaults(child, child.get("class"), inherited_defaults(child, mine))
 
     def _class(self, el, attr: str, fallback: str) -> str:
         """The default class named by `el`'s `attr` (class or childclass), `fallback` when absent."""

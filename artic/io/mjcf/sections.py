@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ...errors import MjcfError
 from ..xml_values import read_xml_root
-from .attach import expand_attachments
+from .attach import ATTACHED_DEFAULTS, expand_attachments
 
 
 def expand_file(root: ET.Element, path: Path) -> dict:
@@ -22,6 +22,12 @@ def expand_file(root: ET.Element, path: Path) -> dict:
     expand_attachments(root, path, read_model)
     _merge_sections(root)
     return folders
+
+
+def inherited_defaults(el: ET.Element, parents: dict) -> dict:
+    """What the nested <default> `el` inherits: its parent class's settings `parents`, or nothing for an attached
+    model's top class (attach.py)."""
+    return {} if el in ATTACHED_DEFAULTS else parents
 
 
 def read_model(file: Path) -> tuple:

@@ -99,12 +99,45 @@ def test_a_replicated_attachments_keys_place_its_first_copy():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its lights, cameras and textures are reported
         model = artic.load_mjcf(path)
-    assert [k.name for k in model.keyframes] == [mm.key(k).name for k in range(mm.nkey)] == [
-        "_squat",
-        "_stand_on_left_leg",
-        "_no_efc",
-    ]
+    assert (
+        [k.name for k in model.keyframes]
+        == [mm.key(k).name for k in range(mm.nkey)]
+        == [
+            "_squat",
+            "_stand_on_left_leg",
+            "_no_efc",
+        ]
+    )
     for k, key in enumerate(model.keyframes):
         np.testing.assert_allclose(key.qpos, mm.key_qpos[k], atol=1e-6, err_msg=key.name)
         np.testing.assert_allclose(key.qvel, mm.key_qvel[k], atol=0, err_msg=key.name)
     assert np.abs(mm.key_qpos[0] - mm.qpos0).max() > 0.5  # the key does move the first copy
+
+
+def test_an_attached_model_keeps_its_own_defaults(tmp_path):
+    """The parent's main class sets joint damping 5, geom friction 2 and density 300, and a class 'x' damping 7; the
+    attached arm's joints and geoms take none of it (MuJoCo: damping 0, friction 1, its masses at density 1000), and
+    its own class 'x' (stiffness 3) reaches its joint j2. Before, the attached classes nested under the parent's main
+    class and inherited its settings (damping 5 where MuJoCo has 0)."""
+    mujoco = pytest.importorskip("mujoco")
+    arm = ARM.replace('<mujoco model="arm">', '<mujoco model="arm"><default><default class="x"><joint stiffness="3"/>')
+    arm = arm.replace("<worldbody>", "</default></default><worldbody>", 1).replace('name="j2"', 'name="j2" class="x"')
+    scene = (
+        '<mujoco><default><joint damping="5"/><geom friction="2 0.1 0.1" density="300"/>'
+        '<default class="x"><joint damping="7"/></default></default>'
+        '<asset><model name="arm" file="arm.xml"/></asset>'
+        '<worldbody><body name="base"><attach model="arm" body="arm" prefix="a_"/></body></worldbody></mujoco>'
+    )
+    path = _write(tmp_path, scene=scene, arm=arm)
+    mm = mujoco.MjModel.from_xml_path(str(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing is left out
+        model = artic.load_mjcf(path)
+    links = [lk for lk in model.articulations[0].get_links() if lk.name in ("a_arm", "a_fore")]
+    assert [lk.inbound_joint.name for lk in links] == ["a_j1", "a_j2"]
+    for k, lk in enumerate(links):
+        passive = lk.inbound_joint._passive[0]
+        assert (passive.damping, passive.stiffness) == (mm.dof_damping[k], mm.jnt_stiffness[k])
+        assert lk.mass == pytest.approx(mm.body_mass[k + 2], rel=1e-9)
+        assert lk.shapes[0].material.static_friction == mm.geom_friction[k, 0]
+    assert (mm.dof_damping[0], mm.jnt_stiffness[1], mm.geom_friction[0, 0]) == (0.0, 3.0, 1.0)
