@@ -51,7 +51,7 @@ from .geometry import (
 from .gjk import segment_hull_distance
 from .hull_hull import hull_hull
 from .manifold import emit
-from .reach import TOUCHING, mark_joined_links, remember_commands, within_reach
+from .reach import TOUCHING, mark_links, remember_commands, within_reach
 
 wp.set_module_options({"enable_backward": False})
 
@@ -760,7 +760,7 @@ def detect_env(
     Either way the slots the first pass wanted go to `wanted` and the block's `grow` flag is raised, so that the
     host gives the next steps room (Block.plan_contact_growth)."""
     if reach_dt > 0.0:
-        mark_joined_links(jt, sd, env, tree.link_count)
+        mark_links(jt, cp, sd, env, tree.link_count)
     _detect_pairs(geo, cp, link_pose, env, 1, tree, dp, st, ctl, kin, sd, gravity, reach_dt)
     cp.wanted[env] = 0
     if cp.overflow[env] > 0:

@@ -27,17 +27,17 @@ The sum is doubled (REACH_SAFETY) for what the estimate leaves out (the inertia'
 pair is kept when s <= h times it; a bound that is NaN (a non-finite state or command) keeps it too.
 
 Always kept: the pairs of kinematic trees and quaternion drives (no bound: a kinematic velocity is set from its
-target after detection), of a link a body joint holds (another body's pull), of an adhesive link (MuJoCo's
-adhesion pulls through every detected contact), and of a link in a kept link-link pair (an impact passed on within
-the step: a block pushed into its neighbour; link-link pairs are detected before link-static ones, so the marks
-reach every link-static pair, though not a link-link pair detected before the one that marks). A block with
-couplings (mimic joints, tendons: a leader's command moves its followers at once) keeps every pair
-(step_kernel.py). What can still be missed: a wrench that starts this step from outside the tree (an external force
-on a link at rest), a load balanced in the last step that comes free (a support pulled away), the push-out of a
-link that was put inside a static shape, and an impact passed on through a chain of link-link pairs in the wrong
-detection order: such a contact is found a step later, a little
-inside the surface, and the position iterations push it out (as MuJoCo's contacts, which exist only once surfaces
-touch, always are).
+target after detection), of a link a body joint holds (another body's pull), of a link the last step found more
+than 1 mm inside something (the position iterations' push-out, which the reported velocity leaves out), of an
+adhesive link (MuJoCo's adhesion pulls through every detected contact), and of a link in a kept link-link pair (an
+impact passed on within the step: a block pushed into its neighbour; link-link pairs are detected before
+link-static ones, so the marks reach every link-static pair, though not a link-link pair detected before the one
+that marks). A block with couplings (mimic joints, tendons: a leader's command moves its followers at once) keeps
+every pair (step_kernel.py). What can still be missed: a wrench that starts this step from outside the tree (an
+external force on a link at rest), a load balanced in the last step that comes free (a support pulled away), and an
+impact passed on through a chain of link-link pairs in the wrong detection order: such a contact is found a step
+later, a little inside the surface, and the position iterations push it out (as MuJoCo's contacts, which exist
+only once surfaces touch, always are).
 """
 
 from __future__ import annotations
@@ -164,11 +164,18 @@ def within_reach(
 
 
 @wp.func
-def mark_joined_links(jt: BodyJointTable, sd: StepData, env: int, link_count: int) -> None:
-    """StepData.link_struck before a step's detection: the links a body joint holds (a pull from another body,
-    which the bound does not see) marked, the others cleared."""
+def mark_links(jt: BodyJointTable, cp: ContactPoints, sd: StepData, env: int, link_count: int) -> None:
+    """StepData.link_struck before a step's detection: marked, the links a body joint holds (a pull from another
+    body, which the bound does not see) and those the last step found more than 1 mm inside something (the
+    position iterations push them out at a speed the reported velocity does not show); the others cleared. `cp`
+    still holds the last step's contacts."""
     for i in range(link_count):
         sd.link_struck[env, i] = 0
+    for c in range(cp.count[env]):
+        if cp.separation[env, c] < -TOUCHING:
+            sd.link_struck[env, cp.link_a[env, c]] = 1
+            if cp.link_b[env, c] >= 0:
+                sd.link_struck[env, cp.link_b[env, c]] = 1
     for j in range(jt.joint_count):
         if jt.joint_link_a[j] >= 0:
             sd.link_struck[env, jt.joint_link_a[j]] = 1
