@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import warp as wp
 
-from ..constraints.body_joint_rows import BodyJointTable
 from ..core.control import ControlArrays
 from ..core.data import Kin, StepData
 from ..core.model import DofParams, Tree
@@ -51,7 +50,7 @@ from .geometry import (
 from .gjk import segment_hull_distance
 from .hull_hull import hull_hull
 from .manifold import emit
-from .reach import TOUCHING, mark_links, remember_commands, within_reach
+from .reach import TOUCHING, remember_commands, within_reach
 
 wp.set_module_options({"enable_backward": False})
 
@@ -750,17 +749,15 @@ def detect_env(
     ctl: ControlArrays,
     kin: Kin,
     sd: StepData,
-    jt: BodyJointTable,
     gravity: wp.vec3,
     reach_dt: float,
 ) -> None:
-    """The env's contacts. When they do not fit the slots, detection runs again without the speculative ones
+    """The env's contacts (with reach_dt > 0, StepData.link_struck marked first: reach.py's mark_links). When they
+    do not fit the slots, detection runs again without the speculative ones
     (surfaces apart within the contact offsets), so that the slots go to the contacts that bear loads (a robot's
     feet on the floor, solved last, were the ones dropped); what still does not fit is counted in `overflow`.
     Either way the slots the first pass wanted go to `wanted` and the block's `grow` flag is raised, so that the
     host gives the next steps room (Block.plan_contact_growth)."""
-    if reach_dt > 0.0:
-        mark_links(jt, cp, sd, env, tree.link_count)
     _detect_pairs(geo, cp, link_pose, env, 1, tree, dp, st, ctl, kin, sd, gravity, reach_dt)
     cp.wanted[env] = 0
     if cp.overflow[env] > 0:

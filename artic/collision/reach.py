@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import warp as wp
 
-from ..constraints.body_joint_rows import BodyJointTable
 from ..core.control import ControlArrays
 from ..core.data import Kin, StepData
 from ..core.model import DRIVE_ACCELERATION, DRIVE_EXPLICIT, DRIVE_NONE, DofParams, Tree
@@ -164,11 +163,11 @@ def within_reach(
 
 
 @wp.func
-def mark_links(jt: BodyJointTable, cp: ContactPoints, sd: StepData, env: int, link_count: int) -> None:
-    """StepData.link_struck before a step's detection: marked, the links a body joint holds (a pull from another
-    body, which the bound does not see) and those the last step found more than 1 mm inside something (the
-    position iterations push them out at a speed the reported velocity does not show); the others cleared. `cp`
-    still holds the last step's contacts."""
+def mark_links(cp: ContactPoints, sd: StepData, env: int, link_count: int) -> None:
+    """StepData.link_struck before a step's detection: marked, the links the last step found more than 1 mm inside
+    something (the position iterations push them out at a speed the reported velocity does not show); the others
+    cleared. `cp` still holds the last step's contacts. The step then marks the links body joints hold
+    (sim/step_kernel.py, _mark_joined_links)."""
     for i in range(link_count):
         sd.link_struck[env, i] = 0
     for c in range(cp.count[env]):
@@ -176,11 +175,6 @@ def mark_links(jt: BodyJointTable, cp: ContactPoints, sd: StepData, env: int, li
             sd.link_struck[env, cp.link_a[env, c]] = 1
             if cp.link_b[env, c] >= 0:
                 sd.link_struck[env, cp.link_b[env, c]] = 1
-    for j in range(jt.joint_count):
-        if jt.joint_link_a[j] >= 0:
-            sd.link_struck[env, jt.joint_link_a[j]] = 1
-        if jt.joint_link_b[j] >= 0:
-            sd.link_struck[env, jt.joint_link_b[j]] = 1
 
 
 @wp.func

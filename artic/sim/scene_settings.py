@@ -8,6 +8,7 @@ one, as PhysX does (collision/reach.py).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..description.validate import MAX_MAGNITUDE, as_real, finite
 from ..errors import StateError, ValidationError
@@ -15,7 +16,9 @@ from ..errors import StateError, ValidationError
 SPECULATIVE_CONTACTS = ("reachable", "all")
 
 
-def contact_settings(contact_capacity, friction_correlation_distance, speculative_contacts) -> tuple[int, float, str]:
+def contact_settings(
+    contact_capacity: int, friction_correlation_distance: float, speculative_contacts: str
+) -> tuple[int, float, str]:
     """The scene's contact settings checked: (slots per env, friction correlation distance [m], speculative mode)."""
     if isinstance(contact_capacity, bool) or not isinstance(contact_capacity, (int, np.integer)):
         contact_capacity = 0
@@ -38,7 +41,7 @@ def contact_settings(contact_capacity, friction_correlation_distance, speculativ
     return int(contact_capacity), float(corr), speculative_contacts
 
 
-def as_gravity(value) -> tuple:
+def as_gravity(value: ArrayLike) -> tuple:
     try:
         g = as_real("scene", "gravity", value)  # float64: scene.gravity reads back what was given
     except ValidationError:

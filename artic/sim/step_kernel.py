@@ -30,6 +30,7 @@ import warp as wp
 from ..collision.contacts import ContactPoints
 from ..collision.geometry import Geometry
 from ..collision.narrow import detect_env
+from ..collision.reach import mark_links
 from ..constraints.body_joint_report import finish_body_joint_forces, update_body_joint_coordinates
 from ..constraints.body_joint_rows import BodyJointArrays, BodyJointTable, setup_body_joints
 from ..constraints.contact_rows import ContactRows, finish_contacts, setup_contacts
@@ -113,6 +114,17 @@ def _begin_step(
     prescale_joint_velocities(tree, dp, sd.gen_v, env, n)
     forward_kinematics_env(tree, st.joint_q, st.root_pose, st.link_pose, kin, env)
     link_velocities_env(tree, kin, sd.gen_v, 1, st.root_lin_vel, st.root_ang_vel, sc.link_v, sd.link_vel0, env)
+
+
+@wp.func
+def _mark_joined_links(jt: BodyJointTable, sd: StepData, env: int) -> None:
+    """The links a body joint holds marked in StepData.link_struck: their speculative contacts are all kept, since
+    another body's pull is not in collision/reach.py's bound."""
+    for j in range(jt.joint_count):
+        if jt.joint_link_a[j] >= 0:
+            sd.link_struck[env, jt.joint_link_a[j]] = 1
+        if jt.joint_link_b[j] >= 0:
+            sd.link_struck[env, jt.joint_link_b[j]] = 1
 
 
 @wp.func
@@ -400,7 +412,10 @@ def _make_step(stop_after: int, module: str | None = None) -> wp.Kernel:
         # the step's dt: only the speculative contacts that could act in it (collision/reach.py); 0: every one, as
         # under couplings, through which a leader's command moves its followers at once
         reach_dt = dt * float(1 - keep_speculative) * float(cr.row_count == 0)
-        detect_env(geo, cp, st.link_pose, env, tree, dp, st, ctl, kin, sd, jt, gravity, reach_dt)
+        if reach_dt > 0.0:  # the links whose pairs are all kept
+            mark_links(cp, sd, env, tree.link_count)
+            _mark_joined_links(jt, sd, env)
+        detect_env(geo, cp, st.link_pose, env, tree, dp, st, ctl, kin, sd, gravity, reach_dt)
         if wp.static(stop_after == STAGE_COLLIDE):
             return
         if status_mode != STATUS_OFF and track_penetration(cp, ps, env) != 0:
