@@ -752,10 +752,10 @@ def detect_env(
     gravity: wp.vec3,
     reach_dt: float,
 ) -> None:
-    """The env's contacts (with reach_dt > 0, StepData.link_struck marked first: reach.py's mark_links). When they
-    do not fit the slots, detection runs again without the speculative ones
-    (surfaces apart within the contact offsets), so that the slots go to the contacts that bear loads (a robot's
-    feet on the floor, solved last, were the ones dropped); what still does not fit is counted in `overflow`.
+    """The env's contacts (with reach_dt > 0 the step kernel has marked StepData.link_struck first: reach.py). When
+    they do not fit the slots, detection runs again without the speculative ones (surfaces apart within the contact
+    offsets), so that the slots go to the contacts that bear loads (a robot's feet on the floor, solved last, were
+    the ones dropped); what still does not fit is counted in `overflow`.
     Either way the slots the first pass wanted go to `wanted` and the block's `grow` flag is raised, so that the
     host gives the next steps room (Block.plan_contact_growth)."""
     _detect_pairs(geo, cp, link_pose, env, 1, tree, dp, st, ctl, kin, sd, gravity, reach_dt)

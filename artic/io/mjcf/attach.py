@@ -67,7 +67,8 @@ REFERENCES = (
 )
 _ASSET_REFERENCES = ("mesh", "material", "hfield", "texture", "skin")
 SECTIONS = ("tendon", "actuator", "equality", "contact", "sensor")  # tendons first: actuators name them
-_QPOS = {"free": (7, 6), "ball": (4, 3), "hinge": (1, 1), "slide": (1, 1)}  # a joint kind's (qpos, qvel) sizes
+# a joint kind's entries in MuJoCo's qpos and qvel (keyframes.py reads them from here: it imports this module)
+QPOS_SIZES = {"free": (7, 6), "ball": (4, 3), "hinge": (1, 1), "slide": (1, 1)}
 
 
 @dataclass
@@ -315,7 +316,7 @@ def _copy_keys(root, child, prefix, copies, path) -> list:
         return []
     joints = _child_joints(child)
     actuators = [a for section in child.findall("actuator") for a in section]
-    nq, nv = (sum(_QPOS[kind][i] for _, kind in joints) for i in (0, 1))
+    nq, nv = (sum(QPOS_SIZES[kind][i] for _, kind in joints) for i in (0, 1))
     target = ET.SubElement(root, "keyframe")  # after the parent's own sections: its keys come first, as MuJoCo's
     dropped = set()
     for key in keys:
@@ -335,7 +336,7 @@ def _copy_keys(root, child, prefix, copies, path) -> list:
         placed = AttachedKey()
         iq = iv = 0
         for el, kind in joints:
-            sq, sv = _QPOS[kind]
+            sq, sv = QPOS_SIZES[kind]
             if el in copies:
                 qpos = values["qpos"][iq : iq + sq] if "qpos" in values else None
                 qvel = values["qvel"][iv : iv + sv] if "qvel" in values else None

@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 from ...enums import CacheFlag
 from ...errors import ValidationError
 from ...math.np_spatial import quat_rotate, unit_wxyz
-from .attach import ATTACHED_KEYS
+from .attach import ATTACHED_KEYS, QPOS_SIZES
 
 if TYPE_CHECKING:
     from ...description.articulation import Articulation
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from ..xml_values import XmlValues
     from .loader import MjcfModel
 
-_QPOS = {"free": 7, "ball": 4, "hinge": 1, "slide": 1}
-_QVEL = {"free": 6, "ball": 3, "hinge": 1, "slide": 1}
+_QPOS = {kind: sizes[0] for kind, sizes in QPOS_SIZES.items()}
+_QVEL = {kind: sizes[1] for kind, sizes in QPOS_SIZES.items()}
 
 
 @dataclass
@@ -80,10 +80,10 @@ def read_keyframes(
     keys = []
     for section in root.findall("keyframe"):
         for k, key in enumerate(section.findall("key")):
+            time = v.number(key, "time", 0.0, key.get("time"))
             if key in ATTACHED_KEYS:
                 values = _attached_values(v, root, key, layout, qpos0, nv, nu)
                 values.update(act=np.zeros(na), mpos=mpos0.copy(), mquat=mquat0.copy())
-                time = v.number(key, "time", 0.0, key.get("time"))
                 keys.append(Keyframe(key.get("name"), time, *(values[a] for a in _ATTRS)))
                 continue
             values = {}
@@ -103,19 +103,7 @@ def read_keyframes(
                     raise v.fail(key, f"attribute {attr} has {len(got)} numbers; the model's {attr} has {size}")
                 values[attr] = np.asarray(got, float)
             _normalize_quaternions(values["qpos"], layout)
-            time = v.number(key, "time", 0.0, key.get("time"))
-            keys.append(
-                Keyframe(
-                    key.get("name", f"key {k}"),
-                    time,
-                    values["qpos"],
-                    values["qvel"],
-                    values["ctrl"],
-                    values["mpos"],
-                    values["mquat"],
-                    values["act"],
-                )
-            )
+            keys.append(Keyframe(key.get("name", f"key {k}"), time, *(values[a] for a in _ATTRS)))
     # <size nkey>: MuJoCo allocates that many keys at least, those the file does not define at qpos0 (dm_control's
     # dog declares one and defines none)
     nkey = max([v.integer(s, "nkey", s.get("nkey", "0"), 0, 10**6) for s in root.findall("size")], default=0)
