@@ -95,6 +95,12 @@ class XmlValues:
         """Learn the tree again after elements were moved (MJCF frames expanded), so that errors locate them."""
         self._parent = {child: parent for parent in root.iter() for child in parent}
 
+    def root_of(self, el: ET.Element) -> ET.Element:
+        """The file's top element above `el` (as of the last `reparent`)."""
+        while el in self._parent:
+            el = self._parent[el]
+        return el
+
     # -- locating -----------------------------------------------------------------------------------------------
     def describe(self, el: ET.Element) -> str:
         """`geom 'foot' in body 'leg'` for a named element (with its parent when that is named); `<origin> in joint

@@ -51,8 +51,11 @@ too: stiff servos on light links (kp 40 on 2e-3 kg m^2 at 4 ms) ran 0.03 rad fro
   forcerange, is computed by `MjcfControl` on the host at every step from the step's initial state and applied along
   the tendon as link forces (explicit, as MuJoCo's Euler step). dampratio and inheritrange there are reported.
 
+* A site transmission (site="name", refsite="name", a 6-vector gear: site_actuators.py): the fixed or affine gain and
+  affine bias of the kinds above, MuJoCo's wrench at the site computed and applied by `MjcfControl` at every step.
+
 Reported with one warning naming each actuator, and then inert (its ctrl column is read and ignored): transmissions
-other than a hinge or slide joint or a tendon (site, body, cranksite, ball joints), dynamics other than those above
+other than a hinge or slide joint, a tendon or a site (cranksite, ball joints), dynamics other than those above
 (user), gaintype or biastype user, on a joint or fixed tendon a muscle, a muscle gain or an affine gain with a
 stiffness or damping bias, negative stiffness (b1 > 0) or damping (b2 > 0), a muscle on a floating body without a
 lengthrange (lengthrange.py), and the other actuator elements: plugin, ... An <adhesion> is MuJoCo's body
@@ -80,6 +83,7 @@ from ..xml_values import MAX_MAGNITUDE
 from .lengthrange import compute_lengthranges
 from .muscles import padded_params, read_muscle, scale_by_acc0
 from .report import and_more
+from .site_actuators import read_site_transmission
 
 if TYPE_CHECKING:
     from .loader import _Loader
@@ -123,6 +127,7 @@ class Actuator:
     lengthrange: tuple | None = None
     body: str | None = None  # an adhesion's body (MuJoCo's body transmission): force gain * ctrl through its contacts
     link: object = None  # that body's link (its own, fixed to its parent's when the body has no joint)
+    site: object = None  # a site transmission (site_actuators.SiteTransmission): a wrench at a site, every step
 
     @property
     def has_act(self) -> bool:
@@ -203,6 +208,20 @@ def _spatial_gains(v, act, a, rec) -> str | None:
     rec.gainprm = padded_params((gain, *slope))
     rec.bias_type = "affine"
     rec.biasprm = padded_params(bias)
+    return None
+
+
+def _site_gains(loader, act, rec, gains, explicit) -> str | None:
+    """Set a site actuator's gain, bias and gain slope from `gains` (_gains'); the reason it is not supported, or
+    None. Its velocity terms are noted in `explicit` under an implicit integrator."""
+    if isinstance(gains, str):
+        return gains
+    rec.gain, rec.bias, rec.gain_slope = gains
+    size = max(abs(x) for x in (rec.gain, *rec.bias, *rec.gain_slope)) * float(np.max(np.abs(rec.site.gear)))
+    if size > MAX_MAGNITUDE:  # a wrench float32 cannot carry (the link forces)
+        raise loader.v.fail(act, f"gains times gear ({size:.3g}) exceed 1e+15; lower the gains or gear")
+    if loader.opts.integrator.startswith("implicit") and (rec.bias[2] != 0.0 or rec.gain_slope[1] != 0.0):
+        explicit.append(act)
     return None
 
 
@@ -290,6 +309,7 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
     acts = []
     inverse_inertia = {}  # id(articulation) -> (M^-1, dof index), for dampratio
     pending = []  # (muscle, spatial tendon, element) whose lengthrange MuJoCo's compiler would compute
+    explicit = []  # site actuators whose velocity terms stay explicit under implicitfast
     for k, act in enumerate(el):
         a = loader._attrs(act, "main")
         name = a.get("name", f"actuator {k}")
@@ -320,6 +340,9 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
             pass
         elif spatial:
             reason = _spatial_gains(v, act, a, rec)
+        elif "site" in a and jname is None and tname is None:
+            got = read_site_transmission(loader, act, a, _is_muscle(act, a))
+            reason, rec.site = (got, None) if isinstance(got, str) else (None, got)
         elif _is_muscle(act, a):
             reason = "a muscle on a joint or a fixed tendon is not mapped (muscles on spatial tendons are)"
         elif tname is not None:
@@ -353,6 +376,10 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
             if _is_muscle(act, a) and (rec.lengthrange is None or not loader.lengthrange.useexisting):
                 pending.append((rec, loader.model.spatial_tendons[tname], act))
             continue
+        if rec.site is not None and reason is None:  # a wrench MjcfControl applies at every step (site_actuators)
+            reason = _site_gains(loader, act, rec, _gains(v, act, a), explicit)
+            if reason is None:
+                continue
         gains = _gains(v, act, a)
         if reason is None and isinstance(gains, str):
             reason = gains
@@ -379,12 +406,26 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
             acts.append((rec, act))
     _set_drives(loader, acts)
     dropped += _lengthranges(loader, pending)
+    _report_explicit(loader, explicit)
     if dropped:
         warnings.warn(
             f"{v.where(el)}: actuator(s) not supported and inert (their ctrl is ignored): "
             + "; ".join(f"{n}: {r}" for n, r in dropped),
             RuntimeWarning,
             stacklevel=4,
+        )
+
+
+def _report_explicit(loader, explicit) -> None:
+    """One warning for the site actuators whose velocity terms MuJoCo's implicit integrators make implicit."""
+    if explicit:
+        v = loader.v
+        warnings.warn(
+            f"{v.where(explicit[0])}: under integrator='{loader.opts.integrator}' MuJoCo makes this site actuator's "
+            "velocity terms (kv, biasprm[2], gainprm[2]) implicit; artic applies them explicitly, as under Euler"
+            + and_more(v, explicit[1:]),
+            RuntimeWarning,
+            stacklevel=5,
         )
 
 

@@ -40,6 +40,7 @@ from ...enums import CacheFlag
 from ...errors import ValidationError
 from ..xml_values import MAX_MAGNITUDE
 from .muscles import SpatialActuators, has_tausmooth, muscle_act_dot
+from .site_actuators import SiteActuators
 
 if TYPE_CHECKING:
     from ...sim.scene import Scene
@@ -79,11 +80,13 @@ class MjcfControl:
         self._stepped = [b for b in self._bindings if b.stepped]
         self._adhesions = _Adhesions(self.actuators)
         self._spatial = SpatialActuators(model, scene, self.actuators)
+        self._sites = SiteActuators(model, scene, self.actuators)
         on_device = self._spatial.take_activations(self._activations)
         if on_device is not None:  # the tendons' launch advances the muscles' activations, in this very array
             self._act = on_device
         key = f"MjcfControl of model {id(model)}"  # a newer control of this model takes the older's place
-        scene.set_before_step(key, self._before_step if self._stepped or self._spatial.active else None)
+        every_step = self._stepped or self._spatial.active or self._sites.active
+        scene.set_before_step(key, self._before_step if every_step else None)
 
     @property
     def act(self) -> np.ndarray:
@@ -102,9 +105,11 @@ class MjcfControl:
 
     @property
     def actuator_force(self) -> np.ndarray:
-        """(E, nu) [N or N m] the forces that the actuators on spatial tendons (muscles among them) applied in the
-        last step, MuJoCo's data.actuator_force in their columns (zero in the others')."""
-        return self._spatial.force.copy()
+        """(E, nu) [N or N m] the forces that the actuators on spatial tendons (muscles among them) and on sites
+        applied in the last step, MuJoCo's data.actuator_force in their columns (zero in the others')."""
+        out = self._spatial.force.copy()
+        self._sites.add_forces(out)
+        return out
 
     @property
     def names(self) -> list[str]:
@@ -165,17 +170,21 @@ class MjcfControl:
         """The scene's step hook: the forces and targets of this step (from act, or the act after the update where
         actearly), then act integrated over dt (by the tendons' launch where SpatialActuators.apply_advancing can:
         muscles that do not act early, whose forces take the act before the update, the same order)."""
-        if self._stepped:  # their inputs: ctrl, or the act before its update (actearly does not go to the device)
-            u = self._activations.inputs(self.ctrl, self._act, self._act)
+        if self._stepped or self._sites.active:  # their inputs: ctrl, or the act before its update (actearly does
+            u = self._activations.inputs(self.ctrl, self._act, self._act)  # not go to the device)
         if self._spatial.apply_advancing(self.ctrl, dt):  # link forces for this step, and act advanced in place
             for b in self._stepped:
                 b.apply(u)
+            if self._sites.active:
+                self._sites.apply(u)
             return
         new = self._activations.advance(self.ctrl, self._act, dt)
         u = self._activations.inputs(self.ctrl, self._act, new)
         for b in self._stepped:
             b.apply(u)
         self._spatial.apply(u)  # link forces, for this step only: applied at every step
+        if self._sites.active:
+            self._sites.apply(u)
         self._act[...] = new
 
 

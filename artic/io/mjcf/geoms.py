@@ -112,8 +112,9 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
         if half == 0.0:
             raise v.fail(g, f"attribute fromto='{a['fromto']}': the two end points coincide")
         pose = Transform(0.5 * (ft[:3] + ft[3:]), quat_between(np.array([1.0, 0.0, 0.0]), axis / (2 * half)))
-        if kind == "box":
-            shape = Box((half, size[0], size[0]), name=name)
+        if kind == "box":  # MuJoCo's frame turns z onto from - to: it sets the square section's sides too
+            pose = Transform(pose.p, quat_between(np.array([0.0, 0.0, 1.0]), -axis / (2 * half)))
+            shape = Box((size[0], size[0], half), name=name)
         elif kind == "ellipsoid":
             shape = _ellipsoid(loader, name, (half, size[0], size[0]))  # the shape's x is the segment
         else:

@@ -126,8 +126,8 @@ class MjcfModel:
             scene.add_joint(j)
         tendons = self.spatial_tendons
         if any(t.stiffness > 0.0 or t.damping > 0.0 for t in tendons.values()) or any(
-            r.supported and r.tendon in tendons for r in self.actuators
-        ):  # spatial tendons' springs and muscles' passive forces act at ctrl 0 too: a control that applies them
+            r.supported and (r.tendon in tendons or r.site is not None) for r in self.actuators
+        ):  # spatial tendons' springs, muscles' passive forces, site servos act at ctrl 0 too: a control applies them
             from .control import MjcfControl
 
             MjcfControl(self, scene)

@@ -6,8 +6,8 @@ docs/mjcf.md). Everything else found in the include-expanded tree is reported, i
 * content that changes the dynamics in MuJoCo (joint margin, geom gap, an unknown element...) gives one
   RuntimeWarning per kind;
 * content with no effect on the simulated dynamics (`NO_DYNAMICS`: visual, sensing, a keyframe's act, sites (they
-  matter only where a tendon or an equality names them, and those read them), cameras, lights, geom colors) is
-  listed in ONE summary warning, so that a model's hundred rgba attributes do not flood.
+  matter only where a tendon, an equality or an actuator names them, and those read them), cameras, lights, geom
+  colors) is listed in ONE summary warning, so that a model's hundred rgba attributes do not flood.
 An ignored attribute at a value that asks for what artic does anyway (`MATCHING`: condim 3, gap 0...) is not
 reported.
 Subtrees read and reported by their own code are skipped (`OWNED`): <option> (options.py), <contact>,

@@ -308,7 +308,7 @@ def _wrap(
 
 
 @wp.func
-def _link_frame(pose: wp.array2d(dtype=wp.transform), env: int, blk: int):
+def link_frame(pose: wp.array2d(dtype=wp.transform), env: int, blk: int) -> tuple[wp.vec3d, wp.quatd]:
     """(position, rotation) of block link `blk` in float64; the world's identity for -1."""
     zero = wp.float64(0.0)
     if blk < 0:
@@ -324,12 +324,12 @@ def _link_frame(pose: wp.array2d(dtype=wp.transform), env: int, blk: int):
 
 @wp.func
 def _world_point(pose: wp.array2d(dtype=wp.transform), env: int, blk: int, local: wp.vec3d) -> wp.vec3d:
-    p, q = _link_frame(pose, env, blk)
+    p, q = link_frame(pose, env, blk)
     return p + wp.quat_rotate(q, local)
 
 
 @wp.func
-def _point_velocity(
+def point_velocity(
     pose: wp.array2d(dtype=wp.transform),
     vel: wp.array2d(dtype=wp.spatial_vector),
     env: int,
@@ -422,8 +422,8 @@ def evaluate_tendon(
         bb = _block(tt, tt.site_link[b])
         xa = _world_point(pose, env, ba, tt.site_pos[a])
         xb = _world_point(pose, env, bb, tt.site_pos[b])
-        va = _point_velocity(pose, vel, env, ba, _com(tt, tt.site_link[a]), xa)
-        vb = _point_velocity(pose, vel, env, bb, _com(tt, tt.site_link[b]), xb)
+        va = point_velocity(pose, vel, env, ba, _com(tt, tt.site_link[a]), xa)
+        vb = point_velocity(pose, vel, env, bb, _com(tt, tt.site_link[b]), xb)
         scale = tt.step_scale[s]
         w = tt.step_wrap[s]
         t0 = xb
@@ -432,7 +432,7 @@ def evaluate_tendon(
         arc = wp.float64(0.0)
         if w >= 0:
             bw = _block(tt, tt.wrap_link[w])
-            p, q = _link_frame(pose, env, bw)
+            p, q = link_frame(pose, env, bw)
             center = p + wp.quat_rotate(q, tt.wrap_pos[w])
             rot = wp.quat_to_matrix(wp.mul(q, tt.wrap_quat[w]))
             side = xa
@@ -449,8 +449,8 @@ def evaluate_tendon(
                 n0 = wp.length(d0)
                 n1 = wp.length(d1)
                 total += scale * (n0 + arc + n1)
-                v0 = _point_velocity(pose, vel, env, bw, com, t0)
-                v1 = _point_velocity(pose, vel, env, bw, com, t1)
+                v0 = point_velocity(pose, vel, env, bw, com, t0)
+                v1 = point_velocity(pose, vel, env, bw, com, t1)
                 rate += scale * wp.dot(d0 / wp.max(n0, _tiny()), v0 - va)
                 rate += scale * wp.dot(d1 / wp.max(n1, _tiny()), vb - v1)
         if bent == 0:

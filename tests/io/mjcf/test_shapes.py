@@ -443,3 +443,19 @@ def test_soft_capsule_pairs_make_mujocos_contacts(tmp_path, degrees, expected):
         np.testing.assert_allclose(
             sorted(report.point[0, :2, 0]), sorted(c.pos[0] for c in data.contact[:2]), atol=1e-6
         )
+
+
+def test_a_box_given_by_fromto_has_mujocos_frame(tmp_path):
+    """A box given by fromto has a square section whose sides depend on the frame about the segment: MuJoCo turns
+    the frame's z onto from - to (the smallest turn), and artic's box now has that very frame and half sizes (r, r,
+    half length); it had x along to - from before, the section turned by 180 degrees about an axis in its plane,
+    so the square's sides pointed elsewhere."""
+    model, path = _load(
+        tmp_path, body='<body><freejoint/><geom type="box" fromto=".05 .02 0 .15 -.03 .04" size=".01"/></body>'
+    )
+    m = mujoco.MjModel.from_xml_path(str(path))
+    (shape,) = model.articulations[0].get_links()[0].shapes
+    w, x, y, z = m.geom_quat[0]
+    np.testing.assert_allclose(shape.local_pose.q, [x, y, z, w], atol=1e-12)
+    np.testing.assert_allclose(shape.local_pose.p, m.geom_pos[0], atol=1e-12)
+    np.testing.assert_allclose(shape.half_extents, m.geom_size[0], atol=1e-12)

@@ -1,0 +1,333 @@
+"""MuJoCo's site transmission: an actuator with `site=` (and optionally `refsite=`) pushes on a site's body with a
+wrench along its 6-vector `gear`, as quadrotors' thrusters and Cartesian servos do.
+
+MuJoCo's definitions (mj_transmission, checked against its actuator_length, actuator_velocity and moment arms in
+tests/io/mjcf/test_site_actuators.py), with gear = (g_lin, g_rot):
+* No refsite: length 0; the wrench is (R_s g_lin, R_s g_rot) with R_s the site's world rotation, so the force f
+  pushes along the site's own axes: f R_s g_lin at the site's position and a torque f R_s g_rot on its body. The
+  velocity is that wrench's dot with the site's twist (the point velocity at the site, the body's angular velocity).
+* With refsite: the site's pose relative to the reference site, in the reference's frame: length = g_lin .
+  R_r^T (p_s - p_r) + g_rot . rotvec(q_r^-1 q_s) (the rotation vector of the relative rotation, angle in (-pi, pi]);
+  the wrench (R_r g_lin, R_r g_rot) acts on the site's body as above and, opposite, on the reference's body, at the
+  site's position on both (MuJoCo's moment arm is the difference of the two bodies' Jacobians at that point). The
+  velocity is the wrench's dot with the relative twist there. MuJoCo's moment arm leaves out how R_r turns with the
+  reference's body; so does this.
+
+The force is MuJoCo's general one, f = clamp(gain u + b0 + b1 length + b2 velocity, forcerange) with gain = g0 + g1
+length + g2 velocity and u the ctrl or the activation (MjcfControl's inputs, activations integrated there). It is
+applied at every step from the step's initial state, as MuJoCo's Euler applies actuator forces, by one launch per
+pair of blocks (`_site_wrench`, one (env, actuator) per thread) that adds it to the links' forces, which the step
+reads and clears. Under implicitfast MuJoCo makes an actuator's velocity terms (b2, g2) implicit; here they stay
+explicit (read_actuators reports it). Reported and inert: a muscle on a site, dampratio and inheritrange on a site. The
+reference may be on another articulation (a mocap body: a Cartesian servo towards a moving target) in another block
+of the scene: the launch then reads and writes both blocks' arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import warp as wp
+
+from ...core.parallel import replay
+from ...core.struct_refs import opt_in as _struct_refs
+from ...math.np_spatial import quat_between
+from ..xml_values import MAX_MAGNITUDE
+from .tendon_kernels import link_frame, point_velocity
+
+_struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
+
+    from ...sim.scene import Scene
+    from .loader import MjcfModel, _Loader
+
+_LIMIT = wp.constant(float(MAX_MAGNITUDE))  # a force beyond it is dropped (the scene reports the env's state)
+_PI = wp.constant(wp.float64(np.pi))
+NO_REF = -2  # ref_link when the actuator has no refsite (-1 is the world)
+
+
+@dataclass
+class SiteTransmission:
+    """A site transmission (module docstring): the site's link (None: the world) and pose in the link's actor frame
+    (the MuJoCo body's frame), the reference site's (`ref` False: none), and the 6-vector gear."""
+
+    link: object
+    pos: np.ndarray  # (3,) [m]
+    quat: np.ndarray  # (4,) x, y, z, w
+    gear: np.ndarray  # (6,) linear, then rotational
+    ref: bool = False
+    ref_link: object = None
+    ref_pos: np.ndarray | None = None
+    ref_quat: np.ndarray | None = None
+
+
+def site_frames(loader: _Loader, el: ET.Element) -> dict:
+    """Every named site of the model: name -> (link or None for the world, pos (3,), quat (4,) x y z w) in its
+    body's frame, with class defaults (a capsule site's fromto gives its centre and its z axis, from - to); `el` is any
+    element of the file."""
+    if getattr(loader, "_site_frames", None) is None:
+        out = {}
+
+        def walk(body, cls, link):
+            for s in body.findall("site"):
+                if s.get("name") is None:
+                    continue
+                a = loader._attrs(s, cls)
+                if "fromto" in a:
+                    ends = loader.v.numbers(s, "fromto", 6, text=a["fromto"])
+                    axis = ends[3:] - ends[:3]
+                    # MuJoCo turns the site's z onto from - to (as a geom's): its frame, not only its shape
+                    quat = quat_between(np.array([0.0, 0.0, 1.0]), -axis) if np.any(axis) else np.array([0, 0, 0, 1.0])
+                    out[s.get("name")] = (link, 0.5 * (ends[:3] + ends[3:]), quat)
+                else:
+                    frame = loader._frame(s, a)
+                    out[s.get("name")] = (link, np.asarray(frame.p, float), np.asarray(frame.q, float))
+            for child in body.findall("body"):
+                if child in loader.body_links:  # a body artic built (mocap bodies included)
+                    walk(child, loader._class(child, "childclass", cls), loader.body_links[child])
+
+        walk(loader.v.root_of(el).find("worldbody"), "main", None)
+        loader._site_frames = out
+    return loader._site_frames
+
+
+def read_site_transmission(loader: _Loader, act: ET.Element, a: dict, muscle: bool) -> SiteTransmission | str:
+    """The site transmission of actuator element `act` (attributes `a`, with class defaults), or why it is not
+    followed; a site name that names no site is refused as MuJoCo refuses it."""
+    v = loader.v
+    sites = site_frames(loader, act)
+    found = []
+    for attr in ("site", "refsite"):
+        if attr in a and a[attr] not in sites:
+            raise v.fail(act, f"attribute {attr}='{a[attr]}' names no site of the model; fix the name")
+        found.append(sites.get(a.get(attr)))
+    if muscle:
+        return "a muscle on a site transmission is not mapped (muscles on spatial tendons are)"
+    for attr in ("dampratio", "inheritrange"):
+        if attr in a and v.number(act, attr, text=a[attr]) != 0.0:
+            return f"{attr} on a site transmission is not mapped (only on joints)"
+    gear = np.zeros(6)
+    given = v.numbers(act, "gear", (1, 6), (1.0,), a.get("gear"))
+    gear[: len(given)] = given
+    (link, pos, quat), ref = found
+    out = SiteTransmission(link, pos, quat, gear)
+    if ref is not None:
+        out.ref, (out.ref_link, out.ref_pos, out.ref_quat) = True, ref
+        if link is None and ref[0] is None:
+            return "both sites are on the world body: nothing can move"
+    elif link is None:
+        return f"site '{a['site']}' is on the world body: nothing can move"
+    return out
+
+
+@wp.struct
+class SiteTables:
+    """K site actuators of one launch: their sites, gears, gains and columns."""
+
+    site_link: wp.array(dtype=int)  # (K,) the site's link column in the block, -1: the world
+    site_pos: wp.array(dtype=wp.vec3d)  # (K,) [m] in the link's actor frame
+    site_quat: wp.array(dtype=wp.quatd)  # (K,)
+    site_com: wp.array(dtype=wp.vec3d)  # (K,) [m] the link's COM in its actor frame
+    ref_link: wp.array(dtype=int)  # (K,) the reference's link column, -1: the world, NO_REF: no refsite
+    ref_pos: wp.array(dtype=wp.vec3d)  # (K,)
+    ref_quat: wp.array(dtype=wp.quatd)  # (K,)
+    ref_com: wp.array(dtype=wp.vec3d)  # (K,)
+    gear_lin: wp.array(dtype=wp.vec3d)  # (K,)
+    gear_rot: wp.array(dtype=wp.vec3d)  # (K,)
+    gain: wp.array(dtype=wp.vec3d)  # (K,) g0, g1, g2
+    bias: wp.array(dtype=wp.vec3d)  # (K,) b0, b1, b2
+    force_low: wp.array(dtype=wp.float64)  # (K,) [N or N m]
+    force_high: wp.array(dtype=wp.float64)  # (K,)
+    column: wp.array(dtype=int)  # (K,) the actuator's ctrl column
+
+
+@wp.func
+def _site_frame(pose: wp.array2d(dtype=wp.transform), env: int, blk: int, pos: wp.vec3d, quat: wp.quatd):
+    """(world position, world rotation) of a site fixed at (pos, quat) on block link `blk` (-1: the world)."""
+    p, q = link_frame(pose, env, blk)
+    return p + wp.quat_rotate(q, pos), q * quat
+
+
+@wp.func
+def _rotation_vector(q: wp.quatd) -> wp.vec3d:
+    """MuJoCo's mju_quat2Vel(q, 1): the rotation vector of q, its angle wrapped into (-pi, pi]."""
+    axis = wp.vec3d(q[0], q[1], q[2])
+    s = wp.length(axis)
+    if s == wp.float64(0.0):
+        return axis
+    angle = wp.float64(2.0) * wp.atan2(s, q[3])
+    if angle > _PI:
+        angle = angle - wp.float64(2.0) * _PI
+    return axis * (angle / s)
+
+
+@wp.func
+def _angular(vel: wp.array2d(dtype=wp.spatial_vector), env: int, blk: int) -> wp.vec3d:
+    """The angular velocity [rad/s] of block link `blk` (0 for the world)."""
+    if blk < 0:
+        return wp.vec3d(wp.float64(0.0), wp.float64(0.0), wp.float64(0.0))
+    v = vel[env, blk]
+    return wp.vec3d(wp.float64(v[3]), wp.float64(v[4]), wp.float64(v[5]))
+
+
+@wp.func
+def _push(
+    pose: wp.array2d(dtype=wp.transform),
+    link_force: wp.array2d(dtype=wp.vec3),
+    link_torque: wp.array2d(dtype=wp.vec3),
+    env: int,
+    blk: int,
+    com: wp.vec3d,
+    x: wp.vec3d,
+    f: wp.vec3d,
+    tau: wp.vec3d,
+):
+    """Force f [N] at world point x and torque tau [N m] on block link `blk` (none on the world)."""
+    if blk < 0:
+        return
+    p, q = link_frame(pose, env, blk)
+    t = tau + wp.cross(x - (p + wp.quat_rotate(q, com)), f)
+    wp.atomic_add(link_force, env, blk, wp.vec3(float(f[0]), float(f[1]), float(f[2])))
+    wp.atomic_add(link_torque, env, blk, wp.vec3(float(t[0]), float(t[1]), float(t[2])))
+
+
+@wp.kernel
+def _site_wrench(
+    st: SiteTables,
+    pose: wp.array2d(dtype=wp.transform),
+    vel: wp.array2d(dtype=wp.spatial_vector),
+    link_force: wp.array2d(dtype=wp.vec3),
+    link_torque: wp.array2d(dtype=wp.vec3),
+    ref_pose: wp.array2d(dtype=wp.transform),
+    ref_vel: wp.array2d(dtype=wp.spatial_vector),
+    ref_force: wp.array2d(dtype=wp.vec3),
+    ref_torque: wp.array2d(dtype=wp.vec3),
+    num_actuators: int,
+    u: wp.array2d(dtype=wp.float64),
+    actuator_force: wp.array2d(dtype=wp.float64),
+):
+    """Each (env, site actuator): its length and velocity, its force at input u, that force's wrench added to the
+    site's link and, opposite, to the reference's (module docstring). The reference's link may be in another block:
+    its state and forces are the ref_ arrays (the same arrays as the site's within one block)."""
+    tid = wp.tid()
+    env = tid // num_actuators
+    k = tid % num_actuators
+    bs = st.site_link[k]
+    ps, qs = _site_frame(pose, env, bs, st.site_pos[k], st.site_quat[k])
+    vs = point_velocity(pose, vel, env, bs, st.site_com[k], ps)
+    ws = _angular(vel, env, bs)
+    length = wp.float64(0.0)
+    frame = qs  # the frame the gear is in: the site's, or the reference's
+    br = st.ref_link[k]
+    if br != NO_REF:
+        pr, qr = _site_frame(ref_pose, env, br, st.ref_pos[k], st.ref_quat[k])
+        vs = vs - point_velocity(ref_pose, ref_vel, env, br, st.ref_com[k], ps)  # the site's point on the reference
+        ws = ws - _angular(ref_vel, env, br)
+        frame = qr
+        length = wp.dot(st.gear_lin[k], wp.quat_rotate_inv(qr, ps - pr))
+        length = length + wp.dot(st.gear_rot[k], _rotation_vector(wp.quat_inverse(qr) * qs))
+    lin = wp.quat_rotate(frame, st.gear_lin[k])
+    rot = wp.quat_rotate(frame, st.gear_rot[k])
+    speed = wp.dot(lin, vs) + wp.dot(rot, ws)
+    g = st.gain[k]
+    b = st.bias[k]
+    gain = g[0] + g[1] * length + g[2] * speed
+    f = gain * u[env, st.column[k]] + b[0] + b[1] * length + b[2] * speed
+    f = wp.clamp(f, st.force_low[k], st.force_high[k])
+    actuator_force[env, k] = f
+    if not wp.isfinite(f) or wp.abs(f) > wp.float64(_LIMIT):
+        return
+    _push(pose, link_force, link_torque, env, bs, st.site_com[k], ps, lin * f, rot * f)
+    if br != NO_REF:
+        _push(ref_pose, ref_force, ref_torque, env, br, st.ref_com[k], ps, -lin * f, -rot * f)
+
+
+class SiteActuators:
+    """A model's site actuators in a scene: one launch per pair of blocks they join, rebuilt when the scene regroups
+    its blocks (module docstring). `apply(u)` adds this step's wrenches; `add_forces` reports the last ones."""
+
+    def __init__(self, model: MjcfModel, scene: Scene, actuators: list):
+        self._scene = scene
+        self.members = [(i, r) for i, r in enumerate(actuators) if r.supported and r.site is not None]
+        self.active = bool(self.members)
+        self._key = None
+        self._launches = []  # (launch, u array or its CPU view, forces, columns) per block
+        self._model_name = model.name
+
+    def _route(self) -> None:
+        """The launches for the scene's current blocks (again when it regrouped them): one per pair of blocks
+        (the site's, the reference's) that the actuators join."""
+        pairs = [self._blocks(r.site) for _, r in self.members]
+        key = tuple(id(b) for pair in pairs for b in pair)
+        if key == self._key:
+            return
+        self._key, groups = key, {}
+        for (i, r), pair in zip(self.members, pairs):
+            groups.setdefault(tuple(id(b) for b in pair), (pair, []))[1].append((i, r))
+        self._launches = [self._record(*pair, members) for pair, members in groups.values()]
+
+    def _blocks(self, t: SiteTransmission) -> tuple:
+        """(block of the site's link, block of the reference's), the other's for a site or reference on the world."""
+        site, ref = (None if lk is None else self._scene.view(lk.articulation).block for lk in (t.link, t.ref_link))
+        return (ref if site is None else site), (site if ref is None else ref)
+
+    def _record(self, block, ref_block, members):
+        dev, e = block.device, self._scene.num_envs
+        trs = [r.site for _, r in members]
+
+        def column(lk, b):
+            return -1 if lk is None else b.link_index[id(lk)]
+
+        def com(lk):
+            return np.zeros(3) if lk is None else np.asarray(lk.cmass_local_pose.p, float)
+
+        def arr(rows, dtype):
+            return wp.array(np.asarray(rows), dtype=dtype, device=dev)
+
+        st = SiteTables()
+        st.site_link = arr([column(t.link, block) for t in trs], int)
+        st.site_pos, st.site_quat = arr([t.pos for t in trs], wp.vec3d), arr([t.quat for t in trs], wp.quatd)
+        st.site_com = arr([com(t.link) for t in trs], wp.vec3d)
+        st.ref_link = arr([column(t.ref_link, ref_block) if t.ref else NO_REF for t in trs], int)
+        st.ref_pos = arr([t.ref_pos if t.ref else np.zeros(3) for t in trs], wp.vec3d)
+        st.ref_quat = arr([t.ref_quat if t.ref else np.array([0, 0, 0, 1.0]) for t in trs], wp.quatd)
+        st.ref_com = arr([com(t.ref_link) if t.ref else np.zeros(3) for t in trs], wp.vec3d)
+        st.gear_lin, st.gear_rot = arr([t.gear[:3] for t in trs], wp.vec3d), arr([t.gear[3:] for t in trs], wp.vec3d)
+        st.gain = arr([(r.gain, *r.gain_slope) for _, r in members], wp.vec3d)
+        st.bias = arr([r.bias for _, r in members], wp.vec3d)
+        st.force_low = arr([r.forcerange[0] if r.forcerange else -np.inf for _, r in members], wp.float64)
+        st.force_high = arr([r.forcerange[1] if r.forcerange else np.inf for _, r in members], wp.float64)
+        st.column = arr(np.arange(len(members), dtype=np.int32), int)
+        u = wp.zeros((e, len(members)), dtype=wp.float64, device=dev)
+        forces = wp.zeros((e, len(members)), dtype=wp.float64, device=dev)
+        ends = [(b.state.link_pose, b.state.link_velocity, b.control.link_force, b.control.link_torque)
+                for b in (block, ref_block)]  # fmt: skip
+        cmd = wp.launch(
+            _site_wrench, e * len(members), [st, *ends[0], *ends[1], len(members), u, forces], device=dev,
+            record_cmd=True,
+        )  # fmt: skip
+        arts = list({id(lk.articulation): lk.articulation for t in trs for lk in (t.link, t.ref_link) if lk}.values())
+        cpu = dev.is_cpu
+        return replay(cmd), (u.numpy() if cpu else u), forces, np.array([i for i, _ in members]), arts
+
+    def apply(self, u: np.ndarray) -> None:
+        """Add the site actuators' wrenches at inputs u (E, nu: ctrl, or act where they have one) to the links'
+        forces for the coming step, from the scene's current state."""
+        self._route()
+        for launch, u_dev, _, columns, arts in self._launches:
+            for art in arts:
+                self._scene.view(art).ensure_link_state()
+            if isinstance(u_dev, np.ndarray):
+                u_dev[...] = u[:, columns]
+            else:
+                u_dev.assign(np.ascontiguousarray(u[:, columns]))
+            launch()
+
+    def add_forces(self, out: np.ndarray) -> None:
+        """Write the forces [N or N m] of the last `apply` into their columns of `out` (E, nu)."""
+        for _, _, forces, columns, _ in self._launches:
+            out[:, columns] = forces.numpy()

@@ -1,0 +1,177 @@
+"""MuJoCo's site transmission (an actuator with `site=`, optionally `refsite=`: a wrench along its 6-vector gear at a
+site, io/mjcf/site_actuators.py) against MuJoCo on the same files: a three-hinge arm under a Cartesian servo to a
+world reference site and a motor on its tip, the same servo with its reference site on the arm's own first link, and
+a quadrotor's four thrusters on a free body; plus what is refused and what is reported."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import artic
+from artic.errors import MjcfError
+
+mujoco = pytest.importorskip("mujoco")
+
+ARM = """<mujoco><option integrator="Euler" timestep="0.002"/>
+<default><default class="tipsite"><site pos=".2 .01 -.02" euler="30 40 50"/></default></default>
+<worldbody>
+ <site name="ref" pos="0.1 0.2 0.3" euler="10 20 30"/>
+ <body name="target" mocap="true" pos=".2 .1 .9" euler="5 5 5"><site name="mocap" euler="10 0 -10"/></body>
+ <body name="a" pos="0 0 1" euler="5 -7 11">
+  <joint name="h1" axis="0 1 0" damping=".1"/><joint name="h2" axis="1 0 0" pos="0 0 .1" damping=".1"/>
+  <geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/>
+  <site name="base" type="capsule" fromto=".05 .02 0 .15 -.03 .04" size=".01"/>
+  <frame pos=".3 0 0" euler="0 20 0">
+   <body name="b" euler="0 10 0"><joint name="h3" axis="0 0 1" damping=".1"/>
+    <geom type="box" size=".05 .02 .02" pos=".1 0 0"/>
+    <site name="tip" class="tipsite"/>
+   </body>
+  </frame>
+ </body>
+</worldbody>
+<actuator>
+ <general name="servo" site="tip" refsite="{ref}" gear="1 2 3 .4 .5 .6" gainprm="1 .2 .3" gaintype="affine"
+          biasprm="0 -1 -.1" biastype="affine" forcerange="-1.5 1.5"/>
+ <motor name="push" site="tip" gear="1 -2 .5 .3 .2 -.1"/>
+ <general name="lagged" site="tip" gear="0 0 0 0 1 0" dyntype="filter" dynprm=".05"/>
+</actuator></mujoco>"""
+
+QUAD = """<mujoco><option integrator="Euler" timestep="0.004"/>
+<worldbody>
+ <body name="x2" pos="0 0 .5" euler="3 2 1"><freejoint/>
+  <geom type="box" size=".1 .1 .02" mass=".8"/>
+  <site name="t1" pos=".1 .1 0"/><site name="t2" pos="-.1 .1 0"/><site name="t3" pos="-.1 -.1 0"/>
+  <site name="t4" pos=".1 -.1 0"/>
+ </body>
+</worldbody>
+<actuator>
+ <motor site="t1" gear="0 0 1 0 0 -.02" ctrlrange="0 13"/><motor site="t2" gear="0 0 1 0 0 .02" ctrlrange="0 13"/>
+ <motor site="t3" gear="0 0 1 0 0 -.02" ctrlrange="0 13"/><motor site="t4" gear="0 0 1 0 0 .02" ctrlrange="0 13"/>
+</actuator></mujoco>"""
+
+
+def _load(tmp_path, xml: str):
+    path = tmp_path / "sites.xml"
+    path.write_text(xml)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the summary of unused visual content (site sizes, types)
+        model = artic.load_mjcf(path)
+    return path, model
+
+
+def _both(tmp_path, xml: str, ctrl: np.ndarray, seconds: float):
+    """qpos and actuator forces every 0.1 s in MuJoCo (one run per env) and in artic (one scene, an env per row of
+    ctrl)."""
+    path, model = _load(tmp_path, xml)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    datas = [mujoco.MjData(m) for _ in ctrl]
+    for d, c in zip(datas, ctrl):
+        d.ctrl[:] = c
+    scene = artic.Scene(len(ctrl), gravity=model.gravity, solver_type=model.solver_type)
+    model.add_to(scene)
+    control = artic.MjcfControl(model, scene)
+    control.set(ctrl)
+    theirs, ours = [], []
+    n = round(seconds / m.opt.timestep)
+    for k in range(n):
+        for d in datas:
+            mujoco.mj_step(m, d)
+        scene.step(m.opt.timestep)
+        if (k + 1) % round(0.1 / m.opt.timestep) == 0:
+            theirs.append([np.concatenate([d.qpos, d.actuator_force]) for d in datas])
+            ours.append(np.concatenate([model.get_qpos(scene), control.actuator_force], axis=1))
+    assert not scene.env_status.any()
+    return np.array(theirs), np.array(ours)
+
+
+@pytest.mark.parametrize("ref", ["ref", "base", "mocap"])
+def test_an_arm_under_site_actuators_moves_as_in_mujoco(tmp_path, ref):
+    """A three-hinge arm swinging under gravity, pushed by a motor on its tip site (6-vector gear, no refsite: length
+    0, the wrench along the site's own axes), a filtered actuator turning it about the site's y, and a Cartesian
+    servo: force = (1 + .2 L + .3 V) ctrl - L - .1 V clamped to 1.5 N, L the tip's pose relative to a world site
+    (`ref`), to a capsule site on the arm's first link (`base`, the reaction then on that link) or to a site on a
+    mocap body (`mocap`: another articulation, in another block of the scene), V its rate. Two envs with different
+    ctrl; every 0.1 s over 0.6 s (2.2-3.2 rad of swing) the joints stay within 5e-6 rad of MuJoCo's and the actuator
+    forces within 1e-5 (measured 8.6e-7 to 1.5e-6 rad, 8e-7 to 2.2e-6 N: float32 link poses). Before the
+    reference's reaction was put at the site's point (as MuJoCo's moment arm), `base` was 0.1 rad off after 0.1 s."""
+    ctrl = np.array([[0.3, 0.2, -0.4], [-0.5, 0.1, 0.8]])
+    theirs, ours = _both(tmp_path, ARM.format(ref=ref), ctrl, 0.6)
+    assert np.abs(theirs[-1, :, :3] - theirs[0, :, :3]).max() > 0.5  # it moves a lot
+    assert 0.5 < np.abs(theirs[..., 3]).max() <= 1.5
+    if ref != "mocap":  # the servo reaches its forcerange
+        assert np.abs(theirs[..., 3]).max() == pytest.approx(1.5)
+    np.testing.assert_allclose(ours[..., :3], theirs[..., :3], atol=5e-6)
+    np.testing.assert_allclose(ours[..., 3:], theirs[..., 3:], atol=1e-5)
+
+
+def test_a_quadrotor_flies_as_in_mujoco(tmp_path):
+    """An 0.8 kg quadrotor: four thrusters on sites (gear 0 0 1 0 0 +-0.02: thrust along the body's z and a yaw
+    drag torque), unequal thrusts that tip and turn it. Over 1 s it travels more than a metre and its pose stays
+    within 2e-6 of MuJoCo's (measured 4e-7)."""
+    ctrl = np.array([[2.1, 2.0, 1.95, 2.0], [2.0, 2.0, 2.0, 2.0]])
+    theirs, ours = _both(tmp_path, QUAD, ctrl, 1.0)
+    assert np.linalg.norm(theirs[-1, 0, :3] - theirs[0, 0, :3]) > 1.0
+    np.testing.assert_allclose(ours[..., :7], theirs[..., :7], atol=2e-6)
+    np.testing.assert_allclose(ours[..., 7:], theirs[..., 7:], atol=1e-9)
+
+
+def test_without_a_control_the_servos_act_at_ctrl_zero(tmp_path):
+    """A servo's bias acts before anyone sets a ctrl (the model's add_to makes the control that applies it), as in
+    MuJoCo, whose ctrl starts at 0."""
+    path, model = _load(tmp_path, ARM.format(ref="ref"))
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    scene = artic.Scene(1, gravity=model.gravity, solver_type=model.solver_type)
+    model.add_to(scene)
+    for _ in range(100):
+        mujoco.mj_step(m, d)
+        scene.step(m.opt.timestep)
+    assert np.abs(d.qpos).max() > 0.1
+    np.testing.assert_allclose(model.get_qpos(scene)[0], d.qpos, atol=1e-6)
+
+
+_ONE = """<mujoco><option integrator="{integrator}"/><worldbody><site name="w"/>
+<body name="a"><joint axis="0 1 0"/><geom size=".1"/><site name="s"/></body></worldbody>
+<actuator>{act}</actuator></mujoco>"""
+
+
+@pytest.mark.parametrize(
+    "act, said",
+    [
+        ('<position site="s" kp="10" dampratio="1"/>', "dampratio on a site transmission is not mapped"),
+        ('<muscle site="s" lengthrange="0 1"/>', "a muscle on a site transmission is not mapped"),
+        ('<motor site="w"/>', "is on the world body: nothing can move"),
+    ],
+)
+def test_what_is_not_followed_is_reported_and_inert(tmp_path, act, said):
+    path = tmp_path / "one.xml"
+    path.write_text(_ONE.format(integrator="Euler", act=act))
+    with pytest.warns(RuntimeWarning, match=said):
+        model = artic.load_mjcf(path)
+    assert not model.actuators[0].supported
+
+
+def test_a_velocity_term_under_implicitfast_is_reported(tmp_path):
+    """MuJoCo's implicitfast makes kv implicit; artic applies a site actuator's explicitly, and says so."""
+    path = tmp_path / "one.xml"
+    path.write_text(_ONE.format(integrator="implicitfast", act='<position site="s" refsite="w" kv="2"/>'))
+    with pytest.warns(RuntimeWarning, match="velocity terms .* implicit; artic applies them explicitly"):
+        model = artic.load_mjcf(path)
+    assert model.actuators[0].supported
+
+
+def test_a_site_that_does_not_exist_is_an_error(tmp_path):
+    path = tmp_path / "one.xml"
+    path.write_text(_ONE.format(integrator="Euler", act='<motor site="s" refsite="nowhere"/>'))
+    with pytest.raises(MjcfError, match="refsite='nowhere' names no site of the model"):
+        artic.load_mjcf(path)
+
+
+def test_the_kernel_compiles_for_cuda(tmp_path):
+    """site_actuators' kernel compiles to CUDA PTX for sm_90 through NVRTC, without a GPU."""
+    from tests.support.nvrtc import ptx_files
+
+    assert ptx_files("artic.io.mjcf.site_actuators", tmp_path)
