@@ -198,12 +198,13 @@ def test_joint_spring_and_position_actuator_combine(tmp_path):
 
 def test_unsupported_actuators_warn_and_stay_inert(tmp_path):
     """Actuators artic does not map are named in one warning with the reason, keep their ctrl column, and have no
-    effect: user dynamics and a site transmission. (An adhesion actuator acts since 2026-11-29: test_adhesion.py.)"""
-    extra = '<general name="user" joint="j1" dyntype="user"/>\n    <motor name="sm" site="s1"/>'
+    effect: user dynamics and user gains. (An adhesion actuator acts since 2026-11-29: test_adhesion.py; a site
+    transmission since 2026-11-29 too: test_site_actuators.py.)"""
+    extra = '<general name="user" joint="j1" dyntype="user"/>\n    <general name="ug" joint="j2" gaintype="user"/>'
     path = _chain(tmp_path, extra=extra)
-    with pytest.warns(RuntimeWarning, match=r"'user': dyntype='user'.*'sm': its site"):
+    with pytest.warns(RuntimeWarning, match=r"'user': dyntype='user'.*'ug': gaintype='user'"):
         model = artic.load_mjcf(path)
-    assert [a.name for a in model.actuators] == ["m", "p", "v", "user", "sm"]
+    assert [a.name for a in model.actuators] == ["m", "p", "v", "user", "ug"]
     assert [a.supported for a in model.actuators] == [True, True, True, False, False]
     scene = artic.Scene(1, gravity=model.gravity)
     model.add_to(scene)
