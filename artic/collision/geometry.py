@@ -83,6 +83,9 @@ class Geometry:
     pair_own_material: wp.array(dtype=int)  # (P,) 1: an explicit pair's material (pair_material), 0: combined
     pair_material: wp.array(dtype=ContactMaterial)  # (P,) an explicit pair's own (MAT_WEIGHT unused)
     pair_rest: wp.array(dtype=float)  # (P,) rest offset: the contact acts with the surfaces this far apart [m]
+    # (P,) the square of the shapes' centres' distance beyond which the pair cannot touch (both radii and contact
+    # offsets, the rest offset) [m^2]; -1 where b is a plane, tested by its distance to the plane instead
+    pair_cull: wp.array(dtype=float)
     pair_run_end: wp.array(dtype=int)  # (P,) at the first pair of a run between the same two links: its end
     pair_run_reach: wp.array(dtype=float)  # (P,) there: the link centres' distance beyond which none can touch [m]
     link_rank: wp.array(dtype=int)  # (L,) depth-first visiting rank of each link

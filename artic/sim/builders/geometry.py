@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from ...collision.geometry import MANIFOLD_POINTS, MATERIAL_SIZE, Geometry, cylinder_prism
+from ...collision.geometry import GEOM_PLANE, MANIFOLD_POINTS, MATERIAL_SIZE, Geometry, cylinder_prism
 from ...core.structs import upload
 from ...description.articulation import Articulation
 from ...description.mass_check import link_inverse_weights
@@ -304,9 +304,24 @@ def geometry_arrays(
     h["pair_dynamic_count"] = dynamic_count
     h["link_rank"] = rank
     h["link_center"], h["pair_run_end"], h["pair_run_reach"] = _pair_runs(h, dynamic_count, len(rank))
+    h["pair_cull"] = _pair_cull(h)
     h["capacity"] = int(min(capacity, capacity_cap))
     h["capacity_bound"] = int(capacity)  # every pair's largest manifold: no step can want more slots
     return h, t.shapes
+
+
+def _pair_cull(h: dict) -> np.ndarray:
+    """Each pair's squared bounding-sphere distance (Geometry.pair_cull: no square root per pair in the narrow
+    phase, most of the dm dog's 3600 pair tests), summed in float32 as the narrow phase summed it before."""
+    f = np.float32
+    if not len(h["pair_a"]):
+        return np.zeros(0, f)
+    radius, offset = h["geom_radius"].astype(f), h["geom_offset"].astype(f)
+    a, b = h["pair_a"], h["pair_b"]
+    reach = radius[a] + offset[a] + offset[b] + np.maximum(h["pair_rest"].astype(f), f(0.0))
+    bound = (reach + radius[b]).astype(np.float64)
+    square = np.nextafter((bound * bound).astype(f), f(np.inf))  # rounded up: never culls a pair that may touch
+    return np.where(np.asarray(h["geom_type"])[b] == int(GEOM_PLANE), f(-1.0), square).astype(f)
 
 
 def _pair_runs(h: dict, dynamic_count: int, link_count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
