@@ -51,15 +51,16 @@ too: stiff servos on light links (kp 40 on 2e-3 kg m^2 at 4 ms) ran 0.03 rad fro
   forcerange, is computed by `MjcfControl` on the host at every step from the step's initial state and applied along
   the tendon as link forces (explicit, as MuJoCo's Euler step). dampratio and inheritrange there are reported.
 
-* A site transmission (site="name", refsite="name", a 6-vector gear: site_actuators.py): the fixed or affine gain and
-  affine bias of the kinds above, MuJoCo's wrench at the site computed and applied by `MjcfControl` at every step.
+* A site transmission (site="name", refsite="name", a 6-vector gear) or a slider-crank (cranksite, slidersite,
+  cranklength; site_actuators.py): the fixed or affine gain and affine bias of the kinds above, MuJoCo's wrench
+  computed and applied by `MjcfControl` at every step.
 
 Reported with one warning naming each actuator, and then inert (its ctrl column is read and ignored): transmissions
-other than a hinge or slide joint, a tendon or a site (cranksite, ball joints), dynamics other than those above
-(user), gaintype or biastype user, on a joint or fixed tendon a muscle, a muscle gain or an affine gain with a
+other than a hinge or slide joint, a tendon, a site or a slider-crank (ball and free joints), dynamics other than those
+above (user), gaintype or biastype user, on a joint or fixed tendon a muscle, a muscle gain or an affine gain with a
 stiffness or damping bias, negative stiffness (b1 > 0) or damping (b2 > 0), a muscle on a floating body without a
-lengthrange (lengthrange.py), and the other actuator elements: plugin, ... An <adhesion> is MuJoCo's body
-transmission (_adhesion: its force through the body's contacts, step_kernel._adhesion).
+lengthrange (lengthrange.py), and the other actuator elements: plugin, ... An <adhesion> is MuJoCo's body transmission
+(_adhesion: its force through the body's contacts, step_kernel._adhesion).
 
 <cylinder area diameter bias timeconst> is MuJoCo's general actuator with gain area (pi d^2 / 4 when the diameter is
 given), affine bias and a filter of time constant timeconst: mapped as such.
@@ -340,7 +341,7 @@ def read_actuators(loader: _Loader, el: ET.Element | None) -> None:
             pass
         elif spatial:
             reason = _spatial_gains(v, act, a, rec)
-        elif "site" in a and jname is None and tname is None:
+        elif ("site" in a or "cranksite" in a) and jname is None and tname is None:
             got = read_site_transmission(loader, act, a, _is_muscle(act, a))
             reason, rec.site = (got, None) if isinstance(got, str) else (None, got)
         elif _is_muscle(act, a):

@@ -1,5 +1,6 @@
-"""MuJoCo's site transmission: an actuator with `site=` (and optionally `refsite=`) pushes on a site's body with a
-wrench along its 6-vector `gear`, as quadrotors' thrusters and Cartesian servos do.
+"""MuJoCo's site and slider-crank transmissions: an actuator with `site=` (and optionally `refsite=`) pushes on a
+site's body with a wrench along its 6-vector `gear`, as quadrotors' thrusters and Cartesian servos do; one with
+`cranksite=` drives a slider through a rod.
 
 MuJoCo's definitions (mj_transmission, checked against its actuator_length, actuator_velocity and moment arms in
 tests/io/mjcf/test_site_actuators.py), with gear = (g_lin, g_rot):
@@ -12,6 +13,10 @@ tests/io/mjcf/test_site_actuators.py), with gear = (g_lin, g_rot):
   site's position on both (MuJoCo's moment arm is the difference of the two bodies' Jacobians at that point). The
   velocity is the wrench's dot with the relative twist there. MuJoCo's moment arm leaves out how R_r turns with the
   reference's body; so does this.
+* A slider-crank (cranksite, slidersite, cranklength rod, gear[0] = g): length g (a.v - sqrt((a.v)^2 + rod^2 -
+  v.v)), v = p_crank - p_slider and a the slider site's z axis (a.v where the rod cannot reach: det <= 0); the
+  force g f dL/dv at the crank pin, its opposite at the slider site and the torque g f a x dL/da on the slider's
+  body (the axis turns with it as w x a).
 
 The force is MuJoCo's general one, f = clamp(gain u + b0 + b1 length + b2 velocity, forcerange) with gain = g0 + g1
 length + g2 velocity and u the ctrl or the activation (MjcfControl's inputs, activations integrated there). It is
@@ -63,6 +68,7 @@ class SiteTransmission:
     ref_link: object = None
     ref_pos: np.ndarray | None = None
     ref_quat: np.ndarray | None = None
+    rod: float = 0.0  # [m] > 0: a slider-crank (cranksite the site, slidersite the reference; gear[0] alone)
 
 
 def site_frames(loader: _Loader, el: ET.Element) -> dict:
@@ -100,11 +106,20 @@ def read_site_transmission(loader: _Loader, act: ET.Element, a: dict, muscle: bo
     followed; a site name that names no site is refused as MuJoCo refuses it."""
     v = loader.v
     sites = site_frames(loader, act)
+    crank = "cranksite" in a
+    names = ("cranksite", "slidersite") if crank else ("site", "refsite")
     found = []
-    for attr in ("site", "refsite"):
+    for attr in names:
         if attr in a and a[attr] not in sites:
             raise v.fail(act, f"attribute {attr}='{a[attr]}' names no site of the model; fix the name")
         found.append(sites.get(a.get(attr)))
+    rod = 0.0
+    if crank:
+        if "slidersite" not in a:
+            raise v.fail(act, "a slider-crank (cranksite) needs slidersite; give it (MuJoCo refuses it too)")
+        rod = v.number(act, "cranklength", 0.0, a.get("cranklength"))
+        if not rod > 0.0:
+            raise v.fail(act, "a slider-crank needs a positive cranklength (MuJoCo refuses it too)")
     if muscle:
         return "a muscle on a site transmission is not mapped (muscles on spatial tendons are)"
     for attr in ("dampratio", "inheritrange"):
@@ -114,13 +129,13 @@ def read_site_transmission(loader: _Loader, act: ET.Element, a: dict, muscle: bo
     given = v.numbers(act, "gear", (1, 6), (1.0,), a.get("gear"))
     gear[: len(given)] = given
     (link, pos, quat), ref = found
-    out = SiteTransmission(link, pos, quat, gear)
+    out = SiteTransmission(link, pos, quat, gear, rod=rod)
     if ref is not None:
         out.ref, (out.ref_link, out.ref_pos, out.ref_quat) = True, ref
         if link is None and ref[0] is None:
             return "both sites are on the world body: nothing can move"
     elif link is None:
-        return f"site '{a['site']}' is on the world body: nothing can move"
+        return f"site '{a[names[0]]}' is on the world body: nothing can move"
     return out
 
 
@@ -143,6 +158,7 @@ class SiteTables:
     force_low: wp.array(dtype=wp.float64)  # (K,) [N or N m]
     force_high: wp.array(dtype=wp.float64)  # (K,)
     column: wp.array(dtype=int)  # (K,) the actuator's ctrl column
+    rod: wp.array(dtype=wp.float64)  # (K,) [m] a slider-crank's rod length (the site the crank pin); 0: none
 
 
 @wp.func
@@ -195,6 +211,29 @@ def _push(
     wp.atomic_add(link_torque, env, blk, wp.vec3(float(t[0]), float(t[1]), float(t[2])))
 
 
+@wp.func
+def _crank(st: SiteTables, k: int, pc: wp.vec3d, ps: wp.vec3d, qs: wp.quatd) -> tuple[wp.float64, wp.vec3d, wp.vec3d]:
+    """A slider-crank's (length, unit force on the crank at its site, unit torque on the slider) for the crank pin at
+    pc and the slider site at (ps, qs): MuJoCo's length gear (a.v - sqrt((a.v)^2 + rod^2 - v.v)), v = pc - ps, a the
+    slider's z axis, and the derivatives of that length in v and a (a rod too short to reach: the length a.v)."""
+    axis = wp.quat_rotate(qs, wp.vec3d(wp.float64(0.0), wp.float64(0.0), wp.float64(1.0)))
+    vec = pc - ps
+    av = wp.dot(vec, axis)
+    rod = st.rod[k]
+    det = av * av + rod * rod - wp.dot(vec, vec)
+    length = av
+    d_axis = vec
+    d_vec = axis
+    if det > wp.float64(0.0):
+        root = wp.sqrt(det)
+        length = av - root
+        factor = wp.float64(1.0) - av / root
+        d_axis = vec * factor
+        d_vec = axis * factor + vec / root
+    g = st.gear_lin[k][0]
+    return length * g, d_vec * g, wp.cross(axis, d_axis) * g  # a turns as w x a: the torque's share is a x dL/da
+
+
 @wp.kernel
 def _site_wrench(
     st: SiteTables,
@@ -221,18 +260,30 @@ def _site_wrench(
     vs = point_velocity(pose, vel, env, bs, st.site_com[k], ps)
     ws = _angular(vel, env, bs)
     length = wp.float64(0.0)
-    frame = qs  # the frame the gear is in: the site's, or the reference's
+    # per unit force: on the site's link a force `lin` at the site and a torque `rot`; on the reference's -lin at
+    # `at` and the torque `ref_rot`
+    lin = wp.quat_rotate(qs, st.gear_lin[k])
+    rot = wp.quat_rotate(qs, st.gear_rot[k])
+    ref_rot = -rot
     br = st.ref_link[k]
+    at = ps
     if br != NO_REF:
         pr, qr = _site_frame(ref_pose, env, br, st.ref_pos[k], st.ref_quat[k])
-        vs = vs - point_velocity(ref_pose, ref_vel, env, br, st.ref_com[k], ps)  # the site's point on the reference
-        ws = ws - _angular(ref_vel, env, br)
-        frame = qr
-        length = wp.dot(st.gear_lin[k], wp.quat_rotate_inv(qr, ps - pr))
-        length = length + wp.dot(st.gear_rot[k], _rotation_vector(wp.quat_inverse(qr) * qs))
-    lin = wp.quat_rotate(frame, st.gear_lin[k])
-    rot = wp.quat_rotate(frame, st.gear_rot[k])
+        if st.rod[k] > wp.float64(0.0):  # a slider-crank: the site is the crank pin, the reference the slider
+            length, lin, ref_rot = _crank(st, k, ps, pr, qr)
+            rot = wp.vec3d(wp.float64(0.0), wp.float64(0.0), wp.float64(0.0))
+            at = pr
+        else:  # the gear in the reference's frame
+            length = wp.dot(st.gear_lin[k], wp.quat_rotate_inv(qr, ps - pr))
+            length = length + wp.dot(st.gear_rot[k], _rotation_vector(wp.quat_inverse(qr) * qs))
+            lin = wp.quat_rotate(qr, st.gear_lin[k])
+            rot = wp.quat_rotate(qr, st.gear_rot[k])
+            ref_rot = -rot
+    # the velocity: the wrench's power per unit force over both links' motion
     speed = wp.dot(lin, vs) + wp.dot(rot, ws)
+    if br != NO_REF:
+        speed = speed - wp.dot(lin, point_velocity(ref_pose, ref_vel, env, br, st.ref_com[k], at))
+        speed = speed + wp.dot(ref_rot, _angular(ref_vel, env, br))
     g = st.gain[k]
     b = st.bias[k]
     gain = g[0] + g[1] * length + g[2] * speed
@@ -243,7 +294,7 @@ def _site_wrench(
         return
     _push(pose, link_force, link_torque, env, bs, st.site_com[k], ps, lin * f, rot * f)
     if br != NO_REF:
-        _push(ref_pose, ref_force, ref_torque, env, br, st.ref_com[k], ps, -lin * f, -rot * f)
+        _push(ref_pose, ref_force, ref_torque, env, br, st.ref_com[k], at, -lin * f, ref_rot * f)
 
 
 class SiteActuators:
@@ -302,6 +353,7 @@ class SiteActuators:
         st.force_low = arr([r.forcerange[0] if r.forcerange else -np.inf for _, r in members], wp.float64)
         st.force_high = arr([r.forcerange[1] if r.forcerange else np.inf for _, r in members], wp.float64)
         st.column = arr(np.arange(len(members), dtype=np.int32), int)
+        st.rod = arr([t.rod for t in trs], wp.float64)
         u = wp.zeros((e, len(members)), dtype=wp.float64, device=dev)
         forces = wp.zeros((e, len(members)), dtype=wp.float64, device=dev)
         ends = [(b.state.link_pose, b.state.link_velocity, b.control.link_force, b.control.link_torque)
