@@ -54,6 +54,17 @@ DETECTION_OFFSET = 0.02  # [m] the contact offset of every MJCF geom: PhysX's de
 MIN_MU = 1.0e-5  # MuJoCo's mjMINMU, the least friction coefficient of a contact (angular_friction)
 
 
+def fromto_quat(ends: np.ndarray) -> np.ndarray:
+    """The frame MuJoCo gives a geom or site by fromto (x0 y0 z0 x1 y1 z1), as artic's quaternion (x, y, z, w): the
+    smallest turn of z onto from - to; where from - to lies along z, none for +z and a half turn about x for -z
+    (MuJoCo's mjuu_z2quat: about x, where the smallest-turn formula would pick y)."""
+    v = np.asarray(ends[:3], float) - np.asarray(ends[3:], float)
+    v = v / np.linalg.norm(v)
+    if np.linalg.norm(np.cross([0.0, 0.0, 1.0], v)) < 1e-10:
+        return np.array([0.0, 0.0, 0.0, 1.0]) if v[2] > 0.0 else np.array([1.0, 0.0, 0.0, 0.0])
+    return quat_between(np.array([0.0, 0.0, 1.0]), v)
+
+
 def _ellipsoid_directions() -> np.ndarray:
     """54 unit vectors: the six axis directions, 10 more on the equator (every 30 degrees), rings of 12 at +-30
     degrees latitude (offset by 15 degrees) and of 8 at +-60 degrees. Their convex hull, scaled by an ellipsoid's
@@ -113,7 +124,7 @@ def geom_shape(loader: _Loader, g: ET.Element, cls: str, owner: str, static: boo
             raise v.fail(g, f"attribute fromto='{a['fromto']}': the two end points coincide")
         pose = Transform(0.5 * (ft[:3] + ft[3:]), quat_between(np.array([1.0, 0.0, 0.0]), axis / (2 * half)))
         if kind == "box":  # MuJoCo's frame turns z onto from - to: it sets the square section's sides too
-            pose = Transform(pose.p, quat_between(np.array([0.0, 0.0, 1.0]), -axis / (2 * half)))
+            pose = Transform(pose.p, fromto_quat(ft))
             shape = Box((size[0], size[0], half), name=name)
         elif kind == "ellipsoid":
             shape = _ellipsoid(loader, name, (half, size[0], size[0]))  # the shape's x is the segment

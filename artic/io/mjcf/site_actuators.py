@@ -9,10 +9,11 @@ tests/io/mjcf/test_site_actuators.py), with gear = (g_lin, g_rot):
   velocity is that wrench's dot with the site's twist (the point velocity at the site, the body's angular velocity).
 * With refsite: the site's pose relative to the reference site, in the reference's frame: length = g_lin .
   R_r^T (p_s - p_r) + g_rot . rotvec(q_r^-1 q_s) (the rotation vector of the relative rotation, angle in (-pi, pi]);
-  the wrench (R_r g_lin, R_r g_rot) acts on the site's body as above and, opposite, on the reference's body, at the
-  site's position on both (MuJoCo's moment arm is the difference of the two bodies' Jacobians at that point). The
-  velocity is the wrench's dot with the relative twist there. MuJoCo's moment arm leaves out how R_r turns with the
-  reference's body; so does this.
+  the wrench (R_r g_lin, R_r g_rot) acts on the site's body as above and, opposite, on the reference's body, its
+  force at the reference site (MuJoCo's moment arm: J_site(p_s) - J_ref(p_r)). MuJoCo then leaves out the dofs
+  the two bodies share (their common path to the root): a couple (p_r - p_s) x f R_r g_lin on their deepest common
+  link takes back what the force pair did to those dofs. The velocity is the wrench's power per unit force over
+  the same motion. MuJoCo's moment arm leaves out how R_r turns with the reference's body; so does this.
 * A slider-crank (cranksite, slidersite, cranklength rod, gear[0] = g): length g (a.v - sqrt((a.v)^2 + rod^2 -
   v.v)), v = p_crank - p_slider and a the slider site's z axis (a.v where the rod cannot reach: det <= 0); the
   force g f dL/dv at the crank pin, its opposite at the slider site and the torque g f a x dL/da on the slider's
@@ -30,6 +31,7 @@ of the scene: the launch then reads and writes both blocks' arrays.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,8 +40,8 @@ import warp as wp
 
 from ...core.parallel import replay
 from ...core.struct_refs import opt_in as _struct_refs
-from ...math.np_spatial import quat_between
 from ..xml_values import MAX_MAGNITUDE
+from .geoms import fromto_quat
 from .tendon_kernels import link_frame, point_velocity
 
 _struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
     from ...sim.scene import Scene
     from .loader import MjcfModel, _Loader
 
-_LIMIT = wp.constant(float(MAX_MAGNITUDE))  # a force beyond it is dropped (the scene reports the env's state)
+_LIMIT = wp.constant(float(MAX_MAGNITUDE))  # a force beyond it (or not finite) is dropped, and reported
 _PI = wp.constant(wp.float64(np.pi))
 NO_REF = -2  # ref_link when the actuator has no refsite (-1 is the world)
 
@@ -84,11 +86,13 @@ def site_frames(loader: _Loader, el: ET.Element) -> dict:
                     continue
                 a = loader._attrs(s, cls)
                 if "fromto" in a:
+                    if a.get("type", "sphere") not in ("capsule", "cylinder", "box", "ellipsoid"):
+                        raise loader.v.fail(s, "fromto needs a capsule, cylinder, box or ellipsoid site (MuJoCo too)")
                     ends = loader.v.numbers(s, "fromto", 6, text=a["fromto"])
-                    axis = ends[3:] - ends[:3]
+                    if not np.any(ends[3:] != ends[:3]):
+                        raise loader.v.fail(s, f"attribute fromto='{a['fromto']}': the two end points coincide")
                     # MuJoCo turns the site's z onto from - to (as a geom's): its frame, not only its shape
-                    quat = quat_between(np.array([0.0, 0.0, 1.0]), -axis) if np.any(axis) else np.array([0, 0, 0, 1.0])
-                    out[s.get("name")] = (link, 0.5 * (ends[:3] + ends[3:]), quat)
+                    out[s.get("name")] = (link, 0.5 * (ends[:3] + ends[3:]), fromto_quat(ends))
                 else:
                     frame = loader._frame(s, a)
                     out[s.get("name")] = (link, np.asarray(frame.p, float), np.asarray(frame.q, float))
@@ -159,6 +163,7 @@ class SiteTables:
     force_high: wp.array(dtype=wp.float64)  # (K,)
     column: wp.array(dtype=int)  # (K,) the actuator's ctrl column
     rod: wp.array(dtype=wp.float64)  # (K,) [m] a slider-crank's rod length (the site the crank pin); 0: none
+    common: wp.array(dtype=int)  # (K,) the site's and reference's deepest common link (block column), -1: none
 
 
 @wp.func
@@ -248,6 +253,7 @@ def _site_wrench(
     num_actuators: int,
     u: wp.array2d(dtype=wp.float64),
     actuator_force: wp.array2d(dtype=wp.float64),
+    dropped: wp.array(dtype=int),
 ):
     """Each (env, site actuator): its length and velocity, its force at input u, that force's wrench added to the
     site's link and, opposite, to the reference's (module docstring). The reference's link may be in another block:
@@ -279,11 +285,19 @@ def _site_wrench(
             lin = wp.quat_rotate(qr, st.gear_lin[k])
             rot = wp.quat_rotate(qr, st.gear_rot[k])
             ref_rot = -rot
+            at = pr
     # the velocity: the wrench's power per unit force over both links' motion
     speed = wp.dot(lin, vs) + wp.dot(rot, ws)
     if br != NO_REF:
         speed = speed - wp.dot(lin, point_velocity(ref_pose, ref_vel, env, br, st.ref_com[k], at))
         speed = speed + wp.dot(ref_rot, _angular(ref_vel, env, br))
+    # MuJoCo leaves the dofs both links share out of a site transmission's moment arm: the couple (at - ps) x lin
+    # on their deepest common link takes back what the force pair at ps and at did to those dofs
+    couple = wp.vec3d(wp.float64(0.0), wp.float64(0.0), wp.float64(0.0))
+    common = st.common[k]
+    if common >= 0:
+        couple = wp.cross(at - ps, lin)
+        speed = speed + wp.dot(couple, _angular(vel, env, common))
     g = st.gain[k]
     b = st.bias[k]
     gain = g[0] + g[1] * length + g[2] * speed
@@ -291,10 +305,26 @@ def _site_wrench(
     f = wp.clamp(f, st.force_low[k], st.force_high[k])
     actuator_force[env, k] = f
     if not wp.isfinite(f) or wp.abs(f) > wp.float64(_LIMIT):
+        dropped[0] = 1  # every writer stores the same value; the host reports it (SiteActuators.apply)
         return
     _push(pose, link_force, link_torque, env, bs, st.site_com[k], ps, lin * f, rot * f)
     if br != NO_REF:
         _push(ref_pose, ref_force, ref_torque, env, br, st.ref_com[k], at, -lin * f, ref_rot * f)
+    if common >= 0:
+        t = couple * f
+        wp.atomic_add(link_torque, env, common, wp.vec3(float(t[0]), float(t[1]), float(t[2])))
+
+
+@dataclass
+class _Launch:
+    """One recorded launch of _site_wrench and what it reads and writes."""
+
+    call: object  # the replayed launch
+    u: object  # (E, K) inputs: a NumPy view on the CPU, the device array elsewhere
+    forces: wp.array  # (E, K) [N or N m] the last forces
+    columns: np.ndarray  # (K,) their actuators' columns
+    arts: list  # the articulations whose link state it reads
+    dropped: wp.array  # (1,) set when a force was not finite or beyond 1e15 and was dropped
 
 
 class SiteActuators:
@@ -305,18 +335,18 @@ class SiteActuators:
         self._scene = scene
         self.members = [(i, r) for i, r in enumerate(actuators) if r.supported and r.site is not None]
         self.active = bool(self.members)
-        self._key = None
-        self._launches = []  # (launch, u array or its CPU view, forces, columns) per block
+        self._blocks_seen = None  # the blocks the launches were recorded for (held: compared by identity)
+        self._launches: list[_Launch] = []
         self._model_name = model.name
 
     def _route(self) -> None:
         """The launches for the scene's current blocks (again when it regrouped them): one per pair of blocks
         (the site's, the reference's) that the actuators join."""
         pairs = [self._blocks(r.site) for _, r in self.members]
-        key = tuple(id(b) for pair in pairs for b in pair)
-        if key == self._key:
+        seen = [b for pair in pairs for b in pair]
+        if self._blocks_seen is not None and all(a is b for a, b in zip(seen, self._blocks_seen)):
             return
-        self._key, groups = key, {}
+        self._blocks_seen, groups = seen, {}
         for (i, r), pair in zip(self.members, pairs):
             groups.setdefault(tuple(id(b) for b in pair), (pair, []))[1].append((i, r))
         self._launches = [self._record(*pair, members) for pair, members in groups.values()]
@@ -326,7 +356,7 @@ class SiteActuators:
         site, ref = (None if lk is None else self._scene.view(lk.articulation).block for lk in (t.link, t.ref_link))
         return (ref if site is None else site), (site if ref is None else ref)
 
-    def _record(self, block, ref_block, members):
+    def _record(self, block, ref_block, members) -> _Launch:
         dev, e = block.device, self._scene.num_envs
         trs = [r.site for _, r in members]
 
@@ -354,32 +384,65 @@ class SiteActuators:
         st.force_high = arr([r.forcerange[1] if r.forcerange else np.inf for _, r in members], wp.float64)
         st.column = arr(np.arange(len(members), dtype=np.int32), int)
         st.rod = arr([t.rod for t in trs], wp.float64)
+        st.common = arr([column(_common_link(t), block) for t in trs], int)
         u = wp.zeros((e, len(members)), dtype=wp.float64, device=dev)
         forces = wp.zeros((e, len(members)), dtype=wp.float64, device=dev)
+        dropped = wp.zeros(1, dtype=int, device=dev)
         ends = [(b.state.link_pose, b.state.link_velocity, b.control.link_force, b.control.link_torque)
                 for b in (block, ref_block)]  # fmt: skip
         cmd = wp.launch(
-            _site_wrench, e * len(members), [st, *ends[0], *ends[1], len(members), u, forces], device=dev,
+            _site_wrench, e * len(members), [st, *ends[0], *ends[1], len(members), u, forces, dropped], device=dev,
             record_cmd=True,
         )  # fmt: skip
         arts = list({id(lk.articulation): lk.articulation for t in trs for lk in (t.link, t.ref_link) if lk}.values())
-        cpu = dev.is_cpu
-        return replay(cmd), (u.numpy() if cpu else u), forces, np.array([i for i, _ in members]), arts
+        columns = np.array([i for i, _ in members])
+        return _Launch(replay(cmd), u.numpy() if dev.is_cpu else u, forces, columns, arts, dropped)
 
     def apply(self, u: np.ndarray) -> None:
         """Add the site actuators' wrenches at inputs u (E, nu: ctrl, or act where they have one) to the links'
-        forces for the coming step, from the scene's current state."""
+        forces for the coming step, from the scene's current state. A force the launch dropped is reported here
+        on the CPU (a view, no copy), on a GPU when the forces are read (add_forces): no readback in a step."""
         self._route()
-        for launch, u_dev, _, columns, arts in self._launches:
-            for art in arts:
+        for run in self._launches:
+            for art in run.arts:
                 self._scene.view(art).ensure_link_state()
-            if isinstance(u_dev, np.ndarray):
-                u_dev[...] = u[:, columns]
+            if isinstance(run.u, np.ndarray):
+                run.u[...] = u[:, run.columns]
             else:
-                u_dev.assign(np.ascontiguousarray(u[:, columns]))
-            launch()
+                run.u.assign(np.ascontiguousarray(u[:, run.columns]))
+            run.call()
+            if run.dropped.device.is_cpu:
+                self._report(run)
 
     def add_forces(self, out: np.ndarray) -> None:
         """Write the forces [N or N m] of the last `apply` into their columns of `out` (E, nu)."""
-        for _, _, forces, columns, _ in self._launches:
-            out[:, columns] = forces.numpy()
+        for run in self._launches:
+            out[:, run.columns] = run.forces.numpy()
+            self._report(run)
+
+    def _report(self, run: _Launch) -> None:
+        if run.dropped.numpy()[0] != 0:
+            run.dropped.zero_()
+            warnings.warn(
+                f"MJCF model '{self._model_name}': a site actuator's force was not finite or beyond 1e+15 and was "
+                "not applied (control.actuator_force shows it); check its ctrl, gains and forcerange",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+
+
+def _common_link(t: SiteTransmission):
+    """The deepest link on both the site's and the reference's paths to their root (a site transmission with its
+    reference in the same articulation), or None; a slider-crank's moment keeps every dof, as MuJoCo's."""
+    if not t.ref or t.rod > 0.0 or t.link is None or t.ref_link is None:
+        return None
+    if t.link.articulation is not t.ref_link.articulation:
+        return None
+    path, lk = set(), t.link
+    while lk is not None:
+        path.add(id(lk))
+        lk = lk.parent
+    lk = t.ref_link
+    while lk is not None and id(lk) not in path:
+        lk = lk.parent
+    return lk

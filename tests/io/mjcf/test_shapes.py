@@ -445,14 +445,13 @@ def test_soft_capsule_pairs_make_mujocos_contacts(tmp_path, degrees, expected):
         )
 
 
-def test_a_box_given_by_fromto_has_mujocos_frame(tmp_path):
+@pytest.mark.parametrize("fromto", [".05 .02 0 .15 -.03 .04", "0 0 0 0 0 1", "0 0 1 0 0 0"])
+def test_a_box_given_by_fromto_has_mujocos_frame(tmp_path, fromto):
     """A box given by fromto has a square section whose sides depend on the frame about the segment: MuJoCo turns
     the frame's z onto from - to (the smallest turn), and artic's box now has that very frame and half sizes (r, r,
     half length); it had x along to - from before, the section turned by 180 degrees about an axis in its plane,
-    so the square's sides pointed elsewhere."""
-    model, path = _load(
-        tmp_path, body='<body><freejoint/><geom type="box" fromto=".05 .02 0 .15 -.03 .04" size=".01"/></body>'
-    )
+    so the square's sides pointed elsewhere. Along z, MuJoCo's half turn is about x (checked: both directions)."""
+    model, path = _load(tmp_path, body=f'<body><freejoint/><geom type="box" fromto="{fromto}" size=".01"/></body>')
     m = mujoco.MjModel.from_xml_path(str(path))
     (shape,) = model.articulations[0].get_links()[0].shapes
     w, x, y, z = m.geom_quat[0]
