@@ -15,7 +15,8 @@ Mapping:
 * <equality><connect body1 body2 anchor>: a SphericalJoint holding body1's anchor (in body1's frame) on the point
   of body2 that coincides with it at qpos0 (MuJoCo's rule). <weld body1 body2 relpose>: a FixedJoint holding
   body2's pose relative to body1 at relpose, or at its qpos0 value when relpose is absent (MuJoCo's default).
-  <connect site1 site2>: a SphericalJoint holding the two sites together.
+  <connect site1 site2>: a SphericalJoint holding the two sites together; <weld site1 site2>: a FixedJoint making
+  the two site frames coincide (MuJoCo reads neither relpose nor anchor then).
   <joint joint1 joint2 polycoef>: a mimic joint q1 - ref1 = c0 + c1 (q2 - ref2) + c2 (q2 - ref2)^2 + ... (the
   powers above one as the mimic joint's `polynomial`).
   Every equality is soft as in MuJoCo (solref/solimp, their defaults when absent) unless
@@ -29,9 +30,8 @@ Mapping:
 * <equality><tendon tendon1 tendon2 polycoef> between fixed tendons with a linear polynomial: a multi-dof mimic
   joint over their joints (L1 - L1_0 = c0 + c1 (L2 - L2_0) is linear in q).
 * Reported (one warning each, naming the element): spatial tendons' ranges and frictionloss, other
-  <equality><tendon>, non-linear polycoefs between tendons, a joint equality without joint2, welds given by sites,
-  weld torquescale other than 1,
-  solref/solimp where they are not followed (ropes, and every equality and tendon range under
+  <equality><tendon>, non-linear polycoefs between tendons, a joint equality without joint2, weld torquescale
+  other than 1, solref/solimp where they are not followed (ropes, and every equality and tendon range under
   soft_constraints=False), tendon ranges under soft_constraints=False (with soft constraints a fixed tendon's range
   acts shrunk by its margin, as MuJoCo's: joint_rules.py), inactive
   constraints (active='false'), and anything else in the two sections.
@@ -51,6 +51,7 @@ from ...enums import ArticulationFlag, Axis, JointType
 from ...math.np_spatial import Transform
 from .joint_rules import limit_with_margin
 from .report import and_more
+from .site_actuators import site_frames
 from .softness import read_softness
 from .spatial import SpatialTendon, read_spatial_path
 
@@ -374,10 +375,10 @@ class _Couplings:
             return
         if el.tag in ("connect", "weld"):
             if "body1" not in a:
-                if el.tag == "connect" and "site1" in a and "site2" in a:
-                    self._connect_sites(el, a)
+                if "site1" in a and "site2" in a:
+                    (self._connect_sites if el.tag == "connect" else self._weld_sites)(el, a)
                 else:
-                    self._warn(el, f"<{el.tag}> without body1 (a weld between sites) is not supported; dropped")
+                    self._warn(el, f"<{el.tag}> names neither body1 nor site1 and site2; dropped")
                     return
                 self._soft(el, a)
                 return
@@ -426,6 +427,23 @@ class _Couplings:
         self.joints.append(
             SphericalJoint.from_body_frames(link_a, Transform(pa), link_b, Transform(pb), name=el.get("name"))
         )
+
+    def _weld_sites(self, el, a):
+        """MuJoCo 3's weld between sites: the two sites' frames coincide, position and orientation (relpose and
+        anchor are not read, as MuJoCo's)."""
+        frames = site_frames(self.loader, el)
+        ends = []
+        for attr in ("site1", "site2"):
+            if a[attr] not in frames:
+                raise self.v.fail(el, f"attribute {attr}='{a[attr]}' names no site of the model; fix the name")
+            link, pos, quat = frames[a[attr]]
+            ends.append((link, Transform(pos, quat)))
+        (link_a, fa), (link_b, fb) = ends if ends[0][0] is not None else ends[::-1]  # body A must move
+        if link_a is None:
+            raise self.v.fail(el, "joins the world to itself; name a site on a body")
+        if self._num(el, a, "torquescale", "1") != 1.0:
+            self._warn(el, f"torquescale={a['torquescale']} is not supported; the weld holds rotation hard")
+        self.joints.append(FixedJoint.from_body_frames(link_a, fa, link_b, fb, name=el.get("name")))
 
     def _weld(self, el, a, link_a, link_b):
         v = self.v
