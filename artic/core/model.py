@@ -132,6 +132,7 @@ class DofParams:
     dof_inverse_weight: wp.array(dtype=float)  # (n,) (M^-1)_dd at the reference pose, a soft limit's scale
     dof_max_velocity: wp.array(dtype=float)  # (n,) [rad/s or m/s]
     dof_friction_coef: wp.array(dtype=float)  # (n,) the joint's coefficient (deprecated model)
+    friction_loads: int  # 1 when any dof has a coefficient: the step's RNEA then gives the loads it scales
     dof_static_friction: wp.array(dtype=float)  # (n,) [N or Nm]
     dof_dynamic_friction: wp.array(dtype=float)  # (n,) [N or Nm]
     dof_viscous_friction: wp.array(dtype=float)  # (n,) [N s/m or Nm s/rad]

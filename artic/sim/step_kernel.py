@@ -196,13 +196,14 @@ def _unconstrained_dynamics(
         passive_forces(tree, dp, st, kin, sd, env, n)
     zero = wp.vec3(0.0)
     aba_env(tree, kin, sc, sd.gen_v, sd.gen_f, sd.link_fext, zero, 1, sd.gen_a, env, 1)
-    rnea_env(tree, kin, sc, sd.gen_v, sd.gen_a, sd.link_fext, zero, 1, sd.gen_f, env)
-    for d in range(n):
-        i = dp.dof_link[d]
-        f = sc.link_f[env, i]
-        force = wp.spatial_bottom(f)
-        torque = wp.spatial_top(f) - wp.cross(kin.link_com[env, i], force)
-        sd.dof_friction_force[env, d] = dp.dof_friction_coef[d] * (wp.length(force) + wp.length(torque))
+    if dp.friction_loads != 0:  # the joint loads of that motion, which PhysX's coefficient friction scales with
+        rnea_env(tree, kin, sc, sd.gen_v, sd.gen_a, sd.link_fext, zero, 1, sd.gen_f, env)
+        for d in range(n):
+            i = dp.dof_link[d]
+            f = sc.link_f[env, i]
+            force = wp.spatial_bottom(f)
+            torque = wp.spatial_top(f) - wp.cross(kin.link_com[env, i], force)
+            sd.dof_friction_force[env, d] = dp.dof_friction_coef[d] * (wp.length(force) + wp.length(torque))
     for k in range(n_gen):
         sd.gen_v[env, k] = sd.gen_v[env, k] + sd.gen_a[env, k] * dt
 

@@ -343,6 +343,7 @@ def dof_row_arrays(arts: list[Articulation]) -> dict:
         links, dofs, rows = links + art.link_count, dofs + art.dof_count, rows + nr
     h["row_count"] = rows
     implicit_drive = (h["dof_drive"] == int(DRIVE_EXPLICIT_STIFFNESS)) & (h["dof_damping"] > 0.0)  # passive.py damps it
+    h["friction_loads"] = int(bool(np.any(h["dof_friction_coef"] != 0.0)))
     h["passive"] = int(
         bool(np.any(h["dof_passive"][:, :2] > 0.0) or np.any(h["link_root_damping"] > 0.0) or np.any(implicit_drive))
     )
