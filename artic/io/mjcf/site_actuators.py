@@ -42,7 +42,7 @@ from ...core.parallel import replay
 from ...core.struct_refs import opt_in as _struct_refs
 from ..xml_values import MAX_MAGNITUDE
 from .geoms import fromto_quat
-from .tendon_kernels import link_frame, point_velocity
+from .tendon_kernels import link_frame, point_velocity, push
 
 _struct_refs(__name__)  # struct parameters by reference (core/struct_refs.py)
 
@@ -196,27 +196,6 @@ def _angular(vel: wp.array2d(dtype=wp.spatial_vector), env: int, blk: int) -> wp
 
 
 @wp.func
-def _push(
-    pose: wp.array2d(dtype=wp.transform),
-    link_force: wp.array2d(dtype=wp.vec3),
-    link_torque: wp.array2d(dtype=wp.vec3),
-    env: int,
-    blk: int,
-    com: wp.vec3d,
-    x: wp.vec3d,
-    f: wp.vec3d,
-    tau: wp.vec3d,
-):
-    """Force f [N] at world point x and torque tau [N m] on block link `blk` (none on the world)."""
-    if blk < 0:
-        return
-    p, q = link_frame(pose, env, blk)
-    t = tau + wp.cross(x - (p + wp.quat_rotate(q, com)), f)
-    wp.atomic_add(link_force, env, blk, wp.vec3(float(f[0]), float(f[1]), float(f[2])))
-    wp.atomic_add(link_torque, env, blk, wp.vec3(float(t[0]), float(t[1]), float(t[2])))
-
-
-@wp.func
 def _crank(st: SiteTables, k: int, pc: wp.vec3d, ps: wp.vec3d, qs: wp.quatd) -> tuple[wp.float64, wp.vec3d, wp.vec3d]:
     """A slider-crank's (length, unit force on the crank at its site, unit torque on the slider) for the crank pin at
     pc and the slider site at (ps, qs): MuJoCo's length gear (a.v - sqrt((a.v)^2 + rod^2 - v.v)), v = pc - ps, a the
@@ -307,9 +286,9 @@ def _site_wrench(
     if not wp.isfinite(f) or wp.abs(f) > wp.float64(_LIMIT):
         dropped[0] = 1  # every writer stores the same value; the host reports it (SiteActuators.apply)
         return
-    _push(pose, link_force, link_torque, env, bs, st.site_com[k], ps, lin * f, rot * f)
+    push(pose, link_force, link_torque, env, bs, st.site_com[k], ps, lin * f, rot * f)
     if br != NO_REF:
-        _push(ref_pose, ref_force, ref_torque, env, br, st.ref_com[k], at, -lin * f, ref_rot * f)
+        push(ref_pose, ref_force, ref_torque, env, br, st.ref_com[k], at, -lin * f, ref_rot * f)
     if common >= 0:
         t = couple * f
         wp.atomic_add(link_torque, env, common, wp.vec3(float(t[0]), float(t[1]), float(t[2])))

@@ -481,11 +481,29 @@ def _push(
     """Force f [N] at world point x on tendon link k (none on the world): its force and torque about the COM."""
     if k < 0:
         return
-    blk = tt.link_block[k]
-    arm = x - _world_point(pose, env, blk, tt.com_local[k])
+    zero = wp.float64(0.0)
+    push(pose, link_force, link_torque, env, tt.link_block[k], tt.com_local[k], x, f, wp.vec3d(zero, zero, zero))
+
+
+@wp.func
+def push(
+    pose: wp.array2d(dtype=wp.transform),
+    link_force: wp.array2d(dtype=wp.vec3),
+    link_torque: wp.array2d(dtype=wp.vec3),
+    env: int,
+    blk: int,
+    com: wp.vec3d,
+    x: wp.vec3d,
+    f: wp.vec3d,
+    tau: wp.vec3d,
+):
+    """Force f [N] at world point x and torque tau [N m] added (atomically) to block link `blk`'s force and torque
+    about its COM (`com` in its actor frame); nothing for the world (blk < 0)."""
+    if blk < 0:
+        return
+    t = tau + wp.cross(x - _world_point(pose, env, blk, com), f)
     wp.atomic_add(link_force, env, blk, wp.vec3(float(f[0]), float(f[1]), float(f[2])))
-    tau = wp.cross(arm, f)
-    wp.atomic_add(link_torque, env, blk, wp.vec3(float(tau[0]), float(tau[1]), float(tau[2])))
+    wp.atomic_add(link_torque, env, blk, wp.vec3(float(t[0]), float(t[1]), float(t[2])))
 
 
 @wp.func
