@@ -161,7 +161,6 @@ class SiteTables:
     bias: wp.array(dtype=wp.vec3d)  # (K,) b0, b1, b2
     force_low: wp.array(dtype=wp.float64)  # (K,) [N or N m]
     force_high: wp.array(dtype=wp.float64)  # (K,)
-    column: wp.array(dtype=int)  # (K,) the actuator's ctrl column
     rod: wp.array(dtype=wp.float64)  # (K,) [m] a slider-crank's rod length (the site the crank pin); 0: none
     common: wp.array(dtype=int)  # (K,) the site's and reference's deepest common link (block column), -1: none
 
@@ -230,7 +229,7 @@ def _site_wrench(
     ref_force: wp.array2d(dtype=wp.vec3),
     ref_torque: wp.array2d(dtype=wp.vec3),
     num_actuators: int,
-    u: wp.array2d(dtype=wp.float64),
+    u: wp.array2d(dtype=wp.float64),  # (E, K) each actuator's input: its ctrl or act
     actuator_force: wp.array2d(dtype=wp.float64),
     dropped: wp.array(dtype=int),
 ):
@@ -254,17 +253,16 @@ def _site_wrench(
     at = ps
     if br != NO_REF:
         pr, qr = _site_frame(ref_pose, env, br, st.ref_pos[k], st.ref_quat[k])
+        at = pr
         if st.rod[k] > wp.float64(0.0):  # a slider-crank: the site is the crank pin, the reference the slider
             length, lin, ref_rot = _crank(st, k, ps, pr, qr)
             rot = wp.vec3d(wp.float64(0.0), wp.float64(0.0), wp.float64(0.0))
-            at = pr
         else:  # the gear in the reference's frame
             length = wp.dot(st.gear_lin[k], wp.quat_rotate_inv(qr, ps - pr))
             length = length + wp.dot(st.gear_rot[k], _rotation_vector(wp.quat_inverse(qr) * qs))
             lin = wp.quat_rotate(qr, st.gear_lin[k])
             rot = wp.quat_rotate(qr, st.gear_rot[k])
             ref_rot = -rot
-            at = pr
     # the velocity: the wrench's power per unit force over both links' motion
     speed = wp.dot(lin, vs) + wp.dot(rot, ws)
     if br != NO_REF:
@@ -280,7 +278,7 @@ def _site_wrench(
     g = st.gain[k]
     b = st.bias[k]
     gain = g[0] + g[1] * length + g[2] * speed
-    f = gain * u[env, st.column[k]] + b[0] + b[1] * length + b[2] * speed
+    f = gain * u[env, k] + b[0] + b[1] * length + b[2] * speed
     f = wp.clamp(f, st.force_low[k], st.force_high[k])
     actuator_force[env, k] = f
     if not wp.isfinite(f) or wp.abs(f) > wp.float64(_LIMIT):
@@ -361,7 +359,6 @@ class SiteActuators:
         st.bias = arr([r.bias for _, r in members], wp.vec3d)
         st.force_low = arr([r.forcerange[0] if r.forcerange else -np.inf for _, r in members], wp.float64)
         st.force_high = arr([r.forcerange[1] if r.forcerange else np.inf for _, r in members], wp.float64)
-        st.column = arr(np.arange(len(members), dtype=np.int32), int)
         st.rod = arr([t.rod for t in trs], wp.float64)
         st.common = arr([column(_common_link(t), block) for t in trs], int)
         u = wp.zeros((e, len(members)), dtype=wp.float64, device=dev)
