@@ -496,7 +496,7 @@ def push(
     x: wp.vec3d,
     f: wp.vec3d,
     tau: wp.vec3d,
-):
+) -> None:
     """Force f [N] at world point x and torque tau [N m] added (atomically) to block link `blk`'s force and torque
     about its COM (`com` in its actor frame); nothing for the world (blk < 0)."""
     if blk < 0:
